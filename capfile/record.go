@@ -1,0 +1,99 @@
+package capfile
+
+import "time"
+
+// Kind says what a record holds.
+type Kind uint8
+
+// Record kinds. The numeric values are part of the file format.
+const (
+	// KindReceived is a message received from a source, payload exactly as received.
+	KindReceived Kind = 1
+	// KindSent is a message the recorder (or a replaying producer) sent to its peer.
+	KindSent Kind = 2
+	// KindConn is a connection event (connected, disconnected, closed with code,
+	// refused oversized frame, ...). Its payload is a small JSON object defined by
+	// the transport layer; capfile does not interpret it.
+	KindConn Kind = 3
+	// KindMarker is an annotation added by a person or a tool.
+	KindMarker Kind = 4
+)
+
+// Flags qualify a record's payload. The numeric values are part of the file format.
+type Flags uint8
+
+const (
+	// FlagInvalidJSON marks a payload that is not valid JSON.
+	FlagInvalidJSON Flags = 1 << iota
+	// FlagInvalidUTF8 marks a payload that is not valid UTF-8.
+	FlagInvalidUTF8
+	// FlagRedacted marks a payload whose fields were redacted before writing.
+	FlagRedacted
+	// FlagNoRecvTime marks a record whose Time was derived from the payload's own
+	// timestamp (an import), not from a monotonic receive clock.
+	FlagNoRecvTime
+)
+
+// Attr is one transport attribute kept with a record, such as the SSE "id" and
+// "event" fields or a JSON-RPC method.
+type Attr struct {
+	Key, Value string
+}
+
+// Record is one entry of a capture.
+type Record struct {
+	Kind  Kind
+	Flags Flags
+	// Source is the id of the source in the header's source table.
+	Source uint16
+	// Time is the monotonic receive time in nanoseconds since the capture's
+	// start. It never decreases from one record to the next.
+	Time int64
+	// Session is the session key the writer indexes this record under
+	// (empty when unknown). The caller supplies it; capfile never parses payloads.
+	Session string
+	// Attrs are transport attributes (may be nil).
+	Attrs []Attr
+	// Payload is the message bytes exactly as received.
+	Payload []byte
+}
+
+// Offset returns the record's receive time as a duration since the capture's start.
+func (r *Record) Offset() time.Duration { return time.Duration(r.Time) }
+
+// Attr returns the value of the attribute named key, or "".
+func (r *Record) Attr(key string) string {
+	for _, a := range r.Attrs {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// Source describes one endpoint a capture was recorded from. It never holds
+// credentials: URLs are stored without user info, and header values are not stored.
+type Source struct {
+	ID          uint16 `json:"id"`
+	Transport   string `json:"transport"` // "sse", "websocket", "unix", "stdio", "file", "replay", ...
+	Endpoint    string `json:"endpoint"`
+	Subprotocol string `json:"subprotocol,omitempty"`
+}
+
+// Header is the metadata at the start of every capture.
+type Header struct {
+	// Version is the format version (set by the writer).
+	Version int `json:"version"`
+	// Start is the wall-clock time of the capture's start; Start plus a
+	// record's Time gives the record's absolute receive time.
+	Start time.Time `json:"start"`
+	// Tool names the recording tool and its version, e.g. "aaep-capture/0.1.0".
+	Tool string `json:"tool"`
+	// Sources is the source table.
+	Sources []Source `json:"sources"`
+	// Redacted lists the JSON fields whose values were replaced before writing
+	// (empty when payloads are byte-exact).
+	Redacted []string `json:"redacted,omitempty"`
+	// Meta holds free-form annotations (never credentials).
+	Meta map[string]string `json:"meta,omitempty"`
+}

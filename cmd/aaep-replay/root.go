@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// app is what every subcommand shares: its streams and the context that
+// SIGINT/SIGTERM cancel.
+type app struct {
+	cli.Streams
+	ctx context.Context
+}
+
+// subcommands are the constructors of aaep-replay's verbs; each verb's file
+// adds its own in an init function, so verbs stay independent of each other.
+var subcommands []func(a *app) *cobra.Command
+
+func register(newCmd func(a *app) *cobra.Command) { subcommands = append(subcommands, newCmd) }
+
+// Main runs aaep-replay with args and returns the process exit code.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, cli.System(), args)
+}
+
+func run(ctx context.Context, s cli.Streams, args []string) int {
+	a := &app{Streams: s, ctx: ctx}
+	root := newRootCmd(a)
+	root.SetArgs(normalizeArgs(args))
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	err := root.ExecuteContext(ctx)
+	return cli.Report(s.Err, "aaep-replay", err)
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "aaep-replay",
+		Short: "Replay, check, visualize and edit AAEP capture files",
+		Long: `aaep-replay works on capture files written by aaep-capture.
+
+The documented short forms are kept:
+  aaep-replay --input session.aaep               same as: aaep-replay serve session.aaep
+  aaep-replay --input session.aaep --visualize   same as: aaep-replay visualize session.aaep
+Any other flag given with --input is passed to that verb.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	// Shown in help only; normalizeArgs rewrites these forms before parsing.
+	root.Flags().String("input", "", "capture to serve (or, with --visualize, to draw)")
+	root.Flags().Bool("visualize", false, "with --input: draw the capture's state-machine trace")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
+	for _, newCmd := range subcommands {
+		c := newCmd(a)
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// normalizeArgs turns the documented root forms into verb forms:
+// "--input F [--visualize] rest" becomes "visualize F rest" or "serve F rest".
+// Arguments that already start with a verb are returned unchanged.
+func normalizeArgs(args []string) []string {
+	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] != '-') {
+		return args
+	}
+	var input string
+	haveInput, visualize := false, false
+	rest := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			rest = append(rest, args[i:]...)
+			i = len(args)
+		case arg == "--input" && i+1 < len(args):
+			input, haveInput = args[i+1], true
+			i++
+		case len(arg) > 8 && arg[:8] == "--input=":
+			input, haveInput = arg[8:], true
+		case arg == "--visualize" || arg == "--visualize=true":
+			visualize = true
+		case arg == "--visualize=false":
+		default:
+			rest = append(rest, arg)
+		}
+	}
+	if !haveInput {
+		return args
+	}
+	verb := "serve"
+	if visualize {
+		verb = "visualize"
+	}
+	return append([]string{verb, input}, rest...)
+}
