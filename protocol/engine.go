@@ -1,0 +1,253 @@
+package protocol
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/peek"
+)
+
+// StreamProtocol is the protocol name of findings about the stream itself:
+// messages that are not JSON, or that no model (or more than one) recognises.
+const StreamProtocol = "stream"
+
+// Stream-level rules, reported by the engine itself.
+var streamRules = []Rule{
+	{ID: "STREAM-NOT-JSON", Level: Must, Summary: "Every message is a JSON object; this one is not, and no single protocol of the stream could claim it."},
+	{ID: "STREAM-UNKNOWN-PROTOCOL", Level: Should, Summary: "Every message belongs to a known protocol (AAEP, ASP or KAHN); this one matches none and is skipped, not guessed."},
+	{ID: "STREAM-AMBIGUOUS-PROTOCOL", Level: Must, Summary: "A message matches the discriminators of more than one protocol; it is skipped rather than guessed."},
+}
+
+// StreamRules lists the rules the engine itself reports.
+func StreamRules() []Rule { return append([]Rule(nil), streamRules...) }
+
+// Sink receives what a run produces. Any field may be nil.
+type Sink struct {
+	Finding     func(Finding)
+	Step        func(Step)
+	SessionDone func(SessionSummary)
+}
+
+// Engine runs a set of models over one stream. It is not safe for concurrent use.
+type Engine struct {
+	models   []Model
+	checkers []Checker
+	forced   int // index into models, or -1
+	sink     Sink
+	levels   map[string]Level
+	disabled map[string]bool
+	// seen counts messages recognised per model, to attribute non-JSON
+	// messages in single-protocol streams.
+	seen  []int
+	stats Stats
+}
+
+// Stats counts what an engine saw.
+type Stats struct {
+	Messages   int64            `json:"messages"`
+	ByProtocol map[string]int64 `json:"by_protocol"`
+	Findings   map[Level]int64  `json:"-"`
+}
+
+// NewEngine prepares a run of models. With force non-empty, every message is
+// handed to the model of that name without recognition. Unknown names in
+// force or in opts.Disabled are errors.
+func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.Profile != "" && opts.Profile != "strict" && opts.Profile != "lenient" {
+		return nil, fmt.Errorf("unknown profile %q (want strict or lenient)", opts.Profile)
+	}
+	e := &Engine{
+		models:   models,
+		forced:   -1,
+		sink:     sink,
+		levels:   map[string]Level{},
+		disabled: map[string]bool{},
+		seen:     make([]int, len(models)),
+		stats:    Stats{ByProtocol: map[string]int64{}, Findings: map[Level]int64{}},
+	}
+	for _, r := range streamRules {
+		e.levels[r.ID] = r.Level
+	}
+	for i, m := range models {
+		for _, r := range m.Rules() {
+			e.levels[r.ID] = r.Level
+		}
+		if m.Name() == force {
+			e.forced = i
+		}
+	}
+	if force != "" && e.forced < 0 {
+		return nil, fmt.Errorf("unknown protocol %q (known: %s)", force, modelNames(models))
+	}
+	for _, id := range opts.Disabled {
+		if _, ok := e.levels[id]; !ok {
+			return nil, fmt.Errorf("cannot disable unknown rule %q", id)
+		}
+		e.disabled[id] = true
+	}
+	e.checkers = make([]Checker, len(models))
+	for i, m := range models {
+		e.checkers[i] = m.NewChecker(&reporter{e: e, protocol: m.Name()}, opts)
+	}
+	return e, nil
+}
+
+func modelNames(models []Model) string {
+	s := ""
+	for i, m := range models {
+		if i > 0 {
+			s += ", "
+		}
+		s += m.Name()
+	}
+	return s
+}
+
+// Feed checks one message. m.Fields is filled by Feed from m.Raw.
+func (e *Engine) Feed(m *Message) {
+	e.stats.Messages++
+	m.Fields = peek.Peek(m.Raw)
+	if e.forced >= 0 {
+		e.dispatch(e.forced, m)
+		return
+	}
+	if !m.Fields.Object {
+		if only := e.onlyProtocol(); only >= 0 {
+			e.dispatch(only, m)
+			return
+		}
+		e.streamFinding("STREAM-NOT-JSON", m, "not JSON", "message %d is not a JSON object, and the stream holds no single protocol it could belong to", m.Index)
+		return
+	}
+	match, count := -1, 0
+	for i, mod := range e.models {
+		if mod.Recognize(m) {
+			if count == 0 {
+				match = i
+			}
+			count++
+		}
+	}
+	switch count {
+	case 0:
+		e.streamFinding("STREAM-UNKNOWN-PROTOCOL", m, "unknown protocol", "message %d belongs to no known protocol (%s): it has neither an \"aaep:\" type, an ASP performative, nor KAHN's event/run_id/ts", m.Index, modelNames(e.models))
+	case 1:
+		e.seen[match]++
+		e.dispatch(match, m)
+	default:
+		var names []string
+		for _, mod := range e.models {
+			if mod.Recognize(m) {
+				names = append(names, mod.Name())
+			}
+		}
+		e.streamFinding("STREAM-AMBIGUOUS-PROTOCOL", m, "ambiguous protocol", "message %d matches more than one protocol (%v); it is skipped (use --protocol to force one)", m.Index, names)
+	}
+}
+
+func (e *Engine) dispatch(i int, m *Message) {
+	e.stats.ByProtocol[e.models[i].Name()]++
+	e.checkers[i].Handle(m)
+}
+
+// onlyProtocol returns the one model that has recognised messages so far, or -1.
+func (e *Engine) onlyProtocol() int {
+	only := -1
+	for i, n := range e.seen {
+		if n > 0 {
+			if only >= 0 {
+				return -1
+			}
+			only = i
+		}
+	}
+	return only
+}
+
+// Finish ends the stream: checkers report what is left open.
+func (e *Engine) Finish() {
+	for _, c := range e.checkers {
+		c.Finish()
+	}
+}
+
+// Stats returns counts of what the engine saw so far.
+func (e *Engine) Stats() Stats { return e.stats }
+
+func (e *Engine) streamFinding(id string, m *Message, short, format string, args ...any) {
+	e.emit(Finding{
+		Protocol: StreamProtocol,
+		Session:  m.Fields.SessionKey(),
+		RuleID:   id,
+		Index:    m.Index,
+		Offset:   m.Offset,
+		Short:    short,
+		Message:  fmt.Sprintf(format, args...),
+	})
+}
+
+func (e *Engine) emit(f Finding) {
+	if e.disabled[f.RuleID] {
+		return
+	}
+	lvl, ok := e.levels[f.RuleID]
+	if !ok {
+		// A checker reported a rule its model does not list: a programming
+		// error, made visible rather than hidden.
+		lvl = Must
+		f.Message = fmt.Sprintf("%s (rule %s is missing from the %s rule table)", f.Message, f.RuleID, f.Protocol)
+	}
+	f.Level = lvl
+	e.stats.Findings[lvl]++
+	if e.sink.Finding != nil {
+		e.sink.Finding(f)
+	}
+}
+
+type reporter struct {
+	e        *Engine
+	protocol string
+}
+
+func (r *reporter) Report(ruleID, session string, m *Message, short, format string, args ...any) {
+	f := Finding{Protocol: r.protocol, Session: session, RuleID: ruleID, Index: -1, Short: short, Message: fmt.Sprintf(format, args...)}
+	if m != nil {
+		f.Index, f.Offset = m.Index, m.Offset
+	}
+	r.e.emit(f)
+}
+
+func (r *reporter) Step(s Step) {
+	s.Protocol = r.protocol
+	if r.e.sink.Step != nil {
+		r.e.sink.Step(s)
+	}
+}
+
+func (r *reporter) SessionDone(s SessionSummary) {
+	s.Protocol = r.protocol
+	if r.e.sink.SessionDone != nil {
+		r.e.sink.SessionDone(s)
+	}
+}
+
+// RuleTable returns every rule of models plus the stream rules, sorted by ID.
+func RuleTable(models []Model) []Rule {
+	rules := StreamRules()
+	for _, m := range models {
+		rules = append(rules, m.Rules()...)
+	}
+	sort.Slice(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
+	return rules
+}
+
+// FormatOffset renders an offset as seconds with millisecond precision, e.g. "12.345s".
+func FormatOffset(d time.Duration) string {
+	return fmt.Sprintf("%.3fs", d.Seconds())
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

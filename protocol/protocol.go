@@ -1,0 +1,272 @@
+// Package protocol checks recorded agent message streams against protocol
+// models and describes each session's path through its state machine.
+//
+// A Model describes one protocol (AAEP, ASP, KAHN): how its messages are
+// recognised, its state machine, its rules, and a per-run Checker that keeps
+// state per session. The Engine reads a stream once, decodes each message's
+// routing fields once, works out which protocol it belongs to and hands it to
+// that protocol's Checker. Checkers report Findings (rule violations) and Steps
+// (moves through the state machine, for traces) to a Reporter.
+//
+// Memory: checkers keep state per open session only (see Sessions), so a
+// check's memory is bounded by the number of sessions open at once, not by the
+// length of the stream.
+package protocol
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/peek"
+)
+
+// Level is how serious a rule is. The order matters: Must > Should > Info.
+type Level uint8
+
+// Rule levels, named after the requirement keywords of the specifications.
+const (
+	// Info is informative: heuristics and derived consistency checks.
+	Info Level = iota + 1
+	// Should is a SHOULD/RECOMMENDED requirement, or a rule built on
+	// unpublished ([INFERRED]) facts: a warning.
+	Should
+	// Must is a MUST/REQUIRED requirement: an error.
+	Must
+)
+
+// String returns "MUST", "SHOULD" or "INFO".
+func (l Level) String() string {
+	switch l {
+	case Must:
+		return "MUST"
+	case Should:
+		return "SHOULD"
+	case Info:
+		return "INFO"
+	}
+	return fmt.Sprintf("Level(%d)", uint8(l))
+}
+
+// MarshalText encodes the level as its name.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// ParseLevel parses "must", "should" or "info" (any case; "error" and
+// "warning" are accepted as synonyms of must and should).
+func ParseLevel(s string) (Level, error) {
+	switch strings.ToLower(s) {
+	case "must", "error":
+		return Must, nil
+	case "should", "warning", "warn":
+		return Should, nil
+	case "info":
+		return Info, nil
+	}
+	return 0, fmt.Errorf("unknown level %q (want must, should or info)", s)
+}
+
+// Rule is one checkable requirement of a protocol.
+type Rule struct {
+	// ID is the rule's catalog ID, e.g. "SEQ-STATE-CHAIN" or "ASP-S01".
+	ID string `json:"id"`
+	// Level is the rule's requirement level.
+	Level Level `json:"level"`
+	// Summary says in one sentence what the rule requires.
+	Summary string `json:"summary"`
+}
+
+// Direction says which way a message travelled.
+type Direction uint8
+
+const (
+	// FromProducer: the agent (producer) sent it; events, handshake answers.
+	FromProducer Direction = iota
+	// ToProducer: a subscriber sent it; subscription requests, replies.
+	ToProducer
+)
+
+// String returns "producer→subscriber" or "subscriber→producer".
+func (d Direction) String() string {
+	if d == ToProducer {
+		return "subscriber→producer"
+	}
+	return "producer→subscriber"
+}
+
+// Message is one recorded message as the engine hands it to a checker.
+type Message struct {
+	// Index is the message's position in the input (record index in a
+	// capture, 0-based; line number minus one in a JSONL file).
+	Index int64
+	// Offset is the receive time since the capture's start.
+	Offset time.Duration
+	// Received is the absolute receive time (zero when unknown).
+	Received time.Time
+	// Dir is the direction of the message.
+	Dir Direction
+	// Source is the capture's source id (connection/subscription).
+	Source int
+	// Raw is the payload exactly as recorded. It is valid only during the
+	// call that receives the Message: copy what you keep.
+	Raw []byte
+	// Attrs are transport attributes (SSE id/event, JSON-RPC method), may be nil.
+	Attrs map[string]string
+	// Fields are the routing fields, read once by the engine.
+	Fields peek.Fields
+}
+
+// Finding is one rule violation (or, at Info level, one observation).
+type Finding struct {
+	Protocol string        `json:"protocol"`
+	Session  string        `json:"session,omitempty"`
+	RuleID   string        `json:"rule"`
+	Level    Level         `json:"level"`
+	Index    int64         `json:"index"` // message index; -1 when the finding concerns the end of the stream
+	Offset   time.Duration `json:"offset_ns"`
+	// Message is a sentence a newcomer understands: what happened and what the rule wants.
+	Message string `json:"message"`
+	// Short is a few words for a trace label, e.g. "from_state ≠ previous to_state".
+	Short string `json:"short"`
+}
+
+// StepKind classifies a step for drawing.
+type StepKind uint8
+
+// Step kinds.
+const (
+	StepLifecycle     StepKind = iota + 1 // session started / ended
+	StepState                             // an explicit state change
+	StepTool                              // tool invoked or completed
+	StepConfirmation                      // awaiting confirmation
+	StepClarification                     // awaiting clarification
+	StepReply                             // a subscriber's reply
+	StepOutput                            // streaming output
+	StepHandoff                           // handoff
+	StepProgress                          // progress without state change
+	StepHandshake                         // subscription handshake
+	StepTimeout                           // a timeout inferred from times (synthetic)
+	StepOther
+)
+
+var stepKindNames = [...]string{"", "lifecycle", "state", "tool", "confirmation", "clarification", "reply", "output", "handoff", "progress", "handshake", "timeout", "other"}
+
+// String returns the kind's lower-case name.
+func (k StepKind) String() string {
+	if int(k) < len(stepKindNames) && k != 0 {
+		return stepKindNames[k]
+	}
+	return fmt.Sprintf("StepKind(%d)", uint8(k))
+}
+
+// MarshalText encodes the kind as its name.
+func (k StepKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Step is one move of a session through its protocol's state machine: the
+// message at Index took the session from state From to state To (equal when
+// the message did not change the state).
+type Step struct {
+	Protocol string        `json:"protocol"`
+	Session  string        `json:"session"`
+	Index    int64         `json:"index"`
+	Offset   time.Duration `json:"offset_ns"`
+	From     string        `json:"from"`
+	To       string        `json:"to"`
+	// Label names what happened, short: "tool.invoked", "PROPOSE", "agent_transition".
+	Label string `json:"label"`
+	// Detail adds the salient argument: a tool name, a reply decision, an agent id.
+	Detail string   `json:"detail,omitempty"`
+	Kind   StepKind `json:"kind"`
+	// Synthetic marks a step inferred by the checker (a timeout), not a message.
+	Synthetic bool `json:"synthetic,omitempty"`
+}
+
+// SessionSummary describes a session when the checker is done with it.
+type SessionSummary struct {
+	Protocol string        `json:"protocol"`
+	Session  string        `json:"session"`
+	Messages int           `json:"messages"`
+	First    time.Duration `json:"first_offset_ns"`
+	Last     time.Duration `json:"last_offset_ns"`
+	// State is the state the session ended in.
+	State string `json:"state"`
+	// Complete is false when the stream ended before the session did.
+	Complete bool `json:"complete"`
+}
+
+// Reporter receives what checkers find. The engine's reporter adds the
+// protocol name and level; checkers fill the rest.
+type Reporter interface {
+	// Report records a violation of rule at message m (nil m: end of stream
+	// or of session) in session. The level comes from the rule table.
+	Report(ruleID, session string, m *Message, short, format string, args ...any)
+	// Step records a move through the state machine.
+	Step(s Step)
+	// SessionDone records that a session is finished (terminal, or the stream ended).
+	SessionDone(s SessionSummary)
+}
+
+// StateKind says what role a state plays in a machine.
+type StateKind uint8
+
+// State kinds.
+const (
+	StateNormal StateKind = iota
+	StateInitial
+	StateTerminal
+	StateError // a terminal state that means failure
+)
+
+// State is one state of a protocol's machine.
+type State struct {
+	Name string
+	Kind StateKind
+}
+
+// Transition is one legal edge of a protocol's machine.
+type Transition struct {
+	From, To string
+	Label    string
+}
+
+// Machine is a protocol's state machine, for drawing and documentation.
+type Machine struct {
+	States      []State
+	Transitions []Transition
+}
+
+// Options configure a run.
+type Options struct {
+	// Profile selects strict or lenient readings where a specification
+	// contradicts itself: "lenient" (default) or "strict".
+	Profile string
+	// Disabled lists rule IDs not to report.
+	Disabled []string
+}
+
+// Strict reports whether the strict profile is selected.
+func (o *Options) Strict() bool { return o != nil && o.Profile == "strict" }
+
+// Model describes one protocol.
+type Model interface {
+	// Name is the protocol's short name: "aaep", "asp", "kahn".
+	Name() string
+	// Rules lists every rule the model can report.
+	Rules() []Rule
+	// Machine is the protocol's state machine.
+	Machine() Machine
+	// Recognize reports whether m is a message of this protocol, judging
+	// by its top-level fields only.
+	Recognize(m *Message) bool
+	// NewChecker starts a run: the checker keeps the run's state and
+	// reports to r.
+	NewChecker(r Reporter, opts *Options) Checker
+}
+
+// Checker checks the messages of one protocol in one run.
+type Checker interface {
+	// Handle checks one message (already recognised as this protocol).
+	Handle(m *Message)
+	// Finish is called once at the end of the stream: report what is still
+	// open and call SessionDone for every open session.
+	Finish()
+}
