@@ -276,12 +276,14 @@ func (s *scanner) skipValue(depth int) bool {
 // Filter selects messages by type, session and urgency. An empty list
 // matches everything; within a list any entry may match.
 type Filter struct {
-	// Types match a message type exactly, or as a suffix after a '.' or ':'
-	// boundary: "tool.invoked" matches "aaep:agent.tool.invoked".
+	// Types match a message type exactly or as a suffix: "tool.invoked"
+	// matches "aaep:agent.tool.invoked".
 	Types []string
 	// Sessions match the session key exactly.
 	Sessions []string
-	// Urgencies match the urgency; an absent urgency counts as "normal".
+	// Urgencies match the urgency; an absent urgency counts as "normal", as
+	// the AAEP envelope defines (the reference Python tool matched only an
+	// explicit "normal").
 	Urgencies []string
 }
 
@@ -327,23 +329,10 @@ func (f *Fields) typeName() string {
 }
 
 // TypeMatches reports whether typ matches the filter pattern: equal, or
-// ending with pattern right after a '.', ':' or '/' boundary. Full-URI AAEP
-// types ("https://aaep-protocol.org/types/agent.tool.invoked") match too.
+// ending with pattern, as the reference Python aaep-capture matches
+// ("tool.invoked" and "invoked" both match "aaep:agent.tool.invoked").
 func TypeMatches(typ, pattern string) bool {
-	if typ == pattern {
-		return true
-	}
-	if pattern == "" || len(pattern) >= len(typ) {
-		return false
-	}
-	if !strings.HasSuffix(typ, pattern) {
-		return false
-	}
-	switch typ[len(typ)-len(pattern)-1] {
-	case '.', ':', '/':
-		return true
-	}
-	return false
+	return pattern != "" && strings.HasSuffix(typ, pattern)
 }
 
 func anyOf(list []string, pred func(string) bool) bool {
