@@ -1,0 +1,217 @@
+package protocol_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// toyModel is a tiny protocol for testing the engine: messages with a "toy"
+// field; "open" starts a session, "close" ends it, anything else is a step;
+// a step named "bad" breaks rule TOY-BAD.
+type toyModel struct{}
+
+func (toyModel) Name() string { return "toy" }
+func (toyModel) Rules() []protocol.Rule {
+	return []protocol.Rule{
+		{ID: "TOY-BAD", Level: protocol.Must, Summary: "no bad steps"},
+		{ID: "TOY-OPEN", Level: protocol.Should, Summary: "sessions are closed"},
+		{ID: "TOY-NOT-JSON", Level: protocol.Must, Summary: "toy messages are JSON"},
+	}
+}
+func (toyModel) Machine() protocol.Machine { return protocol.Machine{} }
+func (toyModel) Recognize(m *protocol.Message) bool {
+	return bytes.Contains(m.Raw, []byte(`"toy"`))
+}
+func (toyModel) NewChecker(r protocol.Reporter, _ *protocol.Options) protocol.Checker {
+	return &toyChecker{r: r, sessions: protocol.NewSessions[int](2)}
+}
+
+type toyChecker struct {
+	r        protocol.Reporter
+	sessions *protocol.Sessions[int]
+}
+
+func (c *toyChecker) Handle(m *protocol.Message) {
+	if !m.Fields.Object {
+		c.r.Report("TOY-NOT-JSON", "", m, "not JSON", "message %d is not JSON", m.Index)
+		return
+	}
+	var v struct{ Toy, Session string }
+	_ = json.Unmarshal(m.Raw, &v)
+	switch v.Toy {
+	case "open":
+		n := 1
+		c.sessions.Open(v.Session, &n)
+	case "close":
+		n := c.sessions.Get(v.Session)
+		if n != nil {
+			c.r.SessionDone(protocol.SessionSummary{Session: v.Session, Messages: *n + 1, State: "closed", Complete: true})
+		}
+		c.sessions.Close(v.Session)
+	default:
+		if n := c.sessions.Get(v.Session); n != nil {
+			*n++
+		}
+		if v.Toy == "bad" {
+			c.r.Report("TOY-BAD", v.Session, m, "bad step", "step %q is bad", v.Toy)
+		}
+		c.r.Step(protocol.Step{Session: v.Session, Index: m.Index, From: "a", To: "b", Label: v.Toy})
+	}
+}
+
+func (c *toyChecker) Finish() {
+	for _, id := range c.sessions.Keys() {
+		c.r.Report("TOY-OPEN", id, nil, "still open", "session %s was never closed", id)
+		c.r.SessionDone(protocol.SessionSummary{Session: id, Messages: *c.sessions.Get(id), State: "open"})
+	}
+}
+
+func run(t *testing.T, force string, opts *protocol.Options, lines ...string) (*protocol.Report, []protocol.Step) {
+	t.Helper()
+	rep := protocol.NewReport("toy.jsonl")
+	var steps []protocol.Step
+	e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, force, opts, rep.Sink(func(s protocol.Step) { steps = append(steps, s) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range lines {
+		e.Feed(&protocol.Message{Index: int64(i), Raw: []byte(l)})
+	}
+	e.Finish()
+	rep.Stats = e.Stats()
+	return rep, steps
+}
+
+func rules(rep *protocol.Report) []string {
+	var ids []string
+	for _, s := range rep.Sessions() {
+		for _, f := range s.Findings {
+			ids = append(ids, fmt.Sprintf("%s/%s@%d", f.Protocol, f.RuleID, f.Index))
+		}
+	}
+	return ids
+}
+
+func TestEngineRouting(t *testing.T) {
+	tests := []struct {
+		name  string
+		force string
+		opts  *protocol.Options
+		lines []string
+		want  []string
+	}{
+		{"clean", "", nil, []string{`{"toy":"open","session":"s1"}`, `{"toy":"go","session":"s1"}`, `{"toy":"close","session":"s1"}`}, nil},
+		{"violation and open session", "", nil, []string{`{"toy":"open","session":"s1"}`, `{"toy":"bad","session":"s1"}`}, []string{"toy/TOY-BAD@1", "toy/TOY-OPEN@-1"}},
+		{"unknown protocol", "", nil, []string{`{"other":1}`}, []string{"stream/STREAM-UNKNOWN-PROTOCOL@0"}},
+		{"not json, no protocol yet", "", nil, []string{`nope`}, []string{"stream/STREAM-NOT-JSON@0"}},
+		{"not json in a single-protocol stream goes to that protocol", "", nil, []string{`{"toy":"open","session":"s1"}`, `nope`, `{"toy":"close","session":"s1"}`}, []string{"toy/TOY-NOT-JSON@1"}},
+		{"forced protocol takes unknown messages", "toy", nil, []string{`{"other":1}`}, nil},
+		{"disabled rule", "", &protocol.Options{Disabled: []string{"TOY-OPEN"}}, []string{`{"toy":"open","session":"s1"}`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, _ := run(t, tt.force, tt.opts, tt.lines...)
+			got := rules(rep)
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("findings = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEngineLevelsAndThreshold(t *testing.T) {
+	rep, steps := run(t, "", nil, `{"toy":"open","session":"s1"}`, `{"toy":"bad","session":"s1"}`)
+	if rep.Count(protocol.Must) != 1 || rep.Count(protocol.Should) != 1 {
+		t.Fatalf("counts MUST=%d SHOULD=%d, want 1 and 1", rep.Count(protocol.Must), rep.Count(protocol.Should))
+	}
+	if !rep.Failed(protocol.Must) || !rep.Failed(protocol.Info) {
+		t.Error("report with a MUST finding did not fail")
+	}
+	if len(steps) != 1 || steps[0].Protocol != "toy" || steps[0].Label != "bad" {
+		t.Errorf("steps = %+v, want one toy step labelled bad", steps)
+	}
+	clean, _ := run(t, "", nil, `{"toy":"open","session":"s1"}`, `{"toy":"x","session":"s1"}`)
+	if !clean.Failed(protocol.Should) || clean.Failed(protocol.Must) {
+		t.Error("a SHOULD-only report must fail at should and pass at must")
+	}
+}
+
+func TestEngineBadOptions(t *testing.T) {
+	for _, tt := range []struct {
+		force string
+		opts  *protocol.Options
+		want  string
+	}{
+		{"nope", nil, `unknown protocol "nope"`},
+		{"", &protocol.Options{Disabled: []string{"X-1"}}, `unknown rule "X-1"`},
+		{"", &protocol.Options{Profile: "loose"}, `unknown profile "loose"`},
+	} {
+		_, err := protocol.NewEngine([]protocol.Model{toyModel{}}, tt.force, tt.opts, protocol.Sink{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("NewEngine(%q, %+v) error = %v, want it to mention %s", tt.force, tt.opts, err, tt.want)
+		}
+	}
+}
+
+func TestReportText(t *testing.T) {
+	rep, _ := run(t, "", nil, `{"toy":"open","session":"s1"}`, `{"toy":"bad","session":"s1"}`, `{"toy":"open","session":"s2"}`, `{"toy":"close","session":"s2"}`, `{"x":1}`)
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf, protocol.Must); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"toy.jsonl: 5 messages (toy 4), 2 sessions; 1 MUST, 2 SHOULD, 0 INFO",
+		"toy session s1: 2 messages",
+		"MUST    TOY-BAD",
+		"toy session s2: 2 messages",
+		": clean",
+		"stream (messages no protocol could take)",
+		"FAIL: 1 finding at or above MUST",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	buf.Reset()
+	if err := rep.WriteJSON(&buf, protocol.Must); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Failed   bool
+		Counts   map[string]int
+		Sessions []struct {
+			Session  string
+			Findings []struct{ Rule, Level string }
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("JSON report does not parse: %v\n%s", err, buf.String())
+	}
+	if !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 || doc.Sessions[0].Findings[0].Level != "MUST" {
+		t.Errorf("JSON report = %+v", doc)
+	}
+}
+
+func TestSessionsBoundedClosedMemory(t *testing.T) {
+	s := protocol.NewSessions[int](2)
+	for _, id := range []string{"a", "b", "c"} {
+		n := 0
+		s.Open(id, &n)
+		s.Close(id)
+	}
+	if s.WasClosed("a") {
+		t.Error("oldest closed id should have been forgotten with a memory of 2")
+	}
+	if !s.WasClosed("b") || !s.WasClosed("c") {
+		t.Error("recent closed ids forgotten")
+	}
+	if s.Len() != 0 {
+		t.Errorf("Len = %d, want 0", s.Len())
+	}
+}
