@@ -1,0 +1,132 @@
+// Command benchtable reads `go test -bench` output (usually with -count N)
+// from standard input and prints one Markdown table: for every benchmark and
+// every metric it reports, the median of the runs and their spread (min to max).
+//
+//	go test -run '^$' -bench . -count 5 ./... | go run ./internal/tools/benchtable
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// benchLine matches "BenchmarkName-2   	     100	  12345 ns/op	  1.5 MB/s ...".
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+(\d+)\s+(.*)$`)
+
+type series struct {
+	pkg     string
+	name    string
+	metrics map[string][]float64
+	order   []string
+}
+
+func main() {
+	if err := run(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in io.Reader, out io.Writer) error {
+	var (
+		all  []*series
+		byID = map[string]*series{}
+		pkg  string
+	)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if p, ok := strings.CutPrefix(line, "pkg: "); ok {
+			pkg = strings.TrimSpace(p)
+			continue
+		}
+		m := benchLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		id := pkg + " " + m[1]
+		s := byID[id]
+		if s == nil {
+			s = &series{pkg: pkg, name: m[1], metrics: map[string][]float64{}}
+			byID[id] = s
+			all = append(all, s)
+		}
+		fields := strings.Fields(m[3])
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			unit := fields[i+1]
+			if _, ok := s.metrics[unit]; !ok {
+				s.order = append(s.order, unit)
+			}
+			s.metrics[unit] = append(s.metrics[unit], v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "| package | benchmark | metric | median | spread (min – max) | runs |")
+	fmt.Fprintln(out, "|---|---|---|---:|---:|---:|")
+	for _, s := range all {
+		short := s.pkg[strings.LastIndex(s.pkg, "/")+1:]
+		for _, unit := range s.order {
+			vals := append([]float64(nil), s.metrics[unit]...)
+			sort.Float64s(vals)
+			med := median(vals)
+			fmt.Fprintf(out, "| %s | %s | %s | %s | %s – %s | %d |\n", short, strings.TrimPrefix(s.name, "Benchmark"), unit,
+				format(med), format(vals[0]), format(vals[len(vals)-1]), len(vals))
+		}
+	}
+	return nil
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// format prints a figure with three significant digits and thousands separators.
+func format(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1000 || v <= -1000:
+		return group(strconv.FormatFloat(v, 'f', 0, 64))
+	case v >= 100 || v <= -100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10 || v <= -10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1 || v <= -1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+func group(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
