@@ -1,0 +1,257 @@
+package capfile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+)
+
+// File layout (format version 1; FORMAT.md is the full specification).
+//
+// A capture is a sequence of zstd frames, so the whole file is a valid zstd
+// file:
+//
+//	header frame   zstd skippable frame, magic 0x184D2A5A
+//	data frames    ordinary zstd frames; their concatenated content is the record stream
+//	index frame    zstd skippable frame, magic 0x184D2A5B   (absent after a crash)
+//	trailer frame  zstd skippable frame, magic 0x184D2A5C, fixed 40 bytes (absent after a crash)
+//
+// A skippable frame is a 4-byte little-endian magic, a 4-byte little-endian
+// content size, then the content. Readers skip skippable frames whose magic is
+// 0x184D2A50..0x184D2A5F and that this version does not define.
+//
+// Header frame content:
+//
+//	off  size  field
+//	0    8     "AAEPCAPF"
+//	8    2     format version, uint16 LE (1)
+//	10   2     reserved, 0
+//	12   4     CRC-32C (Castagnoli) of the JSON bytes
+//	16   n     Header as JSON (n = content size - 16, at most MaxHeaderSize)
+//
+// Record, inside the decompressed data stream (all integers little-endian):
+//
+//	off  size  field
+//	0    4     body length L, uint32 (minRecordBody <= L <= maxRecordBody)
+//	4    4     CRC-32C of the L body bytes
+//	8    L     body:
+//	             kind    uint8
+//	             flags   uint8
+//	             source  uint16
+//	             time    int64, ns since the capture's start, never decreasing
+//	             session uvarint length (<= MaxSession) + bytes
+//	             attrs   uvarint count (<= MaxAttrs), then per attr:
+//	                     uvarint key length + key, uvarint value length + value (each <= MaxAttrLen)
+//	             payload the rest of the body (<= MaxPayload)
+//
+// A data frame always holds whole records: the writer closes a frame only
+// between records.
+
+// Version is the format version this package writes. Readers accept every
+// version from 1 up to Version.
+const Version = 1
+
+// Limits. They are part of the format: a writer never produces larger values
+// and a reader rejects them before allocating.
+const (
+	// MaxPayload is the largest payload one record may carry (64 MiB).
+	MaxPayload = 64 << 20
+	// MaxSession is the longest session key in bytes.
+	MaxSession = 1024
+	// MaxAttrs is the largest number of attributes on one record.
+	MaxAttrs = 64
+	// MaxAttrLen is the longest attribute key or value in bytes.
+	MaxAttrLen = 64 << 10
+	// MaxHeaderSize bounds the JSON header (1 MiB).
+	MaxHeaderSize = 1 << 20
+
+	// minRecordBody is kind+flags+source+time+empty session+zero attrs.
+	minRecordBody = 1 + 1 + 2 + 8 + 1 + 1
+	// maxRecordMeta bounds the non-payload part of a body.
+	maxRecordMeta = minRecordBody + binary.MaxVarintLen64*(2+2*MaxAttrs) + MaxSession + 2*MaxAttrs*MaxAttrLen
+	// maxRecordBody bounds a record body.
+	maxRecordBody = MaxPayload + maxRecordMeta
+	// recordHeaderSize is the length and CRC in front of each body.
+	recordHeaderSize = 8
+)
+
+// zstd frame magic numbers, as they appear little-endian at the start of a frame.
+const (
+	zstdFrameMagic     uint32 = 0xFD2FB528
+	skippableMagicMin  uint32 = 0x184D2A50
+	skippableMagicMask uint32 = 0xFFFFFFF0
+	headerMagic        uint32 = 0x184D2A5A
+	indexMagic         uint32 = 0x184D2A5B
+	trailerMagic       uint32 = 0x184D2A5C
+	skippableHeaderLen        = 8
+)
+
+// Content signatures of the skippable frames.
+const (
+	headerSig  = "AAEPCAPF"
+	indexSig   = "AAEPINDX"
+	trailerSig = "AAEPTRLR"
+
+	headerFixedLen = 16
+	// trailer content: index offset u64, index frame length u64, "AAEPTRLR",
+	// version u32, CRC-32C u32 of the preceding 28 bytes.
+	trailerContentLen = 32
+	trailerLen        = skippableHeaderLen + trailerContentLen
+	// maxIndexSize bounds the index frame content (256 MiB).
+	maxIndexSize = 256 << 20
+)
+
+// castagnoli is the CRC-32C table used for every checksum in the format.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func isSkippable(magic uint32) bool { return magic&skippableMagicMask == skippableMagicMin }
+
+// appendSkippable appends a skippable frame with the given magic and content.
+func appendSkippable(dst []byte, magic uint32, content []byte) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, magic)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(content)))
+	return append(dst, content...)
+}
+
+// recordBodySize returns the encoded body size of rec.
+func recordBodySize(rec *Record) int {
+	n := 12 + uvarintLen(uint64(len(rec.Session))) + len(rec.Session) + uvarintLen(uint64(len(rec.Attrs)))
+	for _, a := range rec.Attrs {
+		n += uvarintLen(uint64(len(a.Key))) + len(a.Key) + uvarintLen(uint64(len(a.Value))) + len(a.Value)
+	}
+	return n + len(rec.Payload)
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// checkRecord validates rec against the format's limits.
+func checkRecord(rec *Record) error {
+	switch {
+	case rec.Time < 0:
+		return fmt.Errorf("capfile: record time %d is negative", rec.Time)
+	case len(rec.Payload) > MaxPayload:
+		return fmt.Errorf("capfile: payload of %d bytes exceeds MaxPayload (%d)", len(rec.Payload), MaxPayload)
+	case len(rec.Session) > MaxSession:
+		return fmt.Errorf("capfile: session key of %d bytes exceeds MaxSession (%d)", len(rec.Session), MaxSession)
+	case len(rec.Attrs) > MaxAttrs:
+		return fmt.Errorf("capfile: %d attributes exceed MaxAttrs (%d)", len(rec.Attrs), MaxAttrs)
+	}
+	for _, a := range rec.Attrs {
+		if len(a.Key) > MaxAttrLen || len(a.Value) > MaxAttrLen {
+			return fmt.Errorf("capfile: attribute %.32q longer than MaxAttrLen (%d)", a.Key, MaxAttrLen)
+		}
+	}
+	return nil
+}
+
+// appendRecord appends the encoding of rec (length, CRC, body) to dst.
+// rec must have passed checkRecord.
+func appendRecord(dst []byte, rec *Record) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+	dst = append(dst, byte(rec.Kind), byte(rec.Flags))
+	dst = binary.LittleEndian.AppendUint16(dst, rec.Source)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(rec.Time))
+	dst = binary.AppendUvarint(dst, uint64(len(rec.Session)))
+	dst = append(dst, rec.Session...)
+	dst = binary.AppendUvarint(dst, uint64(len(rec.Attrs)))
+	for _, a := range rec.Attrs {
+		dst = binary.AppendUvarint(dst, uint64(len(a.Key)))
+		dst = append(dst, a.Key...)
+		dst = binary.AppendUvarint(dst, uint64(len(a.Value)))
+		dst = append(dst, a.Value...)
+	}
+	dst = append(dst, rec.Payload...)
+	body := dst[start+recordHeaderSize:]
+	binary.LittleEndian.PutUint32(dst[start:], uint32(len(body)))
+	binary.LittleEndian.PutUint32(dst[start+4:], crc32.Checksum(body, castagnoli))
+	return dst
+}
+
+// stringCache interns short strings (session keys, attribute keys) so decoding
+// a record does not allocate for values seen before.
+type stringCache map[string]string
+
+func (c stringCache) get(b []byte) string {
+	if s, ok := c[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(c) < 4096 {
+		c[s] = s
+	}
+	return s
+}
+
+// decodeBody decodes a record body (CRC already checked) into rec. The
+// payload aliases body.
+func decodeBody(body []byte, rec *Record, attrs *[]Attr, strs stringCache) error {
+	if len(body) < minRecordBody {
+		return fmt.Errorf("record body of %d bytes is shorter than the minimum %d", len(body), minRecordBody)
+	}
+	rec.Kind = Kind(body[0])
+	rec.Flags = Flags(body[1])
+	rec.Source = binary.LittleEndian.Uint16(body[2:])
+	rec.Time = int64(binary.LittleEndian.Uint64(body[4:]))
+	if rec.Time < 0 {
+		return fmt.Errorf("negative record time %d", rec.Time)
+	}
+	p := body[12:]
+	readBytes := func(what string, max int) ([]byte, error) {
+		n, k := binary.Uvarint(p)
+		if k <= 0 {
+			return nil, fmt.Errorf("bad %s length varint", what)
+		}
+		if n > uint64(max) {
+			return nil, fmt.Errorf("%s length %d exceeds maximum %d", what, n, max)
+		}
+		if n > uint64(len(p)-k) {
+			return nil, fmt.Errorf("%s length %d overruns the record body", what, n)
+		}
+		b := p[k : k+int(n)]
+		p = p[k+int(n):]
+		return b, nil
+	}
+	s, err := readBytes("session", MaxSession)
+	if err != nil {
+		return err
+	}
+	rec.Session = strs.get(s)
+	n, k := binary.Uvarint(p)
+	if k <= 0 {
+		return fmt.Errorf("bad attribute count varint")
+	}
+	if n > MaxAttrs {
+		return fmt.Errorf("attribute count %d exceeds maximum %d", n, MaxAttrs)
+	}
+	p = p[k:]
+	as := (*attrs)[:0]
+	for i := uint64(0); i < n; i++ {
+		key, err := readBytes("attribute key", MaxAttrLen)
+		if err != nil {
+			return err
+		}
+		val, err := readBytes("attribute value", MaxAttrLen)
+		if err != nil {
+			return err
+		}
+		as = append(as, Attr{Key: strs.get(key), Value: string(val)})
+	}
+	*attrs = as
+	rec.Attrs = nil
+	if n > 0 {
+		rec.Attrs = as
+	}
+	if len(p) > MaxPayload {
+		return fmt.Errorf("payload of %d bytes exceeds MaxPayload (%d)", len(p), MaxPayload)
+	}
+	rec.Payload = p
+	return nil
+}

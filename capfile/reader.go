@@ -1,0 +1,550 @@
+package capfile
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// maxDecoderWindow bounds the zstd window a reader accepts (and so the
+// decoder's history buffer). Writers of this package use at most 8 MiB.
+const maxDecoderWindow = 16 << 20
+
+// Reader reads records from a capture.
+//
+// Next returns io.EOF only at a clean end: after the last record of a capture
+// whose index and trailer are intact. Any other end is a *CorruptionError: a
+// torn tail (the writer did not finish; Err is io.ErrUnexpectedEOF and every
+// record before it is intact) or damage (bad checksum, impossible length,
+// undecodable frame). Errors are sticky until the next successful seek.
+type Reader struct {
+	ra     io.ReaderAt // nil for a streaming reader
+	size   int64
+	closer io.Closer
+
+	src       source
+	hdr       Header
+	dataStart int64 // offset of the first byte after the header frame
+	dataEnd   int64 // offset of the index frame when clean, else -1
+	clean     bool
+	idx       *Index
+	idxErr    error
+
+	dec      *zstd.Decoder
+	fr       frameReader
+	inFrame  bool
+	frameOff int64
+	rawOff   int64 // bytes of the current frame's record stream consumed
+	indexAt  int64 // offset where the index frame was seen while streaming, or -1
+
+	rh       [recordHeaderSize]byte
+	buf      []byte
+	rec      Record
+	attrs    []Attr
+	strs     stringCache
+	n        int64 // records decoded so far (number of the next record)
+	lastTime int64
+	err      error
+
+	skipRec  int64 // skip records numbered below this
+	skipTime int64 // skip records earlier than this
+	ib       *indexBuilder
+}
+
+// NewReader reads a capture from a stream, such as standard input. It reads
+// and validates the header before returning. A streaming reader cannot seek:
+// FileIndex and the Seek methods return ErrNoIndex.
+func NewReader(r io.Reader) (*Reader, error) {
+	rd := &Reader{dataEnd: -1, indexAt: -1, strs: make(stringCache)}
+	rd.src.reset(r, 0)
+	if err := rd.readHeader(); err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// Open opens the capture file at path. It validates the header and loads the
+// index from the end of the file when the capture was closed cleanly.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("capfile: open: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("capfile: open: %w", err)
+	}
+	r, err := NewReaderAt(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w (file %s)", err, path)
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReaderAt reads a capture of size bytes from ra, as Open does for a file.
+func NewReaderAt(ra io.ReaderAt, size int64) (*Reader, error) {
+	r := &Reader{ra: ra, size: size, dataEnd: -1, indexAt: -1, strs: make(stringCache)}
+	r.src.reset(io.NewSectionReader(ra, 0, size), 0)
+	if err := r.readHeader(); err != nil {
+		return nil, err
+	}
+	r.dataStart = r.src.off
+	r.loadIndex()
+	return r, nil
+}
+
+// describeMagic names what a file starting with b looks like.
+func describeMagic(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "an empty file"
+	case len(b) >= 4 && binary.LittleEndian.Uint32(b) == zstdFrameMagic:
+		return "a plain zstd frame (magic 28 b5 2f fd), not a capture header"
+	case len(b) >= 4 && isSkippable(binary.LittleEndian.Uint32(b)):
+		return fmt.Sprintf("a zstd skippable frame with magic %#08x", binary.LittleEndian.Uint32(b))
+	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
+		return "gzip data"
+	case b[0] == '{' || b[0] == '[':
+		return "JSON text"
+	}
+	return fmt.Sprintf("bytes % x", b)
+}
+
+func (r *Reader) readHeader() error {
+	var b [skippableHeaderLen]byte
+	n, err := io.ReadFull(r.src.r, b[:])
+	r.src.off += int64(n)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%w: found %s of %d bytes", ErrNotCapture, describeMagic(b[:n]), n)
+		}
+		return fmt.Errorf("capfile: read header: %w", err)
+	}
+	if m := binary.LittleEndian.Uint32(b[:]); m != headerMagic {
+		return fmt.Errorf("%w: found %s", ErrNotCapture, describeMagic(b[:]))
+	}
+	size := binary.LittleEndian.Uint32(b[4:])
+	if size < headerFixedLen+2 || size > headerFixedLen+MaxHeaderSize {
+		return &CorruptionError{Offset: 0, Index: -1, Err: fmt.Errorf("header frame size %d out of range [%d, %d]", size, headerFixedLen+2, headerFixedLen+MaxHeaderSize)}
+	}
+	c := make([]byte, size)
+	if err := r.src.readFull(c); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return &CorruptionError{Offset: 0, Index: -1, Err: tornError{"file ends inside the header"}}
+		}
+		return fmt.Errorf("capfile: read header: %w", err)
+	}
+	if string(c[:8]) != headerSig {
+		return fmt.Errorf("%w: header frame lacks the AAEPCAPF signature (found %q)", ErrNotCapture, c[:8])
+	}
+	v := binary.LittleEndian.Uint16(c[8:])
+	if v == 0 || v > Version {
+		return fmt.Errorf("%w: file has version %d, this reader supports 1 to %d", ErrUnsupportedVersion, v, Version)
+	}
+	js := c[headerFixedLen:]
+	if got, want := crc32.Checksum(js, castagnoli), binary.LittleEndian.Uint32(c[12:]); got != want {
+		return &CorruptionError{Offset: 0, Index: -1, Err: fmt.Errorf("header checksum mismatch (stored %08x, computed %08x)", want, got)}
+	}
+	if err := json.Unmarshal(js, &r.hdr); err != nil {
+		return &CorruptionError{Offset: 0, Index: -1, Err: fmt.Errorf("header JSON: %w", err)}
+	}
+	r.hdr.Version = int(v)
+	return nil
+}
+
+// loadIndex reads the trailer and index of a file; on any failure the capture
+// is treated as not cleanly closed.
+func (r *Reader) loadIndex() {
+	if r.size < r.dataStart+trailerLen {
+		return
+	}
+	var t [trailerLen]byte
+	if _, err := r.ra.ReadAt(t[:], r.size-trailerLen); err != nil {
+		return
+	}
+	if binary.LittleEndian.Uint32(t[:]) != trailerMagic || binary.LittleEndian.Uint32(t[4:]) != trailerContentLen {
+		return
+	}
+	off, n, err := decodeTrailer(t[skippableHeaderLen:])
+	if err != nil || off < r.dataStart || off+n != r.size-trailerLen || n < skippableHeaderLen+12 || n > skippableHeaderLen+maxIndexSize {
+		return
+	}
+	buf := make([]byte, n)
+	if _, err := r.ra.ReadAt(buf, off); err != nil {
+		return
+	}
+	if binary.LittleEndian.Uint32(buf) != indexMagic || int64(binary.LittleEndian.Uint32(buf[4:])) != n-skippableHeaderLen {
+		return
+	}
+	idx, err := decodeIndex(buf[skippableHeaderLen:], r.dataStart, off)
+	if err != nil {
+		return
+	}
+	r.idx, r.clean, r.dataEnd = idx, true, off
+}
+
+// Header returns the capture's header.
+func (r *Reader) Header() Header { return r.hdr }
+
+// Clean reports whether the capture was closed cleanly: for a file, its index
+// and trailer are intact; for a stream, Next has reached the verified trailer.
+func (r *Reader) Clean() bool { return r.clean }
+
+// Index returns the number of the record last returned by Next (counting
+// from 0), or -1 before the first.
+func (r *Reader) Index() int64 { return r.n - 1 }
+
+// Next returns the next record. The Record and the slices it holds (Payload,
+// Attrs) are valid only until the next call to Next or a seek; copy what must
+// outlive it. Strings are immutable and may be kept.
+func (r *Reader) Next() (*Record, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	for {
+		rec, err := r.next()
+		if err != nil {
+			r.err = err
+			if r.ib != nil && r.ib.cur != nil {
+				r.ib.endFrame(r.src.off)
+			}
+			return nil, err
+		}
+		if rec.Time < r.skipTime || r.n-1 < r.skipRec {
+			continue
+		}
+		r.skipTime, r.skipRec = 0, 0
+		return rec, nil
+	}
+}
+
+func (r *Reader) corrupt(off int64, index int64, err error) error {
+	return &CorruptionError{Offset: off, Index: index, Err: err}
+}
+
+func (r *Reader) next() (*Record, error) {
+	for !r.inFrame {
+		if err := r.nextFrame(); err != nil {
+			return nil, err
+		}
+	}
+	n, err := io.ReadFull(r.dec, r.rh[:])
+	if err != nil {
+		if n == 0 && err == io.EOF && !r.fr.torn && r.fr.err == nil {
+			return r.endFrame()
+		}
+		return nil, r.frameErr(err, "record header")
+	}
+	size := binary.LittleEndian.Uint32(r.rh[:])
+	if size < minRecordBody || size > maxRecordBody {
+		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record length %d out of range [%d, %d] at stream offset %d of the frame", size, minRecordBody, maxRecordBody, r.rawOff))
+	}
+	if cap(r.buf) < int(size) {
+		r.buf = make([]byte, size, size+size/4)
+	}
+	body := r.buf[:size]
+	if _, err := io.ReadFull(r.dec, body); err != nil {
+		return nil, r.frameErr(err, "record body")
+	}
+	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(r.rh[4:]); got != want {
+		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record checksum mismatch (stored %08x, computed %08x)", want, got))
+	}
+	if err := decodeBody(body, &r.rec, &r.attrs, r.strs); err != nil {
+		return nil, r.corrupt(r.frameOff, r.n, err)
+	}
+	if r.rec.Time < r.lastTime {
+		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record time %d is before the previous record's %d", r.rec.Time, r.lastTime))
+	}
+	r.lastTime = r.rec.Time
+	r.rawOff += recordHeaderSize + int64(size)
+	if r.ib != nil {
+		r.ib.add(r.rec.Time, r.rec.Session, recordHeaderSize+int(size))
+	}
+	r.n++
+	return &r.rec, nil
+}
+
+// frameErr classifies an error met while decompressing the current frame.
+func (r *Reader) frameErr(err error, what string) error {
+	switch {
+	case r.fr.torn:
+		return r.corrupt(r.frameOff, r.n, tornError{fmt.Sprintf("file ends inside a zstd frame (while reading a %s)", what)})
+	case r.fr.err != nil:
+		return r.corrupt(r.frameOff, r.n, r.fr.err)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return r.corrupt(r.frameOff, r.n, fmt.Errorf("zstd frame ends inside a %s", what))
+	}
+	return r.corrupt(r.frameOff, r.n, fmt.Errorf("zstd frame: %w", err))
+}
+
+// endFrame finishes the current frame after its last record.
+func (r *Reader) endFrame() (*Record, error) {
+	if !r.fr.done() {
+		if _, err := io.Copy(io.Discard, &r.fr); err != nil || !r.fr.done() {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, r.frameErr(err, "frame end")
+		}
+	}
+	r.inFrame = false
+	if r.ib != nil {
+		r.ib.endFrame(r.src.off)
+	}
+	return r.next()
+}
+
+// nextFrame reads frames until it has started a data frame or met the end.
+func (r *Reader) nextFrame() error {
+	if r.dataEnd >= 0 && r.src.off >= r.dataEnd {
+		return io.EOF
+	}
+	off := r.src.off
+	var m [skippableHeaderLen]byte
+	if err := r.src.readFull(m[:4]); err != nil {
+		return r.endErr(off, err, "")
+	}
+	magic := binary.LittleEndian.Uint32(m[:])
+	if magic == zstdFrameMagic {
+		if r.dec == nil {
+			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDecoderWindow), zstd.WithDecoderLowmem(true))
+			if err != nil {
+				return fmt.Errorf("capfile: zstd decoder: %w", err)
+			}
+			r.dec = d
+		}
+		if err := r.fr.start(&r.src, m[:4]); err != nil {
+			return r.frameStartErr(off, err)
+		}
+		if err := r.dec.Reset(&r.fr); err != nil {
+			return r.frameStartErr(off, err)
+		}
+		r.inFrame, r.frameOff, r.rawOff = true, off, 0
+		if r.ib != nil {
+			r.ib.startFrame(off)
+		}
+		return nil
+	}
+	if !isSkippable(magic) {
+		return r.corrupt(off, r.n, fmt.Errorf("expected a zstd frame, found %s", describeMagic(m[:4])))
+	}
+	if err := r.src.readFull(m[4:]); err != nil {
+		return r.endErr(off, err, "a skippable frame header")
+	}
+	size := int64(binary.LittleEndian.Uint32(m[4:]))
+	switch magic {
+	case headerMagic:
+		return r.corrupt(off, r.n, errors.New("a second capture header inside the capture"))
+	case indexMagic:
+		if err := r.checkIndexFrame(size); err != nil {
+			return r.endErr(off, err, "the index")
+		}
+		r.indexAt = off
+	case trailerMagic:
+		return r.readTrailer(off, size)
+	default:
+		// A skippable frame this version does not define: skip it.
+		if err := r.src.discard(size); err != nil {
+			return r.endErr(off, err, "a skippable frame")
+		}
+	}
+	return nil
+}
+
+func (r *Reader) frameStartErr(off int64, err error) error {
+	if r.fr.torn {
+		return r.corrupt(off, r.n, tornError{"file ends inside a zstd frame header"})
+	}
+	return r.corrupt(off, r.n, fmt.Errorf("zstd frame header: %w", err))
+}
+
+// endErr turns an error met between frames into a torn or corrupt error.
+func (r *Reader) endErr(off int64, err error, inside string) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if inside == "" {
+			if r.indexAt >= 0 {
+				return r.corrupt(off, r.n, tornError{"file ends after the index, without a trailer"})
+			}
+			return r.corrupt(off, r.n, tornError{"file ends without an index (the writer did not close it)"})
+		}
+		return r.corrupt(off, r.n, tornError{"file ends inside " + inside})
+	}
+	var ce *CorruptionError
+	if errors.As(err, &ce) {
+		return err
+	}
+	if _, ok := err.(indexError); ok {
+		return r.corrupt(off, r.n, err)
+	}
+	return fmt.Errorf("capfile: read at byte %d: %w", off, err)
+}
+
+type indexError struct{ error }
+
+// checkIndexFrame verifies the checksum of an index frame while skipping it.
+func (r *Reader) checkIndexFrame(size int64) error {
+	if size < 12 || size > maxIndexSize {
+		return indexError{fmt.Errorf("index frame size %d out of range", size)}
+	}
+	var h [12]byte
+	if err := r.src.readFull(h[:]); err != nil {
+		return err
+	}
+	if string(h[:8]) != indexSig {
+		return indexError{errors.New("index frame lacks the AAEPINDX signature")}
+	}
+	crc := uint32(0)
+	for left := size - 12; left > 0; {
+		b, err := r.src.r.Peek(int(min(left, 32<<10)))
+		if len(b) == 0 {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		crc = crc32.Update(crc, castagnoli, b)
+		r.src.r.Discard(len(b))
+		r.src.off += int64(len(b))
+		left -= int64(len(b))
+	}
+	if want := binary.LittleEndian.Uint32(h[8:]); crc != want {
+		return indexError{fmt.Errorf("index checksum mismatch (stored %08x, computed %08x)", want, crc)}
+	}
+	return nil
+}
+
+func (r *Reader) readTrailer(off, size int64) error {
+	if size != trailerContentLen {
+		return r.corrupt(off, r.n, fmt.Errorf("trailer frame size %d, want %d", size, trailerContentLen))
+	}
+	var c [trailerContentLen]byte
+	if err := r.src.readFull(c[:]); err != nil {
+		return r.endErr(off, err, "the trailer")
+	}
+	ioff, ilen, err := decodeTrailer(c[:])
+	if err != nil {
+		return r.corrupt(off, r.n, err)
+	}
+	if r.indexAt < 0 || ioff != r.indexAt || ioff+ilen != off {
+		return r.corrupt(off, r.n, fmt.Errorf("trailer points to an index at %d+%d, but the index was at %d", ioff, ilen, r.indexAt))
+	}
+	var one [1]byte
+	if n, _ := io.ReadFull(r.src.r, one[:]); n != 0 {
+		return r.corrupt(off+trailerLen, r.n, errors.New("data after the trailer"))
+	}
+	r.clean = true
+	return io.EOF
+}
+
+// FileIndex returns the capture's index: the one stored in the file, or, when
+// it is missing or damaged, one rebuilt by scanning every record up to the
+// first damage (Index.Rebuilt is then true). A streaming reader returns ErrNoIndex.
+func (r *Reader) FileIndex() (*Index, error) {
+	if r.idx != nil || r.idxErr != nil {
+		return r.idx, r.idxErr
+	}
+	if r.ra == nil {
+		return nil, ErrNoIndex
+	}
+	s := &Reader{dataEnd: -1, indexAt: -1, strs: r.strs, ib: &indexBuilder{}, hdr: r.hdr}
+	s.src.reset(io.NewSectionReader(r.ra, r.dataStart, r.size-r.dataStart), r.dataStart)
+	for {
+		if _, err := s.Next(); err != nil {
+			var ce *CorruptionError
+			if err != io.EOF && !errors.As(err, &ce) {
+				r.idxErr = fmt.Errorf("capfile: rebuild index: %w", err)
+				return nil, r.idxErr
+			}
+			break
+		}
+	}
+	if s.dec != nil {
+		s.dec.Close()
+	}
+	s.ib.idx.Rebuilt = true
+	r.idx = &s.ib.idx
+	return r.idx, nil
+}
+
+// seekFrame positions the reader at the start of frame k of the index (or at
+// the end of the indexed data when k == len(Frames)).
+func (r *Reader) seekFrame(x *Index, k int) {
+	var off, first int64
+	switch {
+	case k < len(x.Frames):
+		off, first = x.Frames[k].Offset, x.Frames[k].FirstRecord
+	case len(x.Frames) > 0:
+		f := x.Frames[len(x.Frames)-1]
+		off, first = f.Offset+f.Size, x.Records
+	default:
+		off = r.dataStart
+	}
+	r.src.reset(io.NewSectionReader(r.ra, off, r.size-off), off)
+	r.inFrame, r.err, r.n, r.lastTime = false, nil, first, 0
+	r.skipRec, r.skipTime = 0, 0
+}
+
+// SeekTime positions the reader so that Next returns the first record whose
+// Time is at least t. Only the frame holding that record is decompressed.
+func (r *Reader) SeekTime(t int64) error {
+	x, err := r.FileIndex()
+	if err != nil {
+		return err
+	}
+	r.seekFrame(x, x.frameForTime(t))
+	r.skipTime = t
+	return nil
+}
+
+// SeekRecord positions the reader so that Next returns record number i
+// (counting from 0). i may equal the number of records (the end).
+func (r *Reader) SeekRecord(i int64) error {
+	x, err := r.FileIndex()
+	if err != nil {
+		return err
+	}
+	if i < 0 || i > x.Records {
+		return fmt.Errorf("capfile: seek to record %d: out of range [0, %d]", i, x.Records)
+	}
+	r.seekFrame(x, x.frameForRecord(i))
+	r.skipRec = i
+	return nil
+}
+
+// SeekSession positions the reader so that Next returns the first record of
+// session id. Later records of other sessions follow; the caller filters them.
+func (r *Reader) SeekSession(id string) error {
+	x, err := r.FileIndex()
+	if err != nil {
+		return err
+	}
+	s, ok := x.Session(id)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrSessionNotFound, id)
+	}
+	return r.SeekRecord(s.FirstRecord)
+}
+
+// Close releases the reader's resources and closes the file opened by Open.
+func (r *Reader) Close() error {
+	if r.dec != nil {
+		r.dec.Close()
+		r.dec = nil
+	}
+	r.err = errors.New("capfile: reader is closed")
+	if r.closer != nil {
+		c := r.closer
+		r.closer = nil
+		return c.Close()
+	}
+	return nil
+}

@@ -1,0 +1,409 @@
+package capfile
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Defaults for WriterOptions.
+const (
+	DefaultFlushInterval = 100 * time.Millisecond
+	DefaultFrameSize     = 1 << 20
+	DefaultLevel         = zstd.SpeedDefault
+)
+
+// WriterOptions tune a Writer. The zero value (or a nil pointer) selects the defaults.
+type WriterOptions struct {
+	// FlushInterval bounds how long an appended record may stay in memory:
+	// at most this long after Append, a timer flushes the compressor so the
+	// record is decodable from the file, without closing the zstd frame.
+	// Default DefaultFlushInterval; a negative value disables timed flushes.
+	FlushInterval time.Duration
+	// FrameSize is the number of uncompressed record bytes after which the
+	// current zstd frame is closed and the next record starts a new one.
+	// Smaller frames make seeks cheaper and compress worse. Default DefaultFrameSize.
+	FrameSize int
+	// Level is the zstd compression level. Default DefaultLevel.
+	Level zstd.EncoderLevel
+	// SyncOnFlush makes every timed flush also fsync the file (when the
+	// underlying writer has a Sync method).
+	SyncOnFlush bool
+}
+
+func (o *WriterOptions) withDefaults() WriterOptions {
+	var r WriterOptions
+	if o != nil {
+		r = *o
+	}
+	if r.FlushInterval == 0 {
+		r.FlushInterval = DefaultFlushInterval
+	}
+	if r.FrameSize <= 0 {
+		r.FrameSize = DefaultFrameSize
+	}
+	if r.Level == 0 {
+		r.Level = DefaultLevel
+	}
+	return r
+}
+
+// WriterStats are a Writer's running totals.
+type WriterStats struct {
+	Records      int64 // records appended
+	PayloadBytes int64 // payload bytes appended (uncompressed)
+	FileBytes    int64 // bytes written to the file so far
+	Frames       int64 // zstd data frames closed so far
+}
+
+// Writer appends records to a capture. Its methods are safe for concurrent
+// use. Records become decodable from the file at the next flush: a timed one
+// (WriterOptions.FlushInterval), an explicit Flush or Sync, or the close of a
+// frame. Errors from the underlying writer are sticky: once a write failed,
+// every later call returns that error and nothing more is written, so the
+// file keeps every record written before the failure.
+type Writer struct {
+	mu     sync.Mutex
+	opts   WriterOptions
+	cw     countingWriter
+	file   *os.File // set by Create; closed by Close
+	syncer interface{ Sync() error }
+	enc    *zstd.Encoder
+	buf    []byte
+
+	inFrame  bool
+	frameRaw int
+	dirty    bool // the encoder holds records not yet flushed
+	timer    *time.Timer
+	armed    bool
+	lastTime int64
+
+	ib     indexBuilder
+	stats  WriterStats
+	err    error
+	closed bool
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	return n, err
+}
+
+// Create creates (or truncates) the file at path and writes a capture header
+// to it. Close closes the file.
+func Create(path string, h Header, opts *WriterOptions) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("capfile: create: %w", err)
+	}
+	w, err := NewWriter(f, h, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.file = f
+	return w, nil
+}
+
+// NewWriter writes a capture header to w and returns a Writer appending
+// records to it. Sync is a no-op unless w has a Sync() error method. Close
+// does not close w.
+func NewWriter(w io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
+	o := opts.withDefaults()
+	window := 1 << 16
+	for window < o.FrameSize && window < 8<<20 {
+		window <<= 1
+	}
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(o.Level),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(window),
+		zstd.WithEncoderCRC(true))
+	if err != nil {
+		return nil, fmt.Errorf("capfile: zstd encoder: %w", err)
+	}
+	cw := &Writer{opts: o, cw: countingWriter{w: w}, enc: enc}
+	if s, ok := w.(interface{ Sync() error }); ok {
+		cw.syncer = s
+	}
+	hdr, err := encodeHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cw.cw.Write(hdr); err != nil {
+		return nil, fmt.Errorf("capfile: write header: %w", err)
+	}
+	cw.stats.FileBytes = cw.cw.n
+	return cw, nil
+}
+
+// encodeHeader returns the header skippable frame for h, with the version set
+// and credentials removed from endpoints.
+func encodeHeader(h Header) ([]byte, error) {
+	h.Version = Version
+	if h.Start.IsZero() {
+		h.Start = time.Now()
+	}
+	h.Start = h.Start.Round(0) // drop the monotonic reading
+	h.Sources = append([]Source(nil), h.Sources...)
+	for i := range h.Sources {
+		h.Sources[i].Endpoint = StripCredentials(h.Sources[i].Endpoint)
+	}
+	js, err := json.Marshal(&h)
+	if err != nil {
+		return nil, fmt.Errorf("capfile: encode header: %w", err)
+	}
+	if len(js) > MaxHeaderSize {
+		return nil, fmt.Errorf("capfile: header of %d bytes exceeds MaxHeaderSize (%d)", len(js), MaxHeaderSize)
+	}
+	c := make([]byte, 0, headerFixedLen+len(js))
+	c = append(c, headerSig...)
+	c = binary.LittleEndian.AppendUint16(c, Version)
+	c = binary.LittleEndian.AppendUint16(c, 0)
+	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(js, castagnoli))
+	c = append(c, js...)
+	return appendSkippable(make([]byte, 0, skippableHeaderLen+len(c)), headerMagic, c), nil
+}
+
+// sensitiveParams are query parameters dropped from endpoint URLs.
+var sensitiveParams = []string{"token", "access_token", "auth", "authorization", "key", "api_key", "apikey",
+	"password", "passwd", "secret", "client_secret", "signature", "sig", "session_token", "jwt"}
+
+// StripCredentials returns endpoint without user info and without query
+// parameters that usually carry secrets (token, key, password, ...).
+// Endpoints that are not URLs (socket paths, commands) are returned unchanged.
+func StripCredentials(endpoint string) string {
+	if !strings.Contains(endpoint, "://") {
+		return endpoint
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		// An unparsable URL may still hold user info; cut it out by hand.
+		if at := strings.LastIndex(endpoint, "@"); at >= 0 {
+			scheme := endpoint[:strings.Index(endpoint, "://")+3]
+			return scheme + endpoint[at+1:]
+		}
+		return endpoint
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			for _, s := range sensitiveParams {
+				if strings.EqualFold(k, s) {
+					q.Del(k)
+				}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Append adds rec to the capture. It copies what it needs, so rec may be
+// reused when Append returns. A record whose Time is before the previous
+// record's (ErrTimeOrder) or that exceeds a limit (MaxPayload, MaxSession,
+// MaxAttrs, MaxAttrLen) is rejected without affecting the Writer.
+func (w *Writer) Append(rec *Record) error {
+	if err := checkRecord(rec); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if rec.Time < w.lastTime {
+		return fmt.Errorf("%w: time %d after %d", ErrTimeOrder, rec.Time, w.lastTime)
+	}
+	if !w.inFrame {
+		w.enc.Reset(&w.cw)
+		w.ib.startFrame(w.cw.n)
+		w.inFrame = true
+		w.frameRaw = 0
+	}
+	w.buf = appendRecord(w.buf[:0], rec)
+	if _, err := w.enc.Write(w.buf); err != nil {
+		return w.fail("write record", err)
+	}
+	w.lastTime = rec.Time
+	w.ib.add(rec.Time, rec.Session, len(w.buf))
+	w.frameRaw += len(w.buf)
+	w.stats.Records++
+	w.stats.PayloadBytes += int64(len(rec.Payload))
+	if w.frameRaw >= w.opts.FrameSize {
+		return w.closeFrame()
+	}
+	w.dirty = true
+	w.armTimer()
+	return nil
+}
+
+// fail records a sticky error.
+func (w *Writer) fail(what string, err error) error {
+	if errors.Is(err, ErrClosed) {
+		return err
+	}
+	w.err = fmt.Errorf("capfile: %s: %w", what, err)
+	w.stats.FileBytes = w.cw.n
+	return w.err
+}
+
+func (w *Writer) armTimer() {
+	if w.armed || w.opts.FlushInterval < 0 {
+		return
+	}
+	w.armed = true
+	if w.timer == nil {
+		w.timer = time.AfterFunc(w.opts.FlushInterval, w.timedFlush)
+	} else {
+		w.timer.Reset(w.opts.FlushInterval)
+	}
+}
+
+func (w *Writer) timedFlush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.armed = false
+	if w.closed || w.err != nil {
+		return
+	}
+	if w.flushLocked() == nil && w.opts.SyncOnFlush && w.syncer != nil {
+		if err := w.syncer.Sync(); err != nil {
+			w.fail("sync", err)
+		}
+	}
+}
+
+// closeFrame finishes the current zstd frame.
+func (w *Writer) closeFrame() error {
+	if err := w.enc.Close(); err != nil {
+		return w.fail("close frame", err)
+	}
+	w.ib.endFrame(w.cw.n)
+	w.inFrame = false
+	w.dirty = false
+	w.stats.Frames++
+	w.stats.FileBytes = w.cw.n
+	return nil
+}
+
+func (w *Writer) flushLocked() error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.dirty {
+		return nil
+	}
+	if err := w.enc.Flush(); err != nil {
+		return w.fail("flush", err)
+	}
+	w.dirty = false
+	w.stats.FileBytes = w.cw.n
+	return nil
+}
+
+// Flush writes every appended record to the underlying writer, decodable
+// without closing the current frame.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	return w.flushLocked()
+}
+
+// Sync flushes and then fsyncs the underlying writer, if it has a Sync method.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if err := w.flushLocked(); err != nil {
+		return err
+	}
+	if w.syncer != nil {
+		if err := w.syncer.Sync(); err != nil {
+			return w.fail("sync", err)
+		}
+	}
+	return nil
+}
+
+// Stats returns the running totals.
+func (w *Writer) Stats() WriterStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
+}
+
+// Close finishes the current frame, writes the index and trailer, and, for a
+// Writer made by Create, fsyncs and closes the file. After a write error it
+// writes nothing more, closes the file and returns the error. Close may be
+// called more than once; later calls return nil, and later Appends ErrClosed.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	err := w.err
+	if err == nil {
+		err = w.finish()
+	}
+	if w.file != nil {
+		if err == nil {
+			if serr := w.file.Sync(); serr != nil {
+				err = w.fail("sync", serr)
+			}
+		}
+		if cerr := w.file.Close(); cerr != nil && err == nil {
+			err = w.fail("close", cerr)
+		}
+	}
+	return err
+}
+
+func (w *Writer) finish() error {
+	if w.inFrame {
+		if err := w.closeFrame(); err != nil {
+			return err
+		}
+	}
+	indexOff := w.cw.n
+	frame := appendSkippable(nil, indexMagic, encodeIndex(&w.ib.idx))
+	frame = append(frame, encodeTrailer(indexOff, int64(len(frame)))...)
+	if _, err := w.cw.Write(frame); err != nil {
+		return w.fail("write index", err)
+	}
+	w.stats.FileBytes = w.cw.n
+	return nil
+}
