@@ -68,34 +68,53 @@ func aaepEvent(rng *rand.Rand, session string, seq int, ts time.Time) []byte {
 	return b.Bytes()
 }
 
-// genRecords returns n realistic records spread over the given number of
-// sessions, with a mean gap of gap between records.
-func genRecords(seed uint64, n, sessions int, gap time.Duration) []Record {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	recs := make([]Record, 0, n)
-	var t int64
-	for i := 0; i < n; i++ {
-		t += int64(gap/2) + rng.Int64N(int64(gap)+1)
-		s := rng.IntN(sessions)
-		sess := fmt.Sprintf("sess_%016x", uint64(s)*0x2c91a7b4d23f1e88+seed)
-		rec := Record{Kind: KindReceived, Source: uint16(s % 2), Time: t, Session: sess}
-		switch {
-		case i%97 == 0:
-			rec.Kind = KindConn
-			rec.Payload = []byte(`{"event":"connected","status":200}`)
-		case i%211 == 5:
-			rec.Kind = KindMarker
-			rec.Payload = []byte(`{"note":"user pressed the skip key"}`)
-		case i%53 == 7:
-			rec.Kind = KindSent
-			rec.Payload = []byte(`{"type":"aaep:subscriber.confirmation.reply","decision":"accept"}`)
-		default:
-			rec.Payload = aaepEvent(rng, sess, i, testStart.Add(time.Duration(t)))
-			if rec.Source == 0 {
-				rec.Attrs = []Attr{{Key: "event", Value: "aaep"}, {Key: "id", Value: fmt.Sprint(i)}}
-			}
+// recGen generates a deterministic stream of realistic records spread over
+// a number of sessions, with a mean gap between records.
+type recGen struct {
+	rng      *rand.Rand
+	seed     uint64
+	sessions int
+	gap      time.Duration
+	i        int
+	t        int64
+}
+
+func newRecGen(seed uint64, sessions int, gap time.Duration) *recGen {
+	return &recGen{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seed: seed, sessions: sessions, gap: gap}
+}
+
+func (g *recGen) next() Record {
+	rng, i := g.rng, g.i
+	g.i++
+	g.t += int64(g.gap/2) + rng.Int64N(int64(g.gap)+1)
+	s := rng.IntN(g.sessions)
+	sess := fmt.Sprintf("sess_%016x", uint64(s)*0x2c91a7b4d23f1e88+g.seed)
+	rec := Record{Kind: KindReceived, Source: uint16(s % 2), Time: g.t, Session: sess}
+	switch {
+	case i%97 == 0:
+		rec.Kind = KindConn
+		rec.Payload = []byte(`{"event":"connected","status":200}`)
+	case i%211 == 5:
+		rec.Kind = KindMarker
+		rec.Payload = []byte(`{"note":"user pressed the skip key"}`)
+	case i%53 == 7:
+		rec.Kind = KindSent
+		rec.Payload = []byte(`{"type":"aaep:subscriber.confirmation.reply","decision":"accept"}`)
+	default:
+		rec.Payload = aaepEvent(rng, sess, i, testStart.Add(time.Duration(g.t)))
+		if rec.Source == 0 {
+			rec.Attrs = []Attr{{Key: "event", Value: "aaep"}, {Key: "id", Value: fmt.Sprint(i)}}
 		}
-		recs = append(recs, rec)
+	}
+	return rec
+}
+
+// genRecords returns the first n records of newRecGen(seed, sessions, gap).
+func genRecords(seed uint64, n, sessions int, gap time.Duration) []Record {
+	g := newRecGen(seed, sessions, gap)
+	recs := make([]Record, n)
+	for i := range recs {
+		recs[i] = g.next()
 	}
 	return recs
 }

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -15,6 +16,22 @@ import (
 // maxDecoderWindow bounds the zstd window a reader accepts (and so the
 // decoder's history buffer). Writers of this package use at most 8 MiB.
 const maxDecoderWindow = 16 << 20
+
+// decoders holds idle zstd decoders; creating one is costly. Decoders in
+// synchronous mode (concurrency 1) own no goroutines, so one that is dropped
+// instead of returned is simply collected.
+var decoders sync.Pool
+
+func getDecoder() (*zstd.Decoder, error) {
+	if d, ok := decoders.Get().(*zstd.Decoder); ok {
+		return d, nil
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDecoderWindow), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return nil, fmt.Errorf("capfile: zstd decoder: %w", err)
+	}
+	return d, nil
+}
 
 // Reader reads records from a capture.
 //
@@ -125,6 +142,9 @@ func (r *Reader) readHeader() error {
 	r.src.off += int64(n)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if n >= 4 && binary.LittleEndian.Uint32(b[:]) == headerMagic {
+				return &CorruptionError{Offset: 0, Index: -1, Err: tornError{"file ends inside the header"}}
+			}
 			return fmt.Errorf("%w: found %s of %d bytes", ErrNotCapture, describeMagic(b[:n]), n)
 		}
 		return fmt.Errorf("capfile: read header: %w", err)
@@ -316,9 +336,9 @@ func (r *Reader) nextFrame() error {
 	magic := binary.LittleEndian.Uint32(m[:])
 	if magic == zstdFrameMagic {
 		if r.dec == nil {
-			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDecoderWindow), zstd.WithDecoderLowmem(true))
+			d, err := getDecoder()
 			if err != nil {
-				return fmt.Errorf("capfile: zstd decoder: %w", err)
+				return err
 			}
 			r.dec = d
 		}
@@ -467,9 +487,7 @@ func (r *Reader) FileIndex() (*Index, error) {
 			break
 		}
 	}
-	if s.dec != nil {
-		s.dec.Close()
-	}
+	s.Close()
 	s.ib.idx.Rebuilt = true
 	r.idx = &s.ib.idx
 	return r.idx, nil
@@ -537,7 +555,7 @@ func (r *Reader) SeekSession(id string) error {
 // Close releases the reader's resources and closes the file opened by Open.
 func (r *Reader) Close() error {
 	if r.dec != nil {
-		r.dec.Close()
+		decoders.Put(r.dec)
 		r.dec = nil
 	}
 	r.err = errors.New("capfile: reader is closed")
