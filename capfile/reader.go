@@ -268,11 +268,8 @@ func (r *Reader) next() (*Record, error) {
 	if size < minRecordBody || size > maxRecordBody {
 		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record length %d out of range [%d, %d] at stream offset %d of the frame", size, minRecordBody, maxRecordBody, r.rawOff))
 	}
-	if cap(r.buf) < int(size) {
-		r.buf = make([]byte, size, size+size/4)
-	}
-	body := r.buf[:size]
-	if _, err := io.ReadFull(r.dec, body); err != nil {
+	body, err := r.readBody(int(size))
+	if err != nil {
 		return nil, r.frameErr(err, "record body")
 	}
 	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(r.rh[4:]); got != want {
@@ -291,6 +288,36 @@ func (r *Reader) next() (*Record, error) {
 	}
 	r.n++
 	return &r.rec, nil
+}
+
+// readBody reads a record body of size bytes. A buffer larger than 1 MiB
+// grows only as the bytes arrive, so a damaged length cannot make the reader
+// allocate memory the frame does not back with data.
+func (r *Reader) readBody(size int) ([]byte, error) {
+	if size <= cap(r.buf) {
+		r.buf = r.buf[:size]
+		_, err := io.ReadFull(r.dec, r.buf)
+		return r.buf, err
+	}
+	have := 0
+	for have < size {
+		if have == cap(r.buf) {
+			c := min(max(2*cap(r.buf), 64<<10), size)
+			if have < 1<<20 {
+				c = min(max(c, 1<<20), size)
+			}
+			nb := make([]byte, have, c)
+			copy(nb, r.buf[:have])
+			r.buf = nb
+		}
+		n, err := io.ReadFull(r.dec, r.buf[have:cap(r.buf)])
+		have += n
+		r.buf = r.buf[:have]
+		if err != nil {
+			return nil, err
+		}
+	}
+	return r.buf, nil
 }
 
 // frameErr classifies an error met while decompressing the current frame.

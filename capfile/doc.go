@@ -1,0 +1,74 @@
+// Package capfile reads and writes AAEP capture files: a versioned,
+// crash-safe record of the messages an agent endpoint sent and received, with
+// their receive times. FORMAT.md in this directory is the format's
+// specification.
+//
+// A capture is one valid zstd file. A header (magic, version, start time,
+// tool, source table) sits in a zstd skippable frame; records follow in
+// ordinary zstd frames; an index of frames, times and sessions and a small
+// fixed trailer end the file, again in skippable frames. So `zstd -t` checks a
+// capture and `zstd -dc` prints its record stream.
+//
+// Every record carries a kind, flags, a source id, a monotonic receive time in
+// nanoseconds since the capture's start, a session key, transport attributes
+// and the payload exactly as received, protected by a CRC-32C. Lengths are
+// checked against fixed maxima before anything is allocated.
+//
+// # Writing
+//
+//	w, err := capfile.Create("run.aaep", capfile.Header{
+//		Start:   time.Now(),
+//		Tool:    "aaep-capture/0.1.0",
+//		Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "https://agent.example/events"}},
+//	}, nil)
+//	if err != nil { ... }
+//	start := time.Now()
+//	for msg := range messages {
+//		err := w.Append(&capfile.Record{
+//			Kind: capfile.KindReceived, Time: int64(time.Since(start)),
+//			Session: msg.SessionID, Payload: msg.Bytes,
+//		})
+//		if err != nil { ... } // write errors are sticky
+//	}
+//	err = w.Close() // writes the index; the file is complete only after Close
+//
+// A timer flushes the compressor at most WriterOptions.FlushInterval (100 ms)
+// after an Append, so a killed recorder loses at most that much; the flush
+// does not end the zstd frame, so slow streams still compress well. Frames
+// end after WriterOptions.FrameSize bytes of records.
+//
+// # Reading
+//
+//	r, err := capfile.Open("run.aaep")
+//	if err != nil { ... } // errors.Is(err, capfile.ErrNotCapture) for other files
+//	defer r.Close()
+//	for {
+//		rec, err := r.Next()
+//		if err == io.EOF {
+//			break // clean end
+//		}
+//		if err != nil {
+//			// *capfile.CorruptionError: capfile.IsTorn(err) for a capture
+//			// that was not closed (all records before it are intact).
+//			return err
+//		}
+//		use(rec) // rec and its slices are valid until the next Next
+//	}
+//
+// Open reads the index from the end of the file; FileIndex rebuilds it by
+// scanning when the capture was not closed. SeekTime, SeekRecord and
+// SeekSession use it to start reading at the right frame. NewReader reads a
+// stream (standard input) front to back without seeking.
+//
+// # End versus damage
+//
+// Next returns io.EOF only at a clean end: after the last record, the index
+// and the trailer have been read and verified. A capture that stops earlier
+// (a crash, a full disk, a copy of a file still being written) ends with a
+// *CorruptionError whose Err matches io.ErrUnexpectedEOF (IsTorn reports
+// it): the torn tail. Anything else wrong (a checksum mismatch, a length out
+// of range, an undecodable frame, a time going backwards, bytes after the
+// trailer) is a *CorruptionError with the byte offset of the damaged frame and
+// the number of the record that could not be read. Reading never repairs
+// anything; Repair writes a clean copy of every intact record to a new file.
+package capfile
