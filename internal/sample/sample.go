@@ -50,6 +50,12 @@ type Options struct {
 	Compact bool
 }
 
+// Start0 returns the wall-clock start the stream uses (Start or its default).
+func (o Options) Start0() time.Time {
+	o.defaults()
+	return o.Start
+}
+
 func (o *Options) defaults() {
 	if o.Sessions <= 0 {
 		o.Sessions = 4

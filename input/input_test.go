@@ -1,0 +1,167 @@
+package input
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+type got struct {
+	raw    string
+	dir    protocol.Direction
+	offset time.Duration
+	index  int64
+}
+
+func collect(t *testing.T, path string) ([]got, Summary, error) {
+	t.Helper()
+	var out []got
+	sum, err := Each(context.Background(), path, func(m *protocol.Message) error {
+		out = append(out, got{string(m.Raw), m.Dir, m.Offset, m.Index})
+		return nil
+	})
+	return out, sum, err
+}
+
+func TestCaptureMessagesAndDirections(t *testing.T) {
+	msgs := sample.Stream(sample.Options{Sessions: 3, Seed: 4})
+	for _, tool := range []string{"aaep-capture/test", "aaep-replay/test"} {
+		t.Run(tool, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.aaep")
+			if err := sample.WriteCapture(path, msgs, time.Unix(1700000000, 0), tool); err != nil {
+				t.Fatal(err)
+			}
+			out, sum, err := collect(t, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Format != FormatCapture || sum.Torn != nil || len(out) != len(msgs) {
+				t.Fatalf("format %s torn %v messages %d, want capture, nil, %d", sum.Format, sum.Torn, len(out), len(msgs))
+			}
+			replay := strings.HasPrefix(tool, "aaep-replay")
+			for i, m := range msgs {
+				if out[i].raw != string(m.JSON) || out[i].offset != m.Offset || out[i].index != int64(i) {
+					t.Fatalf("message %d differs: %+v", i, out[i])
+				}
+				// A recorder sent the replies; a replayer received them. Both
+				// mean the reply went to the producer.
+				wantDir := protocol.FromProducer
+				if m.FromSubscriber {
+					wantDir = protocol.ToProducer
+				}
+				if replay {
+					// In a replay's recording the kinds are swapped by the
+					// writer; here the same file stands for both, so the
+					// directions flip.
+					if wantDir == protocol.ToProducer {
+						wantDir = protocol.FromProducer
+					} else {
+						wantDir = protocol.ToProducer
+					}
+				}
+				if out[i].dir != wantDir {
+					t.Fatalf("message %d direction %v, want %v", i, out[i].dir, wantDir)
+				}
+			}
+		})
+	}
+}
+
+func TestJSONLOffsetsFromTimestamps(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"type":"aaep:agent.session.started","session_id":"sess_a","timestamp":"2026-01-01T00:00:00.000Z"}`,
+		``,
+		`{"type":"aaep:agent.state.changed","session_id":"sess_a","timestamp":"2026-01-01T00:00:01.500Z"}`,
+		`not json at all`,
+		`{"type":"confirmation.reply","reply_token":"rpl_1","timestamp":"2026-01-01T00:00:01.000Z"}`,
+		`{"ts":"2026-01-01T00:00:03Z","run_id":"r","event":"agent_run_start"}`,
+	}, "\n")
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, sum, err := collect(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Format != FormatJSONL || sum.Messages != 5 || sum.Skipped != 1 {
+		t.Fatalf("summary %+v, want jsonl with 5 messages and 1 blank line", sum)
+	}
+	want := []struct {
+		index  int64
+		offset time.Duration
+		dir    protocol.Direction
+	}{
+		{0, 0, protocol.FromProducer},
+		{2, 1500 * time.Millisecond, protocol.FromProducer},
+		{3, 1500 * time.Millisecond, protocol.FromProducer}, // no timestamp: keeps the previous offset
+		{4, 1500 * time.Millisecond, protocol.ToProducer},   // earlier timestamp: offsets never go back
+		{5, 3 * time.Second, protocol.FromProducer},         // KAHN ts
+	}
+	for i, w := range want {
+		if out[i].index != w.index || out[i].offset != w.offset || out[i].dir != w.dir {
+			t.Errorf("message %d = index %d offset %v dir %v, want %+v", i, out[i].index, out[i].offset, out[i].dir, w)
+		}
+	}
+}
+
+func TestTornCaptureReadsWhatIsIntact(t *testing.T) {
+	msgs := sample.Stream(sample.Options{Sessions: 2, Seed: 9})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.aaep")
+	if err := sample.WriteCapture(path, msgs, time.Unix(0, 0), "aaep-capture/test"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut the file in the middle of its data: the index and the end of the
+	// records are gone, as after a crash.
+	cut := filepath.Join(dir, "cut.aaep")
+	if err := os.WriteFile(cut, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, sum, err := collect(t, cut)
+	if err != nil {
+		t.Fatalf("torn capture gave error %v; want the intact part and Summary.Torn", err)
+	}
+	if sum.Torn == nil {
+		t.Fatal("Summary.Torn not set for a cut capture")
+	}
+	for i, g := range out {
+		if g.raw != string(msgs[i].JSON) {
+			t.Fatalf("message %d differs", i)
+		}
+	}
+}
+
+func TestNotACapture(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.bin")
+	if err := os.WriteFile(path, []byte("\x89PNG\r\n\x1a\nrest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := collect(t, path)
+	if err == nil || !strings.Contains(err.Error(), "x.bin") || !strings.Contains(err.Error(), "neither a capture file nor JSON lines") {
+		t.Fatalf("error = %v, want one naming the file and saying what it is not", err)
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	long := append([]byte(`{"type":"aaep:x","pad":"`), bytes.Repeat([]byte("a"), MaxLine)...)
+	if err := os.WriteFile(path, append([]byte("{}\n"), long...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := collect(t, path)
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("error = %v, want one naming line 2", err)
+	}
+}
