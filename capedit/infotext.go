@@ -1,0 +1,164 @@
+package capedit
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// maxTextRows bounds the sessions and types listed by WriteText.
+const maxTextRows = 20
+
+// WriteText writes s for people to read.
+func (s *Summary) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", k, fmt.Sprintf(format, args...)) }
+	row("file", "%s", s.File)
+	row("format", "version %d, written by %s", s.Version, orNone(s.Tool))
+	switch s.Status {
+	case "clean":
+		row("status", "closed cleanly")
+	case "torn":
+		row("status", "not closed cleanly (torn tail), %d intact records read; %s", s.Records, s.Problem)
+	default:
+		row("status", "damaged after %d records: %s", s.Records, s.Problem)
+	}
+	row("start", "%s", s.Start.Format(time.RFC3339Nano))
+	row("end", "%s", s.End.Format(time.RFC3339Nano))
+	row("duration", "%s", s.Duration)
+	var kinds []string
+	for _, k := range []string{"received", "sent", "conn", "marker"} {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
+	}
+	var other []string
+	for k := range s.Kinds {
+		if _, err := parseKind(k); err != nil || strings.HasPrefix(k, "kind:") {
+			other = append(other, k)
+		}
+	}
+	sort.Strings(other)
+	for _, k := range other {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
+	}
+	row("records", "%d (%s)", s.Records, strings.Join(kinds, ", "))
+	for i, src := range s.Sources {
+		k := ""
+		if i == 0 {
+			k = "sources"
+		}
+		desc := fmt.Sprintf("%s %s", src.Transport, src.Endpoint)
+		if src.Subprotocol != "" {
+			desc += " (" + src.Subprotocol + ")"
+		}
+		if !src.Listed {
+			desc = "(not in the header's source table)"
+		}
+		fmt.Fprintf(tw, "%s\t#%d %s: %d records\n", suffix(k), src.ID, desc, src.Records)
+	}
+	if len(s.Sources) == 0 {
+		row("sources", "none")
+	}
+	more := ""
+	if s.SessionsTruncated {
+		more = " (more not counted)"
+	}
+	row("sessions", "%d%s", len(s.Sessions), more)
+	for i, ss := range s.Sessions {
+		if i == maxTextRows {
+			fmt.Fprintf(tw, "\t... %d more\n", len(s.Sessions)-i)
+			break
+		}
+		fmt.Fprintf(tw, "\t%s: %d records, %s to %s\n", ss.ID, ss.Records, ss.First, ss.Last)
+	}
+	row("connection", "%s; %d reconnects", countList(s.Connection.Events), s.Connection.Reconnects)
+	gaps := fmt.Sprintf("%d silences of %s or more between received messages", s.Gaps.Count, s.Gaps.Threshold)
+	if len(s.Gaps.Longest) > 0 {
+		g := s.Gaps.Longest[0]
+		gaps += fmt.Sprintf("; longest %s from %s (before record #%d)", g.Length, g.At, g.Record)
+	}
+	row("gaps", "%s", gaps)
+	row("invalid", "%d invalid JSON, %d invalid UTF-8 (%d redacted, %d without receive time)",
+		s.Invalid.JSON, s.Invalid.UTF8, s.Invalid.Redacted, s.Invalid.NoRecvTime)
+	row("size", "%s on disk, %s uncompressed records (%s payloads), ratio %.1f, %d frames",
+		byteSize(s.Size.File), byteSize(s.Size.Records), byteSize(s.Size.Payloads), s.Size.Ratio, s.Size.Frames)
+	idle := ""
+	if s.Replay.MaxIdle > 0 {
+		idle = fmt.Sprintf(", idle capped at %s", s.Replay.MaxIdle)
+	}
+	row("replay", "%s at speed %g%s", s.Replay.Duration.Round(time.Millisecond), s.Replay.Speed, idle)
+	if len(s.Meta) > 0 {
+		keys := make([]string, 0, len(s.Meta))
+		for k := range s.Meta {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			label := ""
+			if i == 0 {
+				label = "meta"
+			}
+			fmt.Fprintf(tw, "%s\t%s = %s\n", suffix(label), k, s.Meta[k])
+		}
+	}
+	if len(s.Redacted) > 0 {
+		row("redacted", "%s", strings.Join(s.Redacted, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "messages by type:\n")
+	for i, t := range s.Types {
+		if i == maxTextRows {
+			fmt.Fprintf(tw, "  ... %d more types\n", len(s.Types)-i)
+			break
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\n", t.Type, t.Dir, t.Count)
+	}
+	return tw.Flush()
+}
+
+func suffix(k string) string {
+	if k == "" {
+		return ""
+	}
+	return k + ":"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
+
+func countList(m map[string]int64) string {
+	if len(m) == 0 {
+		return "no events"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
+
+func init() { register(newCutCmd) }
+
+func newCutCmd(a *app) *cobra.Command {
+	var out, from, to string
+	cmd := &cobra.Command{
+		Use:   "cut FILE [--from POS] [--to POS] -o OUT",
+		Short: "Write the part of a capture between two times or record numbers",
+		Long: `cut writes the records from --from (inclusive) to --to (exclusive) into a new
+capture. A position is a time since the capture's start (1m30s, 90s, 1500ms,
+or plain seconds: 90) or a record number (#120; the first record is #0).
+Cutting A..B and B..end splits a capture without losing a record, and merge
+--join-sources puts the pieces back together.
+
+The cut's start moves to --from (or to its first record when --from is a
+record number), so its records keep their absolute times and a replay of the
+cut starts at once. Only the frames that hold the range are decompressed.`,
+		Example: `  aaep-replay cut session.aaep --from 1m30s --to 2m -o part.aaep
+  aaep-replay cut session.aaep --from '#120' -o tail.aaep`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return cli.Usagef("cut needs an output file: -o OUT")
+			}
+			var opts capedit.CutOptions
+			for _, p := range []struct {
+				flag, val string
+				dst       **capedit.Position
+			}{{"--from", from, &opts.From}, {"--to", to, &opts.To}} {
+				if p.val == "" {
+					continue
+				}
+				pos, err := capedit.ParsePosition(p.val)
+				if err != nil {
+					return cli.Usagef("%s: %v", p.flag, err)
+				}
+				*p.dst = &pos
+			}
+			res, err := capedit.Cut(a.ctx, args[0], out, opts)
+			if res != nil {
+				printWarnings(a.Err, res.Warnings)
+			}
+			if err != nil {
+				return fileError(err)
+			}
+			fmt.Fprintf(a.Out, "wrote %d records to %s\n", res.Written, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.StringVar(&from, "from", "", "first position kept: a time offset (1m30s) or a record number (#120)")
+	f.StringVar(&to, "to", "", "first position no longer kept: a time offset or a record number")
+	return cmd
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
+
+func init() { register(newFilterCmd) }
+
+func newFilterCmd(a *app) *cobra.Command {
+	var (
+		out  string
+		opts capedit.FilterOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "filter FILE [--session ID]... [--filter-type TYPE]... -o OUT",
+		Short: "Write the messages of chosen sessions or types into a new capture",
+		Long: `filter keeps the messages (received and sent) that match every given filter,
+with aaep-capture's semantics: --filter-type matches a type exactly or as a
+suffix ("tool.invoked" matches "aaep:agent.tool.invoked"); --session matches
+the AAEP session_id, ASP sessionId or KAHN run_id; --urgency matches the
+urgency (absent counts as "normal"). Each flag may be repeated or given a
+comma-separated list; any value of one flag may match.
+
+Connection events and markers are kept unless --messages-only. Times and
+the capture's start are unchanged.`,
+		Example: `  aaep-replay filter session.aaep --session sess_1 -o one.aaep
+  aaep-replay filter session.aaep --filter-type tool.invoked,tool.completed -o tools.aaep`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return cli.Usagef("filter needs an output file: -o OUT")
+			}
+			if opts.Match.Empty() && !opts.MessagesOnly {
+				return cli.Usagef("filter needs at least one of --session, --filter-type, --urgency, --messages-only")
+			}
+			res, err := capedit.Filter(a.ctx, args[0], out, opts)
+			if res != nil {
+				printWarnings(a.Err, res.Warnings)
+			}
+			if err != nil {
+				return fileError(err)
+			}
+			fmt.Fprintf(a.Out, "kept %d of %d records in %s\n", res.Written, res.Read, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "keep messages of this session")
+	f.StringSliceVar(&opts.Match.Types, "filter-type", nil, "keep messages of this type (exact or suffix)")
+	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "keep messages of this urgency")
+	f.BoolVar(&opts.MessagesOnly, "messages-only", false, "drop connection events and markers too")
+	return cmd
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
+
+func init() { register(newImportCmd) }
+
+func newImportCmd(a *app) *cobra.Command {
+	var (
+		out  string
+		opts capedit.ImportOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "import FILE.jsonl -o FILE.aaep",
+		Short: "Turn JSON Lines (one message per line) into a capture",
+		Long: `import reads JSON Lines, one message per line as the reference Python
+aaep-capture writes them, and writes a capture. Receive times come from each
+message's "timestamp" (AAEP) or "ts" (KAHN) field, relative to the first one
+(the capture's start); they are flagged as such and never go backwards (an
+earlier timestamp takes the previous message's time, and is counted). A line
+that is not valid JSON or UTF-8 is kept as a flagged record with its line
+number in the attribute "line"; blank lines are skipped.
+
+A file written by export --with-meta is recognised by its first line and
+turned back into the capture it came from, record for record.`,
+		Example: `  aaep-replay import session.jsonl -o session.aaep`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return cli.Usagef("import needs an output file: -o FILE.aaep")
+			}
+			opts.Tool = "aaep-replay/" + version
+			st, err := capedit.Import(a.ctx, args[0], out, opts)
+			if err != nil {
+				return fileError(err)
+			}
+			form := "plain JSON Lines"
+			if st.WithMeta {
+				form = "a --with-meta export"
+			}
+			fmt.Fprintf(a.Out, "imported %d records from %d lines of %s into %s\n", st.Records, st.Lines, form, out)
+			if st.Invalid > 0 {
+				fmt.Fprintf(a.Err, "aaep-replay: warning: %d lines are not valid JSON or UTF-8; kept as flagged records with their line number\n", st.Invalid)
+			}
+			if st.Backwards > 0 {
+				fmt.Fprintf(a.Err, "aaep-replay: warning: %d timestamps went backwards; those messages took the previous message's time\n", st.Backwards)
+			}
+			if !st.WithMeta && st.Untimed > 0 {
+				fmt.Fprintf(a.Err, "aaep-replay: warning: %d messages have no readable timestamp; they took the previous message's time\n", st.Untimed)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.BoolVar(&opts.Plain, "plain", false, "read every line as a message, even if the file looks like a --with-meta export")
+	return cmd
+}

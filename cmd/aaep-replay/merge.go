@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
+
+func init() { register(newMergeCmd) }
+
+func newMergeCmd(a *app) *cobra.Command {
+	var (
+		out  string
+		opts capedit.MergeOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "merge A B ... -o OUT",
+		Short: "Merge captures into one, ordered by receive time",
+		Long: `merge writes the records of every input into one capture, ordered by their
+absolute receive times (each capture's start plus the record's time). The
+output starts at the earliest input's start.
+
+Sources stay apart: the output's source table lists every input's sources,
+renumbered where two inputs use the same id (the first input keeps its ids).
+--join-sources instead gives sources with the same transport, endpoint and
+subprotocol one id: use it to put back pieces cut from one capture.`,
+		Example: `  aaep-replay merge left.aaep right.aaep -o both.aaep
+  aaep-replay merge --join-sources head.aaep tail.aaep -o whole.aaep`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return cli.Usagef("merge needs an output file: -o OUT")
+			}
+			res, err := capedit.Merge(a.ctx, args, out, opts)
+			if res != nil {
+				printWarnings(a.Err, res.Warnings)
+			}
+			if err != nil {
+				return fileError(err)
+			}
+			fmt.Fprintf(a.Out, "merged %d records from %d captures into %s\n", res.Written, len(args), out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.BoolVar(&opts.JoinSources, "join-sources", false, "give identical sources of different inputs one id")
+	return cmd
+}
