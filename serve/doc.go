@@ -1,0 +1,57 @@
+// Package serve replays AAEP captures to subscribers the way a live producer
+// would: over WebSocket (/aaep/v1/ws, subprotocol aaep.v1) and Server-Sent
+// Events (/aaep/v1/events and /events), with the subscription handshake of
+// AAEP chapter 5, reply endpoints for confirmations and clarifications
+// (chapter 6), and health and statistics endpoints. Push connects out to a
+// listening subscriber instead.
+//
+// # Timelines
+//
+// By default every subscriber gets its own replay from the start of the
+// selected range, paced by package timing from the moment it subscribes.
+// With Options.Shared all subscribers follow one timeline that starts when
+// the first one arrives; later subscribers join it live.
+//
+// # Payloads
+//
+// Only records of kind capfile.KindReceived (messages the recorder received
+// from the producer) are replayed. Their payloads go out byte for byte: one
+// WebSocket text frame each (binary when the capture flags the payload as
+// invalid UTF-8), or one SSE event whose data is the payload (a payload with
+// line breaks becomes several data: lines, as SSE requires).
+//
+// # Slow subscribers
+//
+// Each subscriber has a bounded queue and a writer with a write deadline. A
+// subscriber never slows another: on a shared timeline a subscriber whose
+// queue is full is closed at once; on its own timeline a subscriber only
+// delays itself, and is closed when a write blocks past the write timeout or
+// when it falls more than Options.MaxLag behind its schedule. WebSocket
+// subscribers are closed with code 4004 and a reason saying which limit was
+// hit; every close is counted in the statistics.
+//
+// # Handshake
+//
+// A subscriber that sends a subscription.request (the first WebSocket
+// message, or POST /aaep/v1/subscriptions before an SSE stream) gets
+// subscription.accepted with the terms a replay can keep: its event filters,
+// its max_events_per_second (non-critical events are held back, never
+// merged), and its supports_confirmation_reply/supports_clarification_reply
+// (without them, awaiting.confirmation/clarification events are withheld, as
+// §5.3.1.4 requires). Verbosity, languages and coalescing are echoed but the
+// payloads stay as captured. Critical events bypass filters and rate limits.
+// A subscriber that sends nothing within Options.Grace gets every event,
+// unfiltered.
+//
+// # Recording
+//
+// Options.Record receives the replay as seen on the wire, from the
+// subscribers' side, so that the recording reads like a capture made by
+// them and can be checked with the same rules: what the replay sent
+// (events, subscription.accepted/rejected) is capfile.KindReceived, what a
+// subscriber sent (subscription.request, replies, renegotiation, close) is
+// capfile.KindSent, and connections opening and closing are capfile.KindConn.
+// Each subscriber is one source id (1, 2, ... in order of arrival; 0 is the
+// server itself, for replies that name no subscription), and every record
+// carries the attribute "subscription" with its subscription id.
+package serve

@@ -1,0 +1,92 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// PushOptions are the options of Push beyond the replay's.
+type PushOptions struct {
+	// Header is sent with the WebSocket handshake (e.g. Authorization).
+	Header http.Header
+	// DialTimeout bounds connecting and the WebSocket handshake (default 10s).
+	DialTimeout time.Duration
+}
+
+// ErrNotFinished is wrapped by Push's error when the subscriber went away
+// (or the connection failed) before the replay finished.
+var ErrNotFinished = errors.New("replay did not finish")
+
+// Push connects to a subscriber listening for WebSocket connections at url
+// (ws:// or wss://), offering the aaep.v1 subprotocol, and replays to it as
+// the server would to a subscriber that connected: a subscription.request
+// sent within the grace period is answered, replies are handled, and the
+// replay is paced the same way. It returns the subscription's figures when
+// the replay ends; the error is nil only when the replay finished (or ctx
+// was cancelled, which stops it early).
+func Push(ctx context.Context, url string, opts Options, popts PushOptions) (SubscriberStats, error) {
+	srv, err := New(opts)
+	if err != nil {
+		return SubscriberStats{}, err
+	}
+	if popts.DialTimeout <= 0 {
+		popts.DialTimeout = 10 * time.Second
+	}
+	var bc *batchConn
+	dialer := websocket.Dialer{
+		Subprotocols:     []string{Subprotocol},
+		HandshakeTimeout: popts.DialTimeout,
+		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{Timeout: popts.DialTimeout}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			bc = &batchConn{Conn: c}
+			return bc, nil
+		},
+	}
+	dctx, cancel := context.WithTimeout(ctx, popts.DialTimeout)
+	conn, resp, err := dialer.DialContext(dctx, url, popts.Header)
+	cancel()
+	if err != nil {
+		if resp != nil {
+			return SubscriberStats{}, fmt.Errorf("connect to %s: %w (HTTP %s)", url, err, resp.Status)
+		}
+		return SubscriberStats{}, fmt.Errorf("connect to %s: %w", url, err)
+	}
+	stop := context.AfterFunc(ctx, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	})
+	defer stop()
+	sub := srv.runWebSocket(conn, bc, TransportPush, url)
+	if sub == nil {
+		return SubscriberStats{}, fmt.Errorf("push to %s: %w", url, context.Cause(ctx))
+	}
+	<-sub.done
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = srv.Shutdown(sctx)
+	scancel()
+	st := sub.stats()
+	if err := srv.RecordError(); err != nil {
+		return st, err
+	}
+	if ctx.Err() != nil {
+		return st, nil
+	}
+	if c := st.Close; c == nil || c.Cause != CauseFinished {
+		reason := "unknown"
+		if c != nil {
+			reason = fmt.Sprintf("%s (%d %s)", c.Cause, c.Code, c.Reason)
+		}
+		return st, fmt.Errorf("push to %s: %w after %d events: %s", url, ErrNotFinished, st.Sent, reason)
+	}
+	return st, nil
+}

@@ -1,0 +1,355 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/peek"
+)
+
+// Cursor reads a capture's records in order and seeks through its index.
+// *capfile.Reader implements it.
+type Cursor interface {
+	// Next returns the next record, or io.EOF at a clean end. The record's
+	// slices are valid only until the next call.
+	Next() (*capfile.Record, error)
+	// SeekTime positions the cursor at the first record whose Time is at least t.
+	SeekTime(t int64) error
+	// SeekRecord positions the cursor at record i (0-based).
+	SeekRecord(i int64) error
+	// Index returns the index of the record Next returned last.
+	Index() int64
+	Close() error
+}
+
+// Opener opens a fresh cursor over the capture. Every per-subscriber
+// timeline opens its own, so that memory stays flat whatever the capture's size.
+type Opener func() (Cursor, error)
+
+// OpenFile returns an Opener for the capture file at path.
+func OpenFile(path string) Opener {
+	return func() (Cursor, error) {
+		r, err := capfile.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+}
+
+// Position is a point in a capture: a time offset since the capture's start,
+// or a record index.
+type Position struct {
+	// Set is false for "unbounded".
+	Set bool
+	// ByIndex selects Index rather than Time.
+	ByIndex bool
+	Index   int64
+	Time    time.Duration
+}
+
+// ParsePosition parses a --from/--to value:
+//
+//   - a Go duration ("90s", "1m30s", "250ms") or a clock form ("1:30",
+//     "01:02:03.5"): a time offset since the capture's start;
+//   - "#120" or a plain integer "120": a record index, counting from 0 as
+//     check and info report them (all record kinds count).
+//
+// The empty string is an unset Position.
+func ParsePosition(s string) (Position, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Position{}, nil
+	}
+	if rest, ok := strings.CutPrefix(s, "#"); ok || isDigits(s) {
+		if !ok {
+			rest = s
+		}
+		i, err := strconv.ParseInt(rest, 10, 64)
+		if err != nil || i < 0 {
+			return Position{}, fmt.Errorf("position %q: want a record index like #120", s)
+		}
+		return Position{Set: true, ByIndex: true, Index: i}, nil
+	}
+	if strings.Contains(s, ":") {
+		d, err := parseClock(s)
+		if err != nil {
+			return Position{}, fmt.Errorf("position %q: %w", s, err)
+		}
+		return Position{Set: true, Time: d}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return Position{}, fmt.Errorf("position %q: want a time offset like 1m30s or 1:30, or a record index like #120", s)
+	}
+	return Position{Set: true, Time: d}, nil
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// parseClock parses [[hh:]mm:]ss[.frac].
+func parseClock(s string) (time.Duration, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) > 3 {
+		return 0, errors.New("want [[hh:]mm:]ss")
+	}
+	var total time.Duration
+	for i, p := range parts {
+		last := i == len(parts)-1
+		if p == "" || (!last && !isDigits(p)) {
+			return 0, errors.New("want [[hh:]mm:]ss")
+		}
+		total *= 60
+		if last {
+			f, err := strconv.ParseFloat(p, 64)
+			if err != nil || f < 0 || f >= 60 && len(parts) > 1 || strings.ContainsAny(p, "eE+-") {
+				return 0, errors.New("want [[hh:]mm:]ss with seconds below 60")
+			}
+			total = total*time.Second + time.Duration(f*float64(time.Second))
+			continue
+		}
+		v, _ := strconv.ParseInt(p, 10, 64)
+		if i > 0 && v >= 60 {
+			return 0, errors.New("minutes must be below 60")
+		}
+		total += time.Duration(v)
+	}
+	return total, nil
+}
+
+// String formats p the way ParsePosition reads it.
+func (p Position) String() string {
+	switch {
+	case !p.Set:
+		return ""
+	case p.ByIndex:
+		return "#" + strconv.FormatInt(p.Index, 10)
+	default:
+		return p.Time.String()
+	}
+}
+
+// Range selects the part of a capture to replay. Both ends are inclusive.
+type Range struct {
+	From, To Position
+}
+
+// Event is one message on its way to subscribers. Events are immutable once
+// created; on a shared timeline one Event goes to every subscriber.
+type Event struct {
+	// Index is the record index in the capture (-1 for control messages).
+	Index int64
+	// Offset is the record's time since the capture's start.
+	Offset time.Duration
+	// Deadline is when the event was due to be sent (zero for control messages).
+	Deadline time.Time
+	// Payload is the message exactly as captured.
+	Payload []byte
+	// Binary asks for a binary WebSocket frame (payload not valid UTF-8).
+	Binary bool
+	// Control marks a handshake message written by the replay itself.
+	Control bool
+	// Fields are the routing fields of the payload.
+	Type, ID, Session, Urgency string
+	// Blocking is set for awaiting.confirmation/clarification events.
+	Blocking *Blocking
+}
+
+func (e *Event) critical() bool { return e.Urgency == "critical" }
+
+// Blocking describes the reply an awaiting.confirmation or
+// awaiting.clarification event asks for.
+type Blocking struct {
+	// Kind is "confirmation" or "clarification".
+	Kind  string
+	Token string
+	// AllowedReplies (confirmation) defaults to accept and reject.
+	AllowedReplies []string
+	// ResponseKinds (clarification) is accepted_response_kinds; empty means any.
+	ResponseKinds []string
+	// Choices are the values a multiple_choice response may take.
+	Choices []string
+}
+
+// typeConfirmation and typeClarification are matched as suffixes, so compact
+// and full-URI types both count.
+const (
+	typeConfirmation  = "agent.awaiting.confirmation"
+	typeClarification = "agent.awaiting.clarification"
+)
+
+// newEvent builds an Event from a record, copying the payload. Only the two
+// blocking event types are decoded in full (for their reply token).
+func newEvent(rec *capfile.Record, index int64, f *peek.Fields) *Event {
+	ev := &Event{
+		Index:   index,
+		Offset:  rec.Offset(),
+		Payload: append([]byte(nil), rec.Payload...),
+		Binary:  rec.Flags&capfile.FlagInvalidUTF8 != 0,
+		Type:    f.Type,
+		ID:      f.EventID,
+		Session: f.SessionKey(),
+		Urgency: f.Urgency,
+	}
+	switch {
+	case peek.TypeMatches(f.Type, typeConfirmation):
+		ev.Blocking = decodeBlocking(ev.Payload, "confirmation")
+	case peek.TypeMatches(f.Type, typeClarification):
+		ev.Blocking = decodeBlocking(ev.Payload, "clarification")
+	}
+	return ev
+}
+
+type blockingFields struct {
+	ReplyToken            string          `json:"reply_token"`
+	AllowedReplies        []string        `json:"allowed_replies"`
+	AcceptedResponseKinds []string        `json:"accepted_response_kinds"`
+	Choices               json.RawMessage `json:"choices"`
+}
+
+// decodeBlocking reads the reply terms of a blocking event. The fields sit at
+// the top level (AAEP ch. 4); some producers nest them in "payload", which
+// is read as a fallback. It returns nil when no reply token is found.
+func decodeBlocking(payload []byte, kind string) *Blocking {
+	var top struct {
+		blockingFields
+		Payload *blockingFields `json:"payload"`
+	}
+	if err := json.Unmarshal(payload, &top); err != nil {
+		return nil
+	}
+	f := top.blockingFields
+	if f.ReplyToken == "" && top.Payload != nil {
+		f = *top.Payload
+	}
+	if f.ReplyToken == "" {
+		return nil
+	}
+	b := &Blocking{Kind: kind, Token: f.ReplyToken, AllowedReplies: f.AllowedReplies, ResponseKinds: f.AcceptedResponseKinds}
+	if len(f.Choices) > 0 {
+		var objs []struct {
+			Value json.RawMessage `json:"value"`
+		}
+		if json.Unmarshal(f.Choices, &objs) == nil {
+			for _, o := range objs {
+				var s string
+				if json.Unmarshal(o.Value, &s) == nil {
+					b.Choices = append(b.Choices, s)
+				} else if len(o.Value) > 0 {
+					b.Choices = append(b.Choices, string(o.Value))
+				}
+			}
+		}
+	}
+	return b
+}
+
+// stream iterates over the events of one pass through a capture: records of
+// kind KindReceived inside the range that pass the filter.
+type stream struct {
+	cur    Cursor
+	rng    Range
+	filter peek.Filter
+	seek   string // single --session to seek to, when no From
+	err    error
+}
+
+// openStream opens a cursor and positions it at the range's start.
+func openStream(open Opener, rng Range, filter peek.Filter) (*stream, error) {
+	cur, err := open()
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{cur: cur, rng: rng, filter: filter}
+	if len(filter.Sessions) == 1 && !rng.From.Set {
+		s.seek = filter.Sessions[0]
+	}
+	if err := s.rewind(); err != nil {
+		cur.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// sessionSeeker is implemented by cursors with a session index.
+type sessionSeeker interface{ SeekSession(id string) error }
+
+// rewind positions the cursor at the range's start again (for loops).
+func (s *stream) rewind() error {
+	var err error
+	switch {
+	case s.rng.From.Set && s.rng.From.ByIndex:
+		err = s.cur.SeekRecord(s.rng.From.Index)
+		if err != nil {
+			return fmt.Errorf("seek to record %d: %w", s.rng.From.Index, err)
+		}
+	case s.rng.From.Set:
+		if err = s.cur.SeekTime(int64(s.rng.From.Time)); err != nil {
+			return fmt.Errorf("seek to %v: %w", s.rng.From.Time, err)
+		}
+	default:
+		if ss, ok := s.cur.(sessionSeeker); ok && s.seek != "" {
+			if ss.SeekSession(s.seek) == nil {
+				return nil
+			}
+			// Not in the index (or no index): scan from the start instead.
+		}
+		if err = s.cur.SeekRecord(0); err != nil {
+			return fmt.Errorf("seek to the start: %w", err)
+		}
+	}
+	return nil
+}
+
+// next returns the next event, or io.EOF after the range's last one.
+func (s *stream) next() (*Event, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	for {
+		rec, err := s.cur.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				err = fmt.Errorf("read capture: %w", err)
+			}
+			s.err = err
+			return nil, err
+		}
+		idx := s.cur.Index()
+		if s.rng.To.Set {
+			if s.rng.To.ByIndex && idx > s.rng.To.Index || !s.rng.To.ByIndex && rec.Time > int64(s.rng.To.Time) {
+				s.err = io.EOF
+				return nil, io.EOF
+			}
+		}
+		if rec.Kind != capfile.KindReceived {
+			continue
+		}
+		f := peek.Peek(rec.Payload)
+		if !s.filter.Empty() && !s.filter.Match(&f) {
+			continue
+		}
+		return newEvent(rec, idx, &f), nil
+	}
+}
+
+// restart rewinds for another loop.
+func (s *stream) restart() error {
+	s.err = nil
+	return s.rewind()
+}
+
+func (s *stream) close() error { return s.cur.Close() }

@@ -1,0 +1,183 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// sseEventName is the SSE event name of AAEP events (Appendix B.1.3).
+const sseEventName = "aaep.event"
+
+// validSSEID reports whether id can go on an SSE id: line.
+func validSSEID(id string) bool {
+	return id != "" && !strings.ContainsAny(id, "\r\n\x00")
+}
+
+// sseWire is a subscriber's Server-Sent Events stream.
+type sseWire struct {
+	rc *http.ResponseController
+	bw *bufio.Writer
+}
+
+func (w *sseWire) write(ev *Event) error {
+	if ev.Control {
+		return nil // handshake answers go in POST responses, not on the stream
+	}
+	bw := w.bw
+	bw.WriteString("event: " + sseEventName + "\n")
+	if validSSEID(ev.ID) {
+		bw.WriteString("id: ")
+		bw.WriteString(ev.ID)
+		bw.WriteByte('\n')
+	}
+	p := ev.Payload
+	if bytes.IndexByte(p, '\n') < 0 && bytes.IndexByte(p, '\r') < 0 {
+		bw.WriteString("data: ")
+		bw.Write(p)
+		bw.WriteString("\n\n")
+		return nil
+	}
+	// SSE data cannot hold a line break: each line gets its own data: field,
+	// and the subscriber joins them with "\n".
+	for {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			bw.WriteString("data: ")
+			bw.Write(p)
+			bw.WriteByte('\n')
+			break
+		}
+		bw.WriteString("data: ")
+		bw.Write(p[:i])
+		bw.WriteByte('\n')
+		if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
+			i++
+		}
+		p = p[i+1:]
+	}
+	_, err := bw.WriteString("\n")
+	return err
+}
+
+func (w *sseWire) flush(deadline time.Time) error {
+	_ = w.rc.SetWriteDeadline(deadline)
+	if err := w.bw.Flush(); err != nil {
+		return err
+	}
+	return w.rc.Flush()
+}
+
+func (w *sseWire) interrupt() { _ = w.rc.SetWriteDeadline(time.Now()) }
+
+// close ends nothing itself: the stream ends when the handler returns.
+func (w *sseWire) close(int, string) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = w.bw.Flush()
+	_ = w.rc.Flush()
+}
+
+// serveSSE handles GET /aaep/v1/events and GET /events. The query parameter
+// subscription_id selects the terms negotiated by POST /aaep/v1/subscriptions;
+// without it the stream is unfiltered. Last-Event-ID (header, or the
+// lastEventId query parameter) resumes after that event on a per-subscriber
+// timeline; when nothing is left after it, the answer is 204, which tells
+// an EventSource to stop reconnecting.
+func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
+	allowCORS(w)
+	var terms *Terms
+	id := r.URL.Query().Get("subscription_id")
+	var subscriberID string
+	if id != "" {
+		s.mu.Lock()
+		p := s.pending[id]
+		busy := p != nil && p.active
+		if p != nil && !busy {
+			p.active = true
+			terms, subscriberID = p.terms, p.subscriber
+		}
+		s.mu.Unlock()
+		switch {
+		case p == nil:
+			writeJSON(w, http.StatusNotFound, errorBody("unknown_subscription", "no subscription with that subscription_id; POST a subscription.request to /aaep/v1/subscriptions first"))
+			return
+		case busy:
+			writeJSON(w, http.StatusConflict, errorBody("subscription_busy", "that subscription already has an open stream"))
+			return
+		}
+	}
+	release := func() {
+		if id == "" {
+			return
+		}
+		s.mu.Lock()
+		if p := s.pending[id]; p != nil {
+			p.active = false
+			p.created = time.Now()
+		}
+		s.mu.Unlock()
+	}
+	resume := r.Header.Get("Last-Event-ID")
+	if resume == "" {
+		resume = r.URL.Query().Get("lastEventId")
+	}
+	var (
+		st    *stream
+		first *Event
+	)
+	if !s.opts.Shared {
+		var err error
+		st, first, err = s.openTimeline(resume)
+		switch {
+		case errors.Is(err, errResumeNotFound):
+			// Start over: subscribers deduplicate by event_id (§8.2.4).
+		case err != nil:
+			release()
+			writeJSON(w, http.StatusInternalServerError, errorBody("capture_error", err.Error()))
+			return
+		case first == nil && resume != "":
+			st.close()
+			release()
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	rc := http.NewResponseController(w)
+	wire := &sseWire{rc: rc, bw: bufio.NewWriterSize(w, batchLimit)}
+	sub, err := s.newSubscriber(TransportSSE, r.RemoteAddr, id, wire, terms)
+	if err != nil {
+		if st != nil {
+			st.close()
+		}
+		release()
+		writeJSON(w, http.StatusServiceUnavailable, errorBody("shutting_down", err.Error()))
+		return
+	}
+	if subscriberID != "" {
+		sub.mu.Lock()
+		sub.subscriber = subscriberID
+		sub.mu.Unlock()
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	// The client going away ends the subscription.
+	stopWatch := context.AfterFunc(r.Context(), func() {
+		sub.stop(CloseNormal, "connection lost", CauseDisconnected)
+	})
+	defer stopWatch()
+	if s.opts.Shared {
+		s.shared.join(sub)
+	} else {
+		s.launch(sub, st, first)
+	}
+	sub.writeLoop()
+	release()
+}

@@ -1,0 +1,284 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+// AAEP WebSocket close codes (Appendix B.2.6) and the standard ones used.
+const (
+	CloseNormal     = 1000 // transport-level normal closure
+	CloseGoingAway  = 1001 // server shutting down
+	CloseInternal   = 1011 // the capture could not be read
+	CloseClean      = 4000 // subscription closed cleanly: the replay finished
+	CloseRejected   = 4001 // subscription rejected during the handshake
+	CloseViolation  = 4004 // terminated by the producer: too slow, stalled
+	CloseSubscriber = 4005 // terminated by the subscriber (subscription.close)
+)
+
+// Close causes, as counted in Stats.Closes.
+const (
+	CauseFinished     = "finished"      // the replay reached its end
+	CauseTooSlow      = "too_slow"      // queue full on a shared timeline
+	CauseStalled      = "stalled"       // a write blocked past the write timeout
+	CauseLagging      = "lagging"       // fell more than MaxLag behind schedule
+	CauseSubscriber   = "subscriber"    // subscription.close or the peer closed
+	CauseDisconnected = "disconnected"  // the connection failed
+	CauseRejected     = "rejected"      // the handshake was rejected
+	CauseShutdown     = "shutdown"      // the server is shutting down
+	CauseCaptureError = "capture_error" // the capture could not be read
+)
+
+// wire is one subscriber's connection as the writer sees it.
+type wire interface {
+	// write buffers one message.
+	write(ev *Event) error
+	// flush sends everything buffered; it gives up at deadline.
+	flush(deadline time.Time) error
+	// interrupt makes a blocked flush fail at once (from any goroutine).
+	interrupt()
+	// close ends the connection with code and reason (where the transport
+	// can say so). It is called once, by the writer.
+	close(code int, reason string)
+}
+
+// CloseInfo says how a subscription ended.
+type CloseInfo struct {
+	Code   int       `json:"code"`
+	Reason string    `json:"reason"`
+	Cause  string    `json:"cause"`
+	Time   time.Time `json:"time"`
+}
+
+// subscriber is one subscription: its queue, its writer and its figures.
+type subscriber struct {
+	srv       *Server
+	num       uint16 // source id in recordings
+	id        string // subscription id
+	transport string
+	remote    string
+	started   time.Time
+
+	wire   wire
+	q      *queue
+	terms  atomic.Pointer[Terms]
+	reg    *registry
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when the writer has finished
+
+	mu         sync.Mutex
+	caps       map[string]json.RawMessage // requested capabilities (for renegotiation)
+	subscriber string                     // subscriber_id from the request
+	closeInfo  *CloseInfo
+
+	lat        timing.Lateness
+	sent       atomic.Int64
+	bytes      atomic.Int64
+	filtered   atomic.Int64
+	dropped    atomic.Int64
+	replies    atomic.Int64
+	lastIndex  atomic.Int64
+	lastOffset atomic.Int64
+	pass       atomic.Int64
+}
+
+func (s *subscriber) getTerms() *Terms { return s.terms.Load() }
+
+// stop ends the subscription from outside the writer: it records why (the
+// first reason wins), drops what is queued and wakes the writer, which then
+// closes the connection.
+func (s *subscriber) stop(code int, reason, cause string) {
+	if !s.setClose(code, reason, cause) {
+		return
+	}
+	s.dropped.Add(int64(s.q.close()))
+	s.cancel(errors.New(reason))
+	s.wire.interrupt()
+}
+
+// setClose records the close reason once; it reports whether this call set it.
+func (s *subscriber) setClose(code int, reason, cause string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closeInfo != nil {
+		return false
+	}
+	s.closeInfo = &CloseInfo{Code: code, Reason: reason, Cause: cause, Time: time.Now()}
+	return true
+}
+
+func (s *subscriber) getClose() *CloseInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closeInfo == nil {
+		return nil
+	}
+	c := *s.closeInfo
+	return &c
+}
+
+// sentEvent is an event written in the current batch, waiting for its flush.
+type sentEvent struct {
+	ev  *Event
+	due time.Time // deadline, or the release time when held back by the rate limit
+}
+
+// writeLoop is the subscriber's writer: it takes batches from the queue,
+// writes them, flushes once per batch and keeps the figures. It returns when
+// the queue ends or the subscription stops, after closing the connection.
+func (s *subscriber) writeLoop() {
+	defer close(s.done)
+	srv := s.srv
+	clock := srv.clock
+	var (
+		spare   []*Event
+		pending []sentEvent
+		bucket  tokenBucket
+	)
+	flush := func() bool {
+		if len(pending) == 0 {
+			return true
+		}
+		err := s.wire.flush(clock.Now().Add(srv.opts.WriteTimeout))
+		now := clock.Now()
+		if err != nil {
+			s.failed(err)
+			s.dropped.Add(int64(len(pending)))
+			pending = pending[:0]
+			return false
+		}
+		var worst time.Duration
+		for _, p := range pending {
+			if p.ev.Control {
+				srv.record(s, capfile.KindReceived, p.ev, now)
+				continue
+			}
+			late := now.Sub(p.due)
+			if !srv.opts.Timing.NoDelay {
+				s.lat.Observe(late)
+				worst = max(worst, late)
+			}
+			s.sent.Add(1)
+			s.bytes.Add(int64(len(p.ev.Payload)))
+			s.lastIndex.Store(p.ev.Index)
+			s.lastOffset.Store(int64(p.ev.Offset))
+			srv.record(s, capfile.KindReceived, p.ev, now)
+		}
+		pending = pending[:0]
+		if srv.opts.MaxLag > 0 && worst > srv.opts.MaxLag {
+			s.setClose(CloseViolation, "lagging: "+worst.Round(time.Millisecond).String()+" behind schedule", CauseLagging)
+			return false
+		}
+		return true
+	}
+	for {
+		batch, ending := s.q.take(spare)
+		if ending {
+			s.setClose(CloseClean, "replay finished", CauseFinished)
+			break
+		}
+		if len(batch) == 0 {
+			spare = batch
+			select {
+			case <-s.q.wake:
+				continue
+			case <-s.ctx.Done():
+			}
+			break
+		}
+		ok := true
+		for i, ev := range batch {
+			due := ev.Deadline
+			if t := s.getTerms(); t.rateLimited(ev) {
+				release, wait := bucket.take(clock.Now(), t.MaxRate)
+				if wait {
+					if ok = flush(); !ok {
+						break
+					}
+					if err := clock.WaitUntil(s.ctx, release); err != nil {
+						ok = false
+						s.dropped.Add(int64(len(batch) - i))
+						break
+					}
+				}
+				if release.After(due) {
+					due = release
+				}
+			}
+			if ev.Blocking != nil {
+				s.reg.issue(ev.Blocking, ev.ID, ev.Session)
+			}
+			if err := s.wire.write(ev); err != nil {
+				s.failed(err)
+				ok = false
+				break
+			}
+			pending = append(pending, sentEvent{ev: ev, due: due})
+		}
+		if ok {
+			ok = flush()
+		}
+		clear(batch)
+		spare = batch
+		if !ok || s.ctx.Err() != nil {
+			break
+		}
+	}
+	s.setClose(CloseGoingAway, "server shutting down", CauseShutdown)
+	ci := s.getClose()
+	s.dropped.Add(int64(s.q.close()))
+	s.cancel(errors.New(ci.Reason))
+	s.wire.close(ci.Code, ci.Reason)
+	srv.closed(s, ci)
+}
+
+// failed records why a write failed: a timeout means the subscriber stalled.
+// A reason set earlier (by stop, which interrupts the write) is kept.
+func (s *subscriber) failed(err error) {
+	if isTimeout(err) {
+		s.setClose(CloseViolation, "stalled: a write blocked for "+s.srv.opts.WriteTimeout.String(), CauseStalled)
+		return
+	}
+	s.setClose(CloseNormal, "connection failed: "+err.Error(), CauseDisconnected)
+}
+
+// tokenBucket holds back non-critical events to honour max_events_per_second:
+// a bucket of rate tokens, refilled continuously.
+type tokenBucket struct {
+	tokens float64
+	last   time.Time
+	rate   int
+}
+
+// take spends a token at now. If none is left it returns the time one will
+// be, and wait=true; the caller waits until then (the token is spent).
+func (b *tokenBucket) take(now time.Time, rate int) (release time.Time, wait bool) {
+	if b.rate != rate || b.last.IsZero() {
+		b.rate, b.tokens, b.last = rate, float64(rate), now
+	}
+	if el := now.Sub(b.last); el > 0 {
+		b.tokens = min(float64(rate), b.tokens+el.Seconds()*float64(rate))
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return now, false
+	}
+	need := time.Duration((1 - b.tokens) / float64(rate) * float64(time.Second))
+	release = now.Add(need)
+	b.tokens, b.last = 0, release
+	return release, true
+}
+
+func isTimeout(err error) bool {
+	var te interface{ Timeout() bool }
+	return errors.As(err, &te) && te.Timeout()
+}

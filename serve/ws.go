@@ -1,0 +1,279 @@
+package serve
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/peek"
+)
+
+// Subprotocol is the WebSocket subprotocol of AAEP (Appendix B.2.1).
+const Subprotocol = "aaep.v1"
+
+// closeWait is how long a closing WebSocket waits for the peer's close frame.
+const closeWait = 2 * time.Second
+
+var upgrader = websocket.Upgrader{
+	Subprotocols: []string{Subprotocol},
+	// Any origin may connect: browser-based subscribers are served from
+	// their own origin. The listener is loopback unless the operator says
+	// otherwise (and is warned).
+	CheckOrigin:      func(*http.Request) bool { return true },
+	HandshakeTimeout: 10 * time.Second,
+}
+
+// batchConn sits under a gorilla WebSocket connection and turns the one
+// write per frame that gorilla makes into one write per batch: while a batch
+// is open, writes are buffered, and the batch is sent in one go when it is
+// flushed (or when the buffer grows past batchLimit). Outside a batch,
+// writes (handshake responses, control frames) go straight through.
+type batchConn struct {
+	net.Conn
+	mu       sync.Mutex
+	buf      []byte
+	batching bool
+	deadline time.Time
+}
+
+const batchLimit = 64 << 10
+
+func (c *batchConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.batching {
+		return c.Conn.Write(p)
+	}
+	c.buf = append(c.buf, p...)
+	if len(c.buf) >= batchLimit {
+		if err := c.flushLocked(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// SetWriteDeadline applies gorilla's per-frame deadline outside a batch
+// only; inside one, the batch's deadline rules.
+func (c *batchConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.batching {
+		return nil
+	}
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *batchConn) begin(deadline time.Time) {
+	c.mu.Lock()
+	c.batching, c.deadline = true, deadline
+	c.mu.Unlock()
+}
+
+func (c *batchConn) end(deadline time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deadline = deadline
+	err := c.flushLocked()
+	c.batching = false
+	return err
+}
+
+func (c *batchConn) flushLocked() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	if err := c.Conn.SetWriteDeadline(c.deadline); err != nil {
+		return err
+	}
+	_, err := c.Conn.Write(c.buf)
+	if cap(c.buf) > 4*batchLimit {
+		c.buf = nil
+	} else {
+		c.buf = c.buf[:0]
+	}
+	return err
+}
+
+// hijackWriter hands gorilla's Upgrade a batchConn instead of the raw
+// connection.
+type hijackWriter struct {
+	http.ResponseWriter
+	conn *batchConn
+}
+
+func (h *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.conn = &batchConn{Conn: c}
+	return h.conn, brw, nil
+}
+
+// wsWire is a subscriber's WebSocket connection.
+type wsWire struct {
+	conn       *websocket.Conn
+	bc         *batchConn
+	timeout    time.Duration
+	inBatch    bool
+	readerDone chan struct{}
+}
+
+func (w *wsWire) write(ev *Event) error {
+	if !w.inBatch {
+		w.bc.begin(time.Now().Add(w.timeout))
+		w.inBatch = true
+	}
+	typ := websocket.TextMessage
+	if ev.Binary {
+		typ = websocket.BinaryMessage
+	}
+	return w.conn.WriteMessage(typ, ev.Payload)
+}
+
+func (w *wsWire) flush(deadline time.Time) error {
+	w.inBatch = false
+	return w.bc.end(deadline)
+}
+
+func (w *wsWire) interrupt() { _ = w.bc.Conn.SetWriteDeadline(time.Now()) }
+
+func (w *wsWire) close(code int, reason string) {
+	if w.inBatch {
+		w.inBatch = false
+		_ = w.bc.end(time.Now().Add(time.Second))
+	}
+	_ = w.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	// Wait for the peer's close frame, so that it reads ours before the
+	// connection goes away.
+	_ = w.bc.Conn.SetReadDeadline(time.Now().Add(closeWait))
+	t := time.NewTimer(closeWait)
+	select {
+	case <-w.readerDone:
+	case <-t.C:
+	}
+	t.Stop()
+	_ = w.conn.Close()
+}
+
+// serveWS handles GET /aaep/v1/ws.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	hw := &hijackWriter{ResponseWriter: w}
+	conn, err := upgrader.Upgrade(hw, r, nil)
+	if err != nil {
+		return // Upgrade has answered with an HTTP error
+	}
+	s.runWebSocket(conn, hw.conn, TransportWebSocket, r.RemoteAddr)
+}
+
+// runWebSocket runs one subscription over an open WebSocket connection,
+// whichever side dialled: handshake (or grace period), timeline, writer.
+func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, remote string) *subscriber {
+	conn.SetReadLimit(MaxMessage)
+	ww := &wsWire{conn: conn, bc: bc, timeout: s.opts.WriteTimeout, readerDone: make(chan struct{})}
+	sub, err := s.newSubscriber(transport, remote, "", ww, nil)
+	if err != nil {
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseGoingAway, "server shutting down"), time.Now().Add(time.Second))
+		_ = conn.Close()
+		return nil
+	}
+	first := make(chan []byte, 1)
+	go s.readWebSocket(sub, conn, ww.readerDone, first)
+	if s.handshake(sub, first) {
+		s.start(sub, "")
+	}
+	sub.writeLoop()
+	return sub
+}
+
+// readWebSocket reads what the subscriber sends: its first message goes to
+// first (for the handshake), the rest are handled as replies and requests.
+func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, done chan struct{}, first chan []byte) {
+	defer close(done)
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				sub.stop(ce.Code, "closed by subscriber", CauseSubscriber)
+			} else {
+				sub.stop(CloseNormal, "connection lost", CauseDisconnected)
+			}
+			return
+		}
+		if first != nil {
+			first <- msg
+			first = nil
+			continue
+		}
+		s.handleInbound(sub, msg, sub.transport)
+	}
+}
+
+// handshake waits up to the grace period for the subscriber's first
+// message. A subscription.request is answered; anything else is handled as
+// usual and the stream starts unnegotiated, as it does when nothing comes.
+// It reports whether the stream should start.
+func (s *Server) handshake(sub *subscriber, first chan []byte) bool {
+	t := time.NewTimer(s.opts.Grace)
+	defer t.Stop()
+	select {
+	case msg := <-first:
+		f := peek.Peek(msg)
+		if f.Type != "subscription.request" {
+			s.handleInbound(sub, msg, sub.transport)
+			return true
+		}
+		s.recordMessage(sub, msg, "")
+		n := negotiate(msg, sub.id, s.producer, nil)
+		sub.q.tryPush(&Event{Index: -1, Control: true, Payload: n.Response})
+		notice := Notice{Kind: NoticeHandshake, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote,
+			MessageType: "subscription.request", Verdict: VerdictAccepted, Payload: msg}
+		if n.Rejected != nil {
+			notice.Verdict, notice.Reason = "rejected", n.Rejected.Error()
+			s.notify(notice)
+			sub.stopAfterQueued(CloseRejected, "subscription rejected: "+n.Rejected.Code, CauseRejected)
+			return false
+		}
+		s.notify(notice)
+		sub.mu.Lock()
+		sub.caps, sub.subscriber = n.Caps, n.SubscriberID
+		sub.mu.Unlock()
+		sub.terms.Store(n.Terms)
+		return true
+	case <-t.C:
+		return true
+	case <-sub.ctx.Done():
+		return false
+	}
+}
+
+// start begins feeding a subscriber: its own timeline, or the shared one.
+func (s *Server) start(sub *subscriber, resumeAfter string) {
+	if s.opts.Shared {
+		s.shared.join(sub)
+		return
+	}
+	st, first, err := s.openTimeline(resumeAfter)
+	if err != nil && !errors.Is(err, errResumeNotFound) {
+		s.notify(Notice{Kind: NoticeMessage, Subscription: sub.id, Transport: sub.transport, Reason: err.Error()})
+		sub.stop(CloseInternal, "capture read error", CauseCaptureError)
+		return
+	}
+	s.launch(sub, st, first)
+}
+
+// launch runs the feeder of a subscriber's own timeline.
+func (s *Server) launch(sub *subscriber, st *stream, first *Event) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.feed(sub, st, first)
+	}()
+}

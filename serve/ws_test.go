@@ -1,0 +1,127 @@
+package serve
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+func TestWebSocketHandshakeByteExact(t *testing.T) {
+	recs := standardRecords()
+	path := writeCapture(t, recs)
+	var seen notices
+	srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{Speed: 100}, Notify: seen.add})
+	c := dialWS(t, ts)
+	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"test-sub","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true,"event_filters":{"include":["aaep:agent.*"]}}}`
+	if err := c.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	frames, ce := readAll(t, c)
+	if ce.Code != CloseClean {
+		t.Errorf("close code %d (%q), want %d", ce.Code, ce.Text, CloseClean)
+	}
+	if len(frames) == 0 {
+		t.Fatal("no frames")
+	}
+	var acc struct {
+		Type           string `json:"type"`
+		SubscriptionID string `json:"subscription_id"`
+		AAEPVersion    string `json:"aaep_version"`
+		Producer       struct {
+			AgentID string `json:"agent_id"`
+		} `json:"producer"`
+		Honored map[string]any `json:"honored_capabilities"`
+	}
+	if err := json.Unmarshal(frames[0], &acc); err != nil {
+		t.Fatalf("first frame %q: %v", frames[0], err)
+	}
+	if acc.Type != "subscription.accepted" || len(acc.SubscriptionID) < 5 || acc.AAEPVersion != "1.0.0" || acc.Producer.AgentID != "test-agent" {
+		t.Fatalf("accepted = %+v", acc)
+	}
+	if acc.Honored["supports_confirmation_reply"] != true {
+		t.Errorf("honored = %v", acc.Honored)
+	}
+	sameFrames(t, frames[1:], received(recs))
+	waitIdle(t, srv)
+	if n := seen.kind(NoticeClosed); len(n) != 1 || n[0].Stats.Sent != int64(len(received(recs))) || n[0].Stats.Close.Cause != CauseFinished {
+		t.Fatalf("closed notices = %+v", n)
+	}
+}
+
+func TestWebSocketGraceWithoutRequest(t *testing.T) {
+	recs := standardRecords()
+	path := writeCapture(t, recs)
+	_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: 20 * time.Millisecond})
+	c := dialWS(t, ts)
+	frames, ce := readAll(t, c)
+	if ce.Code != CloseClean {
+		t.Errorf("close code %d, want %d", ce.Code, CloseClean)
+	}
+	// Unnegotiated: every event, including the awaiting ones, no accepted message.
+	sameFrames(t, frames, received(recs))
+}
+
+func TestWebSocketHandshakeTerms(t *testing.T) {
+	recs := standardRecords()
+	path := writeCapture(t, recs)
+	all := received(recs)
+	tests := []struct {
+		name  string
+		req   string
+		close int
+		want  []int // indexes into all
+	}{
+		{
+			name:  "defaults withhold awaiting events",
+			req:   `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{}}`,
+			close: CloseClean,
+			want:  []int{0, 1, 2, 3, 4, 7, 8, 9},
+		},
+		{
+			name:  "exclude keeps critical events",
+			req:   `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{"supports_confirmation_reply":true,"event_filters":{"include":["aaep:agent.*"],"exclude":["aaep:agent.session.*","aaep:agent.awaiting.*"]}}}`,
+			close: CloseClean,
+			want:  []int{1, 3, 4, 5, 7},
+		},
+		{
+			name:  "version unsupported",
+			req:   `{"type":"subscription.request","aaep_version":"2.0.0","subscriber_id":"s","capabilities":{}}`,
+			close: CloseRejected,
+		},
+		{
+			name:  "signed manifest required",
+			req:   `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{"accept_signed_manifests_only":true}}`,
+			close: CloseRejected,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
+			c := dialWS(t, ts)
+			if err := c.WriteMessage(websocket.TextMessage, []byte(tt.req)); err != nil {
+				t.Fatal(err)
+			}
+			frames, ce := readAll(t, c)
+			if ce.Code != tt.close {
+				t.Fatalf("close %d %q, want %d", ce.Code, ce.Text, tt.close)
+			}
+			var first struct{ Type string }
+			_ = json.Unmarshal(frames[0], &first)
+			if tt.close == CloseRejected {
+				if first.Type != "subscription.rejected" || len(frames) != 1 {
+					t.Fatalf("frames %q, want one subscription.rejected", frames)
+				}
+				return
+			}
+			var want [][]byte
+			for _, i := range tt.want {
+				want = append(want, all[i])
+			}
+			sameFrames(t, frames[1:], want)
+		})
+	}
+}
