@@ -1,25 +1,42 @@
 // Package aaep is the protocol model of the Agent Accessibility Event
 // Protocol (AAEP) for the protocol engine: how AAEP messages are recognised,
 // the state machine of Appendix A, and the rules of the AAEP rule catalog
-// (envelope ENV-*, payload EVT-*, handshake/reply MSG-* rules per message;
-// SEQ-*, NEG-*, TRN-* rules across messages).
+// (shared/notes/aaep-rules.md), each under its catalog ID and level:
+// envelope rules ENV-* and payload rules EVT-* for every event,
+// handshake/reply rules MSG-* for every handshake or reply message (single
+// messages, envelope.go, events.go, messages.go), and SEQ-*, NEG-*, TRN-*
+// rules across messages (seq*.go).
 //
-// Recognition: a message is AAEP when its "type" has the "aaep:" prefix or
-// the full-URI form "https://aaep-protocol.org/types/", when it is one of
-// the seven bare handshake/reply types (subscription.*,
-// confirmation.reply, clarification.reply) or another bare
-// "subscription."/"confirmation."/"clarification." type (reported by
-// MSG-TYPE-KNOWN), or when it has no AAEP type but carries an AAEP
-// identifier ("evt_" event_id or "sess_" session_id), which covers
-// extension-typed events and events with a missing or broken type.
-// JSON-RPC 2.0 envelopes (stdio binding, Appendix B.6) are not unwrapped
-// here: the capture side records their params as the message and keeps the
-// method as a transport attribute.
+// # Recognition
+//
+// A message is AAEP when its "type" has the "aaep:" prefix or the full-URI
+// form "https://aaep-protocol.org/types/"; when it is one of the seven bare
+// handshake/reply types (subscription.request/accepted/rejected/
+// renegotiate/close, confirmation.reply, clarification.reply) or another
+// bare type of those families (then MSG-TYPE-KNOWN reports it); or when it
+// has no such type but carries an AAEP identifier (an "evt_" event_id or a
+// "sess_" session_id), which covers extension-typed events and events whose
+// type is missing or broken. JSON-RPC 2.0 envelopes of the stdio binding
+// (Appendix B.6) are not unwrapped here: the capture side records their
+// params as the message and keeps the method as a transport attribute.
+//
+// # Decoding
+//
+// Each message is scanned once: a strict RFC 8259 validation that also
+// splits the top-level members (decode.go). Rules read the members by index;
+// the Fields map of Event serves the sequence rules.
+//
+// # Profiles
+//
+// The lenient profile (default) and the strict profile differ only where
+// the specification contradicts itself and no precedence rule settles it:
+// see ENV-LOCHINTS-PRESENT, EVT-SUMMARY-NORMAL and the string length limits
+// of EVT-SCHEMA. Where prose and schema disagree, the prose wins in both
+// profiles (§3.0, §4.7), as each rule's documentation says.
 package aaep
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -42,9 +59,7 @@ func (model) Recognize(m *protocol.Message) bool {
 	switch {
 	case strings.HasPrefix(t, CorePrefix), strings.HasPrefix(t, TypeURIPrefix):
 		return true
-	case messageTypes[t]:
-		return true
-	case strings.HasPrefix(t, "subscription."), strings.HasPrefix(t, "confirmation."), strings.HasPrefix(t, "clarification."):
+	case IsMessageType(t), isMessageFamily(t):
 		return true
 	}
 	return strings.HasPrefix(f.EventID, "evt_") || strings.HasPrefix(f.SessionID, "sess_")
@@ -54,42 +69,135 @@ func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Ch
 	if opts == nil {
 		opts = &protocol.Options{}
 	}
-	return &checker{r: r, opts: opts, seq: newSeqChecker(r, opts)}
+	c := &checker{r: r, strict: opts.Strict(), seq: newSeqChecker(r, opts)}
+	disabled := map[string]bool{}
+	for _, id := range opts.Disabled {
+		disabled[id] = true
+	}
+	c.utf8On, c.jsonOn = !disabled["ENV-UTF8"], !disabled["ENV-JSON-OBJECT"]
+	for _, r := range singleRuleTable() {
+		if disabled[r.ID] || r.check == nil {
+			continue
+		}
+		switch r.scope {
+		case scopeEvent:
+			c.eventChecks = append(c.eventChecks, r.check)
+		case scopeCore:
+			c.coreChecks = append(c.coreChecks, r.check)
+		case scopeMessage:
+			c.msgChecks = append(c.msgChecks, r.check)
+		}
+	}
+	return c
+}
+
+// scope says which messages a single-message rule applies to.
+type scope uint8
+
+const (
+	// scopeRaw rules are checked on the raw bytes before decoding.
+	scopeRaw scope = iota + 1
+	// scopeEvent rules apply to every event (envelope rules).
+	scopeEvent
+	// scopeCore rules apply to events of the 12 core types (payload rules).
+	scopeCore
+	// scopeMessage rules apply to handshake and reply messages.
+	scopeMessage
+)
+
+// singleRule is one single-message rule: its catalog entry, scope and check.
+type singleRule struct {
+	protocol.Rule
+	scope scope
+	check func(c *checker)
+}
+
+// singleRuleTable lists every single-message rule, in catalog order:
+// envelope (catalog §1.5), payload (§2.13), handshake/reply (§5.9).
+func singleRuleTable() []singleRule {
+	out := make([]singleRule, 0, len(envRules)+len(evtRules)+len(msgRules))
+	out = append(out, envRules...)
+	out = append(out, evtRules...)
+	return append(out, msgRules...)
+}
+
+// singleRules returns the catalog entries of the single-message rules.
+func singleRules() []protocol.Rule {
+	t := singleRuleTable()
+	out := make([]protocol.Rule, len(t))
+	for i, r := range t {
+		out[i] = r.Rule
+	}
+	return out
 }
 
 // checker checks one run: single-message rules here, sequence rules in seq.
 type checker struct {
-	r    protocol.Reporter
-	opts *protocol.Options
-	seq  *seqChecker
-	ev   Event
+	r      protocol.Reporter
+	strict bool
+	seq    *seqChecker
+
+	utf8On, jsonOn bool
+	eventChecks    []func(*checker)
+	coreChecks     []func(*checker)
+	msgChecks      []func(*checker)
+
+	// The message being checked.
+	m       *protocol.Message
+	ev      Event
+	session string
 }
 
 func (c *checker) Handle(m *protocol.Message) {
-	if !utf8.Valid(m.Raw) {
-		c.r.Report("ENV-UTF8", m.Fields.SessionKey(), m, "not UTF-8",
-			"message %d is not valid UTF-8; AAEP messages are UTF-8 JSON (RFC 8259), other encodings are forbidden", m.Index)
+	c.m = m
+	if ok, bom := validUTF8(m.Raw); !ok {
+		if c.utf8On {
+			what := "is not valid UTF-8"
+			if bom {
+				what = "starts with a byte-order mark, which RFC 8259 does not allow"
+			}
+			c.r.Report("ENV-UTF8", m.Fields.SessionKey(), m, "not UTF-8",
+				"message %d %s; AAEP messages must be UTF-8 JSON without a BOM (§3.8)", m.Index, what)
+		}
 		return
 	}
-	if !decode(m.Raw, &c.ev) {
-		c.r.Report("ENV-JSON-OBJECT", m.Fields.SessionKey(), m, "not a JSON object",
-			"message %d is not a JSON object; every AAEP message must be a strict RFC 8259 JSON object", m.Index)
+	if err := decode(m.Raw, &c.ev); err != nil {
+		if c.jsonOn {
+			c.r.Report("ENV-JSON-OBJECT", m.Fields.SessionKey(), m, "not a JSON object",
+				"message %d is not a strict RFC 8259 JSON object (%v); every AAEP message must be one (§3.8, §3.9)", m.Index, err)
+		}
 		return
 	}
-	c.checkSingle(m, &c.ev)
-	c.seq.handle(m, &c.ev)
+	ev := &c.ev
+	if ev.Type == TypeProducerManifest {
+		// A manifest document (§5.10.1) is neither an event nor a
+		// handshake message: no rule applies to it.
+		return
+	}
+	c.session = ev.SessionID
+	switch {
+	case ev.IsEvent:
+		for _, f := range c.eventChecks {
+			f(c)
+		}
+		if ev.Core != "" {
+			for _, f := range c.coreChecks {
+				f(c)
+			}
+		}
+	default:
+		for _, f := range c.msgChecks {
+			f(c)
+		}
+	}
+	c.seq.handle(m, ev)
 }
 
 func (c *checker) Finish() { c.seq.finish() }
 
-// checkSingle runs the single-message rules (envelope, payload, handshake).
-func (c *checker) checkSingle(m *protocol.Message, ev *Event) {}
-
-func singleRules() []protocol.Rule {
-	return []protocol.Rule{
-		{ID: "ENV-JSON-OBJECT", Level: protocol.Must, Summary: "The message parses as strict RFC 8259 JSON and is an object."},
-		{ID: "ENV-UTF8", Level: protocol.Must, Summary: "The message bytes are valid UTF-8."},
-	}
+// report records a finding of rule id on the current message.
+func (c *checker) report(id, short, format string, args ...any) {
+	c.r.Report(id, c.session, c.m, short, format, args...)
 }
 
 // Lifecycle and standard internal states (Appendix A).

@@ -1,0 +1,978 @@
+package aaep
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// Patterns of the rule catalog (§1.2), compiled once. Hot fields are checked
+// by hand-written functions that accept exactly the same strings (the tests
+// hold each function against its pattern); the rest use these directly.
+var (
+	reEventID        = regexp.MustCompile(`^evt_[A-Za-z0-9]{1,64}$`)
+	reSessionID      = regexp.MustCompile(`^sess_[A-Za-z0-9]{1,64}$`)
+	reReplyToken     = regexp.MustCompile(`^rpl_[A-Za-z0-9]{1,64}$`)
+	reSubscription   = regexp.MustCompile(`^sub_[A-Za-z0-9]{1,64}$`)
+	reToolCallID     = regexp.MustCompile(`^call_[A-Za-z0-9]{1,64}$`)
+	reOutputID       = regexp.MustCompile(`^out_[A-Za-z0-9]{1,64}$`)
+	reTool           = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,255}$`)
+	reAAEPVersion    = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.-]+)?$`)
+	reLanguageTag    = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
+	reScript         = regexp.MustCompile(`^[A-Z][a-z]{3}$`)
+	reContentType    = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9.+_-]*/[a-zA-Z][a-zA-Z0-9.+_-]*$`)
+	reErrorCode      = regexp.MustCompile(`^[A-Z][A-Z0-9_]{1,63}$`)
+	reCancelReason   = regexp.MustCompile(`^[a-z][a-z0-9_]{1,63}$`)
+	reSignedJWS      = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
+	reTimestampProse = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]{3}|\.[0-9]{6})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
+)
+
+// publishedVersions are the published AAEP versions (CHANGELOG: only 1.0.0).
+var publishedVersions = []string{"1.0.0"}
+
+// Size limits of §3.7.
+const (
+	maxEventBytes   = 64 << 10
+	maxEnvelopeKeys = 32
+	maxPayloadDepth = 8
+	maxStringBytes  = 16 << 10
+)
+
+// Timestamps before this are placeholders (the epoch, year 1, ...): AAEP
+// did not exist then. Timestamps after placeholderLate are sentinels.
+var (
+	placeholderEarly = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	placeholderLate  = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// envelopeKeys are the envelope fields of §3.2–§3.4.
+var envelopeKeys = setOf(kContext, kType, kEventID, kSessionID, kTimestamp, kProducer, kAAEPVersion,
+	kVerbosity, kUrgency, kLocHints, kSeqNo, kCorrelationID, kExtensions)
+
+// requiredEnvelope are the six required envelope fields of §3.2, in order.
+var requiredEnvelope = [...]key{kContext, kType, kEventID, kSessionID, kTimestamp, kProducer}
+
+// envRules are the envelope rules of catalog §1.5 (27), applied to every
+// event and never to handshake or reply messages.
+var envRules = []singleRule{
+	{protocol.Rule{ID: "ENV-JSON-OBJECT", Level: protocol.Must, Summary: "The message parses as strict RFC 8259 JSON and is an object."}, scopeRaw, nil},
+	{protocol.Rule{ID: "ENV-UTF8", Level: protocol.Must, Summary: "The message bytes are valid UTF-8 without a byte-order mark."}, scopeRaw, nil},
+	{protocol.Rule{ID: "ENV-INT-RANGE", Level: protocol.Must, Summary: "No JSON integer beyond ±2^53; larger values are encoded as strings."}, scopeEvent, (*checker).envIntRange},
+	{protocol.Rule{ID: "ENV-REQ-FIELDS", Level: protocol.Must, Summary: "All six required envelope fields are present: @context, type, event_id, session_id, timestamp, producer."}, scopeEvent, (*checker).envReqFields},
+	{protocol.Rule{ID: "ENV-CONTEXT", Level: protocol.Must, Summary: "@context is the core context URL, or an array of URIs whose first element is the core context URL."}, scopeEvent, (*checker).envContext},
+	{protocol.Rule{ID: "ENV-TYPE-FORM", Level: protocol.Must, Summary: "type is a non-empty compact prefix:local name or a full URI."}, scopeEvent, (*checker).envTypeForm},
+	{protocol.Rule{ID: "ENV-TYPE-CORE-KNOWN", Level: protocol.Must, Summary: "A type in the aaep: namespace is one of the 12 core event types."}, scopeEvent, (*checker).envTypeCoreKnown},
+	{protocol.Rule{ID: "ENV-TYPE-EXT-DECLARED", Level: protocol.Must, Summary: "A non-core type's vocabulary is declared in @context."}, scopeEvent, (*checker).envTypeExtDeclared},
+	{protocol.Rule{ID: "ENV-EVENT-ID-FORMAT", Level: protocol.Must, Summary: "event_id matches ^evt_[A-Za-z0-9]{1,64}$."}, scopeEvent, (*checker).envEventIDFormat},
+	{protocol.Rule{ID: "ENV-SESSION-ID-FORMAT", Level: protocol.Must, Summary: "session_id matches ^sess_[A-Za-z0-9]{1,64}$."}, scopeEvent, (*checker).envSessionIDFormat},
+	{protocol.Rule{ID: "ENV-TIMESTAMP-FORMAT", Level: protocol.Must, Summary: "timestamp has the form YYYY-MM-DDTHH:MM:SS[.fff]Z or ±HH:MM and is a real calendar instant."}, scopeEvent, (*checker).envTimestampFormat},
+	{protocol.Rule{ID: "ENV-TIMESTAMP-PRECISION", Level: protocol.Must, Summary: "timestamp fractional seconds are absent, 3 digits or 6 digits."}, scopeEvent, (*checker).envTimestampPrecision},
+	{protocol.Rule{ID: "ENV-TIMESTAMP-REAL", Level: protocol.Must, Summary: "timestamp is a real instant, not a placeholder such as the Unix epoch or 9999-12-31."}, scopeEvent, (*checker).envTimestampReal},
+	{protocol.Rule{ID: "ENV-PRODUCER", Level: protocol.Must, Summary: "producer is an object with a non-empty agent_id, only the five defined keys, non-empty string values and a URI manifest_uri."}, scopeEvent, (*checker).envProducer},
+	{protocol.Rule{ID: "ENV-AAEP-VERSION", Level: protocol.Must, Summary: "aaep_version, when present, is a semantic version of a published AAEP release (1.0.0)."}, scopeEvent, (*checker).envAAEPVersion},
+	{protocol.Rule{ID: "ENV-VERBOSITY-ENUM", Level: protocol.Must, Summary: "verbosity is terse, normal or detailed."}, scopeEvent, (*checker).envVerbosityEnum},
+	{protocol.Rule{ID: "ENV-URGENCY-ENUM", Level: protocol.Must, Summary: "urgency is background, normal or critical."}, scopeEvent, (*checker).envUrgencyEnum},
+	{protocol.Rule{ID: "ENV-SEQNO-TYPE", Level: protocol.Must, Summary: "sequence_number is an integer >= 0."}, scopeEvent, (*checker).envSeqNoType},
+	{protocol.Rule{ID: "ENV-CORRELATION-TYPE", Level: protocol.Must, Summary: "correlation_id is a string."}, scopeEvent, (*checker).envCorrelationType},
+	{protocol.Rule{ID: "ENV-LOCHINTS-SHAPE", Level: protocol.Must, Summary: "localization_hints has only its six keys, valid language tags and script, a text_direction of ltr/rtl/auto, and bounded unique lists."}, scopeEvent, (*checker).envLocHintsShape},
+	{protocol.Rule{ID: "ENV-LOCHINTS-PRESENT", Level: protocol.Must, Summary: "Events with human-readable text carry localization_hints.primary_language (Ch. 11; strict profile only, Ch. 3 only recommends it)."}, scopeEvent, (*checker).envLocHintsPresent},
+	{protocol.Rule{ID: "ENV-EXTENSIONS-SHAPE", Level: protocol.Must, Summary: "extensions is an object whose values are all objects."}, scopeEvent, (*checker).envExtensionsShape},
+	{protocol.Rule{ID: "ENV-EXT-PREFIX-DECLARED", Level: protocol.Must, Summary: "Every extensions key is a prefix declared in @context."}, scopeEvent, (*checker).envExtPrefixDeclared},
+	{protocol.Rule{ID: "ENV-EXT-RESERVED-PREFIX", Level: protocol.Must, Summary: "Extension prefixes are not aaep, xsd, rdf or rdfs and do not start with @."}, scopeEvent, (*checker).envExtReservedPrefix},
+	{protocol.Rule{ID: "ENV-FORBIDDEN-FIELDS", Level: protocol.Must, Summary: "Top-level keys are envelope fields or the type's payload fields; custom fields go inside extensions; no other aaep_* key and no @id, @graph, @base, @vocab."}, scopeEvent, (*checker).envForbiddenFields},
+	{protocol.Rule{ID: "ENV-SIZE", Level: protocol.Should, Summary: "The event respects the §3.7 limits: 64 KiB, 32 envelope-level fields, payload depth 8, strings of 16 KiB."}, scopeEvent, (*checker).envSize},
+	{protocol.Rule{ID: "ENV-SCHEMA", Level: protocol.Must, Summary: "Envelope fields have the JSON types envelope.schema.json gives them."}, scopeEvent, (*checker).envSchema},
+}
+
+// ---- ENV rules ----
+
+// envIntRange implements ENV-INT-RANGE (MUST, §3.8): a JSON integer literal
+// anywhere in the event lies outside -2^53..2^53. Numbers written with a
+// fraction or exponent are not integer literals and are not checked.
+func (c *checker) envIntRange() {
+	if s := &c.ev.scan; s.bigInt != "" {
+		c.report("ENV-INT-RANGE", "integer beyond 2^53",
+			"the integer %s (under %q) lies outside ±2^53 and loses precision in JSON number semantics; integers that large must be sent as strings (§3.8)",
+			clip(s.bigInt), s.bigIntKey)
+	}
+}
+
+// envReqFields implements ENV-REQ-FIELDS (MUST, §3.2, §3.9 step 2): the six
+// required envelope fields are present (null counts as present; its type is
+// judged by the field's own rule).
+func (c *checker) envReqFields() {
+	var missing []string
+	for _, k := range requiredEnvelope {
+		if c.ev.vals[k] == nil {
+			missing = append(missing, keyNames[k])
+		}
+	}
+	if len(missing) > 0 {
+		c.report("ENV-REQ-FIELDS", "missing "+strings.Join(missing, ", "),
+			"the event lacks the required envelope field(s) %s; every AAEP event must carry @context, type, event_id, session_id, timestamp and producer (§3.2)",
+			strings.Join(missing, ", "))
+	}
+}
+
+// envContext implements ENV-CONTEXT (MUST, §3.2.1, §3.9 step 4): @context
+// is the string "https://aaep-protocol.org/context/v1" or a non-empty array
+// of strings whose first element is that string; the schema's format:uri
+// on the array items is asserted too (catalog §2.14 item 5).
+func (c *checker) envContext() {
+	r := c.ev.vals[kContext]
+	if r == nil {
+		return
+	}
+	switch r[0] {
+	case '"':
+		if s, _ := rawText(r); string(s) != ContextV1 {
+			c.report("ENV-CONTEXT", "wrong @context",
+				"@context is %s but must be %q, or an array that starts with it (§3.2.1)", clipb(s), ContextV1)
+		}
+	case '[':
+		n := 0
+		eachElement(r, func(i int, v json.RawMessage) bool {
+			n++
+			s, ok := rawText(v)
+			switch {
+			case !ok:
+				c.report("ENV-CONTEXT", "@context item not a string",
+					"@context item %d is %s; every @context entry must be a URI string (§3.2.1)", i, jsonKind(v))
+				return false
+			case i == 0 && string(s) != ContextV1:
+				c.report("ENV-CONTEXT", "core context not first",
+					"the first @context entry is %s; when @context is an array its first element must be %q (§3.2.1)", clipb(s), ContextV1)
+				return false
+			case !isURI(s):
+				c.report("ENV-CONTEXT", "@context item not a URI",
+					"@context item %d, %s, is not an absolute URI; context entries are vocabulary URIs (§3.2.1, schema format:uri)", i, clipb(s))
+				return false
+			}
+			return true
+		})
+		if n == 0 {
+			c.report("ENV-CONTEXT", "empty @context",
+				"@context is an empty array; it must hold at least the core context %q (§3.2.1)", ContextV1)
+		}
+	default:
+		c.report("ENV-CONTEXT", "@context not string/array",
+			"@context is %s; it must be the core context URL or an array of URIs starting with it (§3.2.1)", jsonKind(r))
+	}
+}
+
+// envTypeForm implements ENV-TYPE-FORM (MUST, §3.2.2): type is a non-empty
+// compact "prefix:local" name (prefix a letter or underscore then letters,
+// digits, "_", "-", "."; a non-empty local part without spaces) or an
+// absolute URI ("scheme://..."). A wrong JSON type is ENV-SCHEMA's.
+func (c *checker) envTypeForm() {
+	r := c.ev.vals[kType]
+	if r == nil || r[0] != '"' {
+		return
+	}
+	t := c.ev.Type
+	if t == "" {
+		c.report("ENV-TYPE-FORM", "empty type", "type is an empty string; it must name the event's type, e.g. \"aaep:agent.session.started\" (§3.2.2)")
+		return
+	}
+	if !c.ev.typeExact {
+		return // a near-miss of a core type: EVT-TYPE-CONST reports it
+	}
+	if problem := typeFormProblem(t); problem != "" {
+		c.report("ENV-TYPE-FORM", "malformed type",
+			"type %s is not a compact prefix:local name or a full URI (%s) (§3.2.2)", clip(t), problem)
+	}
+}
+
+// typeFormProblem says what is wrong with type t, or "" when its form is valid.
+func typeFormProblem(t string) string {
+	colon := strings.IndexByte(t, ':')
+	if colon < 0 {
+		return "it has no prefix"
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] == 0x7f {
+			return "it contains a space or control character"
+		}
+	}
+	if strings.HasPrefix(t[colon:], "://") {
+		if !isURI([]byte(t)) {
+			return "it is not a valid URI"
+		}
+		return ""
+	}
+	if !isPrefixName(t[:colon]) {
+		return "the prefix must start with a letter or underscore and hold only letters, digits, '_', '-' and '.'"
+	}
+	if colon == len(t)-1 {
+		return "the local name after the prefix is empty"
+	}
+	return ""
+}
+
+func isPrefixName(p string) bool {
+	if p == "" {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// envTypeCoreKnown implements ENV-TYPE-CORE-KNOWN (MUST, §3.2.2, §3.11.3):
+// a type in the aaep: namespace, compact or full URI, is one of the 12 core
+// types. Near-misses of a core type are EVT-TYPE-CONST's.
+func (c *checker) envTypeCoreKnown() {
+	ev := &c.ev
+	if ev.Core != "" {
+		return
+	}
+	n := NormalizeType(ev.Type)
+	if strings.HasPrefix(n, CorePrefix) {
+		c.report("ENV-TYPE-CORE-KNOWN", "unknown core type",
+			"type %s is in the aaep: namespace but is not one of the 12 core event types of Chapter 4; producers must not invent aaep: types (§3.2.2)", clip(ev.Type))
+	}
+}
+
+// extensionTypeOf returns the non-core vocabulary a type belongs to: the
+// compact prefix, or for a full URI its scheme and host. ok is false for
+// core types, aaep: types and malformed types.
+func extensionTypeOf(t string) (vocab string, isURIType bool, ok bool) {
+	colon := strings.IndexByte(t, ':')
+	if colon <= 0 {
+		return "", false, false
+	}
+	if strings.HasPrefix(t[colon:], "://") {
+		if strings.HasPrefix(t, "https://aaep-protocol.org/") {
+			return "", false, false
+		}
+		rest := t[colon+3:]
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			rest = rest[:i]
+		}
+		return strings.ToLower(t[:colon] + "://" + rest), true, rest != ""
+	}
+	p := t[:colon]
+	if p == "aaep" {
+		return "", false, false
+	}
+	return p, false, true
+}
+
+// declaredInContext reports whether vocabulary vocab (a compact prefix, or
+// a "scheme://host" for URI types) is declared by a non-core @context entry.
+// The check is the catalog's heuristic: JSON-LD context documents are not
+// fetched, so a prefix counts as declared when it appears in one of the
+// extension context URIs (case-insensitively), and a URI type when an
+// extension context URI has its scheme and host.
+func (c *checker) declaredInContext(vocab string, uriType bool) bool {
+	r := c.ev.vals[kContext]
+	if len(r) == 0 || r[0] != '[' {
+		return false
+	}
+	found := false
+	lv := strings.ToLower(vocab)
+	eachElement(r, func(i int, v json.RawMessage) bool {
+		s, ok := rawText(v)
+		if !ok || string(s) == ContextV1 {
+			return true
+		}
+		ls := strings.ToLower(string(s))
+		if uriType {
+			found = strings.HasPrefix(ls, lv) && (len(ls) == len(lv) || strings.IndexByte("/?#:", ls[len(lv)]) >= 0)
+		} else {
+			found = strings.Contains(ls, lv)
+		}
+		return !found
+	})
+	return found
+}
+
+// envTypeExtDeclared implements ENV-TYPE-EXT-DECLARED (MUST, §3.9 step 5,
+// §7.4): a non-core type's vocabulary is declared in @context. A string
+// @context declares only the core vocabulary; with an array, see
+// declaredInContext for the heuristic.
+func (c *checker) envTypeExtDeclared() {
+	ev := &c.ev
+	if ev.Core != "" || !ev.typeExact {
+		return
+	}
+	vocab, uriType, ok := extensionTypeOf(ev.Type)
+	if !ok || typeFormProblem(ev.Type) != "" {
+		return
+	}
+	if !c.declaredInContext(vocab, uriType) {
+		what := "prefix " + strconv.Quote(vocab)
+		if uriType {
+			what = "vocabulary at " + vocab
+		}
+		c.report("ENV-TYPE-EXT-DECLARED", "extension type undeclared",
+			"type %s is an extension type, but its %s is not declared in @context (only extension context URIs in an @context array declare vocabularies) (§3.9, §7.4)",
+			clip(ev.Type), what)
+	}
+}
+
+// envEventIDFormat implements ENV-EVENT-ID-FORMAT (MUST, §3.2.3): event_id
+// matches ^evt_[A-Za-z0-9]{1,64}$ (case-sensitive ABNF). A wrong JSON type
+// is ENV-SCHEMA's.
+func (c *checker) envEventIDFormat() {
+	if s, ok := rawText(c.ev.vals[kEventID]); ok && !isID(s, "evt_") {
+		c.report("ENV-EVENT-ID-FORMAT", "bad event_id",
+			"event_id %s does not match evt_ followed by 1 to 64 letters or digits (§3.2.3)", clipb(s))
+	}
+}
+
+// envSessionIDFormat implements ENV-SESSION-ID-FORMAT (MUST, §3.2.4):
+// session_id matches ^sess_[A-Za-z0-9]{1,64}$.
+func (c *checker) envSessionIDFormat() {
+	if s, ok := rawText(c.ev.vals[kSessionID]); ok && !isID(s, "sess_") {
+		c.report("ENV-SESSION-ID-FORMAT", "bad session_id",
+			"session_id %s does not match sess_ followed by 1 to 64 letters or digits (§3.2.4)", clipb(s))
+	}
+}
+
+// envTimestampFormat implements ENV-TIMESTAMP-FORMAT (MUST, §3.2.5,
+// §3.11.2): timestamp has the prose form YYYY-MM-DDTHH:MM:SS[.fraction]
+// followed by Z or ±HH:MM, uppercase T and Z, and is a real calendar
+// instant. Prose over schema: the schema's format:date-time (RFC 3339)
+// also allows lowercase t/z, which the prose does not (catalog §2.14 item
+// 4). The number of fraction digits is ENV-TIMESTAMP-PRECISION's.
+func (c *checker) envTimestampFormat() {
+	if _, ok := rawText(c.ev.vals[kTimestamp]); !ok {
+		return
+	}
+	if p := parseStrict(c.ev.Timestamp); !p.ok {
+		c.report("ENV-TIMESTAMP-FORMAT", "malformed timestamp",
+			"timestamp %s is not an RFC 3339 instant of the form YYYY-MM-DDTHH:MM:SS.sssZ or ±HH:MM: %s (§3.2.5)", clip(c.ev.Timestamp), p.problem)
+	}
+}
+
+// envTimestampPrecision implements ENV-TIMESTAMP-PRECISION (MUST, §3.2.5):
+// fractional seconds are absent, 3 digits or 6 digits ("Other precisions
+// MUST NOT be used"). Prose over schema: format:date-time allows any
+// precision.
+func (c *checker) envTimestampPrecision() {
+	if _, ok := rawText(c.ev.vals[kTimestamp]); !ok {
+		return
+	}
+	if p := parseStrict(c.ev.Timestamp); p.ok && p.hasFrac && p.fracLen != 3 && p.fracLen != 6 {
+		c.report("ENV-TIMESTAMP-PRECISION", "fraction of "+strconv.Itoa(p.fracLen)+" digits",
+			"timestamp %s has %d fraction digits; only milliseconds (3 digits) or microseconds (6 digits) are allowed (§3.2.5)", clip(c.ev.Timestamp), p.fracLen)
+	}
+}
+
+// envTimestampReal implements ENV-TIMESTAMP-REAL (MUST, §3.2.5): the
+// timestamp references an actual point in time, not a placeholder: nothing
+// before 2000 (the Unix epoch, year 1 and other zero values; AAEP did not
+// exist then) and nothing from the year 3000 on (sentinels such as
+// 9999-12-31). Comparing the timestamp with the capture's receive time
+// (future-dating, backdating) needs capture metadata and is left to
+// SEQ-TIMESTAMP-NOT-FUTURE, so that one defect yields one finding.
+func (c *checker) envTimestampReal() {
+	ev := &c.ev
+	if !ev.TimeOK {
+		return
+	}
+	if t := ev.Time; t.Before(placeholderEarly) || !t.Before(placeholderLate) {
+		c.report("ENV-TIMESTAMP-REAL", "placeholder timestamp",
+			"timestamp %s is a placeholder, not the moment the event was created; producers must stamp real emission times (§3.2.5)", clip(ev.Timestamp))
+	}
+}
+
+// envProducer implements ENV-PRODUCER (MUST, §3.2.6 and envelope schema
+// $defs/Producer): producer is an object; agent_id is a non-empty string;
+// agent_version, agent_name and model are non-empty strings when present
+// (prose: "any non-empty UTF-8 string"; the schema has minLength only on
+// agent_id, catalog §2.14 item 7 — prose wins); manifest_uri is an RFC 3986
+// URI; no other keys (schema additionalProperties:false).
+func (c *checker) envProducer() {
+	r := c.ev.vals[kProducer]
+	if r == nil {
+		return
+	}
+	if problem := producerProblem(r); problem != "" {
+		c.report("ENV-PRODUCER", "bad producer", "%s (§3.2.6)", problem)
+	}
+}
+
+// producerProblem returns a sentence saying what is wrong with producer
+// object r, or "". It is shared with subscription.accepted (MSG-ACC-SCHEMA).
+func producerProblem(r json.RawMessage) string {
+	if r[0] != '{' {
+		return "producer is " + jsonKind(r) + "; it must be an object with at least agent_id"
+	}
+	problem, hasID := "", false
+	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		name := string(k)
+		switch name {
+		case "agent_id", "agent_version", "agent_name", "model", "manifest_uri":
+			s, ok := rawText(v)
+			switch {
+			case !ok:
+				problem = "producer." + name + " is " + jsonKind(v) + "; it must be a non-empty string"
+			case len(s) == 0:
+				problem = "producer." + name + " is empty; producer fields must be non-empty strings"
+			case name == "manifest_uri" && !isURI(s):
+				problem = "producer.manifest_uri " + clipb(s) + " is not an absolute URI"
+			}
+			if name == "agent_id" {
+				hasID = true
+			}
+		default:
+			problem = "producer has the unknown key " + strconv.Quote(name) + "; only agent_id, agent_version, agent_name, model and manifest_uri are defined"
+		}
+		return problem == ""
+	})
+	if problem == "" && !hasID {
+		problem = "producer has no agent_id; it must identify the agent with a stable, non-empty agent_id"
+	}
+	return problem
+}
+
+// envAAEPVersion implements ENV-AAEP-VERSION (MUST, §3.4.4): when present,
+// aaep_version is a semantic version (pattern of §1.2) that names a
+// published version of the specification; only 1.0.0 is published.
+func (c *checker) envAAEPVersion() {
+	s, ok := rawText(c.ev.vals[kAAEPVersion])
+	if !ok {
+		return
+	}
+	if !reAAEPVersion.Match(s) {
+		c.report("ENV-AAEP-VERSION", "malformed aaep_version",
+			"aaep_version %s is not a semantic version such as \"1.0.0\" (§3.4.4)", clipb(s))
+		return
+	}
+	for _, v := range publishedVersions {
+		if string(s) == v {
+			return
+		}
+	}
+	c.report("ENV-AAEP-VERSION", "unpublished aaep_version",
+		"aaep_version %s is not a published AAEP version (published: %s); it must name the version the producer conforms to (§3.4.4)",
+		clipb(s), strings.Join(publishedVersions, ", "))
+}
+
+// envVerbosityEnum implements ENV-VERBOSITY-ENUM (MUST, §3.3.1): verbosity
+// is terse, normal or detailed.
+func (c *checker) envVerbosityEnum() {
+	if s, ok := rawText(c.ev.vals[kVerbosity]); ok && !oneOf(s, "terse", "normal", "detailed") {
+		c.report("ENV-VERBOSITY-ENUM", "bad verbosity",
+			"verbosity is %s; it must be \"terse\", \"normal\" or \"detailed\" (§3.3.1)", clipb(s))
+	}
+}
+
+// envUrgencyEnum implements ENV-URGENCY-ENUM (MUST, §3.3.2): urgency is
+// background, normal or critical.
+func (c *checker) envUrgencyEnum() {
+	if s, ok := rawText(c.ev.vals[kUrgency]); ok && !oneOf(s, "background", "normal", "critical") {
+		c.report("ENV-URGENCY-ENUM", "bad urgency",
+			"urgency is %s; it must be \"background\", \"normal\" or \"critical\" (§3.3.2)", clipb(s))
+	}
+}
+
+// envSeqNoType implements ENV-SEQNO-TYPE (MUST, §3.4.1): sequence_number
+// is an integer >= 0 (3.0 counts as an integer, as in JSON Schema).
+func (c *checker) envSeqNoType() {
+	r := c.ev.vals[kSeqNo]
+	if r == nil {
+		return
+	}
+	if n, ok := rawInt(r); !ok || n < 0 {
+		c.report("ENV-SEQNO-TYPE", "bad sequence_number",
+			"sequence_number is %s; it must be a non-negative integer (§3.4.1)", describe(r))
+	}
+}
+
+// envCorrelationType implements ENV-CORRELATION-TYPE (MUST, §3.4.2):
+// correlation_id is a string.
+func (c *checker) envCorrelationType() {
+	if r := c.ev.vals[kCorrelationID]; r != nil && r[0] != '"' {
+		c.report("ENV-CORRELATION-TYPE", "correlation_id not a string",
+			"correlation_id is %s; it must be a string such as a W3C traceparent (§3.4.2)", jsonKind(r))
+	}
+}
+
+// envLocHintsShape implements ENV-LOCHINTS-SHAPE (MUST, §3.3.3 and the
+// envelope schema $defs/LocalizationHints): only primary_language,
+// text_direction, available_languages, fallback_chain, script and calendar;
+// language tags match the §1.2 pattern; text_direction is ltr, rtl or auto;
+// available_languages has at most 32 unique tags, fallback_chain at most 16;
+// script is an ISO 15924 code; calendar is a string. A localization_hints
+// that is not an object is ENV-SCHEMA's.
+func (c *checker) envLocHintsShape() {
+	r := c.ev.vals[kLocHints]
+	if len(r) == 0 || r[0] != '{' {
+		return
+	}
+	if p := locHintsProblem(r); p != "" {
+		c.report("ENV-LOCHINTS-SHAPE", "bad localization_hints", "%s (§3.3.3, Ch. 11)", p)
+	}
+}
+
+func locHintsProblem(r json.RawMessage) string {
+	problem := ""
+	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		name := string(k)
+		switch name {
+		case "primary_language":
+			if s, ok := rawText(v); !ok || !isLanguageTag(s) {
+				problem = "localization_hints.primary_language " + describe(v) + " is not a language tag such as \"en-US\""
+			}
+		case "text_direction":
+			if s, ok := rawText(v); !ok || !oneOf(s, "ltr", "rtl", "auto") {
+				problem = "localization_hints.text_direction " + describe(v) + " must be \"ltr\", \"rtl\" or \"auto\""
+			}
+		case "available_languages", "fallback_chain":
+			limit := 32
+			if name == "fallback_chain" {
+				limit = 16
+			}
+			problem = tagListProblem("localization_hints."+name, v, 0, limit, name == "available_languages")
+		case "script":
+			if s, ok := rawText(v); !ok || !isScript(s) {
+				problem = "localization_hints.script " + describe(v) + " is not an ISO 15924 code such as \"Latn\""
+			}
+		case "calendar":
+			if v[0] != '"' {
+				problem = "localization_hints.calendar is " + jsonKind(v) + "; it must be a string"
+			}
+		default:
+			problem = "localization_hints has the unknown key " + strconv.Quote(name)
+		}
+		return problem == ""
+	})
+	return problem
+}
+
+// tagListProblem checks an array of language tags with min..max items,
+// optionally unique.
+func tagListProblem(name string, v json.RawMessage, min, max int, unique bool) string {
+	if v[0] != '[' {
+		return name + " is " + jsonKind(v) + "; it must be an array of language tags"
+	}
+	problem, n := "", 0
+	var seen []string
+	eachElement(v, func(i int, e json.RawMessage) bool {
+		n++
+		s, ok := rawText(e)
+		if !ok || !isLanguageTag(s) {
+			problem = name + " item " + strconv.Itoa(i) + " " + describe(e) + " is not a language tag such as \"en-US\""
+			return false
+		}
+		if unique {
+			for _, p := range seen {
+				if p == string(s) {
+					problem = name + " lists " + clipb(s) + " twice; its items must be unique"
+					return false
+				}
+			}
+			seen = append(seen, string(s))
+		}
+		return true
+	})
+	switch {
+	case problem != "":
+	case n < min:
+		problem = name + " has " + strconv.Itoa(n) + " items; at least " + strconv.Itoa(min) + " are required"
+	case n > max:
+		problem = name + " has " + strconv.Itoa(n) + " items; at most " + strconv.Itoa(max) + " are allowed"
+	}
+	return problem
+}
+
+// humanTextKeys are the payload fields holding text meant for people.
+var humanTextKeys = [...]key{kSummaryTerse, kSummaryNormal, kSummaryDetailed, kDescription, kQuestion, kChunk,
+	kErrorMessage, kAction, kConsequence, kReason, kRemediationHint, kRequestText, kPartialResult,
+	kOutputSummary, kContextText, kArgsSummary}
+
+// envLocHintsPresent implements ENV-LOCHINTS-PRESENT (catalog level MUST,
+// §11.1 vs §3.3.3): an event carrying human-readable text (summary_*,
+// description, question, a non-empty chunk, error_message, action,
+// consequence, reason, ...) carries localization_hints.primary_language.
+// Chapter 11 says MUST, Chapter 3 only RECOMMENDED: the specification
+// contradicts itself, so the rule is reported in the strict profile only.
+func (c *checker) envLocHintsPresent() {
+	if !c.strict {
+		return
+	}
+	ev := &c.ev
+	text := ""
+	for _, k := range humanTextKeys {
+		if s, ok := rawText(ev.vals[k]); ok && len(s) > 0 {
+			text = keyNames[k]
+			break
+		}
+	}
+	if text == "" {
+		return
+	}
+	if lh := ev.vals[kLocHints]; len(lh) > 0 && lh[0] == '{' {
+		has := false
+		eachMember(lh, func(k []byte, v json.RawMessage) bool {
+			has = string(k) == "primary_language"
+			return !has
+		})
+		if has {
+			return
+		}
+	}
+	c.report("ENV-LOCHINTS-PRESENT", "no primary_language",
+		"the event carries human-readable text (%s) but no localization_hints.primary_language; events with text for people must say its language (Ch. 11; §3.3.3 only recommends it)", text)
+}
+
+// envExtensionsShape implements ENV-EXTENSIONS-SHAPE (MUST, §3.4.3):
+// extensions is an object and each of its values is an object.
+func (c *checker) envExtensionsShape() {
+	r := c.ev.vals[kExtensions]
+	if r == nil {
+		return
+	}
+	if r[0] != '{' {
+		c.report("ENV-EXTENSIONS-SHAPE", "extensions not an object",
+			"extensions is %s; it must be an object keyed by extension prefix (§3.4.3)", jsonKind(r))
+		return
+	}
+	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		if v[0] != '{' {
+			c.report("ENV-EXTENSIONS-SHAPE", "extension value not an object",
+				"extensions.%s is %s; each extension's fields must be grouped in an object (§3.4.3)", clipb(k), jsonKind(v))
+			return false
+		}
+		return true
+	})
+}
+
+// envExtPrefixDeclared implements ENV-EXT-PREFIX-DECLARED (MUST, §3.4.3,
+// §3.11.4): every extensions key is declared in @context. With a string
+// @context nothing but the core vocabulary is declared; with an array the
+// prefix must appear in one of the extension context URIs (the catalog's
+// heuristic: context documents are not fetched).
+func (c *checker) envExtPrefixDeclared() {
+	r := c.ev.vals[kExtensions]
+	if len(r) == 0 || r[0] != '{' {
+		return
+	}
+	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		p := string(k)
+		if reservedPrefix(p) {
+			return true // ENV-EXT-RESERVED-PREFIX
+		}
+		if !c.declaredInContext(p, false) {
+			c.report("ENV-EXT-PREFIX-DECLARED", "extension prefix undeclared",
+				"extensions uses the prefix %q, but no @context entry declares it; add the extension's context URI to an @context array (§3.4.3)", p)
+			return false
+		}
+		return true
+	})
+}
+
+// reservedPrefix reports the prefixes extensions must not use (§7.3.2).
+func reservedPrefix(p string) bool {
+	switch p {
+	case "aaep", "xsd", "rdf", "rdfs":
+		return true
+	}
+	return strings.HasPrefix(p, "@")
+}
+
+// envExtReservedPrefix implements ENV-EXT-RESERVED-PREFIX (MUST, §7.3.2):
+// no extensions key, and no compact type prefix of an extension type, is
+// aaep, xsd, rdf, rdfs or starts with "@".
+func (c *checker) envExtReservedPrefix() {
+	if r := c.ev.vals[kExtensions]; len(r) > 0 && r[0] == '{' {
+		eachMember(r, func(k []byte, v json.RawMessage) bool {
+			if reservedPrefix(string(k)) {
+				c.report("ENV-EXT-RESERVED-PREFIX", "reserved extension prefix",
+					"extensions uses the reserved prefix %q; aaep, xsd, rdf, rdfs and @-names cannot name an extension (§7.3.2)", clipb(k))
+				return false
+			}
+			return true
+		})
+	}
+	if i := strings.IndexByte(c.ev.Type, ':'); i > 0 && !strings.HasPrefix(c.ev.Type[i:], "://") {
+		if p := c.ev.Type[:i]; p != "aaep" && reservedPrefix(p) {
+			c.report("ENV-EXT-RESERVED-PREFIX", "reserved type prefix",
+				"type %s uses the reserved prefix %q; extension types need their own prefix (§7.3.2)", clip(c.ev.Type), p)
+		}
+	}
+}
+
+// envForbiddenFields implements ENV-FORBIDDEN-FIELDS (MUST, §3.5, §3.11.5,
+// §2.2.6): top-level keys are envelope fields or payload fields of the
+// event's core type; custom fields belong in extensions; no aaep_* key other
+// than aaep_version, and no @id, @graph, @base or @vocab. Prose over schema:
+// no schema closes the top level (catalog §2.14 item 1), so this is checked
+// here. Payload fields that only the schema defines (e.g. irreversible on
+// confirmations, summary_detailed on progress) are accepted. For extension
+// types only the reserved names are checked: their payload vocabulary is
+// the extension's.
+func (c *checker) envForbiddenFields() {
+	ev := &c.ev
+	var bad []string
+	if ci := coreIndex(ev.Core); ci >= 0 {
+		allowed := &payloadKeys[ci]
+		for k := key(1); k < numKeys; k++ {
+			if ev.vals[k] != nil && !envelopeKeys.has(k) && !allowed.has(k) {
+				bad = append(bad, keyNames[k])
+			}
+		}
+		bad = append(bad, ev.unknown...)
+	} else {
+		for _, u := range ev.unknown {
+			if strings.HasPrefix(u, "aaep_") || reservedJSONLD(u) {
+				bad = append(bad, u)
+			}
+		}
+	}
+	if len(bad) > 0 {
+		what := "the event's type"
+		if ev.Core != "" {
+			what = ev.Core
+		}
+		c.report("ENV-FORBIDDEN-FIELDS", "forbidden field "+clip(bad[0]),
+			"the event has top-level field(s) %s that neither the envelope nor %s defines; custom data must go inside extensions under a declared prefix (§3.5)",
+			quoteList(bad), what)
+	}
+}
+
+func reservedJSONLD(k string) bool {
+	switch k {
+	case "@id", "@graph", "@base", "@vocab":
+		return true
+	}
+	return false
+}
+
+// envSize implements ENV-SIZE (SHOULD, §3.7): at most 64 KiB serialized, at
+// most 32 envelope-level fields (top-level keys plus the prefix keys inside
+// extensions), payload nesting of at most 8 levels (the event object is
+// level 0, so {"progress":{...}} nests 1 level), and no string longer than
+// 16 KiB (UTF-8 bytes after unescaping; prose over the schemas'
+// maxLength in characters, catalog §2.14 item 8). available_languages is
+// ENV-LOCHINTS-SHAPE's. Receivers must handle excess gracefully, hence
+// SHOULD.
+func (c *checker) envSize() {
+	ev := &c.ev
+	if n := len(ev.Raw); n > maxEventBytes {
+		c.report("ENV-SIZE", "event over 64 KiB",
+			"the event is %d bytes, over the 64 KiB limit; large content should be referenced by URI or split (§3.7)", n)
+	}
+	keys := ev.scan.keys
+	if r := ev.vals[kExtensions]; len(r) > 0 && r[0] == '{' {
+		eachMember(r, func([]byte, json.RawMessage) bool { keys++; return true })
+	}
+	if keys > maxEnvelopeKeys {
+		c.report("ENV-SIZE", "over 32 fields",
+			"the event has %d envelope-level fields (top-level keys plus extension prefixes), over the limit of 32 (§3.7)", keys)
+	}
+	if d := ev.scan.depth - 1; d > maxPayloadDepth {
+		c.report("ENV-SIZE", "nested too deep",
+			"the event's payload nests %d levels deep, over the limit of 8 (§3.7)", d)
+	}
+	if ev.scan.longStr > maxStringBytes {
+		at := ev.scan.longStrAt
+		sc := scanner{b: ev.Raw, i: at}
+		_ = sc.skipString() // the scan already validated it
+		if s, ok := rawText(ev.Raw[at:sc.i]); ok && len(s) > maxStringBytes {
+			c.report("ENV-SIZE", "string over 16 KiB",
+				"a string under %q is %d bytes long, over the 16 KiB limit; long content should be split across events or referenced by URI (§3.7)",
+				ev.scan.longStrKey, len(s))
+		}
+	}
+}
+
+// envSchema implements ENV-SCHEMA (MUST, §3.9 steps 3 and 7, §9.3.1(8)):
+// the envelope fields have the JSON types envelope.schema.json gives them.
+// Every other envelope constraint of the schema has its own, more specific
+// rule above (formats, enums, patterns, producer, @context, extensions,
+// sequence_number, correlation_id), so this rule covers what is left: type,
+// event_id, session_id, timestamp, aaep_version, verbosity and urgency must
+// be strings and localization_hints an object. Each finding names one field.
+func (c *checker) envSchema() {
+	ev := &c.ev
+	for _, k := range [...]key{kType, kEventID, kSessionID, kTimestamp, kAAEPVersion, kVerbosity, kUrgency} {
+		if r := ev.vals[k]; r != nil && r[0] != '"' {
+			c.report("ENV-SCHEMA", keyNames[k]+" not a string",
+				"%s is %s; the envelope schema requires a string (§3.9)", keyNames[k], jsonKind(r))
+		}
+	}
+	if r := ev.vals[kLocHints]; r != nil && r[0] != '{' {
+		c.report("ENV-SCHEMA", "localization_hints not an object",
+			"localization_hints is %s; the envelope schema requires an object (§3.3.3, §3.9)", jsonKind(r))
+	}
+}
+
+// ---- value checks shared by the rules ----
+
+// isID reports whether s is prefix followed by 1 to 64 ASCII letters or
+// digits: the ABNF of event_id, session_id, reply_token, subscription_id,
+// tool_call_id and output_id.
+func isID(s []byte, prefix string) bool {
+	if len(s) <= len(prefix) || len(s) > len(prefix)+64 || string(s[:len(prefix)]) != prefix {
+		return false
+	}
+	for _, c := range s[len(prefix):] {
+		if !isAlnum(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func isAlpha(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+// isLanguageTag is ^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$.
+func isLanguageTag(s []byte) bool {
+	i := 0
+	for i < len(s) && isAlpha(s[i]) {
+		i++
+	}
+	if i == 0 || i > 8 {
+		return false
+	}
+	for i < len(s) {
+		if s[i] != '-' {
+			return false
+		}
+		i++
+		j := i
+		for i < len(s) && isAlnum(s[i]) {
+			i++
+		}
+		if i == j || i-j > 8 {
+			return false
+		}
+	}
+	return true
+}
+
+// isScript is ^[A-Z][a-z]{3}$.
+func isScript(s []byte) bool {
+	return len(s) == 4 && s[0] >= 'A' && s[0] <= 'Z' &&
+		s[1] >= 'a' && s[1] <= 'z' && s[2] >= 'a' && s[2] <= 'z' && s[3] >= 'a' && s[3] <= 'z'
+}
+
+// isToolName is ^[A-Za-z_][A-Za-z0-9_.-]{0,255}$.
+func isToolName(s []byte) bool {
+	if len(s) == 0 || len(s) > 256 || !(isAlpha(s[0]) || s[0] == '_') {
+		return false
+	}
+	for _, c := range s[1:] {
+		if !(isAlnum(c) || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// isContentType is ^[a-zA-Z][a-zA-Z0-9.+_-]*/[a-zA-Z][a-zA-Z0-9.+_-]*$.
+func isContentType(s []byte) bool {
+	part := func(p []byte) bool {
+		if len(p) == 0 || !isAlpha(p[0]) {
+			return false
+		}
+		for _, c := range p[1:] {
+			if !(isAlnum(c) || c == '.' || c == '+' || c == '_' || c == '-') {
+				return false
+			}
+		}
+		return true
+	}
+	for i, c := range s {
+		if c == '/' {
+			return part(s[:i]) && part(s[i+1:])
+		}
+	}
+	return false
+}
+
+// isURI reports whether s is an absolute RFC 3986 URI: a scheme, a colon,
+// and only characters a URI may hold (unreserved, reserved, and valid
+// percent-escapes). This is what JSON Schema's format:uri asserts.
+func isURI(s []byte) bool {
+	i := 0
+	for i < len(s) && s[i] != ':' {
+		c := s[i]
+		if !(isAlpha(c) || (i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'))) {
+			return false
+		}
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return false
+	}
+	for i++; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isAlnum(c):
+		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func oneOf(s []byte, values ...string) bool {
+	for _, v := range values {
+		if string(s) == v {
+			return true
+		}
+	}
+	return false
+}
+
+// clip quotes s for a message, shortened to 60 characters.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
+		return strconv.Quote(string(r[:57])) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func clipb(b []byte) string { return clip(string(b)) }
+
+// describe renders raw value r for a message: strings quoted and clipped,
+// other values by kind (numbers and literals as written).
+func describe(r json.RawMessage) string {
+	if len(r) == 0 {
+		return "absent"
+	}
+	switch r[0] {
+	case '"':
+		s, _ := rawText(r)
+		return clipb(s)
+	case '{', '[':
+		return jsonKind(r)
+	}
+	return clip(string(r))
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = clip(n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,344 @@
+package aaep
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// msgRules are the single-message handshake/reply rules of catalog §5.9
+// (9), applied to messages that are not events. Envelope rules are never
+// applied to these messages: they carry no envelope (catalog §0).
+var msgRules = []singleRule{
+	{protocol.Rule{ID: "MSG-TYPE-KNOWN", Level: protocol.Must, Summary: "A message that is not an event has one of the 7 handshake/reply types."}, scopeMessage, (*checker).msgTypeKnown},
+	{protocol.Rule{ID: "MSG-REQ-SCHEMA", Level: protocol.Must, Summary: "subscription.request validates against its schema, formats asserted."}, scopeMessage, (*checker).msgReqSchema},
+	{protocol.Rule{ID: "MSG-ACC-SCHEMA", Level: protocol.Must, Summary: "subscription.accepted validates against its schema."}, scopeMessage, (*checker).msgAccSchema},
+	{protocol.Rule{ID: "MSG-REJ-SCHEMA", Level: protocol.Must, Summary: "subscription.rejected validates against its schema, including the reason_code enum."}, scopeMessage, (*checker).msgRejSchema},
+	{protocol.Rule{ID: "MSG-RENEG-SHAPE", Level: protocol.Must, Summary: "subscription.renegotiate has a sub_ subscription_id and a capabilities object obeying §5.3."}, scopeMessage, (*checker).msgRenegShape},
+	{protocol.Rule{ID: "MSG-CLOSE-SHAPE", Level: protocol.Should, Summary: "subscription.close has a subscription_id; reason_code and reason_message are strings."}, scopeMessage, (*checker).msgCloseShape},
+	{protocol.Rule{ID: "MSG-CONF-REPLY-SCHEMA", Level: protocol.Must, Summary: "confirmation.reply validates against its schema."}, scopeMessage, (*checker).msgConfReplySchema},
+	{protocol.Rule{ID: "MSG-CLAR-REPLY-SCHEMA", Level: protocol.Must, Summary: "clarification.reply validates against its schema."}, scopeMessage, (*checker).msgClarReplySchema},
+	{protocol.Rule{ID: "MSG-CAP-UNKNOWN", Level: protocol.Info, Summary: "Unknown capability keys hold objects (extension capabilities); others are ignored as the prose demands, though the schema rejects them."}, scopeMessage, (*checker).msgCapUnknown},
+}
+
+var (
+	subIDSpec   = fieldSpec{k: kSubscriptionID, kind: fString, max: noMax, pat: idPat("sub_"), patText: reSubscription.String()}
+	versionSpec = fieldSpec{k: kAAEPVersion, kind: fString, max: noMax, pat: reAAEPVersion.Match, patText: reAAEPVersion.String()}
+	corrSpec    = fieldSpec{k: kCorrelationID, kind: fString, max: noMax}
+)
+
+func hstr(k key, min, max int64) fieldSpec {
+	return fieldSpec{k: k, kind: fString, min: min, max: max, hardMax: true}
+}
+
+// messageSpecs are the handshake and reply message fields (catalog §5.1–§5.8
+// and schemas/handshake/*; renegotiate and close have no schema and take
+// their shape from the §5.7.1 and §5.8.1 examples).
+var (
+	requestSpecs = []fieldSpec{reqd(versionSpec), reqd(hstr(kSubscriberID, 1, 256)), {k: kCapabilities, req: true, kind: fCapabilities},
+		hstr(kSubscriberName, 0, 256), hstr(kSubscriberVersion, 0, 64), {k: kSubscriberManifestURI, kind: fURI}, corrSpec,
+		{k: kExtensions, kind: fExtObjects}}
+	acceptedSpecs = []fieldSpec{reqd(subIDSpec), reqd(versionSpec), {k: kProducer, req: true, kind: fProducer},
+		{k: kHonoredCapabilities, req: true, kind: fCapabilities}, {k: kManifestURI, kind: fURI},
+		{k: kSignedManifest, kind: fString, max: noMax, pat: reSignedJWS.Match, patText: "a JWS compact serialization " + reSignedJWS.String()},
+		hstr(kNegotiationNotes, 0, 4096)}
+	rejectedSpecs = []fieldSpec{reqd(fieldSpec{k: kReasonCode, kind: fEnum, enum: []string{"version_unsupported", "manifest_signature_required",
+		"capabilities_incompatible", "rate_limit", "authentication_required", "authorization_denied", "transport_unavailable", "unknown"}}),
+		reqd(hstr(kReasonMessage, 1, 4096)), {k: kRetryAfterSeconds, kind: fInt, min: 0, max: 86400}, {k: kAlternativeManifestURI, kind: fURI}}
+	renegotiateSpecs = []fieldSpec{reqd(subIDSpec), {k: kCapabilities, req: true, kind: fCapabilities}}
+	closeSpecs       = []fieldSpec{reqd(fieldSpec{k: kSubscriptionID, kind: fString, max: noMax}), {k: kReasonCode, kind: fString, max: noMax},
+		{k: kReasonMessage, kind: fString, max: noMax}}
+	confReplySpecs = []fieldSpec{reqd(pattern(kReplyToken, idPat("rpl_"), reReplyToken.String())),
+		reqd(fieldSpec{k: kDecision, kind: fEnum, enum: []string{"accept", "reject"}}), reqd(subIDSpec),
+		{k: kTimestamp, req: true, kind: fDateTime}, hstr(kDecidedBy, 1, 256), hstr(kDecisionRationale, 1, 4096),
+		{k: kModifiedAction, kind: fObject}, corrSpec}
+	clarReplySpecs = []fieldSpec{reqd(pattern(kReplyToken, idPat("rpl_"), reReplyToken.String())),
+		{k: kResponse, req: true, kind: fResponse}, reqd(subIDSpec), {k: kTimestamp, req: true, kind: fDateTime},
+		hstr(kDecidedBy, 1, 256), {k: kConfidence, kind: fNumber, min: 0, max: 1}, corrSpec}
+)
+
+// capabilitySpecs are the capability fields of §5.3 (request capabilities
+// and accepted honored_capabilities share them).
+var capabilitySpecs = []fieldSpec{
+	{name: "max_events_per_second", kind: fInt, min: 1, max: 100000},
+	{name: "preferred_verbosity", kind: fEnum, enum: []string{"terse", "normal", "detailed"}},
+	{name: "languages", kind: fStrings, min: 1, max: 32, itemMax: noMax, unique: true, pat: isLanguageTag, patText: "a language tag such as \"en-US\""},
+	{name: "supports_confirmation_reply", kind: fBool},
+	{name: "supports_clarification_reply", kind: fBool},
+	{name: "coalesce_boundaries", kind: fStrings, min: 1, max: 5, itemMax: noMax, unique: true, enum: []string{"none", "word", "sentence", "paragraph", "completion"}},
+	{name: "event_filters", kind: fEventFilters},
+	{name: "supported_conformance_levels", kind: fIntEnumList, min: 1, max: 3, enumInts: []int64{1, 2, 3}},
+	{name: "supported_extensions", kind: fStrings, min: 0, max: 64, itemMax: noMax, unique: true, pat: isURI, patText: "an absolute URI"},
+	{name: "cognitive_load", kind: fEnum, enum: []string{"low", "medium", "high"}},
+	{name: "pace_wpm", kind: fInt, min: 50, max: 1000},
+	{name: "accept_signed_manifests_only", kind: fBool},
+}
+
+func capabilitySpec(name string) *fieldSpec {
+	for i := range capabilitySpecs {
+		if capabilitySpecs[i].name == name {
+			return &capabilitySpecs[i]
+		}
+	}
+	return nil
+}
+
+// capabilitiesProblem checks a capability object. Unknown keys are left to
+// MSG-CAP-UNKNOWN.
+func (c *checker) capabilitiesProblem(name string, r json.RawMessage) string {
+	if r[0] != '{' {
+		return name + " is " + jsonKind(r) + "; it must be an object ({} is allowed)"
+	}
+	problem := ""
+	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		if f := capabilitySpec(string(k)); f != nil {
+			problem = c.fieldProblem(name+"."+string(k), f, v)
+		}
+		return problem == ""
+	})
+	return problem
+}
+
+// eventFiltersProblem checks the event_filters capability: an object with
+// only include and exclude, each an array of unique strings of 1..256
+// characters.
+func (c *checker) eventFiltersProblem(name string, r json.RawMessage) string {
+	if r[0] != '{' {
+		return name + " is " + jsonKind(r) + "; it must be an object with include and exclude lists"
+	}
+	list := fieldSpec{kind: fStrings, min: 0, max: noMax, itemMin: 1, itemMax: 256, hardMax: true, unique: true}
+	problem := ""
+	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		switch string(k) {
+		case "include", "exclude":
+			problem = c.stringsProblem(name+"."+string(k), &list, v)
+		default:
+			problem = name + " has the unknown key " + clipb(k) + "; only include and exclude are defined"
+		}
+		return problem == ""
+	})
+	return problem
+}
+
+// intEnumListProblem checks an array of unique integers from f.enumInts.
+func intEnumListProblem(name string, f *fieldSpec, r json.RawMessage) string {
+	if r[0] != '[' {
+		return name + " is " + jsonKind(r) + "; it must be an array of integers"
+	}
+	problem, n := "", 0
+	var seen []int64
+	eachElement(r, func(i int, v json.RawMessage) bool {
+		n++
+		x, ok := rawInt(v)
+		valid := false
+		for _, e := range f.enumInts {
+			valid = valid || (ok && x == e)
+		}
+		if !valid {
+			problem = name + " item " + strconv.Itoa(i) + " is " + describe(v) + "; it must be 1, 2 or 3"
+			return false
+		}
+		for _, p := range seen {
+			if p == x {
+				problem = name + " lists " + strconv.FormatInt(x, 10) + " twice; its items must be unique"
+				return false
+			}
+		}
+		seen = append(seen, x)
+		return true
+	})
+	switch {
+	case problem != "":
+	case int64(n) < f.min:
+		problem = name + " is empty; it must list at least one level"
+	case int64(n) > f.max:
+		problem = name + " has " + strconv.Itoa(n) + " items; at most " + strconv.FormatInt(f.max, 10) + " are allowed"
+	}
+	return problem
+}
+
+// isDateTime reports an RFC 3339 date-time (JSON Schema format:date-time):
+// the prose grammar, but letter case of T and Z and the number of fraction
+// digits are free.
+func isDateTime(s []byte) bool {
+	if len(s) < 20 || len(s) > 64 {
+		return false
+	}
+	var buf [64]byte
+	b := buf[:len(s)]
+	copy(b, s)
+	if b[10] == 't' {
+		b[10] = 'T'
+	}
+	if b[len(b)-1] == 'z' {
+		b[len(b)-1] = 'Z'
+	}
+	return parseStrict(string(b)).ok
+}
+
+// validateMessage reports, under rule id, each field of the current
+// message that breaks specs, the missing required fields, and (closed) the
+// keys the schema does not define.
+func (c *checker) validateMessage(id string, specs []fieldSpec, closed bool, source string) {
+	ev := &c.ev
+	var missing, extra []string
+	var allowed keySet
+	allowed.add(kType)
+	for i := range specs {
+		f := &specs[i]
+		allowed.add(f.k)
+		r := ev.vals[f.k]
+		if r == nil {
+			if f.req {
+				missing = append(missing, keyNames[f.k])
+			}
+			continue
+		}
+		if p := c.fieldProblem(keyNames[f.k], f, r); p != "" {
+			c.report(id, "bad "+keyNames[f.k], "%s: %s (%s)", ev.Type, p, source)
+		}
+	}
+	if len(missing) > 0 {
+		c.report(id, "missing "+strings.Join(missing, ", "),
+			"%s lacks the required field(s) %s (%s)", ev.Type, strings.Join(missing, ", "), source)
+	}
+	if !closed {
+		return
+	}
+	for k := key(1); k < numKeys; k++ {
+		if ev.vals[k] != nil && !allowed.has(k) {
+			extra = append(extra, keyNames[k])
+		}
+	}
+	extra = append(extra, ev.unknown...)
+	if len(extra) > 0 {
+		c.report(id, "unexpected "+clip(extra[0]),
+			"%s has field(s) %s that its schema does not allow (additionalProperties:false); handshake and reply messages carry no envelope or custom fields (%s)",
+			ev.Type, quoteList(extra), source)
+	}
+}
+
+// msgTypeKnown implements MSG-TYPE-KNOWN (MUST, Ch. 5, Ch. 6): a message
+// without an event's form (no prefixed type, no envelope fields) has one of
+// the 7 handshake/reply types; anything else is malformed.
+func (c *checker) msgTypeKnown() {
+	ev := &c.ev
+	if IsMessageType(ev.Type) {
+		return
+	}
+	r := ev.vals[kType]
+	switch {
+	case r == nil:
+		c.report("MSG-TYPE-KNOWN", "no type",
+			"the message has neither an event envelope nor a type; AAEP messages are events or one of the handshake/reply messages (%s)", strings.Join(messageTypeList[:], ", "))
+	case r[0] != '"':
+		c.report("MSG-TYPE-KNOWN", "type not a string", "the message's type is %s; it must be a string naming the message", jsonKind(r))
+	default:
+		c.report("MSG-TYPE-KNOWN", "unknown message type",
+			"the message type %s is not an event type and not one of the handshake/reply messages %s (Ch. 5, Ch. 6)", clip(ev.Type), strings.Join(messageTypeList[:], ", "))
+	}
+}
+
+// msgReqSchema implements MSG-REQ-SCHEMA (MUST, §5.2, §5.3 and
+// subscription.request.schema.json, format assertion on): aaep_version,
+// subscriber_id and capabilities are required, the capability fields obey
+// §5.3, and no other field is allowed. Unknown capability keys are
+// MSG-CAP-UNKNOWN's (prose over schema).
+func (c *checker) msgReqSchema() {
+	if c.ev.Type == MsgSubscriptionRequest {
+		c.validateMessage("MSG-REQ-SCHEMA", requestSpecs, true, "§5.2")
+	}
+}
+
+// msgAccSchema implements MSG-ACC-SCHEMA (MUST, §5.4 and
+// subscription.accepted.schema.json): subscription_id (sub_ pattern),
+// aaep_version, producer and honored_capabilities are required;
+// manifest_uri is a URI, signed_manifest a JWS compact string,
+// negotiation_notes at most 4096 characters; no other field.
+func (c *checker) msgAccSchema() {
+	if c.ev.Type == MsgSubscriptionAccepted {
+		c.validateMessage("MSG-ACC-SCHEMA", acceptedSpecs, true, "§5.4")
+	}
+}
+
+// msgRejSchema implements MSG-REJ-SCHEMA (MUST, §5.5 and
+// subscription.rejected.schema.json): reason_code from the §5.5.3 list and
+// a reason_message of 1..4096 characters are required;
+// retry_after_seconds is 0..86400; no other field.
+func (c *checker) msgRejSchema() {
+	if c.ev.Type == MsgSubscriptionRejected {
+		c.validateMessage("MSG-REJ-SCHEMA", rejectedSpecs, true, "§5.5")
+	}
+}
+
+// msgRenegShape implements MSG-RENEG-SHAPE (MUST, derived from §5.7.1;
+// renegotiate has no schema): subscription_id matches the sub_ pattern and
+// capabilities is an object whose fields obey §5.3. Other fields are not
+// judged, since no schema closes the message.
+func (c *checker) msgRenegShape() {
+	if c.ev.Type == MsgSubscriptionRenegotiate {
+		c.validateMessage("MSG-RENEG-SHAPE", renegotiateSpecs, false, "§5.7.1")
+	}
+}
+
+// msgCloseShape implements MSG-CLOSE-SHAPE (SHOULD, derived from §5.8.1;
+// close has no schema): subscription_id is present and a string;
+// reason_code and reason_message, when present, are strings (close reason
+// codes are not enumerated).
+func (c *checker) msgCloseShape() {
+	if c.ev.Type == MsgSubscriptionClose {
+		c.validateMessage("MSG-CLOSE-SHAPE", closeSpecs, false, "§5.8.1")
+	}
+}
+
+// msgConfReplySchema implements MSG-CONF-REPLY-SCHEMA (MUST, §6.3 and
+// confirmation.reply.schema.json): reply_token (rpl_ pattern), decision
+// (accept or reject), subscription_id (sub_ pattern) and timestamp
+// (RFC 3339) are required; no other field. The reply schemas have no
+// session_id although §6.9 speaks of session validation (catalog §2.14
+// item 19): the schema's closed shape is followed.
+func (c *checker) msgConfReplySchema() {
+	if c.ev.Type == MsgConfirmationReply {
+		c.validateMessage("MSG-CONF-REPLY-SCHEMA", confReplySpecs, true, "§6.3")
+	}
+}
+
+// msgClarReplySchema implements MSG-CLAR-REPLY-SCHEMA (MUST, §6.5 and
+// clarification.reply.schema.json): reply_token, response (a string of
+// 1..16384 characters, a boolean or a number), subscription_id and
+// timestamp are required; confidence is 0..1; no other field.
+func (c *checker) msgClarReplySchema() {
+	if c.ev.Type == MsgClarificationReply {
+		c.validateMessage("MSG-CLAR-REPLY-SCHEMA", clarReplySpecs, true, "§6.5")
+	}
+}
+
+// msgCapUnknown implements MSG-CAP-UNKNOWN (INFO, §5.3.2 vs schema):
+// capability keys not defined by §5.3 are extension capabilities, which the
+// schema requires to be objects; prose says unknown capabilities MUST be
+// ignored, not rejected. Prose over schema: a non-object unknown capability
+// is noted here at INFO level instead of failing MSG-REQ-SCHEMA,
+// MSG-ACC-SCHEMA or MSG-RENEG-SHAPE.
+func (c *checker) msgCapUnknown() {
+	var r json.RawMessage
+	switch c.ev.Type {
+	case MsgSubscriptionRequest, MsgSubscriptionRenegotiate:
+		r = c.ev.vals[kCapabilities]
+	case MsgSubscriptionAccepted:
+		r = c.ev.vals[kHonoredCapabilities]
+	}
+	if len(r) == 0 || r[0] != '{' {
+		return
+	}
+	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		if capabilitySpec(string(k)) == nil && v[0] != '{' {
+			c.report("MSG-CAP-UNKNOWN", "unknown capability "+clipb(k),
+				"%s declares the unknown capability %s as %s; extension capabilities are objects under their prefix, and unknown ones are ignored (§5.3.2)",
+				c.ev.Type, clipb(k), jsonKind(v))
+			return false
+		}
+		return true
+	})
+}
