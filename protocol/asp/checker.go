@@ -1,0 +1,1006 @@
+package asp
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// Timeout defaults of the state-machine page, and other bounds.
+const (
+	invitationTimeout = 30 * time.Second
+	sessionTimeout    = 3600 * time.Second
+	escalationTimeout = 3600 * time.Second
+	// uuidClockSkew is how far a timestamp may be from its UUIDv7 time
+	// before ASP-E07W warns [INFERRED].
+	uuidClockSkew = 5 * time.Minute
+	// recentMemory bounds the stream-wide memory of message IDs and hashes
+	// (ASP-E04, ASP-H03) and of ended sessions (ASP-S07).
+	recentMemory = protocol.DefaultClosedMemory
+
+	maxSenders   = 64
+	maxProposals = 64
+	maxCleared   = 32
+	maxStack     = 32
+	maxIdentity  = 16
+	maxSources   = 4096
+)
+
+// frameKind says how an envelope was carried.
+type frameKind uint8
+
+const (
+	frameNone    frameKind = iota // a bare envelope
+	frameMessage                  // WebSocket {"type":"message","envelope":…}
+	frameSend                     // WebSocket {"type":"send","envelope":…}
+)
+
+// grace is the one message a terminal session may still take.
+type grace uint8
+
+const (
+	graceNone        grace = iota
+	graceMutualClose       // lenient: the other participant's CLOSE
+	graceRejectAnswer      // strict: the REJECT invalid_state_transition answering a violation
+)
+
+type escalation struct {
+	prev     string
+	start    time.Time
+	deadline time.Time
+}
+
+type proposal struct {
+	id         string
+	sender     string
+	validUntil time.Time
+}
+
+// await is a message whose constraints bind the next reply.
+type await struct {
+	from        string
+	index       int64
+	at          time.Time
+	maxResponse time.Duration
+	allowed     []string
+	reqTrust    float64
+	hasReqTrust bool
+}
+
+// session is the state of one open ASP session.
+type session struct {
+	id          string
+	state       string
+	messages    int
+	first, last time.Duration
+	version     string
+	// adopted: the session's start was not recorded (ASP-S01) or a
+	// WebSocket frame announced its state; the chain start is unknown.
+	adopted bool
+
+	inviter    string
+	acceptors  []string
+	identities []string
+	accepted   bool
+
+	lastHash string
+	seq      map[string]int64
+
+	lastTS         time.Time
+	inviteDeadline time.Time
+	timeout        time.Duration
+	convStart      time.Time
+	paused         time.Duration
+	lifetimeWarned bool
+	stack          []escalation
+
+	pending, pendingMsg, committer string
+	cleared                        []string
+	proposals                      []proposal
+	resultSeen                     bool
+
+	await          *await
+	grace          grace
+	graceFrom      string
+	afterViolation bool
+	// expect is a state a session_state frame announced before the message
+	// that causes it.
+	expect string
+}
+
+type ended struct {
+	state        string
+	lateReported bool
+}
+
+type seenID struct {
+	hash  string
+	frame frameKind
+}
+
+type checker struct {
+	md       *model
+	r        protocol.Reporter
+	strict   bool
+	sessions *protocol.Sessions[session]
+	ended    *fifo[ended]
+	ids      *fifo[seenID]
+	hashes   *fifo[struct{}]
+	bySource map[int]string
+	last     string
+	// now is the latest message timestamp of the stream, the clock for
+	// timeouts at the end of the stream.
+	now time.Time
+}
+
+func newChecker(md *model, r protocol.Reporter, strict bool) *checker {
+	return &checker{
+		md: md, r: r, strict: strict,
+		sessions: protocol.NewSessions[session](recentMemory),
+		ended:    newFIFO[ended](recentMemory),
+		ids:      newFIFO[seenID](recentMemory),
+		hashes:   newFIFO[struct{}](recentMemory),
+		bySource: map[int]string{},
+	}
+}
+
+// Handle checks one ASP message, WebSocket frame or foreign-protocol message.
+func (c *checker) Handle(m *protocol.Message) {
+	if !m.Fields.Object {
+		c.r.Report(ruleE01, "", m, "not JSON", "message %d is not a JSON object, so it cannot be an ASP envelope", m.Index)
+		return
+	}
+	f := &m.Fields
+	raw, frame := json.RawMessage(m.Raw), frameNone
+	if f.Performative == "" {
+		switch {
+		case (f.Type == "message" || f.Type == "send") && f.ASPHasEnvelop:
+			if raw = envelopeOf(m.Raw); raw == nil {
+				c.r.Report(ruleE01, "", m, "bad envelope", "the WebSocket %s frame's envelope is not a readable JSON object", f.Type)
+				return
+			}
+			frame = frameMessage
+			if f.Type == "send" {
+				frame = frameSend
+			}
+		case stateFrames[f.Type]:
+			c.stateFrame(m)
+			return
+		case controlFrames[f.Type]:
+			return // transport bookkeeping; nothing to check
+		case strings.HasPrefix(f.Type, "session.") && isOtherASP(m.Raw):
+			c.r.Report(ruleX01, "", m, "other Agent Session Protocol", "message %d (type %q with id, created_at and data) belongs to agentsessionprotocol.org's Agent Session Protocol, a different protocol from npayload ASP; it is not checked", m.Index, clip(f.Type, 40))
+			return
+		}
+	}
+	c.handle(m, decode(raw, c.md), frame)
+}
+
+func (c *checker) handle(m *protocol.Message, e *envelope, frame frameKind) {
+	id := e.sessionID
+	for _, is := range e.issues {
+		c.r.Report(is.rule, id, m, is.short, "%s", is.text)
+	}
+	if e.hasTS && e.ts.After(c.now) {
+		c.now = e.ts
+	}
+	dup := false
+	if e.messageID != "" {
+		if prev, ok := c.ids.get(e.messageID); ok {
+			if prev.frame != frame && prev.frame != frameNone && frame != frameNone && prev.hash == e.hash {
+				return // the WebSocket echo of a message already checked
+			}
+			dup = true
+		} else {
+			c.ids.put(e.messageID, seenID{e.hash, frame})
+		}
+	}
+	if id == "" {
+		// Discovery, or no usable sessionId: envelope checks only.
+		if dup {
+			c.r.Report(ruleE04, "", m, "duplicate messageId", "messageId %s was already used by an earlier message; a repeated messageId is a replay", e.messageID)
+		}
+		return
+	}
+	if len(c.bySource) >= maxSources {
+		clear(c.bySource)
+	}
+	c.bySource[m.Source], c.last = id, id
+
+	s := c.sessions.Get(id)
+	if s == nil {
+		if end, ok := c.ended.get(id); ok {
+			c.late(m, e, id, end)
+			return
+		}
+		s = c.open(id, m)
+	}
+	s.messages++
+	s.last = m.Offset
+	if dup {
+		c.r.Report(ruleE04, id, m, "duplicate messageId", "messageId %s was already used by an earlier message; a repeated messageId is a replay, so this message is ignored", e.messageID)
+		c.step(s, m, e, s.state, s.state, protocol.StepOther, "duplicate, ignored")
+		return
+	}
+	c.sessionEnvelope(s, m, e)
+	if !terminal(s.state) && e.hasTS && c.expired(s, m, e.ts) {
+		c.step(s, m, e, sFailed, sFailed, protocol.StepOther, "after the timeout")
+		c.end(s, true)
+		return
+	}
+	if e.hasTS && e.ts.After(s.lastTS) {
+		s.lastTS = e.ts
+	}
+	if !c.chain(s, m, e) {
+		return
+	}
+	if terminal(s.state) {
+		c.graceMessage(s, m, e)
+		return
+	}
+	c.replies(s, m, e)
+	if c.md.minimal[e.sender] && e.perf != "" && e.perf != pInform && e.perf != pQuery && e.perf != pClose {
+		c.r.Report(ruleC03, id, m, "not Minimal", "%s is declared at the Minimal conformance level, which supports only INFORM, QUERY and CLOSE, but sent %s", e.sender, e.perf)
+	}
+	c.reasons(s, m, e)
+
+	from := s.state
+	mv := c.transition(s, m, e)
+	if mv.from != "" {
+		from = mv.from
+	}
+	c.step(s, m, e, from, mv.to, mv.kind, mv.note)
+	s.state = mv.to
+	if (s.state == sConversing || s.state == sAgreeing || s.state == sExecuting) && s.convStart.IsZero() && e.hasTS {
+		s.convStart = e.ts
+	}
+	if mv.violation {
+		c.synthetic(s, m, protocol.StepState, "protocol violation", e.perf+" not allowed")
+		s.grace = graceRejectAnswer
+	}
+	if s.expect != "" {
+		if s.state != s.expect {
+			c.r.Report(ruleS11, id, m, "server state differs", "the server's session_state frame announced %s, but after this message the session is %s", s.expect, s.state)
+		}
+		s.expect = ""
+	}
+	if terminal(s.state) && s.grace == graceNone {
+		c.end(s, false)
+	}
+}
+
+// open starts tracking session id.
+func (c *checker) open(id string, m *protocol.Message) *session {
+	s := &session{id: id, state: sIdle, first: m.Offset, timeout: sessionTimeout, seq: map[string]int64{}}
+	c.sessions.Open(id, s)
+	if !uuidRe.MatchString(id) {
+		c.r.Report(ruleE05, id, m, "sessionId not a UUID", "sessionId %q is not a UUID; the message schema asks for a UUID v7 (transport examples use other ids, hence only a warning)", clip(id, 60))
+	}
+	return s
+}
+
+// sessionEnvelope checks the per-session envelope rules: one version,
+// increasing sequence numbers per sender, ordered timestamps.
+func (c *checker) sessionEnvelope(s *session, m *protocol.Message, e *envelope) {
+	if e.version != "" {
+		if s.version == "" {
+			s.version = e.version
+		} else if e.version != s.version {
+			c.r.Report(ruleE03, s.id, m, "version changed", "this message uses %s but the session started with %s; both participants must use one version", clip(e.version, 20), s.version)
+		}
+	}
+	if e.hasSeq && e.sender != "" {
+		if prev, ok := s.seq[e.sender]; ok && e.seq <= prev {
+			c.r.Report(ruleE06, s.id, m, "sequenceNumber not increasing", "sequenceNumber %d of %s is not greater than its previous %d; each sender's numbers must strictly increase within a session", e.seq, e.sender, prev)
+		}
+		if _, ok := s.seq[e.sender]; ok || len(s.seq) < maxSenders {
+			s.seq[e.sender] = e.seq
+		}
+	}
+	if e.hasTS {
+		if !s.lastTS.IsZero() && e.ts.Before(s.lastTS) {
+			c.r.Report(ruleE07W, s.id, m, "timestamp went back", "timestamp %s is earlier than the session's previous %s", e.ts.Format(time.RFC3339Nano), s.lastTS.Format(time.RFC3339Nano))
+		}
+		if ut, ok := uuidTime(e.messageID); ok {
+			if d := e.ts.Sub(ut); d > uuidClockSkew || d < -uuidClockSkew {
+				c.r.Report(ruleE07W, s.id, m, "timestamp ≠ UUIDv7 time", "timestamp %s is %s away from the time inside its UUIDv7 messageId (%s)", e.ts.Format(time.RFC3339Nano), d.Abs().Round(time.Second), ut.Format(time.RFC3339Nano))
+			}
+		}
+	}
+}
+
+// chain checks the hash chain; it returns false when the chain broke and
+// the session failed.
+func (c *checker) chain(s *session, m *protocol.Message, e *envelope) bool {
+	if e.hash != "" {
+		if _, dup := c.hashes.get(e.hash); dup {
+			c.r.Report(ruleH03, s.id, m, "hash reused", "integrity.hash %s was already the hash of an earlier message; every message's hash is unique", clip(e.hash, 24))
+		} else {
+			c.hashes.put(e.hash, struct{}{})
+		}
+	}
+	switch {
+	case s.messages == 1 && !s.adopted && isInvitation(e):
+		if e.prevHash != "" && e.prevHash != genesisHash {
+			c.r.Report(ruleH01, s.id, m, "chain does not start at genesis", "the session's first message has previousHash %s, but a chain starts at the genesis value sha256:000…0 (64 zeros)", clip(e.prevHash, 24))
+		}
+	case s.lastHash != "" && e.prevHash != "" && e.prevHash != s.lastHash:
+		c.r.Report(ruleH02, s.id, m, "hash chain broken", "previousHash %s does not equal the hash of the session's previous message (%s): the chain is broken, which fails the session (an integrity failure)", clip(e.prevHash, 24), clip(s.lastHash, 24))
+		c.step(s, m, e, s.state, s.state, protocol.StepOther, "hash chain broken")
+		c.synthetic(s, m, protocol.StepState, "hash chain break", "")
+		c.end(s, true)
+		return false
+	}
+	if e.hash != "" {
+		s.lastHash = e.hash
+	}
+	return true
+}
+
+func isInvitation(e *envelope) bool {
+	return e.perf == pPropose && e.str("type") == "session-invitation"
+}
+
+// expired checks the session's clocks at time t. When one ran out it
+// reports the timeout, adds the synthetic step to FAILED and returns true.
+// m is nil at the end of the stream.
+func (c *checker) expired(s *session, m *protocol.Message, t time.Time) bool {
+	at := func() string { return t.Format(time.RFC3339Nano) }
+	switch s.state {
+	case sInvited:
+		if !s.inviteDeadline.IsZero() && t.After(s.inviteDeadline) {
+			what := "answered (ACCEPT or REJECT)"
+			if c.strict {
+				what = "answered and the introduction finished"
+			}
+			c.r.Report(ruleT01, s.id, m, "invitation timed out", "the invitation was not %s by its deadline %s (validUntil, or 30 s); at %s the session had already failed", what, s.inviteDeadline.Format(time.RFC3339Nano), at())
+			c.synthetic(s, m, protocol.StepTimeout, "timeout", "invitation")
+			return true
+		}
+	case sEscalated:
+		if n := len(s.stack); n > 0 && !s.stack[n-1].deadline.IsZero() && t.After(s.stack[n-1].deadline) {
+			c.r.Report(ruleT04, s.id, m, "escalation timed out", "the escalation was not resolved by %s (its timeout, 3600 s by default); at %s the session had already failed", s.stack[n-1].deadline.Format(time.RFC3339Nano), at())
+			c.synthetic(s, m, protocol.StepTimeout, "timeout", "escalation")
+			return true
+		}
+	case sConversing, sAgreeing, sExecuting:
+		if s.convStart.IsZero() {
+			return false
+		}
+		active := t.Sub(s.convStart) - s.paused
+		if !c.strict {
+			if !s.lastTS.IsZero() && t.Sub(s.lastTS) > s.timeout {
+				c.r.Report(ruleT03, s.id, m, "session timed out", "no message for %s since %s, longer than the session timeout of %s, so the session failed (lenient profile: the timeout is an idle limit)", t.Sub(s.lastTS).Round(time.Millisecond), s.lastTS.Format(time.RFC3339Nano), s.timeout)
+				c.synthetic(s, m, protocol.StepTimeout, "timeout", "session")
+				return true
+			}
+			if active > s.timeout && !s.lifetimeWarned && m != nil {
+				s.lifetimeWarned = true
+				c.r.Report(ruleT03, s.id, m, "session lifetime exceeded", "the session has been active for %s, longer than its timeout of %s (the strict profile fails it here)", active.Round(time.Millisecond), s.timeout)
+			}
+			return false
+		}
+		if active > s.timeout {
+			c.r.Report(ruleT03, s.id, m, "session timed out", "the session's lifetime exceeded its timeout of %s at %s, so it failed (strict profile: the timeout is the total lifetime)", s.timeout, s.convStart.Add(s.paused+s.timeout).Format(time.RFC3339Nano))
+			c.synthetic(s, m, protocol.StepTimeout, "timeout", "session")
+			return true
+		}
+	}
+	return false
+}
+
+// graceMessage handles a message to a session that is terminal but still
+// open for one expected message.
+func (c *checker) graceMessage(s *session, m *protocol.Message, e *envelope) {
+	ok := false
+	switch s.grace {
+	case graceMutualClose:
+		ok = e.perf == pClose && e.sender != s.graceFrom
+	case graceRejectAnswer:
+		ok = e.perf == pReject && e.str("code") == invalidStateTransition
+	}
+	if ok {
+		c.step(s, m, e, s.state, s.state, protocol.StepLifecycle, "")
+		c.end(s, false)
+		return
+	}
+	c.reportLate(s.id, m, e, s.state)
+	c.step(s, m, e, s.state, s.state, protocol.StepOther, "after "+s.state)
+	c.end(s, true)
+}
+
+// late handles a message to a session that has ended.
+func (c *checker) late(m *protocol.Message, e *envelope, id string, end ended) {
+	if !end.lateReported {
+		c.reportLate(id, m, e, end.state)
+		end.lateReported = true
+		c.ended.put(id, end)
+	}
+	c.r.Step(protocol.Step{Session: id, Index: m.Index, Offset: m.Offset, From: end.state, To: end.state,
+		Label: stepLabel(e), Detail: detail(e, "after "+end.state), Kind: protocol.StepOther})
+}
+
+func (c *checker) reportLate(id string, m *protocol.Message, e *envelope, state string) {
+	what := e.perf
+	if what == "" {
+		what = "a message"
+	}
+	c.r.Report(ruleS07, id, m, "message after "+state, "%s arrived after the session ended in %s; no message may follow a terminal state (later messages of this session are not reported again)", what, state)
+}
+
+// replies checks a reply against the constraints of the message it answers.
+func (c *checker) replies(s *session, m *protocol.Message, e *envelope) {
+	if a := s.await; a != nil && e.sender != "" && e.sender != a.from {
+		if a.maxResponse > 0 && !a.at.IsZero() && e.hasTS && e.ts.Sub(a.at) > a.maxResponse {
+			c.r.Report(ruleT02, s.id, m, "late reply", "this reply came %s after message %d, which asked for an answer within %s (constraints.maxResponseTimeMs)", e.ts.Sub(a.at).Round(time.Millisecond), a.index, a.maxResponse)
+		}
+		if len(a.allowed) > 0 && e.perf != "" && !slices.Contains(a.allowed, e.perf) {
+			c.r.Report(ruleC01, s.id, m, "reply performative not allowed", "message %d allowed only %s as a reply (constraints.allowedPerformatives), but the reply is %s", a.index, strings.Join(a.allowed, ", "), e.perf)
+		}
+		if a.hasReqTrust && e.hasTrust && e.trust < a.reqTrust {
+			c.r.Report(ruleC02, s.id, m, "trust score too low", "%s replied with trustScore %g, below the %g that message %d required (constraints.requiredTrustScore)", e.sender, e.trust, a.reqTrust, a.index)
+		}
+		s.await = nil
+	}
+	if e.maxResponse > 0 || len(e.allowedPerfs) > 0 || e.hasReqTrust {
+		a := &await{from: e.sender, index: m.Index, maxResponse: e.maxResponse, allowed: e.allowedPerfs, reqTrust: e.reqTrust, hasReqTrust: e.hasReqTrust}
+		if e.hasTS {
+			a.at = e.ts
+		}
+		s.await = a
+	}
+}
+
+// reasons checks that closing, rejecting and escalating messages say why.
+func (c *checker) reasons(s *session, m *protocol.Message, e *envelope) {
+	var missing []string
+	need := func(k string) {
+		if v, ok := rawString(e.body[k]); !ok || v == "" {
+			missing = append(missing, k)
+		}
+	}
+	switch e.perf {
+	case pReject, pClose, pWithdraw:
+		need("reason")
+	case pEscalate:
+		need("reason")
+		need("urgency")
+	default:
+		return
+	}
+	if len(missing) > 0 {
+		c.r.Report(ruleS08, s.id, m, "no "+strings.Join(missing, ", "), "%s should say why: its body lacks %s", e.perf, strings.Join(missing, " and "))
+	}
+}
+
+// move is the outcome of one message for the state machine.
+type move struct {
+	from      string // state the step starts from, when not the session's state (adoption)
+	to        string
+	kind      protocol.StepKind
+	note      string
+	violation bool // strict profile: the session fails after the step
+}
+
+// refuse reports a message the current state does not allow.
+func (c *checker) refuse(s *session, m *protocol.Message, rule, short, format string, args ...any) move {
+	c.r.Report(rule, s.id, m, short, format, args...)
+	s.afterViolation = true
+	return move{to: s.state, kind: protocol.StepOther, note: "refused", violation: c.strict}
+}
+
+// notAllowed refuses a performative missing from the allowed table.
+func (c *checker) notAllowed(s *session, m *protocol.Message, e *envelope) move {
+	return c.refuse(s, m, ruleS02, e.perf+" not allowed in "+s.state,
+		"%s is not allowed while the session is %s (allowed: %s); the receiver must reject it, answering REJECT with code invalid_state_transition", e.perf, s.state, allowedList(s.state))
+}
+
+// lenientEdge takes a transition only the lenient profile accepts.
+func (c *checker) lenientEdge(s *session, m *protocol.Message, e *envelope, to string, why string) move {
+	if c.strict {
+		return c.notAllowed(s, m, e)
+	}
+	c.r.Report(ruleS02W, s.id, m, e.perf+" in "+s.state+" (lenient)", "%s is not in the allowed-performatives table for %s, but %s; the lenient profile accepts it (the strict profile rejects it)", e.perf, s.state, why)
+	return move{to: to, kind: protocol.StepState}
+}
+
+const (
+	whyAnyClose    = "the transition table's rows 16–17 let WITHDRAW and CLOSE end a session from any state"
+	whyAnyEscalate = "the state diagram lets ESCALATE leave any state"
+	whyCounter     = "the sessions page lets the invited agent COUNTER an invitation"
+)
+
+func (c *checker) closeMove(s *session, e *envelope, mv move) move {
+	if mv.to == sClosed {
+		mv.kind = protocol.StepLifecycle
+		if e.perf == pClose && !c.strict {
+			s.grace, s.graceFrom = graceMutualClose, e.sender
+		}
+	}
+	return mv
+}
+
+// transition applies the normalised transition function δ(state, message).
+func (c *checker) transition(s *session, m *protocol.Message, e *envelope) move {
+	p := e.perf
+	if p == "" {
+		return move{to: s.state, kind: protocol.StepOther, note: "unreadable performative"}
+	}
+	if s.afterViolation && p == pReject && e.str("code") == invalidStateTransition {
+		s.afterViolation = false
+		return move{to: s.state, kind: protocol.StepReply, note: "answers the refused message"}
+	}
+	s.afterViolation = false
+
+	switch s.state {
+	case sIdle:
+		if isInvitation(e) {
+			c.invite(s, e)
+			return move{to: sInvited, kind: protocol.StepLifecycle}
+		}
+		c.r.Report(ruleS01, s.id, m, "no invitation", "the first message of session %s is %s, not a PROPOSE of type session-invitation; the session's start was not recorded, so checking goes on as if it were CONVERSING", clip(s.id, 40), p)
+		s.adopted, s.state = true, sConversing
+		mv := c.transition(s, m, e)
+		mv.from = sConversing
+		return mv
+
+	case sInvited:
+		switch p {
+		case pAccept:
+			if e.sender != "" && e.sender == s.inviter {
+				return c.refuse(s, m, ruleS03, "inviter accepted", "%s accepted its own invitation; only the invited agent can accept it", e.sender)
+			}
+			s.accepted = true
+			if e.sender != "" && !slices.Contains(s.acceptors, e.sender) && len(s.acceptors) < maxIdentity {
+				s.acceptors = append(s.acceptors, e.sender)
+			}
+			if !c.strict {
+				s.inviteDeadline = time.Time{}
+			}
+			return move{to: sInvited, kind: protocol.StepReply}
+		case pReject:
+			return move{to: sFailed, kind: protocol.StepReply}
+		case pInform:
+			if e.info != "identity" {
+				return c.refuse(s, m, ruleS10, "INFORM not identity", "while INVITED the only INFORM is informType identity, got %q", e.info)
+			}
+			if !s.accepted {
+				return c.refuse(s, m, ruleS03, "identity before ACCEPT", "the identity exchange starts only after the invited agent's ACCEPT; this INFORM identity came before it")
+			}
+			if e.sender != "" && !slices.Contains(s.identities, e.sender) && len(s.identities) < maxIdentity {
+				s.identities = append(s.identities, e.sender)
+			}
+			if c.introduced(s) {
+				s.inviteDeadline = time.Time{}
+				return move{to: sIntroduced, kind: protocol.StepHandshake}
+			}
+			return move{to: sInvited, kind: protocol.StepHandshake}
+		case pCounter:
+			mv := c.lenientEdge(s, m, e, sInvited, whyCounter)
+			mv.kind = protocol.StepReply
+			return mv
+		case pWithdraw, pClose:
+			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
+		case pEscalate:
+			return c.escalateLenient(s, m, e)
+		}
+		return c.notAllowed(s, m, e)
+
+	case sIntroduced:
+		switch p {
+		case pPropose, pQuery, pInform, pObserve:
+			c.remember(s, e)
+			return move{to: sConversing, kind: protocol.StepState}
+		case pWithdraw, pClose:
+			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
+		case pEscalate:
+			return c.escalateLenient(s, m, e)
+		}
+		return c.notAllowed(s, m, e)
+
+	case sConversing:
+		switch p {
+		case pCommit:
+			s.pending, s.pendingMsg, s.committer = e.str("commitmentId"), e.messageID, e.sender
+			return move{to: sAgreeing, kind: protocol.StepState}
+		case pClose, pWithdraw:
+			return c.closeMove(s, e, move{to: sClosed})
+		case pEscalate:
+			return c.escalate(s, e)
+		case pAccept:
+			if ref := acceptRef(e); ref != "" && slices.Contains(s.cleared, ref) {
+				return c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; it can no longer be accepted", ref)
+			}
+			c.voidProposal(s, m, e)
+			return move{to: sConversing, kind: protocol.StepReply}
+		case pReject, pCounter:
+			c.remember(s, e)
+			return move{to: sConversing, kind: protocol.StepReply}
+		case pQuery, pClarify:
+			return move{to: sConversing, kind: protocol.StepClarification}
+		case pDelegate:
+			return move{to: sConversing, kind: protocol.StepHandoff}
+		case pInform:
+			return move{to: sConversing, kind: protocol.StepProgress}
+		case pPropose, pObserve:
+			c.remember(s, e)
+			return move{to: sConversing, kind: protocol.StepOther}
+		}
+		return c.notAllowed(s, m, e)
+
+	case sAgreeing:
+		switch p {
+		case pAccept:
+			ref := acceptRef(e)
+			if ref != "" && slices.Contains(s.cleared, ref) {
+				return c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; only the pending commitment %s can be accepted", ref, s.pending)
+			}
+			switch {
+			case ref == "":
+				c.r.Report(ruleS04, s.id, m, "ACCEPT names no commitment", "this ACCEPT moves the session to EXECUTING but does not name the pending commitment %s (body.commitmentId or inReplyTo)", s.pending)
+			case ref != s.pending && ref != s.pendingMsg:
+				c.r.Report(ruleS04, s.id, m, "ACCEPT names another commitment", "this ACCEPT names %s, but the pending commitment is %s", ref, s.pending)
+			}
+			if e.sender != "" && e.sender == s.committer {
+				c.r.Report(ruleS04, s.id, m, "committer accepted", "%s accepted its own COMMIT; the other party is the one to accept it", e.sender)
+			}
+			return move{to: sExecuting, kind: protocol.StepReply}
+		case pReject, pCounter:
+			if s.pending != "" {
+				if len(s.cleared) >= maxCleared {
+					s.cleared = s.cleared[1:]
+				}
+				s.cleared = append(s.cleared, s.pending)
+			}
+			s.pending, s.pendingMsg, s.committer = "", "", ""
+			c.remember(s, e)
+			return move{to: sConversing, kind: protocol.StepReply}
+		case pClarify:
+			return move{to: sAgreeing, kind: protocol.StepClarification}
+		case pEscalate:
+			return c.escalate(s, e)
+		case pClose:
+			return c.closeMove(s, e, move{to: sClosed})
+		case pWithdraw:
+			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
+		}
+		return c.notAllowed(s, m, e)
+
+	case sExecuting:
+		switch p {
+		case pInform:
+			switch e.info {
+			case "result":
+				s.resultSeen = true
+				return move{to: sExecuting, kind: protocol.StepProgress}
+			case "progress", "error":
+				return move{to: sExecuting, kind: protocol.StepProgress}
+			}
+			return c.refuse(s, m, ruleS10, "INFORM type not for EXECUTING", "while EXECUTING an INFORM is progress, result or error, got %q", e.info)
+		case pQuery:
+			return move{to: sExecuting, kind: protocol.StepClarification}
+		case pEscalate:
+			return c.escalate(s, e)
+		case pClose:
+			if reason := e.str("reason"); !s.resultSeen || reason == "unilateral" {
+				why := "before any INFORM result confirmed the obligations were fulfilled"
+				if reason == "unilateral" {
+					why = "with reason unilateral"
+				}
+				c.r.Report(ruleS09, s.id, m, "possible breach", "%s closed the session during EXECUTING %s; a unilateral close of an agreement in progress may be treated as a breach", e.sender, why)
+			}
+			return c.closeMove(s, e, move{to: sClosed})
+		case pWithdraw:
+			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
+		}
+		return c.notAllowed(s, m, e)
+
+	case sEscalated:
+		switch p {
+		case pInform:
+			if e.info != "resolution" {
+				return c.refuse(s, m, ruleS10, "INFORM not resolution", "while ESCALATED the only INFORM is informType resolution, got %q", e.info)
+			}
+			return c.resolve(s, e)
+		case pClose:
+			return c.closeMove(s, e, move{to: sClosed})
+		case pWithdraw:
+			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
+		case pEscalate:
+			return c.escalateLenient(s, m, e)
+		}
+		return c.refuse(s, m, ruleS06, p+" while ESCALATED", "%s cannot leave or act in an ESCALATED session: only INFORM resolution (back to %s) or CLOSE may follow an escalation", p, s.escalatedFrom())
+	}
+	return c.notAllowed(s, m, e)
+}
+
+// invite starts the invitation's clocks.
+func (c *checker) invite(s *session, e *envelope) {
+	s.inviter = e.sender
+	if e.hasTS {
+		s.inviteDeadline = e.ts.Add(invitationTimeout)
+		if v, ok := rawString(e.body["validUntil"]); ok {
+			if t, _, ok := parseTime(v); ok {
+				s.inviteDeadline = t
+			}
+		}
+	}
+	if terms, ok := rawObject(e.body["terms"]); ok {
+		for _, k := range []string{"proposedDuration", "proposed_duration"} {
+			if d, ok := bodyMillis(terms[k]); ok {
+				s.timeout = d
+				break
+			}
+		}
+	}
+}
+
+// introduced reports whether every participant has sent its identity.
+func (c *checker) introduced(s *session) bool {
+	if !s.accepted {
+		return false
+	}
+	need := append([]string{s.inviter}, s.acceptors...)
+	n := 0
+	for _, p := range need {
+		if p == "" {
+			continue
+		}
+		if !slices.Contains(s.identities, p) {
+			return false
+		}
+		n++
+	}
+	return n >= 2 || (s.inviter == "" && n >= 1)
+}
+
+// remember records a proposal's validUntil for ASP-T05.
+func (c *checker) remember(s *session, e *envelope) {
+	id := e.str("proposalId")
+	if id == "" {
+		return
+	}
+	p := proposal{id: id, sender: e.sender}
+	if v, ok := rawString(e.body["validUntil"]); ok {
+		if t, _, ok := parseTime(v); ok {
+			p.validUntil = t
+		}
+	}
+	if len(s.proposals) >= maxProposals {
+		s.proposals = s.proposals[1:]
+	}
+	s.proposals = append(s.proposals, p)
+}
+
+// voidProposal reports an ACCEPT of a proposal after its validUntil. An
+// ACCEPT that names no proposal accepts the other party's latest one.
+func (c *checker) voidProposal(s *session, m *protocol.Message, e *envelope) {
+	if !e.hasTS {
+		return
+	}
+	ref := acceptRef(e)
+	for i := len(s.proposals) - 1; i >= 0; i-- {
+		p := s.proposals[i]
+		if (ref != "" && p.id == ref) || (ref == "" && p.sender != e.sender) {
+			if !p.validUntil.IsZero() && e.ts.After(p.validUntil) {
+				c.r.Report(ruleT05, s.id, m, "proposal expired", "this ACCEPT of proposal %s came at %s, after the proposal's validUntil %s; an expired proposal is void", p.id, e.ts.Format(time.RFC3339Nano), p.validUntil.Format(time.RFC3339Nano))
+			}
+			return
+		}
+	}
+}
+
+// acceptRef is what an ACCEPT (or REJECT, COUNTER) answers [INFERRED field].
+func acceptRef(e *envelope) string {
+	for _, k := range []string{"commitmentId", "inReplyTo", "proposalId"} {
+		if v := e.str(k); v != "" {
+			return v
+		}
+	}
+	return e.inReplyTo
+}
+
+func (c *checker) escalate(s *session, e *envelope) move {
+	x := escalation{prev: s.state}
+	if e.hasTS {
+		timeout := escalationTimeout
+		if d, ok := bodySeconds(e.body["timeout"]); ok {
+			timeout = d
+		} else if d, ok := bodyMillis(e.body["timeoutMs"]); ok {
+			timeout = d
+		}
+		x.start, x.deadline = e.ts, e.ts.Add(timeout)
+	}
+	if len(s.stack) < maxStack {
+		s.stack = append(s.stack, x)
+	} else {
+		s.stack[len(s.stack)-1].deadline = x.deadline
+	}
+	return move{to: sEscalated, kind: protocol.StepState}
+}
+
+func (c *checker) escalateLenient(s *session, m *protocol.Message, e *envelope) move {
+	mv := c.lenientEdge(s, m, e, sEscalated, whyAnyEscalate)
+	if mv.to == sEscalated {
+		return c.escalate(s, e)
+	}
+	return mv
+}
+
+// resolve leaves ESCALATED for the state the escalation left.
+func (c *checker) resolve(s *session, e *envelope) move {
+	to := sConversing // a session adopted while ESCALATED: the state left is unknown
+	if n := len(s.stack); n > 0 {
+		x := s.stack[n-1]
+		s.stack = s.stack[:n-1]
+		to = x.prev
+		if to != sEscalated && e.hasTS && !x.start.IsZero() && e.ts.After(x.start) {
+			s.paused += e.ts.Sub(x.start)
+		}
+	}
+	return move{to: to, kind: protocol.StepState}
+}
+
+func (s *session) escalatedFrom() string {
+	if n := len(s.stack); n > 0 {
+		return s.stack[n-1].prev
+	}
+	return "the previous state"
+}
+
+// stateFrame cross-checks a WebSocket session_state, auth_ok or heartbeat
+// frame against the computed state (ASP-S11). A frame that names a session
+// not seen yet anchors it in the announced state.
+func (c *checker) stateFrame(m *protocol.Message) {
+	var fr struct {
+		SessionID json.RawMessage `json:"sessionId"`
+		State     json.RawMessage `json:"state"`
+		Previous  json.RawMessage `json:"previous"`
+	}
+	if json.Unmarshal(m.Raw, &fr) != nil {
+		return
+	}
+	state, ok := rawString(fr.State)
+	if !ok {
+		return
+	}
+	prev, _ := rawString(fr.Previous)
+	id, explicit := rawString(fr.SessionID)
+	if id == "" {
+		id, explicit = c.bySource[m.Source], false
+		if id == "" {
+			id = c.last
+		}
+	}
+	if id == "" {
+		return
+	}
+	typ := m.Fields.Type
+	if !stateNames[state] {
+		c.r.Report(ruleS11, id, m, "unknown server state", "the server's %s frame names state %q, which is not one of the 9 ASP session states", typ, clip(state, 30))
+		return
+	}
+	if s := c.sessions.Get(id); s != nil {
+		switch {
+		case s.state == state:
+		case typ == "session_state" && prev == s.state:
+			s.expect = state // announced ahead of the message that causes it
+		default:
+			c.r.Report(ruleS11, id, m, "server state differs", "the server's %s frame says the session is %s, but the messages so far put it in %s", typ, state, s.state)
+		}
+		return
+	}
+	if end, ok := c.ended.get(id); ok {
+		if end.state != state {
+			c.r.Report(ruleS11, id, m, "server state differs", "the server's %s frame says the session is %s, but the messages ended it in %s", typ, state, end.state)
+		}
+		return
+	}
+	if explicit && state != sIdle && !terminal(state) {
+		s := c.open(id, m)
+		s.state, s.adopted = state, true
+	}
+}
+
+// synthetic adds a step to FAILED that no message caused.
+func (c *checker) synthetic(s *session, m *protocol.Message, kind protocol.StepKind, label, det string) {
+	st := protocol.Step{Session: s.id, Index: -1, Offset: s.last, From: s.state, To: sFailed, Label: label, Detail: det, Kind: kind, Synthetic: true}
+	if m != nil {
+		st.Index, st.Offset = m.Index, m.Offset
+	}
+	c.r.Step(st)
+	s.state, s.grace = sFailed, graceNone
+}
+
+func (c *checker) step(s *session, m *protocol.Message, e *envelope, from, to string, kind protocol.StepKind, note string) {
+	c.r.Step(protocol.Step{Session: s.id, Index: m.Index, Offset: m.Offset, From: from, To: to,
+		Label: stepLabel(e), Detail: detail(e, note), Kind: kind})
+}
+
+func stepLabel(e *envelope) string {
+	if e.perf != "" {
+		return e.perf
+	}
+	if e.rawPerf != "" {
+		return clip(e.rawPerf, 20)
+	}
+	return "?"
+}
+
+// detail is a step's salient argument: the sender's short name and what
+// the message is about (invitation type, informType, code, commitment).
+func detail(e *envelope, note string) string {
+	var d string
+	switch e.perf {
+	case pPropose:
+		d = e.str("type")
+		if d == "" || d == "service-agreement" {
+			if id := e.str("proposalId"); id != "" {
+				d = id
+			}
+		}
+	case pAccept:
+		d = acceptRef(e)
+	case pReject:
+		if d = e.str("code"); d == "" {
+			d = e.str("reason")
+		}
+	case pCounter:
+		d = e.str("proposalId")
+	case pInform:
+		d = e.info
+	case pQuery:
+		d = e.str("queryType")
+	case pCommit:
+		d = e.str("commitmentId")
+	case pClose, pWithdraw:
+		d = e.str("reason")
+	case pEscalate:
+		d = e.str("urgency")
+	}
+	out := shortAgent(e.sender)
+	if d != "" {
+		if out != "" {
+			out += ": "
+		}
+		out += clip(d, 40)
+	}
+	if note != "" {
+		if out != "" {
+			out += " "
+		}
+		out += "(" + note + ")"
+	}
+	return out
+}
+
+// shortAgent returns the last path segment of an agent:// URI.
+func shortAgent(id string) string {
+	id = strings.TrimPrefix(id, "agent://")
+	if i := strings.LastIndexByte(id, '/'); i >= 0 && i < len(id)-1 {
+		id = id[i+1:]
+	}
+	return clip(id, 30)
+}
+
+// end reports a session finished and drops its state.
+func (c *checker) end(s *session, lateReported bool) {
+	c.r.SessionDone(protocol.SessionSummary{Session: s.id, Messages: s.messages, First: s.first, Last: s.last, State: s.state, Complete: terminal(s.state)})
+	c.sessions.Close(s.id)
+	c.ended.put(s.id, ended{state: s.state, lateReported: lateReported})
+}
+
+// Finish applies the clocks at the stream's last timestamp and reports
+// every session still open.
+func (c *checker) Finish() {
+	for _, id := range c.sessions.Keys() {
+		s := c.sessions.Get(id)
+		if !terminal(s.state) && !c.now.IsZero() {
+			c.expired(s, nil, c.now)
+		}
+		c.end(s, false)
+	}
+}
