@@ -42,9 +42,9 @@ const (
 type grace uint8
 
 const (
-	graceNone        grace = iota
-	graceMutualClose       // lenient: the other participant's CLOSE
-	graceRejectAnswer      // strict: the REJECT invalid_state_transition answering a violation
+	graceNone         grace = iota
+	graceMutualClose        // lenient: the other participant's CLOSE
+	graceRejectAnswer       // strict: the REJECT invalid_state_transition answering a violation
 )
 
 type escalation struct {
