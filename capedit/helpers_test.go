@@ -239,3 +239,7 @@ func noTemp(t testing.TB, dir string) {
 		}
 	}
 }
+
+var errCanceled = context.Canceled
+
+func contextWithCancel() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }

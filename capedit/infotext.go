@@ -56,7 +56,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		if !src.Listed {
 			desc = "(not in the header's source table)"
 		}
-		fmt.Fprintf(tw, "%s\t#%d %s: %d records\n", suffix(k), src.ID, desc, src.Records)
+		fmt.Fprintf(tw, "%s\t#%d %s: %s\n", suffix(k), src.ID, desc, plural(src.Records, "record"))
 	}
 	if len(s.Sources) == 0 {
 		row("sources", "none")
@@ -71,13 +71,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "\t... %d more\n", len(s.Sessions)-i)
 			break
 		}
-		fmt.Fprintf(tw, "\t%s: %d records, %s to %s\n", ss.ID, ss.Records, ss.First, ss.Last)
+		fmt.Fprintf(tw, "\t%s: %s, %s to %s\n", ss.ID, plural(ss.Records, "record"), ms(ss.First), ms(ss.Last))
 	}
-	row("connection", "%s; %d reconnects", countList(s.Connection.Events), s.Connection.Reconnects)
-	gaps := fmt.Sprintf("%d silences of %s or more between received messages", s.Gaps.Count, s.Gaps.Threshold)
+	row("connection", "%s; %s", countList(s.Connection.Events), plural(s.Connection.Reconnects, "reconnect"))
+	gaps := fmt.Sprintf("%s of %s or more between received messages", plural(s.Gaps.Count, "silence"), s.Gaps.Threshold)
 	if len(s.Gaps.Longest) > 0 {
 		g := s.Gaps.Longest[0]
-		gaps += fmt.Sprintf("; longest %s from %s (before record #%d)", g.Length, g.At, g.Record)
+		gaps += fmt.Sprintf("; longest %s from %s (before record #%d)", ms(g.Length), ms(g.At), g.Record)
 	}
 	row("gaps", "%s", gaps)
 	row("invalid", "%d invalid JSON, %d invalid UTF-8 (%d redacted, %d without receive time)",
@@ -88,7 +88,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.Replay.MaxIdle > 0 {
 		idle = fmt.Sprintf(", idle capped at %s", s.Replay.MaxIdle)
 	}
-	row("replay", "%s at speed %g%s", s.Replay.Duration.Round(time.Millisecond), s.Replay.Speed, idle)
+	row("replay", "%s at speed %g%s", ms(s.Replay.Duration), s.Replay.Speed, idle)
 	if len(s.Meta) > 0 {
 		keys := make([]string, 0, len(s.Meta))
 		for k := range s.Meta {
@@ -119,6 +119,16 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%d\n", t.Type, t.Dir, t.Count)
 	}
 	return tw.Flush()
+}
+
+// ms rounds d to the millisecond for display.
+func ms(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func suffix(k string) string {

@@ -1,0 +1,300 @@
+package capedit
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/peek"
+)
+
+func pos(t *testing.T, s string) *Position {
+	t.Helper()
+	p, err := ParsePosition(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+func TestParsePosition(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Position
+		wantErr string
+	}{
+		{in: "1m30s", want: Position{Offset: 90 * time.Second}},
+		{in: "90", want: Position{Offset: 90 * time.Second}},
+		{in: "1.5", want: Position{Offset: 1500 * time.Millisecond}},
+		{in: "250ms", want: Position{Offset: 250 * time.Millisecond}},
+		{in: "#0", want: Position{IsRecord: true}},
+		{in: "#120", want: Position{IsRecord: true, Record: 120}},
+		{in: "#-1", wantErr: "bad record number"},
+		{in: "#x", wantErr: "bad record number"},
+		{in: "-5s", wantErr: "negative"},
+		{in: "-5", wantErr: "out of range"},
+		{in: "soon", wantErr: "bad position"},
+	}
+	for _, tc := range tests {
+		got, err := ParsePosition(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("ParsePosition(%q) error = %v, want %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParsePosition(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// absolute returns the records with their times made absolute (ns since the
+// Unix epoch) so that captures with different starts compare.
+func absolute(h capfile.Header, recs []capfile.Record) []capfile.Record {
+	out := make([]capfile.Record, len(recs))
+	for i, r := range recs {
+		r.Time += h.Start.UnixNano()
+		out[i] = r
+	}
+	return out
+}
+
+func TestCut(t *testing.T) {
+	dir := t.TempDir()
+	recs := sampleRecords()
+	h := testHeader()
+	src := writeCapture(t, dir, "src.aaep", h, recs)
+	n := int64(len(recs))
+	mid := recs[n/2].Time
+	firstAt := func(t0 int64) int64 {
+		for i, r := range recs {
+			if r.Time >= t0 {
+				return int64(i)
+			}
+		}
+		return n
+	}
+	tests := []struct {
+		name     string
+		from, to string
+		lo, hi   int64 // expected record range [lo, hi)
+		shift    int64 // expected start shift
+	}{
+		{name: "whole", lo: 0, hi: n},
+		{name: "records", from: "#10", to: "#30", lo: 10, hi: 30, shift: recs[10].Time},
+		{name: "from record", from: "#40", lo: 40, hi: n, shift: recs[40].Time},
+		{name: "to record", to: "#5", lo: 0, hi: 5},
+		{name: "times", from: "3s", to: time.Duration(mid).String(), lo: firstAt(3e9), hi: firstAt(mid), shift: 3e9},
+		{name: "mixed", from: "#20", to: "20s", lo: 20, hi: firstAt(20e9), shift: recs[20].Time},
+		{name: "past the end", from: "1h", lo: n, hi: n, shift: int64(time.Hour)},
+		{name: "record past the end", from: "#100000", lo: n, hi: n},
+		{name: "empty range", from: "#7", to: "#7", lo: 7, hi: 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "cut.aaep")
+			var opts CutOptions
+			if tc.from != "" {
+				opts.From = pos(t, tc.from)
+			}
+			if tc.to != "" {
+				opts.To = pos(t, tc.to)
+			}
+			res, err := Cut(ctx, src, out, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Written != tc.hi-tc.lo || len(res.Warnings) != 0 {
+				t.Errorf("result %+v, want %d written", res, tc.hi-tc.lo)
+			}
+			gh, got := readCapture(t, out)
+			if tc.hi > tc.lo && !gh.Start.Equal(h.Start.Add(time.Duration(tc.shift))) {
+				t.Errorf("start = %v, want start + %v", gh.Start, time.Duration(tc.shift))
+			}
+			sameRecords(t, absolute(gh, got), absolute(h, recs[tc.lo:tc.hi]))
+			if gh.Meta["cut"] == "" || gh.Meta["derived_from"] != "src.aaep" || gh.Meta["note"] != "generated" {
+				t.Errorf("meta = %v", gh.Meta)
+			}
+		})
+	}
+	t.Run("backwards range", func(t *testing.T) {
+		_, err := Cut(ctx, src, filepath.Join(t.TempDir(), "x.aaep"), CutOptions{From: pos(t, "#9"), To: pos(t, "#3")})
+		if err == nil || !strings.Contains(err.Error(), "ends before it starts") {
+			t.Errorf("error = %v", err)
+		}
+	})
+}
+
+// TestCutAndMergeBack splits a capture in three and merges the pieces back.
+func TestCutAndMergeBack(t *testing.T) {
+	dir := t.TempDir()
+	recs := sampleRecords()
+	h := testHeader()
+	src := writeCapture(t, dir, "src.aaep", h, recs)
+	for _, split := range [][2]string{{"#17", "#60"}, {"4s", "22.5s"}, {"#0", "1h"}} {
+		a, b, c := filepath.Join(dir, "a.aaep"), filepath.Join(dir, "b.aaep"), filepath.Join(dir, "c.aaep")
+		if _, err := Cut(ctx, src, a, CutOptions{To: pos(t, split[0])}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Cut(ctx, src, b, CutOptions{From: pos(t, split[0]), To: pos(t, split[1])}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Cut(ctx, src, c, CutOptions{From: pos(t, split[1])}); err != nil {
+			t.Fatal(err)
+		}
+		whole := filepath.Join(dir, "whole.aaep")
+		res, err := Merge(ctx, []string{a, b, c}, whole, MergeOptions{JoinSources: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gh, got := readCapture(t, whole)
+		if res.Written != int64(len(recs)) || !gh.Start.Equal(h.Start) || !equalJSON(gh.Sources, h.Sources) {
+			t.Errorf("split %v: merged %d records, start %v, sources %+v", split, res.Written, gh.Start, gh.Sources)
+		}
+		sameRecords(t, got, recs)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	dir := t.TempDir()
+	recs := sampleRecords()
+	src := writeCapture(t, dir, "src.aaep", testHeader(), recs)
+	session := recs[1].Session
+	tests := []struct {
+		name string
+		opts FilterOptions
+	}{
+		{"session", FilterOptions{Match: peek.Filter{Sessions: []string{session}}}},
+		{"type suffix", FilterOptions{Match: peek.Filter{Types: []string{"tool.invoked", "state.changed"}}}},
+		{"urgency", FilterOptions{Match: peek.Filter{Urgencies: []string{"critical"}}}},
+		{"messages only", FilterOptions{MessagesOnly: true}},
+		{"session messages only", FilterOptions{Match: peek.Filter{Sessions: []string{session}}, MessagesOnly: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var want []capfile.Record
+			for _, r := range recs {
+				if r.Kind == capfile.KindReceived || r.Kind == capfile.KindSent {
+					f := peek.Peek(r.Payload)
+					if !tc.opts.Match.Match(&f) {
+						continue
+					}
+				} else if tc.opts.MessagesOnly {
+					continue
+				}
+				want = append(want, r)
+			}
+			if len(want) == 0 || len(want) == len(recs) {
+				t.Fatalf("filter keeps %d of %d records: not a useful case", len(want), len(recs))
+			}
+			out := filepath.Join(t.TempDir(), "f.aaep")
+			res, err := Filter(ctx, src, out, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Read != int64(len(recs)) || res.Written != int64(len(want)) {
+				t.Errorf("result %+v, want %d written", res, len(want))
+			}
+			gh, got := readCapture(t, out)
+			sameRecords(t, got, want)
+			if !gh.Start.Equal(testStart) || gh.Meta["filter"] == "" {
+				t.Errorf("header %+v", gh)
+			}
+		})
+	}
+}
+
+func TestFilterSessionKeepsOnlyThatSession(t *testing.T) {
+	dir := t.TempDir()
+	recs := sampleRecords()
+	src := writeCapture(t, dir, "src.aaep", testHeader(), recs)
+	session := recs[1].Session
+	out := filepath.Join(dir, "f.aaep")
+	if _, err := Filter(ctx, src, out, FilterOptions{Match: peek.Filter{Sessions: []string{session}}, MessagesOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, got := readCapture(t, out)
+	for i, r := range got {
+		f := peek.Peek(r.Payload)
+		if f.SessionKey() != session {
+			t.Errorf("record %d has session %q, want %q", i, f.SessionKey(), session)
+		}
+	}
+}
+
+func TestMergeSourcesApart(t *testing.T) {
+	dir := t.TempDir()
+	ha := testHeader()
+	hb := testHeader()
+	hb.Start = ha.Start.Add(1500 * time.Millisecond)
+	hb.Tool = "other/2"
+	hb.Sources = []capfile.Source{{ID: 0, Transport: "unix", Endpoint: "/run/agent.sock"}}
+	ra := []capfile.Record{
+		{Kind: capfile.KindReceived, Time: 0, Source: 0, Payload: []byte(`{"n":"a0"}`)},
+		{Kind: capfile.KindReceived, Time: 2e9, Source: 1, Payload: []byte(`{"n":"a1"}`)},
+		{Kind: capfile.KindReceived, Time: 3e9, Source: 5, Payload: []byte(`{"n":"a2 unlisted"}`)},
+	}
+	rb := []capfile.Record{
+		{Kind: capfile.KindReceived, Time: 0, Source: 0, Payload: []byte(`{"n":"b0"}`)},
+		{Kind: capfile.KindReceived, Time: 5e8, Source: 0, Payload: []byte(`{"n":"b1"}`)},
+		{Kind: capfile.KindSent, Time: 1.5e9, Source: 1, Payload: []byte(`{"n":"b2 unlisted"}`)},
+	}
+	a := writeCapture(t, dir, "a.aaep", ha, ra)
+	b := writeCapture(t, dir, "b.aaep", hb, rb)
+	out := filepath.Join(dir, "m.aaep")
+	res, err := Merge(ctx, []string{b, a}, out, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, got := readCapture(t, out)
+	if !gh.Start.Equal(ha.Start) || gh.Tool != "other/2, capedit-test/1" || gh.Meta["merged_from"] != "b.aaep, a.aaep" {
+		t.Errorf("header = %+v", gh)
+	}
+	// b's sources keep ids 0 and 1 (unlisted); a's 0, 1 and 5 (unlisted) become 2, 3 and 5.
+	wantSources := []capfile.Source{
+		{ID: 0, Transport: "unix", Endpoint: "/run/agent.sock"},
+		{ID: 1, Transport: "unlisted", Endpoint: "b.aaep source 1"},
+		{ID: 2, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws", Subprotocol: "aaep.v1"},
+		{ID: 3, Transport: "sse", Endpoint: "http://127.0.0.1:8766/aaep/v1/events"},
+		{ID: 5, Transport: "unlisted", Endpoint: "a.aaep source 5"},
+	}
+	if !equalJSON(gh.Sources, wantSources) {
+		t.Errorf("sources = %+v\nwant %+v", gh.Sources, wantSources)
+	}
+	want := []capfile.Record{
+		{Kind: capfile.KindReceived, Time: 0, Source: 2, Payload: []byte(`{"n":"a0"}`)},
+		{Kind: capfile.KindReceived, Time: 1.5e9, Source: 0, Payload: []byte(`{"n":"b0"}`)},
+		{Kind: capfile.KindReceived, Time: 2e9, Source: 0, Payload: []byte(`{"n":"b1"}`)},
+		{Kind: capfile.KindReceived, Time: 2e9, Source: 3, Payload: []byte(`{"n":"a1"}`)},
+		{Kind: capfile.KindSent, Time: 3e9, Source: 1, Payload: []byte(`{"n":"b2 unlisted"}`)},
+		{Kind: capfile.KindReceived, Time: 3e9, Source: 5, Payload: []byte(`{"n":"a2 unlisted"}`)},
+	}
+	sameRecords(t, got, want)
+	if res.Read != 6 || res.Written != 6 {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestMergeJoinSources(t *testing.T) {
+	dir := t.TempDir()
+	h := testHeader()
+	a := writeCapture(t, dir, "a.aaep", h, []capfile.Record{{Kind: capfile.KindReceived, Time: 1, Source: 1, Payload: []byte(`1`)}})
+	h2 := testHeader()
+	h2.Sources = append(h2.Sources[1:], capfile.Source{ID: 4, Transport: "unix", Endpoint: "/s"})
+	h2.Sources[0].ID = 0 // the SSE source under another id
+	b := writeCapture(t, dir, "b.aaep", h2, []capfile.Record{{Kind: capfile.KindReceived, Time: 2, Source: 0, Payload: []byte(`2`)}, {Kind: capfile.KindReceived, Time: 3, Source: 4, Payload: []byte(`3`)}})
+	out := filepath.Join(dir, "m.aaep")
+	if _, err := Merge(ctx, []string{a, b}, out, MergeOptions{JoinSources: true}); err != nil {
+		t.Fatal(err)
+	}
+	gh, got := readCapture(t, out)
+	if len(gh.Sources) != 3 {
+		t.Errorf("sources = %+v, want the two of a plus the unix one", gh.Sources)
+	}
+	if got[0].Source != 1 || got[1].Source != 1 || got[2].Source != 4 {
+		t.Errorf("sources of records = %d %d %d, want 1 1 4", got[0].Source, got[1].Source, got[2].Source)
+	}
+}
