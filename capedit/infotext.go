@@ -82,8 +82,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 	row("gaps", "%s", gaps)
 	row("invalid", "%d invalid JSON, %d invalid UTF-8 (%d redacted, %d without receive time)",
 		s.Invalid.JSON, s.Invalid.UTF8, s.Invalid.Redacted, s.Invalid.NoRecvTime)
-	row("size", "%s on disk, %s uncompressed records (%s payloads), ratio %.1f, %d frames",
-		byteSize(s.Size.File), byteSize(s.Size.Records), byteSize(s.Size.Payloads), s.Size.Ratio, s.Size.Frames)
+	row("size", "%s on disk, %s uncompressed records (%s payloads), ratio %.1f, %s",
+		byteSize(s.Size.File), byteSize(s.Size.Records), byteSize(s.Size.Payloads), s.Size.Ratio, plural(int64(s.Size.Frames), "frame"))
 	idle := ""
 	if s.Replay.MaxIdle > 0 {
 		idle = fmt.Sprintf(", idle capped at %s", s.Replay.MaxIdle)
@@ -111,6 +111,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "messages by type:\n")
+	if len(s.Types) == 0 {
+		fmt.Fprintf(tw, "  (none)\n")
+	}
 	for i, t := range s.Types {
 		if i == maxTextRows {
 			fmt.Fprintf(tw, "  ... %d more types\n", len(s.Types)-i)
