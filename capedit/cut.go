@@ -13,15 +13,15 @@ import (
 
 // CutOptions select the part of a capture that Cut keeps.
 type CutOptions struct {
-	// From is the first position kept (inclusive); nil means the start.
+	// From is the first position kept; nil means the start.
 	From *Position
-	// To is the first position no longer kept (exclusive); nil means the end.
-	// Cutting A..B and B..end splits a capture in two without losing or
-	// repeating a record.
+	// To is the last position kept (inclusive, as aaep-replay serve reads
+	// --to); nil means the end. So "--to #99" and "--from #100" split a
+	// capture without losing or repeating a record.
 	To *Position
 }
 
-// Cut writes the records of in between opts.From and opts.To to out. It
+// Cut writes the records of in from opts.From to opts.To (both included) to out. It
 // seeks through the index, so only the frames it keeps are decompressed.
 //
 // The output's start is moved to the cut's start (From as a time, or the
@@ -81,10 +81,10 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 			}
 			res.Read++
 			if opts.To != nil {
-				if opts.To.IsRecord && src.r.Index() >= opts.To.Record {
+				if opts.To.IsRecord && src.r.Index() > opts.To.Record {
 					break
 				}
-				if !opts.To.IsRecord && rec.Time >= int64(opts.To.Offset) {
+				if !opts.To.IsRecord && rec.Time > int64(opts.To.Offset) {
 					break
 				}
 			}

@@ -26,15 +26,24 @@ func TestParsePosition(t *testing.T) {
 		wantErr string
 	}{
 		{in: "1m30s", want: Position{Offset: 90 * time.Second}},
-		{in: "90", want: Position{Offset: 90 * time.Second}},
-		{in: "1.5", want: Position{Offset: 1500 * time.Millisecond}},
 		{in: "250ms", want: Position{Offset: 250 * time.Millisecond}},
+		{in: "1:30", want: Position{Offset: 90 * time.Second}},
+		{in: "01:02:03.5", want: Position{Offset: time.Hour + 2*time.Minute + 3500*time.Millisecond}},
+		{in: "0:00.250", want: Position{Offset: 250 * time.Millisecond}},
+		{in: "90:00", want: Position{Offset: 90 * time.Minute}},
 		{in: "#0", want: Position{IsRecord: true}},
 		{in: "#120", want: Position{IsRecord: true, Record: 120}},
-		{in: "#-1", wantErr: "bad record number"},
-		{in: "#x", wantErr: "bad record number"},
-		{in: "-5s", wantErr: "negative"},
-		{in: "-5", wantErr: "out of range"},
+		{in: "120", want: Position{IsRecord: true, Record: 120}},
+		{in: "#-1", wantErr: "record number"},
+		{in: "#x", wantErr: "record number"},
+		{in: "-5s", wantErr: "bad position"},
+		{in: "-5", wantErr: "bad position"},
+		{in: "1.5", wantErr: "bad position"},
+		{in: "1:75", wantErr: "below 60"},
+		{in: "1:75:00", wantErr: "below 60"},
+		{in: "1:2:3:4", wantErr: "clock"},
+		{in: "1:x", wantErr: "clock"},
+		{in: "1:30.", wantErr: "clock"},
 		{in: "soon", wantErr: "bad position"},
 	}
 	for _, tc := range tests {
@@ -77,6 +86,7 @@ func TestCut(t *testing.T) {
 		}
 		return n
 	}
+	firstAfter := func(t0 int64) int64 { return firstAt(t0 + 1) }
 	tests := []struct {
 		name     string
 		from, to string
@@ -84,14 +94,16 @@ func TestCut(t *testing.T) {
 		shift    int64 // expected start shift
 	}{
 		{name: "whole", lo: 0, hi: n},
-		{name: "records", from: "#10", to: "#30", lo: 10, hi: 30, shift: recs[10].Time},
+		{name: "records", from: "#10", to: "#30", lo: 10, hi: 31, shift: recs[10].Time},
+		{name: "plain record numbers", from: "10", to: "30", lo: 10, hi: 31, shift: recs[10].Time},
 		{name: "from record", from: "#40", lo: 40, hi: n, shift: recs[40].Time},
-		{name: "to record", to: "#5", lo: 0, hi: 5},
-		{name: "times", from: "3s", to: time.Duration(mid).String(), lo: firstAt(3e9), hi: firstAt(mid), shift: 3e9},
-		{name: "mixed", from: "#20", to: "20s", lo: 20, hi: firstAt(20e9), shift: recs[20].Time},
+		{name: "to record", to: "#5", lo: 0, hi: 6},
+		{name: "times", from: "3s", to: time.Duration(mid).String(), lo: firstAt(3e9), hi: firstAfter(mid), shift: 3e9},
+		{name: "clock times", from: "0:03", to: "0:20.5", lo: firstAt(3e9), hi: firstAfter(20.5e9), shift: 3e9},
+		{name: "mixed", from: "#20", to: "20s", lo: 20, hi: firstAfter(20e9), shift: recs[20].Time},
 		{name: "past the end", from: "1h", lo: n, hi: n, shift: int64(time.Hour)},
 		{name: "record past the end", from: "#100000", lo: n, hi: n},
-		{name: "empty range", from: "#7", to: "#7", lo: 7, hi: 7},
+		{name: "one record", from: "#7", to: "#7", lo: 7, hi: 8, shift: recs[7].Time},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,15 +146,22 @@ func TestCutAndMergeBack(t *testing.T) {
 	recs := sampleRecords()
 	h := testHeader()
 	src := writeCapture(t, dir, "src.aaep", h, recs)
-	for _, split := range [][2]string{{"#17", "#60"}, {"4s", "22.5s"}, {"#0", "1h"}} {
+	// Record numbers split as --to #16, --from #17; times as --to T, --from
+	// T+1ns (no record of the sample falls on a whole second).
+	for _, split := range [][4]string{{"#16", "#17", "#59", "#60"}, {"4s", "4000000001ns", "22.5s", "22500000001ns"}, {"#0", "#1", "1h", "1h"}} {
+		for _, r := range recs {
+			if r.Time == 4e9 || r.Time == 22.5e9 {
+				t.Fatal("a record falls on a split time")
+			}
+		}
 		a, b, c := filepath.Join(dir, "a.aaep"), filepath.Join(dir, "b.aaep"), filepath.Join(dir, "c.aaep")
 		if _, err := Cut(ctx, src, a, CutOptions{To: pos(t, split[0])}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Cut(ctx, src, b, CutOptions{From: pos(t, split[0]), To: pos(t, split[1])}); err != nil {
+		if _, err := Cut(ctx, src, b, CutOptions{From: pos(t, split[1]), To: pos(t, split[2])}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Cut(ctx, src, c, CutOptions{From: pos(t, split[1])}); err != nil {
+		if _, err := Cut(ctx, src, c, CutOptions{From: pos(t, split[3])}); err != nil {
 			t.Fatal(err)
 		}
 		whole := filepath.Join(dir, "whole.aaep")

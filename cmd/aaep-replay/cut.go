@@ -16,11 +16,12 @@ func newCutCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cut FILE [--from POS] [--to POS] -o OUT",
 		Short: "Write the part of a capture between two times or record numbers",
-		Long: `cut writes the records from --from (inclusive) to --to (exclusive) into a new
-capture. A position is a time since the capture's start (1m30s, 90s, 1500ms,
-or plain seconds: 90) or a record number (#120; the first record is #0).
-Cutting A..B and B..end splits a capture without losing a record, and merge
---join-sources puts the pieces back together.
+		Long: `cut writes the records from --from to --to (both included) into a new
+capture. A position is read as serve reads it: a time since the capture's
+start (1m30s, 250ms, or a clock time 1:30 or 01:02:03.5) or a record number
+(#120 or 120; the first record is #0, and every record kind counts).
+"--to #99" and "--from #100" split a capture without losing a record, and
+merge --join-sources puts the pieces back together.
 
 The cut's start moves to --from (or to its first record when --from is a
 record number), so its records keep their absolute times and a replay of the
@@ -59,7 +60,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
-	f.StringVar(&from, "from", "", "first position kept: a time offset (1m30s) or a record number (#120)")
-	f.StringVar(&to, "to", "", "first position no longer kept: a time offset or a record number")
+	f.StringVar(&from, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
+	f.StringVar(&to, "to", "", "last position kept (inclusive): a time offset or a record number")
 	return cmd
 }
