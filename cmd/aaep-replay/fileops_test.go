@@ -236,7 +236,9 @@ func TestFileopsDamagedInputs(t *testing.T) {
 		{"info", func(in, out string) []string { return []string{"info", in} }},
 		{"export", func(in, out string) []string { return []string{"export", "-o", out, in} }},
 		{"cut", func(in, out string) []string { return []string{"cut", in, "--from", "1s", "-o", out} }},
-		{"filter", func(in, out string) []string { return []string{"filter", in, "--filter-type", "state.changed", "-o", out} }},
+		{"filter", func(in, out string) []string {
+			return []string{"filter", in, "--filter-type", "state.changed", "-o", out}
+		}},
 		{"merge", func(in, out string) []string { return []string{"merge", in, "-o", out} }},
 	}
 	for _, v := range verbs {
