@@ -31,6 +31,9 @@ type ExportStats struct {
 	// Skipped counts records of kinds that a plain export leaves out
 	// (connection events, markers, and sent messages without Sent).
 	Skipped int64
+	// Empty counts empty messages a plain export leaves out: an empty line
+	// is not a message in JSON Lines (WithMeta keeps them).
+	Empty int64
 	// Reflowed counts payloads whose line breaks a plain export replaced with
 	// spaces so that each message stays on one line (for valid JSON the value
 	// is unchanged; use WithMeta for byte-exact output).
@@ -79,6 +82,9 @@ func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) (
 		switch {
 		case opts.WithMeta:
 			line = appendMetaRecord(line[:0], rec)
+		case len(rec.Payload) == 0 && (rec.Kind == capfile.KindReceived || (opts.Sent && rec.Kind == capfile.KindSent)):
+			st.Empty++
+			continue
 		case rec.Kind == capfile.KindReceived || (opts.Sent && rec.Kind == capfile.KindSent):
 			line = append(line[:0], rec.Payload...)
 			if bytes.ContainsAny(line, "\r\n") {

@@ -19,6 +19,7 @@ const referenceJSONL = `{"@context": "https://aaep-protocol.org/context/v1", "ty
 {"@context": "https://aaep-protocol.org/context/v1", "type": "aaep:agent.state.changed", "event_id": "evt_02", "session_id": "sess_a", "timestamp": "2026-05-24T14:22:11.842Z", "from_state": "idle", "to_state": "thinking", "summary_terse": "考えています", "urgency": "background"}
 {"@context": "https://aaep-protocol.org/context/v1", "type": "aaep:agent.tool.invoked", "event_id": "evt_03", "session_id": "sess_b", "timestamp": "2026-05-24T14:22:12.100Z", "tool": "search", "args_summary": "query: \"naïve café\" \\ 🙂", "urgency": "normal"}
 {"ts": "2026-05-24T14:22:12.250Z", "run_id": "run_7", "event": "state_transition", "from": "planning", "to": "executing"}
+{"type": "aaep:agent.output.streaming", "session_id": "sess_a", "timestamp": "2026-05-24T14:22:12.300Z", "delta": "caf\u00e9 \ud83d\ude42 (ensure_ascii=True style)"}
 {"@context": "https://aaep-protocol.org/context/v1", "type": "aaep:agent.tool.completed", "event_id": "evt_04", "session_id": "sess_b", "timestamp": "2026-05-24T14:22:13.000+00:00", "tool": "search", "status": "success", "result": null, "duration_ms": 900}
 `
 
@@ -48,7 +49,7 @@ func TestImportExportReferenceJSONL(t *testing.T) {
 		blank       int64
 		wantRecords int
 	}{
-		{name: "reference", in: referenceJSONL, wantRecords: 5},
+		{name: "reference", in: referenceJSONL, wantRecords: 6},
 		{name: "invalid lines kept in place", in: "{\"type\": \"a\", \"timestamp\": \"2026-05-24T14:22:11.000Z\"}\nnot json at all\n{\"type\": \"b\"\n\xff\xfe{}\n[1, 2]\n", invalid: 3, wantRecords: 5},
 		{name: "crlf and blank lines", in: "{\"type\": \"a\"}\r\n\r\n   \n{\"type\": \"b\"}", want: "{\"type\": \"a\"}\n{\"type\": \"b\"}\n", blank: 2, wantRecords: 2},
 		{name: "empty file", in: "", wantRecords: 0},
@@ -185,6 +186,10 @@ func TestWithMetaRoundTrip(t *testing.T) {
 			t.Errorf("meta line %d is not JSON: %q", i+1, line)
 		}
 	}
+	// A plain export leaves the empty message out and says so.
+	if plain, pst := exportString(t, src, ExportOptions{}); pst.Empty != 1 || strings.Contains(plain, "\n\n") || strings.HasPrefix(plain, "\n") {
+		t.Errorf("plain export: %d empty messages counted, want 1 and no blank line", pst.Empty)
+	}
 	// A second export of the re-imported capture is byte-identical.
 	again, _ := exportString(t, back, ExportOptions{WithMeta: true})
 	if again != string(readFile(t, meta)) {
@@ -299,6 +304,9 @@ func TestExportPlainKinds(t *testing.T) {
 		}
 		if n := int64(strings.Count(out, "\n")); n != want || st.Lines != want || st.Read != int64(len(recs)) || st.Reflowed != reflow || st.Skipped != int64(len(recs))-want {
 			t.Errorf("sent=%v: %d lines, stats %+v; want %d lines, %d reflowed", withSent, n, st, want, reflow)
+		}
+		if st.Empty != 0 {
+			t.Errorf("%d empty messages counted, want 0", st.Empty)
 		}
 		if !strings.Contains(out, `{   "type": "aaep:agent.state.changed",   "session_id"`) {
 			t.Errorf("pretty-printed message not reflowed onto one line")

@@ -38,6 +38,9 @@ import reads such a file back into an identical capture.`,
 				st, err := capedit.Export(a.ctx, args[0], w, opts)
 				if st != nil {
 					printWarnings(a.Err, st.Warnings)
+					if st.Empty > 0 {
+						fmt.Fprintf(a.Err, "aaep-replay: warning: left out %d empty messages (an empty line is not a message; --with-meta keeps them)\n", st.Empty)
+					}
 					if st.Reflowed > 0 {
 						fmt.Fprintf(a.Err, "aaep-replay: warning: %d messages held line breaks, written with spaces instead (use --with-meta for byte-exact output)\n", st.Reflowed)
 					}
