@@ -1,0 +1,1022 @@
+package aaep
+
+// Negotiated-stream rules (NEG-*): they need the recorded subscription
+// handshake and apply per source (one source is one subscription's
+// channel). A source whose capture holds no subscription.request or
+// subscription.accepted is not handshaked and gets none of these rules
+// except NEG-L2-DECLARES-REPLY, which judges a request on its own.
+//
+// Effective terms (catalog §3.7): the honored capabilities, where a field
+// the producer left out of honored_capabilities reads as the requested value
+// (and a field the request left out as the §5.3 default: unlimited rate,
+// languages ["en-US"], coalesce ["sentence","completion"], include
+// ["aaep:agent.*"], no reply support, levels [1]); an accepted
+// renegotiation overlays only the fields it sent. Renegotiated terms apply to
+// events that arrive more than renegGrace after the accepting response
+// (events in flight may follow the old terms, §5.7.2).
+//
+// Handshake messages are reported under a pseudo-session named after their
+// source ("subscription-N"), which also gets handshake Steps and a
+// SessionSummary.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+const (
+	// renegGrace is how long after an accepted renegotiation events may
+	// still follow the previous terms.
+	renegGrace = 500 * time.Millisecond
+	// closeGrace is how long after a subscriber's close events may still
+	// arrive (in flight).
+	closeGrace = time.Second
+	// maxRateWindow bounds the sliding-window memory for NEG-RATE.
+	maxRateWindow = 100000
+)
+
+type subState uint8
+
+const (
+	subNone subState = iota
+	subRequested
+	subActive
+	subRejected
+	subClosed
+)
+
+var subStateNames = [...]string{"none", "requested", "active", "rejected", "closed"}
+
+func (st subState) String() string { return subStateNames[st] }
+
+// capsJSON is a capability object as sent; nil fields were absent.
+type capsJSON struct {
+	MaxEPS             *int64       `json:"max_events_per_second"`
+	PreferredVerbosity *string      `json:"preferred_verbosity"`
+	Languages          *[]string    `json:"languages"`
+	ConfReply          *bool        `json:"supports_confirmation_reply"`
+	ClarReply          *bool        `json:"supports_clarification_reply"`
+	Coalesce           *[]string    `json:"coalesce_boundaries"`
+	Filters            *filtersJSON `json:"event_filters"`
+	Levels             *[]int       `json:"supported_conformance_levels"`
+	Extensions         *[]string    `json:"supported_extensions"`
+	SignedOnly         *bool        `json:"accept_signed_manifests_only"`
+}
+
+type filtersJSON struct {
+	Include *[]string `json:"include"`
+	Exclude *[]string `json:"exclude"`
+}
+
+// overlay returns c with the fields present in o replaced (§5.7.1).
+func (c capsJSON) overlay(o capsJSON) capsJSON {
+	if o.MaxEPS != nil {
+		c.MaxEPS = o.MaxEPS
+	}
+	if o.PreferredVerbosity != nil {
+		c.PreferredVerbosity = o.PreferredVerbosity
+	}
+	if o.Languages != nil {
+		c.Languages = o.Languages
+	}
+	if o.ConfReply != nil {
+		c.ConfReply = o.ConfReply
+	}
+	if o.ClarReply != nil {
+		c.ClarReply = o.ClarReply
+	}
+	if o.Coalesce != nil {
+		c.Coalesce = o.Coalesce
+	}
+	if o.Filters != nil {
+		f := filtersJSON{}
+		if c.Filters != nil {
+			f = *c.Filters
+		}
+		if o.Filters.Include != nil {
+			f.Include = o.Filters.Include
+		}
+		if o.Filters.Exclude != nil {
+			f.Exclude = o.Filters.Exclude
+		}
+		c.Filters = &f
+	}
+	if o.Levels != nil {
+		c.Levels = o.Levels
+	}
+	if o.Extensions != nil {
+		c.Extensions = o.Extensions
+	}
+	if o.SignedOnly != nil {
+		c.SignedOnly = o.SignedOnly
+	}
+	return c
+}
+
+// terms are effective capabilities with every default filled in.
+type terms struct {
+	rate       int64 // 0: unlimited
+	verbosity  string
+	languages  []string
+	confReply  bool
+	clarReply  bool
+	coalesce   []string
+	include    []string
+	exclude    []string
+	levels     []int
+	extensions []string
+	signedOnly bool
+}
+
+// resolve fills in c's absent fields from base.
+func (c capsJSON) resolve(base terms) terms {
+	t := base
+	if c.MaxEPS != nil {
+		t.rate = *c.MaxEPS
+	}
+	if c.PreferredVerbosity != nil {
+		t.verbosity = *c.PreferredVerbosity
+	}
+	if c.Languages != nil {
+		t.languages = *c.Languages
+	}
+	if c.ConfReply != nil {
+		t.confReply = *c.ConfReply
+	}
+	if c.ClarReply != nil {
+		t.clarReply = *c.ClarReply
+	}
+	if c.Coalesce != nil {
+		t.coalesce = *c.Coalesce
+	}
+	if c.Filters != nil {
+		if c.Filters.Include != nil {
+			t.include = *c.Filters.Include
+		}
+		if c.Filters.Exclude != nil {
+			t.exclude = *c.Filters.Exclude
+		}
+	}
+	if c.Levels != nil {
+		t.levels = *c.Levels
+	}
+	if c.Extensions != nil {
+		t.extensions = *c.Extensions
+	}
+	if c.SignedOnly != nil {
+		t.signedOnly = *c.SignedOnly
+	}
+	return t
+}
+
+// defaultTerms are the §5.3 defaults for an absent capability.
+func defaultTerms() terms {
+	return terms{
+		verbosity: "normal",
+		languages: []string{"en-US"},
+		coalesce:  []string{"sentence", "completion"},
+		include:   []string{"aaep:agent.*"},
+		levels:    []int{1},
+	}
+}
+
+// subscription is the handshake state of one source.
+type subscription struct {
+	source     int
+	key        string
+	subID      string
+	state      subState
+	handshaked bool
+
+	pending   uint8 // 0 none, 1 request, 2 renegotiation
+	pendingAt ref
+	responses int // responses to the current request
+
+	requested capsJSON // merged request (request overlaid by renegotiations)
+	reqKnown  bool
+	reqVer    string
+	reneg     capsJSON // renegotiation awaiting its response
+
+	terms      terms
+	oldTerms   terms
+	applyAfter time.Duration // renegotiated terms apply to events after this offset
+	rateReneg  bool          // the rate limit came from a renegotiation
+	filtReneg  bool          // the filters came from a renegotiation
+	acceptedAt time.Duration
+
+	window   []time.Duration // arrival offsets of recent non-critical events
+	wNext    int
+	inBurst  bool
+	closedAt time.Duration
+	bySub    bool // closed by the subscriber
+	renegRej bool
+
+	noted map[string]bool // once-per-subscription findings already reported
+
+	msgs        int
+	first, last time.Duration
+}
+
+func (sub *subscription) once(rule string) bool {
+	if sub.noted == nil {
+		sub.noted = map[string]bool{}
+	}
+	if sub.noted[rule] {
+		return false
+	}
+	sub.noted[rule] = true
+	return true
+}
+
+type negChecker struct {
+	s     *seqChecker
+	subs  map[int]*subscription
+	byID  map[string]*subscription
+	order []*subscription
+}
+
+func (n *negChecker) init(s *seqChecker) {
+	n.s = s
+	n.subs = map[int]*subscription{}
+	n.byID = map[string]*subscription{}
+}
+
+func (n *negChecker) sub(source int) *subscription {
+	sub := n.subs[source]
+	if sub == nil {
+		sub = &subscription{source: source, key: fmt.Sprintf("subscription-%d", source), terms: defaultTerms()}
+		n.subs[source] = sub
+		n.order = append(n.order, sub)
+	}
+	return sub
+}
+
+// key names the pseudo-session of source's handshake findings.
+func (n *negChecker) key(source int) string { return fmt.Sprintf("subscription-%d", source) }
+
+func (n *negChecker) handshaked(source int) bool {
+	sub := n.subs[source]
+	return sub != nil && sub.handshaked
+}
+
+// sourceClosed reports whether source's subscription was closed or rejected.
+func (n *negChecker) sourceClosed(source int) bool {
+	sub := n.subs[source]
+	return sub != nil && (sub.state == subClosed || sub.state == subRejected)
+}
+
+// gapsExpected reports whether sequence-number gaps are legitimate on
+// source: its subscription filters events or limits their rate (the
+// specification is silent; gaps are then not reported).
+func (n *negChecker) gapsExpected(source int) bool {
+	sub := n.subs[source]
+	if sub == nil || !sub.handshaked {
+		return false
+	}
+	t := sub.terms
+	return t.rate > 0 || len(t.exclude) > 0 || !(len(t.include) == 1 && t.include[0] == "aaep:agent.*")
+}
+
+// otherReplyCapable reports whether a source other than closed, among
+// sources, is an active subscription able to reply to confirmations.
+func (n *negChecker) otherReplyCapable(sources []int, closed int) bool {
+	for _, src := range sources {
+		if src == closed {
+			continue
+		}
+		if sub := n.subs[src]; sub != nil && sub.state == subActive && sub.terms.confReply {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *negChecker) step(sub *subscription, m *protocol.Message, from subState, label, detail string) {
+	sub.msgs++
+	if sub.msgs == 1 {
+		sub.first = m.Offset
+	}
+	sub.last = m.Offset
+	n.s.r.Step(protocol.Step{Session: sub.key, Index: m.Index, Offset: m.Offset, From: from.String(), To: sub.state.String(),
+		Label: label, Detail: detail, Kind: protocol.StepHandshake})
+}
+
+func decodeCaps(raw json.RawMessage) capsJSON {
+	var c capsJSON
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &c) // shape errors are MSG-* findings; keep what decoded
+	}
+	return c
+}
+
+// message handles the subscription.* messages.
+func (n *negChecker) message(m *protocol.Message, ev *Event) {
+	sub := n.sub(m.Source)
+	from := sub.state
+	detail := ""
+	switch ev.Type {
+	case MsgSubscriptionRequest:
+		n.unanswered(sub)
+		sub.handshaked = true
+		sub.state = subRequested
+		sub.pending, sub.pendingAt, sub.responses = 1, refOf(m), 0
+		sub.requested = decodeCaps(ev.raw("capabilities"))
+		sub.reqKnown = true
+		sub.reqVer, _ = ev.Str("aaep_version")
+		n.checkL2(sub, m, sub.requested)
+		detail, _ = ev.Str("subscriber_id")
+	case MsgSubscriptionAccepted:
+		detail = n.accepted(sub, m, ev)
+	case MsgSubscriptionRejected:
+		sub.handshaked = true
+		n.response(sub, m, "subscription.rejected")
+		if sub.pending == 2 || from == subActive {
+			sub.renegRej = true
+		}
+		sub.pending = 0
+		sub.state = subRejected
+		detail, _ = ev.Str("reason_code")
+		n.s.subscriptionEnded(m.Source)
+	case MsgSubscriptionRenegotiate:
+		n.checkSubID(sub, m, ev, "subscription.renegotiate")
+		n.unanswered(sub)
+		sub.handshaked = true
+		sub.pending, sub.pendingAt, sub.responses = 2, refOf(m), 0
+		sub.reneg = decodeCaps(ev.raw("capabilities"))
+		n.checkL2(sub, m, sub.requested.overlay(sub.reneg))
+		detail, _ = ev.Str("subscription_id")
+	case MsgSubscriptionClose:
+		n.checkSubID(sub, m, ev, "subscription.close")
+		if sub.state != subClosed {
+			sub.state = subClosed
+			sub.closedAt = m.Offset
+			sub.bySub = m.Dir == protocol.ToProducer
+			n.s.applyCloseDefault(m.Source, m)
+			n.s.subscriptionEnded(m.Source)
+		}
+		detail, _ = ev.Str("reason_code")
+	}
+	n.step(sub, m, from, ev.Type, detail)
+}
+
+// unanswered reports a request or renegotiation superseded before any response.
+func (n *negChecker) unanswered(sub *subscription) {
+	switch {
+	case sub.pending == 1 && sub.responses == 0:
+		n.s.report("NEG-RESPONSE-REQUIRED", sub.key, sub.pendingAt.msg(), "request never answered",
+			"the subscription.request at message %d got neither subscription.accepted nor subscription.rejected; every request gets exactly one response", sub.pendingAt.index)
+	case sub.pending == 2 && sub.responses == 0:
+		n.s.report("NEG-RENEG-RESPONSE", sub.key, sub.pendingAt.msg(), "renegotiation never answered",
+			"the subscription.renegotiate at message %d got neither subscription.accepted nor subscription.rejected; the producer must answer every renegotiation", sub.pendingAt.index)
+	}
+}
+
+// response counts a response to the outstanding request.
+func (n *negChecker) response(sub *subscription, m *protocol.Message, what string) {
+	if sub.pending == 0 && sub.responses > 0 {
+		n.s.report("NEG-RESPONSE-REQUIRED", sub.key, m, "second response",
+			"this %s answers a request that was already answered (message %d); every request gets exactly one response", what, sub.pendingAt.index)
+	}
+	sub.responses++
+}
+
+func (n *negChecker) accepted(sub *subscription, m *protocol.Message, ev *Event) string {
+	sub.handshaked = true
+	n.response(sub, m, "subscription.accepted")
+	reneg := sub.pending == 2
+	sub.pending = 0
+	honored := decodeCaps(ev.raw("honored_capabilities"))
+	request := sub.requested
+	if reneg {
+		request = request.overlay(sub.reneg)
+		sub.requested = request
+	}
+	req := request.resolve(defaultTerms())
+	if sub.reqKnown {
+		n.checkHonored(sub, m, honored, req)
+		if !reneg {
+			n.checkVersion(sub, m, ev)
+		}
+		n.checkSignedManifest(sub, m, ev, req)
+	}
+	id, _ := ev.Str("subscription_id")
+	if id != "" {
+		sub.subID = id
+		n.byID[id] = sub
+	}
+	newTerms := honored.resolve(req)
+	if reneg && sub.state == subActive {
+		sub.oldTerms = sub.terms
+		sub.applyAfter = m.Offset + renegGrace
+		if sub.reneg.MaxEPS != nil {
+			sub.rateReneg = true
+		}
+		if sub.reneg.Filters != nil {
+			sub.filtReneg = true
+		}
+	} else {
+		sub.oldTerms = newTerms
+		sub.applyAfter = m.Offset
+		sub.acceptedAt = m.Offset
+	}
+	sub.terms = newTerms
+	sub.state = subActive
+	if n := int(newTerms.rate); n > 0 && n <= maxRateWindow && len(sub.window) != n {
+		sub.window = make([]time.Duration, 0, n)
+		sub.wNext = 0
+	}
+	return id
+}
+
+// checkL2: NEG-L2-DECLARES-REPLY.
+func (n *negChecker) checkL2(sub *subscription, m *protocol.Message, c capsJSON) {
+	if c.Levels == nil {
+		return
+	}
+	l2 := false
+	for _, l := range *c.Levels {
+		if l == 2 || l == 3 {
+			l2 = true
+		}
+	}
+	if l2 && (c.ConfReply == nil || !*c.ConfReply) {
+		n.s.report("NEG-L2-DECLARES-REPLY", sub.key, m, "Level 2 without reply support",
+			"the subscriber claims conformance levels %v but does not declare supports_confirmation_reply: true; Level 2 and 3 subscribers must", *c.Levels)
+	}
+}
+
+// checkHonored: NEG-HONORED-* (§5.4.4): honored terms are no more
+// permissive than requested. A field absent from honored_capabilities reads
+// as the requested value (the suite treats it the same way), so it is not
+// reported. Languages match when equal or when one is the other's bare
+// language (en and en-US, Ch. 11).
+func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h capsJSON, req terms) {
+	k := sub.key
+	if h.MaxEPS != nil && req.rate > 0 && *h.MaxEPS > req.rate {
+		n.s.report("NEG-HONORED-RATE", k, m, "honored rate above request",
+			"the producer honors max_events_per_second %d but the subscriber asked for at most %d; honored capabilities must not be more permissive", *h.MaxEPS, req.rate)
+	}
+	if h.Languages != nil {
+		for _, l := range *h.Languages {
+			if !languageIn(l, req.languages) {
+				n.s.report("NEG-HONORED-LANGUAGES", k, m, "language not requested",
+					"the producer honors language %q, which is not among the requested languages %v (the default is [en-US]); honored languages must be a subset", l, req.languages)
+			}
+		}
+	}
+	if h.Coalesce != nil {
+		for _, b := range *h.Coalesce {
+			if !containsString(req.coalesce, b) {
+				n.s.report("NEG-HONORED-COALESCE", k, m, "coalesce boundary not requested",
+					"the producer honors coalesce boundary %q, which is not among the requested %v (the default is [sentence completion]); honored boundaries must be a subset", b, req.coalesce)
+			}
+		}
+	}
+	if h.Filters != nil {
+		hon := h.resolve(req)
+		for _, inc := range hon.include {
+			if !subsumedByAny(inc, req.include) {
+				n.s.report("NEG-HONORED-FILTERS", k, m, "filter widened",
+					"the honored include pattern %q is not covered by the requested includes %v; honored filters must be at least as restrictive", inc, req.include)
+			}
+		}
+		for _, exc := range req.exclude {
+			if subsumedByAny(exc, hon.exclude) {
+				continue
+			}
+			for _, inc := range hon.include {
+				if patternsOverlap(inc, exc) {
+					n.s.report("NEG-HONORED-FILTERS", k, m, "exclude dropped",
+						"the subscriber excluded %q but the honored filters no longer exclude it; every requested exclude must stay excluded", exc)
+					break
+				}
+			}
+		}
+	}
+	hon := h.resolve(req)
+	var loose []string
+	if h.Levels != nil {
+		for _, l := range hon.levels {
+			if !containsInt(req.levels, l) {
+				loose = append(loose, fmt.Sprintf("conformance level %d was not requested (requested %v)", l, req.levels))
+			}
+		}
+	}
+	if h.Extensions != nil {
+		for _, e := range hon.extensions {
+			if !containsString(req.extensions, e) {
+				loose = append(loose, fmt.Sprintf("extension %s was not requested", e))
+			}
+		}
+	}
+	if h.ConfReply != nil && *h.ConfReply && !req.confReply {
+		loose = append(loose, "supports_confirmation_reply is true although the request says false (or leaves it out)")
+	}
+	if h.ClarReply != nil && *h.ClarReply && !req.clarReply {
+		loose = append(loose, "supports_clarification_reply is true although the request says false (or leaves it out)")
+	}
+	if h.SignedOnly != nil && !*h.SignedOnly && req.signedOnly {
+		loose = append(loose, "accept_signed_manifests_only is false although the subscriber requires signed manifests")
+	}
+	for _, why := range loose {
+		n.s.report("NEG-HONORED-OTHER", k, m, "honored more than requested",
+			"in honored_capabilities, %s; honored capabilities should not be more permissive than requested", why)
+	}
+}
+
+// checkVersion: NEG-VERSION.
+func (n *negChecker) checkVersion(sub *subscription, m *protocol.Message, ev *Event) {
+	v, ok := ev.Str("aaep_version")
+	if !ok {
+		return
+	}
+	switch {
+	case !containsString(publishedVersions, v):
+		n.s.report("NEG-VERSION", sub.key, m, "unsupported version",
+			"the producer accepts with aaep_version %q, which is not a published AAEP version (%v); an unsupported version should be rejected with version_unsupported", v, publishedVersions)
+	case sub.reqVer != "" && compareVersions(v, sub.reqVer) > 0:
+		n.s.report("NEG-VERSION", sub.key, m, "version above request",
+			"the producer accepts with aaep_version %s, higher than the requested %s; the accepted version may be lower than requested but must be supported by both sides", v, sub.reqVer)
+	}
+}
+
+// checkSignedManifest: NEG-SIGNED-MANIFEST and NEG-SIGNED-MANIFEST-CONTENT.
+// The accepted schema's description wants signed_manifest inline when the
+// subscriber requires signed manifests, while §10.4.1(3) also allows a JWS
+// published at manifest_uri: the lenient profile accepts a manifest_uri,
+// the strict one wants the inline signed_manifest.
+func (n *negChecker) checkSignedManifest(sub *subscription, m *protocol.Message, ev *Event, req terms) {
+	jws, hasJWS := ev.Str("signed_manifest")
+	if req.signedOnly && !hasJWS {
+		_, hasURI := ev.Str("manifest_uri")
+		if !hasURI {
+			if p, ok := ev.Object("producer"); ok {
+				_, hasURI = rawString(p["manifest_uri"])
+			}
+		}
+		if n.s.strict || !hasURI {
+			extra := ""
+			if hasURI {
+				extra = " (a manifest_uri alone is not enough in the strict profile)"
+			}
+			n.s.report("NEG-SIGNED-MANIFEST", sub.key, m, "no signed manifest",
+				"the subscriber accepts signed manifests only, but subscription.accepted carries no signed_manifest%s; the producer must include one or reject with manifest_signature_required", extra)
+		}
+	}
+	if !hasJWS {
+		return
+	}
+	why := n.manifestProblem(jws, ev)
+	if why != "" {
+		n.s.report("NEG-SIGNED-MANIFEST-CONTENT", sub.key, m, "signed manifest inconsistent",
+			"the signed_manifest %s; its claims must match the producer that accepted (signature verification needs keys and is not done here)", why)
+	}
+}
+
+func (n *negChecker) manifestProblem(jws string, ev *Event) string {
+	parts := strings.Split(jws, ".")
+	if len(parts) != 3 {
+		return "is not a JWS in compact form (three base64url parts)"
+	}
+	var header struct {
+		Alg string `json:"alg"`
+	}
+	hb, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[0], "="))
+	if err != nil || json.Unmarshal(hb, &header) != nil {
+		return "has an unreadable JWS header"
+	}
+	if header.Alg == "" || strings.EqualFold(header.Alg, "none") {
+		return fmt.Sprintf("is not signed (alg %q)", header.Alg)
+	}
+	pb, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return "has an undecodable payload"
+	}
+	var claims struct {
+		AgentID  *string  `json:"agent_id"`
+		Versions []string `json:"aaep_versions_supported"`
+		Levels   []int    `json:"conformance_levels_supported"`
+	}
+	if json.Unmarshal(pb, &claims) != nil {
+		return "has a payload that is not a JSON object"
+	}
+	agent := ""
+	if p, ok := ev.Object("producer"); ok {
+		agent, _ = rawString(p["agent_id"])
+	}
+	if claims.AgentID != nil && agent != "" && *claims.AgentID != agent {
+		return fmt.Sprintf("names agent_id %q but the accepting producer is %q", *claims.AgentID, agent)
+	}
+	if v, ok := ev.Str("aaep_version"); ok && claims.Versions != nil && !containsString(claims.Versions, v) {
+		return fmt.Sprintf("lists aaep_versions_supported %v without the accepted version %s", claims.Versions, v)
+	}
+	return ""
+}
+
+// checkSubID: NEG-SUBID-VALID for renegotiate, close and replies. Only
+// judged once some subscription.accepted was recorded.
+func (n *negChecker) checkSubID(sub *subscription, m *protocol.Message, ev *Event, what string) {
+	if len(n.byID) == 0 {
+		return
+	}
+	id, ok := ev.Str("subscription_id")
+	if !ok {
+		return
+	}
+	named := n.byID[id]
+	switch {
+	case named == nil:
+		n.s.report("NEG-SUBID-VALID", sub.key, m, "unknown subscription_id",
+			"this %s names subscription %q, which no subscription.accepted in the capture created; it must name an accepted, open subscription", what, id)
+	case named.state == subClosed || named.state == subRejected:
+		n.s.report("NEG-SUBID-VALID", sub.key, m, "subscription no longer open",
+			"this %s names subscription %s, which is already %s; it must name an accepted, open subscription", what, id, named.state)
+	case sub.subID != "" && sub.subID != id:
+		n.s.report("NEG-SUBID-VALID", sub.key, m, "subscription_id of another channel",
+			"this %s arrives on subscription %s but names %s; replies and control messages travel on the subscription they name", what, sub.subID, id)
+	}
+}
+
+// reply applies the per-subscription checks to a reply.
+func (n *negChecker) reply(m *protocol.Message, ev *Event) {
+	sub := n.sub(m.Source)
+	n.checkSubID(sub, m, ev, ev.Type)
+}
+
+// event applies the negotiated terms of its source to one event.
+func (n *negChecker) event(m *protocol.Message, ev *Event) {
+	sub := n.subs[m.Source]
+	if sub == nil || !sub.handshaked {
+		return
+	}
+	session := ev.SessionID
+	switch sub.state {
+	case subRequested:
+		if sub.once("NEG-NO-EVENTS-BEFORE-ACCEPT") {
+			n.s.report("NEG-NO-EVENTS-BEFORE-ACCEPT", session, m, "event before accepted",
+				"this %s arrives on a subscription whose request (message %d) has not been accepted yet; no events flow before subscription.accepted (later ones on this subscription are not repeated)",
+				shortType(ev), sub.pendingAt.index)
+		}
+		return
+	case subRejected:
+		rule, why := "NEG-NO-EVENTS-BEFORE-ACCEPT", "was rejected"
+		if sub.renegRej {
+			rule, why = "NEG-RENEG-REJECT-ENDS", "ended when its renegotiation was rejected"
+		}
+		if sub.once(rule) {
+			n.s.report(rule, session, m, "event after rejection",
+				"this %s arrives on a subscription that %s; no events may follow (later ones on this subscription are not repeated)", shortType(ev), why)
+		}
+		return
+	case subClosed:
+		if sub.bySub && m.Offset <= sub.closedAt+closeGrace {
+			return // in flight when the subscriber closed
+		}
+		if sub.once("NEG-CLOSE-STOPS") {
+			n.s.report("NEG-CLOSE-STOPS", session, m, "event after close",
+				"this %s arrives %s after subscription.close; the producer stops emitting on a closed subscription (later ones are not repeated)",
+				shortType(ev), (m.Offset - sub.closedAt).Round(time.Millisecond))
+		}
+		return
+	case subActive:
+	default:
+		return
+	}
+	t := &sub.terms
+	renegTerms := true
+	if m.Offset <= sub.applyAfter {
+		t = &sub.oldTerms
+		renegTerms = false
+	}
+	typ := ev.Core
+	if typ == "" {
+		typ = NormalizeType(ev.Type)
+	}
+	critical := ev.Urgency == "critical"
+	if !critical {
+		n.checkFilters(sub, m, ev, t, typ, renegTerms && sub.filtReneg)
+		n.checkRate(sub, m, ev, t, renegTerms && sub.rateReneg)
+	}
+	switch ev.Core {
+	case TypeOutputStreaming:
+		if hint, ok := ev.Str("coalesce_hint"); ok && !containsString(t.coalesce, hint) && sub.once("NEG-COALESCE-HINT") {
+			n.s.report("NEG-COALESCE-HINT", session, m, "coalesce hint not negotiated",
+				"this chunk's coalesce_hint %q is not among the negotiated boundaries %v; the producer should stay within them (later ones are not repeated)", hint, t.coalesce)
+		}
+	case TypeAwaitingConfirmation:
+		if !t.confReply {
+			n.s.report("NEG-NO-CONF-WITHOUT-REPLY-CAP", session, m, "confirmation to a subscriber that cannot reply",
+				"a confirmation is sent on a subscription without supports_confirmation_reply (false by default): §5.3.1.4 says not to send it and to apply default_decision at once, though §5.5.4 says critical events go to every subscription, hence a warning")
+		}
+	case TypeAwaitingClarification:
+		if !t.clarReply {
+			n.s.report("NEG-NO-CONF-WITHOUT-REPLY-CAP", session, m, "clarification to a subscriber that cannot reply",
+				"a clarification is sent on a subscription without supports_clarification_reply (false by default): §5.3.1.5 says not to send it, though §5.5.4 says critical events go to every subscription, hence a warning")
+		}
+	}
+	n.checkVerbosity(sub, m, ev, t)
+	n.checkLanguage(sub, m, ev, t)
+}
+
+// checkFilters: NEG-FILTER-EXCLUDE and NEG-FILTER-INCLUDE. §5.3.1.7 says
+// "exclude patterns take precedence" but its MUST forbids only events that
+// match an exclude pattern "but not an include pattern": the lenient
+// profile reports the MUST as written, the strict profile lets exclude win.
+func (n *negChecker) checkFilters(sub *subscription, m *protocol.Message, ev *Event, t *terms, typ string, fromReneg bool) {
+	incl := matchAny(typ, t.include)
+	if excl := matchAny(typ, t.exclude); excl != "" && (n.s.strict || incl == "") {
+		rule := "NEG-FILTER-EXCLUDE"
+		if fromReneg {
+			rule = "NEG-RENEG-APPLY"
+		}
+		n.s.report(rule, ev.SessionID, m, "excluded event sent",
+			"%s is sent although the subscription excludes %q and the event is not critical; excluded events must not be emitted", typ, excl)
+		return
+	}
+	if incl == "" {
+		n.s.report("NEG-FILTER-INCLUDE", ev.SessionID, m, "event not included",
+			"%s matches none of the subscription's include patterns %v (the default aaep:agent.* does not cover extension types); non-critical events outside the includes should not be emitted", typ, t.include)
+	}
+}
+
+// checkRate: NEG-RATE. Counts non-critical events in a sliding one-second
+// window of arrival time; each burst over the honored rate is reported once.
+func (n *negChecker) checkRate(sub *subscription, m *protocol.Message, ev *Event, t *terms, fromReneg bool) {
+	rate := int(t.rate)
+	if rate <= 0 || rate > maxRateWindow {
+		return
+	}
+	if cap(sub.window) != rate {
+		sub.window = make([]time.Duration, 0, rate)
+		sub.wNext = 0
+	}
+	now := m.Offset
+	if len(sub.window) < rate {
+		sub.window = append(sub.window, now)
+		return
+	}
+	oldest := sub.window[sub.wNext]
+	sub.window[sub.wNext] = now
+	sub.wNext = (sub.wNext + 1) % rate
+	if now-oldest < time.Second {
+		if !sub.inBurst {
+			sub.inBurst = true
+			rule := "NEG-RATE"
+			if fromReneg {
+				rule = "NEG-RENEG-APPLY"
+			}
+			n.s.report(rule, ev.SessionID, m, "rate exceeded",
+				"%d non-critical events arrived within %s on this subscription, over its negotiated max_events_per_second of %d",
+				rate+1, (now - oldest).Round(time.Millisecond), rate)
+		}
+		return
+	}
+	sub.inBurst = false
+}
+
+// checkVerbosity: NEG-VERBOSITY (first mismatch per subscription).
+func (n *negChecker) checkVerbosity(sub *subscription, m *protocol.Message, ev *Event, t *terms) {
+	if v, ok := ev.Str("verbosity"); ok && v != t.verbosity && sub.once("NEG-VERBOSITY") {
+		n.s.report("NEG-VERBOSITY", ev.SessionID, m, "verbosity not as negotiated",
+			"this %s has verbosity %q but the subscriber prefers %q (later mismatches on this subscription are not repeated)", shortType(ev), v, t.verbosity)
+		return
+	}
+	if ev.Core == "" || ev.Core == TypeOutputStreaming || t.verbosity == "normal" {
+		return
+	}
+	hasAny := ev.Has("summary_terse") || ev.Has("summary_normal") || ev.Has("summary_detailed")
+	if hasAny && !ev.Has("summary_"+t.verbosity) && sub.once("NEG-VERBOSITY") {
+		n.s.report("NEG-VERBOSITY", ev.SessionID, m, "summary level missing",
+			"this %s carries summaries but no summary_%s, the subscriber's preferred verbosity (later ones on this subscription are not repeated)", shortType(ev), t.verbosity)
+	}
+}
+
+// checkLanguage: NEG-LANGUAGE (first mismatch per subscription).
+func (n *negChecker) checkLanguage(sub *subscription, m *protocol.Message, ev *Event, t *terms) {
+	lang, ok := ev.Str("language")
+	if !ok {
+		if h, okh := ev.Object("localization_hints"); okh {
+			lang, ok = rawString(h["primary_language"])
+		}
+	}
+	if ok && lang != "" && !languageIn(lang, t.languages) && sub.once("NEG-LANGUAGE") {
+		n.s.report("NEG-LANGUAGE", ev.SessionID, m, "language not negotiated",
+			"this %s is in %q, which is not among the negotiated languages %v (later ones on this subscription are not repeated)", shortType(ev), lang, t.languages)
+	}
+}
+
+// copyEvent records per-subscription facts about an event of ss that
+// arrived on a source other than the session's primary one.
+func (n *negChecker) copyEvent(ss *session, m *protocol.Message, ev *Event) {
+	switch ev.Core {
+	case TypeAwaitingConfirmation, TypeAwaitingClarification:
+		if tok, _ := ev.Str("reply_token"); tok != "" {
+			if a := n.s.tokens[tok]; a != nil && a.sess == ss && !containsInt(a.sources, m.Source) {
+				a.sources = append(a.sources, m.Source)
+			}
+		}
+	case TypeStateChanged:
+		n.s.noteResolutionNotice(ss, m.Source)
+	}
+	if ev.Urgency == "critical" && ev.EventID != "" {
+		n.critical(ss, m, ev)
+	}
+}
+
+// criticalEvent is a critical event of a session and the sources that got it.
+type criticalEvent struct {
+	eventID string
+	label   string
+	at      ref
+	sources []int
+}
+
+func (n *negChecker) critical(ss *session, m *protocol.Message, ev *Event) {
+	for i := range ss.critical {
+		c := &ss.critical[i]
+		if c.eventID == ev.EventID {
+			if !containsInt(c.sources, m.Source) {
+				c.sources = append(c.sources, m.Source)
+			}
+			return
+		}
+	}
+	if len(ss.critical) < 1024 {
+		ss.critical = append(ss.critical, criticalEvent{eventID: ev.EventID, label: shortType(ev), at: refOf(m), sources: []int{m.Source}})
+	}
+}
+
+// sessionClosed runs NEG-CRITICAL-EXEMPT and NEG-RESOLUTION-NOTICE once the
+// session is closed on every source.
+func (n *negChecker) sessionClosed(ss *session) {
+	if len(n.byID) >= 2 {
+		for _, c := range ss.critical {
+			for _, sub := range n.order {
+				if !sub.handshaked || sub.acceptedAt > c.at.offset || containsInt(c.sources, sub.source) {
+					continue
+				}
+				if sub.state == subRequested || sub.state == subNone || sub.renegRej {
+					continue
+				}
+				if (sub.state == subClosed || sub.state == subRejected) && sub.closedAt <= c.at.offset+closeGrace {
+					continue
+				}
+				n.s.report("NEG-CRITICAL-EXEMPT", ss.id, c.at.msg(), "critical event not on every subscription",
+					"critical %s (%s) reached some subscriptions but not %s, which was active; critical events go to every subscription regardless of filters and rate limits",
+					c.label, c.eventID, sub.subIDOrKey())
+			}
+		}
+	}
+	for _, a := range ss.awaits {
+		n.resolutionNotice(ss, a)
+	}
+	for _, a := range ss.notices {
+		n.resolutionNotice(ss, a)
+	}
+	ss.notices = nil
+}
+
+func (sub *subscription) subIDOrKey() string {
+	if sub.subID != "" {
+		return "subscription " + sub.subID
+	}
+	return sub.key
+}
+
+// resolutionNotice: NEG-RESOLUTION-NOTICE.
+func (n *negChecker) resolutionNotice(ss *session, a *await) {
+	if a.kind != kindConfirm || a.res == resPending || a.res == resSessionEnd || a.res == resSuperseded {
+		return
+	}
+	for _, src := range a.sources {
+		if !n.handshaked(src) || containsInt(a.noticed, src) {
+			continue
+		}
+		n.s.report("NEG-RESOLUTION-NOTICE", ss.id, a.resAt.msg(), "no resolution notice",
+			"subscription %s received confirmation %s but no state change told it the outcome (%s); every subscription that received a confirmation should get an informational event after its resolution",
+			n.sub(src).subIDOrKey(), a.token, a.res)
+	}
+}
+
+// sessionShouldHaveEnded reports whether the recording saw the end of the
+// subscription that carried ss (so a missing terminal event is a violation,
+// not a cut-off recording).
+func (n *negChecker) sessionShouldHaveEnded(ss *session) bool {
+	sub := n.subs[ss.primary]
+	return sub != nil && sub.state == subClosed
+}
+
+// finish reports handshakes left unanswered and summarises each subscription.
+func (n *negChecker) finish() {
+	for _, sub := range n.order {
+		n.unanswered(sub)
+		if !sub.handshaked {
+			continue
+		}
+		n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, Messages: sub.msgs, First: sub.first, Last: sub.last,
+			State: sub.state.String(), Complete: sub.state == subClosed || sub.state == subRejected})
+	}
+}
+
+// matchAny returns the first pattern of pats that matches typ, or "".
+func matchAny(typ string, pats []string) string {
+	for _, p := range pats {
+		if patternMatches(p, typ) {
+			return p
+		}
+	}
+	return ""
+}
+
+// patternMatches: a literal type, or a trailing "*" matching as a prefix
+// (§5.3.1.7). Full-URI patterns are normalized to compact form first.
+func patternMatches(pat, typ string) bool {
+	pat = NormalizeType(pat)
+	if strings.HasSuffix(pat, "*") {
+		return strings.HasPrefix(typ, pat[:len(pat)-1])
+	}
+	return pat == typ
+}
+
+// subsumedByAny reports whether every type matched by p is matched by some pattern of pats.
+func subsumedByAny(p string, pats []string) bool {
+	for _, q := range pats {
+		if subsumes(q, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func subsumes(q, p string) bool {
+	q, p = NormalizeType(q), NormalizeType(p)
+	if !strings.HasSuffix(q, "*") {
+		return q == p
+	}
+	return strings.HasPrefix(strings.TrimSuffix(p, "*"), q[:len(q)-1])
+}
+
+func patternsOverlap(a, b string) bool {
+	a, b = NormalizeType(a), NormalizeType(b)
+	wa, wb := strings.HasSuffix(a, "*"), strings.HasSuffix(b, "*")
+	pa, pb := strings.TrimSuffix(a, "*"), strings.TrimSuffix(b, "*")
+	switch {
+	case !wa && !wb:
+		return a == b
+	case wa && !wb:
+		return strings.HasPrefix(b, pa)
+	case !wa && wb:
+		return strings.HasPrefix(a, pb)
+	}
+	return strings.HasPrefix(pa, pb) || strings.HasPrefix(pb, pa)
+}
+
+// languageIn reports whether tag matches one of list: equal ignoring case,
+// or one being the other's bare primary language (Ch. 11).
+func languageIn(tag string, list []string) bool {
+	for _, l := range list {
+		if strings.EqualFold(l, tag) || strings.EqualFold(primaryLang(l), tag) || strings.EqualFold(l, primaryLang(tag)) {
+			return true
+		}
+	}
+	return false
+}
+
+func primaryLang(tag string) string {
+	if i := strings.IndexByte(tag, '-'); i > 0 {
+		return tag[:i]
+	}
+	return tag
+}
+
+// compareVersions compares two "major.minor.patch[-pre]" versions by their
+// numbers (pre-release suffixes are ignored).
+func compareVersions(a, b string) int {
+	pa, pb := versionParts(a), versionParts(b)
+	for i := 0; i < 3; i++ {
+		if pa[i] != pb[i] {
+			if pa[i] < pb[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func versionParts(v string) [3]int {
+	var out [3]int
+	if i := strings.IndexByte(v, '-'); i >= 0 {
+		v = v[:i]
+	}
+	for i, p := range strings.SplitN(v, ".", 3) {
+		out[i], _ = strconv.Atoi(p)
+	}
+	return out
+}

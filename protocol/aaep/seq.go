@@ -1,0 +1,744 @@
+package aaep
+
+// The sequence checker: rules across messages (SEQ-*), the recorded
+// subscription handshake (NEG-*, neg.go) and transport frames (TRN-*,
+// trn.go), plus the trace Steps and SessionSummaries of every AAEP session.
+//
+// How the stream is read
+//
+// Sessions are keyed by session_id. Each open session keeps its state in a
+// protocol.Sessions table; when a session reaches its terminal event its
+// state is dropped and only its ID (and terminal state) is remembered in a
+// bounded list, so memory is bounded by the sessions open at once. A late
+// event for a closed session is SEQ-NOTHING-AFTER-TERMINAL.
+//
+// Messages are taken in capture order. Events keep the producer's emission
+// order within one channel (the transport must preserve per-session order);
+// sequence_number gaps and late arrivals are reported (SEQ-SEQNO-INCREMENT,
+// SEQ-DELIVERY-ORDER) but the stream is not reordered. Replies
+// (confirmation.reply, clarification.reply, direction subscriber→producer)
+// are placed at their capture position, so "the reply arrived before the
+// action" is a question of capture order, while "the reply was decided in
+// time" uses the reply's own timestamp (§6.3.4(4)).
+//
+// Several subscriptions (sources) may carry the same session. The session's
+// state machine follows one channel: its primary source, the first source
+// that carried it (a later one takes over if the primary's subscription is
+// closed). Copies of its events on other sources are checked only by the
+// per-channel rules (event_id uniqueness and sequence numbers per source,
+// and the NEG rules of that subscription), and a session stays known until
+// every source that carried it has delivered the terminal event (at most
+// maxDraining such sessions; the oldest is then forgotten).
+//
+// Time: durations between two events of a session (timeouts, countdowns,
+// tool durations) are measured on the producer's clock, from the events'
+// timestamps, as §6.4 measures timeouts "from the timestamp of the
+// originating event"; when either timestamp is unreadable the capture's
+// receive offsets are used instead.
+//
+// Profiles: where the specification contradicts itself, the lenient profile
+// (default) follows the reading under which the specification's own examples
+// pass, and the strict profile (opts.Strict()) follows the letter of the
+// stricter text. Each rule's comment in seqRuleTable says what changes.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// Internal states of Appendix A (A.2). Any other string is allowed in
+// state.changed and is followed as written.
+const (
+	stateIdle          = "idle"
+	stateThinking      = "thinking"
+	stateCallingTool   = "calling_tool"
+	stateWritingOutput = "writing_output"
+	stateAwaitingInput = "awaiting_input"
+	stateDeciding      = "deciding"
+	stateHandingOff    = "handing_off"
+)
+
+// Bounds that keep per-session memory finite even in endless sessions.
+const (
+	// maxIDsPerSession bounds the event_ids remembered per open session for
+	// SEQ-EVENT-ID-UNIQUE; older ones are forgotten first.
+	maxIDsPerSession = 1 << 16
+	// maxCallIDsPerSession bounds the tool_call_ids remembered per session.
+	maxCallIDsPerSession = 1 << 14
+	// maxOutputsPerSession bounds the finished outputs remembered per session.
+	maxOutputsPerSession = 4096
+	// maxRetiredTokens bounds the reply tokens remembered after their
+	// session closed (for SEQ-REPLY-TOKEN-UNIQUE and late replies).
+	maxRetiredTokens = 1 << 16
+	// maxDraining bounds the ended sessions kept while other sources have
+	// not yet delivered their terminal event.
+	maxDraining = 1024
+	// maxGaps bounds the open sequence_number gaps remembered per channel.
+	maxGaps = 64
+)
+
+// Timing allowances.
+const (
+	// futureSkew is how far an event's timestamp may lie after its capture
+	// receive time (clock skew) before SEQ-TIMESTAMP-NOT-FUTURE fires.
+	futureSkew = 5 * time.Minute
+	// backdateLimit is how far it may lie before the receive time.
+	backdateLimit = time.Hour
+)
+
+// ref locates a message for a finding reported later than its message.
+type ref struct {
+	index  int64
+	offset time.Duration
+}
+
+func refOf(m *protocol.Message) ref { return ref{m.Index, m.Offset} }
+
+func (r ref) msg() *protocol.Message { return &protocol.Message{Index: r.index, Offset: r.offset} }
+
+// instant is when something happened: on the producer's clock when its
+// timestamp could be read, and on the capture clock always.
+type instant struct {
+	t   time.Time
+	ok  bool
+	off time.Duration
+}
+
+func instantOf(m *protocol.Message, ev *Event) instant {
+	return instant{t: ev.Time, ok: ev.TimeOK, off: m.Offset}
+}
+
+// since is the time from a to b: by the producer clock when both are known,
+// otherwise by the capture clock.
+func since(a, b instant) time.Duration {
+	if a.ok && b.ok {
+		return b.t.Sub(a.t)
+	}
+	return b.off - a.off
+}
+
+// leg is one source's view of a session: per-channel rules live here.
+type leg struct {
+	source   int
+	terminal bool // this source delivered the session's terminal event
+	// sequence_number state of this channel.
+	seqMode  uint8 // 0 unknown, 1 numbered, 2 unnumbered
+	seqNext  int64
+	seqGaps  []seqGap
+	seqGapAt []ref
+}
+
+type seqGap struct{ from, to int64 } // missing numbers [from, to)
+
+// session is the state of one open session.
+type session struct {
+	id       string
+	primary  int
+	former   []int // earlier primary sources (closed subscriptions)
+	legs     []*leg
+	started  bool
+	ended    bool // terminal processed; waiting for other sources (draining)
+	endState string
+	termID   string
+	termHash uint64
+
+	msgs        int
+	first, last time.Duration
+
+	state    string // current state (implicit-state model, §3.3 of the catalog)
+	explicit string // last explicit to_state ("" before the first state.changed)
+	sawSC    bool
+
+	clocks         []producerClock
+	reportedFuture bool
+
+	start        instant
+	tiCount      int
+	toolsAvail   map[string]bool
+	handoff      bool
+	handoffNoted bool
+	sawTI, sawOS bool
+	scTool       bool // a state.changed touched calling_tool
+	scOutput     bool // a state.changed touched writing_output
+
+	// previous event, for SEQ-A7-TABLES (strict).
+	prevCore     string
+	prevTo       string
+	prevOutput   string
+	prevComplete bool
+	prevAccept   bool // the previous session item was an accept reply
+
+	tools   toolTable
+	outputs map[string]*output
+	outDone []string // completed outputs, oldest first (for the bound)
+
+	awaits       []*await
+	enterPending *await // awaiting.confirmation waiting for its state.changed to awaiting_input
+	consumed     bool   // some accepted confirmation was already used by an action
+
+	ids      []idKey // event ids held for this session, oldest first
+	idsNext  int
+	tokens   []string
+	critical []criticalEvent
+	notices  []*await // resolved confirmations kept for NEG-RESOLUTION-NOTICE after the end
+}
+
+type producerClock struct {
+	hash uint64
+	last time.Time
+}
+
+// seqChecker implements the sequence rules for one run.
+type seqChecker struct {
+	r      protocol.Reporter
+	strict bool
+
+	sessions *protocol.Sessions[session]
+	closed   map[string]closedInfo
+	closedQ  []string
+	closedAt int
+	draining []*session
+
+	ids     map[idKey]idRec
+	tokens  map[string]*await
+	retired map[string]string // token -> session of a closed session
+	retQ    []string
+	retAt   int
+
+	neg negChecker
+	ev  *Event // the event being handled (valid during handle only)
+}
+
+type closedInfo struct {
+	state  string
+	termID string
+}
+
+func newSeqChecker(r protocol.Reporter, opts *protocol.Options) *seqChecker {
+	s := &seqChecker{
+		r:        r,
+		strict:   opts.Strict(),
+		sessions: protocol.NewSessions[session](0),
+		closed:   map[string]closedInfo{},
+		ids:      map[idKey]idRec{},
+		tokens:   map[string]*await{},
+		retired:  map[string]string{},
+	}
+	s.neg.init(s)
+	return s
+}
+
+func (s *seqChecker) report(rule, session string, m *protocol.Message, short, format string, args ...any) {
+	s.r.Report(rule, session, m, short, format, args...)
+}
+
+// handle takes every decodable AAEP message in capture order.
+func (s *seqChecker) handle(m *protocol.Message, ev *Event) {
+	s.ev = ev
+	defer func() { s.ev = nil }()
+	s.checkTransport(m, ev)
+	if !ev.IsEvent {
+		switch ev.Type {
+		case MsgConfirmationReply, MsgClarificationReply:
+			s.neg.reply(m, ev)
+			s.reply(m, ev)
+		case MsgSubscriptionRequest, MsgSubscriptionAccepted, MsgSubscriptionRejected,
+			MsgSubscriptionRenegotiate, MsgSubscriptionClose:
+			s.neg.message(m, ev)
+		}
+		return
+	}
+	s.neg.event(m, ev)
+	if ev.SessionID == "" {
+		return // no session to follow; ENV-REQ-FIELDS reports the missing field
+	}
+	s.event(m, ev)
+}
+
+// event routes one event to its session.
+func (s *seqChecker) event(m *protocol.Message, ev *Event) {
+	id := ev.SessionID
+	ss := s.sessions.Get(id)
+	if ss == nil {
+		if info, ok := s.closed[id]; ok && s.sessions.WasClosed(id) {
+			s.afterClose(m, ev, info)
+			return
+		}
+		ss = s.open(id, m)
+	}
+	lg := ss.leg(m.Source)
+	if ss.ended {
+		s.drainingEvent(ss, lg, m, ev)
+		return
+	}
+	primary := m.Source == ss.primary
+	switch s.checkEventID(ss, m, ev, primary) {
+	case idRedelivered:
+		return
+	case idCopy:
+		primary = false
+	}
+	s.checkSeqNo(ss, lg, m, ev)
+	if !primary {
+		s.copyEvent(ss, lg, m, ev)
+		return
+	}
+	s.primaryEvent(ss, lg, m, ev)
+}
+
+// open starts tracking session id at its first message.
+func (s *seqChecker) open(id string, m *protocol.Message) *session {
+	ss := &session{id: id, primary: m.Source, state: StateStarted, first: m.Offset, last: m.Offset}
+	s.sessions.Open(id, ss)
+	return ss
+}
+
+func (ss *session) leg(source int) *leg {
+	for _, l := range ss.legs {
+		if l.source == source {
+			return l
+		}
+	}
+	l := &leg{source: source}
+	ss.legs = append(ss.legs, l)
+	return l
+}
+
+// afterClose handles an event of a session whose terminal event was already
+// processed and whose state was dropped.
+func (s *seqChecker) afterClose(m *protocol.Message, ev *Event, info closedInfo) {
+	if ev.Core == TypeSessionStarted {
+		s.report("SEQ-SESSION-ID-REUSE", ev.SessionID, m, "session_id reused",
+			"session %s starts again after it ended (%s); session_id values must be unique across a producer's sessions, so a new session needs a new id",
+			ev.SessionID, info.state)
+		ss := s.open(ev.SessionID, m)
+		s.primaryEvent(ss, ss.leg(m.Source), m, ev)
+		return
+	}
+	if ev.EventID != "" && ev.EventID == info.termID {
+		return // the terminal event again (another subscription, or redelivered)
+	}
+	s.lateEvent(ev.SessionID, info.state, m, ev)
+}
+
+func (s *seqChecker) lateEvent(session, endState string, m *protocol.Message, ev *Event) {
+	if isTerminal(ev.Core) {
+		s.report("SEQ-TERMINAL-ONCE", session, m, "second terminal event",
+			"session %s already ended (%s) and now sends %s; a session has exactly one terminal event, and completed must never follow errored or cancelled",
+			session, endState, shortType(ev))
+	} else {
+		s.report("SEQ-NOTHING-AFTER-TERMINAL", session, m, "event after the end",
+			"%s arrives after session %s ended (%s); no event of a session may follow its terminal event",
+			shortType(ev), session, endState)
+	}
+	s.r.Step(protocol.Step{Session: session, Index: m.Index, Offset: m.Offset, From: endState, To: endState,
+		Label: shortType(ev), Detail: "after the end", Kind: stepKind(ev.Core)})
+}
+
+// drainingEvent handles an event of a session that ended on its primary
+// source while other sources still carry it.
+func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
+	if ev.EventID != "" {
+		if rec, ok := s.ids[idKey{m.Source, ev.EventID}]; ok && rec.sess == ss {
+			s.repeatedID(ss, m, ev, rec, contentHash(ev))
+			return
+		}
+		if ev.EventID == ss.termID {
+			s.markLegTerminal(ss, lg) // the terminal event on another source
+			return
+		}
+	}
+	if lg.terminal || m.Source == ss.primary {
+		s.lateEvent(ss.id, ss.endState, m, ev)
+		return
+	}
+	// An event emitted before the end that reaches this source late.
+	s.checkSeqNo(ss, lg, m, ev)
+	s.rememberID(ss, m, ev)
+	s.neg.copyEvent(ss, m, ev)
+	if isTerminal(ev.Core) {
+		s.markLegTerminal(ss, lg)
+	}
+}
+
+func (s *seqChecker) markLegTerminal(ss *session, lg *leg) {
+	lg.terminal = true
+	for _, l := range ss.legs {
+		if !l.terminal && !s.neg.sourceClosed(l.source) {
+			return
+		}
+	}
+	s.closeSession(ss)
+}
+
+// copyEvent handles an event of the session that arrived on a source other
+// than the primary one: per-channel rules only.
+func (s *seqChecker) copyEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
+	s.neg.copyEvent(ss, m, ev)
+	if isTerminal(ev.Core) {
+		lg.terminal = true
+	}
+}
+
+// primaryEvent runs the session rules on one event of the primary channel.
+func (s *seqChecker) primaryEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
+	now := instantOf(m, ev)
+	if ss.msgs == 0 {
+		ss.first = m.Offset
+	}
+	ss.msgs++
+	ss.last = m.Offset
+	from := ss.state
+
+	if !ss.started && ev.Core != TypeSessionStarted && ss.msgs == 1 {
+		s.report("SEQ-START-FIRST", ss.id, m, "no session.started first",
+			"the first event of session %s is %s; every session must begin with agent.session.started before any other event", ss.id, shortType(ev))
+	}
+	s.checkTime(ss, m, ev)
+	s.expireAwaits(ss, m, now)
+	s.checkEnterPending(ss, m, ev)
+	s.checkFollowUps(ss, m, ev)
+	s.checkHandoffEnd(ss, m, ev)
+	if s.strict {
+		s.checkA7(ss, m, ev)
+	}
+
+	if ev.Urgency == "critical" && ev.EventID != "" {
+		s.neg.critical(ss, m, ev)
+	}
+	label, detail := shortType(ev), ""
+	switch ev.Core {
+	case TypeSessionStarted:
+		detail = s.onStarted(ss, m, ev, now)
+	case TypeSessionCompleted, TypeSessionErrored, TypeSessionCancelled:
+		detail = s.onTerminal(ss, lg, m, ev, now, from)
+		return // onTerminal emits the step and closes
+	case TypeStateChanged:
+		detail = s.onStateChanged(ss, m, ev, now)
+	case TypeProgressUpdated:
+		detail = s.onProgress(ss, ev)
+	case TypeToolInvoked:
+		detail = s.onToolInvoked(ss, m, ev, now)
+	case TypeToolCompleted:
+		detail = s.onToolCompleted(ss, m, ev, now)
+	case TypeOutputStreaming:
+		detail = s.onOutput(ss, m, ev)
+	case TypeAwaitingConfirmation:
+		detail = s.onAwait(ss, m, ev, now, kindConfirm)
+	case TypeAwaitingClarification:
+		detail = s.onAwait(ss, m, ev, now, kindClarify)
+	case TypeHandoffRequested:
+		ss.handoff = true
+		ss.state = stateHandingOff
+		detail, _ = ev.Str("target_kind")
+	}
+	s.r.Step(protocol.Step{Session: ss.id, Index: m.Index, Offset: m.Offset, From: from, To: ss.state,
+		Label: label, Detail: detail, Kind: stepKind(ev.Core)})
+	s.setPrev(ss, ev)
+}
+
+func (s *seqChecker) setPrev(ss *session, ev *Event) {
+	ss.prevCore = ev.Core
+	ss.prevAccept = false
+	ss.prevTo = ""
+	if ev.Core == TypeStateChanged {
+		ss.prevTo, _ = ev.Str("to_state")
+	}
+	if ev.Core == TypeOutputStreaming {
+		ss.prevOutput, _ = ev.Str("output_id")
+		ss.prevComplete, _ = ev.Bool("complete")
+	}
+}
+
+// onStarted handles agent.session.started.
+func (s *seqChecker) onStarted(ss *session, m *protocol.Message, ev *Event, now instant) string {
+	if ss.started {
+		s.report("SEQ-START-ONCE", ss.id, m, "second session.started",
+			"session %s sends agent.session.started a second time; a session has exactly one started event", ss.id)
+		return ""
+	}
+	ss.started = true
+	ss.start = now
+	if ss.msgs == 1 {
+		ss.state = stateIdle
+	}
+	if raw := ev.raw("tools_available"); raw != nil {
+		var list []string
+		if decodeJSON(raw, &list) {
+			ss.toolsAvail = make(map[string]bool, len(list))
+			for _, t := range list {
+				ss.toolsAvail[t] = true
+			}
+		}
+	}
+	return ""
+}
+
+// onTerminal handles completed, errored and cancelled: the session's
+// end-of-life rules, its last step and its summary.
+func (s *seqChecker) onTerminal(ss *session, lg *leg, m *protocol.Message, ev *Event, now instant, from string) string {
+	end := terminalState(ev.Core)
+	cancelled := ev.Core == TypeSessionCancelled
+	detail := ""
+	switch ev.Core {
+	case TypeSessionErrored:
+		detail, _ = ev.Str("error_category")
+	case TypeSessionCancelled:
+		detail, _ = ev.Str("cancelled_by")
+	}
+	// Pending confirmations and clarifications end with the session;
+	// cancelling supersedes them (§6.8).
+	for _, a := range ss.awaits {
+		if a.res == resPending {
+			if cancelled {
+				a.res = resSuperseded
+			} else {
+				a.res = resSessionEnd
+			}
+			a.resAt = refOf(m)
+		}
+	}
+	s.finalizeAwaits(ss, m, cancelled)
+	s.finalizeTools(ss, m)
+	s.finalizeOutputs(ss, m)
+	s.checkCompletedCounts(ss, m, ev, now)
+	s.checkCoverage(ss, m)
+	for _, l := range ss.legs {
+		s.flushGaps(ss, l)
+	}
+	ss.state = end
+	ss.ended = true
+	ss.endState = end
+	ss.termID = ev.EventID
+	s.r.Step(protocol.Step{Session: ss.id, Index: m.Index, Offset: m.Offset, From: from, To: end,
+		Label: shortType(ev), Detail: detail, Kind: protocol.StepLifecycle})
+	s.r.SessionDone(protocol.SessionSummary{Session: ss.id, Messages: ss.msgs, First: ss.first, Last: ss.last, State: end, Complete: true})
+	s.retireTokens(ss)
+	// Drop what the rules no longer need; keep identity for other sources.
+	ss.tools = toolTable{}
+	ss.outputs, ss.outDone, ss.awaits, ss.enterPending = nil, nil, nil, nil
+	s.markLegTerminal(ss, lg)
+	if s.sessions.Get(ss.id) == ss && ss.ended {
+		s.addDraining(ss)
+	}
+	return detail
+}
+
+func (s *seqChecker) addDraining(ss *session) {
+	// Already closed by markLegTerminal when every source delivered the end.
+	if s.sessions.Get(ss.id) != ss {
+		return
+	}
+	s.draining = append(s.draining, ss)
+	if len(s.draining) > maxDraining {
+		old := s.draining[0]
+		s.draining = s.draining[1:]
+		if s.sessions.Get(old.id) == old {
+			s.closeSession(old)
+		}
+	}
+}
+
+// closeSession drops a session's state and remembers its end.
+func (s *seqChecker) closeSession(ss *session) {
+	if s.sessions.Get(ss.id) != ss {
+		return
+	}
+	s.neg.sessionClosed(ss)
+	for _, k := range ss.ids {
+		if rec, ok := s.ids[k]; ok && rec.sess == ss {
+			delete(s.ids, k)
+		}
+	}
+	ss.ids = nil
+	s.sessions.Close(ss.id)
+	if _, ok := s.closed[ss.id]; !ok {
+		if len(s.closedQ) < protocol.DefaultClosedMemory {
+			s.closedQ = append(s.closedQ, ss.id)
+		} else {
+			delete(s.closed, s.closedQ[s.closedAt])
+			s.closedQ[s.closedAt] = ss.id
+			s.closedAt = (s.closedAt + 1) % len(s.closedQ)
+		}
+	}
+	s.closed[ss.id] = closedInfo{state: ss.endState, termID: ss.termID}
+}
+
+// finish ends the stream: sessions still open are incomplete.
+func (s *seqChecker) finish() {
+	for _, id := range s.sessions.Keys() {
+		ss := s.sessions.Get(id)
+		if ss.ended {
+			s.closeSession(ss)
+			continue
+		}
+		for _, l := range ss.legs {
+			s.flushGaps(ss, l)
+		}
+		s.keepNotices(ss)
+		if s.neg.sessionShouldHaveEnded(ss) {
+			s.report("SEQ-TERMINAL-PRESENT", ss.id, nil, "no terminal event",
+				"session %s never ended although its subscription was closed: every session must end with agent.session.completed, errored or cancelled (last state %s)", ss.id, ss.state)
+		} else {
+			s.report("SEQ-SESSION-INCOMPLETE", ss.id, nil, "incomplete",
+				"the recording stops before session %s ends (last state %s, no completed, errored or cancelled event): the session is incomplete, which is not by itself a protocol violation", ss.id, ss.state)
+		}
+		s.r.SessionDone(protocol.SessionSummary{Session: ss.id, Messages: ss.msgs, First: ss.first, Last: ss.last, State: ss.state, Complete: false})
+		s.retireTokens(ss)
+		ss.ended = true
+		ss.endState = ss.state
+		s.closeSession(ss)
+	}
+	s.neg.finish()
+}
+
+// checkHandoffEnd: SEQ-HANDOFF-END (INFO).
+func (s *seqChecker) checkHandoffEnd(ss *session, m *protocol.Message, ev *Event) {
+	if !(ss.handoff || ss.state == stateHandingOff) || ss.handoffNoted {
+		return
+	}
+	switch ev.Core {
+	case TypeStateChanged, TypeProgressUpdated, TypeToolCompleted,
+		TypeSessionCompleted, TypeSessionErrored, TypeSessionCancelled:
+		return
+	}
+	ss.handoffNoted = true
+	s.report("SEQ-HANDOFF-END", ss.id, m, "activity after handoff",
+		"session %s requested a handoff (or entered handing_off), which is terminal-equivalent, yet continues with %s; after a handoff expect only state changes and the terminal event", ss.id, shortType(ev))
+}
+
+// checkA7 applies the predecessor tables of Appendix A.7 (strict profile).
+func (s *seqChecker) checkA7(ss *session, m *protocol.Message, ev *Event) {
+	switch ev.Core {
+	case TypeToolInvoked:
+		ok := (ss.prevCore == TypeStateChanged && (ss.prevTo == stateCallingTool || ss.prevTo == stateThinking)) ||
+			ss.prevAccept || ss.prevCore == TypeToolInvoked
+		if !ok {
+			s.report("SEQ-A7-TABLES", ss.id, m, "unexpected predecessor",
+				"A.7.4 expects agent.tool.invoked right after a state change to calling_tool or thinking, or after an accepting confirmation.reply; here it follows %s", prevName(ss))
+		}
+	case TypeOutputStreaming:
+		out, _ := ev.Str("output_id")
+		ok := (ss.prevCore == TypeStateChanged && ss.prevTo == stateWritingOutput) || ss.prevCore == TypeToolCompleted ||
+			(ss.prevCore == TypeOutputStreaming && ss.prevOutput == out && !ss.prevComplete)
+		if !ok {
+			s.report("SEQ-A7-TABLES", ss.id, m, "unexpected predecessor",
+				"A.7.7 expects agent.output.streaming after a state change to writing_output, a tool completion or an unfinished chunk of the same output; here it follows %s", prevName(ss))
+		}
+	case TypeAwaitingConfirmation:
+		ok := (ss.prevCore == TypeStateChanged && ss.prevTo == stateAwaitingInput) || ss.prevCore == TypeSessionStarted
+		if !ok {
+			s.report("SEQ-A7-TABLES", ss.id, m, "unexpected predecessor",
+				"A.7.6 expects agent.awaiting.confirmation after a state change to awaiting_input or right after session.started; here it follows %s", prevName(ss))
+		}
+	}
+}
+
+func prevName(ss *session) string {
+	switch {
+	case ss.prevAccept:
+		return "an accepting confirmation.reply"
+	case ss.prevCore == "":
+		return "nothing"
+	case ss.prevCore == TypeStateChanged:
+		return fmt.Sprintf("a state change to %q", ss.prevTo)
+	}
+	return strings.TrimPrefix(ss.prevCore, "aaep:agent.")
+}
+
+func isTerminal(core string) bool {
+	return core == TypeSessionCompleted || core == TypeSessionErrored || core == TypeSessionCancelled
+}
+
+func terminalState(core string) string {
+	switch core {
+	case TypeSessionCompleted:
+		return StateCompleted
+	case TypeSessionErrored:
+		return StateErrored
+	}
+	return StateCancelled
+}
+
+// shortType is the type without the "aaep:agent." prefix.
+func shortType(ev *Event) string {
+	if ev.Core != "" {
+		return strings.TrimPrefix(ev.Core, "aaep:agent.")
+	}
+	if ev.Type == "" {
+		return "(untyped event)"
+	}
+	return ev.Type
+}
+
+func stepKind(core string) protocol.StepKind {
+	switch core {
+	case TypeSessionStarted, TypeSessionCompleted, TypeSessionErrored, TypeSessionCancelled:
+		return protocol.StepLifecycle
+	case TypeStateChanged:
+		return protocol.StepState
+	case TypeProgressUpdated:
+		return protocol.StepProgress
+	case TypeToolInvoked, TypeToolCompleted:
+		return protocol.StepTool
+	case TypeOutputStreaming:
+		return protocol.StepOutput
+	case TypeAwaitingConfirmation:
+		return protocol.StepConfirmation
+	case TypeAwaitingClarification:
+		return protocol.StepClarification
+	case TypeHandoffRequested:
+		return protocol.StepHandoff
+	}
+	return protocol.StepOther
+}
+
+// keepNotices keeps the session's resolved confirmations for
+// NEG-RESOLUTION-NOTICE, which is judged when the session closes on every
+// source.
+func (s *seqChecker) keepNotices(ss *session) {
+	for _, a := range ss.awaits {
+		if a.kind == kindConfirm && a.res != resPending && a.res != resSessionEnd && a.res != resSuperseded {
+			for _, src := range a.sources {
+				if s.neg.handshaked(src) {
+					ss.notices = append(ss.notices, a)
+					break
+				}
+			}
+		}
+	}
+}
+
+// subscriptionEnded is called when source's subscription closes or is
+// rejected: sessions it carried as primary move to another source that
+// still carries them, and ended sessions stop waiting for it.
+func (s *seqChecker) subscriptionEnded(source int) {
+	for _, id := range s.sessions.Keys() {
+		ss := s.sessions.Get(id)
+		if ss.ended {
+			done := true
+			for _, l := range ss.legs {
+				if !l.terminal && !s.neg.sourceClosed(l.source) {
+					done = false
+				}
+			}
+			if done {
+				s.closeSession(ss)
+			}
+			continue
+		}
+		if ss.primary != source {
+			continue
+		}
+		for _, l := range ss.legs {
+			if l.source != source && !s.neg.sourceClosed(l.source) {
+				ss.former = append(ss.former, source)
+				ss.primary = l.source
+				break
+			}
+		}
+	}
+}

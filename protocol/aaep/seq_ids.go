@@ -1,0 +1,282 @@
+package aaep
+
+// Identity, time and numbering: SEQ-EVENT-ID-UNIQUE (and its companion
+// SEQ-EVENT-ID-REDELIVERED), SEQ-TIMESTAMP-ORDER, SEQ-TIMESTAMP-NOT-FUTURE,
+// SEQ-SEQNO-*, SEQ-DELIVERY-ORDER.
+//
+// event_id memory: every event_id is remembered per source (one producer
+// emission stream per subscription, §9.5.2(6)) in one table keyed by
+// (source, event_id) whose entries belong to open sessions: each session
+// holds at most maxIDsPerSession of them and they are dropped when it
+// closes. So a repeated id is found when it repeats within the same open
+// session, and across sessions when the first session is still open on the
+// same source; an id that reappears after its session closed is not
+// detected. The same id on two different sources is the same event
+// delivered to two subscriptions (its shape may differ, §5.9) and is legal.
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"strconv"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+type idKey struct {
+	source int
+	id     string
+}
+
+type idRec struct {
+	sess *session
+	hash uint64
+	at   ref
+}
+
+type idResult uint8
+
+const (
+	idNew         idResult = iota
+	idRedelivered          // identical repeat on the same channel: ignore
+	idCopy                 // already handled from a former primary source
+)
+
+var hashSeed = maphash.MakeSeed()
+
+// contentHash hashes an event's top-level fields independently of their
+// order, so a re-serialised redelivery with reordered keys still counts as
+// identical. Values are compared as recorded.
+func contentHash(ev *Event) uint64 {
+	var sum uint64
+	for k, v := range ev.Fields {
+		h := maphash.String(hashSeed, k)*0x9e3779b97f4a7c15 ^ maphash.Bytes(hashSeed, v)
+		sum += h ^ (h >> 29)
+	}
+	return sum
+}
+
+func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, primary bool) idResult {
+	if ev.EventID == "" {
+		return idNew
+	}
+	k := idKey{m.Source, ev.EventID}
+	h := contentHash(ev)
+	if rec, ok := s.ids[k]; ok {
+		s.repeatedID(ss, m, ev, rec, h)
+		if rec.hash == h {
+			return idRedelivered
+		}
+		s.remember(ss, k, h, m)
+		return idNew
+	}
+	res := idNew
+	if primary {
+		for _, f := range ss.former {
+			if rec, ok := s.ids[idKey{f, ev.EventID}]; ok && rec.sess == ss {
+				res = idCopy
+			}
+		}
+	}
+	s.remember(ss, k, h, m)
+	return res
+}
+
+// repeatedID reports an event_id already seen on the same channel.
+func (s *seqChecker) repeatedID(ss *session, m *protocol.Message, ev *Event, rec idRec, h uint64) {
+	if rec.hash == h {
+		s.report("SEQ-EVENT-ID-REDELIVERED", ss.id, m, "duplicate delivery",
+			"event %s arrives again on the same channel with identical content (first at message %d); this is at-least-once redelivery (§8), so it is ignored",
+			ev.EventID, rec.at.index)
+		return
+	}
+	where := ""
+	if rec.sess != ss {
+		where = " in session " + rec.sess.id
+	}
+	s.report("SEQ-EVENT-ID-UNIQUE", ss.id, m, "event_id reused",
+		"event_id %s was already used on this channel by a different event (message %d%s); two different events of one producer stream must never share an event_id",
+		ev.EventID, rec.at.index, where)
+}
+
+// rememberID records an event's id without checking it.
+func (s *seqChecker) rememberID(ss *session, m *protocol.Message, ev *Event) {
+	if ev.EventID != "" {
+		s.remember(ss, idKey{m.Source, ev.EventID}, contentHash(ev), m)
+	}
+}
+
+func (s *seqChecker) remember(ss *session, k idKey, h uint64, m *protocol.Message) {
+	s.ids[k] = idRec{sess: ss, hash: h, at: refOf(m)}
+	if len(ss.ids) < maxIDsPerSession {
+		ss.ids = append(ss.ids, k)
+		return
+	}
+	old := ss.ids[ss.idsNext]
+	if rec, ok := s.ids[old]; ok && rec.sess == ss && old != k {
+		delete(s.ids, old)
+	}
+	ss.ids[ss.idsNext] = k
+	ss.idsNext = (ss.idsNext + 1) % maxIDsPerSession
+}
+
+// checkSeqNo applies the sequence_number rules to one channel of a session.
+func (s *seqChecker) checkSeqNo(ss *session, lg *leg, m *protocol.Message, ev *Event) {
+	if ev.Has("sequence_number") && !ev.HasSeqNo {
+		return // not an integer: ENV-SEQNO-TYPE reports it
+	}
+	mode := uint8(2)
+	if ev.HasSeqNo {
+		mode = 1
+	}
+	if lg.seqMode == 0 {
+		lg.seqMode = mode
+		if mode == 1 {
+			if ev.Core == TypeSessionStarted && ev.SeqNo != 0 {
+				s.report("SEQ-SEQNO-ZERO", ss.id, m, "sequence_number ≠ 0",
+					"session.started of %s has sequence_number %d; when sequence numbers are used, session.started carries 0", ss.id, ev.SeqNo)
+			}
+			lg.seqNext = ev.SeqNo + 1
+		}
+		return
+	}
+	if mode != lg.seqMode {
+		if lg.seqMode != 3 {
+			have, lack := "has", "the earlier events of the session have none"
+			if mode == 2 {
+				have, lack = "has no", "the earlier events of the session have one"
+			}
+			s.report("SEQ-SEQNO-ALL-OR-NONE", ss.id, m, "sequence_number on some events only",
+				"this %s %s sequence_number but %s; sequence_number must appear on every event of a session or on none (later mismatches in this session are not repeated)",
+				shortType(ev), have, lack)
+			if lg.seqMode == 1 {
+				lg.seqMode = 3 // numbered, mismatch reported: keep checking the numbers
+			} else {
+				lg.seqMode = 4 // unnumbered, mismatch reported
+			}
+		}
+		if mode == 2 || lg.seqMode == 4 {
+			return
+		}
+	}
+	if mode == 2 {
+		return
+	}
+	n := ev.SeqNo
+	switch {
+	case n == lg.seqNext:
+		lg.seqNext++
+	case n > lg.seqNext:
+		if !s.neg.gapsExpected(m.Source) {
+			lg.seqGaps = append(lg.seqGaps, seqGap{lg.seqNext, n})
+			lg.seqGapAt = append(lg.seqGapAt, refOf(m))
+			if len(lg.seqGaps) > maxGaps {
+				s.reportGap(ss, lg.seqGaps[0], lg.seqGapAt[0])
+				lg.seqGaps, lg.seqGapAt = lg.seqGaps[1:], lg.seqGapAt[1:]
+			}
+		}
+		lg.seqNext = n + 1
+	default:
+		if s.fillGap(lg, n) || s.neg.gapsExpected(m.Source) {
+			s.report("SEQ-DELIVERY-ORDER", ss.id, m, "arrived out of order",
+				"event %d of session %s arrives after event %d; the transport must deliver a session's events in emission order", n, ss.id, lg.seqNext-1)
+			return
+		}
+		s.report("SEQ-SEQNO-INCREMENT", ss.id, m, "sequence_number repeated",
+			"sequence_number %d is used again (the last one was %d) by a different event; each event carries the previous number plus one", n, lg.seqNext-1)
+	}
+}
+
+// fillGap removes n from the channel's open gaps; it reports whether n was missing.
+func (s *seqChecker) fillGap(lg *leg, n int64) bool {
+	for i, g := range lg.seqGaps {
+		if n < g.from || n >= g.to {
+			continue
+		}
+		switch {
+		case g.to-g.from == 1:
+			lg.seqGaps = append(lg.seqGaps[:i], lg.seqGaps[i+1:]...)
+			lg.seqGapAt = append(lg.seqGapAt[:i], lg.seqGapAt[i+1:]...)
+		case n == g.from:
+			lg.seqGaps[i].from++
+		case n == g.to-1:
+			lg.seqGaps[i].to--
+		default:
+			at := lg.seqGapAt[i]
+			lg.seqGaps[i].to = n
+			lg.seqGaps = append(lg.seqGaps[:i+1], append([]seqGap{{n + 1, g.to}}, lg.seqGaps[i+1:]...)...)
+			lg.seqGapAt = append(lg.seqGapAt[:i+1], append([]ref{at}, lg.seqGapAt[i+1:]...)...)
+		}
+		return true
+	}
+	return false
+}
+
+// flushGaps reports the gaps still open at the end of a session.
+func (s *seqChecker) flushGaps(ss *session, lg *leg) {
+	for i, g := range lg.seqGaps {
+		s.reportGap(ss, g, lg.seqGapAt[i])
+	}
+	lg.seqGaps, lg.seqGapAt = nil, nil
+}
+
+func (s *seqChecker) reportGap(ss *session, g seqGap, at ref) {
+	missing := "number " + itoa(g.from)
+	if g.to-g.from > 1 {
+		missing = "numbers " + itoa(g.from) + " to " + itoa(g.to-1)
+	}
+	s.report("SEQ-SEQNO-INCREMENT", ss.id, at.msg(), "sequence_number gap",
+		"session %s skips sequence %s (never received); each event carries the previous number plus one, with no gaps", ss.id, missing)
+}
+
+// checkTime applies SEQ-TIMESTAMP-ORDER and SEQ-TIMESTAMP-NOT-FUTURE.
+//
+// Order is checked per producer (the producer object as recorded): in a
+// multi-agent session (A.9 pattern 1) each agent's clock is compared with
+// itself only, since different producers' clocks may differ.
+func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
+	if !ev.TimeOK {
+		return
+	}
+	ph := maphash.Bytes(hashSeed, ev.raw("producer"))
+	found := false
+	for i := range ss.clocks {
+		c := &ss.clocks[i]
+		if c.hash != ph {
+			continue
+		}
+		found = true
+		if ev.Time.Before(c.last) {
+			s.report("SEQ-TIMESTAMP-ORDER", ss.id, m, "timestamp goes back",
+				"this %s is stamped %s, %s before an earlier event of the same session (%s); timestamps must not decrease within a session",
+				shortType(ev), ev.Timestamp, c.last.Sub(ev.Time), c.last.Format("2006-01-02T15:04:05.000Z07:00"))
+		} else {
+			c.last = ev.Time
+		}
+	}
+	if !found && len(ss.clocks) < 16 {
+		ss.clocks = append(ss.clocks, producerClock{hash: ph, last: ev.Time})
+	}
+	if m.Received.IsZero() || ss.reportedFuture {
+		return
+	}
+	d := ev.Time.Sub(m.Received)
+	switch {
+	case d > futureSkew:
+		ss.reportedFuture = true
+		s.report("SEQ-TIMESTAMP-NOT-FUTURE", ss.id, m, "future timestamp",
+			"this %s is stamped %s, %s after it was received; events must not be future-dated (allowance %s; reported once per session)",
+			shortType(ev), ev.Timestamp, d.Round(1e6), futureSkew)
+	case d < -backdateLimit:
+		ss.reportedFuture = true
+		s.report("SEQ-TIMESTAMP-NOT-FUTURE", ss.id, m, "backdated timestamp",
+			"this %s is stamped %s, %s before it was received; events must not be backdated (allowance %s; reported once per session)",
+			shortType(ev), ev.Timestamp, (-d).Round(1e6), backdateLimit)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// decodeJSON decodes raw into v, reporting success.
+func decodeJSON(raw json.RawMessage, v any) bool {
+	return len(raw) > 0 && json.Unmarshal(raw, v) == nil
+}

@@ -1,0 +1,187 @@
+package aaep
+
+// The rule table of the sequence checker and the Appendix A state machine.
+
+import "github.com/aaep-tools/aaepkit/protocol"
+
+const (
+	must   = protocol.Must
+	should = protocol.Should
+	info   = protocol.Info
+)
+
+// seqRuleTable lists the SEQ-*, NEG-* and TRN-* rules with their catalog IDs
+// and levels. Where the level differs from the catalog's leading keyword,
+// the comment says why. Two companion rules that the catalog describes
+// inside another rule have their own IDs, because a rule has one level:
+// SEQ-EVENT-ID-REDELIVERED (the INFO half of SEQ-EVENT-ID-UNIQUE) and
+// SEQ-SESSION-INCOMPLETE (the "incomplete" half of SEQ-TERMINAL-PRESENT).
+var seqRuleTable = []protocol.Rule{
+	// §3.1 Session lifecycle.
+	{ID: "SEQ-START-FIRST", Level: must, Summary: "The first event of every session is agent.session.started."},
+	{ID: "SEQ-START-ONCE", Level: must, Summary: "A session has exactly one agent.session.started."},
+	// Reported only when the recording saw the session's subscription close;
+	// a recording that simply stops gets SEQ-SESSION-INCOMPLETE instead.
+	{ID: "SEQ-TERMINAL-PRESENT", Level: must, Summary: "A session ends with a terminal event (completed, errored or cancelled) before its subscription closes."},
+	{ID: "SEQ-SESSION-INCOMPLETE", Level: info, Summary: "The recording stops before the session's terminal event: the session is incomplete, not in violation (the cut-off case of SEQ-TERMINAL-PRESENT)."},
+	{ID: "SEQ-TERMINAL-ONCE", Level: must, Summary: "A session has at most one terminal event; completed never follows errored or cancelled."},
+	{ID: "SEQ-NOTHING-AFTER-TERMINAL", Level: must, Summary: "No event of a session follows its terminal event."},
+	{ID: "SEQ-SESSION-ID-REUSE", Level: must, Summary: "A new session.started never reuses the session_id of a finished session."},
+	{ID: "SEQ-HANDOFF-END", Level: info, Summary: "After handoff.requested (or state handing_off) only state changes and the terminal event are expected."},
+	// Strict profile only (the catalog calls it an optional strict mode).
+	{ID: "SEQ-A7-TABLES", Level: info, Summary: "Events follow the predecessors of the Appendix A.7 tables (tool.invoked, output.streaming, awaiting.confirmation); strict profile only."},
+
+	// §3.2 Identity, time and numbering.
+	{ID: "SEQ-EVENT-ID-UNIQUE", Level: must, Summary: "Two different events of one producer stream (one source) never share an event_id."},
+	{ID: "SEQ-EVENT-ID-REDELIVERED", Level: info, Summary: "An identical repeat of an event on the same source is at-least-once redelivery: noted and ignored."},
+	{ID: "SEQ-TIMESTAMP-ORDER", Level: must, Summary: "Timestamps (as instants) do not decrease within a session, per producer."},
+	{ID: "SEQ-TIMESTAMP-NOT-FUTURE", Level: must, Summary: "An event's timestamp is neither after its capture time (beyond a skew allowance) nor implausibly before it."},
+	{ID: "SEQ-SEQNO-ALL-OR-NONE", Level: must, Summary: "sequence_number appears on every event of a session or on none."},
+	{ID: "SEQ-SEQNO-ZERO", Level: must, Summary: "When used, session.started has sequence_number 0."},
+	// Gaps on a filtered or rate-limited subscription are not reported
+	// (the specification is silent on them).
+	{ID: "SEQ-SEQNO-INCREMENT", Level: must, Summary: "Each event's sequence_number is the previous one plus one: no gaps, no repeats."},
+	{ID: "SEQ-DELIVERY-ORDER", Level: must, Summary: "Events of a session arrive in emission order (sequence_number order)."},
+
+	// §3.3 Internal state chain.
+	{ID: "SEQ-STATE-FIRST-IDLE", Level: must, Summary: "The first state.changed of a session leaves idle (lenient: or the implicit state of the events before it)."},
+	{ID: "SEQ-STATE-CHAIN", Level: must, Summary: "Each from_state equals the previous to_state or, in the lenient profile, the implicit state of intervening events."},
+	// A MUST in informative Appendix A that §4.6 and §5.11 violate: SHOULD.
+	{ID: "SEQ-STATE-AWAITING-ENTER", Level: should, Summary: "A state change to awaiting_input comes at or before each awaiting.confirmation or clarification."},
+	{ID: "SEQ-STATE-AWAITING-EXIT", Level: must, Summary: "A resolved confirmation or clarification is followed by a follow-up event (strict: a state change from awaiting_input first)."},
+	{ID: "SEQ-STATE-CALLING-TOOL", Level: should, Summary: "The state during tool execution is calling_tool."},
+	// A heuristic for the Level 1 MUST: SHOULD.
+	{ID: "SEQ-STATE-L1-COVERAGE", Level: should, Summary: "Sessions that invoke tools or stream output change state to or from calling_tool and writing_output."},
+
+	// §3.4 Tool pairing.
+	{ID: "SEQ-TOOL-PAIR-PRECEDED", Level: must, Summary: "Every tool.completed is preceded by an open matching tool.invoked."},
+	{ID: "SEQ-TOOL-PAIR-COMPLETED", Level: must, Summary: "Every tool.invoked gets a tool.completed before the terminal event."},
+	{ID: "SEQ-TOOL-COMPLETE-ONCE", Level: must, Summary: "Each invocation gets exactly one completion."},
+	{ID: "SEQ-TOOL-CALL-ID-UNIQUE", Level: must, Summary: "tool_call_id is unique among a session's invocations."},
+	{ID: "SEQ-TOOL-CALL-ID-ECHO", Level: must, Summary: "A completion carries the tool_call_id of its invocation."},
+	{ID: "SEQ-TOOL-NAME-MATCH", Level: must, Summary: "A completion names the same tool as its invocation."},
+	{ID: "SEQ-TOOL-ID-SHOULD", Level: should, Summary: "Concurrent invocations of a tool carry tool_call_id."},
+	{ID: "SEQ-TOOL-BEFORE-STATE", Level: must, Summary: "tool.completed precedes the state change that leaves calling_tool."},
+	{ID: "SEQ-TOOL-AVAILABLE", Level: info, Summary: "Invoked tools are in session.started's tools_available when that list is given."},
+	{ID: "SEQ-COMPLETED-COUNTS", Level: info, Summary: "completed.tool_invocations_count and the duration_ms fields agree with the session's events."},
+
+	// §3.5 Confirmation, clarification and replies.
+	{ID: "SEQ-IRREV-NEEDS-CONF", Level: must, Summary: "An irreversible tool.invoked is preceded by an unused awaiting.confirmation in its session."},
+	// Lenient: a defaulted accept (§4.5.3, §6.1) authorizes; strict: only an accept reply (§4.3.1).
+	{ID: "SEQ-IRREV-NEEDS-ACCEPT", Level: must, Summary: "That confirmation was resolved as accept before the irreversible tool.invoked."},
+	{ID: "SEQ-CONF-ONE-ACTION", Level: must, Summary: "One accepted confirmation authorizes exactly one action."},
+	{ID: "SEQ-CONF-BLOCKING", Level: must, Summary: "No tool.invoked for the confirmed action before the confirmation is resolved."},
+	{ID: "SEQ-CONF-NO-ACTION-AFTER-REJECT", Level: must, Summary: "No tool.invoked for an action whose confirmation was rejected or cancelled."},
+	{ID: "SEQ-CONF-REJECT-FOLLOWUP", Level: must, Summary: "A reject is followed by an event reflecting the cancelled action (strict: a state change to thinking or deciding)."},
+	{ID: "SEQ-CONF-ACCEPT-INVOKES", Level: must, Summary: "An accept is followed by the action's tool.invoked before the terminal event."},
+	{ID: "SEQ-CONF-TIMEOUT-DEFAULT", Level: must, Summary: "Without a valid reply by the timeout, default_decision applies: no action after a default reject."},
+	{ID: "SEQ-CONF-NO-DUP-PENDING", Level: must, Summary: "No second confirmation for the same action while the first is unresolved."},
+	{ID: "SEQ-REPLY-TOKEN-UNIQUE", Level: must, Summary: "reply_token values are never reused across confirmations and clarifications."},
+	{ID: "SEQ-REPLY-KNOWN-TOKEN", Level: must, Summary: "A reply's token matches an outstanding blocking event of its kind."},
+	{ID: "SEQ-REPLY-FIRST-WINS", Level: must, Summary: "Only the first valid reply for a token counts, and the producer follows it."},
+	{ID: "SEQ-REPLY-NOT-EXPIRED", Level: must, Summary: "A reply is decided (its timestamp) after its event and before the event's timestamp plus timeout_seconds."},
+	{ID: "SEQ-REPLY-DECISION-ALLOWED", Level: must, Summary: "A confirmation reply's decision is in the confirmation's allowed_replies."},
+	{ID: "SEQ-REPLY-AFTER-CANCEL", Level: must, Summary: "Replies to a cancelled (superseded) prompt are invalid."},
+	// The producer's support for modified_action is not recorded anywhere: INFO.
+	{ID: "SEQ-REPLY-MODIFIED", Level: info, Summary: "An accept with modified_action counts as a reject for producers without support for modified actions."},
+	{ID: "SEQ-REPLY-AUTO", Level: info, Summary: "Replies decided automatically (decided_by \"auto:...\") are surfaced."},
+	{ID: "SEQ-CLAR-RESPONSE-TYPE", Level: must, Summary: "A clarification reply's response fits one of the accepted_response_kinds (and choices)."},
+	{ID: "SEQ-CLAR-BLOCKING", Level: must, Summary: "The producer leaves awaiting_input only after a valid clarification reply or the timeout."},
+	{ID: "SEQ-CONF-COUNTDOWN", Level: should, Summary: "For timeouts over 60 s, progress.updated at about 50% and 10% of the time remaining."},
+	{ID: "SEQ-CONF-TIMEOUT-RANGE", Level: info, Summary: "timeout_seconds lies within the §6.4.2 recommendations."},
+
+	// §3.6 Streaming output.
+	{ID: "SEQ-STREAM-ONE-COMPLETE", Level: must, Summary: "Each output has exactly one complete:true chunk before the terminal event."},
+	{ID: "SEQ-STREAM-AFTER-COMPLETE", Level: must, Summary: "No chunk of an output follows its complete:true chunk."},
+	{ID: "SEQ-STREAM-POSITION-MONOTONIC", Level: must, Summary: "Chunk positions of an output strictly increase (equal only after an empty chunk)."},
+	// Derived from "total character offset"; the catalog's default is a warning.
+	{ID: "SEQ-STREAM-POSITION-CONTIGUOUS", Level: should, Summary: "The first chunk is at position 0 and each next one at the previous position plus the previous chunk's length in code points."},
+
+	// §3.7 Negotiated stream.
+	{ID: "NEG-RESPONSE-REQUIRED", Level: must, Summary: "Every subscription.request gets exactly one accepted or rejected."},
+	{ID: "NEG-NO-EVENTS-BEFORE-ACCEPT", Level: must, Summary: "No events on a handshaked channel before subscription.accepted or after subscription.rejected."},
+	{ID: "NEG-HONORED-RATE", Level: must, Summary: "The honored max_events_per_second is not above the requested one."},
+	{ID: "NEG-HONORED-LANGUAGES", Level: must, Summary: "Honored languages are a subset of the requested ones (default [en-US])."},
+	{ID: "NEG-HONORED-COALESCE", Level: must, Summary: "Honored coalesce_boundaries are a subset of the requested ones (default [sentence, completion])."},
+	{ID: "NEG-HONORED-FILTERS", Level: must, Summary: "Honored event_filters are at least as restrictive as the requested ones."},
+	{ID: "NEG-HONORED-OTHER", Level: should, Summary: "Honored levels, extensions, reply support and signed-manifest flag are no more permissive than requested."},
+	{ID: "NEG-VERSION", Level: must, Summary: "The accepted aaep_version is a published version not above the requested one."},
+	// Lenient: a manifest_uri also satisfies it (§10.4.1); strict: signed_manifest inline (accepted schema).
+	{ID: "NEG-SIGNED-MANIFEST", Level: must, Summary: "When the subscriber requires signed manifests, the accepted message carries one."},
+	{ID: "NEG-SIGNED-MANIFEST-CONTENT", Level: must, Summary: "The signed manifest is a signed JWS whose claims match the accepting producer."},
+	{ID: "NEG-L2-DECLARES-REPLY", Level: must, Summary: "A request claiming conformance level 2 or 3 declares supports_confirmation_reply: true."},
+	{ID: "NEG-RATE", Level: must, Summary: "Non-critical events in any one-second window stay within the honored max_events_per_second."},
+	{ID: "NEG-CRITICAL-EXEMPT", Level: must, Summary: "A critical event reaches every active subscription, whatever its filters and rate."},
+	// Lenient: only events matching an exclude and no include (the MUST as
+	// written); strict: exclude takes precedence.
+	{ID: "NEG-FILTER-EXCLUDE", Level: must, Summary: "Non-critical events matching an honored exclude pattern are not emitted."},
+	{ID: "NEG-FILTER-INCLUDE", Level: should, Summary: "Non-critical events matching no honored include pattern are not emitted."},
+	{ID: "NEG-COALESCE-HINT", Level: should, Summary: "coalesce_hint values stay within the honored coalesce_boundaries."},
+	// Contradicts §5.5.4/§6.6 (critical events go to every subscription): a warning.
+	{ID: "NEG-NO-CONF-WITHOUT-REPLY-CAP", Level: should, Summary: "No confirmation or clarification on a subscription that cannot reply."},
+	{ID: "NEG-VERBOSITY", Level: should, Summary: "Events use the preferred verbosity and carry the matching summary."},
+	{ID: "NEG-LANGUAGE", Level: should, Summary: "Events are in a negotiated language."},
+	{ID: "NEG-RENEG-RESPONSE", Level: must, Summary: "Every subscription.renegotiate gets accepted or rejected."},
+	{ID: "NEG-RENEG-APPLY", Level: must, Summary: "Renegotiated terms (rate, filters) hold for events after the accepting response."},
+	{ID: "NEG-RENEG-REJECT-ENDS", Level: must, Summary: "No events on a subscription after its renegotiation was rejected."},
+	{ID: "NEG-CLOSE-STOPS", Level: must, Summary: "No events on a subscription after subscription.close (in-flight events aside)."},
+	{ID: "NEG-CLOSE-PENDING-DEFAULT", Level: must, Summary: "A confirmation pending when its subscription closes takes its default_decision."},
+	{ID: "NEG-SUBID-VALID", Level: must, Summary: "Renegotiate, close and reply messages name an accepted, open subscription: their own."},
+	{ID: "NEG-RESOLUTION-NOTICE", Level: should, Summary: "Every subscription that received a confirmation gets a state change after its resolution."},
+
+	// §3.8 Transport frames.
+	{ID: "TRN-SSE-ID", Level: must, Summary: "An SSE frame's id is the event's event_id and its event name is aaep.event for core events."},
+	{ID: "TRN-JSONRPC-METHOD", Level: must, Summary: "stdio JSON-RPC messages use the method of Appendix B.6.3 for their type."},
+	{ID: "TRN-NO-FAILURE-REASON", Level: must, Summary: "A producer does not reveal why a reply failed validation."},
+}
+
+// seqRules returns the rules of the sequence checker.
+func seqRules() []protocol.Rule { return append([]protocol.Rule(nil), seqRuleTable...) }
+
+// appendixAMachine is the AAEP session state machine of Appendix A: the
+// lifecycle (started, then the internal states of A.2, then a terminal
+// state) and the transitions the appendix draws. Producers may use other
+// states; the checker follows them as written.
+func appendixAMachine() protocol.Machine {
+	states := []protocol.State{
+		{Name: StateStarted, Kind: protocol.StateInitial},
+		{Name: stateIdle}, {Name: stateThinking}, {Name: stateDeciding}, {Name: stateCallingTool},
+		{Name: stateWritingOutput}, {Name: stateAwaitingInput}, {Name: stateHandingOff},
+		{Name: StateCompleted, Kind: protocol.StateTerminal},
+		{Name: StateErrored, Kind: protocol.StateError},
+		{Name: StateCancelled, Kind: protocol.StateTerminal},
+	}
+	sc := "state.changed"
+	tr := []protocol.Transition{
+		{From: StateStarted, To: stateIdle, Label: "session.started"},
+		{From: stateIdle, To: stateThinking, Label: sc},
+		{From: stateThinking, To: stateCallingTool, Label: sc},
+		{From: stateThinking, To: stateDeciding, Label: sc},
+		{From: stateThinking, To: stateWritingOutput, Label: sc},
+		{From: stateDeciding, To: stateThinking, Label: sc},
+		{From: stateDeciding, To: stateCallingTool, Label: sc},
+		{From: stateThinking, To: stateCallingTool, Label: "tool.invoked"},
+		{From: stateDeciding, To: stateCallingTool, Label: "tool.invoked"},
+		{From: stateCallingTool, To: stateThinking, Label: sc},
+		{From: stateCallingTool, To: stateWritingOutput, Label: sc},
+		{From: stateWritingOutput, To: stateThinking, Label: sc},
+		{From: stateWritingOutput, To: stateIdle, Label: sc},
+		{From: stateThinking, To: stateAwaitingInput, Label: "awaiting.confirmation"},
+		{From: stateDeciding, To: stateAwaitingInput, Label: "awaiting.clarification"},
+		{From: stateCallingTool, To: stateAwaitingInput, Label: sc},
+		{From: stateDeciding, To: stateAwaitingInput, Label: sc},
+		{From: stateWritingOutput, To: stateAwaitingInput, Label: sc},
+		{From: stateAwaitingInput, To: stateThinking, Label: "reply or timeout"},
+		{From: stateAwaitingInput, To: stateCallingTool, Label: "accept"},
+		{From: stateThinking, To: stateHandingOff, Label: "handoff.requested"},
+		{From: stateHandingOff, To: StateCompleted, Label: "session.completed"},
+		{From: stateHandingOff, To: StateCancelled, Label: "session.cancelled"},
+	}
+	for _, st := range []string{stateIdle, stateThinking, stateDeciding, stateCallingTool, stateWritingOutput, stateAwaitingInput} {
+		tr = append(tr,
+			protocol.Transition{From: st, To: StateCompleted, Label: "session.completed"},
+			protocol.Transition{From: st, To: StateErrored, Label: "session.errored"},
+			protocol.Transition{From: st, To: StateCancelled, Label: "session.cancelled"})
+	}
+	return protocol.Machine{States: states, Transitions: tr}
+}

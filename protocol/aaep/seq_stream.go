@@ -1,0 +1,119 @@
+package aaep
+
+// Streaming output: SEQ-STREAM-*.
+//
+// Outputs are keyed by (session_id, output_id); chunks without output_id
+// form one implicit output per session. Positions count Unicode code points
+// (prose §4.3.3 says "character offset" without defining character; Python,
+// the reference implementation's language, counts code points, while the
+// TypeScript example counts UTF-16 units, which differ on astral
+// characters). Position is the chunk's start offset: the first chunk is at
+// 0 and each next one at the previous position plus the previous chunk's
+// length. "Increase monotonically" (A.6) is read as strictly increasing,
+// with equality allowed only after an empty chunk.
+
+import (
+	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+type output struct {
+	chunks    int
+	last      int64 // position of the previous chunk
+	next      int64 // position the next chunk should have
+	lastEmpty bool
+	complete  bool
+	at        ref // first chunk
+}
+
+func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) string {
+	id, _ := ev.Str("output_id")
+	pos, hasPos := ev.Int("position")
+	chunk, _ := ev.Str("chunk")
+	complete, _ := ev.Bool("complete")
+	ss.sawOS = true
+	ss.state = stateWritingOutput
+	name := id
+	if name == "" {
+		name = "the implicit output"
+	}
+	if ss.outputs == nil {
+		ss.outputs = map[string]*output{}
+	}
+	o := ss.outputs[id]
+	if o == nil {
+		o = &output{at: refOf(m)}
+		ss.outputs[id] = o
+	}
+	detail := name
+	if hasPos {
+		detail += " @" + itoa(pos)
+	}
+	if complete {
+		detail += " complete"
+	}
+	if o.complete {
+		s.report("SEQ-STREAM-AFTER-COMPLETE", ss.id, m, "chunk after complete",
+			"%s already sent its chunk with complete:true, yet another chunk follows; no chunk of an output may follow its completion", name)
+		return detail
+	}
+	if hasPos {
+		switch {
+		case o.chunks > 0 && (pos < o.last || (pos == o.last && !o.lastEmpty)):
+			s.report("SEQ-STREAM-POSITION-MONOTONIC", ss.id, m, "position does not increase",
+				"chunk position %d of %s does not increase past the previous chunk's position %d; positions must increase monotonically", pos, name, o.last)
+		case pos != o.next:
+			if o.chunks == 0 {
+				s.report("SEQ-STREAM-POSITION-CONTIGUOUS", ss.id, m, "first position ≠ 0",
+					"the first chunk of %s is at position %d; positions are zero-based offsets, so the first chunk starts at 0", name, pos)
+			} else {
+				s.report("SEQ-STREAM-POSITION-CONTIGUOUS", ss.id, m, "position skips",
+					"chunk position %d of %s should be %d: the previous chunk started at %d and was %d characters (code points) long", pos, name, o.next, o.last, o.next-o.last)
+			}
+		}
+		o.last = pos
+		o.next = pos + int64(utf8.RuneCountInString(chunk))
+	} else {
+		o.next += int64(utf8.RuneCountInString(chunk))
+	}
+	o.lastEmpty = chunk == ""
+	o.chunks++
+	if complete {
+		o.complete = true
+		ss.outDone = append(ss.outDone, id)
+		if len(ss.outDone) > maxOutputsPerSession {
+			delete(ss.outputs, ss.outDone[0])
+			ss.outDone = ss.outDone[1:]
+		}
+	}
+	return detail
+}
+
+// finalizeOutputs: SEQ-STREAM-ONE-COMPLETE at the terminal event.
+func (s *seqChecker) finalizeOutputs(ss *session, m *protocol.Message) {
+	var open []string
+	for id, o := range ss.outputs {
+		if !o.complete {
+			open = append(open, id)
+		}
+	}
+	sortByFirst(open, ss.outputs)
+	for _, id := range open {
+		name := id
+		if name == "" {
+			name = "the implicit output"
+		}
+		s.report("SEQ-STREAM-ONE-COMPLETE", ss.id, m, "output never completed",
+			"%s (first chunk at message %d) never sent a chunk with complete:true before the session ended; each output ends with exactly one complete:true chunk",
+			name, ss.outputs[id].at.index)
+	}
+}
+
+func sortByFirst(ids []string, outs map[string]*output) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && outs[ids[j]].at.index < outs[ids[j-1]].at.index; j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+}
