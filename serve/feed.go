@@ -237,6 +237,6 @@ func (t *timeline) broadcast(ev *Event) {
 			}
 		}
 		sub.dropped.Add(1)
-		sub.stop(CloseViolation, "too slow: "+strconv.Itoa(s.opts.QueueSize)+" events queued", CauseTooSlow)
+		sub.stop(CloseViolation, "too slow: queue full ("+strconv.Itoa(sub.q.depth())+" events)", CauseTooSlow)
 	}
 }

@@ -167,6 +167,22 @@ func readAll(t testing.TB, c *websocket.Conn) ([][]byte, *websocket.CloseError) 
 	}
 }
 
+// readAllNoFatal is readAll for goroutines other than the test's: it
+// returns a nil close error on any other failure.
+func readAllNoFatal(c *websocket.Conn) ([][]byte, *websocket.CloseError) {
+	var frames [][]byte
+	c.SetReadDeadline(time.Now().Add(testTimeout))
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			errors.As(err, &ce)
+			return frames, ce
+		}
+		frames = append(frames, msg)
+	}
+}
+
 func digest(b []byte) [32]byte { return sha256.Sum256(b) }
 
 // sameFrames fails unless got and want hold the same byte strings in order.

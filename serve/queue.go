@@ -17,7 +17,9 @@ type queue struct {
 	mu     sync.Mutex
 	items  []*Event
 	events int // events (not control messages) in items
-	limit  int
+	bytes  int // payload bytes of those events
+	limit  int // most events queued
+	max    int // most payload bytes queued (one event may exceed it alone)
 	closed bool
 	ending bool // no more pushes; the writer ends after draining
 
@@ -25,8 +27,25 @@ type queue struct {
 	space chan struct{} // signalled when the writer frees room
 }
 
-func newQueue(limit int) *queue {
-	return &queue{limit: limit, wake: make(chan struct{}, 1), space: make(chan struct{}, 1)}
+func newQueue(limit, maxBytes int) *queue {
+	return &queue{limit: limit, max: maxBytes, wake: make(chan struct{}, 1), space: make(chan struct{}, 1)}
+}
+
+// fits reports whether ev may be added now. q.mu must be held.
+func (q *queue) fits(ev *Event) bool {
+	if ev.Control || q.events == 0 {
+		return true
+	}
+	return q.events < q.limit && q.bytes+len(ev.Payload) <= q.max
+}
+
+// add appends ev. q.mu must be held.
+func (q *queue) add(ev *Event) {
+	q.items = append(q.items, ev)
+	if !ev.Control {
+		q.events++
+		q.bytes += len(ev.Payload)
+	}
 }
 
 func signal(c chan struct{}) {
@@ -39,14 +58,11 @@ func signal(c chan struct{}) {
 // tryPush adds ev unless the queue is full or closed.
 func (q *queue) tryPush(ev *Event) (ok bool) {
 	q.mu.Lock()
-	if q.closed || q.ending || (!ev.Control && q.events >= q.limit) {
+	if q.closed || q.ending || !q.fits(ev) {
 		q.mu.Unlock()
 		return false
 	}
-	q.items = append(q.items, ev)
-	if !ev.Control {
-		q.events++
-	}
+	q.add(ev)
 	q.mu.Unlock()
 	signal(q.wake)
 	return true
@@ -60,11 +76,8 @@ func (q *queue) push(ctx context.Context, ev *Event) error {
 			q.mu.Unlock()
 			return errQueueClosed
 		}
-		if ev.Control || q.events < q.limit {
-			q.items = append(q.items, ev)
-			if !ev.Control {
-				q.events++
-			}
+		if q.fits(ev) {
+			q.add(ev)
 			q.mu.Unlock()
 			signal(q.wake)
 			return nil
@@ -85,7 +98,7 @@ func (q *queue) take(spare []*Event) (batch []*Event, ending bool) {
 	q.mu.Lock()
 	batch = q.items
 	q.items = spare[:0]
-	q.events = 0
+	q.events, q.bytes = 0, 0
 	ending = len(batch) == 0 && (q.ending || q.closed)
 	q.mu.Unlock()
 	if len(batch) > 0 {
@@ -109,7 +122,7 @@ func (q *queue) close() int {
 	n := q.events
 	q.closed = true
 	q.items = nil
-	q.events = 0
+	q.events, q.bytes = 0, 0
 	q.mu.Unlock()
 	signal(q.wake)
 	signal(q.space)

@@ -20,6 +20,7 @@ import (
 const (
 	DefaultGrace        = 500 * time.Millisecond
 	DefaultQueueSize    = 1024
+	DefaultQueueBytes   = 8 << 20
 	DefaultWriteTimeout = 10 * time.Second
 	DefaultMaxLag       = 30 * time.Second
 	// MaxMessage bounds what a subscriber may send in one message or POST.
@@ -57,8 +58,10 @@ type Options struct {
 	// Grace is how long a WebSocket subscriber may take to send its
 	// subscription.request before the stream starts without one.
 	Grace time.Duration
-	// QueueSize bounds each subscriber's queue (events).
-	QueueSize int
+	// QueueSize and QueueBytes bound each subscriber's queue, in events and
+	// in payload bytes (a single larger event is still accepted alone).
+	QueueSize  int
+	QueueBytes int
 	// WriteTimeout bounds each flush to a subscriber.
 	WriteTimeout time.Duration
 	// MaxLag closes a subscriber that falls this far behind its schedule
@@ -86,6 +89,9 @@ func (o *Options) withDefaults() error {
 	}
 	if o.QueueSize <= 0 {
 		o.QueueSize = DefaultQueueSize
+	}
+	if o.QueueBytes <= 0 {
+		o.QueueBytes = DefaultQueueBytes
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = DefaultWriteTimeout
@@ -272,7 +278,7 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *Term
 		remote:    remote,
 		started:   time.Now(),
 		wire:      w,
-		q:         newQueue(s.opts.QueueSize),
+		q:         newQueue(s.opts.QueueSize, s.opts.QueueBytes),
 		ctx:       ctx,
 		cancel:    cancel,
 		done:      make(chan struct{}),

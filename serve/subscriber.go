@@ -142,6 +142,7 @@ func (s *subscriber) writeLoop() {
 		spare   []*Event
 		pending []sentEvent
 		bucket  tokenBucket
+		held    time.Time // release time of the last event the rate limit held
 	)
 	flush := func() bool {
 		if len(pending) == 0 {
@@ -196,7 +197,12 @@ func (s *subscriber) writeLoop() {
 		}
 		ok := true
 		for i, ev := range batch {
+			// Time held back by the subscriber's own rate limit (for this
+			// event or one ahead of it) is not lateness.
 			due := ev.Deadline
+			if held.After(due) {
+				due = held
+			}
 			if t := s.getTerms(); t.rateLimited(ev) {
 				release, wait := bucket.take(clock.Now(), t.MaxRate)
 				if wait {
@@ -210,7 +216,7 @@ func (s *subscriber) writeLoop() {
 					}
 				}
 				if release.After(due) {
-					due = release
+					due, held = release, release
 				}
 			}
 			if ev.Blocking != nil {

@@ -84,6 +84,13 @@ func (c *batchConn) end(deadline time.Time) error {
 	return err
 }
 
+// discard drops the open batch.
+func (c *batchConn) discard() {
+	c.mu.Lock()
+	c.buf, c.batching = c.buf[:0], false
+	c.mu.Unlock()
+}
+
 func (c *batchConn) flushLocked() error {
 	if len(c.buf) == 0 {
 		return nil
@@ -145,20 +152,22 @@ func (w *wsWire) flush(deadline time.Time) error {
 func (w *wsWire) interrupt() { _ = w.bc.Conn.SetWriteDeadline(time.Now()) }
 
 func (w *wsWire) close(code int, reason string) {
-	if w.inBatch {
-		w.inBatch = false
-		_ = w.bc.end(time.Now().Add(time.Second))
+	// The writer flushes every batch it completes; a batch still open here
+	// belongs to a failed write and is dropped.
+	w.inBatch = false
+	w.bc.discard()
+	err := w.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	if err == nil {
+		// Wait for the peer's close frame, so that it reads ours before
+		// the connection goes away.
+		_ = w.bc.Conn.SetReadDeadline(time.Now().Add(closeWait))
+		t := time.NewTimer(closeWait)
+		select {
+		case <-w.readerDone:
+		case <-t.C:
+		}
+		t.Stop()
 	}
-	_ = w.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
-	// Wait for the peer's close frame, so that it reads ours before the
-	// connection goes away.
-	_ = w.bc.Conn.SetReadDeadline(time.Now().Add(closeWait))
-	t := time.NewTimer(closeWait)
-	select {
-	case <-w.readerDone:
-	case <-t.C:
-	}
-	t.Stop()
 	_ = w.conn.Close()
 }
 

@@ -1,0 +1,248 @@
+package serve
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+func TestHundredClients(t *testing.T) {
+	recs := standardRecords()
+	path := writeCapture(t, recs)
+	for _, shared := range []bool{false, true} {
+		name := "own timelines"
+		if shared {
+			name = "shared"
+		}
+		t.Run(name, func(t *testing.T) {
+			const n = 100
+			// On a shared timeline everyone must be connected before it
+			// starts: a long grace period holds the stream back.
+			grace := 10 * time.Millisecond
+			if shared {
+				grace = time.Hour
+			}
+			srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: shared, Grace: grace})
+			conns := make([]*websocket.Conn, n)
+			for i := range conns {
+				conns[i] = dialWS(t, ts)
+			}
+			waitFor(t, func() bool { return srv.Stats().Active == n })
+			if shared {
+				// A subscription.request ends the grace period; send them all.
+				for _, c := range conns {
+					if err := c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"many","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true,"event_filters":{"include":["*"]}}}`)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var wg sync.WaitGroup
+			results := make([][][]byte, n)
+			codes := make([]int, n)
+			for i, c := range conns {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					frames, ce := readAllNoFatal(c)
+					results[i] = frames
+					if ce != nil {
+						codes[i] = ce.Code
+					}
+				}()
+			}
+			wg.Wait()
+			want := received(recs)
+			for i := range results {
+				got := results[i]
+				if shared {
+					got = got[1:] // subscription.accepted
+				}
+				if codes[i] != CloseClean {
+					t.Fatalf("client %d closed with %d", i, codes[i])
+				}
+				sameFrames(t, got, want)
+			}
+			waitIdle(t, srv)
+			if st := srv.Stats(); st.Closes[CauseFinished] != n {
+				t.Fatalf("closes %v", st.Closes)
+			}
+		})
+	}
+}
+
+func TestRangeAndFilters(t *testing.T) {
+	recs := standardRecords()
+	path := writeCapture(t, recs)
+	all := received(recs)
+	ms := time.Millisecond
+	pos := func(s string) Position {
+		p, err := ParsePosition(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name   string
+		rng    Range
+		filter peek.Filter
+		want   [][]byte
+	}{
+		{"all", Range{}, peek.Filter{}, all},
+		{"from record index", Range{From: pos("#5")}, peek.Filter{}, all[3:]},
+		{"to record index", Range{To: pos("5")}, peek.Filter{}, all[:4]},
+		{"from time", Range{From: pos("20ms")}, peek.Filter{}, all[3:]},
+		{"time window inclusive", Range{From: Position{Set: true, Time: 15 * ms}, To: Position{Set: true, Time: 30 * ms}}, peek.Filter{}, all[2:6]},
+		{"session", Range{}, peek.Filter{Sessions: []string{"sess_b"}}, [][]byte{all[2], all[4], all[6], all[9]}},
+		{"session and type", Range{}, peek.Filter{Sessions: []string{"sess_a"}, Types: []string{"session.completed", "tool.invoked"}}, [][]byte{all[3], all[8]}},
+		{"session with from", Range{From: pos("#6")}, peek.Filter{Sessions: []string{"sess_a"}}, [][]byte{all[5], all[7], all[8]}},
+		{"past the end", Range{From: pos("#13")}, peek.Filter{}, nil},
+		{"unknown session", Range{}, peek.Filter{Sessions: []string{"sess_none"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Range: tt.rng, Filter: tt.filter, Grace: time.Millisecond})
+			c := dialWS(t, ts)
+			frames, ce := readAll(t, c)
+			if ce.Code != CloseClean {
+				t.Fatalf("close %d", ce.Code)
+			}
+			sameFrames(t, frames, tt.want)
+			waitIdle(t, srv)
+		})
+	}
+}
+
+func TestLoop(t *testing.T) {
+	recs := standardRecords()
+	path := writeCapture(t, recs)
+	all := received(recs)
+	t.Run("three passes", func(t *testing.T) {
+		srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{Speed: 1000}, Passes: 3, Range: Range{From: Position{Set: true, ByIndex: true, Index: 9}}, Grace: time.Millisecond})
+		c := dialWS(t, ts)
+		frames, ce := readAll(t, c)
+		if ce.Code != CloseClean {
+			t.Fatalf("close %d", ce.Code)
+		}
+		part := all[7:]
+		var want [][]byte
+		for range 3 {
+			want = append(want, part...)
+		}
+		sameFrames(t, frames, want)
+		waitIdle(t, srv)
+		if p := srv.Stats().Subscribers[0].Pass; p != 3 {
+			t.Errorf("pass %d, want 3", p)
+		}
+	})
+	t.Run("forever until the subscriber leaves", func(t *testing.T) {
+		srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Passes: -1, Grace: time.Millisecond})
+		c := dialWS(t, ts)
+		c.SetReadDeadline(time.Now().Add(testTimeout))
+		const n = 5
+		for i := 0; i < n*len(all); i++ {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				t.Fatalf("frame %d: %v", i, err)
+			}
+			if digest(msg) != digest(all[i%len(all)]) {
+				t.Fatalf("frame %d = %q, want %q", i, msg, all[i%len(all)])
+			}
+		}
+		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseSubscriber, "enough"), time.Now().Add(time.Second))
+		c.Close()
+		waitIdle(t, srv)
+		st := srv.Stats()
+		if st.Closes[CauseSubscriber] != 1 || st.Subscribers[0].Pass < n {
+			t.Fatalf("closes %v pass %d", st.Closes, st.Subscribers[0].Pass)
+		}
+	})
+}
+
+// TestPush replays into a subscriber that listens: it sends its
+// subscription.request on connect and a reply to the confirmation.
+func TestPush(t *testing.T) {
+	recs := standardRecords()
+	path := writeCapture(t, recs)
+	type got struct {
+		frames   [][]byte
+		code     int
+		protocol string
+	}
+	results := make(chan got, 1)
+	up := websocket.Upgrader{Subprotocols: []string{Subprotocol}}
+	listener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"listener","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true}}`))
+		var g got
+		g.protocol = c.Subprotocol()
+		c.SetReadDeadline(time.Now().Add(testTimeout))
+		for {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				if ce, ok := err.(*websocket.CloseError); ok {
+					g.code = ce.Code
+				}
+				break
+			}
+			g.frames = append(g.frames, msg)
+			if len(g.frames) == 7 { // the confirmation
+				c.WriteMessage(websocket.TextMessage, []byte(`{"type":"confirmation.reply","reply_token":"rpl_conf1","decision":"reject","timestamp":"2026-05-24T14:22:24.812Z"}`))
+			}
+		}
+		results <- g
+	}))
+	defer listener.Close()
+	var seen notices
+	var record memRecord
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	st, err := Push(ctx, wsURL(listener, "/subscriber"), Options{Open: OpenFile(path), Timing: timing.Config{Speed: 100}, Notify: seen.add, Record: &record}, PushOptions{})
+	if err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	g := <-results
+	if g.code != CloseClean || g.protocol != Subprotocol {
+		t.Fatalf("listener saw close %d subprotocol %q", g.code, g.protocol)
+	}
+	if st.Sent != int64(len(received(recs))) || st.Transport != TransportPush || !st.Negotiated {
+		t.Fatalf("stats %+v", st)
+	}
+	sameFrames(t, g.frames[1:], received(recs))
+	waitFor(t, func() bool { return len(seen.kind(NoticeReply)) == 1 })
+	if r := seen.kind(NoticeReply)[0]; r.Verdict != VerdictAccepted || r.Decision != "reject" {
+		t.Fatalf("reply notice %+v", r)
+	}
+
+	t.Run("nobody listening", func(t *testing.T) {
+		l := httptest.NewServer(http.NotFoundHandler())
+		url := wsURL(l, "/")
+		l.Close()
+		_, err := Push(ctx, url, Options{Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
+		if err == nil {
+			t.Fatal("Push to a closed port succeeded")
+		}
+	})
+	t.Run("not a websocket", func(t *testing.T) {
+		l := httptest.NewServer(http.NotFoundHandler())
+		defer l.Close()
+		_, err := Push(ctx, wsURL(l, "/"), Options{Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
+		if err == nil {
+			t.Fatal("Push to a plain HTTP server succeeded")
+		}
+	})
+	_ = capfile.KindReceived
+}

@@ -1,0 +1,188 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+)
+
+// openEndedRecords is the standard capture with one more event an hour
+// later, so that a subscription stays open while a test talks to it.
+func openEndedRecords() []rec {
+	return append(standardRecords(), rec{kind: capfile.KindReceived, at: time.Hour, payload: ev(99, "session.started", "sess_z", "")})
+}
+
+// readUntil reads frames until one contains substr.
+func readUntil(t *testing.T, c *websocket.Conn, substr string) [][]byte {
+	t.Helper()
+	var frames [][]byte
+	c.SetReadDeadline(time.Now().Add(testTimeout))
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("read (waiting for %q): %v", substr, err)
+		}
+		frames = append(frames, msg)
+		if bytes.Contains(msg, []byte(substr)) {
+			return frames
+		}
+	}
+}
+
+func post(t *testing.T, url, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func TestReplies(t *testing.T) {
+	path := writeCapture(t, openEndedRecords())
+	var seen notices
+	var record memRecord
+	srv, ts := startServer(t, Options{Open: OpenFile(path), Notify: seen.add, Record: &record})
+	c := dialWS(t, ts)
+	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"replier","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true}}`
+	if err := c.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	frames := readUntil(t, c, "rpl_clar1")
+	var acc struct {
+		SubscriptionID string `json:"subscription_id"`
+	}
+	if err := json.Unmarshal(frames[0], &acc); err != nil || acc.SubscriptionID == "" {
+		t.Fatalf("accepted %q: %v", frames[0], err)
+	}
+	sub := acc.SubscriptionID
+
+	// A reply over the WebSocket itself.
+	wsReply := `{"type":"confirmation.reply","reply_token":"rpl_conf1","decision":"accept","subscription_id":"` + sub + `","timestamp":"2026-05-24T14:22:24.812Z"}`
+	if err := c.WriteMessage(websocket.TextMessage, []byte(wsReply)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(seen.kind(NoticeReply)) == 1 })
+	if n := seen.kind(NoticeReply)[0]; n.Verdict != VerdictAccepted || n.Token != "rpl_conf1" || n.Subscription != sub || n.Transport != TransportWebSocket {
+		t.Fatalf("ws reply notice %+v", n)
+	}
+
+	clar := func(token, resp, subID string) string {
+		s := `{"type":"clarification.reply","reply_token":"` + token + `","response":` + resp + `,"timestamp":"2026-05-24T14:22:18.121Z"`
+		if subID != "" {
+			s += `,"subscription_id":"` + subID + `"`
+		}
+		return s + "}"
+	}
+	tests := []struct {
+		name   string
+		path   string
+		body   string
+		status int
+		reason string
+	}{
+		{"not a choice", "/aaep/v1/replies", clar("rpl_clar1", `"70"`, sub), 400, "response does not fit accepted_response_kinds"},
+		{"valid without subscription_id", "/messages", clar("rpl_clar1", `"67"`, ""), 204, ""},
+		{"token used", "/aaep/v1/replies", clar("rpl_clar1", `"65"`, sub), 400, "reply_token already used"},
+		{"unknown token", "/aaep/v1/replies", clar("rpl_nope", `"65"`, sub), 400, "unknown reply_token"},
+		{"wrong kind", "/messages", `{"type":"confirmation.reply","reply_token":"rpl_clar1","decision":"accept","subscription_id":"` + sub + `"}`, 400, "reply_token belongs to an awaiting.clarification"},
+		{"confirmation used", "/aaep/v1/replies", wsReply, 400, "reply_token already used"},
+		{"not json", "/aaep/v1/replies", `{{{`, 400, ""},
+		{"unsupported type", "/messages", `{"type":"aaep:agent.session.started"}`, 400, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(seen.kind(NoticeReply))
+			status, body := post(t, ts.URL+tt.path, tt.body)
+			if status != tt.status {
+				t.Fatalf("status %d (%s), want %d", status, body, tt.status)
+			}
+			if status == 204 {
+				if len(body) != 0 {
+					t.Errorf("204 with body %q", body)
+				}
+			} else {
+				var e struct{ Error, Message string }
+				if err := json.Unmarshal(body, &e); err != nil || e.Error == "" || e.Message == "" {
+					t.Fatalf("error body %q: %v", body, err)
+				}
+				if tt.reason != "" && (e.Error != "invalid_reply" || strings.Contains(string(body), tt.reason)) {
+					t.Errorf("error body %s reveals the reason or has the wrong code", body)
+				}
+			}
+			if tt.reason == "" && status != 204 {
+				return
+			}
+			replies := seen.kind(NoticeReply)
+			if len(replies) != before+1 {
+				t.Fatalf("%d reply notices, want %d", len(replies), before+1)
+			}
+			if got := replies[len(replies)-1]; got.Reason != tt.reason || got.Subscription != sub {
+				t.Errorf("notice reason %q subscription %q, want %q %q", got.Reason, got.Subscription, tt.reason, sub)
+			}
+		})
+	}
+	st := srv.Stats()
+	if st.RepliesAccepted != 2 || st.RepliesIgnored != 5 {
+		t.Errorf("stats accepted %d ignored %d, want 2 and 5", st.RepliesAccepted, st.RepliesIgnored)
+	}
+	c.Close()
+	waitIdle(t, srv)
+
+	// The recording reads like the subscriber's own capture.
+	record.mu.Lock()
+	defer record.mu.Unlock()
+	var kinds []string
+	verdicts := map[string]int{}
+	for _, r := range record.recs {
+		f := string(r.Payload)
+		switch r.Kind {
+		case capfile.KindSent:
+			if v := r.Attr("verdict"); v != "" {
+				verdicts[v]++
+			}
+			if strings.Contains(f, "subscription.request") {
+				kinds = append(kinds, "request")
+			}
+		case capfile.KindReceived:
+			if strings.Contains(f, "subscription.accepted") {
+				kinds = append(kinds, "accepted")
+			} else if r.Session == "" {
+				t.Errorf("event record without session: %s", f)
+			}
+		case capfile.KindConn:
+			kinds = append(kinds, "conn")
+		}
+		if (r.Source != 0) != (r.Attr("subscription") != "") {
+			t.Errorf("record without subscription attr: %+v", r)
+		}
+	}
+	if strings.Join(kinds, ",") != "conn,request,accepted,conn" {
+		t.Errorf("record kinds %v", kinds)
+	}
+	if verdicts[VerdictAccepted] != 2 || verdicts[VerdictIgnored] != 5 {
+		t.Errorf("recorded verdicts %v", verdicts)
+	}
+}
+
+// waitFor polls cond for up to testTimeout.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

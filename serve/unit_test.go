@@ -1,0 +1,199 @@
+package serve
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsePosition(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Position
+		err  bool
+	}{
+		{"", Position{}, false},
+		{"#120", Position{Set: true, ByIndex: true, Index: 120}, false},
+		{"120", Position{Set: true, ByIndex: true, Index: 120}, false},
+		{"0", Position{Set: true, ByIndex: true}, false},
+		{"1m30s", Position{Set: true, Time: 90 * time.Second}, false},
+		{"250ms", Position{Set: true, Time: 250 * time.Millisecond}, false},
+		{"1:30", Position{Set: true, Time: 90 * time.Second}, false},
+		{"01:02:03.5", Position{Set: true, Time: time.Hour + 2*time.Minute + 3500*time.Millisecond}, false},
+		{"45.25", Position{}, true}, // a bare number with a fraction: neither index nor duration
+		{"#-1", Position{}, true},
+		{"#abc", Position{}, true},
+		{"-5s", Position{}, true},
+		{"1:60", Position{}, true},
+		{"1:2:3:4", Position{}, true},
+		{"soon", Position{}, true},
+	}
+	for _, tt := range tests {
+		got, err := ParsePosition(tt.in)
+		if (err != nil) != tt.err {
+			t.Errorf("ParsePosition(%q) error %v, want error %v", tt.in, err, tt.err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParsePosition(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+		if err == nil && got.Set {
+			back, err := ParsePosition(got.String())
+			if err != nil || back != got {
+				t.Errorf("round trip of %q via %q = %+v, %v", tt.in, got.String(), back, err)
+			}
+		}
+	}
+}
+
+func TestNegotiate(t *testing.T) {
+	producer := json.RawMessage(`{"agent_id":"p"}`)
+	tests := []struct {
+		name     string
+		req      string
+		rejected string
+		honored  map[string]any // fields checked in honored_capabilities
+		terms    *Terms
+	}{
+		{
+			name:    "empty capabilities take the defaults",
+			req:     `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{}}`,
+			honored: map[string]any{"languages": []any{"en-US"}, "supports_confirmation_reply": false, "supported_conformance_levels": []any{1.0}},
+			terms:   &Terms{Negotiated: true, Include: []string{"aaep:agent.*"}, Exclude: []string{}},
+		},
+		{
+			name: "everything honoured",
+			req: `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{"max_events_per_second":3,"preferred_verbosity":"terse","languages":["yo-NG"],
+				"supports_confirmation_reply":true,"supports_clarification_reply":true,"coalesce_boundaries":["none"],
+				"event_filters":{"include":["aaep:agent.tool.*"],"exclude":["aaep:agent.tool.completed"]},"supported_conformance_levels":[1,2,3],"haptic":{"x":1}}}`,
+			honored: map[string]any{"max_events_per_second": 3.0, "preferred_verbosity": "terse", "languages": []any{"yo-NG"},
+				"coalesce_boundaries": []any{"none"}, "supported_conformance_levels": []any{1.0, 2.0}},
+			terms: &Terms{Negotiated: true, Include: []string{"aaep:agent.tool.*"}, Exclude: []string{"aaep:agent.tool.completed"}, MaxRate: 3, Confirmations: true, Clarifications: true},
+		},
+		{name: "version 2", req: `{"type":"subscription.request","aaep_version":"2.0.0","capabilities":{}}`, rejected: "version_unsupported"},
+		{name: "no capabilities", req: `{"type":"subscription.request","aaep_version":"1.0.0"}`, rejected: "capabilities_incompatible"},
+		{name: "rate zero", req: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"max_events_per_second":0}}`, rejected: "capabilities_incompatible"},
+		{name: "rate not a number", req: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"max_events_per_second":"fast"}}`, rejected: "capabilities_incompatible"},
+		{name: "bad verbosity", req: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"preferred_verbosity":"loud"}}`, rejected: "capabilities_incompatible"},
+		{name: "level 3 only", req: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"supported_conformance_levels":[3]}}`, rejected: "capabilities_incompatible"},
+		{name: "signed manifests", req: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"accept_signed_manifests_only":true}}`, rejected: "manifest_signature_required"},
+		{name: "not json", req: `{"type":`, rejected: "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := negotiate([]byte(tt.req), "sub_1", producer, nil)
+			var msg map[string]any
+			if err := json.Unmarshal(n.Response, &msg); err != nil {
+				t.Fatalf("response %q: %v", n.Response, err)
+			}
+			if tt.rejected != "" {
+				if n.Rejected == nil || msg["type"] != "subscription.rejected" || msg["reason_code"] != tt.rejected || msg["reason_message"] == "" {
+					t.Fatalf("response %s, want rejected %s", n.Response, tt.rejected)
+				}
+				return
+			}
+			if n.Rejected != nil || msg["type"] != "subscription.accepted" || msg["subscription_id"] != "sub_1" || msg["aaep_version"] != "1.0.0" {
+				t.Fatalf("response %s", n.Response)
+			}
+			h := msg["honored_capabilities"].(map[string]any)
+			for k, v := range tt.honored {
+				if !reflect.DeepEqual(h[k], v) {
+					t.Errorf("honored %s = %#v, want %#v", k, h[k], v)
+				}
+			}
+			if !reflect.DeepEqual(n.Terms, tt.terms) {
+				t.Errorf("terms %+v, want %+v", n.Terms, tt.terms)
+			}
+		})
+	}
+}
+
+func TestRenegotiateOverlays(t *testing.T) {
+	n := negotiate([]byte(`{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"max_events_per_second":5,"supports_confirmation_reply":true}}`), "sub_1", nil, nil)
+	r := negotiate([]byte(`{"type":"subscription.renegotiate","subscription_id":"sub_1","capabilities":{"max_events_per_second":1}}`), "sub_1", nil, n.Caps)
+	if r.Rejected != nil || r.Terms.MaxRate != 1 || !r.Terms.Confirmations {
+		t.Fatalf("renegotiated terms %+v (%s)", r.Terms, r.Response)
+	}
+	if !strings.Contains(string(r.Response), `"agent_id":"aaep-replay"`) {
+		t.Errorf("default producer missing: %s", r.Response)
+	}
+}
+
+func TestTermsAllows(t *testing.T) {
+	terms := &Terms{Negotiated: true, Include: []string{"aaep:agent.tool.*", "aaep:agent.session.started"}, Exclude: []string{"aaep:agent.tool.completed"}, Clarifications: true}
+	tests := []struct {
+		ev   Event
+		want bool
+	}{
+		{Event{Type: "aaep:agent.tool.invoked"}, true},
+		{Event{Type: "https://aaep-protocol.org/types/agent.tool.invoked"}, true},
+		{Event{Type: "aaep:agent.tool.completed"}, false},
+		{Event{Type: "aaep:agent.session.started"}, true},
+		{Event{Type: "aaep:agent.session.completed"}, false},
+		{Event{Type: "aaep:agent.session.errored", Urgency: "critical"}, true},
+		{Event{Type: "aaep:agent.tool.completed", Urgency: "critical"}, true},
+		{Event{Type: "aaep:agent.awaiting.confirmation", Urgency: "critical"}, false},
+		{Event{Type: "aaep:agent.awaiting.clarification", Urgency: "critical"}, true},
+		{Event{Type: "medai:patient.consulted"}, false},
+		{Event{Control: true}, true},
+	}
+	for _, tt := range tests {
+		if got := terms.Allows(&tt.ev); got != tt.want {
+			t.Errorf("Allows(%s %s) = %v, want %v", tt.ev.Type, tt.ev.Urgency, got, tt.want)
+		}
+	}
+	var none *Terms
+	if !none.Allows(&Event{Type: "anything"}) || !(&Terms{}).Allows(&Event{Type: "aaep:agent.awaiting.confirmation"}) {
+		t.Error("unnegotiated terms must allow everything")
+	}
+}
+
+func TestDecodeBlocking(t *testing.T) {
+	tests := []struct {
+		payload string
+		want    *Blocking
+	}{
+		{`{"reply_token":"rpl_1","allowed_replies":["accept"]}`, &Blocking{Kind: "confirmation", Token: "rpl_1", AllowedReplies: []string{"accept"}}},
+		{`{"payload":{"reply_token":"rpl_2","accepted_response_kinds":["multiple_choice"],"choices":[{"value":"a"},{"value":3}]}}`,
+			&Blocking{Kind: "confirmation", Token: "rpl_2", ResponseKinds: []string{"multiple_choice"}, Choices: []string{"a", "3"}}},
+		{`{"action":"x"}`, nil},
+		{`not json`, nil},
+	}
+	for _, tt := range tests {
+		if got := decodeBlocking([]byte(tt.payload), "confirmation"); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("decodeBlocking(%s) = %+v, want %+v", tt.payload, got, tt.want)
+		}
+	}
+}
+
+func TestFormatNotice(t *testing.T) {
+	at := time.Date(2026, 5, 24, 14, 22, 24, 812e6, time.UTC)
+	tests := []struct {
+		n    Notice
+		want string
+	}{
+		{Notice{Time: at, Kind: NoticeSubscribed, Subscription: "sub_1", Transport: "websocket", Remote: "127.0.0.1:5000"},
+			"14:22:24.812 sub_1 websocket subscribed from 127.0.0.1:5000"},
+		{Notice{Time: at, Kind: NoticeReply, Subscription: "sub_1", Transport: "http", MessageType: "confirmation.reply", Token: "rpl_1", Decision: "accept", Verdict: "accepted"},
+			"14:22:24.812 sub_1 http confirmation.reply rpl_1 decision=accept: accepted"},
+		{Notice{Time: at, Kind: NoticeReply, Transport: "http", MessageType: "clarification.reply", Token: "rpl_9", Response: json.RawMessage(`"67"`), Verdict: "ignored", Reason: "unknown reply_token"},
+			`14:22:24.812 - http clarification.reply rpl_9 response="67": ignored (unknown reply_token)`},
+		{Notice{Time: at, Kind: NoticeClosed, Subscription: "sub_1", Transport: "sse", Stats: &SubscriberStats{Sent: 12, Dropped: 3,
+			Close: &CloseInfo{Code: 4004, Reason: "stalled"}}},
+			"14:22:24.812 sub_1 sse closed (4004 stalled): 12 events, 3 dropped"},
+	}
+	for _, tt := range tests {
+		if got := FormatNotice(tt.n); got != tt.want {
+			t.Errorf("FormatNotice:\n got %q\nwant %q", got, tt.want)
+		}
+	}
+	var b strings.Builder
+	p := NewPrinter(&b, true)
+	p.Notify(tests[1].n)
+	var back Notice
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil || back.Token != "rpl_1" || !strings.HasSuffix(b.String(), "}\n") {
+		t.Errorf("JSON line %q: %v", b.String(), err)
+	}
+}
