@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"time"
 )
 
@@ -115,7 +116,7 @@ func walk(o *obj, path string, fn func(*obj, string)) {
 // uuid7 makes a deterministic UUIDv7 for time t and counter n.
 func uuid7(t time.Time, n uint64) string {
 	ms := uint64(t.UnixMilli())
-	return fmt.Sprintf("%08x-%04x-7%03x-8%03x-%012x", ms>>16, ms&0xffff, (n>>12)&0xfff, n&0xfff, n)
+	return fmt.Sprintf("%08x-%04x-7%03x-8%03x-%012x", ms>>16, ms&0xffff, (n>>36)&0xfff, (n>>48)&0xfff, n&0xffffffffffff)
 }
 
 func hashOf(s string) string {
@@ -145,7 +146,9 @@ func newConv() *conv {
 func (c *conv) msg(p party, at time.Duration, perf string, body obj, edits ...edit) string {
 	c.n++
 	ts := base.Add(at)
-	id := uuid7(ts, c.n)
+	tag := fnv.New32a()
+	tag.Write([]byte(c.sid))
+	id := uuid7(ts, uint64(tag.Sum32()&0xfffff)<<20|c.n)
 	seq := c.seq[p.id]
 	c.seq[p.id] = seq + 1
 	h := hashOf(id)

@@ -228,7 +228,7 @@ func (c *checker) handle(m *protocol.Message, e *envelope, frame frameKind) {
 	c.sessionEnvelope(s, m, e)
 	if !terminal(s.state) && e.hasTS && c.expired(s, m, e.ts) {
 		c.step(s, m, e, sFailed, sFailed, protocol.StepOther, "after the timeout")
-		c.end(s, true)
+		c.end(s, false)
 		return
 	}
 	if e.hasTS && e.ts.After(s.lastTS) {
@@ -276,7 +276,7 @@ func (c *checker) handle(m *protocol.Message, e *envelope, frame frameKind) {
 func (c *checker) open(id string, m *protocol.Message) *session {
 	s := &session{id: id, state: sIdle, first: m.Offset, timeout: sessionTimeout, seq: map[string]int64{}}
 	c.sessions.Open(id, s)
-	if !uuidRe.MatchString(id) {
+	if !isUUID(id) {
 		c.r.Report(ruleE05, id, m, "sessionId not a UUID", "sessionId %q is not a UUID; the message schema asks for a UUID v7 (transport examples use other ids, hence only a warning)", clip(id, 60))
 	}
 	return s
@@ -331,7 +331,7 @@ func (c *checker) chain(s *session, m *protocol.Message, e *envelope) bool {
 		c.r.Report(ruleH02, s.id, m, "hash chain broken", "previousHash %s does not equal the hash of the session's previous message (%s): the chain is broken, which fails the session (an integrity failure)", clip(e.prevHash, 24), clip(s.lastHash, 24))
 		c.step(s, m, e, s.state, s.state, protocol.StepOther, "hash chain broken")
 		c.synthetic(s, m, protocol.StepState, "hash chain break", "")
-		c.end(s, true)
+		c.end(s, false)
 		return false
 	}
 	if e.hash != "" {

@@ -2,6 +2,7 @@ package asp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,10 +13,7 @@ import (
 const genesisHash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
 
 var (
-	versionRe   = regexp.MustCompile(`^asp/\d+\.\d+$`)
-	uuidRe      = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	hashRe      = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-	signatureRe = regexp.MustCompile(`^ed25519:[0-9a-fA-F]+$`)
+	versionRe = regexp.MustCompile(`^asp/\d+\.\d+$`)
 	// The documentation abbreviates: "sha256:a1b2c3d4...", "ed25519:x1y2z3...".
 	docsHashRe      = regexp.MustCompile(`^sha256:[0-9a-zA-Z.…]+$`)
 	docsSignatureRe = regexp.MustCompile(`^ed25519:[0-9a-zA-Z.…]+$`)
@@ -35,19 +33,33 @@ const invalidStateTransition = "invalid_state_transition"
 
 // rawEnvelope holds the top-level members of an ASP message.
 type rawEnvelope struct {
-	Version        json.RawMessage `json:"version"`
-	MessageID      json.RawMessage `json:"messageId"`
-	SessionID      json.RawMessage `json:"sessionId"`
-	SequenceNumber json.RawMessage `json:"sequenceNumber"`
-	Timestamp      json.RawMessage `json:"timestamp"`
-	Sender         json.RawMessage `json:"sender"`
-	Recipient      json.RawMessage `json:"recipient"`
-	Performative   json.RawMessage `json:"performative"`
-	Content        json.RawMessage `json:"content"`
-	Integrity      json.RawMessage `json:"integrity"`
-	Constraints    json.RawMessage `json:"constraints"`
-	InReplyTo      json.RawMessage `json:"inReplyTo"`
-	InformType     json.RawMessage `json:"informType"`
+	Version, MessageID, SessionID, SequenceNumber, Timestamp json.RawMessage
+	Sender, Recipient, Performative, Content, Integrity      json.RawMessage
+	Constraints, InReplyTo, InformType                       json.RawMessage
+}
+
+// readEnvelope splits raw into its top-level members; keys match exactly.
+func readEnvelope(raw []byte) (rawEnvelope, error) {
+	var r rawEnvelope
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v) // for the syntax error's position
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return r, err
+	}
+	m, ok := rawObject(raw)
+	if !ok {
+		return r, fmt.Errorf("a JSON %s, not an object", kind(raw))
+	}
+	r = rawEnvelope{
+		Version: m["version"], MessageID: m["messageId"], SessionID: m["sessionId"], SequenceNumber: m["sequenceNumber"],
+		Timestamp: m["timestamp"], Sender: m["sender"], Recipient: m["recipient"], Performative: m["performative"],
+		Content: m["content"], Integrity: m["integrity"], Constraints: m["constraints"], InReplyTo: m["inReplyTo"],
+		InformType: m["informType"],
+	}
+	return r, nil
 }
 
 // envelope is a decoded ASP message: the fields the checker needs, read
@@ -100,8 +112,8 @@ func (e *envelope) str(key string) string {
 // (ASP-E01 … ASP-E12).
 func decode(raw []byte, md *model) *envelope {
 	e := &envelope{}
-	var r rawEnvelope
-	if err := json.Unmarshal(raw, &r); err != nil {
+	r, err := readEnvelope(raw)
+	if err != nil {
 		e.add(ruleE01, "not a JSON object", "the message is not a JSON object an ASP envelope could be read from (%v)", err)
 		return e
 	}
@@ -171,7 +183,7 @@ func decode(raw []byte, md *model) *envelope {
 		switch {
 		case !ok:
 			e.add(ruleE04, "messageId not a string", "messageId must be a UUID string, not a JSON %s", kind(r.MessageID))
-		case !uuidRe.MatchString(id):
+		case !isUUID(id):
 			e.add(ruleE04, "messageId not a UUID", "messageId %q is not a UUID", clip(id, 60))
 		case id[14] != '7':
 			e.add(ruleE04W, "messageId not UUIDv7", "messageId %s is a version-%c UUID; ASP expects time-ordered UUID v7", id, id[14])
@@ -345,21 +357,21 @@ func (e *envelope) checkIntegrity(raw json.RawMessage, docs bool) {
 		e.add(ruleE12, "integrity not an object", "integrity must be an object {hash, previousHash, signature}, not a JSON %s", kind(raw))
 		return
 	}
-	hre, sre := hashRe, signatureRe
+	hre, sre := isHash, isSignature
 	if docs {
-		hre, sre = docsHashRe, docsSignatureRe
+		hre, sre = docsHashRe.MatchString, docsSignatureRe.MatchString
 	}
 	var bad []string
 	e.hash, _ = rawString(obj["hash"])
 	e.prevHash, _ = rawString(obj["previousHash"])
 	sig, _ := rawString(obj["signature"])
-	if !hre.MatchString(e.hash) {
+	if !hre(e.hash) {
 		bad = append(bad, "hash is not sha256:<64 lower-case hex digits>")
 	}
-	if !hre.MatchString(e.prevHash) {
+	if !hre(e.prevHash) {
 		bad = append(bad, "previousHash is not sha256:<64 lower-case hex digits>")
 	}
-	if !sre.MatchString(sig) {
+	if !sre(sig) {
 		bad = append(bad, "signature is not ed25519:<hex>")
 	}
 	if len(bad) > 0 {
@@ -385,7 +397,7 @@ func (e *envelope) readConstraints(raw json.RawMessage) {
 
 // uuidTime returns the time inside a UUIDv7 (its first 48 bits, Unix ms).
 func uuidTime(id string) (time.Time, bool) {
-	if !uuidRe.MatchString(id) || id[14] != '7' {
+	if !isUUID(id) || id[14] != '7' {
 		return time.Time{}, false
 	}
 	hex := id[0:8] + id[9:13]
@@ -422,4 +434,56 @@ func bodySeconds(v json.RawMessage) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(s * float64(time.Second)), true
+}
+
+// isUUID reports whether s is a UUID in 8-4-4-4-12 hex form.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+			continue
+		}
+		if !isHex(c, true) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte, upper bool) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || upper && c >= 'A' && c <= 'F'
+}
+
+// isHash reports whether s is sha256:<64 lower-case hex digits>.
+func isHash(s string) bool {
+	const p = "sha256:"
+	if len(s) != len(p)+64 || !strings.HasPrefix(s, p) {
+		return false
+	}
+	for i := len(p); i < len(s); i++ {
+		if !isHex(s[i], false) {
+			return false
+		}
+	}
+	return true
+}
+
+// isSignature reports whether s is ed25519:<hex>.
+func isSignature(s string) bool {
+	const p = "ed25519:"
+	if len(s) <= len(p) || !strings.HasPrefix(s, p) {
+		return false
+	}
+	for i := len(p); i < len(s); i++ {
+		if !isHex(s[i], true) {
+			return false
+		}
+	}
+	return true
 }

@@ -42,6 +42,10 @@ func rawString(r json.RawMessage) (string, bool) {
 	if kind(r) != "string" {
 		return "", false
 	}
+	r = bytes.TrimSpace(r)
+	if n := len(r); n >= 2 && r[n-1] == '"' && plain(r[1:n-1]) {
+		return string(r[1 : n-1]), true
+	}
 	var s string
 	if err := json.Unmarshal(r, &s); err != nil {
 		return "", false
@@ -66,15 +70,101 @@ func rawNumber(r json.RawMessage) (float64, bool) {
 	return f, err == nil
 }
 
+// plain reports whether b is string content without escapes or control
+// characters, valid as is.
+func plain(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// rawObject splits an object into its members. r must come from a
+// document that encoding/json already validated (every RawMessage the
+// decoder produced is): the split does not validate again. A repeated key
+// keeps its last value, as encoding/json does.
 func rawObject(r json.RawMessage) (map[string]json.RawMessage, bool) {
 	if kind(r) != "object" {
 		return nil, false
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(r, &m); err != nil {
-		return nil, false
+	m := map[string]json.RawMessage{}
+	b := bytes.TrimSpace(r)
+	i := 1
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] == '}' {
+			return m, true
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		kEnd := skipValue(b, i)
+		key, ok := rawString(b[i:kEnd])
+		if !ok {
+			return nil, false
+		}
+		i = skipSpace(b, kEnd)
+		if i >= len(b) || b[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(b, i+1)
+		vEnd := skipValue(b, i)
+		if vEnd <= i {
+			return nil, false
+		}
+		m[key] = json.RawMessage(b[i:vEnd])
+		i = vEnd
 	}
-	return m, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = skipValue(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	return j
 }
 
 func rawStrings(r json.RawMessage) ([]string, bool) {

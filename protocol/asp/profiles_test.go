@@ -1,0 +1,234 @@
+package asp_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/asp"
+)
+
+func lastStep(r *result, session string) protocol.Step {
+	var last protocol.Step
+	for _, s := range r.steps {
+		if s.Session == session {
+			last = s
+		}
+	}
+	return last
+}
+
+func summary(t *testing.T, r *result, session string) protocol.SessionSummary {
+	t.Helper()
+	for _, s := range r.sessions {
+		if s.Session == session {
+			return s
+		}
+	}
+	t.Fatalf("no summary for session %s:\n%s", session, r.dump())
+	return protocol.SessionSummary{}
+}
+
+// A refused message: lenient keeps the state and takes the REJECT answer;
+// strict fails the session (synthetic step) and still takes the answer.
+func TestRefusalProfiles(t *testing.T) {
+	build := func() (*conv, []string) {
+		c := newConv()
+		return c, cat(c.intro(alpha, beta, 0),
+			c.msg(beta, 5*sec, "COMMIT", commitBody("cmt_1")),
+			c.msg(alpha, 6*sec, "REJECT", obj{{"code", "invalid_state_transition"}, {"reason", "not yet conversing"}}),
+			c.msg(beta, 7*sec, "QUERY", obj{{"queryId", "q"}}))
+	}
+	c, lines := build()
+	r := check(t, "lenient", lines)
+	if got := r.rules(); len(got) != 1 || got[0] != "ASP-S02" {
+		t.Fatalf("lenient findings %v, want [ASP-S02]\n%s", got, r.dump())
+	}
+	if s := summary(t, r, c.sid); s.State != "CONVERSING" || s.Complete {
+		t.Errorf("lenient: session ended %s complete=%v, want CONVERSING incomplete", s.State, s.Complete)
+	}
+
+	c, lines = build()
+	r = check(t, "strict", lines)
+	if r.count("ASP-S02") != 1 || r.count("ASP-S07") != 1 || len(r.findings) != 2 {
+		t.Fatalf("strict findings %v, want ASP-S02 then ASP-S07 for the QUERY after FAILED\n%s", r.rules(), r.dump())
+	}
+	var syn *protocol.Step
+	for i := range r.steps {
+		if r.steps[i].Synthetic {
+			syn = &r.steps[i]
+		}
+	}
+	if syn == nil || syn.From != "INTRODUCED" || syn.To != "FAILED" || syn.Index != 4 || syn.Label != "protocol violation" {
+		t.Errorf("strict: synthetic step %+v, want INTRODUCED→FAILED at #4", syn)
+	}
+	if s := summary(t, r, c.sid); s.State != "FAILED" || !s.Complete {
+		t.Errorf("strict: session %s complete=%v, want FAILED complete", s.State, s.Complete)
+	}
+}
+
+// The invitation deadline is checked at the end of the stream against the
+// latest timestamp of the whole stream.
+func TestTimeoutAtEndOfStream(t *testing.T) {
+	c1, c2 := newConv(), newConv()
+	lines := cat(c1.invite(alpha, beta, 0), c2.conversing(alpha, gamma, 40*sec))
+	r := check(t, "", lines)
+	if r.count("ASP-T01") != 1 {
+		t.Fatalf("want one ASP-T01:\n%s", r.dump())
+	}
+	for _, f := range r.findings {
+		if f.RuleID == "ASP-T01" && (f.Index != -1 || f.Session != c1.sid) {
+			t.Errorf("T01 finding %+v, want index -1 in session %s", f, c1.sid)
+		}
+	}
+	st := lastStep(r, c1.sid)
+	if !st.Synthetic || st.Kind != protocol.StepTimeout || st.From != "INVITED" || st.To != "FAILED" || st.Index != -1 {
+		t.Errorf("last step of the timed-out session = %+v", st)
+	}
+	if s := summary(t, r, c1.sid); s.State != "FAILED" || !s.Complete {
+		t.Errorf("timed-out session: %+v", s)
+	}
+	if s := summary(t, r, c2.sid); s.State != "CONVERSING" || s.Complete {
+		t.Errorf("open session: %+v, want CONVERSING incomplete", s)
+	}
+
+	// A stream that simply ends after an invitation is incomplete, not failed.
+	c3 := newConv()
+	r = check(t, "", []string{c3.invite(alpha, beta, 0)})
+	if len(r.findings) != 0 {
+		t.Errorf("lone invitation: %v", r.rules())
+	}
+	if s := summary(t, r, c3.sid); s.State != "INVITED" || s.Complete {
+		t.Errorf("lone invitation: %+v", s)
+	}
+}
+
+// Nested escalations return in order to the state each one left.
+func TestNestedEscalation(t *testing.T) {
+	c := newConv()
+	lines := cat(c.executing(alpha, beta, 0),
+		c.msg(beta, 10*sec, "ESCALATE", obj{{"reason", "supplier late"}, {"urgency", "high"}}),
+		c.msg(gamma, 20*sec, "ESCALATE", obj{{"reason", "needs board"}, {"urgency", "critical"}}),
+		c.msg(gamma, 30*sec, "INFORM", obj{{"informType", "resolution"}}),
+		c.msg(gamma, 40*sec, "INFORM", obj{{"informType", "resolution"}}),
+		c.msg(beta, 50*sec, "INFORM", obj{{"informType", "result"}}),
+		c.msg(beta, 60*sec, "CLOSE", reason("fulfilled")))
+	r := check(t, "", lines)
+	var path []string
+	for _, s := range r.steps[len(r.steps)-6:] {
+		path = append(path, s.From+">"+s.To)
+	}
+	want := "EXECUTING>ESCALATED ESCALATED>ESCALATED ESCALATED>ESCALATED ESCALATED>EXECUTING EXECUTING>EXECUTING EXECUTING>CLOSED"
+	if got := strings.Join(path, " "); got != want {
+		t.Errorf("path %s\nwant %s", got, want)
+	}
+	// ESCALATE inside ESCALATED is one of the lenient edges.
+	if r.count("ASP-S02W") != 1 || len(r.findings) != 1 {
+		t.Errorf("findings %v, want one ASP-S02W", r.rules())
+	}
+}
+
+// The session timeout: lenient fails on an idle gap and only warns about
+// the lifetime; strict fails on the lifetime.
+func TestSessionTimeoutProfiles(t *testing.T) {
+	build := func() (*conv, []string) {
+		c := newConv()
+		lines := c.conversing(alpha, beta, 0) // proposedDuration 30 min
+		for i := 1; i <= 5; i++ {
+			lines = append(lines, c.msg(alpha, time.Duration(i)*10*time.Minute, "INFORM", obj{{"informType", "note"}}))
+		}
+		return c, lines
+	}
+	c, lines := build()
+	r := check(t, "lenient", lines)
+	if r.count("ASP-T03") != 1 || summary(t, r, c.sid).State != "CONVERSING" {
+		t.Errorf("lenient: want one lifetime warning and the session still CONVERSING\n%s", r.dump())
+	}
+	c, lines = build()
+	r = check(t, "strict", lines)
+	if r.count("ASP-T03") != 1 || summary(t, r, c.sid).State != "FAILED" {
+		t.Errorf("strict: want the session FAILED by ASP-T03\n%s", r.dump())
+	}
+	if r.count("ASP-S07") != 1 {
+		t.Errorf("strict: the message after the timeout should be reported once (ASP-S07)\n%s", r.dump())
+	}
+}
+
+// WebSocket: an auth_ok frame naming a session in progress anchors it, so a
+// recording that starts mid-session is checked without ASP-S01.
+func TestAnchoredByAuthOK(t *testing.T) {
+	c := newConv()
+	_ = c.conversing(alpha, beta, 0) // advance the chain and sequence numbers
+	lines := []string{
+		`{"type":"auth_ok","sessionId":"` + c.sid + `","state":"AGREEING","participants":[],"lastSequence":9}`,
+		wsFrame("message", c.msg(beta, 20*sec, "COUNTER", obj{{"proposalId", "p3"}})),
+		wsFrame("send", c.msg(alpha, 21*sec, "COMMIT", commitBody("cmt_2"))),
+		`{"type":"session_state","state":"AGREEING","previous":"CONVERSING","timestamp":"2026-03-07T14:00:21.000Z"}`,
+	}
+	r := check(t, "", lines)
+	if len(r.findings) != 0 {
+		t.Errorf("findings %v\n%s", r.rules(), r.dump())
+	}
+	if len(r.steps) != 2 || r.steps[0].From != "AGREEING" || r.steps[0].To != "CONVERSING" || r.steps[1].To != "AGREEING" {
+		t.Errorf("steps:\n%s", r.dump())
+	}
+	if r.stats.ByProtocol["asp"] != 4 {
+		t.Errorf("asp messages %d, want 4", r.stats.ByProtocol["asp"])
+	}
+}
+
+func TestRecognize(t *testing.T) {
+	c := newConv()
+	inv := c.invite(alpha, beta, 0)
+	cases := []struct {
+		name string
+		line string
+		want bool
+	}{
+		{"envelope", inv, true},
+		{"lower-case performative", `{"performative":"inform"}`, true},
+		{"unknown performative", `{"performative":"GREET"}`, false},
+		{"ws message frame", wsFrame("message", inv), true},
+		{"ws send frame", wsFrame("send", inv), true},
+		{"ws frame without ASP envelope", `{"type":"message","envelope":{"text":"hi"}}`, false},
+		{"session_state with ASP state", `{"type":"session_state","state":"CONVERSING","previous":"INTRODUCED"}`, true},
+		{"session_state with other state", `{"type":"session_state","state":"running"}`, false},
+		{"ack before any ASP", `{"type":"ack","messageId":"m","sequenceNumber":1}`, false},
+		{"AAEP event", `{"type":"aaep:agent.session.started","session_id":"sess_1"}`, false},
+		{"nested performative only", `{"data":{"performative":"PROPOSE"}}`, false},
+		{"KAHN event", `{"ts":"2026-05-05T09:00:00.000Z","run_id":"r1","event":"agent_run_start","agent_id":"coder","task":"x"}`, false},
+		{"other ASP", `{"id":"m1","type":"session.message","created_at":1,"data":{}}`, true},
+		{"session.* without the other ASP's fields", `{"type":"session.message"}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			md := asp.New()
+			m := &protocol.Message{Raw: []byte(tc.line)}
+			// Let the engine fill Fields the way it does in a run.
+			e, _ := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.Sink{})
+			e.Feed(m)
+			if got := md.Recognize(m); got != tc.want {
+				t.Errorf("Recognize(%s) = %v, want %v", tc.line, got, tc.want)
+			}
+		})
+	}
+	// Control frames are ASP once the stream held ASP.
+	md := asp.New()
+	e, _ := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.Sink{})
+	e.Feed(&protocol.Message{Raw: []byte(inv)})
+	ack := &protocol.Message{Raw: []byte(`{"type":"ack","messageId":"m","sequenceNumber":1}`)}
+	e.Feed(ack)
+	if !md.Recognize(ack) {
+		t.Errorf("ack after an ASP envelope not recognised")
+	}
+}
+
+func TestForcedProtocol(t *testing.T) {
+	// With --protocol asp, messages without a performative are still read as
+	// ASP envelopes and their defects reported.
+	r := run(t, []protocol.Model{asp.New()}, "asp", "", []string{`{"hello":"world"}`, `not json`})
+	if r.count("ASP-E01") != 2 {
+		t.Errorf("want two ASP-E01:\n%s", r.dump())
+	}
+}
