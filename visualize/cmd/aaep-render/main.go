@@ -1,0 +1,14 @@
+// Command aaep-render lays out Graphviz DOT text (stdin) into SVG (stdout).
+// aaep-replay runs it to draw traces; it is a separate program because
+// go-graphviz compiles its WebAssembly Graphviz when a program starts, a cost
+// aaep-replay's other commands should not pay. Install it next to
+// aaep-replay or in PATH (or name it in AAEP_RENDER).
+package main
+
+import (
+	"os"
+
+	"github.com/aaep-tools/aaepkit/visualize/render"
+)
+
+func main() { os.Exit(render.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
