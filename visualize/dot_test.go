@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,23 +97,10 @@ func firstDiff(got, want []byte) string {
 			b = w[i]
 		}
 		if a != b {
-			return "line " + itoa(i+1) + ":\n got: " + a + "\nwant: " + b
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + a + "\nwant: " + b
 		}
 	}
 	return "(no difference)"
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
 }
 
 func dotOf(t *testing.T, events []fixture.Event, col visualize.CollectorOptions, opts visualize.DOTOptions) string {
@@ -162,7 +150,7 @@ func TestDOTShowsViolationsInRed(t *testing.T) {
 			case "loop":
 				// One loop per state lists its transitions; the row of the
 				// violation and the loop itself are red.
-				if !regexp.MustCompile(`<font color=` + red + `>[^<]*` + regexp.QuoteMeta(tt.rule)).MatchString(s) || !strings.Contains(s, "color="+red) {
+				if !regexp.MustCompile(`<font color=`+red+`>[^<]*`+regexp.QuoteMeta(tt.rule)).MatchString(s) || !strings.Contains(s, "color="+red) {
 					t.Errorf("loop row not red: %s", s)
 				}
 			case "note", "end note":
