@@ -8,6 +8,7 @@
 package peek
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -66,7 +67,7 @@ func Peek(payload []byte) Fields {
 	}
 	for {
 		s.ws()
-		key, ok := s.str()
+		key, ok := s.key()
 		if !ok {
 			return f
 		}
@@ -83,7 +84,7 @@ func Peek(payload []byte) Fields {
 			}
 			*dst = v
 		} else {
-			if key == "envelope" && s.peekByte() == '{' {
+			if string(key) == "envelope" && s.peekByte() == '{' {
 				f.ASPHasEnvelop = true
 			}
 			if !s.skipValue(0) {
@@ -103,8 +104,10 @@ func Peek(payload []byte) Fields {
 	}
 }
 
-func (f *Fields) slot(key string) *string {
-	switch key {
+// slot returns the field a key fills, or nil. (A switch on string(key)
+// does not allocate.)
+func (f *Fields) slot(key []byte) *string {
+	switch string(key) {
 	case "type":
 		return &f.Type
 	case "event_id":
@@ -129,6 +132,27 @@ func (f *Fields) slot(key string) *string {
 		return &f.TS
 	}
 	return nil
+}
+
+// plain marks the bytes that cannot end or escape a string: a table lookup
+// per byte is the fast path of scanning string contents.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// skipPlain returns the index of the first byte at or after i that ends
+// or escapes a string (or len(b)). Locals keep the loop in registers.
+func skipPlain(b []byte, i int) int {
+	for i+4 <= len(b) && plain[b[i]] && plain[b[i+1]] && plain[b[i+2]] && plain[b[i+3]] {
+		i += 4
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
 }
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
@@ -165,6 +189,24 @@ func (s *scanner) eat(c byte) bool {
 	return false
 }
 
+// key reads an object key at the cursor. A key without escapes is returned
+// as a slice of the input, without copying: keys are only compared.
+func (s *scanner) key() ([]byte, bool) {
+	start := s.i
+	if !s.skipString() {
+		return nil, false
+	}
+	raw := s.b[start+1 : s.i-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw, true
+	}
+	var v string
+	if err := json.Unmarshal(s.b[start:s.i], &v); err != nil {
+		return nil, false
+	}
+	return []byte(v), true
+}
+
 // str reads a JSON string at the cursor and returns its unescaped value.
 func (s *scanner) str() (string, bool) {
 	if !s.eat('"') {
@@ -173,6 +215,10 @@ func (s *scanner) str() (string, bool) {
 	start := s.i
 	escaped := false
 	for s.i < len(s.b) {
+		s.i = skipPlain(s.b, s.i)
+		if s.i >= len(s.b) {
+			return "", false
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '\\':
@@ -203,6 +249,10 @@ func (s *scanner) skipString() bool {
 		return false
 	}
 	for s.i < len(s.b) {
+		s.i = skipPlain(s.b, s.i)
+		if s.i >= len(s.b) {
+			return false
+		}
 		switch c := s.b[s.i]; {
 		case c == '\\':
 			s.i += 2
