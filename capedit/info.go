@@ -310,7 +310,9 @@ func typeName(f *peek.Fields, flags capfile.Flags) string {
 		return f.Performative
 	case f.Event != "":
 		return f.Event
-	case flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 || !f.Object:
+	case flags&capfile.FlagInvalidJSON != 0:
+		return "(invalid JSON)"
+	case !f.Object:
 		return "(not a JSON object)"
 	}
 	return "(no type)"

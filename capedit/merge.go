@@ -246,8 +246,10 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 			hdr.Meta[k] = v
 		}
 	}
+	// What cut and filter noted about their inputs is not true of the merge.
 	delete(hdr.Meta, "derived_from")
 	delete(hdr.Meta, "cut")
+	delete(hdr.Meta, "filter")
 	hdr.Meta["merged_from"] = strings.Join(names, ", ")
 	if hdr.Start.IsZero() {
 		hdr.Start = time.Unix(0, 0).UTC()

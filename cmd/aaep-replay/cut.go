@@ -49,10 +49,10 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 			}
 			res, err := capedit.Cut(a.ctx, args[0], out, opts)
 			if res != nil {
-				printWarnings(a.Err, res.Warnings)
+				fileopsWarn(a.Err, res.Warnings)
 			}
 			if err != nil {
-				return fileError(err)
+				return fileopsError(err)
 			}
 			fmt.Fprintf(a.Out, "wrote %d records to %s\n", res.Written, out)
 			return nil

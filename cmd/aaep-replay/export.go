@@ -37,7 +37,7 @@ import reads such a file back into an identical capture.`,
 			run := func(w io.Writer) error {
 				st, err := capedit.Export(a.ctx, args[0], w, opts)
 				if st != nil {
-					printWarnings(a.Err, st.Warnings)
+					fileopsWarn(a.Err, st.Warnings)
 					if st.Empty > 0 {
 						fmt.Fprintf(a.Err, "aaep-replay: warning: left out %d empty messages (an empty line is not a message; --with-meta keeps them)\n", st.Empty)
 					}
@@ -48,9 +48,9 @@ import reads such a file back into an identical capture.`,
 				return err
 			}
 			if out == "" || out == "-" {
-				return fileError(run(a.Out))
+				return fileopsError(run(a.Out))
 			}
-			return fileError(capedit.WriteFile(out, []string{args[0]}, run))
+			return fileopsError(capedit.WriteFile(out, []string{args[0]}, run))
 		},
 	}
 	f := cmd.Flags()

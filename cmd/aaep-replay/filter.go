@@ -40,10 +40,10 @@ the capture's start are unchanged.`,
 			}
 			res, err := capedit.Filter(a.ctx, args[0], out, opts)
 			if res != nil {
-				printWarnings(a.Err, res.Warnings)
+				fileopsWarn(a.Err, res.Warnings)
 			}
 			if err != nil {
-				return fileError(err)
+				return fileopsError(err)
 			}
 			fmt.Fprintf(a.Out, "kept %d of %d records in %s\n", res.Written, res.Read, out)
 			return nil

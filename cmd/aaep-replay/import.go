@@ -11,6 +11,14 @@ import (
 
 func init() { register(newImportCmd) }
 
+// fileopsCount writes n with the singular or plural words that follow it.
+func fileopsCount(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func newImportCmd(a *app) *cobra.Command {
 	var (
 		out  string
@@ -38,7 +46,7 @@ turned back into the capture it came from, record for record.`,
 			opts.Tool = "aaep-replay/" + version
 			st, err := capedit.Import(a.ctx, args[0], out, opts)
 			if err != nil {
-				return fileError(err)
+				return fileopsError(err)
 			}
 			form := "plain JSON Lines"
 			if st.WithMeta {
@@ -46,13 +54,13 @@ turned back into the capture it came from, record for record.`,
 			}
 			fmt.Fprintf(a.Out, "imported %d records from %d lines of %s into %s\n", st.Records, st.Lines, form, out)
 			if st.Invalid > 0 {
-				fmt.Fprintf(a.Err, "aaep-replay: warning: %d lines are not valid JSON or UTF-8; kept as flagged records with their line number\n", st.Invalid)
+				fmt.Fprintf(a.Err, "aaep-replay: warning: %s not valid JSON or UTF-8; kept as flagged records with their line numbers\n", fileopsCount(st.Invalid, "line is", "lines are"))
 			}
 			if st.Backwards > 0 {
-				fmt.Fprintf(a.Err, "aaep-replay: warning: %d timestamps went backwards; those messages took the previous message's time\n", st.Backwards)
+				fmt.Fprintf(a.Err, "aaep-replay: warning: %s went backwards; those messages took the previous message's time\n", fileopsCount(st.Backwards, "timestamp", "timestamps"))
 			}
 			if !st.WithMeta && st.Untimed > 0 {
-				fmt.Fprintf(a.Err, "aaep-replay: warning: %d messages have no readable timestamp; they took the previous message's time\n", st.Untimed)
+				fmt.Fprintf(a.Err, "aaep-replay: warning: %s no readable timestamp; they took the previous message's time\n", fileopsCount(st.Untimed, "message has", "messages have"))
 			}
 			return nil
 		},

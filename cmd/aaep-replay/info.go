@@ -69,12 +69,12 @@ and the command exits with status 2.`,
 	return cmd
 }
 
-// printWarnings reports the torn inputs an edit worked around.
-func printWarnings(w io.Writer, ws []capedit.Warning) {
+// fileopsWarn reports the torn inputs an edit worked around.
+func fileopsWarn(w io.Writer, ws []capedit.Warning) {
 	for _, x := range ws {
 		fmt.Fprintf(w, "aaep-replay: warning: %s\n", x)
 	}
 }
 
-// fileError gives an edit's error the exit code of a file error.
-func fileError(err error) error { return cli.WithCode(cli.ExitUsage, err) }
+// fileopsError gives an edit's error the exit code of a file error.
+func fileopsError(err error) error { return cli.WithCode(cli.ExitUsage, err) }

@@ -36,10 +36,10 @@ subprotocol one id: use it to put back pieces cut from one capture.`,
 			}
 			res, err := capedit.Merge(a.ctx, args, out, opts)
 			if res != nil {
-				printWarnings(a.Err, res.Warnings)
+				fileopsWarn(a.Err, res.Warnings)
 			}
 			if err != nil {
-				return fileError(err)
+				return fileopsError(err)
 			}
 			fmt.Fprintf(a.Out, "merged %d records from %d captures into %s\n", res.Written, len(args), out)
 			return nil

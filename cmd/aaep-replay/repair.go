@@ -28,11 +28,11 @@ appears only when complete.`,
 				return cli.Usagef("repair needs an output file: -o OUT")
 			}
 			if err := capedit.CheckOutput(out, args[0]); err != nil {
-				return fileError(err)
+				return fileopsError(err)
 			}
 			rep, err := capfile.Repair(args[0], out)
 			if err != nil {
-				return fileError(err)
+				return fileopsError(err)
 			}
 			fmt.Fprintf(a.Out, "%s\nwrote %s (%d bytes)\n", rep, out, rep.Bytes)
 			return nil
