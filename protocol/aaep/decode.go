@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/peek"
 )
 
 // Core event types (compact form), §4 of the specification.
@@ -146,6 +148,8 @@ type Event struct {
 
 	// typeExact is false when Core was derived from a near-miss spelling.
 	typeExact bool
+	// ts is Timestamp read by the prose-strict grammar.
+	ts tsParse
 	// vals holds the raw values of the known top-level keys, by key.
 	vals [numKeys]json.RawMessage
 	// unknown lists the top-level keys that are not known keys, in order.
@@ -217,8 +221,10 @@ func (e *decodeError) Error() string { return e.msg + " at byte " + strconv.Itoa
 
 // decode validates raw as one strict RFC 8259 JSON object (raw must already
 // be valid UTF-8) and decodes it into ev, reusing ev's map. It returns a
-// *decodeError when raw is not a JSON object.
-func decode(raw []byte, ev *Event) error {
+// *decodeError when raw is not a JSON object. known, when not nil, holds
+// the routing fields the engine already read from raw: equal strings are
+// taken from it instead of being allocated again.
+func decode(raw []byte, ev *Event, known *peek.Fields) error {
 	fields, unknown := ev.Fields, ev.unknown[:0]
 	if fields == nil {
 		fields = make(map[string]json.RawMessage, 16)
@@ -230,17 +236,32 @@ func decode(raw []byte, ev *Event) error {
 	if err := s.document(); err != nil {
 		return err
 	}
-	ev.fill()
+	if known == nil {
+		known = &peek.Fields{}
+	}
+	ev.fill(known)
 	return nil
 }
 
+// str returns top-level string field k, reusing known when it is equal.
+func (ev *Event) str(k key, known string) string {
+	b, ok := rawText(ev.vals[k])
+	switch {
+	case !ok:
+		return ""
+	case string(b) == known:
+		return known
+	}
+	return string(b)
+}
+
 // fill derives the convenience fields from the raw values.
-func (ev *Event) fill() {
-	ev.Type, _ = rawString(ev.vals[kType])
-	ev.EventID, _ = rawString(ev.vals[kEventID])
-	ev.SessionID, _ = rawString(ev.vals[kSessionID])
-	ev.Timestamp, _ = rawString(ev.vals[kTimestamp])
-	ev.Urgency, _ = rawString(ev.vals[kUrgency])
+func (ev *Event) fill(known *peek.Fields) {
+	ev.Type = ev.str(kType, known.Type)
+	ev.EventID = ev.str(kEventID, known.EventID)
+	ev.SessionID = ev.str(kSessionID, known.SessionID)
+	ev.Timestamp = ev.str(kTimestamp, known.Timestamp)
+	ev.Urgency = ev.str(kUrgency, known.Urgency)
 	ev.SeqNo, ev.HasSeqNo = rawInt(ev.vals[kSeqNo])
 	ev.typeExact = true
 	if n := NormalizeType(ev.Type); coreIndex(n) >= 0 {
@@ -249,8 +270,12 @@ func (ev *Event) fill() {
 		ev.Core, ev.typeExact = n, false
 	}
 	ev.IsEvent = isEventLike(ev)
-	if ev.Timestamp != "" {
-		ev.Time, ev.TimeOK = parseTimestamp(ev.Timestamp)
+	if r := ev.vals[kTimestamp]; len(r) > 0 && r[0] == '"' {
+		ev.ts = parseStrict(ev.Timestamp)
+		ev.Time, ev.TimeOK = ev.ts.t, ev.ts.ok
+		if !ev.TimeOK {
+			ev.Time, ev.TimeOK = parseLenient(ev.Timestamp)
+		}
 	}
 }
 
@@ -283,12 +308,11 @@ func isMessageFamily(t string) bool {
 // of §3.2.5 with any number of fraction digits.
 type tsParse struct {
 	t        time.Time
-	ok       bool // the form and calendar are valid (fraction length aside)
-	fracLen  int  // number of fraction digits (0 when absent)
-	problem  string
-	leapSec  bool
-	hasFrac  bool
-	tzOffset int
+	ok       bool   // the form and calendar are valid (fraction length aside)
+	hasFrac  bool   // a fraction is present
+	fracLen  int    // number of fraction digits
+	problem  string // why it is not ok
+	tzOffset int    // seconds east of UTC
 }
 
 // parseStrict reads s as YYYY-MM-DDTHH:MM:SS[.f+](Z|±HH:MM) with uppercase T
@@ -374,9 +398,6 @@ func parseStrict(s string) tsParse {
 		p.problem = "it is not a real calendar date and time"
 		return p
 	}
-	if sec == 60 {
-		p.leapSec = true
-	}
 	loc := time.UTC
 	if p.tzOffset != 0 {
 		loc = time.FixedZone("", p.tzOffset)
@@ -399,12 +420,9 @@ func daysIn(year, month int) int {
 	return 31
 }
 
-// parseTimestamp reads an instant: by the prose-strict grammar (any
-// precision), else leniently as RFC 3339.
-func parseTimestamp(s string) (time.Time, bool) {
-	if p := parseStrict(s); p.ok {
-		return p.t, true
-	}
+// parseLenient reads an RFC 3339 instant the way Go does, for timestamps
+// the prose-strict grammar refuses.
+func parseLenient(s string) (time.Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
 }
@@ -895,7 +913,16 @@ func (s *scanner) number(track bool) error {
 func (s *scanner) skipString() error {
 	s.i++ // opening quote
 	for s.i < len(s.b) {
-		c := s.b[s.i]
+		// Fast path: plain characters.
+		i, b := s.i, s.b
+		for i < len(b) && !strSpecial[b[i]] {
+			i++
+		}
+		s.i = i
+		if i >= len(b) {
+			break
+		}
+		c := b[i]
 		switch {
 		case c == '"':
 			s.i++
@@ -924,6 +951,16 @@ func (s *scanner) skipString() error {
 	}
 	return s.fail("unterminated string")
 }
+
+// strSpecial marks the bytes that end the plain run of a JSON string: the
+// quote, the backslash and control characters.
+var strSpecial = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')

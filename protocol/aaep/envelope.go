@@ -309,8 +309,8 @@ func (c *checker) envTypeExtDeclared() {
 		return
 	}
 	vocab, uriType, ok := extensionTypeOf(ev.Type)
-	if !ok || typeFormProblem(ev.Type) != "" {
-		return
+	if !ok || typeFormProblem(ev.Type) != "" || (!uriType && reservedPrefix(vocab)) {
+		return // malformed: ENV-TYPE-FORM; reserved: ENV-EXT-RESERVED-PREFIX
 	}
 	if !c.declaredInContext(vocab, uriType) {
 		what := "prefix " + strconv.Quote(vocab)
@@ -352,7 +352,7 @@ func (c *checker) envTimestampFormat() {
 	if _, ok := rawText(c.ev.vals[kTimestamp]); !ok {
 		return
 	}
-	if p := parseStrict(c.ev.Timestamp); !p.ok {
+	if p := &c.ev.ts; !p.ok {
 		c.report("ENV-TIMESTAMP-FORMAT", "malformed timestamp",
 			"timestamp %s is not an RFC 3339 instant of the form YYYY-MM-DDTHH:MM:SS.sssZ or ±HH:MM: %s (§3.2.5)", clip(c.ev.Timestamp), p.problem)
 	}
@@ -366,9 +366,9 @@ func (c *checker) envTimestampPrecision() {
 	if _, ok := rawText(c.ev.vals[kTimestamp]); !ok {
 		return
 	}
-	if p := parseStrict(c.ev.Timestamp); p.ok && p.hasFrac && p.fracLen != 3 && p.fracLen != 6 {
+	if p := &c.ev.ts; p.ok && p.hasFrac && p.fracLen != 3 && p.fracLen != 6 {
 		c.report("ENV-TIMESTAMP-PRECISION", "fraction of "+strconv.Itoa(p.fracLen)+" digits",
-			"timestamp %s has %d fraction digits; only milliseconds (3 digits) or microseconds (6 digits) are allowed (§3.2.5)", clip(c.ev.Timestamp), p.fracLen)
+			"timestamp %s has %d fraction digit(s); only milliseconds (3 digits) or microseconds (6 digits) are allowed (§3.2.5)", clip(c.ev.Timestamp), p.fracLen)
 	}
 }
 
@@ -830,9 +830,18 @@ func isID(s []byte, prefix string) bool {
 	return true
 }
 
-func isAlnum(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
+func isAlnum(c byte) bool { return alnum[c] }
+
+// alnum marks the ASCII letters and digits.
+var alnum = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	return t
+}()
 
 func isAlpha(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 

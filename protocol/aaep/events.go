@@ -673,13 +673,14 @@ func (c *checker) evtConfAllowedReplies() {
 		return
 	}
 	var custom []string
-	hasDefault := false
+	hasDefault, n := false, 0
 	def, defOK := rawText(c.ev.vals[kDefaultDecision])
 	eachElement(r, func(i int, v json.RawMessage) bool {
 		s, ok := rawText(v)
 		if !ok {
 			return true
 		}
+		n++
 		if !oneOf(s, "accept", "reject") {
 			custom = append(custom, string(s))
 		}
@@ -689,6 +690,8 @@ func (c *checker) evtConfAllowedReplies() {
 		return true
 	})
 	switch {
+	case n == 0:
+		// An empty or malformed list is EVT-SCHEMA's.
 	case len(custom) > 0:
 		c.report("EVT-CONF-ALLOWED-REPLIES", "custom allowed_replies",
 			"allowed_replies offers %s, but a confirmation.reply decision can only be \"accept\" or \"reject\", so the user cannot choose it (§6.3.1)", quoteList(custom))

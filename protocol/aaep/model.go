@@ -36,6 +36,7 @@
 package aaep
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -161,7 +162,7 @@ func (c *checker) Handle(m *protocol.Message) {
 		}
 		return
 	}
-	if err := decode(m.Raw, &c.ev); err != nil {
+	if err := decode(m.Raw, &c.ev, &m.Fields); err != nil {
 		if c.jsonOn {
 			c.r.Report("ENV-JSON-OBJECT", m.Fields.SessionKey(), m, "not a JSON object",
 				"message %d is not a strict RFC 8259 JSON object (%v); every AAEP message must be one (§3.8, §3.9)", m.Index, err)
@@ -176,7 +177,15 @@ func (c *checker) Handle(m *protocol.Message) {
 	}
 	c.session = ev.SessionID
 	switch {
-	case ev.IsEvent:
+	case !ev.IsEvent:
+		// Handshake and reply messages carry no session_id: they are filed
+		// under their source's pseudo-session, as the sequence checker
+		// files the handshake (neg.go).
+		c.session = "subscription-" + strconv.Itoa(m.Source)
+		for _, f := range c.msgChecks {
+			f(c)
+		}
+	default:
 		for _, f := range c.eventChecks {
 			f(c)
 		}
@@ -184,10 +193,6 @@ func (c *checker) Handle(m *protocol.Message) {
 			for _, f := range c.coreChecks {
 				f(c)
 			}
-		}
-	default:
-		for _, f := range c.msgChecks {
-			f(c)
 		}
 	}
 	c.seq.handle(m, ev)

@@ -1,0 +1,679 @@
+package aaep_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/aaep"
+)
+
+// ruleCase is one single-message case: a message, the rule it exercises,
+// and the single-message findings it must produce (none for a passing case).
+type ruleCase struct {
+	name    string
+	rule    string   // the rule the case exercises
+	msg     []byte   // the message
+	want    []string // the single-message rule IDs expected, sorted; nil: clean
+	profile string   // "" (lenient) or "strict"
+	force   bool     // hand the message to AAEP without recognition
+}
+
+// pass and fail build cases.
+func pass(rule, name string, msg []byte) ruleCase {
+	return ruleCase{name: name, rule: rule, msg: msg}
+}
+
+func fail(rule, name string, msg []byte, also ...string) ruleCase {
+	want := append([]string{rule}, also...)
+	sort.Strings(want)
+	return ruleCase{name: name, rule: rule, msg: msg, want: slices.Compact(want)}
+}
+
+func strict(c ruleCase) ruleCase { c.profile = "strict"; return c }
+func forced(c ruleCase) ruleCase { c.force = true; return c }
+
+// allCases gathers the tables of envelope_test.go, events_test.go and
+// messages_test.go.
+func allCases() []ruleCase {
+	var all []ruleCase
+	all = append(all, envCases()...)
+	all = append(all, evtCases()...)
+	return append(all, msgCases()...)
+}
+
+// singleRule reports whether id is a single-message rule (this file's
+// subject); sequence rules (SEQ-, NEG-, TRN-) are tested elsewhere.
+func singleRule(id string) bool {
+	return strings.HasPrefix(id, "ENV-") || strings.HasPrefix(id, "EVT-") || strings.HasPrefix(id, "MSG-")
+}
+
+// run feeds msgs through a real engine with the AAEP model and returns the
+// report.
+func run(t testing.TB, profile, force string, msgs ...[]byte) *protocol.Report {
+	t.Helper()
+	rep := protocol.NewReport("test")
+	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: profile}, rep.Sink(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 5, 24, 14, 22, 11, 0, time.UTC)
+	for i, raw := range msgs {
+		m := &protocol.Message{Index: int64(i), Offset: time.Duration(i) * time.Millisecond, Received: base.Add(time.Duration(i) * time.Millisecond), Raw: raw}
+		if typ, _ := peekType(raw); typ == aaep.MsgSubscriptionRequest || typ == aaep.MsgSubscriptionRenegotiate ||
+			typ == aaep.MsgConfirmationReply || typ == aaep.MsgClarificationReply {
+			m.Dir = protocol.ToProducer
+		}
+		eng.Feed(m)
+	}
+	eng.Finish()
+	rep.Stats = eng.Stats()
+	return rep
+}
+
+func peekType(raw []byte) (string, bool) {
+	var v struct {
+		Type string `json:"type"`
+	}
+	err := json.Unmarshal(raw, &v)
+	return v.Type, err == nil
+}
+
+// findingsAt returns the single-message findings at message index.
+func findingsAt(rep *protocol.Report, index int64) []protocol.Finding {
+	var out []protocol.Finding
+	for _, s := range rep.Sessions() {
+		for _, f := range s.Findings {
+			if f.Index == index && singleRule(f.RuleID) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func ruleIDs(fs []protocol.Finding) []string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.RuleID)
+	}
+	sort.Strings(ids)
+	return slices.Compact(ids)
+}
+
+// prelude is a valid first message, so that a broken second message is
+// attributed to AAEP as the only protocol of the stream.
+var prelude = event(aaep.TypeSessionStarted, set("session_id", "sess_prelude"), set("event_id", "evt_prelude"))
+
+// TestSingleRules runs every case through the engine and compares the
+// single-message findings of the case's message with the expectation.
+func TestSingleRules(t *testing.T) {
+	for _, c := range allCases() {
+		t.Run(c.rule+"/"+c.name, func(t *testing.T) {
+			force := ""
+			if c.force {
+				force = "aaep"
+			}
+			rep := run(t, c.profile, force, prelude, c.msg)
+			if pre := findingsAt(rep, 0); len(pre) > 0 {
+				t.Fatalf("the prelude event has findings: %v", pre)
+			}
+			got := findingsAt(rep, 1)
+			if ids := ruleIDs(got); !slices.Equal(ids, c.want) {
+				t.Errorf("findings %v, want %v\nmessage: %s\nfindings: %s", ids, c.want, c.msg, describeFindings(got))
+			}
+			for _, f := range got {
+				if f.Message == "" || f.Short == "" || strings.Contains(f.Message, "%!") || strings.Contains(f.Message, "rule table") {
+					t.Errorf("finding %s has a broken text: short %q, message %q", f.RuleID, f.Short, f.Message)
+				}
+				if f.Level == 0 {
+					t.Errorf("finding %s has no level", f.RuleID)
+				}
+			}
+		})
+	}
+}
+
+func describeFindings(fs []protocol.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n  %s %s [%s] %s", f.Level, f.RuleID, f.Short, f.Message)
+	}
+	return b.String()
+}
+
+// TestEveryRuleHasCases makes coverage enforceable: every single-message
+// rule of the model must have at least one failing and one passing case
+// that names it, and every case must name a rule of the model.
+func TestEveryRuleHasCases(t *testing.T) {
+	failing, passing := map[string]int{}, map[string]int{}
+	for _, c := range allCases() {
+		if len(c.want) > 0 && slices.Contains(c.want, c.rule) {
+			failing[c.rule]++
+		} else if len(c.want) == 0 {
+			passing[c.rule]++
+		}
+	}
+	known := map[string]bool{}
+	n := 0
+	for _, r := range aaep.New().Rules() {
+		known[r.ID] = true
+		if !singleRule(r.ID) {
+			continue
+		}
+		n++
+		if failing[r.ID] == 0 {
+			t.Errorf("rule %s has no failing case", r.ID)
+		}
+		if passing[r.ID] == 0 {
+			t.Errorf("rule %s has no passing case", r.ID)
+		}
+	}
+	for _, c := range allCases() {
+		if !known[c.rule] {
+			t.Errorf("case %s names unknown rule %s", c.name, c.rule)
+		}
+		for _, w := range c.want {
+			if !known[w] {
+				t.Errorf("case %s expects unknown rule %s", c.name, w)
+			}
+		}
+	}
+	// The catalog has 27 ENV, 15 EVT and 9 MSG rules.
+	if n != 27+15+9 {
+		t.Errorf("the model has %d single-message rules, want 51", n)
+	}
+}
+
+// TestRuleTable checks the rule table: unique IDs, catalog levels, summaries.
+func TestRuleTable(t *testing.T) {
+	want := map[string]protocol.Level{
+		"ENV-SIZE": protocol.Should, "EVT-URGENCY-RECOMMENDED": protocol.Should, "EVT-CONF-DEFAULT-SHOULD": protocol.Should,
+		"EVT-CONF-REVERSIBILITY-ONLY": protocol.Info, "EVT-CONF-ALLOWED-REPLIES": protocol.Info, "EVT-CLAR-DEFAULT-RESPONSE": protocol.Info,
+		"EVT-PROGRESS-STEP-LE-TOTAL": protocol.Should, "EVT-TOOLC-ERROR-MESSAGE": protocol.Should, "EVT-STREAM-HINT-COMPLETE": protocol.Should,
+		"MSG-CLOSE-SHAPE": protocol.Should, "MSG-CAP-UNKNOWN": protocol.Info,
+	}
+	seen := map[string]bool{}
+	counts := map[string]map[protocol.Level]int{"ENV": {}, "EVT": {}, "MSG": {}}
+	for _, r := range aaep.New().Rules() {
+		if seen[r.ID] {
+			t.Errorf("rule %s is listed twice", r.ID)
+		}
+		seen[r.ID] = true
+		if !singleRule(r.ID) {
+			continue
+		}
+		lvl, ok := want[r.ID]
+		if !ok {
+			lvl = protocol.Must
+		}
+		if r.Level != lvl {
+			t.Errorf("rule %s has level %s, the catalog says %s", r.ID, r.Level, lvl)
+		}
+		if len(r.Summary) < 20 || !strings.HasSuffix(r.Summary, ".") {
+			t.Errorf("rule %s has a poor summary %q", r.ID, r.Summary)
+		}
+		counts[r.ID[:3]][r.Level]++
+	}
+	// Catalog §6: ENV 26/1/0, EVT 7/5/3, MSG 7/1/1 (MUST/SHOULD/INFO).
+	for cat, w := range map[string][3]int{"ENV": {26, 1, 0}, "EVT": {7, 5, 3}, "MSG": {7, 1, 1}} {
+		got := [3]int{counts[cat][protocol.Must], counts[cat][protocol.Should], counts[cat][protocol.Info]}
+		if got != w {
+			t.Errorf("%s rules by level (MUST, SHOULD, INFO) = %v, catalog says %v", cat, got, w)
+		}
+	}
+}
+
+// TestSampleStreamsClean runs realistic interleaved sessions: the valid
+// ones produce no single-message finding in the lenient profile, and the
+// broken session's missing critical urgency is found.
+func TestSampleStreamsClean(t *testing.T) {
+	for _, violations := range []bool{false, true} {
+		msgs := sample.Stream(sample.Options{Sessions: 8, Seed: 7, Violations: violations})
+		raws := make([][]byte, len(msgs))
+		for i, m := range msgs {
+			raws[i] = m.JSON
+		}
+		rep := run(t, "", "", raws...)
+		var got []protocol.Finding
+		for i := range raws {
+			got = append(got, findingsAt(rep, int64(i))...)
+		}
+		if !violations {
+			if len(got) > 0 {
+				t.Errorf("valid sample stream has single-message findings:%s", describeFindings(got))
+			}
+			continue
+		}
+		ids := ruleIDs(got)
+		if !slices.Equal(ids, []string{"EVT-URGENCY-CRITICAL"}) {
+			t.Errorf("broken sample stream: single-message findings %v, want [EVT-URGENCY-CRITICAL]:%s", ids, describeFindings(got))
+		}
+		if rep.Stats.ByProtocol["aaep"] != int64(len(raws)) {
+			t.Errorf("AAEP took %d of %d messages", rep.Stats.ByProtocol["aaep"], len(raws))
+		}
+	}
+}
+
+// TestStrictProfileSample: the compact sample leaves localization_hints out,
+// which only the strict profile reports (ENV-LOCHINTS-PRESENT).
+func TestStrictProfileSample(t *testing.T) {
+	msgs := sample.Stream(sample.Options{Sessions: 4, Seed: 3, Compact: true})
+	raws := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		raws[i] = m.JSON
+	}
+	for _, profile := range []string{"lenient", "strict"} {
+		rep := run(t, profile, "", raws...)
+		n := 0
+		for i := range raws {
+			for _, f := range findingsAt(rep, int64(i)) {
+				if f.RuleID == "ENV-LOCHINTS-PRESENT" {
+					n++
+				}
+			}
+		}
+		if profile == "lenient" && n != 0 {
+			t.Errorf("lenient profile reported ENV-LOCHINTS-PRESENT %d times", n)
+		}
+		if profile == "strict" && n == 0 {
+			t.Errorf("strict profile did not report ENV-LOCHINTS-PRESENT on events without localization_hints")
+		}
+	}
+}
+
+// TestDisabledRules: a disabled rule is neither checked nor reported.
+func TestDisabledRules(t *testing.T) {
+	msg := event(aaep.TypeSessionStarted, set("custom_field", 1), set("event_id", "bad"))
+	rep := protocol.NewReport("t")
+	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", &protocol.Options{Disabled: []string{"ENV-FORBIDDEN-FIELDS"}}, rep.Sink(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Feed(&protocol.Message{Raw: msg})
+	eng.Finish()
+	if ids := ruleIDs(findingsAt(rep, 0)); !slices.Equal(ids, []string{"ENV-EVENT-ID-FORMAT"}) {
+		t.Errorf("findings %v, want only ENV-EVENT-ID-FORMAT", ids)
+	}
+}
+
+// TestRecognize checks which messages the model claims.
+func TestRecognize(t *testing.T) {
+	cases := []struct {
+		raw  string
+		want bool
+	}{
+		{`{"type":"aaep:agent.session.started"}`, true},
+		{`{"type":"https://aaep-protocol.org/types/agent.tool.invoked"}`, true},
+		{`{"type":"subscription.request"}`, true},
+		{`{"type":"clarification.reply"}`, true},
+		{`{"type":"subscription.pause"}`, true},
+		{`{"type":"medai:patient.consulted","event_id":"evt_1"}`, true},
+		{`{"type":"medai:patient.consulted","session_id":"sess_1"}`, true},
+		{`{"performative":"PROPOSE","sessionId":"s1"}`, false},
+		{`{"event":"agent_transition","run_id":"r1","ts":"2026-01-01T00:00:00Z"}`, false},
+		{`{"type":"message"}`, false},
+		{`{}`, false},
+	}
+	m := aaep.New()
+	for _, c := range cases {
+		msg := &protocol.Message{Raw: []byte(c.raw)}
+		rep := protocol.NewReport("t")
+		eng, _ := protocol.NewEngine([]protocol.Model{m}, "", nil, rep.Sink(nil))
+		eng.Feed(msg) // fills msg.Fields the way the engine does
+		if got := m.Recognize(msg); got != c.want {
+			t.Errorf("Recognize(%s) = %v, want %v", c.raw, got, c.want)
+		}
+	}
+}
+
+// TestManifestIgnored: a producer manifest is AAEP but neither an event
+// nor a handshake message, so no single-message rule applies.
+func TestManifestIgnored(t *testing.T) {
+	manifest := []byte(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:producer.manifest","agent_id":"x","aaep_versions_supported":["1.0.0"]}`)
+	rep := run(t, "", "", prelude, manifest)
+	if got := findingsAt(rep, 1); len(got) > 0 {
+		t.Errorf("manifest has findings:%s", describeFindings(got))
+	}
+}
+
+// TestFindingSession: findings of an event are filed under its session_id.
+func TestFindingSession(t *testing.T) {
+	rep := run(t, "", "", prelude, event(aaep.TypeSessionStarted, set("session_id", "sess_abc"), set("custom", 1)))
+	for _, s := range rep.Sessions() {
+		for _, f := range s.Findings {
+			if f.RuleID == "ENV-FORBIDDEN-FIELDS" && f.Session != "sess_abc" {
+				t.Errorf("finding filed under session %q, want sess_abc", f.Session)
+			}
+		}
+	}
+}
+
+// FuzzCheck feeds arbitrary bytes through the whole AAEP check, recognised
+// and forced; it must never panic.
+func FuzzCheck(f *testing.F) {
+	for _, c := range allCases() {
+		f.Add(c.msg)
+	}
+	for _, m := range sample.Stream(sample.Options{Sessions: 4, Seed: 1, Violations: true}) {
+		f.Add(m.JSON)
+	}
+	f.Add([]byte(`{"type":"aaep:agent.session.started","extensions":{"a":{"b":[1,2,{"c":null}]}}}`))
+	f.Add([]byte("\xef\xbb\xbf{}"))
+	f.Add([]byte(`{"a":"\ud800"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, force := range []string{"", "aaep"} {
+			rep := protocol.NewReport("fuzz")
+			eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: "strict"}, rep.Sink(func(protocol.Step) {}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng.Feed(&protocol.Message{Index: 0, Raw: prelude})
+			eng.Feed(&protocol.Message{Index: 1, Raw: data})
+			eng.Feed(&protocol.Message{Index: 2, Raw: data, Dir: protocol.ToProducer})
+			eng.Finish()
+			var buf bytes.Buffer
+			if err := rep.WriteJSON(&buf, protocol.Must); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkCheckSingle measures the whole AAEP check (engine, decoding,
+// single-message rules and the sequence checker) over realistic ~430-byte
+// events, and reports events per second.
+func BenchmarkCheckSingle(b *testing.B) {
+	const pool = 20000
+	events := sample.Events(pool, 42)
+	var size int
+	for _, e := range events {
+		size += len(e)
+	}
+	newEngine := func() (*protocol.Engine, *protocol.Report) {
+		rep := protocol.NewReport("bench")
+		eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", nil, rep.Sink(nil))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return eng, rep
+	}
+	eng, rep := newEngine()
+	var msg protocol.Message
+	b.SetBytes(int64(size / len(events)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		j := i % pool
+		if j == 0 && i > 0 {
+			b.StopTimer()
+			eng.Finish()
+			eng, rep = newEngine()
+			b.StartTimer()
+		}
+		msg = protocol.Message{Index: int64(j), Offset: time.Duration(j) * time.Millisecond, Raw: events[j]}
+		eng.Feed(&msg)
+	}
+	b.StopTimer()
+	eng.Finish()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	if n := rep.Count(protocol.Must); n > 0 && b.N >= pool {
+		b.Logf("%d MUST findings in the benchmark stream", n)
+	}
+}
+
+// ---- message builders: a valid base message per type plus edits ----
+
+// edit changes a decoded message.
+type edit func(m map[string]any)
+
+// set sets the field at a dotted path ("producer.agent_id"), creating
+// objects on the way.
+func set(path string, v any) edit {
+	return func(m map[string]any) {
+		parts := strings.Split(path, ".")
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := m[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				m[p] = next
+			}
+			m = next
+		}
+		m[parts[len(parts)-1]] = v
+	}
+}
+
+// del removes the field at a dotted path.
+func del(path string) edit {
+	return func(m map[string]any) {
+		parts := strings.Split(path, ".")
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := m[p].(map[string]any)
+			if !ok {
+				return
+			}
+			m = next
+		}
+		delete(m, parts[len(parts)-1])
+	}
+}
+
+// raw is a JSON value written exactly as given.
+func raw(s string) json.RawMessage { return json.RawMessage(s) }
+
+// envelope is the common valid envelope of the base events.
+func envelope(typ, urgency string) map[string]any {
+	m := map[string]any{
+		"@context":           aaep.ContextV1,
+		"aaep_version":       "1.0.0",
+		"type":               typ,
+		"event_id":           "evt_8a3f5b22c91e4d7a",
+		"session_id":         "sess_2c91a7b4d23f1e88",
+		"timestamp":          "2026-05-24T14:22:11.342Z",
+		"producer":           map[string]any{"agent_id": "retirement-planner", "agent_version": "1.4.2"},
+		"localization_hints": map[string]any{"primary_language": "en-US"},
+	}
+	if urgency != "" {
+		m["urgency"] = urgency
+	}
+	return m
+}
+
+// baseEvents are valid events of the 12 core types, after the examples of
+// Chapter 4.
+var baseEvents = map[string]func() map[string]any{
+	aaep.TypeSessionStarted: func() map[string]any {
+		m := envelope(aaep.TypeSessionStarted, "normal")
+		m["summary_normal"] = "Retirement Planning Assistant is processing your request."
+		m["requested_by"] = "user:folake"
+		m["tools_available"] = []string{"fetch_balance", "calculate_projection"}
+		return m
+	},
+	aaep.TypeSessionCompleted: func() map[string]any {
+		m := envelope(aaep.TypeSessionCompleted, "normal")
+		m["summary_normal"] = "Retirement plan complete. Ready to review."
+		m["duration_ms"] = 27579
+		m["tool_invocations_count"] = 4
+		return m
+	},
+	aaep.TypeSessionErrored: func() map[string]any {
+		m := envelope(aaep.TypeSessionErrored, "critical")
+		m["error_category"] = "transient"
+		m["error_code"] = "TOOL_TIMEOUT"
+		m["summary_normal"] = "The financial data service did not respond in time."
+		m["recoverable"] = true
+		return m
+	},
+	aaep.TypeSessionCancelled: func() map[string]any {
+		m := envelope(aaep.TypeSessionCancelled, "normal")
+		m["cancelled_by"] = "user"
+		m["cancellation_reason"] = "user_pressed_escape"
+		m["summary_normal"] = "Retirement plan generation cancelled at your request."
+		return m
+	},
+	aaep.TypeStateChanged: func() map[string]any {
+		m := envelope(aaep.TypeStateChanged, "background")
+		m["from_state"] = "idle"
+		m["to_state"] = "thinking"
+		m["summary_normal"] = "Analyzing your retirement planning question."
+		return m
+	},
+	aaep.TypeProgressUpdated: func() map[string]any {
+		m := envelope(aaep.TypeProgressUpdated, "background")
+		m["progress"] = map[string]any{"percent": 60, "step": 3, "total_steps": 5, "description": "Calculating projections"}
+		m["summary_normal"] = "Calculating retirement projections, 60 percent complete."
+		m["eta_ms"] = 12000
+		return m
+	},
+	aaep.TypeToolInvoked: func() map[string]any {
+		m := envelope(aaep.TypeToolInvoked, "normal")
+		m["tool"] = "fetch_balance"
+		m["tool_call_id"] = "call_7a2b9c4e"
+		m["args_summary"] = "account_id: checking-7821"
+		m["summary_normal"] = "Retrieving your checking account balance."
+		m["risk_level"] = "low"
+		m["irreversible"] = false
+		return m
+	},
+	aaep.TypeToolCompleted: func() map[string]any {
+		m := envelope(aaep.TypeToolCompleted, "normal")
+		m["tool"] = "fetch_balance"
+		m["tool_call_id"] = "call_7a2b9c4e"
+		m["status"] = "success"
+		m["duration_ms"] = 1885
+		m["summary_normal"] = "Balance: $12,500.00."
+		return m
+	},
+	aaep.TypeOutputStreaming: func() map[string]any {
+		m := envelope(aaep.TypeOutputStreaming, "normal")
+		m["chunk"] = "Your retirement plan should target a monthly contribution of $1,200."
+		m["position"] = 348
+		m["complete"] = false
+		m["coalesce_hint"] = "sentence"
+		m["output_id"] = "out_3a8c2"
+		m["content_type"] = "text/plain"
+		return m
+	},
+	aaep.TypeAwaitingConfirmation: func() map[string]any {
+		m := envelope(aaep.TypeAwaitingConfirmation, "critical")
+		m["action"] = "Transfer $500.00 from checking-7821 to savings-3344."
+		m["consequence"] = "Funds move immediately."
+		m["reply_token"] = "rpl_4f8a2e7d9c1b6a3f"
+		m["timeout_seconds"] = 300
+		m["default_decision"] = "reject"
+		m["risk_level"] = "high"
+		m["irreversible"] = true
+		m["summary_normal"] = "Confirmation required. Transfer $500 from checking to savings."
+		return m
+	},
+	aaep.TypeAwaitingClarification: func() map[string]any {
+		m := envelope(aaep.TypeAwaitingClarification, "critical")
+		m["question"] = "Which retirement age should I plan for?"
+		m["reply_token"] = "rpl_2c8e4a9f7b1d3a6e"
+		m["timeout_seconds"] = 300
+		m["accepted_response_kinds"] = []string{"multiple_choice", "numeric"}
+		m["choices"] = []map[string]string{{"value": "60", "label": "Age 60"}, {"value": "65", "label": "Age 65"}, {"value": "67", "label": "Age 67"}}
+		m["default_response"] = "65"
+		m["summary_normal"] = "Which retirement age should I plan for?"
+		return m
+	},
+	aaep.TypeHandoffRequested: func() map[string]any {
+		m := envelope(aaep.TypeHandoffRequested, "critical")
+		m["reason"] = "The tax situation needs a human financial advisor."
+		m["target_kind"] = "human"
+		m["target_uri"] = "queue://customer-service/financial-advisor"
+		m["urgency_for_handoff"] = "medium"
+		m["summary_normal"] = "Your situation needs review by a human financial advisor."
+		return m
+	},
+}
+
+// baseMessages are valid handshake and reply messages, after the examples
+// of Chapters 5 and 6.
+var baseMessages = map[string]func() map[string]any{
+	aaep.MsgSubscriptionRequest: func() map[string]any {
+		return map[string]any{"type": aaep.MsgSubscriptionRequest, "aaep_version": "1.0.0", "subscriber_id": "windows-narrator",
+			"subscriber_name": "Windows Narrator 11.2", "subscriber_version": "11.2.5621.0",
+			"capabilities": map[string]any{"max_events_per_second": 3, "preferred_verbosity": "normal", "languages": []string{"en-US"},
+				"supports_confirmation_reply": true, "supports_clarification_reply": true, "coalesce_boundaries": []string{"sentence", "completion"},
+				"event_filters":                map[string]any{"include": []string{"aaep:agent.*"}, "exclude": []string{"aaep:agent.progress.updated"}},
+				"supported_conformance_levels": []int{1, 2}}}
+	},
+	aaep.MsgSubscriptionAccepted: func() map[string]any {
+		return map[string]any{"type": aaep.MsgSubscriptionAccepted, "subscription_id": "sub_8a4f2c9d1e7b5f3a", "aaep_version": "1.0.0",
+			"producer": map[string]any{"agent_id": "retirement-planner", "agent_version": "1.4.2"},
+			"honored_capabilities": map[string]any{"max_events_per_second": 3, "languages": []string{"en-US"},
+				"supports_confirmation_reply": true, "coalesce_boundaries": []string{"sentence", "completion"}},
+			"manifest_uri": "https://example.com/.well-known/aaep-manifest.json"}
+	},
+	aaep.MsgSubscriptionRejected: func() map[string]any {
+		return map[string]any{"type": aaep.MsgSubscriptionRejected, "reason_code": "rate_limit",
+			"reason_message": "Too many active subscriptions.", "retry_after_seconds": 30}
+	},
+	aaep.MsgSubscriptionRenegotiate: func() map[string]any {
+		return map[string]any{"type": aaep.MsgSubscriptionRenegotiate, "subscription_id": "sub_8a4f2c9d1e7b5f3a",
+			"capabilities": map[string]any{"max_events_per_second": 1, "cognitive_load": "low"}}
+	},
+	aaep.MsgSubscriptionClose: func() map[string]any {
+		return map[string]any{"type": aaep.MsgSubscriptionClose, "subscription_id": "sub_8a4f2c9d1e7b5f3a",
+			"reason_code": "subscriber_shutdown", "reason_message": "Narrator is closing."}
+	},
+	aaep.MsgConfirmationReply: func() map[string]any {
+		return map[string]any{"type": aaep.MsgConfirmationReply, "reply_token": "rpl_4f8a2e7d9c1b6a3f", "decision": "accept",
+			"subscription_id": "sub_8a4f2c9d1e7b5f3a", "timestamp": "2026-05-24T14:22:24.812Z", "decided_by": "user:folake"}
+	},
+	aaep.MsgClarificationReply: func() map[string]any {
+		return map[string]any{"type": aaep.MsgClarificationReply, "reply_token": "rpl_2c8e4a9f7b1d3a6e", "response": "67",
+			"subscription_id": "sub_8a4f2c9d1e7b5f3a", "timestamp": "2026-05-24T14:22:18.121Z", "decided_by": "user:folake"}
+	},
+}
+
+func build(base map[string]any, edits []edit) []byte {
+	for _, e := range edits {
+		e(base)
+	}
+	b, err := json.Marshal(base)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// event returns the base event of core type typ with edits applied.
+func event(typ string, edits ...edit) []byte { return build(baseEvents[typ](), edits) }
+
+// message returns the base handshake/reply message of type typ with edits.
+func message(typ string, edits ...edit) []byte { return build(baseMessages[typ](), edits) }
+
+// TestBasesClean: every base message is clean in both profiles.
+func TestBasesClean(t *testing.T) {
+	var all [][]byte
+	for _, typ := range []string{aaep.TypeSessionStarted, aaep.TypeSessionCompleted, aaep.TypeSessionErrored, aaep.TypeSessionCancelled,
+		aaep.TypeStateChanged, aaep.TypeProgressUpdated, aaep.TypeToolInvoked, aaep.TypeToolCompleted, aaep.TypeOutputStreaming,
+		aaep.TypeAwaitingConfirmation, aaep.TypeAwaitingClarification, aaep.TypeHandoffRequested} {
+		all = append(all, event(typ))
+	}
+	for _, typ := range []string{aaep.MsgSubscriptionRequest, aaep.MsgSubscriptionAccepted, aaep.MsgSubscriptionRejected,
+		aaep.MsgSubscriptionRenegotiate, aaep.MsgSubscriptionClose, aaep.MsgConfirmationReply, aaep.MsgClarificationReply} {
+		all = append(all, message(typ))
+	}
+	if len(baseEvents) != 12 || len(baseMessages) != 7 {
+		t.Fatalf("%d base events and %d base messages, want 12 and 7", len(baseEvents), len(baseMessages))
+	}
+	for _, profile := range []string{"lenient", "strict"} {
+		for _, m := range all {
+			rep := run(t, profile, "", m)
+			if got := findingsAt(rep, 0); len(got) > 0 {
+				t.Errorf("%s: base %s has findings:%s", profile, m, describeFindings(got))
+			}
+		}
+	}
+}
