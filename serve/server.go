@@ -30,6 +30,8 @@ const (
 	// maxPending bounds handshakes made by POST and not yet streamed.
 	maxPending = 10000
 	pendingTTL = 10 * time.Minute
+	// shutdownGrace is how long Shutdown lets writes in progress finish.
+	shutdownGrace = time.Second
 )
 
 // RecordWriter receives the replay as seen on the wire (see the package
@@ -230,11 +232,20 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancel()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	// Writes in progress get a moment to finish cleanly, then are cut short.
+	t := time.NewTimer(shutdownGrace)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-t.C:
+			for _, sub := range subs {
+				sub.wire.interrupt()
+			}
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	}
 }
 

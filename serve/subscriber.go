@@ -94,14 +94,18 @@ func (s *subscriber) getTerms() *Terms { return s.terms.Load() }
 
 // stop ends the subscription from outside the writer: it records why (the
 // first reason wins), drops what is queued and wakes the writer, which then
-// closes the connection.
+// closes the connection. A write in progress is cut short only when the
+// subscriber is too slow or gone; otherwise it completes (within the write
+// timeout), so that the close frame follows whole frames.
 func (s *subscriber) stop(code int, reason, cause string) {
 	if !s.setClose(code, reason, cause) {
 		return
 	}
 	s.dropped.Add(int64(s.q.close()))
 	s.cancel(errors.New(reason))
-	s.wire.interrupt()
+	if cause == CauseTooSlow || cause == CauseDisconnected {
+		s.wire.interrupt()
+	}
 }
 
 // setClose records the close reason once; it reports whether this call set it.

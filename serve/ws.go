@@ -129,6 +129,7 @@ type wsWire struct {
 	bc         *batchConn
 	timeout    time.Duration
 	inBatch    bool
+	broken     bool // a write failed: the stream may end inside a frame
 	readerDone chan struct{}
 }
 
@@ -141,12 +142,20 @@ func (w *wsWire) write(ev *Event) error {
 	if ev.Binary {
 		typ = websocket.BinaryMessage
 	}
-	return w.conn.WriteMessage(typ, ev.Payload)
+	err := w.conn.WriteMessage(typ, ev.Payload)
+	if err != nil {
+		w.broken = true
+	}
+	return err
 }
 
 func (w *wsWire) flush(deadline time.Time) error {
 	w.inBatch = false
-	return w.bc.end(deadline)
+	err := w.bc.end(deadline)
+	if err != nil {
+		w.broken = true
+	}
+	return err
 }
 
 func (w *wsWire) interrupt() { _ = w.bc.Conn.SetWriteDeadline(time.Now()) }
@@ -156,7 +165,10 @@ func (w *wsWire) close(code int, reason string) {
 	// belongs to a failed write and is dropped.
 	w.inBatch = false
 	w.bc.discard()
-	err := w.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	err := errors.New("stream broken")
+	if !w.broken {
+		err = w.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	}
 	if err == nil {
 		// Wait for the peer's close frame, so that it reads ours before
 		// the connection goes away.
@@ -185,6 +197,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 // whichever side dialled: handshake (or grace period), timeline, writer.
 func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, remote string) *subscriber {
 	conn.SetReadLimit(MaxMessage)
+	// The writer answers a close frame itself (with the peer's code), after
+	// whole frames; gorilla's default would write it from the reader.
+	conn.SetCloseHandler(func(int, string) error { return nil })
 	ww := &wsWire{conn: conn, bc: bc, timeout: s.opts.WriteTimeout, readerDone: make(chan struct{})}
 	sub, err := s.newSubscriber(transport, remote, "", ww, nil)
 	if err != nil {
