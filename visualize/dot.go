@@ -485,10 +485,15 @@ func groupAttrs(loops []*Edge, base time.Duration) string {
 	return strings.Join(a, " ")
 }
 
-// htmlText escapes cleaned text for an HTML-like label.
+// htmlText escapes cleaned text for an HTML-like label. Graphviz expands
+// escapes such as \G (the graph's name) even in HTML-like labels, after
+// decoding entities, so a word joiner (U+2060, invisible) follows each
+// backslash to keep the text as written.
 func htmlText(s string) string {
-	return strings.NewReplacer("<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+	return htmlEscaper.Replace(s)
 }
+
+var htmlEscaper = strings.NewReplacer("<", "&lt;", ">", "&gt;", `"`, "&quot;", `\`, "\\\u2060")
 
 // noteLine is one finding as a label line: "RULE-ID: reason ×3 (#12)".
 func noteLine(n *Note, showCount, showIndex bool) string {

@@ -140,24 +140,26 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 // maxPNGSide keeps the raster under cairo's surface limit (32767 pixels a side).
 const maxPNGSide = 32000
 
-// PNGZoom is the scale of PNG drawings: 1.5 pixels per SVG point, so that
-// the 9-point edge labels stay legible.
-const PNGZoom = 1.5
+// PNGScale is the size of PNG drawings in pixels per SVG point: 1.5, so
+// that the 9-point edge labels stay legible.
+const PNGScale = 1.5
 
 // RasterizePNG turns an SVG document into a PNG image with rsvg-convert
 // (go-graphviz's own PNG renderer draws broken edges). The scale is
-// PNGZoom, less for drawings that would exceed cairo's size limit.
+// PNGScale, less for drawings that would exceed cairo's size limit.
 func RasterizePNG(ctx context.Context, svg []byte) ([]byte, error) {
 	path, err := exec.LookPath(RasterizerName)
 	if err != nil {
 		return nil, ErrNoRasterizer
 	}
-	zoom := PNGZoom
+	scale := PNGScale
 	if w, h, ok := svgSize(svg); ok {
-		if side := max(w, h); side*zoom > maxPNGSide {
-			zoom = maxPNGSide / side
+		if side := max(w, h); side*scale > maxPNGSide {
+			scale = maxPNGSide / side
 		}
 	}
+	// rsvg-convert draws a point as 96/72 pixels at zoom 1.
+	zoom := scale * 72 / 96
 	cmd := exec.CommandContext(ctx, path, "--format=png", "--zoom="+strconv.FormatFloat(zoom, 'f', 4, 64))
 	cmd.Stdin = bytes.NewReader(svg)
 	var out, errOut bytes.Buffer
