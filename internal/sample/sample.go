@@ -160,6 +160,11 @@ func (g *gen) now() string {
 
 func (g *gen) event(typ, urgency string, fields ...field) {
 	g.tick()
+	g.emit(typ, urgency, fields...)
+}
+
+// emit adds an event at the current time (without advancing the clock).
+func (g *gen) emit(typ, urgency string, fields ...field) {
 	head := []field{
 		{"@context", "https://aaep-protocol.org/context/v1"},
 		{"type", "aaep:agent." + typ},
@@ -217,8 +222,16 @@ func (g *gen) tool(name, args, result string, irreversible bool) {
 		inv[4] = field{"risk_level", "high"}
 	}
 	g.event("tool.invoked", "normal", inv...)
-	g.event("tool.completed", "normal", field{"tool", name}, field{"tool_call_id", id}, field{"status", "success"},
-		field{"duration_ms", 200 + g.rng.IntN(2400)}, field{"summary_normal", result})
+	invoked := g.at
+	g.tick()
+	g.emit("tool.completed", "normal", field{"tool", name}, field{"tool_call_id", id}, field{"status", "success"},
+		field{"duration_ms", g.elapsedMS(invoked)}, field{"summary_normal", result})
+}
+
+// elapsedMS is the time since since, in whole milliseconds, less a little
+// for the producer's own work.
+func (g *gen) elapsedMS(since time.Duration) int64 {
+	return max(0, (g.at-since).Milliseconds()-3)
 }
 
 func (g *gen) stream(text ...string) {
@@ -289,8 +302,10 @@ func (g *gen) failing() {
 	g.state("thinking", "calling_tool", "Asking the rail operator.")
 	id := "call_" + hex(g.rng, 12)
 	g.event("tool.invoked", "normal", field{"tool", "rail_timetable"}, field{"tool_call_id", id}, field{"summary_normal", "Looking up trains from OSL to Oslo S."}, field{"args_summary", "OSL to Oslo S, 12 Dec after 13:05"})
-	g.event("tool.completed", "normal", field{"tool", "rail_timetable"}, field{"tool_call_id", id}, field{"status", "timeout"}, field{"duration_ms", 30000},
-		field{"error_message", "The rail operator did not answer within 30 seconds."}, field{"summary_normal", "The timetable service timed out."})
+	invoked := g.at
+	g.tick()
+	g.emit("tool.completed", "normal", field{"tool", "rail_timetable"}, field{"tool_call_id", id}, field{"status", "timeout"}, field{"duration_ms", g.elapsedMS(invoked)},
+		field{"error_message", "The rail operator did not answer in time."}, field{"summary_normal", "The timetable service timed out."})
 	g.state("calling_tool", "idle", "Giving up on the timetable.")
 	g.event("session.errored", "critical", field{"error_category", "transient"}, field{"error_code", "UPSTREAM_TIMEOUT"},
 		field{"summary_normal", "I could not reach the rail timetable. Please try again in a few minutes."}, field{"recoverable", true})
@@ -308,7 +323,7 @@ func (g *gen) broken() {
 	// A confirmation without the critical urgency the protocol requires.
 	token := "rpl_" + hex(g.rng, 20)
 	g.event("awaiting.confirmation", "normal", field{"action", "Cancel booking HB-2291"}, field{"consequence", "A cancellation fee of 40 euros applies."},
-		field{"reply_token", token}, field{"timeout_seconds", 120}, field{"default_decision", "reject"}, field{"summary_normal", "Cancel booking HB-2291 for a 40 euro fee?"})
+		field{"reply_token", token}, field{"timeout_seconds", 90}, field{"default_decision", "reject"}, field{"summary_normal", "Cancel booking HB-2291 for a 40 euro fee?"})
 	g.reply("confirmation.reply", field{"reply_token", token}, field{"decision", "reject"}, field{"decided_by", "user:ines"})
 	g.state("awaiting_input", "idle", "Keeping the booking.")
 	g.event("session.completed", "normal", field{"summary_normal", "Kept booking HB-2291."})
