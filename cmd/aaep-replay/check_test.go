@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// replay runs aaep-replay in-process with args and returns its exit code,
+// standard output and standard error.
+func replay(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, args)
+	return code, out.String(), errb.String()
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// The bundled demo capture holds two sessions that break the protocol.
+const demoCapture = "../../testdata/demo.aaep"
+
+func TestCheckDemoCaptureReport(t *testing.T) {
+	code, out, stderr := replay(t, "check", demoCapture)
+	if code != cli.ExitFailure {
+		t.Fatalf("exit %d, want %d (MUST findings); stderr: %s", code, cli.ExitFailure, stderr)
+	}
+	for _, rule := range []string{"SEQ-STATE-CHAIN", "SEQ-TOOL-PAIR-PRECEDED", "EVT-URGENCY-CRITICAL"} {
+		if !strings.Contains(out, rule) {
+			t.Errorf("report does not name %s", rule)
+		}
+	}
+	golden(t, "check/demo.txt", out)
+
+	code, out, _ = replay(t, "check", "--json", demoCapture)
+	if code != cli.ExitFailure {
+		t.Fatalf("--json exit %d, want 1", code)
+	}
+	var doc struct {
+		Messages int64
+		Failed   bool
+		Counts   map[string]int
+		Sessions []struct {
+			Protocol, Session string
+			Complete          bool
+			Findings          []struct {
+				Rule, Level string
+				Index       int64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--json output does not parse: %v", err)
+	}
+	if !doc.Failed || doc.Counts["MUST"] != 6 || len(doc.Sessions) != 8 || doc.Messages != 108 {
+		t.Errorf("JSON report: failed=%v MUST=%d sessions=%d messages=%d, want true 6 8 108", doc.Failed, doc.Counts["MUST"], len(doc.Sessions), doc.Messages)
+	}
+	golden(t, "check/demo.json", out)
+}
+
+func TestCheckThresholds(t *testing.T) {
+	clean := filepath.Join(t.TempDir(), "clean.jsonl")
+	// One complete, valid AAEP session: only the stream's own lines.
+	lines := []string{
+		`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.session.started","event_id":"evt_a1","session_id":"sess_c1","timestamp":"2026-11-02T09:00:00.000Z","producer":{"agent_id":"a"},"urgency":"normal","localization_hints":{"primary_language":"en-US"},"summary_normal":"Starting."}`,
+		`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.session.completed","event_id":"evt_a2","session_id":"sess_c1","timestamp":"2026-11-02T09:00:01.000Z","producer":{"agent_id":"a"},"urgency":"normal","localization_hints":{"primary_language":"en-US"},"summary_normal":"Done."}`,
+	}
+	if err := os.WriteFile(clean, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"clean JSONL passes", []string{"check", clean}, cli.ExitOK},
+		{"demo fails at must", []string{"check", demoCapture}, cli.ExitFailure},
+		{"never", []string{"check", "--fail-on", "never", demoCapture}, cli.ExitOK},
+		{"bad level", []string{"check", "--fail-on", "sometimes", demoCapture}, cli.ExitUsage},
+		{"bad protocol", []string{"check", "--protocol", "smtp", demoCapture}, cli.ExitUsage},
+		{"bad profile", []string{"check", "--profile", "loose", demoCapture}, cli.ExitUsage},
+		{"unknown rule", []string{"check", "--disable", "NOPE-1", demoCapture}, cli.ExitUsage},
+		{"missing file", []string{"check", filepath.Join(t.TempDir(), "none.aaep")}, cli.ExitUsage},
+		{"no file", []string{"check"}, cli.ExitUsage},
+		{"disabling the broken rules passes", []string{"check", "--disable", "SEQ-STATE-CHAIN,SEQ-TOOL-PAIR-PRECEDED,EVT-URGENCY-CRITICAL", demoCapture}, cli.ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := replay(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, stderr)
+			}
+			if code == cli.ExitUsage && !strings.HasPrefix(stderr, "aaep-replay: ") {
+				t.Errorf("usage error without a message: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestCheckRulesList(t *testing.T) {
+	code, out, _ := replay(t, "check", "--rules")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, id := range []string{"ENV-JSON-OBJECT", "SEQ-IRREV-NEEDS-ACCEPT", "STREAM-UNKNOWN-PROTOCOL", "ASP-", "KA-"} {
+		if !strings.Contains(out, id) {
+			t.Errorf("rule list lacks %s", id)
+		}
+	}
+}
+
+func TestCheckNotCaptureNorJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "photo.png")
+	if err := os.WriteFile(path, []byte("\x89PNG\r\n\x1a\n\x00\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := replay(t, "check", path)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "photo.png") {
+		t.Errorf("exit %d stderr %q, want 2 and a message naming the file", code, stderr)
+	}
+}
