@@ -1,0 +1,518 @@
+// Package recorder writes the messages of sources into capture files: it
+// flags messages that are not valid JSON or UTF-8, applies redaction and the
+// type, session and urgency filters, enforces the stop conditions
+// (--max-events, --max-bytes), rotates files, and keeps the statistics that
+// aaep-capture reports.
+//
+// Sources call the Emit function of their source id from their own
+// goroutines. Classification (UTF-8 and JSON validity, redaction, peek)
+// runs there, in parallel; one writer goroutine appends records to the
+// capture, so reading and compressing use different cores. Emit copies a
+// message into a batch and returns; the writer takes whole batches, so a
+// fast stream is written in large batches and a slow one message by message.
+//
+// Times never go backwards in a capture: a message stamped earlier than the
+// previous one (another source's clock reading raced it) takes the previous
+// time.
+package recorder
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/source"
+)
+
+// ErrWrite wraps every failure to create or write a capture file.
+var ErrWrite = errors.New("write capture")
+
+// Stop reasons reported by Stats.StopReason and OnStop.
+const (
+	StopMaxEvents = "max-events"
+	StopMaxBytes  = "max-bytes"
+)
+
+// Config configures a Recorder.
+type Config struct {
+	// Path is the capture file. With rotation it is the pattern of the
+	// rotated files: "run.aaep" gives run-000001.aaep, run-000002.aaep, ...
+	Path string
+	// Header is written to every file; Start is set from Clock (and to the
+	// start of its part for rotated files), Redacted from Redact.
+	Header capfile.Header
+	// Writer tunes the capture writer (flush interval, frame size, level).
+	Writer capfile.WriterOptions
+	// Clock is the sources' clock.
+	Clock *source.Clock
+	// Filter selects the received messages to record (sent messages and
+	// connection events are always recorded, and so are received messages
+	// that are not JSON objects, so that garbage is never silently lost).
+	Filter peek.Filter
+	// Redact lists JSON fields whose values are replaced (see RedactedValue).
+	Redact []string
+	// MaxEvents and MaxBytes stop the capture after that many received
+	// messages, or that many bytes of received payloads, were recorded.
+	MaxEvents int64
+	MaxBytes  int64
+	// RotateSize starts a new file once the current one reaches this many
+	// bytes on disk (checked as the file grows, at each flush); RotateEvery
+	// starts one at each multiple of this duration since the capture's
+	// start. Ring keeps only the newest Ring files (0 keeps all).
+	RotateSize  int64
+	RotateEvery time.Duration
+	Ring        int
+	// Secrets are strings that must never reach a file (header values,
+	// passwords). Connection events have them replaced; received and sent
+	// payloads are recorded as they are.
+	Secrets []string
+	// OnStop is called once, from a source's goroutine, when MaxEvents or
+	// MaxBytes is reached. Received messages after that are dropped.
+	OnStop func(reason string)
+}
+
+// Stats are the running totals of a capture.
+type Stats struct {
+	Events       int64 // received messages recorded
+	Filtered     int64 // received messages the filter left out
+	Dropped      int64 // received messages after a stop condition
+	Sent         int64 // sent messages recorded
+	ConnEvents   int64 // connection events recorded
+	InvalidJSON  int64 // recorded messages that are not valid JSON
+	InvalidUTF8  int64 // recorded messages that are not valid UTF-8
+	Redacted     int64 // messages with redacted fields
+	Refused      int64 // messages refused as too large
+	Reconnects   int64 // connections after a source's first
+	Disconnects  int64 // connections lost (disconnected events)
+	EventBytes   int64 // payload bytes of the recorded received messages
+	PayloadBytes int64 // payload bytes of every record written
+	FileBytes    int64 // bytes written to capture files (deleted ring files included)
+	Records      int64 // records written
+	// CloseCodes counts the WebSocket close codes received.
+	CloseCodes map[int]int64
+	// Files are the capture files that exist, oldest first.
+	Files []string
+	// StopReason is StopMaxEvents or StopMaxBytes once one was reached.
+	StopReason string
+}
+
+// Recorder writes the messages of sources into capture files.
+type Recorder struct {
+	cfg      Config
+	rotating bool
+
+	mu        sync.Mutex
+	work      *sync.Cond // the writer waits for messages
+	space     *sync.Cond // emitters wait for room
+	pending   *batch
+	spare     *batch
+	idle      bool // the writer waits on work
+	closing   bool
+	last      int64 // time of the last accepted message
+	err       error // sticky write error
+	stats     Stats
+	connected map[uint16]int
+	stopOnce  sync.Once
+
+	// Owned by the writer goroutine.
+	w         *capfile.Writer
+	part      int
+	fileBase  int64 // clock time of the current file's start
+	closedB   int64 // file bytes of closed files
+	files     []string
+	rec       capfile.Record
+	writerOut chan struct{}
+}
+
+// maxPending bounds the payload bytes waiting for the writer; emitters wait
+// beyond it.
+const maxPending = 32 << 20
+
+// New creates the first capture file and starts the writer.
+func New(cfg Config) (*Recorder, error) {
+	if cfg.Clock == nil {
+		return nil, errors.New("recorder: no clock")
+	}
+	r := &Recorder{
+		cfg:       cfg,
+		rotating:  cfg.RotateSize > 0 || cfg.RotateEvery > 0,
+		pending:   &batch{},
+		spare:     &batch{},
+		connected: map[uint16]int{},
+		writerOut: make(chan struct{}),
+	}
+	r.stats.CloseCodes = map[int]int64{}
+	r.work = sync.NewCond(&r.mu)
+	r.space = sync.NewCond(&r.mu)
+	if err := r.openPart(0); err != nil {
+		return nil, err
+	}
+	go r.writer()
+	return r, nil
+}
+
+// Emit returns the function through which source src delivers its messages.
+// Each source must use its own (they hold per-source scratch space).
+func (r *Recorder) Emit(src uint16) source.Emit {
+	c := &classifier{r: r, src: src, redact: newRedactor(r.cfg.Redact)}
+	return c.emit
+}
+
+// classifier does the per-message work in the source's goroutine.
+type classifier struct {
+	r      *Recorder
+	src    uint16
+	redact *redactor
+	scrub  []byte
+}
+
+func (c *classifier) emit(m *source.Message) error {
+	r := c.r
+	payload := m.Payload
+	var flags capfile.Flags
+	var session string
+	keep := true
+	if m.Kind == capfile.KindConn {
+		payload = c.scrubSecrets(payload)
+	} else {
+		if !utf8.Valid(payload) {
+			flags |= capfile.FlagInvalidUTF8
+		}
+		if !validJSON(payload) {
+			flags |= capfile.FlagInvalidJSON
+		}
+		if c.redact != nil {
+			var changed bool
+			if payload, changed = c.redact.apply(payload); changed {
+				flags |= capfile.FlagRedacted
+			}
+		}
+		f := peek.Peek(payload)
+		session = f.SessionKey()
+		if m.Kind == capfile.KindReceived && f.Object && !r.cfg.Filter.Empty() && !r.cfg.Filter.Match(&f) {
+			keep = false
+		}
+	}
+
+	r.mu.Lock()
+	if r.err != nil {
+		err := r.err
+		r.mu.Unlock()
+		return err
+	}
+	if r.closing {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: recorder closed", ErrWrite)
+	}
+	stop := ""
+	switch m.Kind {
+	case capfile.KindReceived:
+		switch {
+		case r.stats.StopReason != "":
+			r.stats.Dropped++
+			r.mu.Unlock()
+			return nil
+		case !keep:
+			r.stats.Filtered++
+			r.mu.Unlock()
+			return nil
+		}
+		r.stats.Events++
+		r.stats.EventBytes += int64(len(payload))
+		switch {
+		case r.cfg.MaxEvents > 0 && r.stats.Events >= r.cfg.MaxEvents:
+			stop = StopMaxEvents
+		case r.cfg.MaxBytes > 0 && r.stats.EventBytes >= r.cfg.MaxBytes:
+			stop = StopMaxBytes
+		}
+		if stop != "" {
+			r.stats.StopReason = stop
+		}
+	case capfile.KindSent:
+		r.stats.Sent++
+	case capfile.KindConn:
+		r.stats.ConnEvents++
+		r.countConn(c.src, m.Conn)
+	}
+	if flags&capfile.FlagInvalidJSON != 0 {
+		r.stats.InvalidJSON++
+	}
+	if flags&capfile.FlagInvalidUTF8 != 0 {
+		r.stats.InvalidUTF8++
+	}
+	if flags&capfile.FlagRedacted != 0 {
+		r.stats.Redacted++
+	}
+	t := m.Time
+	if t < r.last {
+		t = r.last
+	}
+	r.last = t
+	r.pending.add(m.Kind, flags, c.src, t, session, m.Attrs, payload)
+	if r.idle {
+		r.work.Signal()
+	}
+	for r.pending.size > maxPending && r.err == nil && !r.closing {
+		r.space.Wait()
+	}
+	r.mu.Unlock()
+	if stop != "" && r.cfg.OnStop != nil {
+		r.stopOnce.Do(func() { r.cfg.OnStop(stop) })
+	}
+	return nil
+}
+
+func (r *Recorder) countConn(src uint16, ev *source.ConnEvent) {
+	if ev == nil {
+		return
+	}
+	switch ev.Event {
+	case source.EventConnected:
+		r.connected[src]++
+		if r.connected[src] > 1 {
+			r.stats.Reconnects++
+		}
+	case source.EventDisconnected:
+		r.stats.Disconnects++
+	case source.EventRefused:
+		r.stats.Refused++
+	case source.EventClosed:
+		if ev.Code >= 1000 && ev.Code < 5000 {
+			r.stats.CloseCodes[ev.Code]++
+		}
+	}
+}
+
+// scrubSecrets replaces every secret in a connection event's payload.
+func (c *classifier) scrubSecrets(p []byte) []byte {
+	for _, s := range c.r.cfg.Secrets {
+		if len(s) < 3 || !bytes.Contains(p, []byte(s)) {
+			continue
+		}
+		c.scrub = bytes.ReplaceAll(p, []byte(s), []byte(source.Redacted))
+		p = c.scrub
+	}
+	return p
+}
+
+// Stats returns the running totals.
+func (r *Recorder) Stats() Stats {
+	r.mu.Lock()
+	s := r.stats
+	s.CloseCodes = make(map[int]int64, len(r.stats.CloseCodes))
+	for k, v := range r.stats.CloseCodes {
+		s.CloseCodes[k] = v
+	}
+	s.Files = append([]string(nil), r.stats.Files...)
+	r.mu.Unlock()
+	return s
+}
+
+// Close writes what is pending, closes the capture file (writing its index)
+// and returns the first write error.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if !r.closing {
+		r.closing = true
+		r.work.Signal()
+		r.space.Broadcast()
+	}
+	r.mu.Unlock()
+	<-r.writerOut
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// writer appends batches to the capture until Close.
+func (r *Recorder) writer() {
+	defer close(r.writerOut)
+	for {
+		r.mu.Lock()
+		for len(r.pending.entries) == 0 && !r.closing {
+			r.idle = true
+			r.work.Wait()
+		}
+		r.idle = false
+		if len(r.pending.entries) == 0 || r.err != nil {
+			r.mu.Unlock()
+			break
+		}
+		b := r.pending
+		r.pending, r.spare = r.spare, nil
+		r.space.Broadcast()
+		r.mu.Unlock()
+
+		err := r.write(b)
+		b.reset()
+		r.mu.Lock()
+		r.spare = b
+		if err != nil && r.err == nil {
+			r.err = err
+			r.space.Broadcast()
+		}
+		r.mu.Unlock()
+	}
+	err := r.closeFile()
+	r.mu.Lock()
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	r.stats.FileBytes = r.closedB
+	r.mu.Unlock()
+}
+
+func (r *Recorder) write(b *batch) error {
+	for i := range b.entries {
+		e := &b.entries[i]
+		if r.rotating {
+			if err := r.maybeRotate(e.time); err != nil {
+				return err
+			}
+		}
+		r.rec = capfile.Record{
+			Kind:    e.kind,
+			Flags:   e.flags,
+			Source:  e.src,
+			Time:    e.time - r.fileBase,
+			Session: e.session,
+			Attrs:   b.attrs[e.attrOff : e.attrOff+e.attrN],
+			Payload: b.data[e.off : e.off+e.n],
+		}
+		if err := r.w.Append(&r.rec); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrWrite, r.files[len(r.files)-1], err)
+		}
+	}
+	ws := r.w.Stats()
+	r.mu.Lock()
+	r.stats.Records += int64(len(b.entries))
+	r.stats.PayloadBytes += int64(len(b.data))
+	r.stats.FileBytes = r.closedB + ws.FileBytes
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *Recorder) maybeRotate(t int64) error {
+	every := int64(r.cfg.RotateEvery)
+	switch {
+	case every > 0 && t-r.fileBase >= every:
+		return r.rotate(r.fileBase + (t-r.fileBase)/every*every)
+	case r.cfg.RotateSize > 0 && r.w.Stats().FileBytes >= r.cfg.RotateSize:
+		return r.rotate(t)
+	}
+	return nil
+}
+
+// rotate closes the current file and starts the next part at clock time base.
+func (r *Recorder) rotate(base int64) error {
+	if err := r.closeFile(); err != nil {
+		return err
+	}
+	return r.openPart(base)
+}
+
+func (r *Recorder) closeFile() error {
+	if r.w == nil {
+		return nil
+	}
+	err := r.w.Close()
+	r.closedB += r.w.Stats().FileBytes
+	r.w = nil
+	if err != nil {
+		return fmt.Errorf("%w: close %s: %w", ErrWrite, r.files[len(r.files)-1], err)
+	}
+	return nil
+}
+
+// partPath names part n (1-based) of a rotated capture.
+func partPath(path string, n int) string {
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s-%06d%s", strings.TrimSuffix(path, ext), n, ext)
+}
+
+func (r *Recorder) openPart(base int64) error {
+	r.part++
+	path := r.cfg.Path
+	h := r.cfg.Header
+	h.Start = r.cfg.Clock.Start().Add(time.Duration(base))
+	h.Redacted = append([]string(nil), r.cfg.Redact...)
+	if r.rotating {
+		path = partPath(r.cfg.Path, r.part)
+		meta := map[string]string{}
+		for k, v := range r.cfg.Header.Meta {
+			meta[k] = v
+		}
+		meta["part"] = strconv.Itoa(r.part)
+		if r.part > 1 {
+			meta["previous"] = filepath.Base(partPath(r.cfg.Path, r.part-1))
+		}
+		h.Meta = meta
+	}
+	w, err := capfile.Create(path, h, &r.cfg.Writer)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	r.w = w
+	r.fileBase = base
+	r.files = append(r.files, path)
+	if r.cfg.Ring > 0 && len(r.files) > r.cfg.Ring {
+		old := r.files[0]
+		r.files = r.files[1:]
+		if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: ring: %w", ErrWrite, err)
+		}
+	}
+	r.mu.Lock()
+	r.stats.Files = append(r.stats.Files[:0], r.files...)
+	r.mu.Unlock()
+	return nil
+}
+
+// batch holds messages copied for the writer.
+type batch struct {
+	entries []entry
+	data    []byte
+	attrs   []capfile.Attr
+	size    int
+}
+
+type entry struct {
+	kind           capfile.Kind
+	flags          capfile.Flags
+	src            uint16
+	time           int64
+	session        string
+	off, n         int
+	attrOff, attrN int
+}
+
+func (b *batch) add(kind capfile.Kind, flags capfile.Flags, src uint16, t int64, session string, attrs []capfile.Attr, payload []byte) {
+	b.entries = append(b.entries, entry{
+		kind: kind, flags: flags, src: src, time: t, session: session,
+		off: len(b.data), n: len(payload), attrOff: len(b.attrs), attrN: len(attrs),
+	})
+	b.data = append(b.data, payload...)
+	b.attrs = append(b.attrs, attrs...)
+	b.size += len(payload)
+}
+
+func (b *batch) reset() {
+	clear(b.entries) // drop session strings for the collector
+	b.entries = b.entries[:0]
+	b.data = b.data[:0]
+	clear(b.attrs)
+	b.attrs = b.attrs[:0]
+	b.size = 0
+	if cap(b.data) > 4*maxPending {
+		b.data = nil
+	}
+}

@@ -1,0 +1,229 @@
+package recorder
+
+// validJSON reports whether b is exactly one JSON value (RFC 8259) with
+// optional surrounding whitespace, with the same answer as encoding/json's
+// Valid (which does not check UTF-8 inside strings either: utf8.Valid does
+// that separately). It is several times faster than json.Valid because
+// string contents, the bulk of AAEP messages, are skipped through a table.
+func validJSON(b []byte) bool {
+	var small [64]byte
+	stack := small[:0] // open containers: '{' or '['
+	n := len(b)
+	i := skipWS(b, 0)
+	for {
+		// A value starts at i.
+		if i >= n {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '{':
+			if len(stack) >= maxDepth {
+				return false
+			}
+			i = skipWS(b, i+1)
+			if i < n && b[i] == '}' {
+				i++
+				break
+			}
+			stack = append(stack, '{')
+			if i = member(b, i); i < 0 {
+				return false
+			}
+			continue
+		case c == '[':
+			if len(stack) >= maxDepth {
+				return false
+			}
+			i = skipWS(b, i+1)
+			if i < n && b[i] == ']' {
+				i++
+				break
+			}
+			stack = append(stack, '[')
+			continue
+		case c == '"':
+			if i = skipString(b, i); i < 0 {
+				return false
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if i = skipNumber(b, i); i < 0 {
+				return false
+			}
+		case c == 't':
+			if !hasPrefix(b[i:], "true") {
+				return false
+			}
+			i += 4
+		case c == 'f':
+			if !hasPrefix(b[i:], "false") {
+				return false
+			}
+			i += 5
+		case c == 'n':
+			if !hasPrefix(b[i:], "null") {
+				return false
+			}
+			i += 4
+		default:
+			return false
+		}
+		// After a value: close containers, or go on to the next element.
+		for {
+			i = skipWS(b, i)
+			if len(stack) == 0 {
+				return i == n
+			}
+			if i >= n {
+				return false
+			}
+			top := stack[len(stack)-1]
+			c := b[i]
+			if c == ',' {
+				i = skipWS(b, i+1)
+				if top == '{' {
+					if i = member(b, i); i < 0 {
+						return false
+					}
+				}
+				break
+			}
+			if top == '{' && c == '}' || top == '[' && c == ']' {
+				stack = stack[:len(stack)-1]
+				i++
+				continue
+			}
+			return false
+		}
+	}
+}
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
+
+// member reads `"key" :` at i and returns the index of the value after it.
+func member(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i = skipString(b, i); i < 0 {
+		return -1
+	}
+	i = skipWS(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return skipWS(b, i+1)
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func hasPrefix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[:len(s)]) == s
+}
+
+// plain marks the bytes a string may hold without escaping: everything but
+// '"', '\\' and control characters.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+var hexDigit = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF" {
+		t[c] = true
+	}
+	return t
+}()
+
+// skipString skips the string starting at b[i] == '"' and returns the index
+// after its closing quote, or -1.
+func skipString(b []byte, i int) int {
+	i++
+	n := len(b)
+	for {
+		for i+4 <= n && plain[b[i]] && plain[b[i+1]] && plain[b[i+2]] && plain[b[i+3]] {
+			i += 4
+		}
+		for i < n && plain[b[i]] {
+			i++
+		}
+		if i >= n {
+			return -1
+		}
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			if i+1 >= n {
+				return -1
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > n || !hexDigit[b[i+2]] || !hexDigit[b[i+3]] || !hexDigit[b[i+4]] || !hexDigit[b[i+5]] {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		default:
+			return -1 // a control character
+		}
+	}
+}
+
+// skipNumber skips -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at i.
+func skipNumber(b []byte, i int) int {
+	n := len(b)
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && b[i] == '0':
+		i++
+	case i < n && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return -1
+	}
+	if i < n && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}

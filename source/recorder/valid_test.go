@@ -1,0 +1,64 @@
+package recorder
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/source/sourcetest"
+)
+
+var validCases = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `1.5e+10`, `-12.25E-3`, `true`, `false`, `null`,
+	` {"a" : [1, 2, {"b": null}], "c": "\u00e9\n\"\\\/"} `,
+	`[[[[]]]]`, `{"a":{"b":{"c":[]}}}`, "\"caf\xe9\"", `"\ud83d\ude00"`,
+	// invalid
+	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a"}`, `{"a":}`, `{a:1}`, `[1 2]`, `01`, `1.`, `.5`, `-`, `1e`, `1e+`,
+	`+1`, `tru`, `nul`, `truex`, `"abc`, "\"a\x01b\"", `"\x"`, `"\u12"`, `"\u12g4"`, `{"a":1}{}`, `[1]]`, `{"a":1]`,
+	`[1,{"a":2]}`, "\xff", `{"a":"b"} x`, `NaN`, `Infinity`, `'a'`,
+}
+
+func TestValidJSONMatchesEncodingJSON(t *testing.T) {
+	cases := append([]string(nil), validCases...)
+	for i := 0; i < 10; i++ {
+		cases = append(cases, string(sourcetest.Event(i)))
+	}
+	cases = append(cases, strings.Repeat("[", 10001)+strings.Repeat("]", 10001), strings.Repeat("[", 10000)+strings.Repeat("]", 10000))
+	for _, c := range cases {
+		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("validJSON(%.60q) = %v, json.Valid says %v", c, got, want)
+		}
+	}
+}
+
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Add(sourcetest.Event(3))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkValidJSON(b *testing.B) {
+	ev := sourcetest.Event(12)
+	b.Run("validJSON", func(b *testing.B) {
+		b.SetBytes(int64(len(ev)))
+		for i := 0; i < b.N; i++ {
+			if !validJSON(ev) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("encoding/json.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(ev)))
+		for i := 0; i < b.N; i++ {
+			if !json.Valid(ev) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+}
