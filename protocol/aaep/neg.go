@@ -502,17 +502,25 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 	hon := h.resolve(req)
 	var loose []string
 	if h.Levels != nil {
+		var extra []int
 		for _, l := range hon.levels {
 			if !containsInt(req.levels, l) {
-				loose = append(loose, fmt.Sprintf("conformance level %d was not requested (requested %v)", l, req.levels))
+				extra = append(extra, l)
 			}
+		}
+		if len(extra) > 0 {
+			loose = append(loose, fmt.Sprintf("conformance levels %v were not requested (requested %v, default [1])", extra, req.levels))
 		}
 	}
 	if h.Extensions != nil {
+		var extra []string
 		for _, e := range hon.extensions {
 			if !containsString(req.extensions, e) {
-				loose = append(loose, fmt.Sprintf("extension %s was not requested", e))
+				extra = append(extra, e)
 			}
+		}
+		if len(extra) > 0 {
+			loose = append(loose, fmt.Sprintf("extensions %v were not requested", extra))
 		}
 	}
 	if h.ConfReply != nil && *h.ConfReply && !req.confReply {
@@ -725,12 +733,16 @@ func (n *negChecker) event(m *protocol.Message, ev *Event) {
 }
 
 // checkFilters: NEG-FILTER-EXCLUDE and NEG-FILTER-INCLUDE. §5.3.1.7 says
-// "exclude patterns take precedence" but its MUST forbids only events that
-// match an exclude pattern "but not an include pattern": the lenient
-// profile reports the MUST as written, the strict profile lets exclude win.
+// "exclude patterns take precedence", but its MUST forbids only events that
+// match an exclude pattern "but not an include pattern", which read
+// literally never applies under the default include aaep:agent.*. The
+// strict profile lets exclude win. The lenient profile reports an excluded
+// event unless an include pattern names it at least as specifically as the
+// exclude does (e.g. include "aaep:agent.progress.updated" beside exclude
+// "aaep:agent.*"), the case where the two sentences really disagree.
 func (n *negChecker) checkFilters(sub *subscription, m *protocol.Message, ev *Event, t *terms, typ string, fromReneg bool) {
 	incl := matchAny(typ, t.include)
-	if excl := matchAny(typ, t.exclude); excl != "" && (n.s.strict || incl == "") {
+	if excl := matchAny(typ, t.exclude); excl != "" && (n.s.strict || incl == "" || specificity(excl) > mostSpecific(typ, t.include)) {
 		rule := "NEG-FILTER-EXCLUDE"
 		if fromReneg {
 			rule = "NEG-RENEG-APPLY"
@@ -895,7 +907,7 @@ func (n *negChecker) resolutionNotice(ss *session, a *await) {
 		return
 	}
 	for _, src := range a.sources {
-		if !n.handshaked(src) || containsInt(a.noticed, src) {
+		if !n.handshaked(src) || containsInt(a.noticed, src) || n.sourceClosed(src) {
 			continue
 		}
 		n.s.report("NEG-RESOLUTION-NOTICE", ss.id, a.resAt.msg(), "no resolution notice",
@@ -922,6 +934,26 @@ func (n *negChecker) finish() {
 		n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, Messages: sub.msgs, First: sub.first, Last: sub.last,
 			State: sub.state.String(), Complete: sub.state == subClosed || sub.state == subRejected})
 	}
+}
+
+// specificity orders patterns: a literal type beats any wildcard, and a
+// longer wildcard prefix beats a shorter one.
+func specificity(p string) int {
+	if strings.HasSuffix(p, "*") {
+		return len(p) - 1
+	}
+	return 1 << 20
+}
+
+// mostSpecific is the highest specificity among the patterns matching typ.
+func mostSpecific(typ string, pats []string) int {
+	best := -1
+	for _, p := range pats {
+		if patternMatches(p, typ) && specificity(p) > best {
+			best = specificity(p)
+		}
+	}
+	return best
 }
 
 // matchAny returns the first pattern of pats that matches typ, or "".

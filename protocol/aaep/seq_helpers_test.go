@@ -67,11 +67,17 @@ func (t *tm) set(kv ...any) *tm {
 	return t
 }
 
-func (t *tm) sess(id string) *tm            { return t.set("session_id", id) }
-func (t *tm) id(id string) *tm              { return t.set("event_id", id) }
-func (t *tm) src(n int) *tm                 { t.source = n; return t }
-func (t *tm) at(d time.Duration) *tm        { t.offset, t.hasAt = d, true; return t }
-func (t *tm) attr(k, v string) *tm          { t.attrs = map[string]string{k: v}; return t }
+func (t *tm) sess(id string) *tm     { return t.set("session_id", id) }
+func (t *tm) id(id string) *tm       { return t.set("event_id", id) }
+func (t *tm) src(n int) *tm          { t.source = n; return t }
+func (t *tm) at(d time.Duration) *tm { t.offset, t.hasAt = d, true; return t }
+func (t *tm) attr(k, v string) *tm {
+	if t.attrs == nil {
+		t.attrs = map[string]string{}
+	}
+	t.attrs[k] = v
+	return t
+}
 func (t *tm) seq(n int) *tm                 { return t.set("sequence_number", n) }
 func (t *tm) ts(d time.Duration) *tm        { t.stamp = false; return t.set("timestamp", stamp(d)) }
 func (t *tm) urgency(u string) *tm          { return t.set("urgency", u) }
@@ -306,4 +312,17 @@ func stream(parts ...any) []*tm {
 		}
 	}
 	return out
+}
+
+// on returns a copy of t sent on source src (same fields, so the same
+// event_id when t sets one).
+func (t *tm) on(src int) *tm {
+	c := *t
+	c.fields = map[string]any{}
+	for k, v := range t.fields {
+		c.fields[k] = v
+	}
+	c.source = src
+	c.hasAt = false
+	return &c
 }

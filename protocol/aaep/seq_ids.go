@@ -154,6 +154,9 @@ func (s *seqChecker) checkSeqNo(ss *session, lg *leg, m *protocol.Message, ev *E
 				lg.seqMode = 4 // unnumbered, mismatch reported
 			}
 		}
+		if mode == 2 && (lg.seqMode == 1 || lg.seqMode == 3) {
+			lg.seqNext++ // the unnumbered event takes its place in the numbering
+		}
 		if mode == 2 || lg.seqMode == 4 {
 			return
 		}

@@ -89,7 +89,8 @@ func revealedReason(ev *Event) string {
 	}
 	var parts []string
 	for _, k := range []string{"error", "message", "reason", "reason_code", "reason_message", "detail"} {
-		raw := ev.raw(k); ok := raw != nil
+		raw := ev.raw(k)
+		ok := raw != nil
 		if !ok {
 			continue
 		}

@@ -1,0 +1,735 @@
+package aaep
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// seqCase is one stream and the sequence findings it must produce, exactly
+// (sorted rule IDs of SEQ-*, NEG-* and TRN-* findings). rule names the rule
+// the case is about: a case whose want holds rule is a failing case for it,
+// one whose want lacks it is a passing case.
+type seqCase struct {
+	name    string
+	rule    string
+	profile string
+	msgs    []*tm
+	want    []string
+}
+
+// Common fragments.
+func pre() []*tm { return []*tm{S(), SC("idle", "thinking")} }
+
+// preConf opens a session and enters awaiting_input.
+func preConf() []*tm { return []*tm{S(), SC("idle", "thinking"), SC("thinking", "awaiting_input")} }
+
+// handshake is a request/accept pair on source src with the given capabilities.
+func handshake(src int, sub string, req, honored map[string]any) []*tm {
+	return []*tm{SREQ(req).src(src), SACC(sub, honored).src(src)}
+}
+
+func jws(header, payload string) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	return enc([]byte(header)) + "." + enc([]byte(payload)) + "." + enc([]byte("signature"))
+}
+
+// both sends each message on sources 0 and 1 with one event_id per pair.
+func both(id string, msgs ...*tm) []*tm {
+	var out []*tm
+	for i, m := range msgs {
+		m.id(id + string(rune('a'+i)))
+		out = append(out, m.on(0), m.on(1))
+	}
+	return out
+}
+
+func seqCases() []seqCase {
+	var cases []seqCase
+	add := func(c ...seqCase) { cases = append(cases, c...) }
+	replyCaps := caps{"supports_confirmation_reply": true, "supports_clarification_reply": true}
+
+	// §3.1 lifecycle.
+	add(
+		seqCase{"clean session", "SEQ-START-FIRST", "", stream(S(), C()), nil},
+		seqCase{"event before started", "SEQ-START-FIRST", "", stream(SC("idle", "thinking"), S(), C()), []string{"SEQ-START-FIRST"}},
+		seqCase{"started twice", "SEQ-START-ONCE", "", stream(S(), S(), C()), []string{"SEQ-START-ONCE"}},
+		seqCase{"one started", "SEQ-START-ONCE", "", stream(pre(), C()), nil},
+		seqCase{"subscription closed before the end", "SEQ-TERMINAL-PRESENT", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), SCLOSE("sub_1")), []string{"SEQ-TERMINAL-PRESENT"}},
+		seqCase{"ended before the close", "SEQ-TERMINAL-PRESENT", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), C(), SCLOSE("sub_1")), nil},
+		seqCase{"recording cut off", "SEQ-SESSION-INCOMPLETE", "", stream(pre()), []string{"SEQ-SESSION-INCOMPLETE"}},
+		seqCase{"recording complete", "SEQ-SESSION-INCOMPLETE", "", stream(pre(), C()), nil},
+		seqCase{"A.8.2 multiple terminal events", "SEQ-TERMINAL-ONCE", "", stream(S(), C(), E()), []string{"SEQ-TERMINAL-ONCE"}},
+		seqCase{"errored only", "SEQ-TERMINAL-ONCE", "", stream(S(), E()), nil},
+		seqCase{"A.8.3 events after terminal event", "SEQ-NOTHING-AFTER-TERMINAL", "",
+			stream(S(), C(), TI("fetch", "call_1")), []string{"SEQ-NOTHING-AFTER-TERMINAL"}},
+		seqCase{"terminal delivered on a second subscription", "SEQ-NOTHING-AFTER-TERMINAL", "", stream(both("evt_t", S(), C())), nil},
+		seqCase{"session id reused", "SEQ-SESSION-ID-REUSE", "", stream(S(), C(), S(), C()), []string{"SEQ-SESSION-ID-REUSE"}},
+		seqCase{"two sessions", "SEQ-SESSION-ID-REUSE", "", stream(S(), C(), S().sess("sess_b"), C().sess("sess_b")), nil},
+		seqCase{"tool after handoff", "SEQ-HANDOFF-END", "",
+			stream(pre(), HR(), SC("handing_off", "calling_tool"), TI("x", "call_1"), TC("x", "call_1", "success"), C()),
+			[]string{"SEQ-HANDOFF-END"}},
+		seqCase{"handoff then end", "SEQ-HANDOFF-END", "", stream(pre(), HR(), SC("handing_off", "idle"), C()), nil},
+		seqCase{"A.7 output right after started (strict)", "SEQ-A7-TABLES", "strict",
+			stream(S(), OS("out_1", 0, "Hi", true), C()), []string{"SEQ-A7-TABLES", "SEQ-STATE-L1-COVERAGE"}},
+		seqCase{"A.7 tables are strict only", "SEQ-A7-TABLES", "",
+			stream(S(), OS("out_1", 0, "Hi", true), C()), []string{"SEQ-STATE-L1-COVERAGE"}},
+		seqCase{"A.7 output after writing_output (strict)", "SEQ-A7-TABLES", "strict",
+			stream(S(), SC("idle", "writing_output"), OS("out_1", 0, "Hi", false), OS("out_1", 2, "!", true), C()), nil},
+	)
+
+	// §3.2 identity, time and numbering.
+	add(
+		seqCase{"event_id reused by another event", "SEQ-EVENT-ID-UNIQUE", "",
+			stream(S().id("evt_1"), SC("idle", "thinking").id("evt_2"), PU().id("evt_2"), C()), []string{"SEQ-EVENT-ID-UNIQUE"}},
+		seqCase{"event_id reused across open sessions", "SEQ-EVENT-ID-UNIQUE", "",
+			stream(S().id("evt_1"), S().sess("sess_b").id("evt_1"), C(), C().sess("sess_b")), []string{"SEQ-EVENT-ID-UNIQUE"}},
+		seqCase{"same event_id on two subscriptions", "SEQ-EVENT-ID-UNIQUE", "",
+			stream(both("evt_s", S(), SC("idle", "thinking"), C())), nil},
+		seqCase{"identical redelivery", "SEQ-EVENT-ID-REDELIVERED", "",
+			stream(S(), SC("idle", "thinking").id("evt_5").ts(time.Second), SC("idle", "thinking").id("evt_5").ts(time.Second), C().ts(2*time.Second)),
+			[]string{"SEQ-EVENT-ID-REDELIVERED"}},
+		seqCase{"no redelivery", "SEQ-EVENT-ID-REDELIVERED", "", stream(pre(), C()), nil},
+		seqCase{"timestamp goes back", "SEQ-TIMESTAMP-ORDER", "",
+			stream(S().ts(2*time.Second), SC("idle", "thinking").ts(time.Second), C().ts(3*time.Second)), []string{"SEQ-TIMESTAMP-ORDER"}},
+		seqCase{"equal instants in other offsets", "SEQ-TIMESTAMP-ORDER", "",
+			stream(S().ts(time.Second), SC("idle", "thinking").set("timestamp", "2026-05-24T15:22:01.000+01:00"), C().ts(2*time.Second)), nil},
+		seqCase{"two producers' clocks", "SEQ-TIMESTAMP-ORDER", "",
+			stream(S().ts(2*time.Second), SC("idle", "thinking").ts(time.Second).set("producer", map[string]any{"agent_id": "helper"}), C().ts(3*time.Second)), nil},
+		seqCase{"future timestamp", "SEQ-TIMESTAMP-NOT-FUTURE", "",
+			stream(S().set("timestamp", "2030-01-01T00:00:00.000Z"), C().set("timestamp", "2030-01-01T00:00:01.000Z")), []string{"SEQ-TIMESTAMP-NOT-FUTURE"}},
+		seqCase{"backdated timestamp", "SEQ-TIMESTAMP-NOT-FUTURE", "",
+			stream(S().ts(-2*time.Hour), C()), []string{"SEQ-TIMESTAMP-NOT-FUTURE"}},
+		seqCase{"timestamps near receive time", "SEQ-TIMESTAMP-NOT-FUTURE", "", stream(S().ts(time.Minute), C().ts(time.Minute)), nil},
+		seqCase{"sequence_number on some events", "SEQ-SEQNO-ALL-OR-NONE", "",
+			stream(S().seq(0), SC("idle", "thinking"), C().seq(2)), []string{"SEQ-SEQNO-ALL-OR-NONE"}},
+		seqCase{"sequence_number on all events", "SEQ-SEQNO-ALL-OR-NONE", "",
+			stream(S().seq(0), SC("idle", "thinking").seq(1), C().seq(2)), nil},
+		seqCase{"started not numbered 0", "SEQ-SEQNO-ZERO", "",
+			stream(S().seq(1), SC("idle", "thinking").seq(2), C().seq(3)), []string{"SEQ-SEQNO-ZERO"}},
+		seqCase{"started numbered 0", "SEQ-SEQNO-ZERO", "", stream(S().seq(0), C().seq(1)), nil},
+		seqCase{"sequence_number gap", "SEQ-SEQNO-INCREMENT", "",
+			stream(S().seq(0), SC("idle", "thinking").seq(1), PU().seq(3), C().seq(4)), []string{"SEQ-SEQNO-INCREMENT"}},
+		seqCase{"sequence_number repeated", "SEQ-SEQNO-INCREMENT", "",
+			stream(S().seq(0), SC("idle", "thinking").seq(1), PU().seq(1), C().seq(2)), []string{"SEQ-SEQNO-INCREMENT"}},
+		seqCase{"gap on a filtered subscription", "SEQ-SEQNO-INCREMENT", "",
+			stream(handshake(0, "sub_1", caps{"event_filters": caps{"exclude": []string{"aaep:agent.progress.updated"}}},
+				caps{"event_filters": caps{"exclude": []string{"aaep:agent.progress.updated"}}}),
+				S().seq(0), SC("idle", "thinking").seq(1), C().seq(3)), nil},
+		seqCase{"late arrival", "SEQ-DELIVERY-ORDER", "",
+			stream(S().seq(0), PU().seq(2), SC("idle", "thinking").seq(1), C().seq(3)), []string{"SEQ-DELIVERY-ORDER"}},
+		seqCase{"in order", "SEQ-DELIVERY-ORDER", "", stream(S().seq(0), SC("idle", "thinking").seq(1), PU().seq(2), C().seq(3)), nil},
+	)
+
+	// §3.3 state chain.
+	add(
+		seqCase{"first state change not from idle", "SEQ-STATE-FIRST-IDLE", "",
+			stream(S(), SC("thinking", "calling_tool"), C()), []string{"SEQ-STATE-FIRST-IDLE"}},
+		seqCase{"first state change from the implicit state", "SEQ-STATE-FIRST-IDLE", "",
+			stream(S(), TI("fetch", "call_1"), TC("fetch", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"first state change from the implicit state (strict)", "SEQ-STATE-FIRST-IDLE", "strict",
+			stream(S(), TI("fetch", "call_1"), TC("fetch", "call_1", "success"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-A7-TABLES", "SEQ-STATE-FIRST-IDLE"}},
+		seqCase{"broken chain", "SEQ-STATE-CHAIN", "",
+			stream(pre(), SC("deciding", "thinking"), C()), []string{"SEQ-STATE-CHAIN"}},
+		seqCase{"§4.6 example (lenient)", "SEQ-STATE-CHAIN", "", section46(), []string{"SEQ-STATE-AWAITING-ENTER"}},
+		seqCase{"§4.6 example (strict)", "SEQ-STATE-CHAIN", "strict", section46(),
+			[]string{"SEQ-A7-TABLES", "SEQ-STATE-AWAITING-ENTER", "SEQ-STATE-AWAITING-EXIT", "SEQ-STATE-CHAIN"}},
+		seqCase{"§6.10 example (strict)", "SEQ-STATE-AWAITING-EXIT", "strict",
+			stream(preConf(), AC("rpl_xyz", "reject", 300), CR("rpl_xyz", "accept"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer_funds", "call_1"), TC("transfer_funds", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"confirmation without awaiting_input", "SEQ-STATE-AWAITING-ENTER", "",
+			stream(pre(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-STATE-AWAITING-ENTER"}},
+		seqCase{"confirmation after awaiting_input", "SEQ-STATE-AWAITING-ENTER", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"clarification answered, then the end", "SEQ-STATE-AWAITING-EXIT", "",
+			stream(preConf(), AQ("rpl_2", 120), QR("rpl_2", "savings"), C()), []string{"SEQ-STATE-AWAITING-EXIT"}},
+		seqCase{"clarification answered, then a state change", "SEQ-STATE-AWAITING-EXIT", "",
+			stream(preConf(), AQ("rpl_2", 120), QR("rpl_2", "savings"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"accept then action without state change (strict)", "SEQ-STATE-AWAITING-EXIT", "strict",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), TIrr("transfer", "call_1"),
+				TC("transfer", "call_1", "success"), C()),
+			[]string{"SEQ-STATE-AWAITING-EXIT", "SEQ-STATE-L1-COVERAGE"}},
+		seqCase{"accept then action without state change (lenient)", "SEQ-STATE-AWAITING-EXIT", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), TIrr("transfer", "call_1"),
+				TC("transfer", "call_1", "success"), C()),
+			[]string{"SEQ-STATE-L1-COVERAGE"}},
+		seqCase{"other state during a tool", "SEQ-STATE-CALLING-TOOL", "",
+			stream(pre(), TI("x", "call_1"), SC("thinking", "deciding"), TC("x", "call_1", "success"),
+				SC("deciding", "calling_tool"), TI("y", "call_2"), TC("y", "call_2", "success"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-STATE-CALLING-TOOL"}},
+		seqCase{"calling_tool during a tool", "SEQ-STATE-CALLING-TOOL", "",
+			stream(pre(), SC("thinking", "calling_tool"), TI("x", "call_1"), TC("x", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"tools and output without state changes", "SEQ-STATE-L1-COVERAGE", "",
+			stream(S(), TI("x", "call_1"), TC("x", "call_1", "success"), OS("out_1", 0, "a", true), C()), []string{"SEQ-STATE-L1-COVERAGE"}},
+		seqCase{"tools and output with state changes", "SEQ-STATE-L1-COVERAGE", "",
+			stream(S(), SC("idle", "calling_tool"), TI("x", "call_1"), TC("x", "call_1", "success"), SC("calling_tool", "writing_output"),
+				OS("out_1", 0, "a", true), C()), nil},
+	)
+
+	// §3.4 tool pairing.
+	tool := func(parts ...*tm) []*tm {
+		return stream(S(), SC("idle", "calling_tool"), parts, SC("calling_tool", "thinking"), C())
+	}
+	add(
+		seqCase{"A.8.1 tool completion without invocation", "SEQ-TOOL-PAIR-PRECEDED", "",
+			stream(S(), TC("fetch", "call_1", "success"), C()), []string{"SEQ-TOOL-PAIR-PRECEDED"}},
+		seqCase{"paired by id", "SEQ-TOOL-PAIR-PRECEDED", "", tool(TI("fetch", "call_1"), TC("fetch", "call_1", "success")), nil},
+		seqCase{"paired by name", "SEQ-TOOL-PAIR-PRECEDED", "", tool(TI("fetch", ""), TC("fetch", "", "success")), nil},
+		seqCase{"id completion never pairs by name", "SEQ-TOOL-PAIR-PRECEDED", "",
+			tool(TI("fetch", ""), TC("fetch", "call_1", "success")),
+			[]string{"SEQ-TOOL-BEFORE-STATE", "SEQ-TOOL-PAIR-COMPLETED", "SEQ-TOOL-PAIR-PRECEDED"}},
+		seqCase{"tool never completed", "SEQ-TOOL-PAIR-COMPLETED", "",
+			stream(S(), SC("idle", "calling_tool"), TI("fetch", "call_1"), C()), []string{"SEQ-TOOL-PAIR-COMPLETED"}},
+		seqCase{"abandoned tool completed with timeout", "SEQ-TOOL-PAIR-COMPLETED", "",
+			tool(TI("fetch", "call_1"), TC("fetch", "call_1", "timeout")), nil},
+		seqCase{"name-paired tool completed twice", "SEQ-TOOL-COMPLETE-ONCE", "",
+			tool(TI("x", ""), TC("x", "", "success"), TC("x", "", "success")), []string{"SEQ-TOOL-COMPLETE-ONCE"}},
+		seqCase{"id-paired tool completed twice", "SEQ-TOOL-COMPLETE-ONCE", "",
+			tool(TI("x", "call_1"), TC("x", "call_1", "success"), TC("x", "call_1", "success")), []string{"SEQ-TOOL-COMPLETE-ONCE"}},
+		seqCase{"two calls, two completions", "SEQ-TOOL-COMPLETE-ONCE", "",
+			tool(TI("x", "call_1"), TI("x", "call_2"), TC("x", "call_2", "success"), TC("x", "call_1", "success")), nil},
+		seqCase{"tool_call_id reused", "SEQ-TOOL-CALL-ID-UNIQUE", "",
+			tool(TI("x", "call_1"), TC("x", "call_1", "success"), TI("y", "call_1"), TC("y", "call_1", "success")), []string{"SEQ-TOOL-CALL-ID-UNIQUE"}},
+		seqCase{"distinct tool_call_ids", "SEQ-TOOL-CALL-ID-UNIQUE", "",
+			tool(TI("x", "call_1"), TC("x", "call_1", "success"), TI("y", "call_2"), TC("y", "call_2", "success")), nil},
+		seqCase{"completion echoes the id", "SEQ-TOOL-CALL-ID-ECHO", "", tool(TI("x", "call_1"), TC("x", "call_1", "success")), nil},
+		seqCase{"completion names the same tool", "SEQ-TOOL-NAME-MATCH", "", tool(TI("fetch", "call_1"), TC("fetch", "call_1", "success")), nil},
+		seqCase{"completion before the state change", "SEQ-TOOL-BEFORE-STATE", "",
+			stream(S(), SC("idle", "calling_tool"), TI("x", "call_1"), TC("x", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"completion without the id", "SEQ-TOOL-CALL-ID-ECHO", "",
+			tool(TI("x", "call_1"), TC("x", "", "success")), []string{"SEQ-TOOL-CALL-ID-ECHO"}},
+		seqCase{"completion with another id", "SEQ-TOOL-CALL-ID-ECHO", "",
+			tool(TI("x", "call_1"), TC("x", "call_2", "success")), []string{"SEQ-TOOL-CALL-ID-ECHO"}},
+		seqCase{"completion names another tool", "SEQ-TOOL-NAME-MATCH", "",
+			tool(TI("fetch", "call_1"), TC("send", "call_1", "success")), []string{"SEQ-TOOL-NAME-MATCH"}},
+		seqCase{"concurrent calls without ids", "SEQ-TOOL-ID-SHOULD", "",
+			tool(TI("x", ""), TI("x", ""), TC("x", "", "success"), TC("x", "", "success")), []string{"SEQ-TOOL-ID-SHOULD"}},
+		seqCase{"sequential calls without ids", "SEQ-TOOL-ID-SHOULD", "",
+			tool(TI("x", ""), TC("x", "", "success"), TI("x", ""), TC("x", "", "success")), nil},
+		seqCase{"state leaves calling_tool before the completion", "SEQ-TOOL-BEFORE-STATE", "",
+			stream(S(), SC("idle", "calling_tool"), TI("x", "call_1"), SC("calling_tool", "thinking"), TC("x", "call_1", "success"), C()),
+			[]string{"SEQ-TOOL-BEFORE-STATE"}},
+		seqCase{"tool not announced", "SEQ-TOOL-AVAILABLE", "",
+			stream(S("tools_available", []string{"a"}), SC("idle", "calling_tool"), TI("b", "call_1"), TC("b", "call_1", "success"), C()),
+			[]string{"SEQ-TOOL-AVAILABLE"}},
+		seqCase{"tool announced", "SEQ-TOOL-AVAILABLE", "",
+			stream(S("tools_available", []string{"a"}), SC("idle", "calling_tool"), TI("a", "call_1"), TC("a", "call_1", "success"), C()), nil},
+		seqCase{"wrong tool count", "SEQ-COMPLETED-COUNTS", "",
+			stream(S(), SC("idle", "calling_tool"), TI("x", "call_1"), TC("x", "call_1", "success"), C("tool_invocations_count", 3)),
+			[]string{"SEQ-COMPLETED-COUNTS"}},
+		seqCase{"tool duration longer than it took", "SEQ-COMPLETED-COUNTS", "",
+			stream(S(), SC("idle", "calling_tool"), TI("x", "call_1"), TC("x", "call_1", "success").set("duration_ms", 5000), C()),
+			[]string{"SEQ-COMPLETED-COUNTS"}},
+		seqCase{"counts agree", "SEQ-COMPLETED-COUNTS", "",
+			stream(S(), SC("idle", "calling_tool"), TI("x", "call_1"), TC("x", "call_1", "success").set("duration_ms", 90),
+				C("tool_invocations_count", 1, "duration_ms", 400)), nil},
+	)
+
+	// §3.5 confirmations, clarifications, replies.
+	medium := func(token, def string, timeout int) *tm { return AC(token, def, timeout).set("risk_level", "medium") }
+	add(
+		seqCase{"A.8.4 irreversible action without confirmation", "SEQ-IRREV-NEEDS-CONF", "",
+			stream(pre(), TIrr("transfer_funds", "call_1"), TC("transfer_funds", "call_1", "success"), C()),
+			[]string{"SEQ-IRREV-NEEDS-CONF", "SEQ-STATE-L1-COVERAGE"}},
+		seqCase{"irreversible action after accept", "SEQ-IRREV-NEEDS-CONF", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"irreversible action before the reply", "SEQ-IRREV-NEEDS-ACCEPT", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), TIrr("transfer", "call_1"), CR("rpl_1", "accept"),
+				SC("awaiting_input", "calling_tool"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-CONF-BLOCKING", "SEQ-IRREV-NEEDS-ACCEPT"}},
+		seqCase{"irreversible action on a defaulted accept (lenient)", "SEQ-IRREV-NEEDS-ACCEPT", "", timeoutAccept(), nil},
+		seqCase{"irreversible action on a defaulted accept (strict)", "SEQ-IRREV-NEEDS-ACCEPT", "strict", timeoutAccept(),
+			[]string{"SEQ-IRREV-NEEDS-ACCEPT"}},
+		seqCase{"one accept, two actions", "SEQ-CONF-ONE-ACTION", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), TIrr("transfer", "call_2"), TC("transfer", "call_2", "success"),
+				SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-CONF-ONE-ACTION"}},
+		seqCase{"two accepts, two actions", "SEQ-CONF-ONE-ACTION", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "awaiting_input"),
+				AC("rpl_2", "reject", 300).set("action", "Transfer $20 to checking."), CR("rpl_2", "accept"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer", "call_2"), TC("transfer", "call_2", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"tool invoked while the confirmation is pending", "SEQ-CONF-BLOCKING", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), SC("awaiting_input", "calling_tool"), TI("transfer", "call_1"),
+				TC("transfer", "call_1", "success"), CR("rpl_1", "accept"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-CONF-BLOCKING"}},
+		seqCase{"tool invoked while pending, and again after the accept", "SEQ-CONF-BLOCKING", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), SC("awaiting_input", "calling_tool"), TI("transfer", "call_1"),
+				TC("transfer", "call_1", "success"), CR("rpl_1", "accept"), TI("transfer", "call_2"), TC("transfer", "call_2", "success"),
+				SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-CONF-BLOCKING"}},
+		seqCase{"unrelated work while pending", "SEQ-CONF-BLOCKING", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), SC("awaiting_input", "calling_tool"), TI("lookup", "call_1"),
+				TC("lookup", "call_1", "success"), CR("rpl_1", "accept"), TIrr("transfer", "call_2"), TC("transfer", "call_2", "success"),
+				SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"A.8.5 action performed after rejection", "SEQ-CONF-NO-ACTION-AFTER-REJECT", "",
+			stream(S(), AC("rpl_xyz", "reject", 300), CR("rpl_xyz", "reject"), TI("transfer", "call_1"), TC("transfer", "call_1", "success"), C()),
+			[]string{"SEQ-CONF-NO-ACTION-AFTER-REJECT", "SEQ-CONF-REJECT-FOLLOWUP", "SEQ-STATE-AWAITING-ENTER", "SEQ-STATE-L1-COVERAGE"}},
+		seqCase{"irreversible action after reject", "SEQ-CONF-NO-ACTION-AFTER-REJECT", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-CONF-NO-ACTION-AFTER-REJECT"}},
+		seqCase{"other work after a reject's follow-up", "SEQ-CONF-NO-ACTION-AFTER-REJECT", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"),
+				SC("thinking", "calling_tool"), TI("lookup", "call_1"), TC("lookup", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"reject silently dropped", "SEQ-CONF-REJECT-FOLLOWUP", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), C()), []string{"SEQ-CONF-REJECT-FOLLOWUP"}},
+		seqCase{"reject then cancelled session", "SEQ-CONF-REJECT-FOLLOWUP", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), X()), nil},
+		seqCase{"reject followed by writing_output (strict)", "SEQ-CONF-REJECT-FOLLOWUP", "strict",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "writing_output"),
+				OS("out_1", 0, "Cancelled.", true), C()),
+			[]string{"SEQ-CONF-REJECT-FOLLOWUP"}},
+		seqCase{"accepted action never invoked", "SEQ-CONF-ACCEPT-INVOKES", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-CONF-ACCEPT-INVOKES"}},
+		seqCase{"accepted then session cancelled", "SEQ-CONF-ACCEPT-INVOKES", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), X()), nil},
+		seqCase{"action after a default reject", "SEQ-CONF-TIMEOUT-DEFAULT", "",
+			stream(preConf(), medium("rpl_1", "reject", 60), SC("awaiting_input", "calling_tool").at(61*time.Second),
+				TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-CONF-TIMEOUT-DEFAULT"}},
+		seqCase{"default reject respected", "SEQ-CONF-TIMEOUT-DEFAULT", "",
+			stream(preConf(), medium("rpl_1", "reject", 60), SC("awaiting_input", "thinking").at(61*time.Second), C()), nil},
+		seqCase{"second confirmation for the same action", "SEQ-CONF-NO-DUP-PENDING", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), AC("rpl_2", "reject", 300), CR("rpl_1", "reject"), CR("rpl_2", "reject"),
+				SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-CONF-NO-DUP-PENDING"}},
+		seqCase{"asking again after a reject", "SEQ-CONF-NO-DUP-PENDING", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"),
+				SC("thinking", "awaiting_input"), AC("rpl_2", "reject", 300), CR("rpl_2", "reject"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"reply token reused", "SEQ-REPLY-TOKEN-UNIQUE", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"),
+				SC("thinking", "awaiting_input"), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-TOKEN-UNIQUE"}},
+		seqCase{"reply token of an ended session reused", "SEQ-REPLY-TOKEN-UNIQUE", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C(),
+				S().sess("sess_b"), SC("idle", "awaiting_input").sess("sess_b"), AC("rpl_1", "reject", 300).sess("sess_b"),
+				CR("rpl_1", "reject"), SC("awaiting_input", "thinking").sess("sess_b"), C().sess("sess_b")),
+			[]string{"SEQ-REPLY-TOKEN-UNIQUE"}},
+		seqCase{"distinct reply tokens", "SEQ-REPLY-TOKEN-UNIQUE", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"),
+				SC("thinking", "awaiting_input"), AQ("rpl_2", 120), QR("rpl_2", "yes"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"reply for a known token", "SEQ-REPLY-KNOWN-TOKEN", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"reply for an unknown token", "SEQ-REPLY-KNOWN-TOKEN", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-KNOWN-TOKEN"}},
+		seqCase{"confirmation reply to a clarification", "SEQ-REPLY-KNOWN-TOKEN", "",
+			stream(preConf(), AQ("rpl_2", 120), CR("rpl_2", "accept"), QR("rpl_2", "savings"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-KNOWN-TOKEN"}},
+		seqCase{"producer follows the second reply", "SEQ-REPLY-FIRST-WINS", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), CR("rpl_1", "accept"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-REPLY-FIRST-WINS"}},
+		seqCase{"producer follows the first reply", "SEQ-REPLY-FIRST-WINS", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), CR("rpl_1", "accept"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"reply decided after the timeout", "SEQ-REPLY-NOT-EXPIRED", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept").ts(400*time.Second), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-NOT-EXPIRED"}},
+		seqCase{"reply stamped before the prompt", "SEQ-REPLY-NOT-EXPIRED", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept").ts(-10*time.Second), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-NOT-EXPIRED"}},
+		seqCase{"reply arriving late but decided in time", "SEQ-REPLY-NOT-EXPIRED", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject").ts(10*time.Second).at(30*time.Second),
+				SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"decision not allowed", "SEQ-REPLY-DECISION-ALLOWED", "",
+			stream(preConf(), AC("rpl_1", "reject", 300).set("allowed_replies", []string{"reject"}), CR("rpl_1", "accept"), CR("rpl_1", "reject"),
+				SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-DECISION-ALLOWED"}},
+		seqCase{"decision allowed", "SEQ-REPLY-DECISION-ALLOWED", "",
+			stream(preConf(), AC("rpl_1", "reject", 300).set("allowed_replies", []string{"reject"}), CR("rpl_1", "reject"),
+				SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"reply to a cancelled confirmation", "SEQ-REPLY-AFTER-CANCEL", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), SC("awaiting_input", "thinking"), CR("rpl_1", "accept"),
+				SC("thinking", "calling_tool"), TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()),
+			[]string{"SEQ-CONF-NO-ACTION-AFTER-REJECT", "SEQ-REPLY-AFTER-CANCEL"}},
+		seqCase{"cancelled confirmation without replies", "SEQ-REPLY-AFTER-CANCEL", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"accept with modified_action", "SEQ-REPLY-MODIFIED", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept").set("modified_action", map[string]any{"amount": 200}),
+				SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-MODIFIED"}},
+		seqCase{"plain accept", "SEQ-REPLY-MODIFIED", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), SC("awaiting_input", "calling_tool"),
+				TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+		seqCase{"automatic reply", "SEQ-REPLY-AUTO", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject").set("decided_by", "auto:configured_policy"),
+				SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-AUTO"}},
+		seqCase{"user reply", "SEQ-REPLY-AUTO", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject").set("decided_by", "user:folake"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"yes/no answered with text", "SEQ-CLAR-RESPONSE-TYPE", "",
+			stream(preConf(), AQ("rpl_2", 120, "yes_no"), QR("rpl_2", "maybe"), QR("rpl_2", true), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-CLAR-RESPONSE-TYPE"}},
+		seqCase{"choice outside the choices", "SEQ-CLAR-RESPONSE-TYPE", "",
+			stream(preConf(), AQ("rpl_2", 120, "multiple_choice").set("choices", []map[string]string{{"value": "60", "label": "60"}, {"value": "65", "label": "65"}}),
+				QR("rpl_2", "70"), QR("rpl_2", "65"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-CLAR-RESPONSE-TYPE"}},
+		seqCase{"numeric answer", "SEQ-CLAR-RESPONSE-TYPE", "",
+			stream(preConf(), AQ("rpl_2", 120, "numeric", "freetext"), QR("rpl_2", 67), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"left awaiting_input without a reply", "SEQ-CLAR-BLOCKING", "",
+			stream(preConf(), AQ("rpl_2", 300), SC("awaiting_input", "thinking").at(3*time.Second), C()), []string{"SEQ-CLAR-BLOCKING"}},
+		seqCase{"left awaiting_input after an invalid reply", "SEQ-CLAR-BLOCKING", "",
+			stream(preConf(), AQ("rpl_2", 300, "yes_no"), QR("rpl_2", "maybe"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-CLAR-BLOCKING", "SEQ-CLAR-RESPONSE-TYPE"}},
+		seqCase{"left awaiting_input after the timeout", "SEQ-CLAR-BLOCKING", "",
+			stream(preConf(), AQ("rpl_2", 60), PU().at(30*time.Second), SC("awaiting_input", "thinking").at(61*time.Second), C()), nil},
+		seqCase{"long wait without countdown", "SEQ-CONF-COUNTDOWN", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject").at(200*time.Second), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-CONF-COUNTDOWN"}},
+		seqCase{"long wait with countdown", "SEQ-CONF-COUNTDOWN", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), PU().at(150*time.Second), CR("rpl_1", "reject").at(200*time.Second),
+				SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"timeout outside the recommendation", "SEQ-CONF-TIMEOUT-RANGE", "",
+			stream(preConf(), AC("rpl_1", "reject", 5), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-CONF-TIMEOUT-RANGE"}},
+		seqCase{"timeout within the recommendation", "SEQ-CONF-TIMEOUT-RANGE", "",
+			stream(preConf(), AC("rpl_1", "reject", 180), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()), nil},
+	)
+
+	// §3.6 streaming.
+	out := func(parts ...*tm) []*tm { return stream(S(), SC("idle", "writing_output"), parts, C()) }
+	add(
+		seqCase{"output never completed", "SEQ-STREAM-ONE-COMPLETE", "", out(OS("out_1", 0, "Hi", false)), []string{"SEQ-STREAM-ONE-COMPLETE"}},
+		seqCase{"implicit output never completed", "SEQ-STREAM-ONE-COMPLETE", "", out(OS("", 0, "Hi", false)), []string{"SEQ-STREAM-ONE-COMPLETE"}},
+		seqCase{"cancelled session still completes its output", "SEQ-STREAM-ONE-COMPLETE", "",
+			stream(S(), SC("idle", "writing_output"), OS("out_1", 0, "Hi", false), X()), []string{"SEQ-STREAM-ONE-COMPLETE"}},
+		seqCase{"two outputs completed", "SEQ-STREAM-ONE-COMPLETE", "",
+			out(OS("out_1", 0, "Hi", false), OS("out_2", 0, "Yo", true), OS("out_1", 2, "!", true)), nil},
+		seqCase{"A.8.6 streaming output after completion", "SEQ-STREAM-AFTER-COMPLETE", "",
+			stream(OS("out_1", 0, "Hi.", true), OS("out_1", 3, " More", false)),
+			[]string{"SEQ-SESSION-INCOMPLETE", "SEQ-START-FIRST", "SEQ-STREAM-AFTER-COMPLETE"}},
+		seqCase{"chunk after complete", "SEQ-STREAM-AFTER-COMPLETE", "",
+			out(OS("out_1", 0, "Hi.", true), OS("out_1", 3, " More", false)), []string{"SEQ-STREAM-AFTER-COMPLETE"}},
+		seqCase{"chunks until complete", "SEQ-STREAM-AFTER-COMPLETE", "", out(OS("out_1", 0, "Hi.", false), OS("out_1", 3, " More", true)), nil},
+		seqCase{"implicit output continues after complete", "SEQ-STREAM-AFTER-COMPLETE", "",
+			out(OS("", 0, "Hi.", true), OS("", 3, " More", true)), []string{"SEQ-STREAM-AFTER-COMPLETE"}},
+		seqCase{"A.8.7 out-of-order streaming positions", "SEQ-STREAM-POSITION-MONOTONIC", "",
+			stream(OS("out_1", 0, strings.Repeat("a", 50), false), OS("out_1", 50, strings.Repeat("b", 30), false), OS("out_1", 30, "c", false)),
+			[]string{"SEQ-SESSION-INCOMPLETE", "SEQ-START-FIRST", "SEQ-STREAM-POSITION-MONOTONIC"}},
+		seqCase{"position goes back", "SEQ-STREAM-POSITION-MONOTONIC", "",
+			out(OS("out_1", 0, strings.Repeat("a", 50), false), OS("out_1", 50, "b", false), OS("out_1", 30, "c", false), OS("out_1", 31, "", true)),
+			[]string{"SEQ-STREAM-POSITION-MONOTONIC"}},
+		seqCase{"position repeats", "SEQ-STREAM-POSITION-MONOTONIC", "",
+			out(OS("out_1", 0, "a", false), OS("out_1", 0, "b", true)), []string{"SEQ-STREAM-POSITION-MONOTONIC"}},
+		seqCase{"equal position after an empty chunk", "SEQ-STREAM-POSITION-MONOTONIC", "",
+			out(OS("out_1", 0, "", false), OS("out_1", 0, "Hi", true)), nil},
+		seqCase{"position skips", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
+			out(OS("out_1", 0, "Hello. ", false), OS("out_1", 12, "Bye.", true)), []string{"SEQ-STREAM-POSITION-CONTIGUOUS"}},
+		seqCase{"first position not 0", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
+			out(OS("out_1", 5, "Hello.", true)), []string{"SEQ-STREAM-POSITION-CONTIGUOUS"}},
+		seqCase{"positions count code points", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
+			out(OS("out_1", 0, "😀é", false), OS("out_1", 2, "b", true)), nil},
+	)
+
+	// §3.7 negotiated stream.
+	sess := func() []*tm { return stream(pre(), C()) }
+	add(
+		seqCase{"request never answered", "NEG-RESPONSE-REQUIRED", "",
+			stream(SREQ(caps{}), sess()), []string{"NEG-NO-EVENTS-BEFORE-ACCEPT", "NEG-RESPONSE-REQUIRED"}},
+		seqCase{"request answered twice", "NEG-RESPONSE-REQUIRED", "",
+			stream(SREQ(caps{}), SACC("sub_1", caps{}), SACC("sub_1", caps{})), []string{"NEG-RESPONSE-REQUIRED"}},
+		seqCase{"request answered", "NEG-RESPONSE-REQUIRED", "", stream(handshake(0, "sub_1", caps{}, caps{}), sess()), nil},
+		seqCase{"events before accepted", "NEG-NO-EVENTS-BEFORE-ACCEPT", "",
+			stream(SREQ(caps{}), S(), SACC("sub_1", caps{}), SC("idle", "thinking"), C()), []string{"NEG-NO-EVENTS-BEFORE-ACCEPT"}},
+		seqCase{"events after accepted", "NEG-NO-EVENTS-BEFORE-ACCEPT", "", stream(handshake(0, "sub_1", caps{}, caps{}), sess()), nil},
+		seqCase{"events after rejected", "NEG-NO-EVENTS-BEFORE-ACCEPT", "",
+			stream(SREQ(caps{}), SREJ("rate_limit"), sess()), []string{"NEG-NO-EVENTS-BEFORE-ACCEPT"}},
+		seqCase{"honored rate above request", "NEG-HONORED-RATE", "",
+			handshake(0, "sub_1", caps{"max_events_per_second": 3}, caps{"max_events_per_second": 5}), []string{"NEG-HONORED-RATE"}},
+		seqCase{"honored rate below request", "NEG-HONORED-RATE", "",
+			handshake(0, "sub_1", caps{"max_events_per_second": 3}, caps{"max_events_per_second": 2}), nil},
+		seqCase{"language not requested (default en-US)", "NEG-HONORED-LANGUAGES", "",
+			handshake(0, "sub_1", caps{}, caps{"languages": []string{"yo-NG"}}), []string{"NEG-HONORED-LANGUAGES"}},
+		seqCase{"region of a bare language", "NEG-HONORED-LANGUAGES", "",
+			handshake(0, "sub_1", caps{"languages": []string{"en"}}, caps{"languages": []string{"en-US"}}), nil},
+		seqCase{"coalesce boundary not requested", "NEG-HONORED-COALESCE", "",
+			handshake(0, "sub_1", caps{"coalesce_boundaries": []string{"completion"}}, caps{"coalesce_boundaries": []string{"none"}}),
+			[]string{"NEG-HONORED-COALESCE"}},
+		seqCase{"coalesce default subset", "NEG-HONORED-COALESCE", "",
+			handshake(0, "sub_1", caps{}, caps{"coalesce_boundaries": []string{"completion"}}), nil},
+		seqCase{"exclude dropped", "NEG-HONORED-FILTERS", "",
+			handshake(0, "sub_1", caps{"event_filters": caps{"exclude": []string{"aaep:agent.progress.updated"}}}, caps{"event_filters": caps{"exclude": []string{}}}),
+			[]string{"NEG-HONORED-FILTERS"}},
+		seqCase{"include widened", "NEG-HONORED-FILTERS", "",
+			handshake(0, "sub_1", caps{"event_filters": caps{"include": []string{"aaep:agent.tool.*"}}}, caps{"event_filters": caps{"include": []string{"aaep:agent.*"}}}),
+			[]string{"NEG-HONORED-FILTERS"}},
+		seqCase{"filters narrowed", "NEG-HONORED-FILTERS", "",
+			handshake(0, "sub_1", caps{"event_filters": caps{"exclude": []string{"aaep:agent.progress.updated"}}},
+				caps{"event_filters": caps{"include": []string{"aaep:agent.tool.*"}, "exclude": []string{"aaep:agent.progress.*"}}}), nil},
+		seqCase{"levels not requested", "NEG-HONORED-OTHER", "",
+			handshake(0, "sub_1", caps{"supported_conformance_levels": []int{1}}, caps{"supported_conformance_levels": []int{1, 2, 3}}),
+			[]string{"NEG-HONORED-OTHER"}},
+		seqCase{"reply support not requested", "NEG-HONORED-OTHER", "",
+			handshake(0, "sub_1", caps{}, caps{"supports_confirmation_reply": true}), []string{"NEG-HONORED-OTHER"}},
+		seqCase{"levels as requested", "NEG-HONORED-OTHER", "",
+			handshake(0, "sub_1", caps{"supported_conformance_levels": []int{1}}, caps{"supported_conformance_levels": []int{1}}), nil},
+		seqCase{"unpublished version accepted", "NEG-VERSION", "",
+			stream(SREQ(caps{}).set("aaep_version", "99.99.99"), SACC("sub_1", caps{}).set("aaep_version", "99.99.99")), []string{"NEG-VERSION"}},
+		seqCase{"lower version accepted", "NEG-VERSION", "",
+			stream(SREQ(caps{}).set("aaep_version", "1.2.0"), SACC("sub_1", caps{})), nil},
+		seqCase{"signed manifest missing", "NEG-SIGNED-MANIFEST", "",
+			handshake(0, "sub_1", caps{"accept_signed_manifests_only": true}, caps{}), []string{"NEG-SIGNED-MANIFEST"}},
+		seqCase{"manifest_uri only (lenient)", "NEG-SIGNED-MANIFEST", "",
+			stream(SREQ(caps{"accept_signed_manifests_only": true}), SACC("sub_1", caps{}).set("manifest_uri", "https://example.com/m.json")), nil},
+		seqCase{"manifest_uri only (strict)", "NEG-SIGNED-MANIFEST", "strict",
+			stream(SREQ(caps{"accept_signed_manifests_only": true}), SACC("sub_1", caps{}).set("manifest_uri", "https://example.com/m.json")),
+			[]string{"NEG-SIGNED-MANIFEST"}},
+		seqCase{"signed manifest of another agent", "NEG-SIGNED-MANIFEST-CONTENT", "",
+			stream(SREQ(caps{"accept_signed_manifests_only": true}),
+				SACC("sub_1", caps{}).set("signed_manifest", jws(`{"alg":"ES256"}`, `{"agent_id":"other"}`))),
+			[]string{"NEG-SIGNED-MANIFEST-CONTENT"}},
+		seqCase{"unsigned manifest", "NEG-SIGNED-MANIFEST-CONTENT", "",
+			stream(SREQ(caps{}), SACC("sub_1", caps{}).set("signed_manifest", jws(`{"alg":"none"}`, `{"agent_id":"agent"}`))),
+			[]string{"NEG-SIGNED-MANIFEST-CONTENT"}},
+		seqCase{"signed manifest of the producer", "NEG-SIGNED-MANIFEST-CONTENT", "",
+			stream(SREQ(caps{"accept_signed_manifests_only": true}),
+				SACC("sub_1", caps{}).set("signed_manifest", jws(`{"alg":"ES256"}`, `{"agent_id":"agent","aaep_versions_supported":["1.0.0"]}`))), nil},
+		seqCase{"level 2 without reply support", "NEG-L2-DECLARES-REPLY", "",
+			stream(SREQ(caps{"supported_conformance_levels": []int{1, 2}}), SACC("sub_1", caps{"supported_conformance_levels": []int{1}})),
+			[]string{"NEG-L2-DECLARES-REPLY"}},
+		seqCase{"level 2 with reply support", "NEG-L2-DECLARES-REPLY", "",
+			stream(SREQ(caps{"supported_conformance_levels": []int{1, 2}, "supports_confirmation_reply": true}),
+				SACC("sub_1", caps{"supported_conformance_levels": []int{1}})), nil},
+		seqCase{"rate exceeded", "NEG-RATE", "",
+			stream(handshake(0, "sub_1", caps{"max_events_per_second": 1}, caps{"max_events_per_second": 1}), S(), PU(), PU(), PU(), C().at(5*time.Second)),
+			[]string{"NEG-RATE"}},
+		seqCase{"rate respected", "NEG-RATE", "",
+			stream(handshake(0, "sub_1", caps{"max_events_per_second": 1}, caps{"max_events_per_second": 1}),
+				S().at(time.Second), PU().at(2100*time.Millisecond), C().at(3200*time.Millisecond)), nil},
+		seqCase{"critical events are not rate limited", "NEG-RATE", "",
+			stream(handshake(0, "sub_1", caps{"max_events_per_second": 1}, caps{"max_events_per_second": 1}),
+				S().at(time.Second), E().at(1100*time.Millisecond)), nil},
+		seqCase{"critical event filtered out on one subscription", "NEG-CRITICAL-EXEMPT", "", criticalExempt(false), []string{"NEG-CRITICAL-EXEMPT"}},
+		seqCase{"critical event on every subscription", "NEG-CRITICAL-EXEMPT", "", criticalExempt(true), nil},
+		seqCase{"excluded event sent", "NEG-FILTER-EXCLUDE", "",
+			stream(handshake(0, "sub_1", caps{"event_filters": caps{"exclude": []string{"aaep:agent.progress.updated"}}},
+				caps{"event_filters": caps{"exclude": []string{"aaep:agent.progress.updated"}}}), S(), PU(), C()),
+			[]string{"NEG-FILTER-EXCLUDE"}},
+		seqCase{"exclude and a more specific include (lenient)", "NEG-FILTER-EXCLUDE", "",
+			stream(handshake(0, "sub_1", caps{"event_filters": caps{"include": []string{"aaep:agent.progress.updated", "aaep:agent.session.*"}, "exclude": []string{"aaep:agent.*"}}},
+				caps{}), S(), PU(), C()), nil},
+		seqCase{"exclude and a more specific include (strict)", "NEG-FILTER-EXCLUDE", "strict",
+			stream(handshake(0, "sub_1", caps{"event_filters": caps{"include": []string{"aaep:agent.progress.updated", "aaep:agent.session.*"}, "exclude": []string{"aaep:agent.*"}}},
+				caps{}), S(), PU(), C()),
+			[]string{"NEG-FILTER-EXCLUDE", "NEG-FILTER-EXCLUDE", "NEG-FILTER-EXCLUDE"}},
+		seqCase{"extension event outside the default include", "NEG-FILTER-INCLUDE", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), S(), event("x").set("type", "medai:patient.consulted"), C()), []string{"NEG-FILTER-INCLUDE"}},
+		seqCase{"extension event included", "NEG-FILTER-INCLUDE", "",
+			stream(handshake(0, "sub_1", caps{"event_filters": caps{"include": []string{"aaep:agent.*", "medai:*"}}}, caps{}),
+				S(), event("x").set("type", "medai:patient.consulted"), C()), nil},
+		seqCase{"coalesce hint not negotiated", "NEG-COALESCE-HINT", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), S(), SC("idle", "writing_output"), OS("out_1", 0, "Hi", true).set("coalesce_hint", "none"), C()),
+			[]string{"NEG-COALESCE-HINT"}},
+		seqCase{"coalesce hint negotiated", "NEG-COALESCE-HINT", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), S(), SC("idle", "writing_output"), OS("out_1", 0, "Hi", true).set("coalesce_hint", "completion"), C()), nil},
+		seqCase{"confirmation to a subscriber that cannot reply", "NEG-NO-CONF-WITHOUT-REPLY-CAP", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()),
+			[]string{"NEG-NO-CONF-WITHOUT-REPLY-CAP"}},
+		seqCase{"confirmation to a subscriber that can reply", "NEG-NO-CONF-WITHOUT-REPLY-CAP", "",
+			stream(handshake(0, "sub_1", replyCaps, caps{}), preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"verbosity not as preferred", "NEG-VERBOSITY", "",
+			stream(handshake(0, "sub_1", caps{"preferred_verbosity": "terse"}, caps{}), S().set("verbosity", "detailed", "summary_terse", "Go."), C().set("summary_terse", "Done.")),
+			[]string{"NEG-VERBOSITY"}},
+		seqCase{"preferred summary missing", "NEG-VERBOSITY", "",
+			stream(handshake(0, "sub_1", caps{"preferred_verbosity": "terse"}, caps{}), S(), C()), []string{"NEG-VERBOSITY"}},
+		seqCase{"verbosity as preferred", "NEG-VERBOSITY", "",
+			stream(handshake(0, "sub_1", caps{"preferred_verbosity": "terse"}, caps{}), S().set("verbosity", "terse", "summary_terse", "Go."), C().set("summary_terse", "Done.")), nil},
+		seqCase{"language not negotiated", "NEG-LANGUAGE", "",
+			stream(handshake(0, "sub_1", caps{"languages": []string{"yo-NG"}}, caps{}), S().set("localization_hints", map[string]any{"primary_language": "en-US"}), C()),
+			[]string{"NEG-LANGUAGE"}},
+		seqCase{"language negotiated", "NEG-LANGUAGE", "",
+			stream(handshake(0, "sub_1", caps{"languages": []string{"yo-NG"}}, caps{}), S().set("localization_hints", map[string]any{"primary_language": "yo"}), C()), nil},
+		seqCase{"renegotiation never answered", "NEG-RENEG-RESPONSE", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), SRENEG("sub_1", caps{"max_events_per_second": 1}), S().at(5*time.Second), C().at(7*time.Second)),
+			[]string{"NEG-RENEG-RESPONSE"}},
+		seqCase{"renegotiation answered", "NEG-RENEG-RESPONSE", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), SRENEG("sub_1", caps{"max_events_per_second": 1}), SACC("sub_1", caps{"max_events_per_second": 1}),
+				S().at(5*time.Second), C().at(7*time.Second)), nil},
+		seqCase{"renegotiated rate ignored", "NEG-RENEG-APPLY", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), SRENEG("sub_1", caps{"max_events_per_second": 1}), SACC("sub_1", caps{"max_events_per_second": 1}),
+				S().at(time.Second), SC("idle", "thinking"), PU(), C().at(5*time.Second)),
+			[]string{"NEG-RENEG-APPLY"}},
+		seqCase{"in-flight events keep the old terms", "NEG-RENEG-APPLY", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), SRENEG("sub_1", caps{"max_events_per_second": 1}), SACC("sub_1", caps{"max_events_per_second": 1}),
+				S(), SC("idle", "thinking"), C().at(5*time.Second)), nil},
+		seqCase{"events after a rejected renegotiation", "NEG-RENEG-REJECT-ENDS", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), SRENEG("sub_1", caps{"max_events_per_second": 1}), SREJ("rate_limit"), S(), C()),
+			[]string{"NEG-RENEG-REJECT-ENDS"}},
+		seqCase{"nothing after a rejected renegotiation", "NEG-RENEG-REJECT-ENDS", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), sess(), SRENEG("sub_1", caps{"max_events_per_second": 1}), SREJ("rate_limit")), nil},
+		seqCase{"events after close", "NEG-CLOSE-STOPS", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), S(), SCLOSE("sub_1"), SC("idle", "thinking").at(3*time.Second), C()),
+			[]string{"NEG-CLOSE-STOPS"}},
+		seqCase{"in-flight events after close", "NEG-CLOSE-STOPS", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), S(), SCLOSE("sub_1"), SC("idle", "thinking"), C()), nil},
+		seqCase{"action after the close default", "NEG-CLOSE-PENDING-DEFAULT", "", closeDefault(true), []string{"NEG-CLOSE-PENDING-DEFAULT"}},
+		seqCase{"no action after the close default", "NEG-CLOSE-PENDING-DEFAULT", "", closeDefault(false), nil},
+		seqCase{"reply names another subscription", "NEG-SUBID-VALID", "",
+			stream(handshake(0, "sub_1", replyCaps, caps{}), preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject").set("subscription_id", "sub_9"),
+				SC("awaiting_input", "thinking"), C()),
+			[]string{"NEG-SUBID-VALID"}},
+		seqCase{"close of a closed subscription", "NEG-SUBID-VALID", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), sess(), SCLOSE("sub_1"), SCLOSE("sub_1")), []string{"NEG-SUBID-VALID"}},
+		seqCase{"reply names its subscription", "NEG-SUBID-VALID", "",
+			stream(handshake(0, "sub_1", replyCaps, caps{}), preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()), nil},
+		seqCase{"no state change after the resolution", "NEG-RESOLUTION-NOTICE", "",
+			stream(handshake(0, "sub_1", replyCaps, caps{}), S(), SC("idle", "calling_tool"), TI("look", "call_0"), TC("look", "call_0", "success"),
+				SC("calling_tool", "awaiting_input"), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), C()),
+			[]string{"NEG-RESOLUTION-NOTICE"}},
+		seqCase{"state change after the resolution", "NEG-RESOLUTION-NOTICE", "",
+			stream(handshake(0, "sub_1", replyCaps, caps{}), preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"),
+				SC("awaiting_input", "calling_tool"), TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()), nil},
+	)
+
+	// §3.8 transport frames.
+	add(
+		seqCase{"SSE id differs from event_id", "TRN-SSE-ID", "", stream(S().id("evt_s").attr("id", "evt_2").attr("event", "aaep.event"), C()), []string{"TRN-SSE-ID"}},
+		seqCase{"SSE event name", "TRN-SSE-ID", "", stream(S().id("evt_s").attr("id", "evt_s").attr("event", "message"), C()), []string{"TRN-SSE-ID"}},
+		seqCase{"SSE frame as bound", "TRN-SSE-ID", "", stream(S().id("evt_s").attr("id", "evt_s").attr("event", "aaep.event"), C()), nil},
+		seqCase{"event sent as a reply method", "TRN-JSONRPC-METHOD", "", stream(S().attr("method", "aaep.reply"), C()), []string{"TRN-JSONRPC-METHOD"}},
+		seqCase{"methods as bound", "TRN-JSONRPC-METHOD", "",
+			stream(SREQ(caps{}).attr("method", "aaep.subscribe"), SACC("sub_1", caps{}), S().attr("method", "aaep.event"), C().attr("method", "aaep.event")), nil},
+		seqCase{"failure reason revealed", "TRN-NO-FAILURE-REASON", "",
+			stream(pre(), message("confirmation.reply.result", protocol.FromProducer, "error", "invalid_token",
+				"message", "Reply token does not match any outstanding confirmation."), C()),
+			[]string{"TRN-NO-FAILURE-REASON"}},
+		seqCase{"failure without a reason", "TRN-NO-FAILURE-REASON", "",
+			stream(pre(), message("confirmation.reply.result", protocol.FromProducer, "error", "rejected"), C()), nil},
+	)
+	return cases
+}
+
+// section46 is the banking session of §4.6.
+func section46() []*tm {
+	first := "Transferred $500 successfully."
+	return stream(S(), SC("idle", "thinking"), TI("fetch_balance", "call_1"), TC("fetch_balance", "call_1", "success"),
+		SC("thinking", "deciding"), SC("deciding", "thinking"), AC("rpl_xyz", "reject", 300), CR("rpl_xyz", "accept"),
+		TIrr("transfer_funds", "call_2"), TC("transfer_funds", "call_2", "success"), SC("calling_tool", "writing_output"),
+		OS("", 0, first, false), OS("", len([]rune(first)), " New balance: $12,000.", true), C())
+}
+
+// timeoutAccept is an irreversible low-risk action run on a defaulted accept.
+func timeoutAccept() []*tm {
+	return stream(preConf(), AC("rpl_1", "accept", 30).set("risk_level", "low"), SC("awaiting_input", "calling_tool").at(31*time.Second),
+		TIrr("delete_draft", "call_1"), TC("delete_draft", "call_1", "success"), SC("calling_tool", "thinking"), C())
+}
+
+// criticalExempt: two subscriptions; the second excludes awaiting.* and,
+// unless delivered, does not get the critical confirmation.
+func criticalExempt(delivered bool) []*tm {
+	filt := caps{"supports_confirmation_reply": true, "event_filters": caps{"exclude": []string{"aaep:agent.awaiting.*"}}}
+	msgs := stream(handshake(0, "sub_a", caps{"supports_confirmation_reply": true}, caps{}), handshake(1, "sub_b", filt, caps{}),
+		both("evt_p", S(), SC("idle", "thinking"), SC("thinking", "awaiting_input")))
+	ac := AC("rpl_1", "reject", 300).id("evt_ac")
+	msgs = append(msgs, ac.on(0))
+	if delivered {
+		msgs = append(msgs, ac.on(1))
+	}
+	msgs = append(msgs, CR("rpl_1", "reject").set("subscription_id", "sub_a"))
+	return append(msgs, both("evt_q", SC("awaiting_input", "thinking"), C())...)
+}
+
+// closeDefault: the subscription that got a confirmation closes; the
+// session goes on over a second (unhandshaked) channel, where an action
+// follows when act is set.
+func closeDefault(act bool) []*tm {
+	msgs := stream(handshake(0, "sub_1", caps{"supports_confirmation_reply": true}, caps{}),
+		both("evt_p", S(), SC("idle", "thinking"), SC("thinking", "awaiting_input"), AC("rpl_1", "reject", 300)),
+		SCLOSE("sub_1"), SC("awaiting_input", "calling_tool").id("evt_r").src(1))
+	if act {
+		msgs = append(msgs, TIrr("transfer", "call_1").src(1), TC("transfer", "call_1", "success").src(1))
+	}
+	return append(msgs, SC("calling_tool", "thinking").src(1), C().src(1))
+}
+
+func TestSeqRules(t *testing.T) {
+	for _, c := range seqCases() {
+		t.Run(c.name, func(t *testing.T) {
+			res := run(t, c.profile, c.msgs...)
+			got := res.seqIDs()
+			want := append([]string(nil), c.want...)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("findings %v, want %v\n%s", got, want, res.describe())
+			}
+		})
+	}
+}
+
+// TestSeqRuleCoverage fails when a rule of seqRules() lacks a failing or a
+// passing case.
+func TestSeqRuleCoverage(t *testing.T) {
+	failing, passing := map[string]bool{}, map[string]bool{}
+	for _, c := range seqCases() {
+		if slices.Contains(c.want, c.rule) {
+			failing[c.rule] = true
+		} else {
+			passing[c.rule] = true
+		}
+		for _, id := range c.want {
+			failing[id] = true
+		}
+	}
+	ids := map[string]bool{}
+	for _, r := range seqRules() {
+		if ids[r.ID] {
+			t.Errorf("rule %s listed twice", r.ID)
+		}
+		ids[r.ID] = true
+		if !failing[r.ID] {
+			t.Errorf("rule %s has no failing case", r.ID)
+		}
+		if !passing[r.ID] {
+			t.Errorf("rule %s has no passing case", r.ID)
+		}
+	}
+	for _, c := range seqCases() {
+		if !ids[c.rule] {
+			t.Errorf("case %q names unknown rule %s", c.name, c.rule)
+		}
+	}
+}
+
+// TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus two
+// companions), 26 NEG, 3 TRN.
+func TestSeqRuleCounts(t *testing.T) {
+	n := map[string]int{}
+	for _, r := range seqRules() {
+		n[r.ID[:strings.IndexByte(r.ID, '-')]]++
+	}
+	if n["SEQ"] != 58 || n["NEG"] != 26 || n["TRN"] != 3 {
+		t.Errorf("rule counts %v, want SEQ 58 (56 + 2 companions), NEG 26, TRN 3", n)
+	}
+}
+
+// TestA8Cases checks that every invalid sequence of Appendix A §A.8 has
+// its own named case.
+func TestA8Cases(t *testing.T) {
+	for i := 1; i <= 7; i++ {
+		prefix := "A.8." + string(rune('0'+i)) + " "
+		found := false
+		for _, c := range seqCases() {
+			if strings.HasPrefix(c.name, prefix) && len(c.want) > 0 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no failing case named %q...", prefix)
+		}
+	}
+}
+
+var _ = json.Marshal
