@@ -150,6 +150,8 @@ type Event struct {
 	typeExact bool
 	// ts is Timestamp read by the prose-strict grammar.
 	ts tsParse
+	// escaped marks the known keys whose string value has escapes.
+	escaped keySet
 	// vals holds the raw values of the known top-level keys, by key.
 	vals [numKeys]json.RawMessage
 	// unknown lists the top-level keys that are not known keys, in order.
@@ -182,6 +184,19 @@ func (e *Event) raw(key string) json.RawMessage {
 		return e.vals[k]
 	}
 	return e.Fields[key]
+}
+
+// text returns the content of known top-level string field k: without
+// copying when it has no escapes (the scan knows), unescaped otherwise.
+func (e *Event) text(k key) ([]byte, bool) {
+	r := e.vals[k]
+	if len(r) < 2 || r[0] != '"' {
+		return nil, false
+	}
+	if !e.escaped.has(k) {
+		return r[1 : len(r)-1], true
+	}
+	return rawText(r)
 }
 
 // NormalizeType maps a full-URI core type to its compact form and returns
@@ -245,7 +260,7 @@ func decode(raw []byte, ev *Event, known *peek.Fields) error {
 
 // str returns top-level string field k, reusing known when it is equal.
 func (ev *Event) str(k key, known string) string {
-	b, ok := rawText(ev.vals[k])
+	b, ok := ev.text(k)
 	switch {
 	case !ok:
 		return ""
@@ -637,10 +652,11 @@ type scanStats struct {
 }
 
 type scanner struct {
-	b      []byte
-	i      int
-	ev     *Event // nil: validate only
-	topKey string
+	b       []byte
+	i       int
+	ev      *Event // nil: validate only
+	topKey  string
+	escaped bool // a string with an escape sequence was read
 }
 
 func (s *scanner) fail(msg string) error { return &decodeError{offset: s.i, msg: msg} }
@@ -717,20 +733,30 @@ func (s *scanner) document() error {
 				}
 			}
 			s.topKey = name
+			s.escaped = false
 			if err := s.value(2); err != nil {
 				return err
 			}
+			if s.escaped && k != kUnknown {
+				ev.escaped.add(k)
+			}
 			val := json.RawMessage(s.b[vs:s.i:s.i])
 			ev.scan.keys++
-			if _, dup := ev.Fields[name]; dup && ev.scan.dupKey == "" {
-				ev.scan.dupKey = name
-			}
-			ev.Fields[name] = val
 			if k != kUnknown {
+				if ev.vals[k] != nil && ev.scan.dupKey == "" {
+					ev.scan.dupKey = name
+				}
 				ev.vals[k] = val
 			} else {
-				ev.unknown = append(ev.unknown, name)
+				if _, dup := ev.Fields[name]; dup {
+					if ev.scan.dupKey == "" {
+						ev.scan.dupKey = name
+					}
+				} else {
+					ev.unknown = append(ev.unknown, name)
+				}
 			}
+			ev.Fields[name] = val
 			s.ws()
 			if s.peek() == ',' {
 				s.i++
@@ -928,6 +954,7 @@ func (s *scanner) skipString() error {
 			s.i++
 			return nil
 		case c == '\\':
+			s.escaped = true
 			s.i++
 			if s.i >= len(s.b) {
 				return s.fail("unterminated string")

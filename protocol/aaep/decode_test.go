@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // handChecks pairs each hand-written check with the catalog pattern it
@@ -332,4 +336,53 @@ func BenchmarkDecode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecodeBaseline is the reference the decoder is measured
+// against: one json.Unmarshal into map[string]json.RawMessage, which
+// validates and splits like decode but allocates every key and value.
+func BenchmarkDecodeBaseline(b *testing.B) {
+	raw := []byte(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.completed","event_id":"evt_0f3c2a8b5d1e7f4a9c3b2a8b5d1e7f4a","session_id":"sess_2c91a7b4d23f1e88","timestamp":"2026-11-02T09:00:01.342Z","producer":{"agent_id":"travel-assistant","agent_version":"2.4.1"},"urgency":"normal","sequence_number":5,"tool":"search_flights","tool_call_id":"call_7a2b9c4e1d3f","status":"success","duration_ms":1885,"summary_normal":"Found 14 itineraries; the cheapest direct one costs 286 euros."}`)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type nopReporter struct{}
+
+func (nopReporter) Report(string, string, *protocol.Message, string, string, ...any) {}
+func (nopReporter) Step(protocol.Step)                                               {}
+func (nopReporter) SessionDone(protocol.SessionSummary)                              {}
+
+// BenchmarkSingleRules measures decoding plus every single-message rule
+// (no engine, no sequence checker) over realistic ~430-byte events.
+func BenchmarkSingleRules(b *testing.B) {
+	events := sample.Events(4096, 42)
+	c := New().NewChecker(nopReporter{}, nil).(*checker)
+	msgs := make([]protocol.Message, len(events))
+	for i, e := range events {
+		msgs[i] = protocol.Message{Index: int64(i), Raw: e, Fields: peek.Peek(e)}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m := &msgs[i%len(msgs)]
+		c.m = m
+		if err := decode(m.Raw, &c.ev, &m.Fields); err != nil {
+			b.Fatal(err)
+		}
+		c.session = c.ev.SessionID
+		for _, f := range c.eventChecks {
+			f(c)
+		}
+		for _, f := range c.coreChecks {
+			f(c)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

@@ -327,7 +327,7 @@ func (c *checker) envTypeExtDeclared() {
 // matches ^evt_[A-Za-z0-9]{1,64}$ (case-sensitive ABNF). A wrong JSON type
 // is ENV-SCHEMA's.
 func (c *checker) envEventIDFormat() {
-	if s, ok := rawText(c.ev.vals[kEventID]); ok && !isID(s, "evt_") {
+	if s, ok := c.ev.text(kEventID); ok && !isID(s, "evt_") {
 		c.report("ENV-EVENT-ID-FORMAT", "bad event_id",
 			"event_id %s does not match evt_ followed by 1 to 64 letters or digits (§3.2.3)", clipb(s))
 	}
@@ -336,7 +336,7 @@ func (c *checker) envEventIDFormat() {
 // envSessionIDFormat implements ENV-SESSION-ID-FORMAT (MUST, §3.2.4):
 // session_id matches ^sess_[A-Za-z0-9]{1,64}$.
 func (c *checker) envSessionIDFormat() {
-	if s, ok := rawText(c.ev.vals[kSessionID]); ok && !isID(s, "sess_") {
+	if s, ok := c.ev.text(kSessionID); ok && !isID(s, "sess_") {
 		c.report("ENV-SESSION-ID-FORMAT", "bad session_id",
 			"session_id %s does not match sess_ followed by 1 to 64 letters or digits (§3.2.4)", clipb(s))
 	}
@@ -349,7 +349,7 @@ func (c *checker) envSessionIDFormat() {
 // also allows lowercase t/z, which the prose does not (catalog §2.14 item
 // 4). The number of fraction digits is ENV-TIMESTAMP-PRECISION's.
 func (c *checker) envTimestampFormat() {
-	if _, ok := rawText(c.ev.vals[kTimestamp]); !ok {
+	if _, ok := c.ev.text(kTimestamp); !ok {
 		return
 	}
 	if p := &c.ev.ts; !p.ok {
@@ -363,7 +363,7 @@ func (c *checker) envTimestampFormat() {
 // MUST NOT be used"). Prose over schema: format:date-time allows any
 // precision.
 func (c *checker) envTimestampPrecision() {
-	if _, ok := rawText(c.ev.vals[kTimestamp]); !ok {
+	if _, ok := c.ev.text(kTimestamp); !ok {
 		return
 	}
 	if p := &c.ev.ts; p.ok && p.hasFrac && p.fracLen != 3 && p.fracLen != 6 {
@@ -444,7 +444,7 @@ func producerProblem(r json.RawMessage) string {
 // aaep_version is a semantic version (pattern of §1.2) that names a
 // published version of the specification; only 1.0.0 is published.
 func (c *checker) envAAEPVersion() {
-	s, ok := rawText(c.ev.vals[kAAEPVersion])
+	s, ok := c.ev.text(kAAEPVersion)
 	if !ok {
 		return
 	}
@@ -466,7 +466,7 @@ func (c *checker) envAAEPVersion() {
 // envVerbosityEnum implements ENV-VERBOSITY-ENUM (MUST, §3.3.1): verbosity
 // is terse, normal or detailed.
 func (c *checker) envVerbosityEnum() {
-	if s, ok := rawText(c.ev.vals[kVerbosity]); ok && !oneOf(s, "terse", "normal", "detailed") {
+	if s, ok := c.ev.text(kVerbosity); ok && !oneOf(s, "terse", "normal", "detailed") {
 		c.report("ENV-VERBOSITY-ENUM", "bad verbosity",
 			"verbosity is %s; it must be \"terse\", \"normal\" or \"detailed\" (§3.3.1)", clipb(s))
 	}
@@ -475,7 +475,7 @@ func (c *checker) envVerbosityEnum() {
 // envUrgencyEnum implements ENV-URGENCY-ENUM (MUST, §3.3.2): urgency is
 // background, normal or critical.
 func (c *checker) envUrgencyEnum() {
-	if s, ok := rawText(c.ev.vals[kUrgency]); ok && !oneOf(s, "background", "normal", "critical") {
+	if s, ok := c.ev.text(kUrgency); ok && !oneOf(s, "background", "normal", "critical") {
 		c.report("ENV-URGENCY-ENUM", "bad urgency",
 			"urgency is %s; it must be \"background\", \"normal\" or \"critical\" (§3.3.2)", clipb(s))
 	}
@@ -609,7 +609,7 @@ func (c *checker) envLocHintsPresent() {
 	ev := &c.ev
 	text := ""
 	for _, k := range humanTextKeys {
-		if s, ok := rawText(ev.vals[k]); ok && len(s) > 0 {
+		if s, ok := ev.text(k); ok && len(s) > 0 {
 			text = keyNames[k]
 			break
 		}

@@ -223,7 +223,7 @@ func (c *checker) evtSchema() {
 func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) string {
 	switch f.kind {
 	case fString, fURI:
-		s, ok := rawText(r)
+		s, ok := c.strOf(f.k, r)
 		if !ok {
 			return name + " is " + jsonKind(r) + "; it must be a string"
 		}
@@ -307,6 +307,15 @@ func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) str
 		return c.eventFiltersProblem(name, r)
 	}
 	return ""
+}
+
+// strOf returns the string content of r, which may be the top-level value
+// of key k: then the scan's knowledge of escapes saves a pass over it.
+func (c *checker) strOf(k key, r json.RawMessage) ([]byte, bool) {
+	if v := c.ev.vals[k]; k != kUnknown && len(r) > 0 && len(v) == len(r) && &v[0] == &r[0] {
+		return c.ev.text(k)
+	}
+	return rawText(r)
 }
 
 // lengthProblem checks a string's length in characters: the minimum
@@ -595,12 +604,12 @@ func (c *checker) confFacts() (f confFacts, ok bool) {
 		return f, false
 	}
 	f.irreversible, f.irrevSet = rawBool(c.ev.vals[kIrreversible])
-	if s, ok := rawText(c.ev.vals[kRiskLevel]); ok && oneOf(s, "low", "medium", "high") {
+	if s, ok := c.ev.text(kRiskLevel); ok && oneOf(s, "low", "medium", "high") {
 		f.risk = string(s)
 	}
-	d, _ := rawText(c.ev.vals[kDefaultDecision])
+	d, _ := c.ev.text(kDefaultDecision)
 	f.accept = string(d) == "accept"
-	if s, ok := rawText(c.ev.vals[kReversibility]); ok {
+	if s, ok := c.ev.text(kReversibility); ok {
 		f.reversibility = string(s)
 	}
 	return f, true
@@ -674,7 +683,7 @@ func (c *checker) evtConfAllowedReplies() {
 	}
 	var custom []string
 	hasDefault, n := false, 0
-	def, defOK := rawText(c.ev.vals[kDefaultDecision])
+	def, defOK := c.ev.text(kDefaultDecision)
 	eachElement(r, func(i int, v json.RawMessage) bool {
 		s, ok := rawText(v)
 		if !ok {
@@ -741,7 +750,7 @@ func (c *checker) evtClarDefaultResponse() {
 	if c.ev.Core != TypeAwaitingClarification {
 		return
 	}
-	def, ok := rawText(c.ev.vals[kDefaultResponse])
+	def, ok := c.ev.text(kDefaultResponse)
 	if !ok {
 		return
 	}
@@ -813,7 +822,7 @@ func (c *checker) evtToolcErrorMessage() {
 	if c.ev.Core != TypeToolCompleted || c.ev.vals[kErrorMessage] != nil {
 		return
 	}
-	if s, ok := rawText(c.ev.vals[kStatus]); ok && oneOf(s, "error", "timeout") {
+	if s, ok := c.ev.text(kStatus); ok && oneOf(s, "error", "timeout") {
 		c.report("EVT-TOOLC-ERROR-MESSAGE", "no error_message",
 			"the tool completed with status %q but without error_message; the user should hear what went wrong (§4.3.2)", s)
 	}
@@ -827,7 +836,7 @@ func (c *checker) evtStreamHintComplete() {
 	if c.ev.Core != TypeOutputStreaming {
 		return
 	}
-	hint, hasHint := rawText(c.ev.vals[kCoalesceHint])
+	hint, hasHint := c.ev.text(kCoalesceHint)
 	complete, hasComplete := rawBool(c.ev.vals[kComplete])
 	switch {
 	case hasHint && string(hint) == "completion" && hasComplete && !complete:
@@ -853,7 +862,7 @@ var secretTextKeys = [...]key{kArgsSummary, kSummaryTerse, kSummaryNormal, kSumm
 // numbers (§10.2 T5).
 func (c *checker) evtSecrets() {
 	for _, k := range secretTextKeys {
-		s, ok := rawText(c.ev.vals[k])
+		s, ok := c.ev.text(k)
 		if !ok || len(s) < 4 {
 			continue
 		}
@@ -874,15 +883,34 @@ var assignedSecretWords = [...]string{"password", "passwd", "api_key", "apikey",
 var privateKeyMarkers = [...]string{"begin private key", "begin rsa private key", "begin openssh private key",
 	"begin ec private key", "begin dsa private key", "begin encrypted private key"}
 
+// secretStart marks the (lower-cased) first letters of the secret
+// markers findSecret looks for.
+var secretStart = func() (t [256]bool) {
+	for _, c := range "pagxcbs" {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	return t
+}()
+
 // findSecret returns what kind of secret text s seems to hold, or "".
+// Markers are only looked for at the start of a word.
 func findSecret(s []byte) string {
 	digits := 0
+	prevAlnum := false
 	for i := 0; i < len(s); i++ {
-		b := s[i] | 0x20 // ASCII lower case for letters
-		switch b {
+		c := s[i]
+		if prevAlnum || !secretStart[c] {
+			if c >= '0' && c <= '9' {
+				digits++
+			}
+			prevAlnum = alnum[c]
+			continue
+		}
+		prevAlnum = true
+		switch b := c | 0x20; b {
 		case 'p', 'a', 'g', 'x', 'c':
 			for _, w := range assignedSecretWords {
-				if w[0] == b && hasPrefixFold(s[i:], w) && (i == 0 || !isAlnum(s[i-1])) && assignsValue(s[i+len(w):]) {
+				if w[0] == b && hasPrefixFold(s[i:], w) && assignsValue(s[i+len(w):]) {
 					return "a value assigned to " + strconv.Quote(w)
 				}
 			}
@@ -902,15 +930,12 @@ func findSecret(s []byte) string {
 				}
 			}
 		case 's':
-			if (hasPrefixFold(s[i:], "ssh-rsa aaaa") || hasPrefixFold(s[i:], "ssh-ed25519 aaaa")) && (i == 0 || !isAlnum(s[i-1])) {
+			if hasPrefixFold(s[i:], "ssh-rsa aaaa") || hasPrefixFold(s[i:], "ssh-ed25519 aaaa") {
 				return "an SSH key"
 			}
-			if hasPrefixFold(s[i:], "sk-") && (i == 0 || !isAlnum(s[i-1])) && tokenRun(s[i+3:], 20) {
+			if hasPrefixFold(s[i:], "sk-") && tokenRun(s[i+3:], 20) {
 				return "an API secret key (sk-...)"
 			}
-		}
-		if s[i] >= '0' && s[i] <= '9' {
-			digits++
 		}
 	}
 	if digits >= 9 {
