@@ -137,12 +137,17 @@ type checker struct {
 }
 
 func newChecker(md *model, r protocol.Reporter, strict bool) *checker {
+	return newCheckerSized(md, r, strict, recentMemory)
+}
+
+// newCheckerSized bounds the stream-wide memories at memory entries each.
+func newCheckerSized(md *model, r protocol.Reporter, strict bool, memory int) *checker {
 	return &checker{
 		md: md, r: r, strict: strict,
-		sessions: protocol.NewSessions[session](recentMemory),
-		ended:    newFIFO[ended](recentMemory),
-		ids:      newFIFO[seenID](recentMemory),
-		hashes:   newFIFO[struct{}](recentMemory),
+		sessions: protocol.NewSessions[session](memory),
+		ended:    newFIFO[ended](memory),
+		ids:      newFIFO[seenID](memory),
+		hashes:   newFIFO[struct{}](memory),
 		bySource: map[int]string{},
 	}
 }

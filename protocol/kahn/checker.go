@@ -117,8 +117,13 @@ type checker struct {
 }
 
 func newChecker(r protocol.Reporter, strict bool) *checker {
-	return &checker{r: r, strict: strict, agents: protocol.NewSessions[agent](endedMemory),
-		ended: newFIFO[string](endedMemory), runs: map[string]*run{}}
+	return newCheckerSized(r, strict, endedMemory)
+}
+
+// newCheckerSized bounds the memory of ended agents at memory entries.
+func newCheckerSized(r protocol.Reporter, strict bool, memory int) *checker {
+	return &checker{r: r, strict: strict, agents: protocol.NewSessions[agent](memory),
+		ended: newFIFO[string](memory), runs: map[string]*run{}}
 }
 
 // event is one decoded KAHN event.

@@ -1,0 +1,43 @@
+package asp
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+type nopReporter struct{ done int }
+
+func (*nopReporter) Report(string, string, *protocol.Message, string, string, ...any) {}
+func (*nopReporter) Step(protocol.Step)                                               {}
+func (r *nopReporter) SessionDone(protocol.SessionSummary)                            { r.done++ }
+
+// TestMemoryBounded: the checker keeps state for open sessions only, and
+// its stream-wide memories stop growing at their bounds.
+func TestMemoryBounded(t *testing.T) {
+	rep := &nopReporter{}
+	const bound = 500
+	c := newCheckerSized(New().(*model), rep, false, bound)
+	feed := func(i int, line string) {
+		m := &protocol.Message{Index: int64(i), Raw: []byte(line)}
+		m.Fields = peek.Peek(m.Raw)
+		c.Handle(m)
+	}
+	const n = 3 * bound
+	for i := 0; i < n; i++ {
+		sid := fmt.Sprintf("s-%d", i)
+		feed(2*i, fmt.Sprintf(`{"messageId":"a-%d","sessionId":%q,"performative":"PROPOSE","timestamp":"2026-03-07T14:00:00.000Z","sender":{"agentId":"agent://a/x"},"content":{"body":{"type":"session-invitation"}},"integrity":{"hash":"h-a-%d"}}`, i, sid, i))
+		feed(2*i+1, fmt.Sprintf(`{"messageId":"b-%d","sessionId":%q,"performative":"REJECT","timestamp":"2026-03-07T14:00:01.000Z","sender":{"agentId":"agent://b/y"},"content":{"body":{"reason":"busy"}},"integrity":{"hash":"h-b-%d","previousHash":"h-a-%d"}}`, i, sid, i, i))
+		if c.sessions.Len() != 0 {
+			t.Fatalf("after session %d: %d sessions open, want 0", i, c.sessions.Len())
+		}
+	}
+	if rep.done != n {
+		t.Errorf("%d sessions reported done, want %d", rep.done, n)
+	}
+	if len(c.ended.m) != bound || len(c.ids.m) != bound || len(c.hashes.m) != bound {
+		t.Errorf("memories should stop at %d: ended %d, ids %d, hashes %d", bound, len(c.ended.m), len(c.ids.m), len(c.hashes.m))
+	}
+}

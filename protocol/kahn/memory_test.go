@@ -1,0 +1,43 @@
+package kahn
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+type nopReporter struct{ done int }
+
+func (*nopReporter) Report(string, string, *protocol.Message, string, string, ...any) {}
+func (*nopReporter) Step(protocol.Step)                                               {}
+func (r *nopReporter) SessionDone(protocol.SessionSummary)                            { r.done++ }
+
+// TestMemoryBounded: agents and runs are dropped when they end; the memory
+// of ended agents stops at its bound.
+func TestMemoryBounded(t *testing.T) {
+	rep := &nopReporter{}
+	const bound = 500
+	c := newCheckerSized(rep, false, bound)
+	feed := func(line string) {
+		m := &protocol.Message{Raw: []byte(line)}
+		m.Fields = peek.Peek(m.Raw)
+		c.Handle(m)
+	}
+	const n = 3 * bound
+	for i := 0; i < n; i++ {
+		feed(fmt.Sprintf(`{"ts":"2026-05-05T09:00:00.000Z","run_id":"r%d","event":"agent_run_start","agent_id":"a","task":"t"}`, i))
+		feed(fmt.Sprintf(`{"ts":"2026-05-05T09:00:00.000Z","run_id":"r%d","event":"audit_checkpoint","agent_id":null,"checkpoint_id":"c","result":"pass","duration_s":1}`, i))
+		feed(fmt.Sprintf(`{"ts":"2026-05-05T09:00:01.000Z","run_id":"r%d","event":"agent_run_end","agent_id":"a","outcome":"aborted","total_steps":0,"total_tool_calls":0,"total_audit_checkpoints":0,"audits_passed":0,"audits_failed":0,"total_duration_s":1}`, i))
+		if c.agents.Len() != 0 || len(c.runs) != 0 {
+			t.Fatalf("after run %d: %d agents, %d runs kept", i, c.agents.Len(), len(c.runs))
+		}
+	}
+	if rep.done != 2*n {
+		t.Errorf("%d sessions done, want %d (agent and lane per run)", rep.done, 2*n)
+	}
+	if len(c.ended.m) != bound {
+		t.Errorf("ended memory grew to %d", len(c.ended.m))
+	}
+}
