@@ -51,7 +51,9 @@ func (model) Name() string { return "aaep" }
 
 func (model) Rules() []protocol.Rule { return append(singleRules(), seqRules()...) }
 
-func (model) Machine() protocol.Machine { return machine }
+// Machine returns the session state machine of Appendix A (defined with
+// the sequence rules, seq_rules.go).
+func (model) Machine() protocol.Machine { return appendixAMachine() }
 
 // Recognize implements protocol.Model; see the package documentation.
 func (model) Recognize(m *protocol.Message) bool {
@@ -205,21 +207,11 @@ func (c *checker) report(id, short, format string, args ...any) {
 	c.r.Report(id, c.session, c.m, short, format, args...)
 }
 
-// Lifecycle and standard internal states (Appendix A).
+// Lifecycle states of a session (Appendix A); the internal states between
+// them come from agent.state.changed.
 const (
 	StateStarted   = "started"
 	StateCompleted = "completed"
 	StateErrored   = "errored"
 	StateCancelled = "cancelled"
 )
-
-var machine = protocol.Machine{
-	States: []protocol.State{
-		{Name: StateStarted, Kind: protocol.StateInitial},
-		{Name: "idle"}, {Name: "thinking"}, {Name: "calling_tool"}, {Name: "writing_output"},
-		{Name: "awaiting_input"}, {Name: "deciding"}, {Name: "handing_off"},
-		{Name: StateCompleted, Kind: protocol.StateTerminal},
-		{Name: StateErrored, Kind: protocol.StateError},
-		{Name: StateCancelled, Kind: protocol.StateTerminal},
-	},
-}
