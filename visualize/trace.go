@@ -22,6 +22,12 @@ type Limits struct {
 	// MaxNotes is how many distinct findings (rule and reason) one edge or
 	// state lists (default 4); further ones are only counted.
 	MaxNotes int
+	// MaxDetails is how many distinct details (tool call, output chunk, ...)
+	// one transition keeps apart (default 4): further steps of the same
+	// transition with new details merge into one edge whose detail is
+	// Various, so that a session of 10,000 chunks, each with its own
+	// position, still draws as a few edges.
+	MaxDetails int
 }
 
 // Default limits.
@@ -29,6 +35,7 @@ const (
 	DefaultMaxStates = 64
 	DefaultMaxEdges  = 120
 	DefaultMaxNotes  = 4
+	DefaultMaxDetail = 4
 )
 
 // recentSteps is how many recent message indexes a trace remembers, to
@@ -53,6 +60,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxNotes <= 0 {
 		l.MaxNotes = DefaultMaxNotes
+	}
+	if l.MaxDetails <= 0 {
+		l.MaxDetails = DefaultMaxDetail
 	}
 	return l
 }
@@ -181,10 +191,13 @@ type Trace struct {
 	first    time.Duration
 	hasFirst bool
 
-	nodes    []*Node
-	nodeIdx  map[string]*Node
-	edges    []*Edge
-	edgeIdx  map[edgeKey]*Edge
+	nodes   []*Node
+	nodeIdx map[string]*Node
+	edges   []*Edge
+	edgeIdx map[edgeKey]*Edge
+	// details counts the distinct details of each transition (its key
+	// without the detail).
+	details  map[edgeKey]int
 	current  string // state after the last committed step; "" before any
 	startAt  string // From of the first step
 	endNotes Notes
@@ -217,6 +230,7 @@ func newTrace(proto, session string, limits Limits) *Trace {
 		limits:   limits.withDefaults(),
 		nodeIdx:  map[string]*Node{},
 		edgeIdx:  map[edgeKey]*Edge{},
+		details:  map[edgeKey]int{},
 	}
 }
 
@@ -366,12 +380,26 @@ func (t *Trace) commit(ps pendingStep, fs []protocol.Finding) *Edge {
 	t.current = to
 	k := edgeKey{from: from, to: to, label: s.Label, detail: s.Detail, kind: s.Kind, synthetic: s.Synthetic, rules: ruleSig(fs)}
 	e := t.edgeIdx[k]
+	if e == nil && k.detail != "" {
+		// A new detail of this transition: keep it apart, up to MaxDetails.
+		bare := k
+		bare.detail = ""
+		if t.details[bare] >= t.limits.MaxDetails {
+			k.detail = Various
+			e = t.edgeIdx[k]
+		} else {
+			t.details[bare]++
+		}
+	}
 	if e == nil && len(t.edges) >= t.limits.MaxEdges {
 		// Too many distinct transitions: merge more coarsely, first
 		// ignoring the detail, then (past twice the limit) the label and
 		// kind too, which leaves at most one edge per pair of states.
-		k.detail = Various
-		if e = t.edgeIdx[k]; e == nil && len(t.edges) >= 2*t.limits.MaxEdges {
+		if k.detail != "" {
+			k.detail = Various
+			e = t.edgeIdx[k]
+		}
+		if e == nil && len(t.edges) >= 2*t.limits.MaxEdges {
 			k.label, k.kind = Various, protocol.StepOther
 			if k.rules != "" {
 				k.rules = "!"

@@ -235,11 +235,45 @@ func TestTraceLimits(t *testing.T) {
 		for i := 0; i < 40; i++ {
 			ev = append(ev, step(int64(i), "a", "a", "tool.invoked", fmt.Sprintf("tool%d", i), protocol.StepTool))
 		}
-		tr := collect(t, ev, visualize.CollectorOptions{Limits: visualize.Limits{MaxEdges: 5}})[0]
+		tr := collect(t, ev, visualize.CollectorOptions{Limits: visualize.Limits{MaxEdges: 5, MaxDetails: 100}})[0]
 		got := edgeStrings(tr)
 		want := []string{
 			"a->a tool.invoked tool0 ×1 #1", "a->a tool.invoked tool1 ×1 #2", "a->a tool.invoked tool2 ×1 #3",
 			"a->a tool.invoked tool3 ×1 #4", "a->a tool.invoked tool4 ×1 #5", "a->a tool.invoked (various) ×35 #6",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("edges:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("details beyond MaxDetails merge", func(t *testing.T) {
+		var ev []fixture.Event
+		for i := 0; i < 1000; i++ {
+			ev = append(ev, step(int64(i), "w", "w", "output.streaming", fmt.Sprintf("out_1 @%d", i), protocol.StepOutput))
+		}
+		ev = append(ev, step(1000, "w", "x", "state.changed", "", protocol.StepState))
+		tr := collect(t, ev, visualize.CollectorOptions{})[0]
+		got := edgeStrings(tr)
+		want := []string{
+			"w->w output.streaming out_1 @0 ×1 #1", "w->w output.streaming out_1 @1 ×1 #2", "w->w output.streaming out_1 @2 ×1 #3",
+			"w->w output.streaming out_1 @3 ×1 #4", "w->w output.streaming (various) ×996 #5", "w->x state.changed ×1 #1001",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("edges:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("labels beyond twice MaxEdges merge per pair of states", func(t *testing.T) {
+		var ev []fixture.Event
+		for i := 0; i < 30; i++ {
+			ev = append(ev, step(int64(i), "a", "b", fmt.Sprintf("label%d", i), "", protocol.StepState))
+		}
+		tr := collect(t, ev, visualize.CollectorOptions{Limits: visualize.Limits{MaxEdges: 3}})[0]
+		got := edgeStrings(tr)
+		// 3 distinct, then 3 more (detail dropped, but there is none to
+		// drop), then everything else in one edge per pair of states.
+		want := []string{
+			"a->b label0 ×1 #1", "a->b label1 ×1 #2", "a->b label2 ×1 #3",
+			"a->b label3 ×1 #4", "a->b label4 ×1 #5", "a->b label5 ×1 #6",
+			"a->b (various) ×24 #7",
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("edges:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"flag"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/visualize"
+)
+
+var visDrawings = flag.String("drawings", "", "copy the drawings made by the visualize tests to this directory")
+
+// visRun runs aaep-replay with args and returns its exit code, stdout and stderr.
+func visRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, args)
+	return code, out.String(), errb.String()
+}
+
+// visStream is the sample stream the visualize tests draw: four
+// interleaved AAEP sessions, one of which breaks rules.
+func visStream() []sample.Msg {
+	return sample.Stream(sample.Options{Sessions: 4, Seed: 7, Violations: true})
+}
+
+// visCapture writes the sample stream as a capture (with a connection
+// record first) and returns its path.
+func visCapture(t *testing.T, dir, name string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	w, err := capfile.Create(path, capfile.Header{Tool: "visualize-test", Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, &capfile.WriterOptions{FlushInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(&capfile.Record{Kind: capfile.KindConn, Payload: []byte(`{"event":"connected"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range visStream() {
+		kind := capfile.KindReceived
+		if m.FromSubscriber {
+			kind = capfile.KindSent
+		}
+		if err := w.Append(&capfile.Record{Kind: kind, Time: int64(m.Offset), Session: m.Session, Payload: m.JSON}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// visJSONL writes the sample stream as JSON lines and returns its path.
+func visJSONL(t *testing.T, dir, name string) string {
+	t.Helper()
+	var b bytes.Buffer
+	for _, m := range visStream() {
+		b.Write(m.JSON)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// visSessions are the sample stream's session IDs, and the one that breaks rules.
+func visSessions() (all []string, broken string) {
+	seen := map[string]bool{}
+	for i, m := range visStream() {
+		_ = i
+		if !seen[m.Session] {
+			seen[m.Session] = true
+			all = append(all, m.Session)
+		}
+	}
+	// sample.Stream makes every fourth session (index 3) the broken one.
+	return all, all[3]
+}
+
+func visRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func visKeep(t *testing.T, path string) {
+	if *visDrawings == "" {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(*visDrawings, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*visDrawings, filepath.Base(path)), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVisualizeDoesNotLinkGraphviz: go-graphviz compiles its WebAssembly
+// Graphviz in a package init function, so aaep-replay must not link it, or
+// every command (check, serve, ...) would pay that start-up. Drawing goes
+// through the aaep-render helper instead.
+func TestVisualizeDoesNotLinkGraphviz(t *testing.T) {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(goTool, "list", "-deps", "github.com/aaep-tools/aaepkit/cmd/aaep-replay").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "github.com/goccy/go-graphviz") || strings.Contains(string(out), "github.com/tetratelabs/wazero") {
+		t.Errorf("aaep-replay links go-graphviz or wazero")
+	}
+	if !strings.Contains(string(out), "github.com/aaep-tools/aaepkit/visualize\n") {
+		t.Errorf("aaep-replay does not link visualize: the check proves nothing")
+	}
+}
+
+func TestVisualizeDOT(t *testing.T) {
+	dir := t.TempDir()
+	capture := visCapture(t, dir, "session.aaep")
+	jsonl := visJSONL(t, dir, "session.jsonl")
+	all, broken := visSessions()
+	tests := []struct {
+		name string
+		args []string
+		// out is the file to read ("" for stdout).
+		out        string
+		contains   []string
+		lacks      []string
+		stderrHave string
+	}{
+		{name: "default output beside the input", args: []string{"visualize", capture, "--format", "dot"}, out: capture + ".dot",
+			contains: append([]string{"digraph aaep_trace", "subgraph cluster_0", "session.aaep", "<b>Legend</b>"}, all...), stderrHave: "drew 4 sessions"},
+		{name: "format from the output extension", args: []string{"visualize", capture, "-o", filepath.Join(dir, "x.gv")}, out: filepath.Join(dir, "x.gv"),
+			contains: []string{"digraph aaep_trace"}},
+		{name: "one session", args: []string{"visualize", capture, "--session", broken, "-o", filepath.Join(dir, "one.dot")}, out: filepath.Join(dir, "one.dot"),
+			contains: []string{"aaep session " + broken}, lacks: []string{"subgraph cluster_", all[0]}, stderrHave: "drew 1 session "},
+		{name: "standard output", args: []string{"visualize", capture, "-o", "-", "--format", "dot"},
+			contains: []string{"digraph aaep_trace"}, stderrHave: "to standard output"},
+		{name: "json lines input", args: []string{"visualize", jsonl, "--format", "dot"}, out: jsonl + ".dot",
+			contains: append([]string{"digraph aaep_trace", "session.jsonl"}, all...)},
+		{name: "documented root form", args: []string{"--input", capture, "--visualize", "--output", filepath.Join(dir, "root.dot")}, out: filepath.Join(dir, "root.dot"),
+			contains: []string{"digraph aaep_trace"}},
+		{name: "forced protocol", args: []string{"visualize", capture, "--protocol", "aaep", "--profile", "strict", "--format", "dot", "-o", "-"},
+			contains: []string{"digraph aaep_trace", broken}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := visRun(t, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			got := stdout
+			if tt.out != "" {
+				got = visRead(t, tt.out)
+				visKeep(t, tt.out)
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(got, s) {
+					t.Errorf("output lacks %q", s)
+				}
+			}
+			for _, s := range tt.lacks {
+				if strings.Contains(got, s) {
+					t.Errorf("output has %q", s)
+				}
+			}
+			if !strings.Contains(stderr, tt.stderrHave) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.stderrHave)
+			}
+		})
+	}
+	t.Run("violations are red", func(t *testing.T) {
+		code, stdout, stderr := visRun(t, "visualize", capture, "--session", broken, "--format", "dot", "-o", "-")
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		var red int
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.Contains(l, `color="#dc2626"`) && !strings.Contains(l, "Legend") {
+				red++
+			}
+		}
+		if red == 0 {
+			t.Errorf("the broken session's drawing has nothing red:\n%s", stdout)
+		}
+	})
+	t.Run("deterministic", func(t *testing.T) {
+		_, a, _ := visRun(t, "visualize", capture, "--format", "dot", "-o", "-")
+		_, b, _ := visRun(t, "visualize", capture, "--format", "dot", "-o", "-")
+		if a != b || a == "" {
+			t.Errorf("two runs drew different DOT")
+		}
+	})
+}
+
+func TestVisualizeErrors(t *testing.T) {
+	dir := t.TempDir()
+	capture := visCapture(t, dir, "session.aaep")
+	garbage := filepath.Join(dir, "garbage.bin")
+	if err := os.WriteFile(garbage, []byte("\x00\x01\x02\x03binary"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, "long.jsonl")
+	if err := os.WriteFile(long, append(append([]byte(`{"x":"`), bytes.Repeat([]byte("x"), visMaxLine)...), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown format", []string{"visualize", capture, "--format", "pdf"}, 2, `unknown format "pdf"`},
+		{"format and output disagree", []string{"visualize", capture, "--format", "svg", "-o", "x.png"}, 2, "does not match the --output file"},
+		{"unknown session", []string{"visualize", capture, "--session", "sess_nope", "--format", "dot", "-o", "-"}, 2, `no session "sess_nope"`},
+		{"unknown protocol", []string{"visualize", capture, "--protocol", "nope", "--format", "dot"}, 2, `unknown protocol "nope"`},
+		{"unknown profile", []string{"visualize", capture, "--profile", "loose", "--format", "dot"}, 2, `unknown profile "loose"`},
+		{"missing file", []string{"visualize", filepath.Join(dir, "missing.aaep"), "--format", "dot"}, 2, "no such file"},
+		{"not a capture nor json lines", []string{"visualize", garbage, "--format", "dot"}, 2, "neither a capture nor JSON lines"},
+		{"empty file", []string{"visualize", empty, "--format", "dot"}, 2, "empty file"},
+		{"line too long", []string{"visualize", long, "--format", "dot"}, 2, "line 1 is longer than"},
+		{"no input", []string{"visualize"}, 2, "accepts 1 arg"},
+		{"output directory missing", []string{"visualize", capture, "--format", "dot", "-o", filepath.Join(dir, "no", "such", "dir.dot")}, 2, "write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := visRun(t, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// TestVisualizeTornCapture draws a capture whose writer did not finish: up
+// to its last intact record, with a warning.
+func TestVisualizeTornCapture(t *testing.T) {
+	dir := t.TempDir()
+	capture := visCapture(t, dir, "session.aaep")
+	b, err := os.ReadFile(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(dir, "torn.aaep")
+	// Drop the index and trailer and the end of the last data frame.
+	if err := os.WriteFile(torn, b[:len(b)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := visRun(t, "visualize", torn, "--format", "dot", "-o", "-")
+	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stdout, "digraph aaep_trace") {
+		t.Errorf("exit %d, stderr %q; want 0, a warning and a drawing", code, stderr)
+	}
+}
+
+// visHelper builds aaep-render and points AAEP_RENDER at it.
+func visHelper(t *testing.T) {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	path := filepath.Join(t.TempDir(), visualize.HelperName)
+	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/visualize/cmd/aaep-render").CombinedOutput(); err != nil {
+		t.Fatalf("build aaep-render: %v\n%s", err, out)
+	}
+	t.Setenv(visualize.HelperEnv, path)
+}
+
+// visCheckSVG parses an SVG file as XML and returns its text.
+func visCheckSVG(t *testing.T, path string) string {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(visRead(t, path)))
+	var text strings.Builder
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s is not XML: %v", path, err)
+		}
+		if c, ok := tok.(xml.CharData); ok {
+			text.Write(c)
+		}
+	}
+	return text.String()
+}
+
+func TestVisualizeSVGAndPNG(t *testing.T) {
+	visHelper(t)
+	dir := t.TempDir()
+	capture := visCapture(t, dir, "session.aaep")
+	all, _ := visSessions()
+	t.Run("default svg beside the input", func(t *testing.T) {
+		code, _, stderr := visRun(t, "visualize", capture)
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		text := visCheckSVG(t, capture+".svg")
+		visKeep(t, capture+".svg")
+		for _, s := range append([]string{"Legend"}, all...) {
+			if !strings.Contains(text, s) {
+				t.Errorf("svg lacks %q", s)
+			}
+		}
+	})
+	t.Run("documented form --input --visualize", func(t *testing.T) {
+		other := filepath.Join(dir, "other.aaep")
+		if err := os.Link(capture, other); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := visRun(t, "--input", other, "--visualize")
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		visCheckSVG(t, other+".svg")
+	})
+	t.Run("documented form with --output", func(t *testing.T) {
+		out := filepath.Join(dir, "trace.svg")
+		code, _, stderr := visRun(t, "--input", capture, "--visualize", "--output", out)
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		visCheckSVG(t, out)
+	})
+	t.Run("png", func(t *testing.T) {
+		out := filepath.Join(dir, "trace.png")
+		code, _, stderr := visRun(t, "visualize", capture, "-o", out)
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		visKeep(t, out)
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("not a PNG: %v", err)
+		}
+		if b := img.Bounds(); b.Dx() < 400 || b.Dy() < 300 {
+			t.Errorf("PNG is %dx%d, too small for four sessions", b.Dx(), b.Dy())
+		}
+	})
+	t.Run("helper missing", func(t *testing.T) {
+		t.Setenv(visualize.HelperEnv, filepath.Join(dir, "no-helper"))
+		out := filepath.Join(dir, "none.svg")
+		code, _, stderr := visRun(t, "visualize", capture, "-o", out)
+		if code != 2 || !strings.Contains(stderr, "aaep-render") {
+			t.Errorf("exit %d, stderr %q; want 2 and a word on the helper", code, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("a failed run left %s", out)
+		}
+	})
+}
