@@ -164,6 +164,7 @@ func appendixAMachine() protocol.Machine {
 		{From: stateDeciding, To: stateCallingTool, Label: "tool.invoked"},
 		{From: stateCallingTool, To: stateThinking, Label: sc},
 		{From: stateCallingTool, To: stateWritingOutput, Label: sc},
+		{From: stateCallingTool, To: stateDeciding, Label: sc},
 		{From: stateWritingOutput, To: stateThinking, Label: sc},
 		{From: stateWritingOutput, To: stateIdle, Label: sc},
 		{From: stateThinking, To: stateAwaitingInput, Label: "awaiting.confirmation"},
