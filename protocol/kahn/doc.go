@@ -36,4 +36,14 @@
 //
 // Run-level totals (KA-R04) are compared with the stream as warnings,
 // because producers may abbreviate streams.
+//
+// # CI events
+//
+// NewCI models the sibling schema of KAHN's CI emitter
+// (transitions.schema.json: run_start, node_transition, node_attempt,
+// run_end) under the name "kahn-ci", with the rules KC-*: the published
+// conditional rules KC-01…KC-06, the field shapes, and an [INFERRED] node
+// lifecycle (KC-S01) and run_end counts (KC-R01) as warnings. Its sessions
+// are nodes, "<run_id>/<node_id>", finished at the run's run_end; run_start
+// and run_end are drawn on the run's lane.
 package kahn

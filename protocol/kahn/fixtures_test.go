@@ -100,6 +100,13 @@ var fixtures = []struct {
 	{"seed", seedRun, []string{"KA-R03", "KA-R04"}},
 }
 
+func writeFixture(t *testing.T, path string, ls []string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(ls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func readLines(t *testing.T, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -167,9 +174,7 @@ func TestFixtures(t *testing.T) {
 		t.Run(fx.name, func(t *testing.T) {
 			path := filepath.Join("testdata", fx.name+".jsonl")
 			if *update {
-				if err := os.WriteFile(path, []byte(strings.Join(fx.gen(), "\n")+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeFixture(t, path, fx.gen())
 			}
 			in := readLines(t, path)
 			if strings.Join(in, "\n") != strings.Join(fx.gen(), "\n") {

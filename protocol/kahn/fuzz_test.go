@@ -13,9 +13,9 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/kahn"
 )
 
-// FuzzCheck feeds arbitrary bytes, one event per line, to the KAHN model in
-// both profiles, recognised and forced: no panic, steps in machine states,
-// findings under listed rules.
+// FuzzCheck feeds arbitrary bytes, one event per line, to the KAHN agent and
+// CI models in both profiles, recognised and forced: no panic, steps in
+// machine states, findings under listed rules.
 func FuzzCheck(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	for _, p := range paths {
@@ -27,21 +27,24 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Add([]byte(`{"ts":"2026-05-05T09:00:00.000Z","run_id":"r","event":"audit_checkpoint","agent_id":null,"checkpoint_id":"a","result":"pass","duration_s":1}`))
 	f.Add([]byte(`{"ts":"x","run_id":"r","event":"agent_transition","agent_id":"a","step":1e400,"from":"blocked_on_clarification","to":7}`))
-	states := map[string]bool{}
-	for _, s := range kahn.New().Machine().States {
-		states[s.Name] = true
+	states := map[string]map[string]bool{}
+	for _, md := range []protocol.Model{kahn.New(), kahn.NewCI()} {
+		states[md.Name()] = map[string]bool{}
+		for _, s := range md.Machine().States {
+			states[md.Name()][s.Name] = true
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, force := range []string{"", "kahn"} {
+		for _, force := range []string{"", "kahn", "kahn-ci"} {
 			for _, profile := range []string{"lenient", "strict"} {
-				e, err := protocol.NewEngine([]protocol.Model{kahn.New()}, force, &protocol.Options{Profile: profile}, protocol.Sink{
+				e, err := protocol.NewEngine([]protocol.Model{kahn.New(), kahn.NewCI()}, force, &protocol.Options{Profile: profile}, protocol.Sink{
 					Finding: func(fd protocol.Finding) {
 						if strings.Contains(fd.Message, "missing from the") {
 							t.Errorf("finding with an unlisted rule: %+v", fd)
 						}
 					},
 					Step: func(s protocol.Step) {
-						if !states[s.From] || !states[s.To] {
+						if !states[s.Protocol][s.From] || !states[s.Protocol][s.To] {
 							t.Errorf("step with unknown state: %+v", s)
 						}
 					},
