@@ -65,7 +65,7 @@ func TestFormatOf(t *testing.T) {
 }
 
 // buildHelper builds the aaep-render helper into dir and returns its path.
-func buildHelper(t *testing.T, dir string) string {
+func buildHelper(t testing.TB, dir string) string {
 	t.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	path := filepath.Join(dir, visualize.HelperName)
@@ -75,6 +75,8 @@ func buildHelper(t *testing.T, dir string) string {
 	}
 	return path
 }
+
+func buildHelperB(b *testing.B) string { return buildHelper(b, b.TempDir()) }
 
 func writeArtifact(t *testing.T, name string, data []byte) {
 	if *drawings == "" {

@@ -195,6 +195,9 @@ type Trace struct {
 	nodeIdx map[string]*Node
 	edges   []*Edge
 	edgeIdx map[edgeKey]*Edge
+	// lastKey and lastEdge are the last step's key and edge.
+	lastKey  edgeKey
+	lastEdge *Edge
 	// details counts the distinct details of each transition (its key
 	// without the detail).
 	details  map[edgeKey]int
@@ -379,6 +382,15 @@ func (t *Trace) commit(ps pendingStep, fs []protocol.Finding) *Edge {
 	n.Visits++
 	t.current = to
 	k := edgeKey{from: from, to: to, label: s.Label, detail: s.Detail, kind: s.Kind, synthetic: s.Synthetic, rules: ruleSig(fs)}
+	if t.lastEdge != nil && k == t.lastKey {
+		// The same transition as the last step: the common case of long
+		// sessions (streamed chunks, progress), without hashing the key.
+		e := t.lastEdge
+		e.Count++
+		e.Last, e.LastOffset = ps.num, s.Offset
+		return e
+	}
+	t.lastKey = k
 	e := t.edgeIdx[k]
 	if e == nil && k.detail != "" {
 		// A new detail of this transition: keep it apart, up to MaxDetails.
@@ -421,6 +433,7 @@ func (t *Trace) commit(ps pendingStep, fs []protocol.Finding) *Edge {
 	for i := range fs {
 		e.Notes.add(&fs[i], t.limits.MaxNotes)
 	}
+	t.lastEdge = e
 	return e
 }
 
@@ -519,6 +532,8 @@ type Collector struct {
 	traces  map[traceKey]*Trace
 	// bySession finds a trace by session ID alone, for stream-level findings.
 	bySession map[string]*Trace
+	// last is the trace used last (sessions come in runs).
+	last *Trace
 }
 
 type traceKey struct{ protocol, session string }
@@ -543,8 +558,12 @@ func (c *Collector) Sink() protocol.Sink {
 }
 
 func (c *Collector) trace(proto, session string) *Trace {
+	if c.last != nil && c.last.Session == session && c.last.Protocol == proto {
+		return c.last
+	}
 	k := traceKey{proto, session}
 	t := c.traces[k]
+	defer func() { c.last = t }()
 	if t == nil {
 		t = newTrace(proto, session, c.limits)
 		c.traces[k] = t
