@@ -1,0 +1,478 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/source"
+	"github.com/aaep-tools/aaepkit/source/sourcetest"
+)
+
+func TestMain(m *testing.M) {
+	sourcetest.RunChild()
+	os.Setenv("GORACE", "atexit_sleep_ms=0") // children are test binaries
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// syncBuffer is a buffer the progress goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// capture runs aaep-capture in process, bounded by a timeout that fails
+// the test when it is what ended the run.
+func capture(t *testing.T, tty bool, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errb syncBuffer
+	code := run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTTY: tty}, args)
+	if ctx.Err() != nil {
+		t.Fatalf("aaep-capture %q did not stop by itself; stderr:\n%s", args, errb.String())
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// readCapture reads every record; the capture must end cleanly.
+func readCapture(t *testing.T, path string) (capfile.Header, []capfile.Record) {
+	t.Helper()
+	r, err := capfile.Open(path)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer r.Close()
+	var recs []capfile.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s record %d: %v", path, len(recs), err)
+		}
+		c := *rec
+		c.Payload = bytes.Clone(rec.Payload)
+		c.Attrs = slices.Clone(rec.Attrs)
+		recs = append(recs, c)
+	}
+	return r.Header(), recs
+}
+
+func kinds(recs []capfile.Record, k capfile.Kind) []capfile.Record {
+	var out []capfile.Record
+	for _, r := range recs {
+		if r.Kind == k {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func connEvents(recs []capfile.Record) []string {
+	var out []string
+	for _, r := range kinds(recs, capfile.KindConn) {
+		var ev source.ConnEvent
+		if err := json.Unmarshal(r.Payload, &ev); err != nil {
+			panic(err)
+		}
+		out = append(out, ev.Event)
+	}
+	return out
+}
+
+// assertAbsent fails when s occurs in the raw capture or in its
+// decompressed content.
+func assertAbsent(t *testing.T, path string, secrets ...string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := zstd.NewReader(nil)
+	defer d.Close()
+	plain, err := d.DecodeAll(raw, nil)
+	if err != nil {
+		t.Fatalf("decompress %s: %v", path, err)
+	}
+	for _, s := range secrets {
+		if bytes.Contains(raw, []byte(s)) || bytes.Contains(plain, []byte(s)) {
+			t.Errorf("%q appears in %s", s, path)
+		}
+	}
+}
+
+func checkEvents(t *testing.T, recs []capfile.Record, want [][]byte) {
+	t.Helper()
+	got := kinds(recs, capfile.KindReceived)
+	if len(got) != len(want) {
+		t.Fatalf("%d received records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i].Payload, want[i]) {
+			t.Fatalf("record %d:\n got %q\nwant %q", i, got[i].Payload, want[i])
+		}
+	}
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Time < recs[i-1].Time {
+			t.Fatalf("record %d goes back in time", i)
+		}
+	}
+}
+
+func TestCaptureSSEDocumentedForms(t *testing.T) {
+	events := sourcetest.Events(20)
+	for _, form := range []string{"--endpoint", "first argument"} {
+		t.Run(form, func(t *testing.T) {
+			p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(events)}
+			origin := p.Start(t)
+			out := filepath.Join(t.TempDir(), "session.aaep")
+			args := []string{"--endpoint", origin, "--output", out}
+			if form != "--endpoint" {
+				args = []string{origin, "--output", out}
+			}
+			res := capture(t, false, args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			h, recs := readCapture(t, out)
+			checkEvents(t, recs, events)
+			if !strings.HasPrefix(h.Tool, "aaep-capture/") || len(h.Sources) != 1 || h.Sources[0].Transport != "sse" {
+				t.Errorf("header %+v", h)
+			}
+			if kinds(recs, capfile.KindReceived)[0].Session != "sess_test01" {
+				t.Error("records carry no session key")
+			}
+			if !strings.Contains(res.stderr, "aaep-capture: 20 events") || !strings.Contains(res.stderr, "stopped: sources ended") || strings.Count(res.stderr, "\n") != 1 {
+				t.Errorf("summary %q", res.stderr)
+			}
+			if res.stdout != "" {
+				t.Errorf("stdout %q", res.stdout)
+			}
+		})
+	}
+}
+
+func TestCaptureWebSocketHeadersNeverRecorded(t *testing.T) {
+	const token = "Bearer tok-9f8e7d6c5b4a"
+	events := sourcetest.Events(10)
+	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), CloseCode: 4000, CloseReason: "session over", RequireHeader: [2]string{"Authorization", token}}
+	url := p.Start(t)
+	out := filepath.Join(t.TempDir(), "ws.aaep")
+	res := capture(t, false, url+"?access_token=qs-secret-1234", "-o", out, "--header", "Authorization: "+token, "--header", "X-Api-Key: key-abcdef123", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	_, recs := readCapture(t, out)
+	accepted := []byte(`{"type":"subscription.accepted","subscription_id":"sub_test","aaep_version":"1.0.0","producer":{"agent_id":"retirement-planner"},"honored_capabilities":{}}`)
+	checkEvents(t, recs, append([][]byte{accepted}, events...))
+	if sent := kinds(recs, capfile.KindSent); len(sent) != 1 || !bytes.Contains(sent[0].Payload, []byte(`"subscription.request"`)) {
+		t.Errorf("sent records %d", len(sent))
+	}
+	assertAbsent(t, out, "tok-9f8e7d6c5b4a", "key-abcdef123", "qs-secret-1234")
+
+	var sum summary
+	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
+		t.Fatalf("--json output %q: %v", res.stdout, err)
+	}
+	if sum.Events != 11 || sum.Sent != 1 || sum.ExitCode != 0 || len(sum.CloseCodes) != 1 || sum.CloseCodes[0].Code != 4000 || sum.CloseCodes[0].Name != "subscription closed" {
+		t.Errorf("summary %+v", sum)
+	}
+	if sum.FileBytes == 0 || sum.Ratio <= 1 || len(sum.Files) != 1 || sum.Sources[0].Transport != "websocket" {
+		t.Errorf("summary %+v", sum)
+	}
+	if strings.Contains(res.stdout+res.stderr, "tok-9f8e7d6c5b4a") {
+		t.Error("the token is printed")
+	}
+}
+
+func TestCaptureFiltersAndRedaction(t *testing.T) {
+	var msgs [][]byte
+	for i := 0; i < 40; i++ {
+		msgs = append(msgs, sourcetest.Event(i))
+	}
+	p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(msgs)}
+	origin := p.Start(t)
+	out := filepath.Join(t.TempDir(), "f.aaep")
+	res := capture(t, false, origin, "-o", out, "--filter-type", "tool.invoked", "--filter-type", "agent.session.started",
+		"--filter-session", "sess_test01", "--redact", "summary_detailed", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	h, recs := readCapture(t, out)
+	var want [][]byte
+	for _, m := range msgs {
+		typ := ""
+		if bytes.Contains(m, []byte(`"aaep:agent.tool.invoked"`)) {
+			typ = "tool"
+		}
+		if bytes.Contains(m, []byte(`"aaep:agent.session.started"`)) {
+			typ = "start"
+		}
+		if typ == "" {
+			continue
+		}
+		i := bytes.Index(m, []byte(`"summary_detailed":"`)) + len(`"summary_detailed":`)
+		want = append(want, append(append(bytes.Clone(m[:i]), `"[REDACTED]"`...), '}'))
+	}
+	checkEvents(t, recs, want)
+	for _, r := range kinds(recs, capfile.KindReceived) {
+		if r.Flags != capfile.FlagRedacted {
+			t.Fatalf("flags %b", r.Flags)
+		}
+	}
+	if !slices.Equal(h.Redacted, []string{"summary_detailed"}) || h.Meta["filter-type"] != "tool.invoked,agent.session.started" {
+		t.Errorf("header redacted %v meta %v", h.Redacted, h.Meta)
+	}
+	var sum summary
+	_ = json.Unmarshal([]byte(res.stdout), &sum)
+	if sum.Filtered != int64(len(msgs)-len(want)) || sum.Redacted != int64(len(want)) {
+		t.Errorf("summary filtered %d redacted %d", sum.Filtered, sum.Redacted)
+	}
+}
+
+func TestCaptureStopConditions(t *testing.T) {
+	events := sourcetest.Events(50)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		reason string
+		events int
+	}{
+		{"max events", []string{"--max-events", "7"}, "max-events", 7},
+		{"max bytes", []string{"--max-bytes", "2000"}, "max-bytes", 6}, // the ~170-byte accepted message, then 430 bytes each
+		{"duration", []string{"--duration", "300ms"}, "duration", 51},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), Hold: true}
+			url := p.Start(t)
+			out := filepath.Join(t.TempDir(), "s.aaep")
+			res := capture(t, false, append([]string{url, "-o", out, "--json"}, tc.args...)...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			_, recs := readCapture(t, out)
+			if n := len(kinds(recs, capfile.KindReceived)); n != tc.events {
+				t.Errorf("%d received records, want %d", n, tc.events)
+			}
+			var sum summary
+			_ = json.Unmarshal([]byte(res.stdout), &sum)
+			if sum.StopReason != tc.reason {
+				t.Errorf("stop reason %q", sum.StopReason)
+			}
+			// The goodbye is recorded after the stop.
+			last := recs[len(recs)-1]
+			if last.Kind != capfile.KindConn || !bytes.Contains(last.Payload, []byte(`"capture stopped"`)) {
+				t.Errorf("last record %d %s", last.Kind, last.Payload)
+			}
+			if sent := kinds(recs, capfile.KindSent); len(sent) != 2 || !bytes.Contains(sent[1].Payload, []byte("subscription.close")) {
+				t.Errorf("%d sent records, want request and close", len(sent))
+			}
+		})
+	}
+}
+
+func TestCaptureExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	rejecting := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(2)), CloseCode: 4003, CloseReason: "denied"}
+	rejectURL := rejecting.Start(t)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string
+		records bool
+	}{
+		{"unreachable", []string{"http://127.0.0.1:1/aaep/v1/events", "-o", filepath.Join(dir, "a.aaep"), "--max-retries", "0"}, 1, "source failed", true},
+		{"authorization denied", []string{rejectURL, "-o", filepath.Join(dir, "b.aaep")}, 1, "4003 authorization denied", true},
+		{"output directory missing", []string{rejectURL, "-o", filepath.Join(dir, "nope", "c.aaep")}, 2, "create", false},
+		{"input file missing", []string{filepath.Join(dir, "missing.jsonl"), "-o", filepath.Join(dir, "d.aaep")}, 2, "open input", true},
+		{"bad cacert", []string{rejectURL, "-o", filepath.Join(dir, "e.aaep"), "--cacert", filepath.Join(dir, "none.pem")}, 2, "--cacert", false},
+		{"unsupported scheme", []string{"ftp://x", "-o", filepath.Join(dir, "f.aaep")}, 2, "unsupported scheme", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := capture(t, false, tc.args...)
+			if res.code != tc.code || !strings.Contains(res.stderr, tc.stderr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", res.code, res.stderr, tc.code, tc.stderr)
+			}
+			if tc.records {
+				readCapture(t, tc.args[2]) // a complete capture even so
+			}
+		})
+	}
+}
+
+func TestCaptureSeveralSources(t *testing.T) {
+	sse := &sourcetest.SSEProducer{Frames: sourcetest.Frames(sourcetest.Events(5))}
+	ws := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(7))}
+	unix := &sourcetest.UnixProducer{Frames: sourcetest.Frames(sourcetest.Events(3)), Framing: "ndjson"}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in.jsonl")
+	var content []byte
+	for _, e := range sourcetest.Events(4) {
+		content = append(append(content, e...), '\n')
+	}
+	if err := os.WriteFile(file, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	child := sourcetest.StdioChild{Events: 6, Stderr: "child says hi"}
+	out := filepath.Join(dir, "multi.aaep")
+	args := []string{"-e", sse.Start(t), "-e", ws.Start(t), "-e", unix.Start(t), "-e", file, "-o", out, "--exec", "--"}
+	res := capture(t, false, append(args, child.Args()...)...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "child says hi") {
+		t.Errorf("child stderr not passed through: %q", res.stderr)
+	}
+	h, recs := readCapture(t, out)
+	var transports []string
+	for _, s := range h.Sources {
+		transports = append(transports, s.Transport)
+	}
+	if !slices.Equal(transports, []string{"sse", "websocket", "unix", "file", "stdio"}) {
+		t.Fatalf("sources %v", transports)
+	}
+	perSource := map[uint16]int{}
+	for _, r := range kinds(recs, capfile.KindReceived) {
+		perSource[r.Source]++
+	}
+	// WebSocket and stdio add the subscription.accepted.
+	if want := map[uint16]int{0: 5, 1: 8, 2: 3, 3: 4, 4: 7}; fmt.Sprint(perSource) != fmt.Sprint(want) {
+		t.Errorf("records per source %v, want %v", perSource, want)
+	}
+}
+
+func TestCaptureTLS(t *testing.T) {
+	events := sourcetest.Events(3)
+	p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(events)}
+	origin, ca := p.StartTLS(t)
+	for _, tc := range []struct {
+		name, flag, value string
+		warns             bool
+	}{{"cacert", "--cacert", ca, false}, {"insecure", "--insecure", "", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "tls.aaep")
+			args := []string{origin, "-o", out, tc.flag}
+			if tc.value != "" {
+				args = append(args, tc.value)
+			}
+			res := capture(t, false, args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			if got := strings.Contains(res.stderr, "warning: --insecure"); got != tc.warns {
+				t.Errorf("warning printed: %v; stderr %q", got, res.stderr)
+			}
+			_, recs := readCapture(t, out)
+			checkEvents(t, recs, events)
+		})
+	}
+}
+
+func TestCaptureSubscribeFile(t *testing.T) {
+	dir := t.TempDir()
+	caps := filepath.Join(dir, "caps.json")
+	if err := os.WriteFile(caps, []byte(`{"max_events_per_second":100,"languages":["en-US"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(1))}
+	url := p.Start(t)
+	out := filepath.Join(dir, "sub.aaep")
+	res := capture(t, false, url, "-o", out, "--subscribe-file", caps)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	got := p.Received()
+	if len(got) == 0 || !bytes.Contains(got[0], []byte(`"capabilities":{"max_events_per_second":100,"languages":["en-US"]}`)) {
+		t.Fatalf("producer received %q", got)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(bad, []byte(`[1,2`), 0o600)
+	if res := capture(t, false, url, "-o", out, "--subscribe-file", bad); res.code != 2 {
+		t.Errorf("bad subscribe file: exit %d", res.code)
+	}
+}
+
+func TestCaptureRotation(t *testing.T) {
+	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(20)), Hold: true}
+	url := p.Start(t)
+	dir := t.TempDir()
+	res := capture(t, false, url, "-o", filepath.Join(dir, "rot.aaep"), "--rotate-every", "1s", "--duration", "1200ms", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "rot-*.aaep"))
+	if len(files) != 2 {
+		t.Fatalf("files %v", files)
+	}
+	// Each part is a complete capture: the first holds the stream, the
+	// second the goodbye recorded at the stop.
+	_, first := readCapture(t, files[0])
+	h2, second := readCapture(t, files[1])
+	if n := len(kinds(first, capfile.KindReceived)); n != 21 {
+		t.Errorf("first part: %d received", n)
+	}
+	if ev := connEvents(second); len(ev) == 0 || ev[len(ev)-1] != "closed" || h2.Meta["part"] != "2" {
+		t.Errorf("second part events %v meta %v", ev, h2.Meta)
+	}
+}
+
+func TestCaptureProgressOnlyOnTTY(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		t.Run(fmt.Sprint("tty=", tty), func(t *testing.T) {
+			p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(5)), Hold: true}
+			url := p.Start(t)
+			res := capture(t, tty, url, "-o", filepath.Join(t.TempDir(), "p.aaep"), "--duration", "1300ms")
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			drawn := strings.Contains(res.stderr, "\r\x1b[K6 events")
+			if drawn != tty {
+				t.Errorf("progress drawn %v; stderr %q", drawn, res.stderr)
+			}
+			if !strings.Contains(res.stderr, "aaep-capture: 6 events") {
+				t.Errorf("no summary: %q", res.stderr)
+			}
+			quiet := capture(t, tty, url, "-o", filepath.Join(t.TempDir(), "q.aaep"), "--duration", "600ms", "-q")
+			if quiet.stderr != "" {
+				t.Errorf("--quiet printed %q", quiet.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/source"
+	"github.com/aaep-tools/aaepkit/source/recorder"
+)
+
+// progressEvery is how often the progress line is redrawn.
+const progressEvery = 500 * time.Millisecond
+
+// progress draws a status line on a terminal's stderr and prints messages
+// above it; it is silent (only messages pass) when stderr is not a terminal
+// or with --quiet.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	live  bool // a status line is drawn
+	on    bool
+	done  chan struct{}
+	wg    sync.WaitGroup
+	rec   *recorder.Recorder
+	clock *source.Clock
+}
+
+func startProgress(o *options, rec *recorder.Recorder, clock *source.Clock) *progress {
+	p := &progress{w: o.Err, on: o.ErrIsTTY && !o.quiet, done: make(chan struct{}), rec: rec, clock: clock}
+	if p.on {
+		p.wg.Add(1)
+		go p.loop()
+	}
+	return p
+}
+
+func (p *progress) loop() {
+	defer p.wg.Done()
+	t := time.NewTicker(progressEvery)
+	defer t.Stop()
+	var lastEvents int64
+	last := time.Now()
+	for {
+		select {
+		case <-p.done:
+			return
+		case now := <-t.C:
+			st := p.rec.Stats()
+			rate := float64(st.Events-lastEvents) / now.Sub(last).Seconds()
+			lastEvents, last = st.Events, now
+			p.mu.Lock()
+			fmt.Fprintf(p.w, "\r\x1b[K%s", statusLine(st, rate, time.Duration(p.clock.Now())))
+			p.live = true
+			p.mu.Unlock()
+		}
+	}
+}
+
+// statusLine is the live progress: events, rate, bytes written,
+// compression ratio, reconnects, elapsed.
+func statusLine(st recorder.Stats, rate float64, elapsed time.Duration) string {
+	return fmt.Sprintf("%d events  %.0f ev/s  %s written  ratio %s  %d reconnects  %s",
+		st.Events, rate, formatBytes(st.FileBytes), ratio(st), st.Reconnects, elapsed.Truncate(time.Second))
+}
+
+func ratio(st recorder.Stats) string {
+	if st.FileBytes == 0 || st.PayloadBytes == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fx", float64(st.PayloadBytes)/float64(st.FileBytes))
+}
+
+// printf prints a message, above the status line when one is drawn.
+func (p *progress) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.live = false
+	}
+	fmt.Fprintf(p.w, format, args...)
+}
+
+// stop ends the display and clears the status line.
+func (p *progress) stop() {
+	if !p.on {
+		return
+	}
+	close(p.done)
+	p.wg.Wait()
+	p.mu.Lock()
+	if p.live {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.live = false
+	}
+	p.mu.Unlock()
+}
+
+// summary is the end-of-capture report.
+type summary struct {
+	Events           int64            `json:"events"`
+	Sent             int64            `json:"sent"`
+	ConnectionEvents int64            `json:"connection_events"`
+	Filtered         int64            `json:"filtered"`
+	Dropped          int64            `json:"dropped_after_stop"`
+	InvalidJSON      int64            `json:"invalid_json"`
+	InvalidUTF8      int64            `json:"invalid_utf8"`
+	Redacted         int64            `json:"redacted"`
+	Refused          int64            `json:"refused"`
+	Reconnects       int64            `json:"reconnects"`
+	Disconnects      int64            `json:"disconnects"`
+	EventBytes       int64            `json:"event_bytes"`
+	FileBytes        int64            `json:"file_bytes"`
+	Ratio            float64          `json:"compression_ratio"`
+	Seconds          float64          `json:"duration_seconds"`
+	EventsPerSecond  float64          `json:"events_per_second"`
+	StopReason       string           `json:"stop_reason"`
+	CloseCodes       []closeCodeCount `json:"close_codes"`
+	Files            []string         `json:"files"`
+	Sources          []sourceSummary  `json:"sources"`
+	ExitCode         int              `json:"exit_code"`
+}
+
+type closeCodeCount struct {
+	Code  int    `json:"code"`
+	Name  string `json:"name,omitempty"`
+	Count int64  `json:"count"`
+}
+
+type sourceSummary struct {
+	ID        int    `json:"id"`
+	Transport string `json:"transport"`
+	Endpoint  string `json:"endpoint"`
+	Error     string `json:"error,omitempty"`
+}
+
+func newSummary(st recorder.Stats, results []sourceResult, reason string, elapsed time.Duration, code int) *summary {
+	s := &summary{
+		Events: st.Events, Sent: st.Sent, ConnectionEvents: st.ConnEvents, Filtered: st.Filtered, Dropped: st.Dropped,
+		InvalidJSON: st.InvalidJSON, InvalidUTF8: st.InvalidUTF8, Redacted: st.Redacted, Refused: st.Refused,
+		Reconnects: st.Reconnects, Disconnects: st.Disconnects, EventBytes: st.EventBytes, FileBytes: st.FileBytes,
+		Seconds: elapsed.Seconds(), StopReason: reason, Files: st.Files, ExitCode: code,
+		CloseCodes: []closeCodeCount{},
+	}
+	if st.FileBytes > 0 {
+		s.Ratio = float64(st.PayloadBytes) / float64(st.FileBytes)
+	}
+	if elapsed > 0 {
+		s.EventsPerSecond = float64(st.Events) / elapsed.Seconds()
+	}
+	for c, n := range st.CloseCodes {
+		s.CloseCodes = append(s.CloseCodes, closeCodeCount{Code: c, Name: source.CloseCodeName(c), Count: n})
+	}
+	sort.Slice(s.CloseCodes, func(i, j int) bool { return s.CloseCodes[i].Code < s.CloseCodes[j].Code })
+	for i, r := range results {
+		ss := sourceSummary{ID: i, Transport: r.info.Transport, Endpoint: r.info.Endpoint}
+		if r.err != nil {
+			ss.Error = r.err.Error()
+		}
+		s.Sources = append(s.Sources, ss)
+	}
+	return s
+}
+
+// line is the one-line human summary.
+func (s *summary) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "aaep-capture: %d events", s.Events)
+	var notes []string
+	for _, n := range []struct {
+		v    int64
+		what string
+	}{{s.InvalidJSON, "invalid JSON"}, {s.InvalidUTF8, "invalid UTF-8"}, {s.Refused, "refused as too large"}, {s.Filtered, "filtered out"}, {s.Redacted, "redacted"}} {
+		if n.v > 0 {
+			notes = append(notes, fmt.Sprintf("%d %s", n.v, n.what))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(notes, ", "))
+	}
+	plural := "s"
+	if len(s.Sources) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(&b, " from %d source%s in %s (%.0f ev/s)", len(s.Sources), plural, time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond), s.EventsPerSecond)
+	if s.Reconnects > 0 || s.Disconnects > 0 {
+		fmt.Fprintf(&b, ", %d reconnects", s.Reconnects)
+	}
+	file := "no file"
+	if len(s.Files) == 1 {
+		file = s.Files[0]
+	} else if len(s.Files) > 1 {
+		file = fmt.Sprintf("%d files (%s ... %s)", len(s.Files), s.Files[0], s.Files[len(s.Files)-1])
+	}
+	r := "-"
+	if s.Ratio > 0 {
+		r = fmt.Sprintf("%.1fx", s.Ratio)
+	}
+	fmt.Fprintf(&b, "; %s to %s (ratio %s)", formatBytes(s.FileBytes), file, r)
+	if len(s.CloseCodes) > 0 {
+		var cc []string
+		for _, c := range s.CloseCodes {
+			name := ""
+			if c.Name != "" {
+				name = " " + c.Name
+			}
+			cc = append(cc, fmt.Sprintf("%d%s x%d", c.Code, name, c.Count))
+		}
+		fmt.Fprintf(&b, "; closed: %s", strings.Join(cc, ", "))
+	}
+	fmt.Fprintf(&b, "; stopped: %s", s.StopReason)
+	return b.String()
+}
+
+func (s *summary) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	return nil
+}

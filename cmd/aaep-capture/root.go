@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/source"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Main runs aaep-capture with args and returns the process exit code.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, cli.System(), args)
+}
+
+func run(ctx context.Context, s cli.Streams, args []string) int {
+	cmd := newCaptureCmd(ctx, s, nil)
+	cmd.SetArgs(args)
+	cmd.SetIn(s.In)
+	cmd.SetOut(s.Out)
+	cmd.SetErr(s.Err)
+	err := cmd.ExecuteContext(ctx)
+	return cli.Report(s.Err, "aaep-capture", err)
+}
+
+// options are the parsed command line.
+type options struct {
+	cli.Streams
+	ctx context.Context
+
+	endpoints   []string
+	execArgs    []string // --exec: the command after "--"
+	output      string
+	duration    time.Duration
+	maxEvents   int64
+	maxBytes    sizeFlag
+	flushEvery  time.Duration
+	filterTypes []string
+	filterSess  []string
+	filterUrg   []string
+	headers     []string
+	cacert      string
+	insecure    bool
+	redact      []string
+	quiet       bool
+	json        bool
+	subscribe   bool
+	subFile     string
+	framing     string
+	exec        bool
+	follow      bool
+	maxMessage  sizeFlag
+	maxRetries  int
+	retryWait   time.Duration
+	rotateSize  sizeFlag
+	rotateEvery time.Duration
+	ring        int
+}
+
+// newCaptureCmd builds the command; runF replaces captureRun in tests of
+// the flag parsing.
+func newCaptureCmd(ctx context.Context, s cli.Streams, runF func(*options) error) *cobra.Command {
+	o := &options{Streams: s, ctx: ctx, maxMessage: source.DefaultMaxMessageSize}
+	cmd := &cobra.Command{
+		Use:   "aaep-capture [endpoint] --output FILE [flags] [-- command args...]",
+		Short: "Record live AAEP event streams into a capture file",
+		Long: `aaep-capture records what an AAEP producer sends, byte for byte, with the
+monotonic time each message arrived, into a capture file that aaep-replay
+can replay, check, draw and edit.
+
+Endpoints (--endpoint, repeatable, or the first argument):
+  http://, https://       Server-Sent Events; a bare origin tries /aaep/v1/events,
+                          then /events
+  ws://, wss://           WebSocket, subprotocol aaep.v1; a subscription.request
+                          is sent after connecting
+  unix:///path/to.sock    Unix domain socket (--framing lp|ndjson|auto)
+  exec:command args       a child process speaking stdio JSON-RPC 2.0
+                          (or --exec -- command args...)
+  FILE, -                 an NDJSON file (the reference Python tool's JSONL
+                          included) or standard input; --follow tails it
+
+Several endpoints are recorded into one file, each record tagged with its
+source. Lost connections are retried with exponential backoff and jitter; every
+connect, disconnect, refusal and close is recorded as a connection event.
+
+Exit status: 0 when the capture stopped as asked (--duration, --max-events,
+--max-bytes, Ctrl-C/SIGTERM, or every source ended cleanly), 1 when an endpoint
+failed (unreachable after the retries, rejected, or a producer process that
+exited with an error), 2 for a usage error or a file that cannot be read or
+written.`,
+		Example: `  aaep-capture --endpoint http://localhost:8080 --output session.aaep
+  aaep-capture wss://agent.example/aaep/v1/ws -o run.aaep --header "Authorization: Bearer $TOKEN"
+  aaep-capture http://localhost:8080 -o tools.aaep --filter-type tool.invoked --max-events 100
+  aaep-capture unix:///run/user/1000/aaep/planner.sock -o local.aaep --framing lp
+  aaep-capture --exec -o child.aaep -- ./producer --verbose
+  aaep-capture session.jsonl -o imported.aaep
+  aaep-capture http://prod:8080 -o long.aaep --rotate-every 1h --ring 24 --redact request_text`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.parseArgs(args, cmd.ArgsLenAtDash()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return captureRun(o)
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.StringArrayVarP(&o.endpoints, "endpoint", "e", nil, "endpoint to record (repeatable); the first argument works too")
+	f.StringVarP(&o.output, "output", "o", "", "capture file to write (required)")
+	f.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s, 1h); 0: no limit")
+	f.Int64Var(&o.maxEvents, "max-events", 0, "stop after recording this many received messages; 0: no limit")
+	f.Var(&o.maxBytes, "max-bytes", "stop after recording this many bytes of received messages (e.g. 100MiB); 0: no limit")
+	f.DurationVar(&o.flushEvery, "flush-interval", 100*time.Millisecond, "flush to disk at least this often; a killed capture loses at most this much")
+	f.StringArrayVar(&o.filterTypes, "filter-type", nil, "record only this event type, exact or a suffix such as tool.invoked (repeatable)")
+	f.StringArrayVar(&o.filterSess, "filter-session", nil, "record only this session (repeatable)")
+	f.StringArrayVar(&o.filterUrg, "filter-urgency", nil, "record only this urgency, e.g. critical; absent counts as normal (repeatable)")
+	f.StringArrayVar(&o.headers, "header", nil, `request header "Name: value" for HTTP and WebSocket (repeatable); never recorded`)
+	f.StringVar(&o.cacert, "cacert", "", "PEM file of CA certificates to trust for https:// and wss://")
+	f.BoolVar(&o.insecure, "insecure", false, "do not verify TLS certificates (prints a warning)")
+	f.StringArrayVar(&o.redact, "redact", nil, `replace the value of this JSON field, at any depth, by "[REDACTED]" (repeatable)`)
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary")
+	f.BoolVar(&o.json, "json", false, "print a JSON summary on standard output")
+	f.BoolVar(&o.subscribe, "subscribe", false, "SSE: POST a subscription.request to /aaep/v1/subscriptions first; Unix: send one after connecting")
+	f.StringVar(&o.subFile, "subscribe-file", "", "JSON file with the subscription.request (or just its capabilities) to send")
+	f.StringVar(&o.framing, "framing", "auto", "framing of Unix sockets: lp (4-byte big-endian length), ndjson, or auto")
+	f.BoolVar(&o.exec, "exec", false, "start the command after -- as a producer speaking stdio JSON-RPC")
+	f.BoolVar(&o.follow, "follow", false, "keep reading a file endpoint as it grows")
+	f.Var(&o.maxMessage, "max-message-size", "largest message to record; a larger one is recorded as a refusal")
+	f.IntVar(&o.maxRetries, "max-retries", source.DefaultRetry.MaxRetries, "reconnection attempts after a failure before giving up; -1: forever")
+	f.DurationVar(&o.retryWait, "retry-max-wait", source.DefaultRetry.Max, "longest wait between reconnection attempts")
+	f.Var(&o.rotateSize, "rotate-size", "start a new file when the current one reaches this size (e.g. 512MiB)")
+	f.DurationVar(&o.rotateEvery, "rotate-every", 0, "start a new file at every multiple of this duration (e.g. 1h)")
+	f.IntVar(&o.ring, "ring", 0, "with rotation, keep only the newest N files")
+	return cmd
+}
+
+// parseArgs validates the flags and the positional arguments.
+func (o *options) parseArgs(args []string, dash int) error {
+	before := args
+	if dash >= 0 {
+		before, o.execArgs = args[:dash], args[dash:]
+	}
+	if len(o.execArgs) > 0 && !o.exec {
+		return cli.Usagef("arguments after -- need --exec")
+	}
+	if o.exec && len(o.execArgs) == 0 {
+		return cli.Usagef("--exec needs a command after --, e.g. --exec -- ./producer")
+	}
+	if len(before) > 1 {
+		return cli.Usagef("one endpoint argument at most (use --endpoint for more): %q", before)
+	}
+	o.endpoints = append(append([]string(nil), before...), o.endpoints...)
+	if len(o.endpoints) == 0 && !o.exec {
+		return cli.Usagef("no endpoint: give --endpoint URL, a first argument, or --exec -- command")
+	}
+	if o.output == "" {
+		return cli.Usagef("--output is required")
+	}
+	if o.output == "-" {
+		return cli.Usagef("--output -: a capture must go to a file (it is indexed at the end)")
+	}
+	switch {
+	case o.duration < 0:
+		return cli.Usagef("--duration %v: must not be negative", o.duration)
+	case o.maxEvents < 0:
+		return cli.Usagef("--max-events %d: must not be negative", o.maxEvents)
+	case o.flushEvery <= 0:
+		return cli.Usagef("--flush-interval %v: must be positive", o.flushEvery)
+	case o.maxMessage <= 0:
+		return cli.Usagef("--max-message-size must be positive")
+	case o.maxRetries < -1:
+		return cli.Usagef("--max-retries %d: want -1 (forever) or more", o.maxRetries)
+	case o.retryWait <= 0:
+		return cli.Usagef("--retry-max-wait %v: must be positive", o.retryWait)
+	case o.rotateEvery < 0:
+		return cli.Usagef("--rotate-every %v: must not be negative", o.rotateEvery)
+	case o.rotateEvery > 0 && o.rotateEvery < time.Second:
+		return cli.Usagef("--rotate-every %v: one second at least", o.rotateEvery)
+	case o.ring < 0:
+		return cli.Usagef("--ring %d: must not be negative", o.ring)
+	case o.ring > 0 && o.rotateSize == 0 && o.rotateEvery == 0:
+		return cli.Usagef("--ring needs --rotate-size or --rotate-every")
+	}
+	if _, err := source.ParseFraming(o.framing); err != nil {
+		return cli.Usagef("--framing: %v", err)
+	}
+	if _, err := parseHeaders(o.headers); err != nil {
+		return err
+	}
+	return nil
+}

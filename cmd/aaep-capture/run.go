@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/source"
+	"github.com/aaep-tools/aaepkit/source/recorder"
+)
+
+// Stop reasons of the summary, beside recorder.StopMaxEvents/StopMaxBytes.
+const (
+	stopDuration    = "duration"
+	stopInterrupted = "interrupted"
+	stopEnded       = "sources ended"
+	stopFailed      = "source failed"
+)
+
+// sourceResult is how one source ended.
+type sourceResult struct {
+	info source.Info
+	err  error
+}
+
+// captureRun records until a stop condition and prints the summary.
+func captureRun(o *options) error {
+	header, err := parseHeaders(o.headers)
+	if err != nil {
+		return err
+	}
+	tlsConf, err := tlsConfig(o.cacert, o.insecure)
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+	if o.insecure {
+		fmt.Fprintln(o.Err, "aaep-capture: warning: --insecure: TLS certificates are not verified")
+	}
+	var spec []byte
+	if o.subFile != "" {
+		if spec, err = os.ReadFile(o.subFile); err != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--subscribe-file: %w", err))
+		}
+	}
+	request, err := source.SubscriptionRequest(spec, version)
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--subscribe-file %s: %w", o.subFile, err))
+	}
+	framing, _ := source.ParseFraming(o.framing)
+
+	clock := source.NewClock()
+	sopts := source.Options{
+		Clock:          clock,
+		Header:         header,
+		TLS:            tlsConf,
+		MaxMessageSize: int64(o.maxMessage),
+		Retry:          source.Retry{Max: o.retryWait, MaxRetries: o.maxRetries},
+		Subscribe:      o.subscribe,
+		Request:        request,
+		Framing:        framing,
+		Follow:         o.follow,
+		Stdin:          o.In,
+		Stderr:         o.Err,
+	}
+	var sources []source.Source
+	for _, e := range o.endpoints {
+		src, err := source.New(e, sopts)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		sources = append(sources, src)
+	}
+	if o.exec {
+		src, err := source.NewExec(o.execArgs, sopts)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		sources = append(sources, src)
+	}
+	if len(sources) > 0xFFFF {
+		return cli.Usagef("too many endpoints (%d)", len(sources))
+	}
+	if o.follow && !hasFileSource(sources) {
+		return cli.Usagef("--follow applies to a file endpoint; there is none")
+	}
+
+	h := capfile.Header{Tool: "aaep-capture/" + version, Meta: meta(o)}
+	for i, s := range sources {
+		info := s.Info()
+		h.Sources = append(h.Sources, capfile.Source{ID: uint16(i), Transport: info.Transport, Endpoint: info.Endpoint, Subprotocol: info.Subprotocol})
+	}
+
+	parent := o.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	runCtx := ctx
+	if o.duration > 0 {
+		var cancelTimeout context.CancelFunc
+		runCtx, cancelTimeout = context.WithTimeout(ctx, o.duration)
+		defer cancelTimeout()
+	}
+	rec, err := recorder.New(recorder.Config{
+		Path:        o.output,
+		Header:      h,
+		Writer:      capfile.WriterOptions{FlushInterval: o.flushEvery},
+		Clock:       clock,
+		Filter:      peek.Filter{Types: o.filterTypes, Sessions: o.filterSess, Urgencies: o.filterUrg},
+		Redact:      o.redact,
+		MaxEvents:   o.maxEvents,
+		MaxBytes:    int64(o.maxBytes),
+		RotateSize:  int64(o.rotateSize),
+		RotateEvery: o.rotateEvery,
+		Ring:        o.ring,
+		Secrets:     secrets(header, o.endpoints),
+		OnStop:      func(string) { cancel() },
+	})
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+
+	prog := startProgress(o, rec, clock)
+	results := make([]sourceResult, len(sources))
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := src.Run(runCtx, rec.Emit(uint16(i)))
+			results[i] = sourceResult{info: src.Info(), err: err}
+			if err != nil && !errors.Is(err, recorder.ErrWrite) {
+				prog.printf("aaep-capture: %s: %v\n", src.Info().Endpoint, err)
+			}
+			if errors.Is(err, recorder.ErrWrite) {
+				cancel() // the file is gone: stop everything
+			}
+		}()
+	}
+	wg.Wait()
+	prog.stop()
+	closeErr := rec.Close()
+	elapsed := time.Duration(clock.Now())
+
+	st := rec.Stats()
+	reason := st.StopReason
+	switch {
+	case reason != "":
+	case parent.Err() != nil:
+		reason = stopInterrupted
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		reason = stopDuration
+	case anyFailed(results):
+		reason = stopFailed
+	default:
+		reason = stopEnded
+	}
+	code := exitCode(results, closeErr)
+	sum := newSummary(st, results, reason, elapsed, code)
+	if !o.quiet {
+		fmt.Fprintln(o.Err, sum.line())
+	}
+	if o.json {
+		if err := sum.writeJSON(o.Out); err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+	}
+	switch {
+	case closeErr != nil:
+		return cli.WithCode(cli.ExitUsage, closeErr)
+	case code != cli.ExitOK:
+		return cli.Silent(code)
+	}
+	return nil
+}
+
+func anyFailed(results []sourceResult) bool {
+	for _, r := range results {
+		if r.err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// exitCode: a write failure or a file source that cannot be read is 2, an
+// endpoint that failed is 1.
+func exitCode(results []sourceResult, closeErr error) int {
+	code := cli.ExitOK
+	if closeErr != nil {
+		return cli.ExitUsage
+	}
+	for _, r := range results {
+		switch {
+		case r.err == nil:
+		case errors.Is(r.err, source.ErrFailed):
+			if code == cli.ExitOK {
+				code = cli.ExitFailure
+			}
+		default:
+			code = cli.ExitUsage
+		}
+	}
+	return code
+}
+
+func hasFileSource(sources []source.Source) bool {
+	for _, s := range sources {
+		if s.Info().Transport == "file" {
+			return true
+		}
+	}
+	return false
+}
+
+// meta records in the header how the capture was narrowed.
+func meta(o *options) map[string]string {
+	m := map[string]string{}
+	add := func(k string, vs []string) {
+		if len(vs) > 0 {
+			m[k] = strings.Join(vs, ",")
+		}
+	}
+	add("filter-type", o.filterTypes)
+	add("filter-session", o.filterSess)
+	add("filter-urgency", o.filterUrg)
+	if o.maxMessage != source.DefaultMaxMessageSize {
+		m["max-message-size"] = strconv.FormatInt(int64(o.maxMessage), 10)
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
