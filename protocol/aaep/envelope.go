@@ -35,6 +35,11 @@ var (
 // publishedVersions are the published AAEP versions (CHANGELOG: only 1.0.0).
 var publishedVersions = []string{"1.0.0"}
 
+// maxChecked bounds how many @context entries and extension prefixes the
+// declaration heuristics compare, so that hostile messages cost linear time
+// (the §3.7 limit of 32 envelope-level fields is far below it).
+const maxChecked = 256
+
 // Size limits of §3.7.
 const (
 	maxEventBytes   = 64 << 10
@@ -284,6 +289,9 @@ func (c *checker) declaredInContext(vocab string, uriType bool) bool {
 	found := false
 	lv := strings.ToLower(vocab)
 	eachElement(r, func(i int, v json.RawMessage) bool {
+		if i >= maxChecked {
+			return false
+		}
 		s, ok := rawText(v)
 		if !ok || string(s) == ContextV1 {
 			return true
@@ -562,7 +570,7 @@ func tagListProblem(name string, v json.RawMessage, min, max int, unique bool) s
 		return name + " is " + jsonKind(v) + "; it must be an array of language tags"
 	}
 	problem, n := "", 0
-	var seen []string
+	var seen uniqueSet
 	eachElement(v, func(i int, e json.RawMessage) bool {
 		n++
 		s, ok := rawText(e)
@@ -570,14 +578,9 @@ func tagListProblem(name string, v json.RawMessage, min, max int, unique bool) s
 			problem = name + " item " + strconv.Itoa(i) + " " + describe(e) + " is not a language tag such as \"en-US\""
 			return false
 		}
-		if unique {
-			for _, p := range seen {
-				if p == string(s) {
-					problem = name + " lists " + clipb(s) + " twice; its items must be unique"
-					return false
-				}
-			}
-			seen = append(seen, string(s))
+		if unique && !seen.add(s) {
+			problem = name + " lists " + clipb(s) + " twice; its items must be unique"
+			return false
 		}
 		return true
 	})
@@ -663,7 +666,11 @@ func (c *checker) envExtPrefixDeclared() {
 	if len(r) == 0 || r[0] != '{' {
 		return
 	}
+	n := 0
 	eachMember(r, func(k []byte, v json.RawMessage) bool {
+		if n++; n > maxChecked {
+			return false
+		}
 		p := string(k)
 		if reservedPrefix(p) {
 			return true // ENV-EXT-RESERVED-PREFIX
@@ -939,6 +946,40 @@ func isURI(s []byte) bool {
 			return false
 		}
 	}
+	return true
+}
+
+// uniqueSet detects repeated strings in a list: a short list is searched,
+// a long one hashed, so that hostile lists cost linear time.
+type uniqueSet struct {
+	list []string
+	set  map[string]struct{}
+}
+
+// add adds s and reports whether it was new.
+func (u *uniqueSet) add(s []byte) bool {
+	if u.set != nil {
+		if _, dup := u.set[string(s)]; dup {
+			return false
+		}
+		u.set[string(s)] = struct{}{}
+		return true
+	}
+	for _, p := range u.list {
+		if p == string(s) {
+			return false
+		}
+	}
+	if len(u.list) < 16 {
+		u.list = append(u.list, string(s))
+		return true
+	}
+	u.set = make(map[string]struct{}, 64)
+	for _, p := range u.list {
+		u.set[p] = struct{}{}
+	}
+	u.set[string(s)] = struct{}{}
+	u.list = nil
 	return true
 }
 

@@ -354,29 +354,23 @@ func (c *checker) stringsProblem(name string, f *fieldSpec, r json.RawMessage) s
 		return name + " is " + jsonKind(r) + "; it must be an array of strings"
 	}
 	problem, n := "", 0
-	var seen []string
+	var seen uniqueSet
 	eachElement(r, func(i int, v json.RawMessage) bool {
 		n++
 		s, ok := rawText(v)
-		item := name + " item " + strconv.Itoa(i)
+		item := func() string { return name + " item " + strconv.Itoa(i) }
 		switch {
 		case !ok:
-			problem = item + " is " + jsonKind(v) + "; it must be a string"
+			problem = item() + " is " + jsonKind(v) + "; it must be a string"
 		case f.enum != nil && !oneOf(s, f.enum...):
-			problem = item + " is " + clipb(s) + "; it must be one of " + quoteList(f.enum)
+			problem = item() + " is " + clipb(s) + "; it must be one of " + quoteList(f.enum)
 		case f.pat != nil && !f.pat(s):
-			problem = item + " " + clipb(s) + " is not " + f.patText
-		default:
-			problem = c.lengthProblem(item, s, f.itemMin, f.itemMax, f.hardMax)
+			problem = item() + " " + clipb(s) + " is not " + f.patText
+		case int64(len(s)) < f.itemMin || (f.itemMax != noMax && int64(len(s)) > f.itemMax):
+			problem = c.lengthProblem(item(), s, f.itemMin, f.itemMax, f.hardMax)
 		}
-		if problem == "" && f.unique {
-			for _, p := range seen {
-				if p == string(s) {
-					problem = name + " lists " + clipb(s) + " twice; its items must be unique"
-					break
-				}
-			}
-			seen = append(seen, string(s))
+		if problem == "" && f.unique && !seen.add(s) {
+			problem = name + " lists " + clipb(s) + " twice; its items must be unique"
 		}
 		return problem == ""
 	})
@@ -435,7 +429,7 @@ func (c *checker) choicesProblem(r json.RawMessage) string {
 		return "choices is " + jsonKind(r) + "; it must be an array of {value, label} objects"
 	}
 	problem, n := "", 0
-	var seen []string
+	var seen uniqueSet
 	eachElement(r, func(i int, v json.RawMessage) bool {
 		n++
 		item := "choices item " + strconv.Itoa(i)
@@ -469,14 +463,8 @@ func (c *checker) choicesProblem(r json.RawMessage) string {
 		if problem == "" && (!hasValue || !hasLabel) {
 			problem = item + " lacks value or label; each choice needs both"
 		}
-		if problem == "" {
-			id := string(value) + "\x00" + string(label)
-			for _, p := range seen {
-				if p == id {
-					problem = item + " repeats an earlier choice; choices must be unique"
-				}
-			}
-			seen = append(seen, id)
+		if problem == "" && !seen.add(append(append(value[:len(value):len(value)], 0), label...)) {
+			problem = item + " repeats an earlier choice; choices must be unique"
 		}
 		return problem == ""
 	})

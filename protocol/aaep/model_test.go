@@ -684,3 +684,35 @@ func TestBasesClean(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileInputs: huge lists and objects in every checked position are
+// handled in linear time (a quadratic check would run for minutes) and
+// reported, not crashed on.
+func TestHostileInputs(t *testing.T) {
+	const n = 50000
+	list := make([]string, n)
+	ctx := make([]string, n)
+	ext := map[string]any{}
+	for i := range list {
+		list[i] = fmt.Sprintf("x-%d", i)
+		ctx[i] = fmt.Sprintf("https://example.org/v%d", i)
+		ext[fmt.Sprintf("p%d", i)] = map[string]any{}
+	}
+	ctx[0] = aaep.ContextV1
+	choices := make([]map[string]string, n)
+	for i := range choices {
+		choices[i] = map[string]string{"value": list[i], "label": list[i]}
+	}
+	msgs := [][]byte{
+		event(started, set("tools_available", list), set("localization_hints.available_languages", list), set("@context", ctx), set("extensions", ext)),
+		event(clarify, set("choices", choices)),
+		event(confirm, set("allowed_replies", list)),
+		message(request, set("capabilities.event_filters.include", list), set("capabilities.languages", list), set("capabilities.supported_extensions", ctx)),
+	}
+	rep := run(t, "strict", "", msgs...)
+	for i := range msgs {
+		if len(findingsAt(rep, int64(i))) == 0 {
+			t.Errorf("hostile message %d has no findings", i)
+		}
+	}
+}
