@@ -259,9 +259,19 @@ func TestZstdCLI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("zstd -dc: %v", err)
 	}
+	// The record stream, with time deltas restarting at every frame.
+	r := openers["file"](t, path)
+	x, err := r.FileIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var want []byte
-	for i := range recs {
-		want = appendRecord(want, &recs[i])
+	for _, f := range x.Frames {
+		prev := int64(0)
+		for i := f.FirstRecord; i < f.FirstRecord+f.Records; i++ {
+			want = appendRecord(want, &recs[i], prev)
+			prev = recs[i].Time
+		}
 	}
 	if !bytes.Equal(out, want) {
 		t.Fatalf("zstd -dc output (%d bytes) is not the record stream (%d bytes)", len(out), len(want))
@@ -462,11 +472,61 @@ func TestTimedFlush(t *testing.T) {
 		if n := readable(t, buf.bytes()); n != 3 {
 			t.Fatalf("%d records readable 100ms after the third append, want 3", n)
 		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Timed flushes make records decodable without closing the zstd frame; a
+// drop in the event rate switches to low-rate mode, which closes the frame once.
+func TestTimedFlushKeepsFrame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf syncBuffer
+		w, err := NewWriter(&buf, testHeader(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newRecGen(12, 3, time.Millisecond)
+		n := 0
+		for tick := 0; tick < 5; tick++ { // 1,000 records/s
+			for k := 0; k < 100; k++ {
+				rec := g.next()
+				w.Append(&rec)
+				n++
+			}
+			time.Sleep(100 * time.Millisecond)
+			synctest.Wait()
+			if got := readable(t, buf.bytes()); got != n {
+				t.Fatalf("tick %d: %d records readable, want %d", tick, got, n)
+			}
+		}
 		if st := w.Stats(); st.Frames != 0 {
-			t.Errorf("timed flushes closed %d frames, want 0", st.Frames)
+			t.Errorf("timed flushes at 1,000 records/s closed %d frames, want 0", st.Frames)
+		}
+		for tick := 0; tick < 5; tick++ { // 10 records/s
+			rec := g.next()
+			w.Append(&rec)
+			n++
+			time.Sleep(100 * time.Millisecond)
+			synctest.Wait()
+			if got := readable(t, buf.bytes()); got != n {
+				t.Fatalf("slow tick %d: %d records readable, want %d", tick, got, n)
+			}
+		}
+		if st := w.Stats(); st.Frames != 1 {
+			t.Errorf("after the rate dropped: %d frames closed, want 1 (the switch to low-rate mode)", st.Frames)
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
+		}
+		r, err := NewReader(bytes.NewReader(buf.bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(r)
+		if err != nil || len(got) != n {
+			t.Fatalf("read %d records, %v; want %d", len(got), err, n)
 		}
 	})
 }

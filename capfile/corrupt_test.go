@@ -191,21 +191,29 @@ func zstdFrame(stream []byte) []byte {
 	return enc.EncodeAll(stream, nil)
 }
 
-// rawRecord encodes a record header with the given length and CRC of body.
-func rawRecord(body []byte, length uint32) []byte {
-	b := binary.LittleEndian.AppendUint32(nil, length)
+// rawRecord encodes a record header with the given length and the CRC of body.
+func rawRecord(body []byte, length uint64) []byte {
+	b := binary.AppendUvarint(nil, length)
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(body, castagnoli))
 	return append(b, body...)
 }
 
-func body(kind Kind, t int64, rest ...byte) []byte {
-	b := []byte{byte(kind), 0, 0, 0}
-	b = binary.LittleEndian.AppendUint64(b, uint64(t))
+// body returns a record body with time delta dt, kind, zero flags and source,
+// followed by rest.
+func body(kind Kind, dt uint64, rest ...byte) []byte {
+	b := binary.AppendUvarint(nil, dt)
+	b = append(b, byte(kind), 0, 0, 0)
 	return append(b, rest...)
 }
 
 func TestCorruptRecords(t *testing.T) {
-	good := func(tm int64) []byte { r := Record{Time: tm, Payload: []byte("ok")}; return appendRecord(nil, &r) }
+	// good encodes a record as the first of its frame (time delta = time).
+	good := func(tm int64) []byte { r := Record{Time: tm, Payload: []byte("ok")}; return appendRecord(nil, &r, 0) }
+	// next encodes a record following one at time prev.
+	next := func(tm, prev int64) []byte {
+		r := Record{Time: tm, Payload: []byte("ok")}
+		return appendRecord(nil, &r, prev)
+	}
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	badCRC := good(2)
 	badCRC[len(badCRC)-1] ^= 1
@@ -216,17 +224,19 @@ func TestCorruptRecords(t *testing.T) {
 		err  string
 		torn bool
 	}{
-		{"length too large", rawCapture(t, cat(good(1), rawRecord(body(1, 2, 0, 0), 0xfffffff0))), 1, "record length 4294967280 out of range", false},
+		{"length too large", rawCapture(t, cat(good(1), rawRecord(body(1, 2, 0, 0), 0xfffffff0))), 1, "bad record length varint", false},
+		{"length above maximum", rawCapture(t, cat(good(1), rawRecord(body(1, 2, 0, 0), maxRecordBody+1))), 1, "out of range", false},
 		{"length below minimum", rawCapture(t, cat(good(1), rawRecord(body(1, 2), 3))), 1, "record length 3 out of range", false},
 		{"length past frame end", rawCapture(t, cat(good(1), rawRecord(body(1, 2, 0, 0), 100))), 1, "zstd frame ends inside a record body", false},
 		{"checksum mismatch", rawCapture(t, cat(good(1), badCRC, good(3))), 1, "record checksum mismatch", false},
-		{"time backwards", rawCapture(t, cat(good(5), good(4))), 1, "record time 4 is before the previous record's 5", false},
-		{"negative time", rawCapture(t, cat(good(1), rawRecord(body(1, -7, 0, 0), 14))), 1, "negative record time", false},
-		{"session overruns body", rawCapture(t, cat(rawRecord(body(1, 1, 50, 0), 14))), 0, "session length 50 overruns", false},
-		{"session too long", rawCapture(t, cat(rawRecord(body(1, 1, 0x81, 0x10, 0), 15))), 0, "session length 2049 exceeds maximum 1024", false},
-		{"attr count too large", rawCapture(t, cat(rawRecord(body(1, 1, 0, 0x7f), 14))), 0, "attribute count 127 exceeds maximum 64", false},
-		{"bad varint", rawCapture(t, cat(rawRecord(body(1, 1, 0x80, 0x80), 14))), 0, "bad session length varint", false},
-		{"header cut in a record", rawCapture(t, cat(good(1), []byte{1, 2, 3})), 1, "zstd frame ends inside a record header", false},
+		{"time backwards across frames", rawCapture(t, good(5), zstdFrame(good(4))), 1, "record time 4 is before the previous record's 5", false},
+		{"time overflow", rawCapture(t, cat(good(1), rawRecord(body(1, 1<<63, 0, 0), 16))), 1, "overflows", false},
+		{"time deltas add up", rawCapture(t, cat(good(5), next(9, 5), next(9, 9))), 3, "without an index", true},
+		{"session overruns body", rawCapture(t, cat(rawRecord(body(1, 1, 50, 0), 7))), 0, "session length 50 overruns", false},
+		{"session too long", rawCapture(t, cat(rawRecord(body(1, 1, 0x81, 0x10, 0), 8))), 0, "session length 2049 exceeds maximum 1024", false},
+		{"attr count too large", rawCapture(t, cat(rawRecord(body(1, 1, 0, 0x7f), 7))), 0, "attribute count 127 exceeds maximum 64", false},
+		{"bad varint", rawCapture(t, cat(rawRecord(body(1, 1, 0x80, 0x80), 7))), 0, "bad session length varint", false},
+		{"header cut in a record", rawCapture(t, cat(good(1), []byte{20, 2, 3})), 1, "zstd frame ends inside a record header", false},
 		{"second header", rawCapture(t, good(1), appendSkippable(nil, headerMagic, []byte("x"))), 1, "a second capture header", false},
 		{"unknown skippable frame is skipped", rawCapture(t, good(1), appendSkippable(nil, 0x184D2A57, []byte("future")), zstdFrame(good(2))), 2, "without an index", true},
 		{"skippable frame cut", rawCapture(t, good(1), appendSkippable(nil, 0x184D2A57, []byte("future"))[:10]), 1, "inside a skippable frame", true},
@@ -265,6 +275,9 @@ func TestCorruptRecords(t *testing.T) {
 // A corrupt length must not make the reader allocate it.
 func TestCorruptLengthDoesNotAllocate(t *testing.T) {
 	file := rawCapture(t, rawRecord(body(1, 2, 0, 0), maxRecordBody))
+	if len(file) > 4096 {
+		t.Fatalf("test capture is %d bytes", len(file))
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

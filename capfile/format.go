@@ -2,8 +2,10 @@ package capfile
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 )
 
 // File layout (format version 1; FORMAT.md is the full specification).
@@ -29,20 +31,25 @@ import (
 //	12   4     CRC-32C (Castagnoli) of the JSON bytes
 //	16   n     Header as JSON (n = content size - 16, at most MaxHeaderSize)
 //
-// Record, inside the decompressed data stream (all integers little-endian):
+// Record, inside the decompressed data stream (integers little-endian):
 //
-//	off  size  field
-//	0    4     body length L, uint32 (minRecordBody <= L <= maxRecordBody)
-//	4    4     CRC-32C of the L body bytes
-//	8    L     body:
-//	             kind    uint8
-//	             flags   uint8
-//	             source  uint16
-//	             time    int64, ns since the capture's start, never decreasing
-//	             session uvarint length (<= MaxSession) + bytes
-//	             attrs   uvarint count (<= MaxAttrs), then per attr:
-//	                     uvarint key length + key, uvarint value length + value (each <= MaxAttrLen)
-//	             payload the rest of the body (<= MaxPayload)
+//	field    size      meaning
+//	length   uvarint   body length L (minRecordBody <= L <= maxRecordBody, at most 4 bytes)
+//	crc      4         CRC-32C (Castagnoli) of the L body bytes
+//	body     L         tdelta   uvarint  Time minus the previous record's Time in the same
+//	                                     frame (the Time itself for a frame's first record)
+//	                   kind     uint8
+//	                   flags    uint8
+//	                   source   uint16
+//	                   session  uvarint length (<= MaxSession) + bytes
+//	                   attrs    uvarint count (<= MaxAttrs), then per attribute:
+//	                            uvarint key length + key, uvarint value length + value
+//	                            (each <= MaxAttrLen)
+//	                   payload  the rest of the body (<= MaxPayload)
+//
+// The random-looking fields (length, CRC, time delta) come first and the
+// stable ones (kind, source, session, the payload's JSON prefix) after, so
+// that zstd finds long matches from one record to the next.
 //
 // A data frame always holds whole records: the writer closes a frame only
 // between records.
@@ -65,14 +72,14 @@ const (
 	// MaxHeaderSize bounds the JSON header (1 MiB).
 	MaxHeaderSize = 1 << 20
 
-	// minRecordBody is kind+flags+source+time+empty session+zero attrs.
-	minRecordBody = 1 + 1 + 2 + 8 + 1 + 1
+	// minRecordBody is time delta+kind+flags+source+empty session+zero attrs.
+	minRecordBody = 1 + 1 + 1 + 2 + 1 + 1
 	// maxRecordMeta bounds the non-payload part of a body.
 	maxRecordMeta = minRecordBody + binary.MaxVarintLen64*(2+2*MaxAttrs) + MaxSession + 2*MaxAttrs*MaxAttrLen
 	// maxRecordBody bounds a record body.
 	maxRecordBody = MaxPayload + maxRecordMeta
-	// recordHeaderSize is the length and CRC in front of each body.
-	recordHeaderSize = 8
+	// maxRecordHeader is the longest length and CRC in front of a body.
+	maxRecordHeader = 4 + 4
 )
 
 // zstd frame magic numbers, as they appear little-endian at the start of a frame.
@@ -113,15 +120,6 @@ func appendSkippable(dst []byte, magic uint32, content []byte) []byte {
 	return append(dst, content...)
 }
 
-// recordBodySize returns the encoded body size of rec.
-func recordBodySize(rec *Record) int {
-	n := 12 + uvarintLen(uint64(len(rec.Session))) + len(rec.Session) + uvarintLen(uint64(len(rec.Attrs)))
-	for _, a := range rec.Attrs {
-		n += uvarintLen(uint64(len(a.Key))) + len(a.Key) + uvarintLen(uint64(len(a.Value))) + len(a.Value)
-	}
-	return n + len(rec.Payload)
-}
-
 func uvarintLen(v uint64) int {
 	n := 1
 	for v >= 0x80 {
@@ -151,14 +149,17 @@ func checkRecord(rec *Record) error {
 	return nil
 }
 
-// appendRecord appends the encoding of rec (length, CRC, body) to dst.
-// rec must have passed checkRecord.
-func appendRecord(dst []byte, rec *Record) []byte {
+// appendRecord appends the encoding of rec (length, CRC, body) to dst; prev
+// is the Time of the previous record in the same frame (0 for the first).
+// rec must have passed checkRecord and rec.Time >= prev.
+func appendRecord(dst []byte, rec *Record, prev int64) []byte {
+	// Encode the body after room for the longest header, then move the
+	// header into place.
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+	dst = binary.AppendUvarint(dst, uint64(rec.Time-prev))
 	dst = append(dst, byte(rec.Kind), byte(rec.Flags))
 	dst = binary.LittleEndian.AppendUint16(dst, rec.Source)
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(rec.Time))
 	dst = binary.AppendUvarint(dst, uint64(len(rec.Session)))
 	dst = append(dst, rec.Session...)
 	dst = binary.AppendUvarint(dst, uint64(len(rec.Attrs)))
@@ -169,10 +170,13 @@ func appendRecord(dst []byte, rec *Record) []byte {
 		dst = append(dst, a.Value...)
 	}
 	dst = append(dst, rec.Payload...)
-	body := dst[start+recordHeaderSize:]
-	binary.LittleEndian.PutUint32(dst[start:], uint32(len(body)))
-	binary.LittleEndian.PutUint32(dst[start+4:], crc32.Checksum(body, castagnoli))
-	return dst
+	body := dst[start+maxRecordHeader:]
+	var h [maxRecordHeader + 2]byte
+	n := binary.PutUvarint(h[:], uint64(len(body)))
+	binary.LittleEndian.PutUint32(h[n:], crc32.Checksum(body, castagnoli))
+	n += 4
+	copy(dst[start+maxRecordHeader-n:], h[:n])
+	return append(dst[:start], dst[start+maxRecordHeader-n:]...)
 }
 
 // stringCache interns short strings (session keys, attribute keys) so decoding
@@ -190,20 +194,28 @@ func (c stringCache) get(b []byte) string {
 	return s
 }
 
-// decodeBody decodes a record body (CRC already checked) into rec. The
-// payload aliases body.
-func decodeBody(body []byte, rec *Record, attrs *[]Attr, strs stringCache) error {
+// decodeBody decodes a record body (CRC already checked) into rec; prev is
+// the Time of the previous record in the frame. The payload aliases body.
+func decodeBody(body []byte, prev int64, rec *Record, attrs *[]Attr, strs stringCache) error {
 	if len(body) < minRecordBody {
 		return fmt.Errorf("record body of %d bytes is shorter than the minimum %d", len(body), minRecordBody)
 	}
-	rec.Kind = Kind(body[0])
-	rec.Flags = Flags(body[1])
-	rec.Source = binary.LittleEndian.Uint16(body[2:])
-	rec.Time = int64(binary.LittleEndian.Uint64(body[4:]))
-	if rec.Time < 0 {
-		return fmt.Errorf("negative record time %d", rec.Time)
+	d, k := binary.Uvarint(body)
+	if k <= 0 {
+		return errors.New("bad time varint")
 	}
-	p := body[12:]
+	if d > math.MaxInt64-uint64(prev) {
+		return fmt.Errorf("record time %d + %d overflows", prev, d)
+	}
+	rec.Time = prev + int64(d)
+	p := body[k:]
+	if len(p) < 6 {
+		return fmt.Errorf("record body of %d bytes is too short", len(body))
+	}
+	rec.Kind = Kind(p[0])
+	rec.Flags = Flags(p[1])
+	rec.Source = binary.LittleEndian.Uint16(p[2:])
+	p = p[4:]
 	readBytes := func(what string, max int) ([]byte, error) {
 		n, k := binary.Uvarint(p)
 		if k <= 0 {
@@ -226,7 +238,7 @@ func decodeBody(body []byte, rec *Record, attrs *[]Attr, strs stringCache) error
 	rec.Session = strs.get(s)
 	n, k := binary.Uvarint(p)
 	if k <= 0 {
-		return fmt.Errorf("bad attribute count varint")
+		return errors.New("bad attribute count varint")
 	}
 	if n > MaxAttrs {
 		return fmt.Errorf("attribute count %d exceeds maximum %d", n, MaxAttrs)

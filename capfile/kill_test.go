@@ -21,7 +21,9 @@ func TestMain(m *testing.M) {
 		runRecorder(path)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBigCapture()
+	os.Exit(code)
 }
 
 // runRecorder appends generated records to path forever, with small frames

@@ -1,6 +1,7 @@
 package capfile
 
 import (
+	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,10 @@ import (
 // maxDecoderWindow bounds the zstd window a reader accepts (and so the
 // decoder's history buffer). Writers of this package use at most 8 MiB.
 const maxDecoderWindow = 16 << 20
+
+// readBufferSize is the buffer between the decompressor and the record
+// parser; records up to this size are returned without another copy.
+const readBufferSize = 256 << 10
 
 // decoders holds idle zstd decoders; creating one is costly. Decoders in
 // synchronous mode (concurrency 1) own no goroutines, so one that is dropped
@@ -60,14 +65,16 @@ type Reader struct {
 	rawOff   int64 // bytes of the current frame's record stream consumed
 	indexAt  int64 // offset where the index frame was seen while streaming, or -1
 
-	rh       [recordHeaderSize]byte
-	buf      []byte
-	rec      Record
-	attrs    []Attr
-	strs     stringCache
-	n        int64 // records decoded so far (number of the next record)
-	lastTime int64
-	err      error
+	br        *bufio.Reader // over dec
+	pending   int           // bytes of the last record still to discard from br
+	framePrev int64         // Time of the previous record in the frame
+	buf       []byte
+	rec       Record
+	attrs     []Attr
+	strs      stringCache
+	n         int64 // records decoded so far (number of the next record)
+	lastTime  int64
+	err       error
 
 	skipRec  int64 // skip records numbered below this
 	skipTime int64 // skip records earlier than this
@@ -257,34 +264,56 @@ func (r *Reader) next() (*Record, error) {
 			return nil, err
 		}
 	}
-	n, err := io.ReadFull(r.dec, r.rh[:])
-	if err != nil {
-		if n == 0 && err == io.EOF && !r.fr.torn && r.fr.err == nil {
+	if r.pending > 0 {
+		r.br.Discard(r.pending) // bytes already buffered: cannot fail
+		r.pending = 0
+	}
+	hdr, err := r.br.Peek(maxRecordHeader)
+	if len(hdr) == 0 {
+		if err == io.EOF && !r.fr.torn && r.fr.err == nil {
 			return r.endFrame()
 		}
 		return nil, r.frameErr(err, "record header")
 	}
-	size := binary.LittleEndian.Uint32(r.rh[:])
-	if size < minRecordBody || size > maxRecordBody {
+	size, k := binary.Uvarint(hdr)
+	switch {
+	case k == 0 && len(hdr) < maxRecordHeader:
+		return nil, r.frameErr(err, "record header")
+	case k <= 0 || k > 4:
+		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("bad record length varint % x at stream offset %d of the frame", hdr, r.rawOff))
+	case size < minRecordBody || size > maxRecordBody:
 		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record length %d out of range [%d, %d] at stream offset %d of the frame", size, minRecordBody, maxRecordBody, r.rawOff))
+	case len(hdr) < k+4:
+		return nil, r.frameErr(err, "record header")
 	}
-	body, err := r.readBody(int(size))
-	if err != nil {
-		return nil, r.frameErr(err, "record body")
+	crc := binary.LittleEndian.Uint32(hdr[k:])
+	total := k + 4 + int(size)
+	var body []byte
+	if total <= r.br.Size() {
+		p, err := r.br.Peek(total)
+		if len(p) < total {
+			return nil, r.frameErr(err, "record body")
+		}
+		body, r.pending = p[k+4:], total
+	} else {
+		r.br.Discard(k + 4)
+		if body, err = r.readBody(int(size)); err != nil {
+			return nil, r.frameErr(err, "record body")
+		}
 	}
-	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(r.rh[4:]); got != want {
-		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record checksum mismatch (stored %08x, computed %08x)", want, got))
+	if got := crc32.Checksum(body, castagnoli); got != crc {
+		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record checksum mismatch (stored %08x, computed %08x)", crc, got))
 	}
-	if err := decodeBody(body, &r.rec, &r.attrs, r.strs); err != nil {
+	if err := decodeBody(body, r.framePrev, &r.rec, &r.attrs, r.strs); err != nil {
 		return nil, r.corrupt(r.frameOff, r.n, err)
 	}
 	if r.rec.Time < r.lastTime {
 		return nil, r.corrupt(r.frameOff, r.n, fmt.Errorf("record time %d is before the previous record's %d", r.rec.Time, r.lastTime))
 	}
-	r.lastTime = r.rec.Time
-	r.rawOff += recordHeaderSize + int64(size)
+	r.lastTime, r.framePrev = r.rec.Time, r.rec.Time
+	r.rawOff += int64(total)
 	if r.ib != nil {
-		r.ib.add(r.rec.Time, r.rec.Session, recordHeaderSize+int(size))
+		r.ib.add(r.rec.Time, r.rec.Session, total)
 	}
 	r.n++
 	return &r.rec, nil
@@ -296,7 +325,7 @@ func (r *Reader) next() (*Record, error) {
 func (r *Reader) readBody(size int) ([]byte, error) {
 	if size <= cap(r.buf) {
 		r.buf = r.buf[:size]
-		_, err := io.ReadFull(r.dec, r.buf)
+		_, err := io.ReadFull(r.br, r.buf)
 		return r.buf, err
 	}
 	have := 0
@@ -310,7 +339,7 @@ func (r *Reader) readBody(size int) ([]byte, error) {
 			copy(nb, r.buf[:have])
 			r.buf = nb
 		}
-		n, err := io.ReadFull(r.dec, r.buf[have:cap(r.buf)])
+		n, err := io.ReadFull(r.br, r.buf[have:cap(r.buf)])
 		have += n
 		r.buf = r.buf[:have]
 		if err != nil {
@@ -375,7 +404,12 @@ func (r *Reader) nextFrame() error {
 		if err := r.dec.Reset(&r.fr); err != nil {
 			return r.frameStartErr(off, err)
 		}
-		r.inFrame, r.frameOff, r.rawOff = true, off, 0
+		if r.br == nil {
+			r.br = bufio.NewReaderSize(r.dec, readBufferSize)
+		} else {
+			r.br.Reset(r.dec)
+		}
+		r.inFrame, r.frameOff, r.rawOff, r.framePrev, r.pending = true, off, 0, 0, 0
 		if r.ib != nil {
 			r.ib.startFrame(off)
 		}

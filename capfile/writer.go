@@ -20,7 +20,7 @@ import (
 const (
 	DefaultFlushInterval = 100 * time.Millisecond
 	DefaultFrameSize     = 1 << 20
-	DefaultLevel         = zstd.SpeedDefault
+	DefaultLevel         = zstd.SpeedBetterCompression
 )
 
 // WriterOptions tune a Writer. The zero value (or a nil pointer) selects the defaults.
@@ -78,15 +78,23 @@ type Writer struct {
 	cw     countingWriter
 	file   *os.File // set by Create; closed by Close
 	syncer interface{ Sync() error }
-	enc    *zstd.Encoder
+	enc    *zstd.Encoder // the current frame's encoder: fast or slow
+	fast   *zstd.Encoder // at opts.Level
+	slow   *zstd.Encoder // at lowRateLevel, made on first use
+	window int
 	buf    []byte
 
-	inFrame  bool
-	frameRaw int
-	dirty    bool // the encoder holds records not yet flushed
-	timer    *time.Timer
-	armed    bool
-	lastTime int64
+	inFrame   bool
+	frameRaw  int
+	framePrev int64 // Time of the frame's last record
+	dirty     bool  // the encoder holds records not yet flushed
+	timer     *time.Timer
+	armed     bool
+	lastTime  int64
+
+	slowMode    bool      // low-rate mode: new frames use the slow encoder
+	rateAt      time.Time // time of the last timed flush
+	rateRecords int64     // stats.Records at rateAt
 
 	ib     indexBuilder
 	stats  WriterStats
@@ -133,15 +141,11 @@ func NewWriter(w io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	for window < o.FrameSize && window < 8<<20 {
 		window <<= 1
 	}
-	enc, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(o.Level),
-		zstd.WithEncoderConcurrency(1),
-		zstd.WithWindowSize(window),
-		zstd.WithEncoderCRC(true))
+	enc, err := newEncoder(o.Level, window)
 	if err != nil {
-		return nil, fmt.Errorf("capfile: zstd encoder: %w", err)
+		return nil, err
 	}
-	cw := &Writer{opts: o, cw: countingWriter{w: w}, enc: enc}
+	cw := &Writer{opts: o, cw: countingWriter{w: w}, enc: enc, fast: enc, window: window}
 	if s, ok := w.(interface{ Sync() error }); ok {
 		cw.syncer = s
 	}
@@ -155,6 +159,29 @@ func NewWriter(w io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	cw.stats.FileBytes = cw.cw.n
 	return cw, nil
 }
+
+func newEncoder(level zstd.EncoderLevel, window int) (*zstd.Encoder, error) {
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(level),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(window),
+		zstd.WithEncoderCRC(true))
+	if err != nil {
+		return nil, fmt.Errorf("capfile: zstd encoder: %w", err)
+	}
+	return enc, nil
+}
+
+// Low-rate mode. When records arrive slowly, each timed flush ends a zstd
+// block holding one or a few records, and small blocks compress worse. The
+// writer then uses the strongest level, whose CPU cost is negligible at such
+// rates. The rate is measured at timed flushes; a change of mode closes the
+// current frame.
+const (
+	lowRateLevel = zstd.SpeedBestCompression
+	slowBelow    = 50  // records per second
+	fastAbove    = 500 // records per second
+)
 
 // encodeHeader returns the header skippable frame for h, with the version set
 // and credentials removed from endpoints.
@@ -239,16 +266,29 @@ func (w *Writer) Append(rec *Record) error {
 		return fmt.Errorf("%w: time %d after %d", ErrTimeOrder, rec.Time, w.lastTime)
 	}
 	if !w.inFrame {
+		w.enc = w.fast
+		if w.slowMode {
+			if w.slow == nil {
+				enc, err := newEncoder(lowRateLevel, w.window)
+				if err != nil {
+					return err
+				}
+				w.slow = enc
+			}
+			w.enc = w.slow
+		}
 		w.enc.Reset(&w.cw)
 		w.ib.startFrame(w.cw.n)
 		w.inFrame = true
 		w.frameRaw = 0
+		w.framePrev = 0
 	}
-	w.buf = appendRecord(w.buf[:0], rec)
+	w.buf = appendRecord(w.buf[:0], rec, w.framePrev)
 	if _, err := w.enc.Write(w.buf); err != nil {
 		return w.fail("write record", err)
 	}
 	w.lastTime = rec.Time
+	w.framePrev = rec.Time
 	w.ib.add(rec.Time, rec.Session, len(w.buf))
 	w.frameRaw += len(w.buf)
 	w.stats.Records++
@@ -283,14 +323,39 @@ func (w *Writer) armTimer() {
 	}
 }
 
-func (w *Writer) timedFlush() {
+func (w *Writer) timedFlush() { w.flushTick(time.Now()) }
+
+// flushTick is a timed flush at time now: it flushes, then updates the
+// low-rate mode from the number of records appended since the last tick.
+func (w *Writer) flushTick(now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.armed = false
 	if w.closed || w.err != nil {
 		return
 	}
-	if w.flushLocked() == nil && w.opts.SyncOnFlush && w.syncer != nil {
+	if w.flushLocked() != nil {
+		return
+	}
+	if !w.rateAt.IsZero() {
+		if d := now.Sub(w.rateAt).Seconds(); d > 0 {
+			rate := float64(w.stats.Records-w.rateRecords) / d
+			mode := w.slowMode
+			if rate < slowBelow {
+				mode = true
+			} else if rate > fastAbove {
+				mode = false
+			}
+			if mode != w.slowMode && w.inFrame {
+				if w.closeFrame() != nil {
+					return
+				}
+			}
+			w.slowMode = mode
+		}
+	}
+	w.rateAt, w.rateRecords = now, w.stats.Records
+	if w.opts.SyncOnFlush && w.syncer != nil {
 		if err := w.syncer.Sync(); err != nil {
 			w.fail("sync", err)
 		}
