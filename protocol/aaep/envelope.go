@@ -103,7 +103,7 @@ func (c *checker) envIntRange() {
 	if s := &c.ev.scan; s.bigInt != "" {
 		c.report("ENV-INT-RANGE", "integer beyond 2^53",
 			"the integer %s (under %q) lies outside ±2^53 and loses precision in JSON number semantics; integers that large must be sent as strings (§3.8)",
-			clip(s.bigInt), s.bigIntKey)
+			describe([]byte(s.bigInt)), s.bigIntKey)
 	}
 }
 
@@ -362,7 +362,7 @@ func (c *checker) envTimestampFormat() {
 	}
 	if p := &c.ev.ts; !p.ok {
 		c.report("ENV-TIMESTAMP-FORMAT", "malformed timestamp",
-			"timestamp %s is not an RFC 3339 instant of the form YYYY-MM-DDTHH:MM:SS.sssZ or ±HH:MM: %s (§3.2.5)", clip(c.ev.Timestamp), p.problem)
+			"timestamp %s is not of the form YYYY-MM-DDTHH:MM:SS[.sss] followed by Z or ±HH:MM (%s) (§3.2.5)", clip(c.ev.Timestamp), p.problem)
 	}
 }
 
@@ -375,7 +375,7 @@ func (c *checker) envTimestampPrecision() {
 		return
 	}
 	if p := &c.ev.ts; p.ok && p.hasFrac && p.fracLen != 3 && p.fracLen != 6 {
-		c.report("ENV-TIMESTAMP-PRECISION", "fraction of "+strconv.Itoa(p.fracLen)+" digits",
+		c.report("ENV-TIMESTAMP-PRECISION", strconv.Itoa(p.fracLen)+" fraction digit(s)",
 			"timestamp %s has %d fraction digit(s); only milliseconds (3 digits) or microseconds (6 digits) are allowed (§3.2.5)", clip(c.ev.Timestamp), p.fracLen)
 	}
 }
@@ -701,7 +701,7 @@ func (c *checker) envExtReservedPrefix() {
 		eachMember(r, func(k []byte, v json.RawMessage) bool {
 			if reservedPrefix(string(k)) {
 				c.report("ENV-EXT-RESERVED-PREFIX", "reserved extension prefix",
-					"extensions uses the reserved prefix %q; aaep, xsd, rdf, rdfs and @-names cannot name an extension (§7.3.2)", clipb(k))
+					"extensions uses the reserved prefix %s; aaep, xsd, rdf, rdfs and @-names cannot name an extension (§7.3.2)", clipb(k))
 				return false
 			}
 			return true
@@ -1016,7 +1016,10 @@ func describe(r json.RawMessage) string {
 	case '{', '[':
 		return jsonKind(r)
 	}
-	return clip(string(r))
+	if len(r) > 60 {
+		return string(r[:57]) + "…"
+	}
+	return string(r)
 }
 
 func quoteList(names []string) string {

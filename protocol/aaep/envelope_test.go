@@ -62,6 +62,7 @@ func envCases() []ruleCase {
 		// ENV-REQ-FIELDS
 		pass("ENV-REQ-FIELDS", "minimal envelope", []byte(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.session.started","event_id":"evt_8a3f5b22","session_id":"sess_2c91a7","timestamp":"2026-05-24T14:22:11.342Z","producer":{"agent_id":"retirement-planner"},"summary_normal":"Session started.","urgency":"normal","localization_hints":{"primary_language":"en"}}`)),
 		fail("ENV-REQ-FIELDS", "missing event_id (§3.11.1)", event(started, del("event_id"))),
+		fail("ENV-REQ-FIELDS", "missing type", event(started, del("type"))),
 		fail("ENV-REQ-FIELDS", "missing producer and @context", event(started, del("producer"), del("@context"))),
 
 		// ENV-CONTEXT

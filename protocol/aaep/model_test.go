@@ -3,9 +3,13 @@ package aaep_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -714,5 +718,67 @@ func TestHostileInputs(t *testing.T) {
 		if len(findingsAt(rep, int64(i))) == 0 {
 			t.Errorf("hostile message %d has no findings", i)
 		}
+	}
+}
+
+// The -update flag rewrites golden files. The sequence tests of this
+// package's internal test files may define it too; it is registered once.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// TestGoldenFindings writes every case's single-message findings (level,
+// rule, short label, sentence) to testdata/single/findings.golden and
+// compares: the wording of the findings is part of what users read.
+func TestGoldenFindings(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Single-message findings of every rule case (go test -run TestGoldenFindings -update to rewrite).\n")
+	for _, c := range allCases() {
+		force := ""
+		if c.force {
+			force = "aaep"
+		}
+		rep := run(t, c.profile, force, prelude, c.msg)
+		msg := string(c.msg)
+		if len(msg) > 240 {
+			msg = msg[:240] + "..."
+		}
+		fmt.Fprintf(&b, "\n## %s / %s", c.rule, c.name)
+		if c.profile != "" {
+			fmt.Fprintf(&b, " (%s)", c.profile)
+		}
+		fmt.Fprintf(&b, "\nmessage: %s\n", strconv.Quote(msg))
+		for _, f := range findingsAt(rep, 1) {
+			fmt.Fprintf(&b, "%s %s [%s] %s\n", f.Level, f.RuleID, f.Short, f.Message)
+		}
+	}
+	path := filepath.Join("testdata", "single", "findings.golden")
+	if updating() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got := b.String(); got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if gl[i] != wl[i] {
+				t.Fatalf("findings differ from %s at line %d:\ngot:  %s\nwant: %s\n(run with -update if the change is intended)", path, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("findings differ from %s in length: %d lines, want %d (run with -update if intended)", path, len(gl), len(wl))
 	}
 }
