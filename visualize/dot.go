@@ -17,8 +17,9 @@ type DOTOptions struct {
 	Title string
 	// Machines are the protocols' state machines by protocol name. They give
 	// the states their kinds (initial, terminal, error) and, unless
-	// HideMachine is set, add the model's states and transitions the session
-	// did not use, drawn faint, so that the path is seen within its machine.
+	// HideMachine is set, add faint context around each path: the model's
+	// states one transition after a state the session reached (where it
+	// could have gone instead), and those transitions.
 	Machines map[string]protocol.Machine
 	// HideMachine draws only what the sessions did.
 	HideMachine bool
@@ -165,16 +166,24 @@ func (w *dotWriter) trace(ci int, t *Trace, cluster bool) {
 	if final != "" && infos[final] == nil {
 		add(final, &Node{Name: final})
 	}
-	showMachine := hasMachine && !w.opts.HideMachine
+	// The model around the path: the states one model transition after a
+	// state the session reached, and those transitions, faint. (The whole
+	// machine would bury the path under its edges; a session without steps
+	// gets no model at all.)
+	showMachine := hasMachine && !w.opts.HideMachine && len(edges) > 0
+	visited := map[string]bool{}
+	for _, n := range nodes {
+		visited[n.Name] = true
+	}
 	if showMachine {
-		// Model states the session did not reach, when a model transition
-		// connects them (a state without any is left out: it would float).
-		linked := map[string]bool{}
+		near := map[string]bool{}
 		for _, tr := range machine.Transitions {
-			linked[tr.From], linked[tr.To] = true, true
+			if visited[tr.From] && !visited[tr.To] {
+				near[tr.To] = true
+			}
 		}
 		for _, s := range machine.States {
-			if linked[s.Name] {
+			if near[s.Name] {
 				add(s.Name, nil)
 			}
 		}
@@ -207,7 +216,7 @@ func (w *dotWriter) trace(ci int, t *Trace, cluster bool) {
 	if showMachine {
 		for _, tr := range machine.Transitions {
 			from, to := infos[tr.From], infos[tr.To]
-			if from == nil || to == nil || taken[[2]string{tr.From, tr.To}] {
+			if from == nil || to == nil || taken[[2]string{tr.From, tr.To}] || !visited[tr.From] || visited[tr.To] {
 				continue
 			}
 			taken[[2]string{tr.From, tr.To}] = true
@@ -273,6 +282,7 @@ func stateAttrs(ni *nodeInfo, final bool, t *Trace) string {
 	if final {
 		a = append(a, "penwidth=3")
 		switch {
+		case name == noState:
 		case !t.Done:
 			ls = append(ls, "(last state seen)")
 		case !t.Summary.Complete:

@@ -52,6 +52,11 @@ func goldenCases() []struct {
 		{"plain", fixture.Sessions(), visualize.CollectorOptions{}, visualize.DOTOptions{HideMachine: true, NoLegend: true}},
 		{"long", fixture.Long("sess_long", 10_000), visualize.CollectorOptions{}, visualize.DOTOptions{Title: "long.aaep", Machines: machines}},
 		{"empty", nil, visualize.CollectorOptions{}, visualize.DOTOptions{Title: "empty.jsonl"}},
+		{"nostep", []fixture.Event{
+			{Finding: &protocol.Finding{Protocol: protocol.StreamProtocol, RuleID: "STREAM-NOT-JSON", Level: protocol.Must, Index: 0, Short: "not JSON", Message: "message 0 is not a JSON object"}},
+			{Finding: &protocol.Finding{Protocol: "aaep", Session: "sess_env", RuleID: "ENV-EVENT-ID", Level: protocol.Must, Index: 1, Short: "no event_id", Message: "message 1 has no event_id"}},
+			{Finding: &protocol.Finding{Protocol: "aaep", Session: "sess_env", RuleID: "SEQ-LIFECYCLE-START", Level: protocol.Must, Index: -1, Short: "never started", Message: "session sess_env never started"}},
+		}, visualize.CollectorOptions{}, visualize.DOTOptions{Title: "nostep.jsonl", Machines: machines}},
 		{"hostile", hostile(), visualize.CollectorOptions{}, visualize.DOTOptions{Title: "hostile \"title\"\n&x;", Machines: machines}},
 	}
 }

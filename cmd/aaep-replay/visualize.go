@@ -22,6 +22,7 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/aaep"
 	"github.com/aaep-tools/aaepkit/protocol/asp"
+	"github.com/aaep-tools/aaepkit/protocol/kahn"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
@@ -82,7 +83,7 @@ drawn up to its last intact record, with a warning.`,
 
 // visualizeModels are the protocol models visualize checks with.
 func visualizeModels() []protocol.Model {
-	return []protocol.Model{aaep.New(), asp.New()}
+	return []protocol.Model{aaep.New(), asp.New(), kahn.New()}
 }
 
 // outputFormat works out the format from --format and the --output name.

@@ -36,6 +36,8 @@ func TestSVGOfGoldenDrawings(t *testing.T) {
 		{name: "broken", red: []string{"SEQ-TOOL-PAIR", "SEQ-LIFECYCLE-TERMINAL: no terminal event"}, plain: []string{"aaep session sess_broken"}},
 		{name: "long", red: []string{"SEQ-STREAM-POSITION: position decreased"}, plain: []string{"10,000 messages", "tool.invoked web_search ×250, first #2 +0.040s"}},
 		{name: "empty", plain: []string{"no session steps or findings"}},
+		{name: "nostep", red: []string{"ENV-EVENT-ID: no event_id (message 1)", "SEQ-LIFECYCLE-START: never started", "STREAM-NOT-JSON: not JSON (message 0)"},
+			plain: []string{"stream findings · (no session id)"}},
 		// Input text appears as written: entities, markup and DOT escapes
 		// from the input are not interpreted.
 		{name: "hostile", red: []string{`R"1: q"uote \back\slash new line \N \G \l &nbsp; &amp`, "R<2>: <&>", "R&3"},
