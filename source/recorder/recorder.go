@@ -5,11 +5,12 @@
 // aaep-capture reports.
 //
 // Sources call the Emit function of their source id from their own
-// goroutines. Classification (UTF-8 and JSON validity, redaction, peek)
-// runs there, in parallel; one writer goroutine appends records to the
-// capture, so reading and compressing use different cores. Emit copies a
-// message into a batch and returns; the writer takes whole batches, so a
-// fast stream is written in large batches and a slow one message by message.
+// goroutines. The UTF-8 check, redaction, peek (session key and filters) and
+// the stop conditions run there; one writer goroutine checks JSON validity
+// and appends records to the capture, so reading and compressing use
+// different cores with about the same work on each. Emit copies a message
+// into a batch and returns; the writer takes whole batches, so a fast stream
+// is written in large batches and a slow one message by message.
 //
 // Times never go backwards in a capture: a message stamped earlier than the
 // previous one (another source's clock reading raced it) takes the previous
@@ -28,10 +29,18 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/source"
 )
+
+// DefaultLevel is the zstd level of captures: the fastest, because a
+// recorder must keep up with the stream. On AAEP events its files are about
+// 5% larger than capfile's default level and it compresses about a third
+// faster (capfile's BenchmarkWrite).
+const DefaultLevel = zstd.SpeedFastest
 
 // ErrWrite wraps every failure to create or write a capture file.
 var ErrWrite = errors.New("write capture")
@@ -51,6 +60,7 @@ type Config struct {
 	// start of its part for rotated files), Redacted from Redact.
 	Header capfile.Header
 	// Writer tunes the capture writer (flush interval, frame size, level).
+	// A zero Level selects DefaultLevel.
 	Writer capfile.WriterOptions
 	// Clock is the sources' clock.
 	Clock *source.Clock
@@ -134,13 +144,17 @@ type Recorder struct {
 }
 
 // maxPending bounds the payload bytes waiting for the writer; emitters wait
-// beyond it.
-const maxPending = 32 << 20
+// beyond it. Batches of a few MiB amortize the hand-over; larger ones only
+// cost memory (and copying while they grow).
+const maxPending = 4 << 20
 
 // New creates the first capture file and starts the writer.
 func New(cfg Config) (*Recorder, error) {
 	if cfg.Clock == nil {
 		return nil, errors.New("recorder: no clock")
+	}
+	if cfg.Writer.Level == 0 {
+		cfg.Writer.Level = DefaultLevel
 	}
 	r := &Recorder{
 		cfg:       cfg,
@@ -180,21 +194,27 @@ func (c *classifier) emit(m *source.Message) error {
 	payload := m.Payload
 	var flags capfile.Flags
 	var session string
-	keep := true
+	keep, check := true, false
 	if m.Kind == capfile.KindConn {
 		payload = c.scrubSecrets(payload)
 	} else {
 		if !utf8.Valid(payload) {
 			flags |= capfile.FlagInvalidUTF8
 		}
-		if !validJSON(payload) {
-			flags |= capfile.FlagInvalidJSON
-		}
 		if c.redact != nil {
+			// Validity is that of the message as received, so it is
+			// checked before redaction (which could repair it).
+			if !validJSON(payload) {
+				flags |= capfile.FlagInvalidJSON
+			}
 			var changed bool
 			if payload, changed = c.redact.apply(payload); changed {
 				flags |= capfile.FlagRedacted
 			}
+		} else {
+			// Checked by the writer goroutine: it balances the two stages
+			// (reading + peek here, validation + compression there).
+			check = true
 		}
 		f := peek.Peek(payload)
 		session = f.SessionKey()
@@ -257,7 +277,7 @@ func (c *classifier) emit(m *source.Message) error {
 		t = r.last
 	}
 	r.last = t
-	r.pending.add(m.Kind, flags, c.src, t, session, m.Attrs, payload)
+	r.pending.add(m.Kind, flags, check, c.src, t, session, m.Attrs, payload)
 	if r.idle {
 		r.work.Signal()
 	}
@@ -372,8 +392,14 @@ func (r *Recorder) writer() {
 }
 
 func (r *Recorder) write(b *batch) error {
+	var invalid int64
 	for i := range b.entries {
 		e := &b.entries[i]
+		payload := b.data[e.off : e.off+e.n]
+		if e.check && !validJSON(payload) {
+			e.flags |= capfile.FlagInvalidJSON
+			invalid++
+		}
 		if r.rotating {
 			if err := r.maybeRotate(e.time); err != nil {
 				return err
@@ -386,7 +412,7 @@ func (r *Recorder) write(b *batch) error {
 			Time:    e.time - r.fileBase,
 			Session: e.session,
 			Attrs:   b.attrs[e.attrOff : e.attrOff+e.attrN],
-			Payload: b.data[e.off : e.off+e.n],
+			Payload: payload,
 		}
 		if err := r.w.Append(&r.rec); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrWrite, r.files[len(r.files)-1], err)
@@ -395,6 +421,7 @@ func (r *Recorder) write(b *batch) error {
 	ws := r.w.Stats()
 	r.mu.Lock()
 	r.stats.Records += int64(len(b.entries))
+	r.stats.InvalidJSON += invalid
 	r.stats.PayloadBytes += int64(len(b.data))
 	r.stats.FileBytes = r.closedB + ws.FileBytes
 	r.mu.Unlock()
@@ -488,6 +515,7 @@ type batch struct {
 type entry struct {
 	kind           capfile.Kind
 	flags          capfile.Flags
+	check          bool // JSON validity still to be checked
 	src            uint16
 	time           int64
 	session        string
@@ -495,9 +523,9 @@ type entry struct {
 	attrOff, attrN int
 }
 
-func (b *batch) add(kind capfile.Kind, flags capfile.Flags, src uint16, t int64, session string, attrs []capfile.Attr, payload []byte) {
+func (b *batch) add(kind capfile.Kind, flags capfile.Flags, check bool, src uint16, t int64, session string, attrs []capfile.Attr, payload []byte) {
 	b.entries = append(b.entries, entry{
-		kind: kind, flags: flags, src: src, time: t, session: session,
+		kind: kind, flags: flags, check: check, src: src, time: t, session: session,
 		off: len(b.data), n: len(payload), attrOff: len(b.attrs), attrN: len(attrs),
 	})
 	b.data = append(b.data, payload...)

@@ -181,14 +181,28 @@ type SSEBench struct {
 	Events [][]byte
 	N      int
 
-	srv  *httptest.Server
-	mu   sync.Mutex
-	done bool
+	srv    *httptest.Server
+	mu     sync.Mutex
+	done   bool
+	framed []byte
+}
+
+// chunk returns all Events framed as SSE, built once.
+func (b *SSEBench) chunk() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.framed == nil {
+		for i := range b.Events {
+			b.framed = (&Frame{Data: b.Events[i]}).appendSSE(b.framed)
+		}
+	}
+	return b.framed
 }
 
 // Start serves on a loopback server and returns the stream URL.
 func (b *SSEBench) Start(tb testing.TB) string {
 	tb.Helper()
+	b.chunk()
 	b.srv = httptest.NewServer(b)
 	tb.Cleanup(b.srv.Close)
 	return b.srv.URL + "/aaep/v1/events"
@@ -205,10 +219,7 @@ func (b *SSEBench) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
-	var chunk []byte
-	for i := range b.Events {
-		chunk = (&Frame{Data: b.Events[i]}).appendSSE(chunk)
-	}
+	chunk := b.chunk()
 	sent := 0
 	for sent < b.N {
 		part := chunk

@@ -221,17 +221,34 @@ func binaryBE64(dst []byte, v uint64) []byte { return binary.BigEndian.AppendUin
 // connection takes them, written in large pre-framed chunks, then closes
 // with code 1000. It ignores what the client sends (a subscription.request
 // included). It is the producer of the throughput benchmarks.
+//
+// With PerMessage the producer writes each event with its own
+// WriteMessage call, as a typical gorilla producer does: a system call per
+// event, so the producer rather than the reader sets the pace.
 type WSBench struct {
-	Events [][]byte
-	N      int
+	Events     [][]byte
+	N          int
+	PerMessage bool
 
-	srv   *httptest.Server
-	conns sync.WaitGroup
+	srv    *httptest.Server
+	conns  sync.WaitGroup
+	once   sync.Once
+	framed []byte
+}
+
+func (b *WSBench) chunk() []byte {
+	b.once.Do(func() {
+		for _, ev := range b.Events {
+			b.framed = appendWSFrame(b.framed, ev, false)
+		}
+	})
+	return b.framed
 }
 
 // Start serves on a loopback server and returns its ws:// URL.
 func (b *WSBench) Start(tb testing.TB) string {
 	tb.Helper()
+	b.chunk()
 	b.srv = httptest.NewServer(b)
 	tb.Cleanup(func() {
 		b.srv.CloseClientConnections()
@@ -255,12 +272,16 @@ func (b *WSBench) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer close(readDone)
 		drainAll(conn)
 	}()
-	var chunk []byte
-	for _, ev := range b.Events {
-		chunk = appendWSFrame(chunk, ev, false)
+	if b.PerMessage {
+		for i := 0; i < b.N; i++ {
+			if err := conn.WriteMessage(websocket.TextMessage, b.Events[i%len(b.Events)]); err != nil {
+				return
+			}
+		}
 	}
+	chunk := b.chunk()
 	nc := conn.NetConn()
-	for sent := 0; sent < b.N; {
+	for sent := 0; sent < b.N && !b.PerMessage; {
 		part := chunk
 		if left := b.N - sent; left < len(b.Events) {
 			part = nil

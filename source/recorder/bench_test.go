@@ -1,0 +1,102 @@
+package recorder_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/source"
+	"github.com/aaep-tools/aaepkit/source/recorder"
+	"github.com/aaep-tools/aaepkit/source/sourcetest"
+)
+
+// The capture benchmarks record b.N events of 430 bytes from a loopback
+// producer that writes pre-framed events in large chunks, through the real
+// source, recorder and capture file, and report events/s. Each also times a
+// client that reads the same stream and discards it (the ceiling) and
+// reports the ratio. Run with, for example:
+//
+//	go test -run XXX -bench Capture -benchtime 400000x ./source/recorder/
+
+func BenchmarkCaptureWebSocket(b *testing.B) {
+	benchCapture(b, func(tb testing.TB, n int) string {
+		p := &sourcetest.WSBench{Events: benchEvents, N: n}
+		return p.Start(tb)
+	}, func(url string) (int, error) { return sourcetest.WSDiscard(url) })
+}
+
+// BenchmarkCaptureWebSocketPerMessage uses a producer that writes one
+// frame per system call, like a typical producer: the discard client then
+// measures the producer's pace, and the ratio says whether capture keeps up.
+func BenchmarkCaptureWebSocketPerMessage(b *testing.B) {
+	benchCapture(b, func(tb testing.TB, n int) string {
+		p := &sourcetest.WSBench{Events: benchEvents, N: n, PerMessage: true}
+		return p.Start(tb)
+	}, func(url string) (int, error) { return sourcetest.WSDiscard(url) })
+}
+
+func BenchmarkCaptureSSE(b *testing.B) {
+	benchCapture(b, func(tb testing.TB, n int) string {
+		p := &sourcetest.SSEBench{Events: benchEvents, N: n}
+		return p.Start(tb)
+	}, sourcetest.SSEDiscard)
+}
+
+// benchEvents cycle through 8.6 MB: more than a zstd window, so the stream
+// compresses like real traffic (events that differ in ids, times and
+// sequence numbers), not like a short loop.
+var benchEvents = sourcetest.Events(20000)
+
+func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func(string) (int, error)) {
+	// The ceiling: read and discard the same stream.
+	url := start(b, b.N)
+	t0 := time.Now()
+	got, err := discard(url)
+	if err != nil || got != b.N {
+		b.Fatalf("discard client: %d events, %v", got, err)
+	}
+	discardRate := float64(b.N) / time.Since(t0).Seconds()
+
+	url = start(b, b.N)
+	out := filepath.Join(b.TempDir(), "bench.aaep")
+	clock := source.NewClock()
+	src, err := source.New(url, source.Options{Clock: clock, Retry: source.Retry{Initial: time.Millisecond, MaxRetries: 2}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec, err := recorder.New(recorder.Config{
+		Path:   out,
+		Header: capfile.Header{Tool: "bench", Sources: []capfile.Source{{Transport: src.Info().Transport, Endpoint: src.Info().Endpoint}}},
+		Clock:  clock,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(sourcetest.EventSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	t1 := time.Now()
+	runErr := src.Run(context.Background(), rec.Emit(0))
+	closeErr := rec.Close()
+	elapsed := time.Since(t1)
+	b.StopTimer()
+	if runErr != nil || closeErr != nil {
+		b.Fatalf("capture: %v, %v", runErr, closeErr)
+	}
+	st := rec.Stats()
+	// WebSocket adds no handshake reply here (the bench producer ignores
+	// the request); every received message is an event.
+	if st.Events != int64(b.N) {
+		b.Fatalf("recorded %d events, want %d", st.Events, b.N)
+	}
+	rate := float64(b.N) / elapsed.Seconds()
+	b.ReportMetric(rate, "events/s")
+	b.ReportMetric(discardRate, "discard-events/s")
+	b.ReportMetric(rate/discardRate, "ratio")
+	if fi, err := os.Stat(out); err == nil {
+		b.ReportMetric(float64(fi.Size())/float64(b.N), "file-B/event")
+	}
+}
