@@ -81,6 +81,10 @@ drawn up to its last intact record, with a warning.`,
 	return cmd
 }
 
+// manySessions is the number of sessions above which visualize suggests
+// drawing one at a time.
+const manySessions = 50
+
 // visualizeModels are the protocol models visualize checks with.
 func visualizeModels() []protocol.Model {
 	return []protocol.Model{aaep.New(), asp.New(), kahn.New()}
@@ -140,6 +144,9 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	traces := col.Traces()
 	if o.session != "" && len(traces) == 0 {
 		return cli.Usagef("no session %q in %s (sessions seen: %s)", o.session, o.input, seen)
+	}
+	if len(traces) > manySessions && o.session == "" {
+		fmt.Fprintf(a.Err, "aaep-replay: note: drawing %d sessions in one picture; --session ID draws one\n", len(traces))
 	}
 	machines := map[string]protocol.Machine{}
 	for _, m := range models {

@@ -190,6 +190,36 @@ func TestVisualizeDOT(t *testing.T) {
 			}
 		})
 	}
+	t.Run("three protocols drawn alike", func(t *testing.T) {
+		// One file mixing the AAEP sample with the ASP and KAHN fixtures of
+		// their models.
+		var mixed bytes.Buffer
+		for _, f := range []string{jsonl, "../../protocol/asp/testdata/negotiation.jsonl", "../../protocol/kahn/testdata/coder.jsonl"} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mixed.Write(b)
+		}
+		path := filepath.Join(dir, "mixed.jsonl")
+		if err := os.WriteFile(path, mixed.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := visRun(t, "visualize", path, "--format", "dot", "-o", "-")
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		for _, p := range []string{"aaep", "asp", "kahn"} {
+			n := strings.Count(stdout, `graph [label="`+p+` session `)
+			if n == 0 {
+				t.Errorf("no %s session drawn", p)
+			}
+		}
+		// Every protocol's drawing has its start marker and numbered steps.
+		if strings.Count(stdout, "start [shape=point") < 6 || !strings.Contains(stdout, "1. ") {
+			t.Errorf("sessions drawn without start or numbered steps")
+		}
+	})
 	t.Run("violations are red", func(t *testing.T) {
 		code, stdout, stderr := visRun(t, "visualize", capture, "--session", broken, "--format", "dot", "-o", "-")
 		if code != 0 {
