@@ -3,10 +3,15 @@
 // every metric it reports, the median of the runs and their spread (min to max).
 //
 //	go test -run '^$' -bench . -count 5 ./... | go run ./internal/tools/benchtable
+//
+// With -rows FILE the table has only the rows FILE lists, in its order, with
+// its labels, units and targets (see readRows for the format); a row whose
+// figure is absent from the input says "missing".
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,13 +32,52 @@ type series struct {
 }
 
 func main() {
-	if err := run(os.Stdin, os.Stdout); err != nil {
+	rowsFile := flag.String("rows", "", "file listing the rows of the table (default: every benchmark and metric)")
+	flag.Parse()
+	var err error
+	if *rowsFile != "" {
+		err = runRows(*rowsFile, os.Stdin, os.Stdout, os.Stderr)
+	} else {
+		err = run(os.Stdin, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
 }
 
 func run(in io.Reader, out io.Writer) error {
+	all, err := parse(in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "| package | benchmark | metric | median | spread (min – max) | runs |")
+	fmt.Fprintln(out, "|---|---|---|---:|---:|---:|")
+	for _, s := range all {
+		for _, unit := range s.order {
+			vals := sorted(s.metrics[unit])
+			fmt.Fprintf(out, "| %s | %s | %s | %s | %s – %s | %d |\n", s.short(), strings.TrimPrefix(s.name, "Benchmark"), unit,
+				format(median(vals)), format(vals[0]), format(vals[len(vals)-1]), len(vals))
+		}
+	}
+	return nil
+}
+
+// short is the last element of the package path ("capfile").
+func (s *series) short() string { return s.pkg[strings.LastIndex(s.pkg, "/")+1:] }
+
+// key names a series in a rows file: "capfile/Write/default".
+func (s *series) key() string { return s.short() + "/" + strings.TrimPrefix(s.name, "Benchmark") }
+
+func sorted(v []float64) []float64 {
+	vals := append([]float64(nil), v...)
+	sort.Float64s(vals)
+	return vals
+}
+
+// parse reads benchmark result lines, grouped by package and name, in order
+// of first appearance.
+func parse(in io.Reader) ([]*series, error) {
 	var (
 		all  []*series
 		byID = map[string]*series{}
@@ -72,21 +116,9 @@ func run(in io.Reader, out io.Writer) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintln(out, "| package | benchmark | metric | median | spread (min – max) | runs |")
-	fmt.Fprintln(out, "|---|---|---|---:|---:|---:|")
-	for _, s := range all {
-		short := s.pkg[strings.LastIndex(s.pkg, "/")+1:]
-		for _, unit := range s.order {
-			vals := append([]float64(nil), s.metrics[unit]...)
-			sort.Float64s(vals)
-			med := median(vals)
-			fmt.Fprintf(out, "| %s | %s | %s | %s | %s – %s | %d |\n", short, strings.TrimPrefix(s.name, "Benchmark"), unit,
-				format(med), format(vals[0]), format(vals[len(vals)-1]), len(vals))
-		}
-	}
-	return nil
+	return all, nil
 }
 
 func median(sorted []float64) float64 {

@@ -1,0 +1,201 @@
+// Command benche2e runs the end-to-end measurements of `make bench` (see
+// package internal/bench) and prints one `go test -bench` style line per run
+// on standard output, for the benchtable tool; progress goes to standard
+// error.
+//
+//	benche2e -bin bin -runs 5 [-quick] [-only capture,pacing]
+//
+// Everything runs on 127.0.0.1 against the aaep-capture and aaep-replay
+// binaries in -bin, in a scratch directory removed at the end. With
+// "discard TRANSPORT URL" it is instead the reading client that the capture
+// measurement compares aaep-capture with: it prints how many messages it read.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/bench"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek"}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "discard" {
+		if len(args) != 3 {
+			fmt.Fprintln(stderr, "usage: benche2e discard websocket|sse URL")
+			return 2
+		}
+		n, err := bench.Discard(args[1], args[2])
+		if err != nil {
+			fmt.Fprintln(stderr, "benche2e discard:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, n)
+		return 0
+	}
+	fs := flag.NewFlagSet("benche2e", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		binDir      = fs.String("bin", "bin", "directory holding aaep-capture and aaep-replay")
+		runs        = fs.Int("runs", 5, "runs of every measurement")
+		quick       = fs.Bool("quick", false, "smaller inputs, for a run of about two minutes")
+		only        = fs.String("only", "", "comma-separated measurements to run (default all): "+strings.Join(measurements, ","))
+		paceSpan    = fs.Duration("pace-span", 0, "length of the capture replayed at 1x and 10x (default 30s, 4s with -quick)")
+		checkEvents = fs.Int("check-events", 1_000_000, "messages in the capture that check reads")
+		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
+		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
+	)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *runs < 1 {
+		fmt.Fprintln(stderr, "benche2e: -runs must be at least 1")
+		return 2
+	}
+	selected := map[string]bool{}
+	if *only == "" {
+		for _, m := range measurements {
+			selected[m] = true
+		}
+	} else {
+		for _, m := range strings.Split(*only, ",") {
+			m = strings.TrimSpace(m)
+			if !contains(measurements, m) {
+				fmt.Fprintf(stderr, "benche2e: unknown measurement %q (want %s)\n", m, strings.Join(measurements, ", "))
+				return 2
+			}
+			selected[m] = true
+		}
+	}
+	if *paceSpan == 0 {
+		*paceSpan = 30 * time.Second
+		if *quick {
+			*paceSpan = 4 * time.Second
+		}
+	}
+	if *seekSize == "" {
+		*seekSize = "1GiB"
+		if *quick {
+			*seekSize = "128MiB"
+		}
+	}
+	seekBytes, err := parseSize(*seekSize)
+	if err != nil {
+		fmt.Fprintln(stderr, "benche2e: -seek-size:", err)
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "benche2e:", err)
+		return 1
+	}
+	dir, err := os.MkdirTemp(*tmp, "aaep-bench-")
+	if err != nil {
+		fmt.Fprintln(stderr, "benche2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	abs := func(name string) string {
+		p, _ := filepath.Abs(filepath.Join(*binDir, name))
+		return p
+	}
+	env := &bench.Env{
+		CaptureBin: abs("aaep-capture"),
+		ReplayBin:  abs("aaep-replay"),
+		Self:       self,
+		Dir:        dir,
+		Runs:       *runs,
+		Log:        stderr,
+		Emit:       func(r bench.Result) { fmt.Fprintln(stdout, r.Line()) },
+	}
+	pick := func(full, small int) int {
+		if *quick {
+			return small
+		}
+		return full
+	}
+	fmt.Fprintln(stdout, "pkg: e2e")
+	failed := 0
+	for _, m := range measurements {
+		if !selected[m] {
+			continue
+		}
+		fmt.Fprintf(stderr, "benche2e: %s\n", m)
+		start := time.Now()
+		var err error
+		switch m {
+		case "capture":
+			err = bench.Capture(ctx, env, pick(1_000_000, 200_000))
+		case "capsize":
+			err = bench.CapSize(ctx, env, pick(200_000, 50_000))
+		case "pacing":
+			err = bench.Pacing(ctx, env, *paceSpan)
+		case "fanout":
+			err = bench.Fanout(ctx, env, pick(20_000, 5_000), []int{1, 10, 100})
+		case "check":
+			err = bench.Check(ctx, env, *checkEvents)
+		case "trace":
+			err = bench.Trace(ctx, env, []int{100, 1_000, 10_000})
+		case "seek":
+			err = bench.Seek(ctx, env, seekBytes)
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(stderr, "benche2e: %s failed: %v\n", m, err)
+			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+				return 1
+			}
+			continue
+		}
+		fmt.Fprintf(stderr, "benche2e: %s took %v\n", m, time.Since(start).Round(time.Second))
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseSize reads a byte count such as 1GiB, 128MiB or 1000000.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}, {"", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+			if err != nil || v <= 0 {
+				return 0, fmt.Errorf("%q: want a positive size such as 1GiB or 128MiB", s)
+			}
+			return v * u.mult, nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want a size such as 1GiB", s)
+}
