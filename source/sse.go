@@ -104,6 +104,13 @@ func (s *sseSource) attempt(ctx context.Context, e *emitter, st *sseState, n int
 		}
 		if o, retry, ok := sseStatus(r); !ok {
 			r.Body.Close()
+			if st.subscribed && (r.StatusCode == http.StatusNotFound || r.StatusCode == http.StatusGone) {
+				// The subscription is gone (a producer restart): subscribe
+				// again on the next attempt.
+				st.subscribed, st.url = false, nil
+				o.permanent = false
+				return o
+			}
 			if retry && len(candidates) > 1 {
 				notFound = append(notFound, fmt.Sprintf("%s: %s", safeURL(u), o.err))
 				continue

@@ -191,6 +191,43 @@ func TestSSESubscribe(t *testing.T) {
 	}
 }
 
+func TestSSEResubscribesWhenSubscriptionExpires(t *testing.T) {
+	events := sourcetest.Events(8)
+	p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(events), Subscribe: true, DropAt: 3, ExpireOnDrop: true}
+	origin := p.Start(t)
+	opts := testOpts()
+	opts.Subscribe = true
+	src, _ := source.New(origin, opts)
+	c := &collector{}
+	if err := run(t, src, c); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if n := len(p.Bodies()); n != 2 {
+		t.Fatalf("%d subscription requests, want 2", n)
+	}
+	var got [][]byte
+	for _, g := range c.kind(capfile.KindReceived) {
+		if !strings.Contains(string(g.Payload), "subscription.accepted") {
+			got = append(got, g.Payload)
+		}
+	}
+	// The new subscription resumes after the last event received.
+	if len(got) != len(events) {
+		t.Fatalf("%d events, want %d", len(got), len(events))
+	}
+	var queries []string
+	for _, r := range p.Requests() {
+		if r.Method == http.MethodGet {
+			queries = append(queries, r.URL.RawQuery+" last="+r.Header.Get("Last-Event-ID"))
+		}
+	}
+	want := []string{"subscription_id=sub_test last=", "subscription_id=sub_test last=evt_0000000000000002",
+		"subscription_id=sub_test2 last=evt_0000000000000002", "subscription_id=sub_test2 last=evt_0000000000000007"}
+	if !slices.Equal(queries, want) {
+		t.Fatalf("stream requests %q, want %q", queries, want)
+	}
+}
+
 func TestSSESubscriptionRejected(t *testing.T) {
 	p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(sourcetest.Events(2)), Subscribe: true, Reject: true}
 	origin := p.Start(t)

@@ -39,6 +39,10 @@ type SSEProducer struct {
 	// With Reject it answers 403 with a subscription.rejected.
 	Subscribe bool
 	Reject    bool
+	// ExpireOnDrop (with Subscribe and DropAt) forgets the subscription
+	// when the connection is dropped: its stream then answers 404 until the
+	// client subscribes again (and gets a new subscription id).
+	ExpireOnDrop bool
 	// RequireHeader, when set ("Name: value"), answers 401 to requests
 	// without that header.
 	RequireHeader [2]string
@@ -48,6 +52,8 @@ type SSEProducer struct {
 	requests []*http.Request
 	bodies   [][]byte
 	dropped  bool
+	subs     int    // subscriptions granted
+	current  string // the live subscription id ("" when expired)
 }
 
 // Start serves on a new loopback server closed at the end of the test and
@@ -124,12 +130,29 @@ func (p *SSEProducer) subscribe(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"type":"subscription.rejected","reason_code":"authorization_denied","reason_message":"not allowed"}`)
 		return
 	}
-	w.Header().Set("Location", p.path()+"?subscription_id=sub_test")
+	p.mu.Lock()
+	p.subs++
+	id := "sub_test"
+	if p.subs > 1 {
+		id = fmt.Sprintf("sub_test%d", p.subs)
+	}
+	p.current = id
+	p.mu.Unlock()
+	w.Header().Set("Location", p.path()+"?subscription_id="+id)
 	w.WriteHeader(http.StatusCreated)
-	_, _ = io.WriteString(w, `{"type":"subscription.accepted","subscription_id":"sub_test","aaep_version":"1.0.0","producer":{"agent_id":"retirement-planner"},"honored_capabilities":{}}`)
+	_, _ = fmt.Fprintf(w, `{"type":"subscription.accepted","subscription_id":%q,"aaep_version":"1.0.0","producer":{"agent_id":"retirement-planner"},"honored_capabilities":{}}`, id)
 }
 
 func (p *SSEProducer) stream(w http.ResponseWriter, r *http.Request) {
+	if p.Subscribe {
+		p.mu.Lock()
+		current := p.current
+		p.mu.Unlock()
+		if current == "" || r.URL.Query().Get("subscription_id") != current {
+			http.Error(w, "no such subscription", http.StatusNotFound)
+			return
+		}
+	}
 	start := 0
 	if last := r.Header.Get("Last-Event-ID"); last != "" {
 		for i := range p.Frames {
@@ -158,6 +181,11 @@ func (p *SSEProducer) stream(w http.ResponseWriter, r *http.Request) {
 	for i := start; i < len(p.Frames); i++ {
 		buf = p.Frames[i].appendSSE(buf[:0])
 		if drop && i-start == p.DropAt {
+			if p.ExpireOnDrop {
+				p.mu.Lock()
+				p.current = ""
+				p.mu.Unlock()
+			}
 			_, _ = w.Write(buf[:len(buf)/2])
 			_ = rc.Flush()
 			panic(http.ErrAbortHandler)
