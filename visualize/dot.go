@@ -249,6 +249,9 @@ func stateAttrs(ni *nodeInfo, final bool, t *Trace) string {
 	var a []string
 	ls := []string{clean(name, maxStateRunes)}
 	tip := trunc(name, maxStateRunes)
+	// The default style (rounded, filled) comes from the graph's node
+	// defaults; rounded corners suit boxes only.
+	rounded := "rounded,"
 	switch ni.kind {
 	case protocol.StateInitial:
 		a = append(a, "fillcolor="+quote(fillInitial))
@@ -257,19 +260,25 @@ func stateAttrs(ni *nodeInfo, final bool, t *Trace) string {
 		a = append(a, "peripheries=2", "fillcolor="+quote(fillTerminal))
 		tip += " (terminal state)"
 	case protocol.StateError:
-		a = append(a, "shape=doubleoctagon", "style=filled", "fillcolor="+quote(fillError))
+		a = append(a, "shape=doubleoctagon", "fillcolor="+quote(fillError))
 		tip += " (error state)"
+		rounded = ""
+	}
+	style := ""
+	if rounded == "" {
+		style = "filled"
 	}
 	switch {
 	case ni.node == nil:
 		// A state of the model the session never reached.
-		a = append(a, `style="rounded,dashed,filled"`, "color="+quote(colorFaint), "fontcolor="+quote(colorFaint))
+		style = rounded + "dashed,filled"
+		a = append(a, "color="+quote(colorFaint), "fontcolor="+quote(colorFaint))
 		tip += ": a state of the model this session did not reach"
 	case name == OtherStates:
-		a = append(a, `style="dashed,filled"`)
+		style = "dashed,filled"
 		tip += fmt.Sprintf(": the session used more than %d distinct states; the rest are folded into this node", t.limits.MaxStates)
 	case name == noState:
-		a = append(a, `style="dashed,filled"`)
+		style = "dashed,filled"
 		tip += ": no message of the session caused a step"
 	default:
 		if ni.node.Visits > 0 {
@@ -278,6 +287,9 @@ func stateAttrs(ni *nodeInfo, final bool, t *Trace) string {
 		if ni.hasModel && !ni.inModel {
 			tip += " (not a state of the protocol model)"
 		}
+	}
+	if style != "" {
+		a = append(a, "style="+quote(style))
 	}
 	if final {
 		a = append(a, "penwidth=3")

@@ -259,3 +259,27 @@ func TestDOTQuoting(t *testing.T) {
 		}
 	}
 }
+
+// TestDOTAttributesOnce checks every statement of the golden drawings for an
+// attribute given twice (Graphviz silently keeps the last one).
+func TestDOTAttributesOnce(t *testing.T) {
+	quoted := regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	key := regexp.MustCompile(`\b([a-z]+)=`)
+	for _, tc := range goldenCases() {
+		dot := dotOf(t, tc.events, tc.col, tc.opts)
+		for i, l := range strings.Split(dot, "\n") {
+			if j := strings.Index(l, "label=<"); j >= 0 {
+				k := strings.LastIndex(l, ">>")
+				l = l[:j] + "label=HTML" + l[k+2:]
+			}
+			l = quoted.ReplaceAllString(l, `""`)
+			seen := map[string]bool{}
+			for _, m := range key.FindAllStringSubmatch(l, -1) {
+				if seen[m[1]] {
+					t.Errorf("%s line %d: %s given twice: %s", tc.name, i+1, m[1], l)
+				}
+				seen[m[1]] = true
+			}
+		}
+	}
+}

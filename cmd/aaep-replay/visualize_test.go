@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"image/png"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
@@ -406,4 +408,103 @@ func TestVisualizeSVGAndPNG(t *testing.T) {
 			t.Errorf("a failed run left %s", out)
 		}
 	})
+}
+
+// visLongSession writes one AAEP session of n events as JSON lines: a loop
+// of state changes, tool calls and streamed output, as a long agent run
+// emits them.
+func visLongSession(t testing.TB, path string, n int) {
+	t.Helper()
+	var b bytes.Buffer
+	seq := 0
+	at := int64(0)
+	emit := func(typ, urgency, fields string) {
+		ts := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC).Add(time.Duration(at) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+		fmt.Fprintf(&b, `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.%s","event_id":"evt_%032x","session_id":"sess_long0001","timestamp":%q,"producer":{"agent_id":"bench-agent","agent_version":"1.0.0"},"urgency":%q,"sequence_number":%d%s}`+"\n",
+			typ, seq+1, ts, urgency, seq, fields)
+		seq++
+		at += 40
+	}
+	state := func(from, to string) {
+		emit("state.changed", "background", fmt.Sprintf(`,"from_state":%q,"to_state":%q,"summary_normal":"%s to %s"`, from, to, from, to))
+	}
+	tools := []string{"web_search", "read_file", "run_sql", "fetch_url"}
+	emit("session.started", "normal", `,"summary_normal":"A long run.","requested_by":"user:bench"`)
+	state("idle", "thinking")
+	for round := 0; seq+10 <= n-1; round++ {
+		tool := tools[round%len(tools)]
+		id := fmt.Sprintf("call_%012x", round)
+		state("thinking", "calling_tool")
+		emit("tool.invoked", "normal", fmt.Sprintf(`,"tool":%q,"tool_call_id":%q,"summary_normal":"Calling %s","args_summary":"x","risk_level":"low"`, tool, id, tool))
+		emit("tool.completed", "normal", fmt.Sprintf(`,"tool":%q,"tool_call_id":%q,"status":"success","duration_ms":40,"summary_normal":"done"`, tool, id))
+		state("calling_tool", "writing_output")
+		out := fmt.Sprintf("out_%010x", round)
+		for k := 0; k < 4; k++ {
+			emit("output.streaming", "normal", fmt.Sprintf(`,"output_id":%q,"chunk":"words ","position":%d,"complete":%t,"content_type":"text/plain"`, out, 6*k, k == 3))
+		}
+		state("writing_output", "thinking")
+	}
+	for seq < n-1 {
+		emit("progress.updated", "background", `,"progress":{"percent":99},"summary_normal":"Almost done."`)
+	}
+	emit("session.completed", "normal", `,"summary_normal":"Done."`)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkVisualize measures aaep-replay visualize end to end on one
+// session: read and check the JSON lines, collect the trace, write DOT,
+// render SVG with the aaep-render helper (process start included), write
+// the file.
+func BenchmarkVisualize(b *testing.B) {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	dir := b.TempDir()
+	helper := filepath.Join(dir, visualize.HelperName)
+	if out, err := exec.Command(goTool, "build", "-o", helper, "github.com/aaep-tools/aaepkit/visualize/cmd/aaep-render").CombinedOutput(); err != nil {
+		b.Fatalf("build aaep-render: %v\n%s", err, out)
+	}
+	b.Setenv(visualize.HelperEnv, helper)
+	for _, n := range []int{100, 1_000, 10_000} {
+		in := filepath.Join(dir, fmt.Sprintf("long%d.jsonl", n))
+		visLongSession(b, in, n)
+		out := in + ".svg"
+		runOnce := func() {
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, []string{"visualize", in, "-o", out}); code != 0 {
+				b.Fatalf("exit %d: %s", code, stderr.String())
+			}
+		}
+		runOnce() // warm the helper's compilation cache
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				runOnce()
+			}
+		})
+	}
+}
+
+// TestVisualizeLongSession draws a 10,000-event session: repeated
+// transitions merge, so the drawing stays about as small as a short one's.
+func TestVisualizeLongSession(t *testing.T) {
+	dir := t.TempDir()
+	small, long := filepath.Join(dir, "small.jsonl"), filepath.Join(dir, "long.jsonl")
+	visLongSession(t, small, 100)
+	visLongSession(t, long, 10_000)
+	sizes := map[string]int{}
+	for _, in := range []string{small, long} {
+		code, _, stderr := visRun(t, "visualize", in, "--format", "dot")
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		dot := visRead(t, in+".dot")
+		visKeep(t, in+".dot")
+		sizes[in] = len(dot)
+		if in == long && !strings.Contains(dot, "10,000 messages") {
+			t.Errorf("long drawing does not say it has 10,000 messages")
+		}
+	}
+	if sizes[long] > 2*sizes[small] {
+		t.Errorf("DOT of 10,000 events is %d bytes, of 100 events %d: repeated transitions are not merged", sizes[long], sizes[small])
+	}
 }
