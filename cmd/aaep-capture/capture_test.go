@@ -476,3 +476,35 @@ func TestCaptureProgressOnlyOnTTY(t *testing.T) {
 		})
 	}
 }
+
+func TestCaptureExecEndpointForm(t *testing.T) {
+	child := sourcetest.StdioChild{Events: 4, Ping: true}
+	out := filepath.Join(t.TempDir(), "exec.aaep")
+	res := capture(t, false, "exec:"+strings.Join(child.Args(), " "), "-o", out)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	h, recs := readCapture(t, out)
+	if h.Sources[0].Transport != "stdio" {
+		t.Errorf("source %+v", h.Sources[0])
+	}
+	rec := kinds(recs, capfile.KindReceived)
+	// accepted, the ping request, then the unwrapped events
+	if len(rec) != 6 || rec[0].Attr("method") != "aaep.subscribe" || rec[1].Attr("method") != "aaep.ping" {
+		t.Fatalf("%d received records", len(rec))
+	}
+	checkEvents(t, append(rec[:0:0], rec[2:]...), sourcetest.Events(4))
+	if sent := kinds(recs, capfile.KindSent); len(sent) != 2 || sent[0].Attr("method") != "aaep.subscribe" {
+		t.Errorf("%d sent records", len(sent))
+	}
+}
+
+func TestCaptureChildFailureIsExit1(t *testing.T) {
+	child := sourcetest.StdioChild{Events: 1, Exit: 4}
+	out := filepath.Join(t.TempDir(), "fail.aaep")
+	res := capture(t, false, append([]string{"-o", out, "--exec", "--"}, child.Args()...)...)
+	if res.code != 1 || !strings.Contains(res.stderr, "exit status 4") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	readCapture(t, out)
+}

@@ -100,3 +100,31 @@ func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func
 		b.ReportMetric(float64(fi.Size())/float64(b.N), "file-B/event")
 	}
 }
+
+// BenchmarkRecorder measures the recorder alone: b.N events emitted by one
+// goroutine (UTF-8 check, peek, batch copy) and written by the writer
+// goroutine (JSON validation, compression) into a file.
+func BenchmarkRecorder(b *testing.B) {
+	clock := source.NewClock()
+	rec, err := recorder.New(recorder.Config{Path: filepath.Join(b.TempDir(), "r.aaep"), Header: capfile.Header{Tool: "bench"}, Clock: clock})
+	if err != nil {
+		b.Fatal(err)
+	}
+	emit := rec.Emit(0)
+	m := source.Message{Kind: capfile.KindReceived}
+	b.SetBytes(sourcetest.EventSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Payload = benchEvents[i%len(benchEvents)]
+		m.Time = clock.Now()
+		if err := emit(&m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
