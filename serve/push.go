@@ -19,6 +19,22 @@ type PushOptions struct {
 	DialTimeout time.Duration
 }
 
+// ConnectError is Push's error when the subscriber cannot be reached.
+type ConnectError struct {
+	URL    string
+	Status string // the HTTP status when the server refused the upgrade
+	Err    error
+}
+
+func (e *ConnectError) Error() string {
+	if e.Status != "" {
+		return fmt.Sprintf("connect to %s: %v (HTTP %s)", e.URL, e.Err, e.Status)
+	}
+	return fmt.Sprintf("connect to %s: %v", e.URL, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
 // ErrNotFinished is wrapped by Push's error when the subscriber went away
 // (or the connection failed) before the replay finished.
 var ErrNotFinished = errors.New("replay did not finish")
@@ -55,10 +71,11 @@ func Push(ctx context.Context, url string, opts Options, popts PushOptions) (Sub
 	conn, resp, err := dialer.DialContext(dctx, url, popts.Header)
 	cancel()
 	if err != nil {
+		ce := &ConnectError{URL: url, Err: err}
 		if resp != nil {
-			return SubscriberStats{}, fmt.Errorf("connect to %s: %w (HTTP %s)", url, err, resp.Status)
+			ce.Status = resp.Status
 		}
-		return SubscriberStats{}, fmt.Errorf("connect to %s: %w", url, err)
+		return SubscriberStats{}, ce
 	}
 	stop := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

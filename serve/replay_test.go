@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -243,16 +244,18 @@ func TestPush(t *testing.T) {
 		url := wsURL(l, "/")
 		l.Close()
 		_, err := Push(ctx, url, Options{Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
-		if err == nil {
-			t.Fatal("Push to a closed port succeeded")
+		var ce *ConnectError
+		if !errors.As(err, &ce) {
+			t.Fatalf("Push to a closed port: %v, want a ConnectError", err)
 		}
 	})
 	t.Run("not a websocket", func(t *testing.T) {
 		l := httptest.NewServer(http.NotFoundHandler())
 		defer l.Close()
 		_, err := Push(ctx, wsURL(l, "/"), Options{Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
-		if err == nil {
-			t.Fatal("Push to a plain HTTP server succeeded")
+		var ce *ConnectError
+		if !errors.As(err, &ce) || ce.Status != "404 Not Found" {
+			t.Fatalf("Push to a plain HTTP server: %v, want a ConnectError with status 404", err)
 		}
 	})
 	_ = capfile.KindReceived

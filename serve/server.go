@@ -161,11 +161,14 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open capture: %w", err)
 	}
-	producer := opts.Producer
-	if len(producer) == 0 {
-		producer = findProducer(st)
-	}
+	producer, err := findProducer(st)
 	st.close()
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.Producer) > 0 {
+		producer = opts.Producer
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		opts:     opts,
@@ -196,21 +199,24 @@ func New(opts Options) (*Server, error) {
 }
 
 // findProducer returns the producer object of the first few events that
-// have one.
-func findProducer(st *stream) json.RawMessage {
+// have one. A capture whose first events cannot be read is an error.
+func findProducer(st *stream) (json.RawMessage, error) {
 	for i := 0; i < 64; i++ {
 		ev, err := st.next()
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
 		if err != nil {
-			return nil
+			return nil, err
 		}
 		var v struct {
 			Producer json.RawMessage `json:"producer"`
 		}
 		if json.Unmarshal(ev.Payload, &v) == nil && len(v.Producer) > 0 && v.Producer[0] == '{' {
-			return v.Producer
+			return v.Producer, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // ServeHTTP routes a request to the replay's endpoints.

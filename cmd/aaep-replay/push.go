@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/serve"
+)
+
+func init() { register(newPushCmd) }
+
+func newPushCmd(a *app) *cobra.Command {
+	var (
+		f      replayFlags
+		target string
+	)
+	cmd := &cobra.Command{
+		Use:   "push FILE --to ws://HOST/PATH",
+		Short: "Replay a capture into a subscriber that listens for a WebSocket connection",
+		Long: `push connects out to a subscriber listening at --to (ws:// or wss://,
+offering the aaep.v1 subprotocol) and replays the capture to it with the same
+timing, range and filter options as serve. A subscription.request the
+subscriber sends first is answered; replies are printed.
+
+Because --to names the target here, the end of the range is --until (a time
+offset or record number, inclusive).
+
+Exit status: 0 when the replay finished (or was interrupted), 1 when the
+connection failed or the subscriber left early, 2 for usage and file errors.`,
+		Example: `  aaep-replay push session.aaep --to ws://127.0.0.1:9000/aaep
+  aaep-replay push session.aaep --to ws://127.0.0.1:9000/aaep --speed 2 --until 5m --record run.aaep`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			input := args[0]
+			u, err := url.Parse(target)
+			if target == "" || err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+				return cli.Usagef("--to %q: want a ws:// or wss:// URL", target)
+			}
+			opts, err := f.options(input, "until")
+			if err != nil {
+				return err
+			}
+			printer := serve.NewPrinter(a.Out, f.json)
+			opts.Notify = printer.Notify
+			rec, err := f.openRecord(input, target, "push")
+			if err != nil {
+				return err
+			}
+			if rec != nil {
+				opts.Record = rec
+			}
+			_, err = serve.Push(a.ctx, target, opts, serve.PushOptions{})
+			if cerr := closeRecord(rec); cerr != nil && err == nil {
+				return cli.WithCode(cli.ExitUsage, cerr)
+			}
+			switch {
+			case err == nil:
+				return nil
+			case errors.Is(err, serve.ErrNotFinished):
+				return cli.WithCode(cli.ExitFailure, err)
+			case isConnectError(err):
+				return cli.WithCode(cli.ExitFailure, err)
+			default:
+				return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+			}
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&target, "to", "", "WebSocket URL of the listening subscriber (required)")
+	f.add(fs, "until")
+	return cmd
+}
+
+// isConnectError reports a failure to reach the subscriber.
+func isConnectError(err error) bool {
+	var ce *serve.ConnectError
+	return errors.As(err, &ce)
+}

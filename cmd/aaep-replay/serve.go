@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/serve"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+func init() { register(newServeCmd) }
+
+// replayFlags are the options serve and push share: timing, range, filters,
+// loop, recording and output.
+type replayFlags struct {
+	speed    float64
+	noDelay  bool
+	maxIdle  time.Duration
+	precise  bool
+	from, to string
+	sessions []string
+	types    []string
+	loop     int
+	record   string
+	json     bool
+}
+
+// add registers the flags; toName is the name of the range-end flag
+// ("to" for serve; push uses --to for its target and "until" here).
+func (f *replayFlags) add(fs *pflag.FlagSet, toName string) {
+	fs.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("replay speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
+	fs.BoolVar(&f.noDelay, "no-delay", false, "send every event as fast as possible")
+	fs.DurationVar(&f.maxIdle, "max-idle", 0, "cap every wait between two events at this wall-clock time (0: no cap)")
+	fs.BoolVar(&f.precise, "precise", false, "spin before each deadline for sub-100µs lateness (costs CPU)")
+	fs.StringVar(&f.from, "from", "", "start at a time offset (1m30s, 1:30) or record number (#120 or 120)")
+	fs.StringVar(&f.to, toName, "", "stop after a time offset or record number (inclusive)")
+	fs.StringSliceVar(&f.sessions, "session", nil, "replay only this session (repeatable)")
+	fs.StringSliceVar(&f.types, "filter-type", nil, "replay only this event type, exact or suffix such as tool.invoked (repeatable)")
+	fs.IntVar(&f.loop, "loop", 1, "play the range N times; 0 loops forever")
+	fs.StringVar(&f.record, "record", "", "write the replay as seen on the wire to this capture file")
+	fs.BoolVar(&f.json, "json", false, "print replies and subscriber summaries as JSON lines")
+}
+
+// options validates the flags into serve.Options for the capture at input.
+func (f *replayFlags) options(input string, toName string) (serve.Options, error) {
+	o := serve.Options{
+		Open:   serve.OpenFile(input),
+		Timing: timing.Config{Speed: f.speed, NoDelay: f.noDelay, MaxIdle: f.maxIdle},
+		Filter: peek.Filter{Sessions: f.sessions, Types: f.types},
+		Passes: f.loop,
+	}
+	if err := o.Timing.Validate(); err != nil {
+		return o, cli.Usagef("--speed/--max-idle: %v", err)
+	}
+	if f.loop < 0 {
+		return o, cli.Usagef("--loop %d: want 0 (forever) or a positive count", f.loop)
+	}
+	if f.loop == 0 {
+		o.Passes = -1
+	}
+	if f.precise {
+		o.Clock = timing.Precise(0)
+	}
+	var err error
+	if o.Range.From, err = serve.ParsePosition(f.from); err != nil {
+		return o, cli.Usagef("--from: %v", err)
+	}
+	if o.Range.To, err = serve.ParsePosition(f.to); err != nil {
+		return o, cli.Usagef("--%s: %v", toName, err)
+	}
+	if f.record != "" && sameFile(f.record, input) {
+		return o, cli.Usagef("--record %s would overwrite the capture being replayed", f.record)
+	}
+	return o, nil
+}
+
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// openRecord creates the --record capture.
+func (f *replayFlags) openRecord(input, endpoint, transport string) (*capfile.Writer, error) {
+	if f.record == "" {
+		return nil, nil
+	}
+	w, err := capfile.Create(f.record, capfile.Header{
+		Start:   time.Now(),
+		Tool:    "aaep-replay/" + version,
+		Sources: []capfile.Source{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
+		Meta: map[string]string{
+			"replay_of": filepath.Base(input),
+			"view":      "subscriber: received = sent by aaep-replay, sent = sent by the subscriber; source N = Nth subscriber, attribute subscription = its id",
+		},
+	}, &capfile.WriterOptions{})
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
+	}
+	return w, nil
+}
+
+func newServeCmd(a *app) *cobra.Command {
+	var (
+		f      replayFlags
+		listen string
+		shared bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve FILE",
+		Short: "Replay a capture to subscribers over WebSocket and SSE",
+		Long: `serve replays a capture the way its producer sent it, to any number of
+subscribers, until interrupted (Ctrl-C):
+
+  WebSocket  ws://ADDR/aaep/v1/ws (subprotocol aaep.v1): send a
+             subscription.request first to negotiate, or nothing (the stream
+             starts after a short grace period, unfiltered).
+  SSE        http://ADDR/aaep/v1/events and http://ADDR/events; resume with
+             Last-Event-ID. POST /aaep/v1/subscriptions to negotiate first,
+             then open the stream at the Location it returns.
+  Replies    POST /aaep/v1/replies or /messages: confirmation.reply and
+             clarification.reply (204, or 400 for an unknown token),
+             subscription.renegotiate, subscription.close.
+  Status     GET /healthz, GET /stats (per subscriber: position, lateness,
+             queue depth, drops, closes).
+
+Each subscriber gets its own replay from the start; --shared puts everyone on
+one timeline that starts with the first subscriber (later ones join live).
+Payloads go out byte for byte. Timing follows the capture's receive times,
+scheduled at absolute deadlines. --from and --to take a time offset (1m30s,
+1:30) or a record number (#120 or 120, counting every record from 0, as info
+and check show them); both ends are inclusive.
+
+Replies, subscriptions and, when a subscriber leaves, its lateness p50/p99/max
+and drift are printed to stdout (--json: one JSON object per line).`,
+		Example: `  aaep-replay serve session.aaep
+  aaep-replay --input session.aaep --speed 4 --max-idle 2s
+  aaep-replay serve session.aaep --shared --loop 0 --listen 0.0.0.0:8765
+  aaep-replay serve session.aaep --from 1m30s --to #400 --session sess_2c91a7
+  aaep-replay serve session.aaep --record subscriber-run.aaep --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			input := args[0]
+			opts, err := f.options(input, "to")
+			if err != nil {
+				return err
+			}
+			opts.Shared = shared
+			printer := serve.NewPrinter(a.Out, f.json)
+			opts.Notify = printer.Notify
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return cli.WithCode(cli.ExitFailure, fmt.Errorf("listen on %s: %w", listen, err))
+			}
+			defer ln.Close()
+			addr := ln.Addr().String()
+			rec, err := f.openRecord(input, "http://"+addr, "replay")
+			if err != nil {
+				return err
+			}
+			if rec != nil {
+				opts.Record = rec
+			}
+			srv, err := serve.New(opts)
+			if err != nil {
+				closeRecord(rec)
+				return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+			}
+			if !isLoopback(addr) {
+				fmt.Fprintf(a.Err, "aaep-replay: warning: listening on %s, reachable from other machines; anyone who connects gets the capture's payloads, without authentication\n", addr)
+			}
+			fmt.Fprintf(a.Err, "aaep-replay: serving %s on ws://%s/aaep/v1/ws and http://%s/aaep/v1/events (Ctrl-C to stop)\n", input, addr, addr)
+			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+			served := make(chan error, 1)
+			go func() { served <- hs.Serve(ln) }()
+			var serveErr error
+			select {
+			case <-a.ctx.Done():
+			case serveErr = <-served:
+			}
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = hs.Shutdown(sctx)
+			_ = srv.Shutdown(sctx)
+			recErr := srv.RecordError()
+			if err := closeRecord(rec); err != nil && recErr == nil {
+				recErr = err
+			}
+			if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+				return cli.WithCode(cli.ExitFailure, fmt.Errorf("serve: %w", serveErr))
+			}
+			if recErr != nil {
+				return cli.WithCode(cli.ExitUsage, recErr)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
+	fs.BoolVar(&shared, "shared", false, "one timeline for all subscribers; late joiners join live")
+	f.add(fs, "to")
+	return cmd
+}
+
+func closeRecord(w *capfile.Writer) error {
+	if w == nil {
+		return nil
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	return nil
+}
+
+// isLoopback reports whether a listen address only accepts local connections.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
