@@ -269,18 +269,29 @@ func TestReadTruncation(t *testing.T) {
 
 	// Every cut, on the streaming reader: never a panic, always a prefix, a
 	// torn tail (never other damage), and never fewer records for a longer file.
-	// Every byte of the header, the first frame and the index and trailer is
-	// tried; elsewhere every 11th.
+	// Every byte of the header, the start and end of each frame, the index's
+	// frame header and the trailer is tried; elsewhere every 31st.
 	prev := 0
-	firstEnd := int(x.Frames[0].Offset + x.Frames[0].Size)
+	near := func(cut int64) bool {
+		if cut < dataStart+64 || (cut >= indexOff-8 && cut < indexOff+24) || cut >= size-trailerLen-8 {
+			return true
+		}
+		for _, f := range x.Frames {
+			if cut >= f.Offset-4 && cut < f.Offset+32 {
+				return true
+			}
+		}
+		return cut%31 == 0
+	}
 	for cut := 8; cut < len(data); cut++ {
-		if cut > firstEnd && cut < int(indexOff) && cut%11 != 0 {
+		if !near(int64(cut)) {
 			continue
 		}
 		r, err := NewReader(bytes.NewReader(data[:cut]))
 		var got []Record
 		if err == nil {
 			got, err = readAll(r)
+			r.Close()
 		}
 		if !IsTorn(err) {
 			t.Fatalf("cut at %d: error %v, want a torn tail", cut, err)

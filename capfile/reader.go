@@ -22,20 +22,26 @@ const maxDecoderWindow = 16 << 20
 // parser; records up to this size are returned without another copy.
 const readBufferSize = 256 << 10
 
-// decoders holds idle zstd decoders; creating one is costly. Decoders in
-// synchronous mode (concurrency 1) own no goroutines, so one that is dropped
-// instead of returned is simply collected.
+// decoders holds idle decompressors (a zstd decoder and the buffer behind
+// it); creating one is costly. Decoders in synchronous mode (concurrency 1)
+// own no goroutines, so one that is dropped instead of returned is simply
+// collected.
 var decoders sync.Pool
 
-func getDecoder() (*zstd.Decoder, error) {
-	if d, ok := decoders.Get().(*zstd.Decoder); ok {
+type decoder struct {
+	dec *zstd.Decoder
+	br  *bufio.Reader // over dec
+}
+
+func getDecoder() (*decoder, error) {
+	if d, ok := decoders.Get().(*decoder); ok {
 		return d, nil
 	}
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDecoderWindow), zstd.WithDecoderLowmem(true))
+	zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDecoderWindow), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		return nil, fmt.Errorf("capfile: zstd decoder: %w", err)
 	}
-	return d, nil
+	return &decoder{dec: zd, br: bufio.NewReaderSize(zd, readBufferSize)}, nil
 }
 
 // Reader reads records from a capture.
@@ -58,6 +64,7 @@ type Reader struct {
 	idx       *Index
 	idxErr    error
 
+	d        *decoder // from the pool; dec and br are its fields
 	dec      *zstd.Decoder
 	fr       frameReader
 	inFrame  bool
@@ -391,12 +398,12 @@ func (r *Reader) nextFrame() error {
 	}
 	magic := binary.LittleEndian.Uint32(m[:])
 	if magic == zstdFrameMagic {
-		if r.dec == nil {
+		if r.d == nil {
 			d, err := getDecoder()
 			if err != nil {
 				return err
 			}
-			r.dec = d
+			r.d, r.dec, r.br = d, d.dec, d.br
 		}
 		if err := r.fr.start(&r.src, m[:4]); err != nil {
 			return r.frameStartErr(off, err)
@@ -404,11 +411,7 @@ func (r *Reader) nextFrame() error {
 		if err := r.dec.Reset(&r.fr); err != nil {
 			return r.frameStartErr(off, err)
 		}
-		if r.br == nil {
-			r.br = bufio.NewReaderSize(r.dec, readBufferSize)
-		} else {
-			r.br.Reset(r.dec)
-		}
+		r.br.Reset(r.dec)
 		r.inFrame, r.frameOff, r.rawOff, r.framePrev, r.pending = true, off, 0, 0, 0
 		if r.ib != nil {
 			r.ib.startFrame(off)
@@ -615,9 +618,10 @@ func (r *Reader) SeekSession(id string) error {
 
 // Close releases the reader's resources and closes the file opened by Open.
 func (r *Reader) Close() error {
-	if r.dec != nil {
-		decoders.Put(r.dec)
-		r.dec = nil
+	if r.d != nil {
+		r.dec.Reset(nil)
+		decoders.Put(r.d)
+		r.d, r.dec, r.br = nil, nil, nil
 	}
 	r.err = errors.New("capfile: reader is closed")
 	if r.closer != nil {
