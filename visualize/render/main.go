@@ -25,6 +25,11 @@ that its other commands never load Graphviz.
 // errors on stderr. It returns the exit code: 0 done, 1 Graphviz failed, 2
 // usage or input error.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, MaxDOT)
+}
+
+// run is Main with the input limit as a parameter.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, limit int) int {
 	for _, a := range args {
 		switch a {
 		case "-h", "-help", "--help":
@@ -35,13 +40,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	dot, err := io.ReadAll(io.LimitReader(stdin, MaxDOT+1))
+	dot, err := io.ReadAll(io.LimitReader(stdin, int64(limit)+1))
 	if err != nil {
 		fmt.Fprintf(stderr, "aaep-render: read dot: %v\n", err)
 		return 2
 	}
-	if len(dot) > MaxDOT {
-		fmt.Fprintf(stderr, "aaep-render: dot input larger than %d bytes\n", MaxDOT)
+	if len(dot) > limit {
+		fmt.Fprintf(stderr, "aaep-render: dot input larger than %d bytes\n", limit)
 		return 2
 	}
 	if len(bytes.TrimSpace(dot)) == 0 {

@@ -202,14 +202,6 @@ func trim(s string) string {
 	return s
 }
 
-func TestMainInputLimit(t *testing.T) {
-	var out, errOut bytes.Buffer
-	big := strings.NewReader("digraph { " + strings.Repeat(" ", render.MaxDOT) + "}")
-	if code := render.Main(nil, big, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "larger than") {
-		t.Fatalf("Main = %d, stderr %q; want 2 and a size error", code, errOut.String())
-	}
-}
-
 // dotOfLong is the DOT of one session of n events, as aaep-replay draws it.
 func dotOfLong(n int) []byte {
 	c := visualize.NewCollector(visualize.CollectorOptions{})
