@@ -198,6 +198,17 @@ func ruleCases() []ruleCase {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("integrity.hash", "sha256:a1b2c3d4...")))
 		}},
+		{rule: "ASP-E12", name: "docs relaxation keeps the prefixes", cfg: &asp.Config{DocsExamples: true}, fail: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("integrity.signature", "rsa:0011")))
+		}, pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("integrity.hash", "sha256:a1b2c3d4..."), set("integrity.signature", "ed25519:x1y2z3...")))
+		}},
+		{rule: "ASP-E02", name: "configured versions", cfg: &asp.Config{SupportedVersions: []string{"asp/1.0"}}, fail: func() []string {
+			c := newConv()
+			return c.conversing(alpha, beta, 0)
+		}},
 		{rule: "ASP-H01", name: "chain does not start at genesis", fail: func() []string {
 			c := newConv()
 			c.prev = hashOf("elsewhere")

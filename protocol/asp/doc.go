@@ -16,11 +16,27 @@
 // trace. The checker keeps state per open session only; stream-wide
 // memories (message IDs, hashes, ended sessions) are bounded windows.
 //
-// Each message yields one protocol.Step (Label: the performative; Detail:
-// the sender's short name and the message's salient argument). A refused
-// message is a step that does not change the state. Transitions no message
+// Each message of a session yields one protocol.Step (Label: the
+// performative; Detail: the sender's short name and the message's salient
+// argument, e.g. "beta: identity"). A refused message is a step that does
+// not change the state. Discovery messages and WebSocket control frames
+// (ack, session_state, heartbeat, …) yield no step; findings about messages
+// that belong to no session carry an empty session. Transitions no message
 // causes — timeouts, a broken hash chain, and in the strict profile a
 // protocol violation — are synthetic steps to FAILED.
+//
+// # WebSocket frames
+//
+// Envelopes wrapped in {"type":"message"|"send","envelope":{…}} frames are
+// unwrapped; when a recording holds both the client's send frame and the
+// server's message frame of one envelope (same messageId and hash), the
+// second is an echo and is skipped. session_state, auth_ok and heartbeat
+// frames are compared with the computed state (ASP-S11); a session_state
+// that announces a transition before the message causing it is checked
+// after that message. A frame without sessionId refers to the last session
+// seen on the same capture source. An auth_ok or session_state frame naming
+// a session not seen yet anchors it in the announced state, so a recording
+// that starts mid-session is checked without ASP-S01.
 //
 // # Time
 //
