@@ -222,3 +222,64 @@ func TestRetryDelay(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSSEParser: any byte stream parses without panic; no delivered event
+// is larger than the limit; the stream ends with a read error (io.EOF).
+func FuzzSSEParser(f *testing.F) {
+	f.Add([]byte("event: aaep.event\nid: e1\ndata: {\"a\":1}\n\n"), int64(100))
+	f.Add([]byte("\xEF\xBB\xBFdata:x\r\ndata: y\r\n\r\nretry: 10\n\n: c\nid\n"), int64(3))
+	f.Fuzz(func(t *testing.T, stream []byte, max int64) {
+		if max <= 0 || max > 1<<20 {
+			max = 64
+		}
+		p := newSSEParser(bytes.NewReader(stream), max)
+		for i := 0; i <= len(stream); i++ {
+			ev, err := p.next()
+			var tl *FrameTooLargeError
+			if errors.As(err, &tl) {
+				if tl.Size <= max {
+					t.Fatalf("refused %d bytes under the limit %d", tl.Size, max)
+				}
+				continue
+			}
+			if err != nil {
+				if err != io.EOF {
+					t.Fatalf("error %v", err)
+				}
+				return
+			}
+			if int64(len(ev.data)) > max {
+				t.Fatalf("event of %d bytes over the limit %d", len(ev.data), max)
+			}
+		}
+		t.Fatal("more events than bytes")
+	})
+}
+
+// FuzzFrameReader: any byte stream splits without panic, in every framing;
+// no frame exceeds the limit.
+func FuzzFrameReader(f *testing.F) {
+	f.Add([]byte("{}\n{\"a\":1}\r\n"), uint8(0))
+	f.Add(lp("abc", "", "{}"), uint8(1))
+	f.Fuzz(func(t *testing.T, stream []byte, framing uint8) {
+		const max = 50
+		fr := newFrameReader(bytes.NewReader(stream), Framing(framing%3), max)
+		fr.lastLineIsMessage = framing&4 != 0
+		for i := 0; i <= len(stream)+1; i++ {
+			b, err := fr.next()
+			var tl *FrameTooLargeError
+			switch {
+			case errors.As(err, &tl):
+				continue
+			case err == io.EOF || err == io.ErrUnexpectedEOF:
+				return
+			case err != nil:
+				t.Fatalf("error %v", err)
+			}
+			if len(b) > max {
+				t.Fatalf("frame of %d bytes", len(b))
+			}
+		}
+		t.Fatal("more frames than bytes")
+	})
+}
