@@ -160,6 +160,9 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			opts.Shared = shared
 			printer := serve.NewPrinter(a.Out, f.json)
 			opts.Notify = printer.Notify
+			if err := checkCapture(opts.Open, input); err != nil {
+				return err
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return cli.WithCode(cli.ExitFailure, fmt.Errorf("listen on %s: %w", listen, err))
@@ -212,6 +215,17 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.BoolVar(&shared, "shared", false, "one timeline for all subscribers; late joiners join live")
 	f.add(fs, "to")
 	return cmd
+}
+
+// checkCapture opens the capture once, so that a file error is reported
+// (exit 2) before anything listens or connects.
+func checkCapture(open serve.Opener, input string) error {
+	c, err := open()
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+	_ = c.Close()
+	return nil
 }
 
 func closeRecord(w *capfile.Writer) error {

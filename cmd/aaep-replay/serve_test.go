@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
+
+// syncBuffer is a bytes.Buffer safe for the command and the test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// replayCapture writes a three-event capture.
+func replayCapture(t *testing.T) (string, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "in.aaep")
+	w, err := capfile.Create(path, capfile.Header{Start: time.Now(), Tool: "test"}, &capfile.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payloads []string
+	for i, typ := range []string{"session.started", "state.changed", "session.completed"} {
+		p := `{"type":"aaep:agent.` + typ + `","event_id":"evt_` + string(rune('a'+i)) + `","session_id":"sess_1","producer":{"agent_id":"cli-test"}}`
+		payloads = append(payloads, p)
+		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(i) * int64(time.Millisecond), Session: "sess_1", Payload: []byte(p)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, payloads
+}
+
+var servingRE = regexp.MustCompile(`on ws://([0-9.:]+)/aaep/v1/ws`)
+
+func TestServeCommand(t *testing.T) {
+	in, payloads := replayCapture(t)
+	record := filepath.Join(t.TempDir(), "wire.aaep")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		// The documented short form, rewritten by root to "serve".
+		done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+			[]string{"--input", in, "--listen", "127.0.0.1:0", "--no-delay", "--record", record})
+	}()
+	var addr string
+	deadline := time.Now().Add(10 * time.Second)
+	for addr == "" {
+		if m := servingRE.FindStringSubmatch(errb.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no serving line; stderr %q", errb.String())
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
+	c, _, err := d.Dial("ws://"+addr+"/aaep/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var got []string
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			if !websocket.IsCloseError(err, 4000) {
+				t.Fatalf("read: %v", err)
+			}
+			break
+		}
+		got = append(got, string(msg))
+	}
+	if strings.Join(got, "\n") != strings.Join(payloads, "\n") {
+		t.Fatalf("got %q, want %q", got, payloads)
+	}
+	for !strings.Contains(out.String(), "closed (4000 replay finished): 3 events") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no summary line; stdout %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d; stderr %q", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+	r, err := capfile.Open(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var events int
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		if rec.Kind == capfile.KindReceived {
+			events++
+		}
+	}
+	if events != 3 {
+		t.Fatalf("recording holds %d events, want 3", events)
+	}
+}
+
+func TestPushCommand(t *testing.T) {
+	in, payloads := replayCapture(t)
+	got := make(chan []string, 1)
+	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
+	l := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		var frames []string
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		for {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				break
+			}
+			frames = append(frames, string(msg))
+		}
+		got <- frames
+	}))
+	defer l.Close()
+	url := "ws" + strings.TrimPrefix(l.URL, "http") + "/sub"
+	var out, errb syncBuffer
+	code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+		[]string{"push", in, "--to", url, "--speed", "100", "--json"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if frames := <-got; strings.Join(frames, "\n") != strings.Join(payloads, "\n") {
+		t.Fatalf("subscriber got %q", frames)
+	}
+	if !strings.Contains(out.String(), `"kind":"closed"`) {
+		t.Errorf("no JSON summary in %q", out.String())
+	}
+}
+
+func TestReplayCommandErrors(t *testing.T) {
+	in, _ := replayCapture(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := "ws" + strings.TrimPrefix(closed.URL, "http")
+	closed.Close()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"speed too high", []string{"serve", in, "--speed", "5000"}, 2, "speed 5000 out of range"},
+		{"negative loop", []string{"serve", in, "--loop", "-1"}, 2, "--loop -1"},
+		{"bad from", []string{"serve", in, "--from", "soon"}, 2, "--from"},
+		{"record over input", []string{"serve", in, "--record", in}, 2, "would overwrite"},
+		{"missing capture", []string{"serve", filepath.Join(t.TempDir(), "none.aaep")}, 2, "none.aaep"},
+		{"busy port", []string{"serve", in, "--listen", "256.0.0.1:1"}, 1, "listen on"},
+		{"push without ws url", []string{"push", in, "--to", "http://x"}, 2, "want a ws:// or wss:// URL"},
+		{"push nobody listening", []string{"push", in, "--to", closedURL}, 1, "connect to"},
+		{"push bad until", []string{"push", in, "--to", "ws://127.0.0.1:1/", "--until", "x"}, 2, "--until"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb syncBuffer
+			code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, tt.args)
+			if code != tt.code || !strings.Contains(errb.String(), tt.msg) {
+				t.Fatalf("exit %d stderr %q, want %d and %q", code, errb.String(), tt.code, tt.msg)
+			}
+		})
+	}
+}
