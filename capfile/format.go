@@ -75,7 +75,7 @@ const (
 	// minRecordBody is time delta+kind+flags+source+empty session+zero attrs.
 	minRecordBody = 1 + 1 + 1 + 2 + 1 + 1
 	// maxRecordMeta bounds the non-payload part of a body.
-	maxRecordMeta = minRecordBody + binary.MaxVarintLen64*(2+2*MaxAttrs) + MaxSession + 2*MaxAttrs*MaxAttrLen
+	maxRecordMeta = minRecordBody + binary.MaxVarintLen64*(3+2*MaxAttrs) + MaxSession + 2*MaxAttrs*MaxAttrLen
 	// maxRecordBody bounds a record body.
 	maxRecordBody = MaxPayload + maxRecordMeta
 	// maxRecordHeader is the longest length and CRC in front of a body.
