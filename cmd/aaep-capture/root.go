@@ -20,6 +20,10 @@ var version = "0.1.0-dev"
 func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal stops the capture cleanly; a second one, while it
+	// winds down, gets the default action (the file stays readable up to
+	// its last flush).
+	context.AfterFunc(ctx, stop)
 	return run(ctx, cli.System(), args)
 }
 
