@@ -1,8 +1,10 @@
 package aaep
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -152,6 +154,8 @@ type Event struct {
 	ts tsParse
 	// escaped marks the known keys whose string value has escapes.
 	escaped keySet
+	// present marks the known keys the message has.
+	present keySet
 	// vals holds the raw values of the known top-level keys, by key.
 	vals [numKeys]json.RawMessage
 	// unknown lists the top-level keys that are not known keys, in order.
@@ -747,6 +751,7 @@ func (s *scanner) document() error {
 					ev.scan.dupKey = name
 				}
 				ev.vals[k] = val
+				ev.present.add(k)
 			} else {
 				if _, dup := ev.Fields[name]; dup {
 					if ev.scan.dupKey == "" {
@@ -939,8 +944,17 @@ func (s *scanner) number(track bool) error {
 func (s *scanner) skipString() error {
 	s.i++ // opening quote
 	for s.i < len(s.b) {
-		// Fast path: plain characters.
+		// Fast path: plain characters, eight at a time while no byte of
+		// the word is a quote, a backslash or a control character.
 		i, b := s.i, s.b
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, bs := w^quotes, w^backslashes
+			if ((q-lsbs)&^q|(bs-lsbs)&^bs|(w-controls)&^w)&msbs != 0 {
+				break
+			}
+			i += 8
+		}
 		for i < len(b) && !strSpecial[b[i]] {
 			i++
 		}
@@ -978,6 +992,18 @@ func (s *scanner) skipString() error {
 	}
 	return s.fail("unterminated string")
 }
+
+// Word-at-a-time constants for skipString: a byte b of word w is zero in
+// (w^x) exactly where b == the byte of x, and (v-lsbs)&^v&msbs is non-zero
+// when v has a zero byte; (w-controls)&^w&msbs is non-zero when w has a
+// byte below 0x20.
+const (
+	lsbs        = 0x0101010101010101
+	msbs        = 0x8080808080808080
+	quotes      = lsbs * '"'
+	backslashes = lsbs * '\\'
+	controls    = lsbs * 0x20
+)
 
 // strSpecial marks the bytes that end the plain run of a JSON string: the
 // quote, the backslash and control characters.
@@ -1385,7 +1411,19 @@ func lookupKeyBytes(b []byte) key { return lookupKey(string(b)) }
 // keySet is a set of keys.
 type keySet [2]uint64
 
-func (s *keySet) add(k key)      { s[k>>6] |= 1 << (k & 63) }
+func (s *keySet) add(k key) { s[k>>6] |= 1 << (k & 63) }
+
+// minus returns the keys of s that are not in t.
+func (s keySet) minus(t keySet) keySet { return keySet{s[0] &^ t[0], s[1] &^ t[1]} }
+
+// each calls fn for every key of s in key order.
+func (s keySet) each(fn func(k key)) {
+	for w := range s {
+		for set := s[w]; set != 0; set &= set - 1 {
+			fn(key(w*64 + bits.TrailingZeros64(set)))
+		}
+	}
+}
 func (s *keySet) has(k key) bool { return s[k>>6]&(1<<(k&63)) != 0 }
 func setOf(keys ...key) (s keySet) {
 	for _, k := range keys {

@@ -331,10 +331,14 @@ func BenchmarkDecode(b *testing.B) {
 	var ev Event
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
+	cpu0 := ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		if err := decode(raw, &ev, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if cpu := ProcessCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -345,11 +349,15 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 	raw := []byte(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.completed","event_id":"evt_0f3c2a8b5d1e7f4a9c3b2a8b5d1e7f4a","session_id":"sess_2c91a7b4d23f1e88","timestamp":"2026-11-02T09:00:01.342Z","producer":{"agent_id":"travel-assistant","agent_version":"2.4.1"},"urgency":"normal","sequence_number":5,"tool":"search_flights","tool_call_id":"call_7a2b9c4e1d3f","status":"success","duration_ms":1885,"summary_normal":"Found 14 itineraries; the cheapest direct one costs 286 euros."}`)
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
+	cpu0 := ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if cpu := ProcessCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -370,6 +378,7 @@ func BenchmarkSingleRules(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		m := &msgs[i%len(msgs)]
 		c.m = m
@@ -384,5 +393,9 @@ func BenchmarkSingleRules(b *testing.B) {
 			f(c)
 		}
 	}
+	cpu := ProcessCPU() - cpu0
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(b.N)/cpu.Seconds(), "events/cpu-s")
+	}
 }

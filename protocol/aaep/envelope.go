@@ -728,12 +728,9 @@ func (c *checker) envForbiddenFields() {
 	ev := &c.ev
 	var bad []string
 	if ci := coreIndex(ev.Core); ci >= 0 {
-		allowed := &payloadKeys[ci]
-		for k := key(1); k < numKeys; k++ {
-			if ev.vals[k] != nil && !envelopeKeys.has(k) && !allowed.has(k) {
-				bad = append(bad, keyNames[k])
-			}
-		}
+		ev.present.minus(envelopeKeys).minus(payloadKeys[ci]).each(func(k key) {
+			bad = append(bad, keyNames[k])
+		})
 		bad = append(bad, ev.unknown...)
 	} else {
 		for _, u := range ev.unknown {

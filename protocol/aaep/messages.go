@@ -207,11 +207,7 @@ func (c *checker) validateMessage(id string, specs []fieldSpec, closed bool, sou
 	if !closed {
 		return
 	}
-	for k := key(1); k < numKeys; k++ {
-		if ev.vals[k] != nil && !allowed.has(k) {
-			extra = append(extra, keyNames[k])
-		}
-	}
+	ev.present.minus(allowed).each(func(k key) { extra = append(extra, keyNames[k]) })
 	extra = append(extra, ev.unknown...)
 	if len(extra) > 0 {
 		c.report(id, "unexpected "+clip(extra[0]),

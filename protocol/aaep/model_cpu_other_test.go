@@ -1,8 +1,8 @@
 //go:build !unix
 
-package aaep_test
+package aaep
 
 import "time"
 
-// processCPU is not measured on this platform.
-func processCPU() time.Duration { return 0 }
+// ProcessCPU is not measured on this platform.
+func ProcessCPU() time.Duration { return 0 }

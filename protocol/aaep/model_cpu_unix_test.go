@@ -1,16 +1,16 @@
 //go:build unix
 
-package aaep_test
+package aaep
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time the test process has used (user plus
+// ProcessCPU returns the CPU time the test process has used (user plus
 // system), so that benchmarks can report CPU per event, which a loaded
 // machine distorts far less than wall-clock time.
-func processCPU() time.Duration {
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -414,7 +414,7 @@ func BenchmarkCheckSingle(b *testing.B) {
 	b.SetBytes(int64(size / len(events)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := aaep.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		j := i % pool
 		if j == 0 && i > 0 {
@@ -427,7 +427,7 @@ func BenchmarkCheckSingle(b *testing.B) {
 		eng.Feed(&msg)
 	}
 	b.StopTimer()
-	cpu := processCPU() - cpu0
+	cpu := aaep.ProcessCPU() - cpu0
 	eng.Finish()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	if cpu > 0 {
