@@ -213,7 +213,7 @@ type Trace struct {
 	pendFindings []protocol.Finding
 
 	// recent maps recent message indexes to the edge of their last step.
-	recent        [recentSteps]recentEntry
+	recent        []recentEntry // grows to recentSteps, then wraps
 	recentNext    int
 	lastCommitted int64
 	hasCommitted  bool
@@ -222,7 +222,6 @@ type Trace struct {
 type recentEntry struct {
 	index int64
 	edge  *Edge
-	used  bool
 }
 
 func newTrace(proto, session string, limits Limits) *Trace {
@@ -253,8 +252,18 @@ func (t *Trace) AddStep(s protocol.Step) {
 	if !t.pendActive {
 		t.pendActive, t.pendIndex = true, s.Index
 	}
+	if len(t.pendSteps) == maxPendingSteps {
+		// Many steps for one message: commit the oldest now (findings go
+		// to the last step anyway).
+		t.commit(t.pendSteps[0], nil)
+		copy(t.pendSteps, t.pendSteps[1:])
+		t.pendSteps = t.pendSteps[:len(t.pendSteps)-1]
+	}
 	t.pendSteps = append(t.pendSteps, pendingStep{step: s, num: t.Steps})
 }
+
+// maxPendingSteps bounds the steps one message may hold pending.
+const maxPendingSteps = 16
 
 // AddFinding adds one finding about the session.
 func (t *Trace) AddFinding(f protocol.Finding) {
@@ -315,7 +324,7 @@ func (t *Trace) seeTime(d time.Duration, index int64) {
 
 func (t *Trace) recentEdge(index int64) *Edge {
 	for i := range t.recent {
-		if t.recent[i].used && t.recent[i].index == index {
+		if t.recent[i].index == index {
 			return t.recent[i].edge
 		}
 	}
@@ -326,7 +335,11 @@ func (t *Trace) remember(index int64, e *Edge) {
 	if !t.hasCommitted || index > t.lastCommitted {
 		t.lastCommitted, t.hasCommitted = index, true
 	}
-	t.recent[t.recentNext] = recentEntry{index: index, edge: e, used: true}
+	if len(t.recent) < recentSteps {
+		t.recent = append(t.recent, recentEntry{index: index, edge: e})
+		return
+	}
+	t.recent[t.recentNext] = recentEntry{index: index, edge: e}
 	t.recentNext = (t.recentNext + 1) % recentSteps
 }
 
@@ -525,11 +538,14 @@ func (t *Trace) FirstOffset() time.Duration {
 }
 
 // Collector gathers the traces of an engine run: use Sink as (part of) the
-// engine's sink, then Traces.
+// engine's sink, then Traces. It traces at most MaxSessions sessions (the
+// first ones seen), so its memory is bounded whatever the input.
 type Collector struct {
-	session string
-	limits  Limits
-	traces  map[traceKey]*Trace
+	session     string
+	limits      Limits
+	maxSessions int
+	dropped     int64
+	traces      map[traceKey]*Trace
 	// bySession finds a trace by session ID alone, for stream-level findings.
 	bySession map[string]*Trace
 	// last is the trace used last (sessions come in runs).
@@ -544,11 +560,23 @@ type CollectorOptions struct {
 	Session string
 	// Limits bound each trace.
 	Limits Limits
+	// MaxSessions is how many sessions are traced (default
+	// DefaultMaxSessions; negative: no limit). Later sessions are only
+	// counted (Collector.Dropped).
+	MaxSessions int
 }
+
+// DefaultMaxSessions is how many sessions a Collector traces by default:
+// more would make a drawing no one can read (draw them one at a time).
+const DefaultMaxSessions = 100
 
 // NewCollector returns an empty collector.
 func NewCollector(opts CollectorOptions) *Collector {
-	return &Collector{session: opts.Session, limits: opts.Limits.withDefaults(),
+	max := opts.MaxSessions
+	if max == 0 {
+		max = DefaultMaxSessions
+	}
+	return &Collector{session: opts.Session, limits: opts.Limits.withDefaults(), maxSessions: max,
 		traces: map[traceKey]*Trace{}, bySession: map[string]*Trace{}}
 }
 
@@ -563,14 +591,17 @@ func (c *Collector) trace(proto, session string) *Trace {
 	}
 	k := traceKey{proto, session}
 	t := c.traces[k]
-	defer func() { c.last = t }()
 	if t == nil {
+		if c.maxSessions > 0 && len(c.traces) >= c.maxSessions {
+			return nil
+		}
 		t = newTrace(proto, session, c.limits)
 		c.traces[k] = t
 		if _, ok := c.bySession[session]; !ok && proto != protocol.StreamProtocol {
 			c.bySession[session] = t
 		}
 	}
+	c.last = t
 	return t
 }
 
@@ -579,7 +610,9 @@ func (c *Collector) keep(session string) bool { return c.session == "" || sessio
 // AddStep adds a step to its session's trace.
 func (c *Collector) AddStep(s protocol.Step) {
 	if c.keep(s.Session) {
-		c.trace(s.Protocol, s.Session).AddStep(s)
+		if t := c.trace(s.Protocol, s.Session); t != nil {
+			t.AddStep(s)
+		}
 	}
 }
 
@@ -596,15 +629,26 @@ func (c *Collector) AddFinding(f protocol.Finding) {
 			return
 		}
 	}
-	c.trace(f.Protocol, f.Session).AddFinding(f)
+	if t := c.trace(f.Protocol, f.Session); t != nil {
+		t.AddFinding(f)
+	}
 }
 
 // SessionDone records a session's summary.
 func (c *Collector) SessionDone(s protocol.SessionSummary) {
-	if c.keep(s.Session) {
-		c.trace(s.Protocol, s.Session).SetSummary(s)
+	if !c.keep(s.Session) {
+		return
 	}
+	if t := c.trace(s.Protocol, s.Session); t != nil {
+		t.SetSummary(s)
+		return
+	}
+	c.dropped++
 }
+
+// Dropped is the number of sessions that ended without being traced,
+// because MaxSessions sessions were traced already.
+func (c *Collector) Dropped() int64 { return c.dropped }
 
 // Len is the number of traces collected.
 func (c *Collector) Len() int { return len(c.traces) }

@@ -320,6 +320,38 @@ func TestCollector(t *testing.T) {
 			t.Errorf("findings %d (MUST %d), want 5 (MUST 4)", traces[0].Findings, traces[0].Levels[protocol.Must])
 		}
 	})
+	t.Run("sessions beyond MaxSessions are counted, not traced", func(t *testing.T) {
+		var ev []fixture.Event
+		for i := 0; i < 5; i++ {
+			id := fmt.Sprintf("s%d", i)
+			ev = append(ev,
+				fixture.Event{Step: &protocol.Step{Protocol: "aaep", Session: id, Index: int64(i), From: "a", To: "b", Label: "go", Kind: protocol.StepState}},
+				fixture.Event{Done: &protocol.SessionSummary{Protocol: "aaep", Session: id, Messages: 1, State: "b", Complete: true}})
+		}
+		c := visualize.NewCollector(visualize.CollectorOptions{MaxSessions: 2})
+		fixture.Feed(ev, c.Sink())
+		if n := len(c.Traces()); n != 2 || c.Dropped() != 3 {
+			t.Errorf("%d traces, %d dropped; want 2 and 3", n, c.Dropped())
+		}
+		c = visualize.NewCollector(visualize.CollectorOptions{MaxSessions: -1})
+		fixture.Feed(ev, c.Sink())
+		if n := len(c.Traces()); n != 5 || c.Dropped() != 0 {
+			t.Errorf("no limit: %d traces, %d dropped; want 5 and 0", n, c.Dropped())
+		}
+	})
+	t.Run("many steps of one message", func(t *testing.T) {
+		var ev []fixture.Event
+		for i := 0; i < 40; i++ {
+			ev = append(ev, step(7, "a", "a", "tick", "", protocol.StepState))
+		}
+		ev = append(ev, finding(7, "R1", protocol.Must, "bad"))
+		tr := collect(t, ev, visualize.CollectorOptions{})[0]
+		got := edgeStrings(tr)
+		want := []string{"a->a tick ×39 #1", "a->a tick ×1 #40 [R1×1]"}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("edges:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
 	t.Run("stream findings join the trace of their session", func(t *testing.T) {
 		ev := []fixture.Event{
 			step(0, "a", "b", "go", "", protocol.StepState),

@@ -29,12 +29,13 @@ import (
 func init() { register(newVisualizeCmd) }
 
 type visualizeOptions struct {
-	input    string
-	output   string
-	format   string
-	session  string
-	protocol string
-	profile  string
+	input       string
+	output      string
+	format      string
+	session     string
+	protocol    string
+	profile     string
+	maxSessions int
 }
 
 func newVisualizeCmd(a *app) *cobra.Command {
@@ -50,7 +51,8 @@ confirmations, clarifications and their replies, streaming output, and every
 step that breaks a rule in red with the rule's ID and a short reason. A legend
 explains the colours and shapes.
 
-Without --session, every session is drawn, one box per session. The output
+Without --session, every session is drawn, one box per session, up to
+--max-sessions (the first ones seen; the rest are counted). The output
 is written beside the input as FILE.svg (FILE.png, FILE.dot with --format)
 unless --output names a file ("-" is standard output). The format is also
 taken from the --output file's extension.
@@ -78,12 +80,9 @@ drawn up to its last intact record, with a warning.`,
 	f.StringVar(&o.session, "session", "", "draw only the session with this ID")
 	f.StringVar(&o.protocol, "protocol", "", "treat every message as this protocol (aaep, asp, kahn) instead of recognising each")
 	f.StringVar(&o.profile, "profile", "lenient", "reading of contradictory specification text: lenient or strict")
+	f.IntVar(&o.maxSessions, "max-sessions", visualize.DefaultMaxSessions, "draw at most this many sessions, the first ones seen (0: no limit)")
 	return cmd
 }
-
-// manySessions is the number of sessions above which visualize suggests
-// drawing one at a time.
-const manySessions = 50
 
 // visualizeModels are the protocol models visualize checks with.
 func visualizeModels() []protocol.Model {
@@ -119,7 +118,14 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 		output = o.input + "." + string(format)
 	}
 	models := visualizeModels()
-	col := visualize.NewCollector(visualize.CollectorOptions{Session: o.session})
+	if o.maxSessions < 0 {
+		return cli.Usagef("--max-sessions must be 0 (no limit) or more, got %d", o.maxSessions)
+	}
+	maxSessions := o.maxSessions
+	if maxSessions == 0 {
+		maxSessions = -1
+	}
+	col := visualize.NewCollector(visualize.CollectorOptions{Session: o.session, MaxSessions: maxSessions})
 	seen := newVisSessionNames(8)
 	sink := col.Sink()
 	step := sink.Step
@@ -145,8 +151,9 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	if o.session != "" && len(traces) == 0 {
 		return cli.Usagef("no session %q in %s (sessions seen: %s)", o.session, o.input, seen)
 	}
-	if len(traces) > manySessions && o.session == "" {
-		fmt.Fprintf(a.Err, "aaep-replay: note: drawing %d sessions in one picture; --session ID draws one\n", len(traces))
+	if n := col.Dropped(); n > 0 {
+		fmt.Fprintf(a.Err, "aaep-replay: note: drew the first %s; %s more left out (raise --max-sessions, or draw one with --session ID)\n",
+			visPlural(int64(len(traces)), "session"), visPlural(n, "session"))
 	}
 	machines := map[string]protocol.Machine{}
 	for _, m := range models {

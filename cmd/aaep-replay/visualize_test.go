@@ -163,6 +163,8 @@ func TestVisualizeDOT(t *testing.T) {
 			contains: append([]string{"digraph aaep_trace", "session.jsonl"}, all...)},
 		{name: "documented root form", args: []string{"--input", capture, "--visualize", "--output", filepath.Join(dir, "root.dot")}, out: filepath.Join(dir, "root.dot"),
 			contains: []string{"digraph aaep_trace"}},
+		{name: "session limit", args: []string{"visualize", capture, "--max-sessions", "2", "--format", "dot", "-o", "-"},
+			contains: []string{"subgraph cluster_1", all[0], all[1]}, lacks: []string{"subgraph cluster_2", all[2], all[3]}, stderrHave: "2 sessions more left out"},
 		{name: "forced protocol", args: []string{"visualize", capture, "--protocol", "aaep", "--profile", "strict", "--format", "dot", "-o", "-"},
 			contains: []string{"digraph aaep_trace", broken}},
 	}
@@ -270,6 +272,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"unknown format", []string{"visualize", capture, "--format", "pdf"}, 2, `unknown format "pdf"`},
 		{"format and output disagree", []string{"visualize", capture, "--format", "svg", "-o", "x.png"}, 2, "does not match the --output file"},
 		{"unknown session", []string{"visualize", capture, "--session", "sess_nope", "--format", "dot", "-o", "-"}, 2, `no session "sess_nope"`},
+		{"negative session limit", []string{"visualize", capture, "--max-sessions", "-1"}, 2, "--max-sessions must be"},
 		{"unknown protocol", []string{"visualize", capture, "--protocol", "nope", "--format", "dot"}, 2, `unknown protocol "nope"`},
 		{"unknown profile", []string{"visualize", capture, "--profile", "loose", "--format", "dot"}, 2, `unknown profile "loose"`},
 		{"missing file", []string{"visualize", filepath.Join(dir, "missing.aaep"), "--format", "dot"}, 2, "no such file"},
