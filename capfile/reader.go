@@ -51,6 +51,7 @@ func getDecoder() (*decoder, error) {
 // torn tail (the writer did not finish; Err is io.ErrUnexpectedEOF and every
 // record before it is intact) or damage (bad checksum, impossible length,
 // undecodable frame). Errors are sticky until the next successful seek.
+// A Reader is not safe for concurrent use.
 type Reader struct {
 	ra     io.ReaderAt // nil for a streaming reader
 	size   int64

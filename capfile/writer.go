@@ -423,6 +423,7 @@ func (w *Writer) Sync() error {
 func (w *Writer) Stats() WriterStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.stats.FileBytes = w.cw.n
 	return w.stats
 }
 
