@@ -26,15 +26,24 @@
 // inside aaep-render (and in tests and benchmarks of render itself).
 //
 // Drawing conventions (the legend in every drawing repeats them): states are
-// nodes; the initial state is reached from a small black dot; terminal
-// states have a double border, error states are double octagons; the state
-// a session ended in has a bold border. Edges are transitions, numbered in
-// the order they happened with the time since the session's first message
-// ("3. tool.invoked web_search +1.204s"); repeated transitions are one edge
-// with a count ("×12, first #3 +1.200s"). Edge colour and arrowhead say what
-// kind of step it was (tool, confirmation, clarification, reply, streaming
-// output, ...); inferred (synthetic) steps such as timeouts are dashed. A
-// step that breaks a rule is red and labelled with the rule ID and a short
-// reason; findings about the end of a session are a red note attached to the
-// state the session ended in.
+// rounded boxes; a small black dot points at the state a session started
+// from; terminal states have a double border, error states are double
+// octagons; the state a session ended in has a bold border. Faint dashed
+// states and dotted edges are the protocol model's exits the session did not
+// take. Edges are transitions, numbered in the order they happened with the
+// time since the session's first message ("3. tool.invoked web_search
+// +1.204s"); repeated transitions are one edge with a count ("×12, first #3
+// +1.200s"), and the transitions that leave a state unchanged are listed on
+// one loop. Edge colour and arrowhead say what kind of step it was (tool,
+// confirmation, clarification, reply, streaming output, ...); inferred
+// (synthetic) steps such as timeouts are dashed. A step that breaks a rule
+// is red and labelled with the rule ID and a short reason; findings about
+// messages that caused no step are a red note on the state the session was
+// in, and findings about the end of a session a red note on the state it
+// ended in.
+//
+// Memory: a Trace keeps at most Limits.MaxStates states, about
+// 2×Limits.MaxEdges transitions and Limits.MaxNotes findings per element,
+// whatever the session's length; a Collector traces at most
+// CollectorOptions.MaxSessions sessions.
 package visualize

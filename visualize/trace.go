@@ -32,10 +32,10 @@ type Limits struct {
 
 // Default limits.
 const (
-	DefaultMaxStates = 64
-	DefaultMaxEdges  = 120
-	DefaultMaxNotes  = 4
-	DefaultMaxDetail = 4
+	DefaultMaxStates  = 64
+	DefaultMaxEdges   = 120
+	DefaultMaxNotes   = 4
+	DefaultMaxDetails = 4
 )
 
 // recentSteps is how many recent message indexes a trace remembers, to
@@ -62,7 +62,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxNotes = DefaultMaxNotes
 	}
 	if l.MaxDetails <= 0 {
-		l.MaxDetails = DefaultMaxDetail
+		l.MaxDetails = DefaultMaxDetails
 	}
 	return l
 }
