@@ -16,7 +16,8 @@
 // bare type of those families (then MSG-TYPE-KNOWN reports it); or when it
 // has no such type but carries an AAEP identifier (an "evt_" event_id or a
 // "sess_" session_id), which covers extension-typed events and events whose
-// type is missing or broken. JSON-RPC 2.0 envelopes of the stdio binding
+// type is broken; or when its type is missing or prefixed and it names the
+// AAEP core context URL, which covers events with broken identifiers. JSON-RPC 2.0 envelopes of the stdio binding
 // (Appendix B.6) are not unwrapped here: the capture side records their
 // params as the message and keeps the method as a transport attribute.
 //
@@ -36,6 +37,7 @@
 package aaep
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -65,8 +67,11 @@ func (model) Recognize(m *protocol.Message) bool {
 	case IsMessageType(t), isMessageFamily(t):
 		return true
 	}
-	return strings.HasPrefix(f.EventID, "evt_") || strings.HasPrefix(f.SessionID, "sess_")
+	return strings.HasPrefix(f.EventID, "evt_") || strings.HasPrefix(f.SessionID, "sess_") ||
+		((t == "" || strings.IndexByte(t, ':') > 0) && bytes.Contains(m.Raw, contextV1Bytes))
 }
+
+var contextV1Bytes = []byte(`"` + ContextV1 + `"`)
 
 func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Checker {
 	if opts == nil {

@@ -324,6 +324,9 @@ func TestRecognize(t *testing.T) {
 		{`{"performative":"PROPOSE","sessionId":"s1"}`, false},
 		{`{"event":"agent_transition","run_id":"r1","ts":"2026-01-01T00:00:00Z"}`, false},
 		{`{"type":"message"}`, false},
+		{`{"@context":"https://aaep-protocol.org/context/v1","event_id":"42"}`, true},
+		{`{"type":"x:y","@context":"https://aaep-protocol.org/context/v1"}`, true},
+		{`{"type":"note","text":"see https://aaep-protocol.org/context/v1"}`, false},
 		{`{}`, false},
 	}
 	m := aaep.New()
