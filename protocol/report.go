@@ -166,8 +166,12 @@ func (r *Report) WriteText(w io.Writer, threshold Level) error {
 			if !s.Complete {
 				state += ", incomplete"
 			}
-			fmt.Fprintf(w, "%s session %s: %s, %s to %s, ended in %s",
-				s.Protocol, s.Session, plural(int64(s.Messages), "message", "messages"),
+			name := "session " + s.Session
+			if s.Session == "" {
+				name = "(messages outside any session)"
+			}
+			fmt.Fprintf(w, "%s %s: %s, %s to %s, ended in %s",
+				s.Protocol, name, plural(int64(s.Messages), "message", "messages"),
 				FormatOffset(max(s.First, 0)), FormatOffset(s.Last), state)
 			if len(s.Findings) == 0 {
 				fmt.Fprint(w, ": clean")

@@ -9,9 +9,10 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/kahn"
 )
 
-// All returns a fresh instance of every known model: AAEP, ASP and KAHN.
+// All returns a fresh instance of every known model: AAEP, ASP, KAHN agent
+// events and KAHN CI events.
 func All() []protocol.Model {
-	return []protocol.Model{aaep.New(), asp.New(), kahn.New()}
+	return []protocol.Model{aaep.New(), asp.New(), kahn.New(), kahn.NewCI()}
 }
 
 // Names returns the names of the known models.
