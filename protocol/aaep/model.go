@@ -13,27 +13,37 @@
 // form "https://aaep-protocol.org/types/"; when it is one of the seven bare
 // handshake/reply types (subscription.request/accepted/rejected/
 // renegotiate/close, confirmation.reply, clarification.reply) or another
-// bare type of those families (then MSG-TYPE-KNOWN reports it); or when it
-// has no such type but carries an AAEP identifier (an "evt_" event_id or a
+// bare type of those families (then MSG-TYPE-KNOWN reports it); when it has
+// no such type but carries an AAEP identifier (an "evt_" event_id or a
 // "sess_" session_id), which covers extension-typed events and events whose
 // type is broken; or when its type is missing or prefixed and it names the
-// AAEP core context URL, which covers events with broken identifiers. JSON-RPC 2.0 envelopes of the stdio binding
-// (Appendix B.6) are not unwrapped here: the capture side records their
-// params as the message and keeps the method as a transport attribute.
+// AAEP core context URL, which covers events with broken identifiers.
+// JSON-RPC 2.0 envelopes of the stdio binding (Appendix B.6) are not
+// unwrapped here: the capture side records their params as the message and
+// keeps the method as a transport attribute.
 //
 // # Decoding
 //
 // Each message is scanned once: a strict RFC 8259 validation that also
-// splits the top-level members (decode.go). Rules read the members by index;
-// the Fields map of Event serves the sequence rules.
+// splits the top-level members (decode.go). Rules read the members by key
+// index; the Fields map of Event serves the sequence rules. A message that
+// is not UTF-8 or not a JSON object gets ENV-UTF8 or ENV-JSON-OBJECT and
+// nothing else. Events get the ENV rules, core-typed events also the EVT
+// rules; handshake and reply messages get the MSG rules only, filed under
+// their source's pseudo-session "subscription-N" as the handshake is. A
+// producer manifest (aaep:producer.manifest, §5.10.1) is neither and is
+// left alone.
 //
 // # Profiles
 //
-// The lenient profile (default) and the strict profile differ only where
-// the specification contradicts itself and no precedence rule settles it:
-// see ENV-LOCHINTS-PRESENT, EVT-SUMMARY-NORMAL and the string length limits
-// of EVT-SCHEMA. Where prose and schema disagree, the prose wins in both
-// profiles (§3.0, §4.7), as each rule's documentation says.
+// For the single-message rules, the lenient profile (default) and the
+// strict profile differ only where the specification contradicts itself and
+// no precedence rule settles it: ENV-LOCHINTS-PRESENT, EVT-SUMMARY-NORMAL
+// on types whose schema does not require it, and the schemas' string length
+// maxima in EVT-SCHEMA are strict-only. Where prose and schema disagree,
+// the prose wins in both profiles (§3.0, §4.7), as each rule's
+// documentation says. The sequence rules document their own profile
+// differences (seq.go).
 package aaep
 
 import (
