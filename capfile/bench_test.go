@@ -271,6 +271,9 @@ func BenchmarkSeek1GiB(b *testing.B) {
 	if bigErr != nil {
 		b.Fatal(bigErr)
 	}
+	if fi, err := os.Stat(bigPath); err == nil {
+		b.Logf("capture: %.2f GiB, %d records", float64(fi.Size())/(1<<30), bigN)
+	}
 	b.Run("seek", func(b *testing.B) {
 		r, err := Open(bigPath)
 		if err != nil {

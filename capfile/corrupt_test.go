@@ -296,3 +296,27 @@ func TestCorruptLengthDoesNotAllocate(t *testing.T) {
 		t.Errorf("reading a record claiming %d bytes allocated %d bytes", maxRecordBody, grew)
 	}
 }
+
+// Many empty zstd frames in a row must neither recurse nor take long.
+func TestManyEmptyFrames(t *testing.T) {
+	empty := zstdFrame(nil)
+	parts := [][]byte{zstdFrame(rawRecordOK(1))}
+	for i := 0; i < 200000; i++ {
+		parts = append(parts, empty)
+	}
+	parts = append(parts, zstdFrame(rawRecordOK(2)))
+	file := rawCapture(t, nil, parts...)
+	r, err := NewReader(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(r)
+	if len(got) != 2 || !IsTorn(err) {
+		t.Fatalf("read %d records, %v; want 2 and a torn tail", len(got), err)
+	}
+}
+
+func rawRecordOK(tm int64) []byte {
+	r := Record{Time: tm, Payload: []byte("ok")}
+	return appendRecord(nil, &r, 0)
+}

@@ -267,11 +267,26 @@ func (r *Reader) corrupt(off int64, index int64, err error) error {
 }
 
 func (r *Reader) next() (*Record, error) {
-	for !r.inFrame {
-		if err := r.nextFrame(); err != nil {
+	for {
+		for !r.inFrame {
+			if err := r.nextFrame(); err != nil {
+				return nil, err
+			}
+		}
+		rec, err := r.readRecord()
+		if rec != nil || err != nil {
+			return rec, err
+		}
+		// The frame ended on a record boundary.
+		if err := r.endFrame(); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// readRecord reads the next record of the current frame. It returns nil and
+// no error at the frame's end.
+func (r *Reader) readRecord() (*Record, error) {
 	if r.pending > 0 {
 		r.br.Discard(r.pending) // bytes already buffered: cannot fail
 		r.pending = 0
@@ -279,7 +294,7 @@ func (r *Reader) next() (*Record, error) {
 	hdr, err := r.br.Peek(maxRecordHeader)
 	if len(hdr) == 0 {
 		if err == io.EOF && !r.fr.torn && r.fr.err == nil {
-			return r.endFrame()
+			return nil, nil
 		}
 		return nil, r.frameErr(err, "record header")
 	}
@@ -371,20 +386,20 @@ func (r *Reader) frameErr(err error, what string) error {
 }
 
 // endFrame finishes the current frame after its last record.
-func (r *Reader) endFrame() (*Record, error) {
+func (r *Reader) endFrame() error {
 	if !r.fr.done() {
 		if _, err := io.Copy(io.Discard, &r.fr); err != nil || !r.fr.done() {
 			if err == nil {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, r.frameErr(err, "frame end")
+			return r.frameErr(err, "frame end")
 		}
 	}
 	r.inFrame = false
 	if r.ib != nil {
 		r.ib.endFrame(r.src.off)
 	}
-	return r.next()
+	return nil
 }
 
 // nextFrame reads frames until it has started a data frame or met the end.
