@@ -16,7 +16,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Defaults for WriterOptions.
+// Defaults for WriterOptions. DefaultLevel was chosen by measurement
+// (BenchmarkWrite, BenchmarkSize): on realistic AAEP events it writes about
+// 500,000 events per CPU second and makes files about 10% smaller than
+// zstd.SpeedDefault, which is about a third faster.
 const (
 	DefaultFlushInterval = 100 * time.Millisecond
 	DefaultFrameSize     = 1 << 20
@@ -34,7 +37,11 @@ type WriterOptions struct {
 	// current zstd frame is closed and the next record starts a new one.
 	// Smaller frames make seeks cheaper and compress worse. Default DefaultFrameSize.
 	FrameSize int
-	// Level is the zstd compression level. Default DefaultLevel.
+	// Level is the zstd compression level used while records arrive
+	// quickly. Default DefaultLevel. When timed flushes find fewer than 50
+	// records per second, new frames use zstd.SpeedBestCompression instead:
+	// each flush then ends a small block, which compresses worse, and the
+	// stronger level costs little CPU at such rates.
 	Level zstd.EncoderLevel
 	// SyncOnFlush makes every timed flush also fsync the file (when the
 	// underlying writer has a Sync method).
