@@ -659,6 +659,9 @@ func (n *negChecker) reply(m *protocol.Message, ev *Event) {
 
 // event applies the negotiated terms of its source to one event.
 func (n *negChecker) event(m *protocol.Message, ev *Event) {
+	if len(n.subs) == 0 {
+		return
+	}
 	sub := n.subs[m.Source]
 	if sub == nil || !sub.handshaked {
 		return

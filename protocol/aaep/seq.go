@@ -42,6 +42,7 @@ package aaep
 // stricter text. Each rule's comment in seqRuleTable says what changes.
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -153,6 +154,7 @@ type session struct {
 	sawSC    bool
 
 	clocks         []producerClock
+	producer0      string // the first producer object, as recorded
 	reportedFuture bool
 
 	start        instant
@@ -209,7 +211,6 @@ type seqChecker struct {
 	retAt   int
 
 	neg negChecker
-	ev  *Event // the event being handled (valid during handle only)
 }
 
 type closedInfo struct {
@@ -237,8 +238,6 @@ func (s *seqChecker) report(rule, session string, m *protocol.Message, short, fo
 
 // handle takes every decodable AAEP message in capture order.
 func (s *seqChecker) handle(m *protocol.Message, ev *Event) {
-	s.ev = ev
-	defer func() { s.ev = nil }()
 	s.checkTransport(m, ev)
 	if !ev.IsEvent {
 		switch ev.Type {
@@ -440,16 +439,13 @@ func (s *seqChecker) primaryEvent(ss *session, lg *leg, m *protocol.Message, ev 
 	s.setPrev(ss, ev)
 }
 
+// setPrev remembers the event for the next one's SEQ-A7-TABLES check; the
+// state.changed and output.streaming handlers fill in prevTo and prevOutput.
 func (s *seqChecker) setPrev(ss *session, ev *Event) {
 	ss.prevCore = ev.Core
 	ss.prevAccept = false
-	ss.prevTo = ""
-	if ev.Core == TypeStateChanged {
-		ss.prevTo, _ = ev.Str("to_state")
-	}
-	if ev.Core == TypeOutputStreaming {
-		ss.prevOutput, _ = ev.Str("output_id")
-		ss.prevComplete, _ = ev.Bool("complete")
+	if ev.Core != TypeStateChanged {
+		ss.prevTo = ""
 	}
 }
 
@@ -465,14 +461,14 @@ func (s *seqChecker) onStarted(ss *session, m *protocol.Message, ev *Event, now 
 	if ss.msgs == 1 {
 		ss.state = stateIdle
 	}
-	if raw := ev.raw("tools_available"); raw != nil {
-		var list []string
-		if decodeJSON(raw, &list) {
-			ss.toolsAvail = make(map[string]bool, len(list))
-			for _, t := range list {
+	if raw := ev.vals[kToolsAvailable]; raw != nil {
+		ss.toolsAvail = map[string]bool{}
+		eachElement(raw, func(_ int, v json.RawMessage) bool {
+			if t, ok := rawString(v); ok {
 				ss.toolsAvail[t] = true
 			}
-		}
+			return true
+		})
 	}
 	return ""
 }
@@ -621,9 +617,9 @@ func (s *seqChecker) checkA7(ss *session, m *protocol.Message, ev *Event) {
 				"A.7.4 expects agent.tool.invoked right after a state change to calling_tool or thinking, or after an accepting confirmation.reply; here it follows %s", prevName(ss))
 		}
 	case TypeOutputStreaming:
-		out, _ := ev.Str("output_id")
+		out, _ := ev.text(kOutputID)
 		ok := (ss.prevCore == TypeStateChanged && ss.prevTo == stateWritingOutput) || ss.prevCore == TypeToolCompleted ||
-			(ss.prevCore == TypeOutputStreaming && ss.prevOutput == out && !ss.prevComplete)
+			(ss.prevCore == TypeOutputStreaming && ss.prevOutput == string(out) && !ss.prevComplete)
 		if !ok {
 			s.report("SEQ-A7-TABLES", ss.id, m, "unexpected predecessor",
 				"A.7.7 expects agent.output.streaming after a state change to writing_output, a tool completion or an unfinished chunk of the same output; here it follows %s", prevName(ss))
@@ -647,6 +643,35 @@ func prevName(ss *session) string {
 		return fmt.Sprintf("a state change to %q", ss.prevTo)
 	}
 	return strings.TrimPrefix(ss.prevCore, "aaep:agent.")
+}
+
+// field returns known top-level string field k as a string to keep,
+// interning the standard state names so that following the state chain does
+// not allocate.
+func field(ev *Event, k key) (string, bool) {
+	b, ok := ev.text(k)
+	if !ok {
+		return "", false
+	}
+	switch string(b) {
+	case stateIdle:
+		return stateIdle, true
+	case stateThinking:
+		return stateThinking, true
+	case stateCallingTool:
+		return stateCallingTool, true
+	case stateWritingOutput:
+		return stateWritingOutput, true
+	case stateAwaitingInput:
+		return stateAwaitingInput, true
+	case stateDeciding:
+		return stateDeciding, true
+	case stateHandingOff:
+		return stateHandingOff, true
+	case "":
+		return "", true
+	}
+	return string(b), true
 }
 
 func isTerminal(core string) bool {

@@ -15,6 +15,7 @@ package aaep
 // delivered to two subscriptions (its shape may differ, §5.9) and is legal.
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"hash/maphash"
 	"strconv"
@@ -43,16 +44,52 @@ const (
 
 var hashSeed = maphash.MakeSeed()
 
-// contentHash hashes an event's top-level fields independently of their
-// order, so a re-serialised redelivery with reordered keys still counts as
-// identical. Values are compared as recorded.
+// contentHash hashes an event's top-level members independently of their
+// order, so a re-serialised redelivery with reordered keys or other spacing
+// between members still counts as identical. Values are compared as
+// recorded. (Not a defence against crafted collisions: it only decides
+// whether a repeated event_id is a redelivery.)
 func contentHash(ev *Event) uint64 {
 	var sum uint64
-	for k, v := range ev.Fields {
-		h := maphash.String(hashSeed, k)*0x9e3779b97f4a7c15 ^ maphash.Bytes(hashSeed, v)
-		sum += h ^ (h >> 29)
+	left := ev.scan.keys - len(ev.unknown) // known members still to find
+	for k := 0; k < len(ev.vals) && left > 0; k++ {
+		if v := ev.vals[k]; v != nil {
+			sum += mix64(bytesHash(v, uint64(k+1)*0x9e3779b97f4a7c15))
+			left--
+		}
+	}
+	for _, name := range ev.unknown {
+		sum += mix64(bytesHash(ev.Fields[name], maphash.String(hashSeed, name)))
 	}
 	return sum
+}
+
+// bytesHash is a fast 64-bit hash of b, eight bytes at a time.
+func bytesHash(b []byte, seed uint64) uint64 {
+	const prime = 0x9e3779b97f4a7c15
+	n := len(b)
+	h := seed ^ uint64(n)*prime
+	if n < 8 {
+		var tail uint64
+		for i, c := range b {
+			tail |= uint64(c) << (8 * i)
+		}
+		return (h ^ tail) * prime
+	}
+	for i := 0; i+8 < n; i += 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b[i:])) * prime
+		h ^= h >> 29
+	}
+	return (h ^ binary.LittleEndian.Uint64(b[n-8:])) * prime
+}
+
+// mix64 is the splitmix64 finalizer.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }
 
 func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, primary bool) idResult {
@@ -107,6 +144,9 @@ func (s *seqChecker) rememberID(ss *session, m *protocol.Message, ev *Event) {
 
 func (s *seqChecker) remember(ss *session, k idKey, h uint64, m *protocol.Message) {
 	s.ids[k] = idRec{sess: ss, hash: h, at: refOf(m)}
+	if ss.ids == nil {
+		ss.ids = make([]idKey, 0, 32)
+	}
 	if len(ss.ids) < maxIDsPerSession {
 		ss.ids = append(ss.ids, k)
 		return
@@ -121,7 +161,7 @@ func (s *seqChecker) remember(ss *session, k idKey, h uint64, m *protocol.Messag
 
 // checkSeqNo applies the sequence_number rules to one channel of a session.
 func (s *seqChecker) checkSeqNo(ss *session, lg *leg, m *protocol.Message, ev *Event) {
-	if ev.Has("sequence_number") && !ev.HasSeqNo {
+	if ev.vals[kSeqNo] != nil && !ev.HasSeqNo {
 		return // not an integer: ENV-SEQNO-TYPE reports it
 	}
 	mode := uint8(2)
@@ -240,7 +280,12 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 	if !ev.TimeOK {
 		return
 	}
-	ph := maphash.Bytes(hashSeed, ev.raw("producer"))
+	var ph uint64 // 0 stands for the session's first producer object
+	if p := ev.vals[kProducer]; len(ss.clocks) == 0 {
+		ss.producer0 = string(p)
+	} else if string(p) != ss.producer0 {
+		ph = maphash.Bytes(hashSeed, p) | 1
+	}
 	found := false
 	for i := range ss.clocks {
 		c := &ss.clocks[i]

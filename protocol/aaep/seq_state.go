@@ -17,14 +17,16 @@ package aaep
 // must equal the previous to_state); it flags §4.6's own line 10.
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event, now instant) string {
-	from, _ := ev.Str("from_state")
-	to, hasTo := ev.Str("to_state")
+	from, _ := field(ev, kFromState)
+	to, hasTo := field(ev, kToState)
+	ss.prevTo = to
 	detail := from + "→" + to
 	if !hasTo {
 		return detail // EVT-SCHEMA reports the missing field; the state is unknown
@@ -82,22 +84,31 @@ func (s *seqChecker) onProgress(ss *session, ev *Event) string {
 			a.progress++
 		}
 	}
-	p, ok := ev.Object("progress")
-	if !ok {
-		return ""
-	}
-	if v, ok := p["percent"]; ok {
-		return string(v) + "%"
-	}
-	step, okS := rawInt(p["step"])
-	total, okT := rawInt(p["total_steps"])
+	var percent, desc json.RawMessage
+	var step, total int64
+	var okS, okT bool
+	eachMember(ev.raw("progress"), func(key []byte, val json.RawMessage) bool {
+		switch string(key) {
+		case "percent":
+			percent = val
+		case "step":
+			step, okS = rawInt(val)
+		case "total_steps":
+			total, okT = rawInt(val)
+		case "description":
+			desc = val
+		}
+		return true
+	})
 	switch {
+	case percent != nil:
+		return string(percent) + "%"
 	case okS && okT:
 		return fmt.Sprintf("step %d/%d", step, total)
 	case okS:
 		return fmt.Sprintf("step %d", step)
 	}
-	d, _ := rawString(p["description"])
+	d, _ := rawString(desc)
 	return d
 }
 
@@ -111,7 +122,7 @@ func (s *seqChecker) checkEnterPending(ss *session, m *protocol.Message, ev *Eve
 	}
 	ss.enterPending = nil
 	if ev.Core == TypeStateChanged {
-		if to, _ := ev.Str("to_state"); to == stateAwaitingInput {
+		if to, _ := ev.text(kToState); string(to) == stateAwaitingInput {
 			return
 		}
 	}
@@ -131,10 +142,13 @@ func (s *seqChecker) checkEnterPending(ss *session, m *protocol.Message, ev *Eve
 // reject or accept already obliges a specific follow-up
 // (SEQ-CONF-REJECT-FOLLOWUP, SEQ-CONF-ACCEPT-INVOKES), that rule reports it.
 func (s *seqChecker) checkFollowUps(ss *session, m *protocol.Message, ev *Event) {
+	if len(ss.awaits) == 0 {
+		return
+	}
 	from, to := "", ""
 	if ev.Core == TypeStateChanged {
-		from, _ = ev.Str("from_state")
-		to, _ = ev.Str("to_state")
+		from, _ = field(ev, kFromState)
+		to, _ = field(ev, kToState)
 	}
 	for _, a := range ss.awaits {
 		if a.needExit {

@@ -19,6 +19,7 @@ import (
 )
 
 type output struct {
+	id        string
 	chunks    int
 	last      int64 // position of the previous chunk
 	next      int64 // position the next chunk should have
@@ -28,23 +29,26 @@ type output struct {
 }
 
 func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) string {
-	id, _ := ev.Str("output_id")
-	pos, hasPos := ev.Int("position")
-	chunk, _ := ev.Str("chunk")
-	complete, _ := ev.Bool("complete")
+	idb, _ := ev.text(kOutputID)
+	pos, hasPos := rawInt(ev.vals[kPosition])
+	chunk, _ := ev.text(kChunk)
+	complete, _ := rawBool(ev.vals[kComplete])
+	ss.prevComplete = complete
 	ss.sawOS = true
 	ss.state = stateWritingOutput
-	name := id
-	if name == "" {
-		name = "the implicit output"
-	}
 	if ss.outputs == nil {
 		ss.outputs = map[string]*output{}
 	}
-	o := ss.outputs[id]
+	o := ss.outputs[string(idb)]
 	if o == nil {
-		o = &output{at: refOf(m)}
-		ss.outputs[id] = o
+		o = &output{id: string(idb), at: refOf(m)}
+		ss.outputs[o.id] = o
+	}
+	id := o.id
+	ss.prevOutput = id
+	name := id
+	if name == "" {
+		name = "the implicit output"
 	}
 	detail := name
 	if hasPos {
@@ -73,11 +77,11 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 			}
 		}
 		o.last = pos
-		o.next = pos + int64(utf8.RuneCountInString(chunk))
+		o.next = pos + int64(utf8.RuneCount(chunk))
 	} else {
-		o.next += int64(utf8.RuneCountInString(chunk))
+		o.next += int64(utf8.RuneCount(chunk))
 	}
-	o.lastEmpty = chunk == ""
+	o.lastEmpty = len(chunk) == 0
 	o.chunks++
 	if complete {
 		o.complete = true

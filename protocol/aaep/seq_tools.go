@@ -12,7 +12,6 @@ package aaep
 // unpaired invocation and an unpaired completion.
 
 import (
-	"sort"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -32,73 +31,114 @@ func (c *toolCall) describe() string {
 	return c.tool
 }
 
+// toolTable holds a session's tool calls. Sessions have few calls open at
+// once, so open calls are a slice searched linearly.
 type toolTable struct {
-	byID      map[string]*toolCall   // open invocations with a tool_call_id
-	byName    map[string][]*toolCall // open invocations without one, oldest first
-	open      int
-	seen      map[string]bool // tool_call_ids ever invoked in the session (bounded)
-	seenQ     []string
-	doneNames map[string]int // completed id-less invocations per tool name
+	open      []*toolCall // open invocations, oldest first
+	seenQ     []string    // tool_call_ids invoked in the session, oldest first (bounded)
+	seen      map[string]bool
+	doneNames []nameCount // completed id-less invocations per tool name
+}
+
+type nameCount struct {
+	name string
+	n    int
 }
 
 // oldestOpen returns the earliest open invocation, or nil.
 func (t *toolTable) oldestOpen() *toolCall {
-	if t.open == 0 {
+	if len(t.open) == 0 {
 		return nil
 	}
-	var best *toolCall
-	for _, c := range t.byID {
-		if best == nil || c.at.index < best.at.index {
-			best = c
-		}
-	}
-	for _, q := range t.byName {
-		if len(q) > 0 && (best == nil || q[0].at.index < best.at.index) {
-			best = q[0]
-		}
-	}
-	return best
+	return t.open[0]
 }
 
-// openByIDForTool returns the earliest open id-keyed invocation of tool.
-func (t *toolTable) openByIDForTool(tool string) *toolCall {
-	var best *toolCall
-	for _, c := range t.byID {
-		if c.tool == tool && (best == nil || c.at.index < best.at.index) {
-			best = c
+// find returns the index of the earliest open invocation with tool_call_id
+// id (id != "") or, with id == "", of the earliest id-less invocation of
+// tool; -1 when there is none.
+func (t *toolTable) find(id, tool string) int {
+	for i, c := range t.open {
+		if (id != "" && c.id == id) || (id == "" && c.id == "" && c.tool == tool) {
+			return i
 		}
 	}
-	return best
+	return -1
+}
+
+// findIDForTool returns the index of the earliest open id-keyed invocation of tool, or -1.
+func (t *toolTable) findIDForTool(tool string) int {
+	for i, c := range t.open {
+		if c.id != "" && c.tool == tool {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *toolTable) remove(i int) *toolCall {
+	c := t.open[i]
+	copy(t.open[i:], t.open[i+1:])
+	t.open[len(t.open)-1] = nil
+	t.open = t.open[:len(t.open)-1]
+	return c
+}
+
+func (t *toolTable) wasSeen(id string) bool {
+	if t.seen != nil {
+		return t.seen[id]
+	}
+	for _, s := range t.seenQ {
+		if s == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *toolTable) markSeen(id string) {
-	if t.seen == nil {
-		t.seen = map[string]bool{}
+	if t.seen == nil && len(t.seenQ) >= 32 {
+		t.seen = make(map[string]bool, 64)
+		for _, s := range t.seenQ {
+			t.seen[s] = true
+		}
 	}
 	if len(t.seenQ) >= maxCallIDsPerSession {
-		delete(t.seen, t.seenQ[0])
+		if t.seen != nil {
+			delete(t.seen, t.seenQ[0])
+		}
 		t.seenQ = t.seenQ[1:]
 	}
-	t.seen[id] = true
 	t.seenQ = append(t.seenQ, id)
+	if t.seen != nil {
+		t.seen[id] = true
+	}
 }
 
-func (t *toolTable) all() []*toolCall {
-	var out []*toolCall
-	for _, c := range t.byID {
-		out = append(out, c)
+func (t *toolTable) done(tool string) int {
+	for _, d := range t.doneNames {
+		if d.name == tool {
+			return d.n
+		}
 	}
-	for _, q := range t.byName {
-		out = append(out, q...)
+	return 0
+}
+
+func (t *toolTable) addDone(tool string) {
+	for i := range t.doneNames {
+		if t.doneNames[i].name == tool {
+			t.doneNames[i].n++
+			return
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].at.index < out[j].at.index })
-	return out
+	if len(t.doneNames) < 1024 {
+		t.doneNames = append(t.doneNames, nameCount{tool, 1})
+	}
 }
 
 func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, now instant) string {
-	tool, _ := ev.Str("tool")
-	id, _ := ev.Str("tool_call_id")
-	irrev, _ := ev.Bool("irreversible")
+	tool, _ := field(ev, kTool)
+	id, _ := field(ev, kToolCallID)
+	irrev, _ := rawBool(ev.vals[kIrreversible])
 	ss.sawTI = true
 	ss.tiCount++
 	if ss.toolsAvail != nil && tool != "" && !ss.toolsAvail[tool] {
@@ -107,37 +147,26 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 	}
 	t := &ss.tools
 	c := &toolCall{tool: tool, id: id, at: refOf(m), when: now, irreversible: irrev}
+	register := true
 	if id != "" {
-		register := true
-		if t.seen[id] {
-			prev := t.byID[id]
+		if t.wasSeen(id) {
 			where := "an earlier invocation"
-			if prev != nil {
-				where = "an invocation still open (message " + itoa(prev.at.index) + ")"
+			if i := t.find(id, ""); i >= 0 {
+				where = "an invocation still open (message " + itoa(t.open[i].at.index) + ")"
 				register = false
 			}
 			s.report("SEQ-TOOL-CALL-ID-UNIQUE", ss.id, m, "tool_call_id reused",
 				"tool_call_id %s of this %s invocation was already used by %s; a tool_call_id is unique within the session", id, tool, where)
-		}
-		if register {
-			if t.byID == nil {
-				t.byID = map[string]*toolCall{}
-			}
-			t.byID[id] = c
-			t.open++
+		} else {
 			t.markSeen(id)
 		}
-	} else {
-		if t.byName == nil {
-			t.byName = map[string][]*toolCall{}
-		}
-		if q := t.byName[tool]; len(q) > 0 {
-			s.report("SEQ-TOOL-ID-SHOULD", ss.id, m, "concurrent calls without tool_call_id",
-				"tool %s is invoked again without a tool_call_id while an earlier id-less invocation of it (message %d) is still open; use tool_call_id so completions pair unambiguously",
-				tool, q[0].at.index)
-		}
-		t.byName[tool] = append(t.byName[tool], c)
-		t.open++
+	} else if i := t.find("", tool); i >= 0 {
+		s.report("SEQ-TOOL-ID-SHOULD", ss.id, m, "concurrent calls without tool_call_id",
+			"tool %s is invoked again without a tool_call_id while an earlier id-less invocation of it (message %d) is still open; use tool_call_id so completions pair unambiguously",
+			tool, t.open[i].at.index)
+	}
+	if register {
+		t.open = append(t.open, c)
 	}
 	s.attributeAction(ss, m, tool, irrev)
 	ss.state = stateCallingTool
@@ -152,62 +181,44 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 }
 
 func (s *seqChecker) onToolCompleted(ss *session, m *protocol.Message, ev *Event, now instant) string {
-	tool, _ := ev.Str("tool")
-	id, _ := ev.Str("tool_call_id")
-	status, _ := ev.Str("status")
+	tool, _ := field(ev, kTool)
+	id, _ := field(ev, kToolCallID)
+	status, _ := field(ev, kStatus)
 	t := &ss.tools
 	var c *toolCall
-	switch {
-	case id != "" && t.byID[id] != nil:
-		c = t.byID[id]
-		delete(t.byID, id)
-		t.open--
-		if c.tool != tool {
+	if i := t.find(id, tool); i >= 0 {
+		c = t.remove(i)
+		if id == "" {
+			t.addDone(tool)
+		} else if c.tool != tool {
 			s.report("SEQ-TOOL-NAME-MATCH", ss.id, m, "tool name differs",
 				"the completion of %s names tool %q but the invocation (message %d) named %q; a completion carries the same tool as its invocation",
 				id, tool, c.at.index, c.tool)
 		}
-	case id != "" && t.seen[id]:
+	} else if id != "" && t.wasSeen(id) {
 		s.report("SEQ-TOOL-COMPLETE-ONCE", ss.id, m, "second completion",
 			"tool call %s (%s) was already completed; each invocation gets exactly one tool.completed", id, tool)
-	case id == "" && len(t.byName[tool]) > 0:
-		q := t.byName[tool]
-		c = q[0]
-		if len(q) == 1 {
-			delete(t.byName, tool)
+	} else if i := t.findIDForTool(tool); i >= 0 {
+		c = t.remove(i)
+		if id == "" {
+			s.report("SEQ-TOOL-CALL-ID-ECHO", ss.id, m, "tool_call_id not echoed",
+				"this completion of %s carries no tool_call_id, but its invocation (message %d) used %s; the completion must carry the same tool_call_id",
+				tool, c.at.index, c.id)
 		} else {
-			t.byName[tool] = q[1:]
+			s.report("SEQ-TOOL-CALL-ID-ECHO", ss.id, m, "tool_call_id differs",
+				"this completion of %s carries tool_call_id %s, but the open invocation of %s (message %d) used %s; the completion must echo the invocation's tool_call_id",
+				tool, id, tool, c.at.index, c.id)
 		}
-		t.open--
-		if t.doneNames == nil {
-			t.doneNames = map[string]int{}
+	} else if id == "" && t.done(tool) > 0 {
+		s.report("SEQ-TOOL-COMPLETE-ONCE", ss.id, m, "second completion",
+			"tool %s completes again, but every invocation of it is already completed; each invocation gets exactly one tool.completed", tool)
+	} else {
+		what := "tool " + tool
+		if id != "" {
+			what += " with tool_call_id " + id
 		}
-		t.doneNames[tool]++
-	default:
-		if open := t.openByIDForTool(tool); open != nil {
-			c = open
-			delete(t.byID, open.id)
-			t.open--
-			if id == "" {
-				s.report("SEQ-TOOL-CALL-ID-ECHO", ss.id, m, "tool_call_id not echoed",
-					"this completion of %s carries no tool_call_id, but its invocation (message %d) used %s; the completion must carry the same tool_call_id",
-					tool, open.at.index, open.id)
-			} else {
-				s.report("SEQ-TOOL-CALL-ID-ECHO", ss.id, m, "tool_call_id differs",
-					"this completion of %s carries tool_call_id %s, but the open invocation of %s (message %d) used %s; the completion must echo the invocation's tool_call_id",
-					tool, id, tool, open.at.index, open.id)
-			}
-		} else if id == "" && t.doneNames[tool] > 0 {
-			s.report("SEQ-TOOL-COMPLETE-ONCE", ss.id, m, "second completion",
-				"tool %s completes again, but every invocation of it is already completed; each invocation gets exactly one tool.completed", tool)
-		} else {
-			what := "tool " + tool
-			if id != "" {
-				what += " with tool_call_id " + id
-			}
-			s.report("SEQ-TOOL-PAIR-PRECEDED", ss.id, m, "no matching tool.invoked",
-				"%s completes, but no open agent.tool.invoked matches it; every tool.completed must be preceded by its invocation", what)
-		}
+		s.report("SEQ-TOOL-PAIR-PRECEDED", ss.id, m, "no matching tool.invoked",
+			"%s completes, but no open agent.tool.invoked matches it; every tool.completed must be preceded by its invocation", what)
 	}
 	if c != nil {
 		if d, ok := ev.Int("duration_ms"); ok {
@@ -230,10 +241,7 @@ func (s *seqChecker) onToolCompleted(ss *session, m *protocol.Message, ev *Event
 
 // finalizeTools: SEQ-TOOL-PAIR-COMPLETED at the terminal event.
 func (s *seqChecker) finalizeTools(ss *session, m *protocol.Message) {
-	if ss.tools.open == 0 {
-		return
-	}
-	for _, c := range ss.tools.all() {
+	for _, c := range ss.tools.open {
 		s.report("SEQ-TOOL-PAIR-COMPLETED", ss.id, m, "tool never completed",
 			"tool %s invoked at message %d never completed before the session ended; every tool.invoked needs a tool.completed (status \"timeout\" if abandoned)",
 			c.describe(), c.at.index)
