@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,12 +54,13 @@ var benchEvents = sourcetest.Events(20000)
 func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func(string) (int, error)) {
 	// The ceiling: read and discard the same stream.
 	url := start(b, b.N)
-	t0 := time.Now()
+	t0, c0 := time.Now(), cpuTime()
 	got, err := discard(url)
 	if err != nil || got != b.N {
 		b.Fatalf("discard client: %d events, %v", got, err)
 	}
 	discardRate := float64(b.N) / time.Since(t0).Seconds()
+	discardCPU := cpuTime() - c0
 
 	url = start(b, b.N)
 	out := filepath.Join(b.TempDir(), "bench.aaep")
@@ -78,10 +80,11 @@ func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func
 	b.SetBytes(sourcetest.EventSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	t1 := time.Now()
+	t1, c1 := time.Now(), cpuTime()
 	runErr := src.Run(context.Background(), rec.Emit(0))
 	closeErr := rec.Close()
 	elapsed := time.Since(t1)
+	captureCPU := cpuTime() - c1
 	b.StopTimer()
 	if runErr != nil || closeErr != nil {
 		b.Fatalf("capture: %v, %v", runErr, closeErr)
@@ -96,6 +99,10 @@ func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func
 	b.ReportMetric(rate, "events/s")
 	b.ReportMetric(discardRate, "discard-events/s")
 	b.ReportMetric(rate/discardRate, "ratio")
+	// Process CPU time (producer included) per event: unlike rates, it
+	// hardly depends on what else the machine is running.
+	b.ReportMetric(float64(captureCPU.Nanoseconds())/float64(b.N), "cpu-ns/event")
+	b.ReportMetric(float64(discardCPU.Nanoseconds())/float64(b.N), "discard-cpu-ns/event")
 	if fi, err := os.Stat(out); err == nil {
 		b.ReportMetric(float64(fi.Size())/float64(b.N), "file-B/event")
 	}
@@ -127,4 +134,13 @@ func BenchmarkRecorder(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -148,6 +148,12 @@ type Recorder struct {
 // cost memory (and copying while they grow).
 const maxPending = 4 << 20
 
+// A writer woken for fewer than gatherMin messages waits gatherWait for more.
+const (
+	gatherMin  = 64
+	gatherWait = 250 * time.Microsecond
+)
+
 // New creates the first capture file and starts the writer.
 func New(cfg Config) (*Recorder, error) {
 	if cfg.Clock == nil {
@@ -363,6 +369,14 @@ func (r *Recorder) writer() {
 			r.work.Wait()
 		}
 		r.idle = false
+		if n := len(r.pending.entries); n > 0 && n < gatherMin && !r.closing {
+			// Woken for a few messages: let more gather, so that a fast
+			// stream is not written (and the writer woken) one message at
+			// a time. A slow stream only waits gatherWait more.
+			r.mu.Unlock()
+			time.Sleep(gatherWait)
+			r.mu.Lock()
+		}
 		if len(r.pending.entries) == 0 || r.err != nil {
 			r.mu.Unlock()
 			break
