@@ -508,3 +508,43 @@ func TestCaptureChildFailureIsExit1(t *testing.T) {
 	}
 	readCapture(t, out)
 }
+
+func TestCaptureFlagsInvalidMessages(t *testing.T) {
+	good := sourcetest.Event(1)
+	badJSON := []byte(`{"type":"aaep:agent.tool.invoked","event_id":"evt_x","args":tru}`)
+	badUTF8 := []byte("{\"type\":\"aaep:agent.output.streaming\",\"chunk\":\"\xff\"}")
+	huge := []byte(`{"chunk":"` + strings.Repeat("h", 3000) + `"}`)
+	frames := []sourcetest.Frame{{Data: good}, {Data: badJSON, ID: "evt_x"}, {Data: huge, ID: "evt_h"}, {Data: badUTF8, ID: "evt_u"}}
+	p := &sourcetest.WSProducer{Frames: frames}
+	url := p.Start(t)
+	out := filepath.Join(t.TempDir(), "bad.aaep")
+	res := capture(t, false, url, "-o", out, "--max-message-size", "2KiB", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	_, recs := readCapture(t, out)
+	rec := kinds(recs, capfile.KindReceived)[1:] // after the accepted message
+	want := []struct {
+		payload []byte
+		flags   capfile.Flags
+	}{{good, 0}, {badJSON, capfile.FlagInvalidJSON}, {badUTF8, capfile.FlagInvalidUTF8}}
+	if len(rec) != len(want) {
+		t.Fatalf("%d events", len(rec))
+	}
+	for i, w := range want {
+		if !bytes.Equal(rec[i].Payload, w.payload) || rec[i].Flags != w.flags {
+			t.Errorf("record %d: flags %b payload %q", i, rec[i].Flags, rec[i].Payload)
+		}
+	}
+	if ev := connEvents(recs); !slices.Contains(ev, "refused") {
+		t.Errorf("no refused event: %v", ev)
+	}
+	var sum summary
+	_ = json.Unmarshal([]byte(res.stdout), &sum)
+	if sum.InvalidJSON != 1 || sum.InvalidUTF8 != 1 || sum.Refused != 1 {
+		t.Errorf("summary invalid JSON %d, UTF-8 %d, refused %d", sum.InvalidJSON, sum.InvalidUTF8, sum.Refused)
+	}
+	if !strings.Contains(res.stderr, "1 invalid JSON, 1 invalid UTF-8, 1 refused as too large") {
+		t.Errorf("summary line %q", res.stderr)
+	}
+}
