@@ -351,6 +351,12 @@ func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev
 		}
 	}
 	if lg.terminal || m.Source == ss.primary {
+		if ev.Core == TypeSessionStarted {
+			// A new session under the ended one's id: forget the old one.
+			s.closeSession(ss)
+			s.afterClose(m, ev, s.closed[ss.id])
+			return
+		}
 		s.lateEvent(ss.id, ss.endState, m, ev)
 		return
 	}

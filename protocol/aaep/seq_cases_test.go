@@ -733,3 +733,12 @@ func TestA8Cases(t *testing.T) {
 }
 
 var _ = json.Marshal
+
+// TestSessionReuseWhileDraining: a session id reused while another
+// subscription still carries the ended session is a reuse, not a late event.
+func TestSessionReuseWhileDraining(t *testing.T) {
+	res := run(t, "", stream(both("evt_a", S(), SC("idle", "thinking")), C().id("evt_c").src(0), S().id("evt_s2").src(0), C().id("evt_c2").src(0))...)
+	if ids := strings.Join(res.seqIDs(), " "); ids != "SEQ-SESSION-ID-REUSE" {
+		t.Errorf("findings [%s], want [SEQ-SESSION-ID-REUSE]\n%s", ids, res.describe())
+	}
+}

@@ -302,7 +302,7 @@ func (s *seqChecker) settle(ss *session, a *await, at *protocol.Message, elapsed
 		a.needReject = a.res.rejected() && a.res != resSuperseded
 		a.needAccept = a.res.accepted() && !a.consumed
 	}
-	if a.timeout > 60*time.Second {
+	if a.kind == kindConfirm && a.timeout > 60*time.Second {
 		need := 0
 		if elapsed >= a.timeout/2 {
 			need = 1
