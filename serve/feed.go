@@ -69,6 +69,9 @@ func (s *Server) openTimeline(resumeAfter string) (st *stream, first *Event, err
 // ends the queue. It owns st and closes it.
 func (s *Server) feed(sub *subscriber, st *stream, first *Event) {
 	defer st.close()
+	st.pool = sub.pool
+	// Routing fields are read only when something will use them.
+	fixedNeed := sub.transport == TransportSSE || s.opts.Record != nil
 	pacer := timing.NewPacer(s.clock, s.opts.Timing)
 	ev := first
 	sub.pass.Store(1)
@@ -86,6 +89,7 @@ func (s *Server) feed(sub *subscriber, st *stream, first *Event) {
 			} else {
 				sub.filtered.Add(1)
 			}
+			st.lazy = !fixedNeed && !sub.getTerms().Negotiated
 			next, err := st.next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {

@@ -67,10 +67,13 @@ type fakeWire struct {
 	closeCode int
 	flushFor  time.Duration
 	stall     bool
+	timeout   time.Duration
 	interr    chan struct{}
 }
 
-func newFakeWire() *fakeWire { return &fakeWire{interr: make(chan struct{}, 1)} }
+func newFakeWire() *fakeWire {
+	return &fakeWire{interr: make(chan struct{}, 1), timeout: DefaultWriteTimeout}
+}
 
 func (w *fakeWire) write(ev *Event) error {
 	w.mu.Lock()
@@ -79,9 +82,9 @@ func (w *fakeWire) write(ev *Event) error {
 	return nil
 }
 
-func (w *fakeWire) flush(deadline time.Time) error {
+func (w *fakeWire) flush() error {
 	if w.stall {
-		t := time.NewTimer(time.Until(deadline))
+		t := time.NewTimer(w.timeout)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -232,7 +235,7 @@ func TestSlowSubscriberClosesFakeClock(t *testing.T) {
 		cause string
 		code  int
 	}{
-		{"write blocks past the timeout", func() *fakeWire { w := newFakeWire(); w.stall = true; return w },
+		{"write blocks past the timeout", func() *fakeWire { w := newFakeWire(); w.stall, w.timeout = true, 5*time.Second; return w },
 			Options{WriteTimeout: 5 * time.Second}, CauseStalled, CloseViolation},
 		{"falls behind schedule", func() *fakeWire { w := newFakeWire(); w.flushFor = 4 * time.Second; return w },
 			Options{MaxLag: 30 * time.Second}, CauseLagging, CloseViolation},
@@ -269,7 +272,7 @@ func TestSharedTimelineFakeClock(t *testing.T) {
 			t.Fatal(err)
 		}
 		healthy, stalled := newFakeWire(), newFakeWire()
-		stalled.stall = true
+		stalled.stall, stalled.timeout = true, time.Hour
 		start := time.Now()
 		var subs []*subscriber
 		for _, w := range []*fakeWire{healthy, stalled} {

@@ -309,6 +309,7 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *Term
 		sub.reg = s.reg
 	} else {
 		sub.reg = newRegistry()
+		sub.pool = make(chan *Event, min(s.opts.QueueSize, 256)+8)
 	}
 	s.mu.Lock()
 	if s.down {
@@ -411,6 +412,17 @@ func (s *Server) recordMessage(sub *subscriber, raw []byte, session string, extr
 	}
 	attrs := append([]capfile.Attr{{Key: "subscription", Value: id}}, extra...)
 	s.appendRecord(&capfile.Record{Kind: capfile.KindSent, Source: src, Session: session, Attrs: attrs, Payload: raw})
+}
+
+// recordHandshake records a handshake made by POST, before its stream
+// exists (source 0, attribute subscription set).
+func (s *Server) recordHandshake(id string, req, resp []byte) {
+	if s.opts.Record == nil {
+		return
+	}
+	attrs := []capfile.Attr{{Key: "subscription", Value: id}}
+	s.appendRecord(&capfile.Record{Kind: capfile.KindSent, Attrs: attrs, Payload: req})
+	s.appendRecord(&capfile.Record{Kind: capfile.KindReceived, Attrs: attrs, Payload: resp})
 }
 
 func (s *Server) recordConn(sub *subscriber, fields map[string]any) {
@@ -617,10 +629,16 @@ func (s *Server) serveSubscribe(w http.ResponseWriter, r *http.Request) {
 	}
 	id := newSubscriptionID()
 	n := negotiate(body, id, s.producer, nil)
+	s.recordHandshake(id, body, n.Response)
+	notice := Notice{Kind: NoticeHandshake, Subscription: id, Transport: TransportHTTP, Remote: r.RemoteAddr,
+		MessageType: "subscription.request", Verdict: VerdictAccepted, Payload: body}
 	if n.Rejected != nil {
+		notice.Verdict, notice.Reason = "rejected", n.Rejected.Error()
+		s.notify(notice)
 		writeJSON(w, http.StatusForbidden, n.Response)
 		return
 	}
+	s.notify(notice)
 	s.mu.Lock()
 	now := time.Now()
 	for k, p := range s.pending {

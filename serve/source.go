@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,26 +192,36 @@ const (
 	typeClarification = "agent.awaiting.clarification"
 )
 
-// newEvent builds an Event from a record, copying the payload. Only the two
-// blocking event types are decoded in full (for their reply token).
-func newEvent(rec *capfile.Record, index int64, f *peek.Fields) *Event {
-	ev := &Event{
+// awaitingMarker is in the type of both blocking events; a payload without
+// it cannot be one, whatever its form.
+var awaitingMarker = []byte("agent.awaiting.")
+
+// fillEvent makes ev the event of a record, copying the payload into ev's
+// own buffer. f holds the payload's routing fields, or is nil when nothing
+// needs them (they stay empty); blocking events are recognised either way.
+// Only the two blocking event types are decoded in full (for their reply
+// token).
+func fillEvent(ev *Event, rec *capfile.Record, index int64, f *peek.Fields) {
+	*ev = Event{
 		Index:   index,
 		Offset:  rec.Offset(),
-		Payload: append([]byte(nil), rec.Payload...),
+		Payload: append(ev.Payload[:0], rec.Payload...),
 		Binary:  rec.Flags&capfile.FlagInvalidUTF8 != 0,
-		Type:    f.Type,
-		ID:      f.EventID,
-		Session: f.SessionKey(),
-		Urgency: f.Urgency,
 	}
+	if f == nil {
+		if !bytes.Contains(rec.Payload, awaitingMarker) {
+			return
+		}
+		pf := peek.Peek(rec.Payload)
+		f = &pf
+	}
+	ev.Type, ev.ID, ev.Session, ev.Urgency = f.Type, f.EventID, f.SessionKey(), f.Urgency
 	switch {
 	case peek.TypeMatches(f.Type, typeConfirmation):
 		ev.Blocking = decodeBlocking(ev.Payload, "confirmation")
 	case peek.TypeMatches(f.Type, typeClarification):
 		ev.Blocking = decodeBlocking(ev.Payload, "clarification")
 	}
-	return ev
 }
 
 type blockingFields struct {
@@ -265,6 +276,10 @@ type stream struct {
 	filter peek.Filter
 	seek   string // single --session to seek to, when no From
 	err    error
+	// lazy skips reading routing fields that nothing needs (see fillEvent).
+	lazy bool
+	// pool, when set, supplies recycled events (a subscriber's own timeline).
+	pool chan *Event
 }
 
 // openStream opens a cursor and positions it at the range's start.
@@ -338,11 +353,22 @@ func (s *stream) next() (*Event, error) {
 		if rec.Kind != capfile.KindReceived {
 			continue
 		}
-		f := peek.Peek(rec.Payload)
-		if !s.filter.Empty() && !s.filter.Match(&f) {
-			continue
+		var fp *peek.Fields
+		if !s.lazy || !s.filter.Empty() {
+			f := peek.Peek(rec.Payload)
+			if !s.filter.Match(&f) {
+				continue
+			}
+			fp = &f
 		}
-		return newEvent(rec, idx, &f), nil
+		var ev *Event
+		select {
+		case ev = <-s.pool:
+		default:
+			ev = new(Event)
+		}
+		fillEvent(ev, rec, idx, fp)
+		return ev, nil
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +23,32 @@ func validSSEID(id string) bool {
 // sseWire is a subscriber's Server-Sent Events stream.
 type sseWire struct {
 	rc *http.ResponseController
-	bw *bufio.Writer
+	bw *bufio.Writer // over dw
+	dw *deadlineWriter
+}
+
+// deadlineWriter renews the write deadline before every write to the
+// response, so that a flush fails only when the subscriber stops reading
+// (not when a large batch is slow), or once interrupted.
+type deadlineWriter struct {
+	w           http.ResponseWriter
+	rc          *http.ResponseController
+	timeout     time.Duration
+	interrupted atomic.Bool
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	if d.interrupted.Load() {
+		return 0, os.ErrDeadlineExceeded
+	}
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	return d.w.Write(p)
+}
+
+func newSSEWire(w http.ResponseWriter, timeout time.Duration) *sseWire {
+	rc := http.NewResponseController(w)
+	dw := &deadlineWriter{w: w, rc: rc, timeout: timeout}
+	return &sseWire{rc: rc, bw: bufio.NewWriterSize(dw, batchLimit), dw: dw}
 }
 
 func (w *sseWire) write(ev *Event) error {
@@ -64,15 +91,19 @@ func (w *sseWire) write(ev *Event) error {
 	return err
 }
 
-func (w *sseWire) flush(deadline time.Time) error {
-	_ = w.rc.SetWriteDeadline(deadline)
+func (w *sseWire) flush() error {
 	if err := w.bw.Flush(); err != nil {
 		return err
 	}
 	return w.rc.Flush()
 }
 
-func (w *sseWire) interrupt() { _ = w.rc.SetWriteDeadline(time.Now()) }
+func (w *sseWire) interrupt() {
+	if w.dw != nil {
+		w.dw.interrupted.Store(true)
+	}
+	_ = w.rc.SetWriteDeadline(time.Now())
+}
 
 // close ends nothing itself: the stream ends when the handler returns.
 func (w *sseWire) close(int, string) {
@@ -146,8 +177,8 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rc := http.NewResponseController(w)
-	wire := &sseWire{rc: rc, bw: bufio.NewWriterSize(w, batchLimit)}
+	wire := newSSEWire(w, s.opts.WriteTimeout)
+	rc := wire.rc
 	sub, err := s.newSubscriber(TransportSSE, r.RemoteAddr, id, wire, terms)
 	if err != nil {
 		if st != nil {

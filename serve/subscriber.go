@@ -40,8 +40,9 @@ const (
 type wire interface {
 	// write buffers one message.
 	write(ev *Event) error
-	// flush sends everything buffered; it gives up at deadline.
-	flush(deadline time.Time) error
+	// flush sends everything buffered; it gives up when the peer accepts
+	// nothing for the write timeout, or when interrupted.
+	flush() error
 	// interrupt makes a blocked flush fail at once (from any goroutine).
 	interrupt()
 	// close ends the connection with code and reason (where the transport
@@ -68,6 +69,7 @@ type subscriber struct {
 
 	wire   wire
 	q      *queue
+	pool   chan *Event // events to recycle on the subscriber's own timeline (nil when shared)
 	terms  atomic.Pointer[Terms]
 	reg    *registry
 	ctx    context.Context
@@ -152,7 +154,7 @@ func (s *subscriber) writeLoop() {
 		if len(pending) == 0 {
 			return true
 		}
-		err := s.wire.flush(clock.Now().Add(srv.opts.WriteTimeout))
+		err := s.wire.flush()
 		now := clock.Now()
 		if err != nil {
 			s.failed(err)
@@ -176,6 +178,7 @@ func (s *subscriber) writeLoop() {
 			s.lastIndex.Store(p.ev.Index)
 			s.lastOffset.Store(int64(p.ev.Offset))
 			srv.record(s, capfile.KindReceived, p.ev, now)
+			s.recycle(p.ev)
 		}
 		pending = pending[:0]
 		if srv.opts.MaxLag > 0 && worst > srv.opts.MaxLag {
@@ -250,11 +253,23 @@ func (s *subscriber) writeLoop() {
 	srv.closed(s, ci)
 }
 
+// recycle hands an event back to the subscriber's own timeline for reuse;
+// nothing refers to it once it has been written and recorded.
+func (s *subscriber) recycle(ev *Event) {
+	if s.pool == nil || cap(ev.Payload) > 64<<10 {
+		return
+	}
+	select {
+	case s.pool <- ev:
+	default:
+	}
+}
+
 // failed records why a write failed: a timeout means the subscriber stalled.
 // A reason set earlier (by stop, which interrupts the write) is kept.
 func (s *subscriber) failed(err error) {
 	if isTimeout(err) {
-		s.setClose(CloseViolation, "stalled: a write blocked for "+s.srv.opts.WriteTimeout.String(), CauseStalled)
+		s.setClose(CloseViolation, "stalled: nothing written for "+s.srv.opts.WriteTimeout.String(), CauseStalled)
 		return
 	}
 	s.setClose(CloseNormal, "connection failed: "+err.Error(), CauseDisconnected)

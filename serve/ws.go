@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -33,12 +35,17 @@ var upgrader = websocket.Upgrader{
 // is open, writes are buffered, and the batch is sent in one go when it is
 // flushed (or when the buffer grows past batchLimit). Outside a batch,
 // writes (handshake responses, control frames) go straight through.
+//
+// A batch write fails only when no byte could be written for the write
+// timeout (a slow subscriber that keeps reading is not stalled), or when
+// interrupt is called.
 type batchConn struct {
 	net.Conn
-	mu       sync.Mutex
-	buf      []byte
-	batching bool
-	deadline time.Time
+	mu          sync.Mutex
+	buf         []byte
+	batching    bool
+	timeout     time.Duration
+	interrupted atomic.Bool
 }
 
 const batchLimit = 64 << 10
@@ -59,7 +66,7 @@ func (c *batchConn) Write(p []byte) (int, error) {
 }
 
 // SetWriteDeadline applies gorilla's per-frame deadline outside a batch
-// only; inside one, the batch's deadline rules.
+// only; inside one, the write timeout rules.
 func (c *batchConn) SetWriteDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -69,16 +76,15 @@ func (c *batchConn) SetWriteDeadline(t time.Time) error {
 	return c.Conn.SetWriteDeadline(t)
 }
 
-func (c *batchConn) begin(deadline time.Time) {
+func (c *batchConn) begin(timeout time.Duration) {
 	c.mu.Lock()
-	c.batching, c.deadline = true, deadline
+	c.batching, c.timeout = true, timeout
 	c.mu.Unlock()
 }
 
-func (c *batchConn) end(deadline time.Time) error {
+func (c *batchConn) end() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.deadline = deadline
 	err := c.flushLocked()
 	c.batching = false
 	return err
@@ -91,14 +97,32 @@ func (c *batchConn) discard() {
 	c.mu.Unlock()
 }
 
+// interrupt makes a write in progress (or the next one) fail at once.
+func (c *batchConn) interrupt() {
+	c.interrupted.Store(true)
+	_ = c.Conn.SetWriteDeadline(time.Now())
+}
+
+// flushLocked writes the buffer, renewing the deadline whenever the peer
+// accepts bytes.
 func (c *batchConn) flushLocked() error {
-	if len(c.buf) == 0 {
-		return nil
+	p := c.buf
+	var err error
+	for len(p) > 0 {
+		if c.interrupted.Load() {
+			err = os.ErrDeadlineExceeded
+			break
+		}
+		if err = c.Conn.SetWriteDeadline(time.Now().Add(c.timeout)); err != nil {
+			break
+		}
+		var n int
+		n, err = c.Conn.Write(p)
+		p = p[n:]
+		if err == nil || n == 0 || !isTimeout(err) {
+			break
+		}
 	}
-	if err := c.Conn.SetWriteDeadline(c.deadline); err != nil {
-		return err
-	}
-	_, err := c.Conn.Write(c.buf)
 	if cap(c.buf) > 4*batchLimit {
 		c.buf = nil
 	} else {
@@ -135,7 +159,7 @@ type wsWire struct {
 
 func (w *wsWire) write(ev *Event) error {
 	if !w.inBatch {
-		w.bc.begin(time.Now().Add(w.timeout))
+		w.bc.begin(w.timeout)
 		w.inBatch = true
 	}
 	typ := websocket.TextMessage
@@ -149,16 +173,16 @@ func (w *wsWire) write(ev *Event) error {
 	return err
 }
 
-func (w *wsWire) flush(deadline time.Time) error {
+func (w *wsWire) flush() error {
 	w.inBatch = false
-	err := w.bc.end(deadline)
+	err := w.bc.end()
 	if err != nil {
 		w.broken = true
 	}
 	return err
 }
 
-func (w *wsWire) interrupt() { _ = w.bc.Conn.SetWriteDeadline(time.Now()) }
+func (w *wsWire) interrupt() { w.bc.interrupt() }
 
 func (w *wsWire) close(code int, reason string) {
 	// The writer flushes every batch it completes; a batch still open here
