@@ -186,3 +186,79 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+func TestRenegotiateAndClose(t *testing.T) {
+	path := writeCapture(t, openEndedRecords())
+	var record memRecord
+	srv, ts := startServer(t, Options{Open: OpenFile(path), Record: &record})
+
+	t.Run("websocket renegotiation", func(t *testing.T) {
+		c := dialWS(t, ts)
+		c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"r","capabilities":{"max_events_per_second":5}}`))
+		frames := readUntil(t, c, "evt_0002")
+		var acc struct {
+			SubscriptionID string `json:"subscription_id"`
+		}
+		json.Unmarshal(frames[0], &acc)
+		c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.renegotiate","subscription_id":"`+acc.SubscriptionID+`","capabilities":{"max_events_per_second":1}}`))
+		frames = readUntil(t, c, "subscription.accepted")
+		var re struct {
+			Type    string `json:"type"`
+			Honored struct {
+				Rate int `json:"max_events_per_second"`
+			} `json:"honored_capabilities"`
+		}
+		if err := json.Unmarshal(frames[len(frames)-1], &re); err != nil || re.Honored.Rate != 1 {
+			t.Fatalf("renegotiation answer %s: %v", frames[len(frames)-1], err)
+		}
+		c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.close","subscription_id":"`+acc.SubscriptionID+`","reason_code":"subscriber_shutdown"}`))
+		if _, ce := readAll(t, c); ce.Code != CloseSubscriber {
+			t.Fatalf("close %d, want %d", ce.Code, CloseSubscriber)
+		}
+	})
+
+	t.Run("sse close by POST", func(t *testing.T) {
+		status, body := post(t, ts.URL+"/aaep/v1/subscriptions", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{}}`)
+		if status != http.StatusCreated {
+			t.Fatalf("status %d %s", status, body)
+		}
+		var acc struct {
+			SubscriptionID string `json:"subscription_id"`
+		}
+		json.Unmarshal(body, &acc)
+		resp := getSSE(t, ts.URL+"/aaep/v1/events?subscription_id="+acc.SubscriptionID, nil)
+		waitFor(t, func() bool {
+			for _, s := range srv.Stats().Subscribers {
+				if s.Subscription == acc.SubscriptionID && s.Sent > 0 {
+					return true
+				}
+			}
+			return false
+		})
+		if status, body := post(t, ts.URL+"/aaep/v1/replies", `{"type":"subscription.close","subscription_id":"`+acc.SubscriptionID+`"}`); status != http.StatusNoContent {
+			t.Fatalf("close: %d %s", status, body)
+		}
+		events := readSSE(t, resp.Body) // ends when the stream closes
+		if len(events) == 0 {
+			t.Fatal("no events before the close")
+		}
+		if status, _ := post(t, ts.URL+"/aaep/v1/replies", `{"type":"subscription.close","subscription_id":"sub_unknown"}`); status != http.StatusNotFound {
+			t.Errorf("closing an unknown subscription: %d", status)
+		}
+	})
+	waitIdle(t, srv)
+	if st := srv.Stats(); st.Closes[CauseSubscriber] != 2 {
+		t.Fatalf("closes %v", st.Closes)
+	}
+	record.mu.Lock()
+	defer record.mu.Unlock()
+	var posted int
+	for _, r := range record.recs {
+		if r.Source == 0 && r.Attr("subscription") != "" && (bytes.Contains(r.Payload, []byte("subscription.request")) || bytes.Contains(r.Payload, []byte("subscription.accepted"))) {
+			posted++
+		}
+	}
+	if posted != 2 {
+		t.Errorf("POST handshake recorded %d times, want request and answer", posted)
+	}
+}
