@@ -27,7 +27,12 @@ func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event,
 	from, _ := field(ev, kFromState)
 	to, hasTo := field(ev, kToState)
 	ss.prevTo = to
-	detail := from + "→" + to
+	// The step's From and To already say where the session went; the
+	// detail names the from_state only when it is not where the session was.
+	detail := ""
+	if from != ss.state {
+		detail = "from_state " + from
+	}
 	if !hasTo {
 		return detail // EVT-SCHEMA reports the missing field; the state is unknown
 	}

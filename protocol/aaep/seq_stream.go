@@ -50,10 +50,7 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 	if name == "" {
 		name = "the implicit output"
 	}
-	detail := name
-	if hasPos {
-		detail += " @" + itoa(pos)
-	}
+	detail := id
 	if complete {
 		detail += " complete"
 	}
