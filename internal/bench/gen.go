@@ -224,7 +224,7 @@ func WriteSizedCapture(path string, size int64, gap time.Duration, pool [][]byte
 			w.Close()
 			return SizedCapture{}, fmt.Errorf("writing record %d: %w", i, err)
 		}
-		if i%50000 == 0 && w.Stats().FileBytes >= size {
+		if i%4096 == 0 && w.Stats().FileBytes >= size {
 			break
 		}
 	}

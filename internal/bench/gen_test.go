@@ -71,7 +71,7 @@ func TestLongSession(t *testing.T) {
 
 func TestWriteBulkCapture(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bulk.aaep")
-	const n = 7000 // more than one round of sessions
+	const n = 4000 // more than one round of sessions
 	if err := WriteBulkCapture(path, n, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestOffsets(t *testing.T) {
 
 func TestWriteSizedCapture(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sized.aaep")
-	const size = 3 << 20
+	const size = 256 << 10
 	sc, err := WriteSizedCapture(path, size, time.Millisecond, sample.Events(500, 1))
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func Seek(ctx context.Context, e *Env, size int64) error {
 	path := filepath.Join(e.Dir, "seek.aaep")
 	defer os.Remove(path)
 	start := time.Now()
-	sc, err := WriteSizedCapture(path, size, time.Millisecond, sample.Events(20_000, 13))
+	sc, err := WriteSizedCapture(path, size, time.Millisecond, sample.Events(4096, 13))
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,11 @@ func Seek(ctx context.Context, e *Env, size int64) error {
 		return err
 	}
 	defer srv.Stop()
-	name := fmt.Sprintf("Seek/%.0fMiB", float64(sc.Bytes)/(1<<20))
+	// Named by the size asked for; the file is a little larger.
+	name := fmt.Sprintf("Seek/%dKiB", size>>10)
+	if size%(1<<20) == 0 {
+		name = fmt.Sprintf("Seek/%dMiB", size>>20)
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	if _, err := openSeek(path, mid); err != nil { // warm-up
 		return err
@@ -67,6 +71,8 @@ func Seek(ctx context.Context, e *Env, size int64) error {
 			{ms(open), "open+middle-ms"},
 			{ms(random), "seek-ms"},
 			{ms(first), "serve-first-event-ms"},
+			{float64(sc.Bytes) / (1 << 20), "file-MiB"},
+			{float64(sc.Records), "records"},
 		}})
 		e.logf("seek run %d: open+middle %v, random seek %v, serve first event %v", run+1, open, random, first)
 	}

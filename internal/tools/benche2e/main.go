@@ -56,6 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		quick       = fs.Bool("quick", false, "smaller inputs, for a run of about two minutes")
 		only        = fs.String("only", "", "comma-separated measurements to run (default all): "+strings.Join(measurements, ","))
 		paceSpan    = fs.Duration("pace-span", 0, "length of the capture replayed at 1x and 10x (default 30s, 4s with -quick)")
+		paceRuns    = fs.Int("pace-runs", 3, "runs of the pacing measurement (at most -runs)")
 		checkEvents = fs.Int("check-events", 1_000_000, "messages in the capture that check reads")
 		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
 		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
@@ -147,7 +148,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "capsize":
 			err = bench.CapSize(ctx, env, pick(200_000, 50_000))
 		case "pacing":
-			err = bench.Pacing(ctx, env, *paceSpan)
+			pe := *env
+			pe.Runs = max(1, min(*runs, *paceRuns))
+			err = bench.Pacing(ctx, &pe, *paceSpan)
 		case "fanout":
 			err = bench.Fanout(ctx, env, pick(20_000, 5_000), []int{1, 10, 100})
 		case "check":

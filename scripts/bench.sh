@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# bench.sh: the Go benchmarks and the end-to-end measurements, as one table.
+#
+#   make bench                  full run (about 10-12 minutes on 2 cores)
+#   BENCH_QUICK=1 make bench    smaller inputs, fewer runs (about 2 minutes)
+#   BENCH_RUNS=N                runs per figure (default 5, quick 3)
+#
+# Every figure is the median of its runs, with the spread (min – max). All
+# traffic stays on 127.0.0.1; every producer and client is the project's own
+# code (internal/bench, source/sourcetest), bounded in time and count.
+# Inputs are generated into a scratch directory that is removed at the end.
+# Output: the table on stdout and in bench-out/bench.md; raw benchmark lines
+# in bench-out/gobench.txt and bench-out/e2e.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+quick=${BENCH_QUICK:-0}
+[ "$quick" = 0 ] && quick=
+if [ -n "$quick" ]; then
+	runs=${BENCH_RUNS:-3}
+	benchtime=300ms
+	check_events=200000
+	seek_mib=128
+	seek_label="128 MiB"
+	e2e_flags=(-quick -check-events "$check_events" -seek-size "${seek_mib}MiB")
+	mode="quick (BENCH_QUICK=1)"
+else
+	runs=${BENCH_RUNS:-5}
+	benchtime=1s
+	check_events=1000000
+	seek_mib=1024
+	seek_label="1 GiB"
+	e2e_flags=(-check-events "$check_events" -seek-size "${seek_mib}MiB")
+	mode="full"
+fi
+
+out=bench-out
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/aaep-bench.XXXXXX")
+cleanup() {
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+started=$(date +%s)
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+# The tools under test (make bench builds them first; build them when this
+# script runs alone), the trace helper next to aaep-replay, and our own tools.
+if [ ! -x bin/aaep-capture ] || [ ! -x bin/aaep-replay ]; then
+	$GO build -o bin/ ./cmd/aaep-capture ./cmd/aaep-replay
+fi
+$GO build -o bin/ ./visualize/cmd/aaep-render
+$GO build -o "$work/" ./internal/tools/benchtable ./internal/tools/benche2e
+
+cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+machine="$(nproc) CPUs ($cpu), $mem RAM, $($GO version | awk '{print $3, $4}'), $(uname -sr)"
+when=$(date -u '+%Y-%m-%d %H:%M UTC')
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+log "machine: $machine"
+log "mode: $mode, $runs runs per figure; load average $load_start"
+
+# Go benchmarks: capfile write/read on one goroutine, Graphviz layout and SVG.
+log "go benchmarks (capfile, visualize/render)"
+{
+	$GO test -run '^$' -bench '^Benchmark(Write|Read)$/^default$' -benchtime "$benchtime" -count "$runs" ./capfile
+	$GO test -run '^$' -bench '^BenchmarkSVG$' -benchtime "$benchtime" -count "$runs" ./visualize/render
+} > "$out/gobench.txt" || log "a Go benchmark failed; see $out/gobench.txt"
+
+# End-to-end measurements against bin/aaep-capture and bin/aaep-replay.
+status=0
+"$work/benche2e" -bin bin -runs "$runs" -tmp "$work" "${e2e_flags[@]}" > "$out/e2e.txt" || status=$?
+[ "$status" = 0 ] || log "an end-to-end measurement failed (exit $status); its rows say missing"
+
+seek_key="Seek/${seek_mib}MiB"
+check_label=$(printf "%'d" "$check_events" 2>/dev/null || echo "$check_events")
+
+cat > "$work/rows.txt" <<EOF
+# label | benchmark | metric | unit | scale | target
+## Capture over loopback (aaep-capture, realistic AAEP events of ~470 bytes)
+WebSocket: aaep-capture | e2e/Capture/websocket | events/s | events/s | | ≥ 250,000 events/s
+WebSocket: client that reads and discards (ceiling) | e2e/Capture/websocket | ceiling-events/s | events/s | |
+WebSocket: capture ÷ ceiling (same run) | e2e/Capture/websocket | ratio | | | ≥ 0.70
+SSE: aaep-capture | e2e/Capture/sse | events/s | events/s | | ≥ 400,000 events/s
+SSE: client that reads and discards (ceiling) | e2e/Capture/sse | ceiling-events/s | events/s | |
+SSE: capture ÷ ceiling (same run) | e2e/Capture/sse | ratio | | |
+## Capture file size, same events
+capture file (.aaep) | e2e/CapSize/bytes | capfile-B/event | B/event | |
+JSONL | e2e/CapSize/bytes | jsonl-B/event | B/event | |
+JSONL + gzip (level 6) | e2e/CapSize/bytes | jsonl.gz-B/event | B/event | |
+JSONL + zstd (level 3, one frame) | e2e/CapSize/bytes | jsonl.zst-B/event | B/event | |
+JSONL ÷ capture file | e2e/CapSize/bytes | jsonl/capfile | × | | ≥ 7 ×
+capture file ÷ JSONL + zstd | e2e/CapSize/bytes | capfile/jsonl.zst | × | |
+## Capture file speed
+write, file on disk (capfile API, one goroutine) | e2e/CapSize/speed | write-events/s | events/s | | ≥ 200,000 events/s
+read, file on disk | e2e/CapSize/speed | read-events/s | events/s | | ≥ 500,000 events/s
+write, in memory (capfile BenchmarkWrite/default) | capfile/Write/default | events/s | events/s | | ≥ 200,000 events/s
+read, in memory (capfile BenchmarkRead) | capfile/Read | events/s | events/s | | ≥ 500,000 events/s
+## Replay pacing (aaep-replay serve, one WebSocket subscriber; lateness = flush time − deadline)
+1x: lateness p50 | e2e/Pacing/1x/default | p50-µs | µs | |
+1x: lateness p99 | e2e/Pacing/1x/default | p99-µs | µs | | ≤ 1,500 µs
+1x: lateness max | e2e/Pacing/1x/default | max-µs | µs | |
+1x: total drift | e2e/Pacing/1x/default | drift-µs | µs | | ≤ 1,000 µs
+1x --precise: lateness p50 | e2e/Pacing/1x/precise | p50-µs | µs | |
+1x --precise: lateness p99 | e2e/Pacing/1x/precise | p99-µs | µs | | ≤ 100 µs
+1x --precise: lateness max | e2e/Pacing/1x/precise | max-µs | µs | |
+1x --precise: total drift | e2e/Pacing/1x/precise | drift-µs | µs | |
+10x: lateness p50 | e2e/Pacing/10x/default | p50-µs | µs | |
+10x: lateness p99 | e2e/Pacing/10x/default | p99-µs | µs | |
+10x: lateness max | e2e/Pacing/10x/default | max-µs | µs | |
+10x: total drift | e2e/Pacing/10x/default | drift-µs | µs | |
+10x --precise: lateness p50 | e2e/Pacing/10x/precise | p50-µs | µs | |
+10x --precise: lateness p99 | e2e/Pacing/10x/precise | p99-µs | µs | |
+10x --precise: lateness max | e2e/Pacing/10x/precise | max-µs | µs | |
+10x --precise: total drift | e2e/Pacing/10x/precise | drift-µs | µs | |
+## Replay fan-out (aaep-replay serve --no-delay, WebSocket, aggregate)
+1 subscriber | e2e/Fanout/subs=1 | msgs/s | messages/s | |
+10 subscribers | e2e/Fanout/subs=10 | msgs/s | messages/s | |
+100 subscribers | e2e/Fanout/subs=100 | msgs/s | messages/s | | ≥ 400,000 messages/s
+100 subscribers + 1 stalled (not reading) | e2e/Fanout/subs=100+stalled | msgs/s | messages/s | |
+## Check (aaep-replay check --json, $check_label messages of interleaved sessions)
+throughput, wall clock | e2e/Check | events/s | events/s | | ≥ 300,000 events/s on one core
+throughput per CPU second | e2e/Check | events/cpu-s | events/s | |
+peak memory (max RSS) | e2e/Check | peak-MiB | MiB | |
+## Trace rendering (aaep-replay visualize -o FILE.svg, one session, end to end)
+100 events | e2e/Trace/events=100 | ms | ms | |
+1,000 events | e2e/Trace/events=1000 | ms | ms | |
+10,000 events | e2e/Trace/events=10000 | ms | ms | | < 1,000 ms
+Graphviz layout + SVG only, 10,000 events (render BenchmarkSVG) | render/SVG/events=10000 | ns/op | ms | 0.000001 |
+## Seek in a $seek_label capture (warm page cache)
+open + seek to the middle + first record (capfile API) | e2e/$seek_key | open+middle-ms | ms | | < 50 ms
+seek to a random time on an open reader | e2e/$seek_key | seek-ms | ms | |
+serve --from middle: connect to first event | e2e/$seek_key | serve-first-event-ms | ms | | < 50 ms
+EOF
+
+table=$(cat "$out/gobench.txt" "$out/e2e.txt" | "$work/benchtable" -rows "$work/rows.txt")
+elapsed=$(( $(date +%s) - started ))
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "## Performance"
+	echo
+	echo "Machine: $machine. Run: $when, $mode, $runs runs per figure (pacing: at most 3), took $((elapsed / 60))m$((elapsed % 60))s; load average $load_start at the start, $load_end at the end."
+	echo
+	echo "Reproduce: \`make bench\` (or \`BENCH_QUICK=1 make bench\` for a two-minute version). Median of the runs, spread min – max; loopback only."
+	echo
+	echo "$table"
+} > "$out/bench.md"
+cat "$out/bench.md"
+log "done in ${elapsed}s; table in $out/bench.md"
+exit "$status"
