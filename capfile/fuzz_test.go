@@ -52,7 +52,7 @@ func FuzzReader(f *testing.F) {
 		var recs []Record
 		var total int
 		var rerr error
-		for len(recs) < 5000 && total < 32<<20 {
+		for len(recs) < 5000 && total < 4<<20 {
 			rec, err := r.Next()
 			if err != nil {
 				rerr = err
