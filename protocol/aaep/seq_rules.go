@@ -80,6 +80,9 @@ var seqRuleTable = []protocol.Rule{
 	{ID: "SEQ-REPLY-KNOWN-TOKEN", Level: must, Summary: "A reply's token matches an outstanding blocking event of its kind."},
 	{ID: "SEQ-REPLY-FIRST-WINS", Level: must, Summary: "Only the first valid reply for a token counts, and the producer follows it."},
 	{ID: "SEQ-REPLY-NOT-EXPIRED", Level: must, Summary: "A reply is decided (its timestamp) after its event and before the event's timestamp plus timeout_seconds."},
+	// Prose over schema: a custom decision listed in allowed_replies is
+	// allowed here (§6.3.4(6)); the reply schema's accept/reject enum is
+	// MSG-CONF-REPLY-SCHEMA's concern.
 	{ID: "SEQ-REPLY-DECISION-ALLOWED", Level: must, Summary: "A confirmation reply's decision is in the confirmation's allowed_replies."},
 	{ID: "SEQ-REPLY-AFTER-CANCEL", Level: must, Summary: "Replies to a cancelled (superseded) prompt are invalid."},
 	// The producer's support for modified_action is not recorded anywhere: INFO.
@@ -93,6 +96,9 @@ var seqRuleTable = []protocol.Rule{
 	// §3.6 Streaming output.
 	{ID: "SEQ-STREAM-ONE-COMPLETE", Level: must, Summary: "Each output has exactly one complete:true chunk before the terminal event."},
 	{ID: "SEQ-STREAM-AFTER-COMPLETE", Level: must, Summary: "No chunk of an output follows its complete:true chunk."},
+	// Positions follow §4.3.3's normative bullet (offset since the start of
+	// the current output_id), not its table ("within the session's total
+	// output"); code points, not UTF-16 units.
 	{ID: "SEQ-STREAM-POSITION-MONOTONIC", Level: must, Summary: "Chunk positions of an output strictly increase (equal only after an empty chunk)."},
 	// Derived from "total character offset"; the catalog's default is a warning.
 	{ID: "SEQ-STREAM-POSITION-CONTIGUOUS", Level: should, Summary: "The first chunk is at position 0 and each next one at the previous position plus the previous chunk's length in code points."},
@@ -106,7 +112,8 @@ var seqRuleTable = []protocol.Rule{
 	{ID: "NEG-HONORED-FILTERS", Level: must, Summary: "Honored event_filters are at least as restrictive as the requested ones."},
 	{ID: "NEG-HONORED-OTHER", Level: should, Summary: "Honored levels, extensions, reply support and signed-manifest flag are no more permissive than requested."},
 	{ID: "NEG-VERSION", Level: must, Summary: "The accepted aaep_version is a published version not above the requested one."},
-	// Lenient: a manifest_uri also satisfies it (§10.4.1); strict: signed_manifest inline (accepted schema).
+	// Prose over schema: a manifest_uri publishing the JWS (§10.4.1) satisfies
+	// it as well as the inline signed_manifest the accepted schema describes.
 	{ID: "NEG-SIGNED-MANIFEST", Level: must, Summary: "When the subscriber requires signed manifests, the accepted message carries one."},
 	{ID: "NEG-SIGNED-MANIFEST-CONTENT", Level: must, Summary: "The signed manifest is a signed JWS whose claims match the accepting producer."},
 	{ID: "NEG-L2-DECLARES-REPLY", Level: must, Summary: "A request claiming conformance level 2 or 3 declares supports_confirmation_reply: true."},
