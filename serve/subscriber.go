@@ -250,6 +250,15 @@ func (s *subscriber) writeLoop() {
 	s.dropped.Add(int64(s.q.close()))
 	s.cancel(errors.New(ci.Reason))
 	s.wire.close(ci.Code, ci.Reason)
+	// Closed subscriptions stay listed in Stats for a while: keep them small.
+drain:
+	for s.pool != nil {
+		select {
+		case <-s.pool:
+		default:
+			break drain
+		}
+	}
 	srv.closed(s, ci)
 }
 

@@ -231,18 +231,22 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 		_ = conn.Close()
 		return nil
 	}
-	first := make(chan []byte, 1)
-	go s.readWebSocket(sub, conn, ww.readerDone, first)
-	if s.handshake(sub, first) {
+	first := make(chan []byte) // unbuffered: only a waiting handshake takes it
+	handshook := make(chan struct{})
+	go s.readWebSocket(sub, conn, ww.readerDone, first, handshook)
+	ok := s.handshake(sub, first)
+	close(handshook)
+	if ok {
 		s.start(sub, "")
 	}
 	sub.writeLoop()
 	return sub
 }
 
-// readWebSocket reads what the subscriber sends: its first message goes to
-// first (for the handshake), the rest are handled as replies and requests.
-func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, done chan struct{}, first chan []byte) {
+// readWebSocket reads what the subscriber sends: a message that arrives
+// while the handshake waits goes to first; the rest (and a first message
+// after the grace period) are handled as replies and requests.
+func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, done chan struct{}, first chan []byte, handshook chan struct{}) {
 	defer close(done)
 	for {
 		_, msg, err := conn.ReadMessage()
@@ -256,9 +260,13 @@ func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, done chan 
 			return
 		}
 		if first != nil {
-			first <- msg
-			first = nil
-			continue
+			select {
+			case first <- msg:
+				first = nil
+				continue
+			case <-handshook:
+				first = nil
+			}
 		}
 		s.handleInbound(sub, msg, sub.transport)
 	}

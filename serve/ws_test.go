@@ -125,3 +125,20 @@ func TestWebSocketHandshakeTerms(t *testing.T) {
 		})
 	}
 }
+
+// TestWebSocketLateFirstMessage: a message sent after the grace period is
+// handled as usual, not taken for a handshake.
+func TestWebSocketLateFirstMessage(t *testing.T) {
+	path := writeCapture(t, openEndedRecords())
+	var seen notices
+	srv, ts := startServer(t, Options{Open: OpenFile(path), Grace: time.Millisecond, Notify: seen.add})
+	c := dialWS(t, ts)
+	readUntil(t, c, "rpl_conf1") // the stream started unnegotiated
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"confirmation.reply","reply_token":"rpl_conf1","decision":"accept"}`))
+	waitFor(t, func() bool { return len(seen.kind(NoticeReply)) == 1 })
+	if n := seen.kind(NoticeReply)[0]; n.Verdict != VerdictAccepted {
+		t.Fatalf("late first message: %+v", n)
+	}
+	c.Close()
+	waitIdle(t, srv)
+}
