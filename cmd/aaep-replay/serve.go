@@ -195,8 +195,10 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			}
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			_ = hs.Shutdown(sctx)
+			// Subscriptions first (SSE streams are requests the HTTP server
+			// would wait for), then the listener.
 			_ = srv.Shutdown(sctx)
+			_ = hs.Shutdown(sctx)
 			recErr := srv.RecordError()
 			if err := closeRecord(rec); err != nil && recErr == nil {
 				recErr = err

@@ -207,3 +207,62 @@ func TestReplayCommandErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestServeStopsWithOpenSSE checks that an interrupt ends a serve whose SSE
+// subscriber is still connected, with exit status 0 and the subscriber's
+// summary.
+func TestServeStopsWithOpenSSE(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.aaep")
+	w, err := capfile.Create(path, capfile.Header{Start: time.Now(), Tool: "test"}, &capfile.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range []time.Duration{0, time.Hour} {
+		p := `{"type":"aaep:agent.session.started","event_id":"evt_` + string(rune('a'+i)) + `","session_id":"sess_1"}`
+		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(at), Payload: []byte(p)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, []string{"serve", path, "--listen", "127.0.0.1:0"})
+	}()
+	var addr string
+	deadline := time.Now().Add(10 * time.Second)
+	for addr == "" {
+		if m := servingRE.FindStringSubmatch(errb.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no serving line; stderr %q", errb.String())
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 1)
+	if _, err := resp.Body.Read(buf); err != nil { // the first event arrived
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d; stderr %q", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(out.String(), "closed (1001 server shutting down)") {
+		t.Errorf("stdout %q lacks the shutdown summary", out.String())
+	}
+}
