@@ -1,28 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
-	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/aaep"
-	"github.com/aaep-tools/aaepkit/protocol/asp"
-	"github.com/aaep-tools/aaepkit/protocol/kahn"
+	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
@@ -54,7 +44,8 @@ explains the colours and shapes.
 Without --session, every session is drawn, one box per session, up to
 --max-sessions (the first ones seen; the rest are counted). The output
 is written beside the input as FILE.svg (FILE.png, FILE.dot with --format)
-unless --output names a file ("-" is standard output). The format is also
+unless --output names a file ("-" is standard output, the default when FILE
+is "-", standard input). The format is also
 taken from the --output file's extension.
 
 SVG and PNG are drawn by the aaep-render helper (Graphviz), which must be
@@ -78,15 +69,10 @@ drawn up to its last intact record, with a warning.`,
 	f.StringVarP(&o.output, "output", "o", "", "file to write (default: FILE.<format> beside the input; - for standard output)")
 	f.StringVar(&o.format, "format", "svg", "output format: svg, png or dot (default: from the --output extension, else svg)")
 	f.StringVar(&o.session, "session", "", "draw only the session with this ID")
-	f.StringVar(&o.protocol, "protocol", "", "treat every message as this protocol (aaep, asp, kahn) instead of recognising each")
+	f.StringVar(&o.protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of recognising each")
 	f.StringVar(&o.profile, "profile", "lenient", "reading of contradictory specification text: lenient or strict")
 	f.IntVar(&o.maxSessions, "max-sessions", visualize.DefaultMaxSessions, "draw at most this many sessions, the first ones seen (0: no limit)")
 	return cmd
-}
-
-// visualizeModels are the protocol models visualize checks with.
-func visualizeModels() []protocol.Model {
-	return []protocol.Model{aaep.New(), asp.New(), kahn.New()}
 }
 
 // outputFormat works out the format from --format and the --output name.
@@ -114,10 +100,14 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 		return err
 	}
 	output := o.output
-	if output == "" {
+	switch {
+	case output != "":
+	case o.input == "-":
+		output = "-"
+	default:
 		output = o.input + "." + string(format)
 	}
-	models := visualizeModels()
+	mods := models.All()
 	if o.maxSessions < 0 {
 		return cli.Usagef("--max-sessions must be 0 (no limit) or more, got %d", o.maxSessions)
 	}
@@ -130,20 +120,20 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	sink := col.Sink()
 	step := sink.Step
 	sink.Step = func(s protocol.Step) { seen.add(s.Session); step(s) }
-	eng, err := protocol.NewEngine(models, o.protocol, &protocol.Options{Profile: o.profile}, sink)
+	eng, err := protocol.NewEngine(mods, o.protocol, &protocol.Options{Profile: o.profile}, sink)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	messages := int64(0)
-	err = readMessages(a.ctx, o.input, func(m *protocol.Message) {
-		messages++
+	sum, err := input.Each(a.ctx, o.input, func(m *protocol.Message) error {
 		eng.Feed(m)
+		return nil
 	})
-	switch {
-	case capfile.IsTorn(err):
-		fmt.Fprintf(a.Err, "aaep-replay: warning: %v; drawing the %s before it\n", err, visPlural(messages, "message"))
-	case err != nil:
+	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
+	}
+	messages := sum.Messages
+	if sum.Torn != nil {
+		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", o.input, sum.Torn, visPlural(messages, "message"))
 	}
 	eng.Finish()
 
@@ -156,7 +146,7 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 			visPlural(int64(len(traces)), "session"), visPlural(n, "session"))
 	}
 	machines := map[string]protocol.Machine{}
-	for _, m := range models {
+	for _, m := range mods {
 		machines[m.Name()] = m.Machine()
 	}
 	dot := visualize.DOT(traces, visualize.DOTOptions{Title: filepath.Base(o.input), Machines: machines})
@@ -252,174 +242,4 @@ func visPlural(n int64, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// visCaptureMagic starts every capture file: the little-endian magic of its
-// header's zstd skippable frame (see capfile's FORMAT.md).
-const visCaptureMagic = 0x184D2A5A
-
-// visMaxLine bounds one line of a JSON lines input (capfile.MaxPayload).
-const visMaxLine = capfile.MaxPayload
-
-// readMessages calls fn for every message of the capture or JSON lines file
-// at path, in order. A capture's received and sent records are messages
-// (sent ones travelled from a subscriber to the producer); connection and
-// marker records are skipped, and Index is the record's number. In a JSON
-// lines file, each non-blank line is a message, Index is the line number
-// minus one, and the offset comes from the message's own timestamp
-// ("timestamp" or "ts") relative to the first one, never decreasing.
-//
-// A torn capture calls fn for every intact record and returns its
-// *capfile.CorruptionError (test with capfile.IsTorn).
-//
-// TODO(lead): this is a stand-in until the shared input reader used by check
-// exists; replace it with that.
-func readMessages(ctx context.Context, path string, fn func(*protocol.Message)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	var head [4]byte
-	n, _ := io.ReadFull(f, head[:])
-	f.Close()
-	if n == 4 && binary.LittleEndian.Uint32(head[:]) == visCaptureMagic {
-		return visReadCapture(ctx, path, fn)
-	}
-	first := bytes.TrimLeft(head[:n], " \t\r\n\ufeff")
-	if n == 0 {
-		return fmt.Errorf("%s: empty file: neither a capture nor JSON lines", path)
-	}
-	if len(first) == 0 || first[0] == '{' {
-		return visReadJSONLines(ctx, path, fn)
-	}
-	// Let capfile say what the file looks like.
-	if _, err := capfile.Open(path); err != nil {
-		return fmt.Errorf("%s is neither a capture nor JSON lines: %w", path, err)
-	}
-	return fmt.Errorf("%s is neither a capture nor JSON lines", path)
-}
-
-func visReadCapture(ctx context.Context, path string, fn func(*protocol.Message)) error {
-	r, err := capfile.Open(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	start := r.Header().Start
-	var m protocol.Message
-	for n := 0; ; n++ {
-		if n&1023 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			if strings.Contains(err.Error(), path) {
-				return err
-			}
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		switch rec.Kind {
-		case capfile.KindReceived:
-			m.Dir = protocol.FromProducer
-		case capfile.KindSent:
-			m.Dir = protocol.ToProducer
-		default:
-			continue
-		}
-		m.Index = r.Index()
-		m.Offset = rec.Offset()
-		m.Received = time.Time{}
-		if !start.IsZero() {
-			m.Received = start.Add(m.Offset)
-		}
-		m.Source = int(rec.Source)
-		m.Raw = rec.Payload
-		m.Attrs = nil
-		if len(rec.Attrs) > 0 {
-			m.Attrs = make(map[string]string, len(rec.Attrs))
-			for _, at := range rec.Attrs {
-				m.Attrs[at.Key] = at.Value
-			}
-		}
-		fn(&m)
-	}
-}
-
-// visSubscriberTypes are the AAEP message types a subscriber sends; in a JSON
-// lines file, which has no direction, they are taken as travelling to the
-// producer.
-var visSubscriberTypes = map[string]bool{
-	"subscription.request": true,
-	"confirmation.reply":   true,
-	"clarification.reply":  true,
-}
-
-func visReadJSONLines(ctx context.Context, path string, fn func(*protocol.Message)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	var (
-		m       protocol.Message
-		line    []byte
-		first   time.Time
-		last    time.Duration
-		lineNum int64
-	)
-	for {
-		if lineNum&1023 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		line = line[:0]
-		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			if len(line)+len(chunk) > visMaxLine {
-				return fmt.Errorf("%s: line %d is longer than %d bytes", path, lineNum+1, visMaxLine)
-			}
-			line = append(line, chunk...)
-			if err != bufio.ErrBufferFull {
-				break
-			}
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s: line %d: %w", path, lineNum+1, err)
-		}
-		if len(line) == 0 && err == io.EOF {
-			return nil
-		}
-		lineNum++
-		payload := bytes.TrimRight(line, "\r\n")
-		if len(bytes.TrimSpace(payload)) > 0 {
-			m = protocol.Message{Index: lineNum - 1, Raw: payload}
-			fields := peek.Peek(payload)
-			ts := fields.Timestamp
-			if ts == "" {
-				ts = fields.TS
-			}
-			if t, perr := time.Parse(time.RFC3339Nano, ts); perr == nil {
-				if first.IsZero() {
-					first = t
-				}
-				if d := t.Sub(first); d > last {
-					last = d
-				}
-				m.Received = t
-			}
-			m.Offset = last
-			if visSubscriberTypes[fields.Type] {
-				m.Dir = protocol.ToProducer
-			}
-			fn(&m)
-		}
-		if err == io.EOF {
-			return nil
-		}
-	}
 }

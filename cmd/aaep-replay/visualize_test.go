@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/visualize"
@@ -260,7 +261,7 @@ func TestVisualizeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := filepath.Join(dir, "long.jsonl")
-	if err := os.WriteFile(long, append(append([]byte(`{"x":"`), bytes.Repeat([]byte("x"), visMaxLine)...), '\n'), 0o644); err != nil {
+	if err := os.WriteFile(long, append(append([]byte(`{"x":"`), bytes.Repeat([]byte("x"), input.MaxLine)...), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -276,7 +277,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"unknown protocol", []string{"visualize", capture, "--protocol", "nope", "--format", "dot"}, 2, `unknown protocol "nope"`},
 		{"unknown profile", []string{"visualize", capture, "--profile", "loose", "--format", "dot"}, 2, `unknown profile "loose"`},
 		{"missing file", []string{"visualize", filepath.Join(dir, "missing.aaep"), "--format", "dot"}, 2, "no such file"},
-		{"not a capture nor json lines", []string{"visualize", garbage, "--format", "dot"}, 2, "neither a capture nor JSON lines"},
+		{"not a capture nor json lines", []string{"visualize", garbage, "--format", "dot"}, 2, "neither a capture file nor JSON lines"},
 		{"empty file", []string{"visualize", empty, "--format", "dot"}, 2, "empty file"},
 		{"line too long", []string{"visualize", long, "--format", "dot"}, 2, "line 1 is longer than"},
 		{"no input", []string{"visualize"}, 2, "accepts 1 arg"},
