@@ -66,7 +66,8 @@ log "mode: $mode, $runs runs per figure; load average $load_start"
 # Go benchmarks: capfile write/read on one goroutine, Graphviz layout and SVG.
 log "go benchmarks (capfile, visualize/render)"
 {
-	$GO test -run '^$' -bench '^Benchmark(Write|Read)$/^default$' -benchtime "$benchtime" -count "$runs" ./capfile
+	$GO test -run '^$' -bench '^BenchmarkWrite$/^default$' -benchtime "$benchtime" -count "$runs" ./capfile
+	$GO test -run '^$' -bench '^BenchmarkRead$' -benchtime "$benchtime" -count "$runs" ./capfile
 	$GO test -run '^$' -bench '^BenchmarkSVG$' -benchtime "$benchtime" -count "$runs" ./visualize/render
 } > "$out/gobench.txt" || log "a Go benchmark failed; see $out/gobench.txt"
 
@@ -76,7 +77,7 @@ status=0
 [ "$status" = 0 ] || log "an end-to-end measurement failed (exit $status); its rows say missing"
 
 seek_key="Seek/${seek_mib}MiB"
-check_label=$(printf "%'d" "$check_events" 2>/dev/null || echo "$check_events")
+check_label=$(echo "$check_events" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta')
 
 cat > "$work/rows.txt" <<EOF
 # label | benchmark | metric | unit | scale | target
