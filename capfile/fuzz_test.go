@@ -40,7 +40,11 @@ func FuzzReader(f *testing.F) {
 	w.Close()
 	f.Add(empty.Bytes())
 
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(fuzzReader)
+}
+
+func fuzzReader(t *testing.T, data []byte) {
+	{
 		r, err := NewReader(bytes.NewReader(data))
 		if err != nil {
 			var ce *CorruptionError
@@ -122,5 +126,5 @@ func FuzzReader(f *testing.F) {
 			ra.Next()
 			break
 		}
-	})
+	}
 }
