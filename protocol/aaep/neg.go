@@ -23,6 +23,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +130,8 @@ type terms struct {
 	coalesce   []string
 	include    []string
 	exclude    []string
+	incSet     *patternSet // compiled include, built on first use
+	excSet     *patternSet
 	levels     []int
 	extensions []string
 	signedOnly bool
@@ -157,10 +160,10 @@ func (c capsJSON) resolve(base terms) terms {
 	}
 	if c.Filters != nil {
 		if c.Filters.Include != nil {
-			t.include = *c.Filters.Include
+			t.include, t.incSet = *c.Filters.Include, nil
 		}
 		if c.Filters.Exclude != nil {
-			t.exclude = *c.Filters.Exclude
+			t.exclude, t.excSet = *c.Filters.Exclude, nil
 		}
 	}
 	if c.Levels != nil {
@@ -173,6 +176,20 @@ func (c capsJSON) resolve(base terms) terms {
 		t.signedOnly = *c.SignedOnly
 	}
 	return t
+}
+
+func (t *terms) inc() *patternSet {
+	if t.incSet == nil {
+		t.incSet = compilePatterns(t.include)
+	}
+	return t.incSet
+}
+
+func (t *terms) exc() *patternSet {
+	if t.excSet == nil {
+		t.excSet = compilePatterns(t.exclude)
+	}
+	return t.excSet
 }
 
 // defaultTerms are the §5.3 defaults for an absent capability.
@@ -463,10 +480,11 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 			"the producer honors max_events_per_second %d but the subscriber asked for at most %d; honored capabilities must not be more permissive", *h.MaxEPS, req.rate)
 	}
 	if h.Languages != nil {
-		for _, l := range *h.Languages {
-			if !languageIn(l, req.languages) {
+		reqLangs := newLangSet(req.languages)
+		for i, l := range *h.Languages {
+			if i < 64 && !reqLangs.has(l) {
 				n.s.report("NEG-HONORED-LANGUAGES", k, m, "language not requested",
-					"the producer honors language %q, which is not among the requested languages %v (the default is [en-US]); honored languages must be a subset", l, req.languages)
+					"the producer honors language %q, which is not among the requested languages %s (the default is [en-US]); honored languages must be a subset", l, clipList(req.languages))
 			}
 		}
 	}
@@ -480,22 +498,19 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 	}
 	if h.Filters != nil {
 		hon := h.resolve(req)
+		reported := 0
 		for _, inc := range hon.include {
-			if !subsumedByAny(inc, req.include) {
+			if reported < 8 && !req.inc().covers(inc) {
+				reported++
 				n.s.report("NEG-HONORED-FILTERS", k, m, "filter widened",
-					"the honored include pattern %q is not covered by the requested includes %v; honored filters must be at least as restrictive", inc, req.include)
+					"the honored include pattern %q is not covered by the requested includes %s; honored filters must be at least as restrictive", inc, clipList(req.include))
 			}
 		}
 		for _, exc := range req.exclude {
-			if subsumedByAny(exc, hon.exclude) {
-				continue
-			}
-			for _, inc := range hon.include {
-				if patternsOverlap(inc, exc) {
-					n.s.report("NEG-HONORED-FILTERS", k, m, "exclude dropped",
-						"the subscriber excluded %q but the honored filters no longer exclude it; every requested exclude must stay excluded", exc)
-					break
-				}
+			if reported < 8 && !hon.exc().covers(exc) && hon.inc().overlaps(exc) {
+				reported++
+				n.s.report("NEG-HONORED-FILTERS", k, m, "exclude dropped",
+					"the subscriber excluded %q but the honored filters no longer exclude it; every requested exclude must stay excluded", exc)
 			}
 		}
 	}
@@ -741,8 +756,8 @@ func (n *negChecker) event(m *protocol.Message, ev *Event) {
 // exclude does (e.g. include "aaep:agent.progress.updated" beside exclude
 // "aaep:agent.*"), the case where the two sentences really disagree.
 func (n *negChecker) checkFilters(sub *subscription, m *protocol.Message, ev *Event, t *terms, typ string, fromReneg bool) {
-	incl := matchAny(typ, t.include)
-	if excl := matchAny(typ, t.exclude); excl != "" && (n.s.strict || incl == "" || specificity(excl) > mostSpecific(typ, t.include)) {
+	incl := t.inc().match(typ)
+	if excl := t.exc().match(typ); excl != "" && (n.s.strict || incl == "" || specificity(excl) > specificity(incl)) {
 		rule := "NEG-FILTER-EXCLUDE"
 		if fromReneg {
 			rule = "NEG-RENEG-APPLY"
@@ -753,7 +768,7 @@ func (n *negChecker) checkFilters(sub *subscription, m *protocol.Message, ev *Ev
 	}
 	if incl == "" {
 		n.s.report("NEG-FILTER-INCLUDE", ev.SessionID, m, "event not included",
-			"%s matches none of the subscription's include patterns %v (the default aaep:agent.* does not cover extension types); non-critical events outside the includes should not be emitted", typ, t.include)
+			"%s matches none of the subscription's include patterns %s (the default aaep:agent.* does not cover extension types); non-critical events outside the includes should not be emitted", typ, clipList(t.include))
 	}
 }
 
@@ -817,9 +832,9 @@ func (n *negChecker) checkLanguage(sub *subscription, m *protocol.Message, ev *E
 			lang, ok = rawString(h["primary_language"])
 		}
 	}
-	if ok && lang != "" && !languageIn(lang, t.languages) && sub.once("NEG-LANGUAGE") {
+	if ok && lang != "" && !sub.noted["NEG-LANGUAGE"] && !newLangSet(t.languages).has(lang) && sub.once("NEG-LANGUAGE") {
 		n.s.report("NEG-LANGUAGE", ev.SessionID, m, "language not negotiated",
-			"this %s is in %q, which is not among the negotiated languages %v (later ones on this subscription are not repeated)", shortType(ev), lang, t.languages)
+			"this %s is in %q, which is not among the negotiated languages %s (later ones on this subscription are not repeated)", shortType(ev), lang, clipList(t.languages))
 	}
 }
 
@@ -937,57 +952,133 @@ func (n *negChecker) finish() {
 }
 
 // specificity orders patterns: a literal type beats any wildcard, and a
-// longer wildcard prefix beats a shorter one.
+// longer wildcard prefix beats a shorter one; "" (no pattern) is lowest.
 func specificity(p string) int {
-	if strings.HasSuffix(p, "*") {
+	switch {
+	case p == "":
+		return -1
+	case strings.HasSuffix(p, "*"):
 		return len(p) - 1
 	}
 	return 1 << 20
 }
 
-// mostSpecific is the highest specificity among the patterns matching typ.
-func mostSpecific(typ string, pats []string) int {
-	best := -1
-	for _, p := range pats {
-		if patternMatches(p, typ) && specificity(p) > best {
-			best = specificity(p)
-		}
-	}
-	return best
+// patternSet is a compiled list of event-type patterns: literal types and
+// prefixes ending in "*" (§5.3.1.7), full-URI forms normalized to compact
+// ones. Small sets are searched linearly; large ones (hostile or unusual
+// subscriptions) through maps, so no check is quadratic.
+type patternSet struct {
+	list    []string
+	literal map[string]bool
+	wild    map[string]bool // wildcard prefixes
+	sorted  []string        // literal types and wildcard prefixes, sorted
 }
 
-// matchAny returns the first pattern of pats that matches typ, or "".
-func matchAny(typ string, pats []string) string {
+const smallSet = 16
+
+func compilePatterns(pats []string) *patternSet {
+	ps := &patternSet{list: make([]string, 0, len(pats))}
 	for _, p := range pats {
-		if patternMatches(p, typ) {
-			return p
+		ps.list = append(ps.list, NormalizeType(p))
+	}
+	if len(ps.list) > smallSet {
+		ps.literal, ps.wild = map[string]bool{}, map[string]bool{}
+		for _, p := range ps.list {
+			if pre, ok := strings.CutSuffix(p, "*"); ok {
+				ps.wild[pre] = true
+				ps.sorted = append(ps.sorted, pre)
+			} else {
+				ps.literal[p] = true
+				ps.sorted = append(ps.sorted, p)
+			}
 		}
+		sort.Strings(ps.sorted)
+	}
+	return ps
+}
+
+// longestWild returns the longest wildcard prefix of the set that s starts
+// with (s itself included), and whether there is one.
+func (ps *patternSet) longestWild(s string) (string, bool) {
+	for i := len(s); i >= 0; i-- {
+		if ps.wild[s[:i]] {
+			return s[:i], true
+		}
+	}
+	return "", false
+}
+
+// match returns the most specific pattern matching type typ, or "".
+func (ps *patternSet) match(typ string) string {
+	if ps.literal == nil {
+		best := ""
+		for _, p := range ps.list {
+			if patternMatches(p, typ) && specificity(p) > specificity(best) {
+				best = p
+			}
+		}
+		return best
+	}
+	if ps.literal[typ] {
+		return typ
+	}
+	if w, ok := ps.longestWild(typ); ok {
+		return w + "*"
 	}
 	return ""
 }
 
-// patternMatches: a literal type, or a trailing "*" matching as a prefix
-// (§5.3.1.7). Full-URI patterns are normalized to compact form first.
+// covers reports whether every type matched by pattern p is matched by the set.
+func (ps *patternSet) covers(p string) bool {
+	p = NormalizeType(p)
+	if ps.literal == nil {
+		for _, q := range ps.list {
+			if subsumes(q, p) {
+				return true
+			}
+		}
+		return false
+	}
+	pre, wild := strings.CutSuffix(p, "*")
+	if !wild && ps.literal[p] {
+		return true
+	}
+	_, ok := ps.longestWild(pre)
+	return ok
+}
+
+// overlaps reports whether some type is matched both by pattern p and by the set.
+func (ps *patternSet) overlaps(p string) bool {
+	p = NormalizeType(p)
+	if ps.literal == nil {
+		for _, q := range ps.list {
+			if patternsOverlap(q, p) {
+				return true
+			}
+		}
+		return false
+	}
+	pre, wild := strings.CutSuffix(p, "*")
+	if !wild {
+		return ps.match(p) != ""
+	}
+	if _, ok := ps.longestWild(pre); ok {
+		return true
+	}
+	i := sort.SearchStrings(ps.sorted, pre)
+	return i < len(ps.sorted) && strings.HasPrefix(ps.sorted[i], pre)
+}
+
+// patternMatches: a literal type, or a trailing "*" matching as a prefix.
 func patternMatches(pat, typ string) bool {
-	pat = NormalizeType(pat)
-	if strings.HasSuffix(pat, "*") {
-		return strings.HasPrefix(typ, pat[:len(pat)-1])
+	if pre, ok := strings.CutSuffix(pat, "*"); ok {
+		return strings.HasPrefix(typ, pre)
 	}
 	return pat == typ
 }
 
-// subsumedByAny reports whether every type matched by p is matched by some pattern of pats.
-func subsumedByAny(p string, pats []string) bool {
-	for _, q := range pats {
-		if subsumes(q, p) {
-			return true
-		}
-	}
-	return false
-}
-
+// subsumes reports whether every type matched by p is matched by q.
 func subsumes(q, p string) bool {
-	q, p = NormalizeType(q), NormalizeType(p)
 	if !strings.HasSuffix(q, "*") {
 		return q == p
 	}
@@ -995,7 +1086,6 @@ func subsumes(q, p string) bool {
 }
 
 func patternsOverlap(a, b string) bool {
-	a, b = NormalizeType(a), NormalizeType(b)
 	wa, wb := strings.HasSuffix(a, "*"), strings.HasSuffix(b, "*")
 	pa, pb := strings.TrimSuffix(a, "*"), strings.TrimSuffix(b, "*")
 	switch {
@@ -1009,11 +1099,40 @@ func patternsOverlap(a, b string) bool {
 	return strings.HasPrefix(pa, pb) || strings.HasPrefix(pb, pa)
 }
 
-// languageIn reports whether tag matches one of list: equal ignoring case,
-// or one being the other's bare primary language (Ch. 11).
-func languageIn(tag string, list []string) bool {
-	for _, l := range list {
-		if strings.EqualFold(l, tag) || strings.EqualFold(primaryLang(l), tag) || strings.EqualFold(l, primaryLang(tag)) {
+// langSet matches language tags: equal ignoring case, or one being the
+// other's bare primary language (Ch. 11: en matches en-US).
+type langSet struct {
+	list []string
+	tags map[string]bool // lower-case tags and their primary languages
+}
+
+func newLangSet(list []string) langSet {
+	ls := langSet{list: list}
+	if len(list) > smallSet {
+		ls.tags = make(map[string]bool, 2*len(list))
+		for _, l := range list {
+			ls.tags[strings.ToLower(l)] = true
+		}
+	}
+	return ls
+}
+
+func (ls langSet) has(tag string) bool {
+	if ls.tags == nil {
+		for _, l := range ls.list {
+			if strings.EqualFold(l, tag) || strings.EqualFold(primaryLang(l), tag) || strings.EqualFold(l, primaryLang(tag)) {
+				return true
+			}
+		}
+		return false
+	}
+	t := strings.ToLower(tag)
+	if ls.tags[t] || ls.tags[primaryLang(t)] {
+		return true
+	}
+	// tag is a bare language: any listed region of it matches.
+	for l := range ls.tags {
+		if primaryLang(l) == t {
 			return true
 		}
 	}
@@ -1025,6 +1144,14 @@ func primaryLang(tag string) string {
 		return tag[:i]
 	}
 	return tag
+}
+
+// clipList renders a list for a message, eliding the middle of long ones.
+func clipList(list []string) string {
+	if len(list) <= 8 {
+		return fmt.Sprint(list)
+	}
+	return fmt.Sprintf("%v ... (%d patterns)", list[:8], len(list))
 }
 
 // compareVersions compares two "major.minor.patch[-pre]" versions by their

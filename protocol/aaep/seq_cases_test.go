@@ -3,6 +3,7 @@ package aaep
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -739,5 +740,27 @@ func TestSessionReuseWhileDraining(t *testing.T) {
 	res := run(t, "", stream(both("evt_a", S(), SC("idle", "thinking")), C().id("evt_c").src(0), S().id("evt_s2").src(0), C().id("evt_c2").src(0))...)
 	if ids := strings.Join(res.seqIDs(), " "); ids != "SEQ-SESSION-ID-REUSE" {
 		t.Errorf("findings [%s], want [SEQ-SESSION-ID-REUSE]\n%s", ids, res.describe())
+	}
+}
+
+// TestHugeFilterLists: subscriptions with tens of thousands of patterns and
+// languages are checked without quadratic work, and their findings stay few.
+func TestHugeFilterLists(t *testing.T) {
+	const n = 20000
+	inc, exc, langs := make([]string, n), make([]string, n), make([]string, n)
+	for i := range inc {
+		inc[i] = fmt.Sprintf("aaep:agent.x%d.*", i)
+		exc[i] = fmt.Sprintf("aaep:agent.y%d", i)
+		langs[i] = fmt.Sprintf("x%d-YY", i)
+	}
+	req := caps{"event_filters": caps{"include": inc, "exclude": exc}, "languages": langs}
+	honored := caps{"event_filters": caps{"include": append([]string{"aaep:agent.*"}, inc...), "exclude": []string{}}, "languages": append([]string{"zz"}, langs...)}
+	res := run(t, "", stream(handshake(0, "sub_1", req, honored), S(), PU(), C())...)
+	counts := map[string]int{}
+	for _, id := range res.seqIDs() {
+		counts[id]++
+	}
+	if len(counts) != 2 || counts["NEG-HONORED-FILTERS"] != 8 || counts["NEG-HONORED-LANGUAGES"] != 1 {
+		t.Errorf("findings %v, want 8 filter findings (capped) and 1 language finding", counts)
 	}
 }
