@@ -489,10 +489,14 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 		}
 	}
 	if h.Coalesce != nil {
-		for _, b := range *h.Coalesce {
-			if !containsString(req.coalesce, b) {
+		want := map[string]bool{}
+		for _, b := range req.coalesce {
+			want[b] = true
+		}
+		for i, b := range *h.Coalesce {
+			if i < 8 && !want[b] {
 				n.s.report("NEG-HONORED-COALESCE", k, m, "coalesce boundary not requested",
-					"the producer honors coalesce boundary %q, which is not among the requested %v (the default is [sentence completion]); honored boundaries must be a subset", b, req.coalesce)
+					"the producer honors coalesce boundary %q, which is not among the requested %s (the default is [sentence completion]); honored boundaries must be a subset", b, clipList(req.coalesce))
 			}
 		}
 	}
@@ -517,9 +521,13 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 	hon := h.resolve(req)
 	var loose []string
 	if h.Levels != nil {
+		want := map[int]bool{}
+		for _, l := range req.levels {
+			want[l] = true
+		}
 		var extra []int
 		for _, l := range hon.levels {
-			if !containsInt(req.levels, l) {
+			if !want[l] && len(extra) < 8 {
 				extra = append(extra, l)
 			}
 		}
@@ -528,9 +536,13 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 		}
 	}
 	if h.Extensions != nil {
+		want := map[string]bool{}
+		for _, e := range req.extensions {
+			want[e] = true
+		}
 		var extra []string
 		for _, e := range hon.extensions {
-			if !containsString(req.extensions, e) {
+			if !want[e] && len(extra) < 8 {
 				extra = append(extra, e)
 			}
 		}
