@@ -309,7 +309,7 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *Term
 		sub.reg = s.reg
 	} else {
 		sub.reg = newRegistry()
-		sub.pool = make(chan *Event, min(s.opts.QueueSize, 256)+8)
+		sub.pool = make(chan *Event, s.opts.QueueSize+8)
 	}
 	s.mu.Lock()
 	if s.down {

@@ -263,9 +263,10 @@ drain:
 }
 
 // recycle hands an event back to the subscriber's own timeline for reuse;
-// nothing refers to it once it has been written and recorded.
+// nothing refers to it once it has been written and recorded. Only events
+// with small buffers are kept, so the pool holds at most QueueSize × 4 KiB.
 func (s *subscriber) recycle(ev *Event) {
-	if s.pool == nil || cap(ev.Payload) > 64<<10 {
+	if s.pool == nil || cap(ev.Payload) > 4<<10 {
 		return
 	}
 	select {
