@@ -218,7 +218,7 @@ func TestRenegotiateAndClose(t *testing.T) {
 	})
 
 	t.Run("sse close by POST", func(t *testing.T) {
-		status, body := post(t, ts.URL+"/aaep/v1/subscriptions", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{}}`)
+		status, body := post(t, ts.URL+"/aaep/v1/subscriptions", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{"supports_clarification_reply":true}}`)
 		if status != http.StatusCreated {
 			t.Fatalf("status %d %s", status, body)
 		}
@@ -235,6 +235,18 @@ func TestRenegotiateAndClose(t *testing.T) {
 			}
 			return false
 		})
+		// Renegotiation by POST keeps what it does not change.
+		status, body = post(t, ts.URL+"/messages", `{"type":"subscription.renegotiate","subscription_id":"`+acc.SubscriptionID+`","capabilities":{"max_events_per_second":2}}`)
+		var re struct {
+			Type    string `json:"type"`
+			Honored struct {
+				Rate          int  `json:"max_events_per_second"`
+				Clarification bool `json:"supports_clarification_reply"`
+			} `json:"honored_capabilities"`
+		}
+		if err := json.Unmarshal(body, &re); status != http.StatusOK || err != nil || re.Type != "subscription.accepted" || re.Honored.Rate != 2 || !re.Honored.Clarification {
+			t.Fatalf("renegotiate: %d %s", status, body)
+		}
 		if status, body := post(t, ts.URL+"/aaep/v1/replies", `{"type":"subscription.close","subscription_id":"`+acc.SubscriptionID+`"}`); status != http.StatusNoContent {
 			t.Fatalf("close: %d %s", status, body)
 		}

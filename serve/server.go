@@ -381,7 +381,7 @@ func (s *Server) notify(n Notice) {
 }
 
 // record appends one message to the recording (no-op without one).
-func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *Event, _ time.Time) {
+func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *Event) {
 	if s.opts.Record == nil {
 		return
 	}

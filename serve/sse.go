@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -122,14 +123,17 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	allowCORS(w)
 	var terms *Terms
 	id := r.URL.Query().Get("subscription_id")
-	var subscriberID string
+	var (
+		subscriberID string
+		caps         map[string]json.RawMessage
+	)
 	if id != "" {
 		s.mu.Lock()
 		p := s.pending[id]
 		busy := p != nil && p.active
 		if p != nil && !busy {
 			p.active = true
-			terms, subscriberID = p.terms, p.subscriber
+			terms, subscriberID, caps = p.terms, p.subscriber, p.caps
 		}
 		s.mu.Unlock()
 		switch {
@@ -188,11 +192,9 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, errorBody("shutting_down", err.Error()))
 		return
 	}
-	if subscriberID != "" {
-		sub.mu.Lock()
-		sub.subscriber = subscriberID
-		sub.mu.Unlock()
-	}
+	sub.mu.Lock()
+	sub.subscriber, sub.caps = subscriberID, caps
+	sub.mu.Unlock()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

@@ -165,7 +165,7 @@ func (s *subscriber) writeLoop() {
 		var worst time.Duration
 		for _, p := range pending {
 			if p.ev.Control {
-				srv.record(s, capfile.KindReceived, p.ev, now)
+				srv.record(s, capfile.KindReceived, p.ev)
 				continue
 			}
 			late := now.Sub(p.due)
@@ -177,7 +177,7 @@ func (s *subscriber) writeLoop() {
 			s.bytes.Add(int64(len(p.ev.Payload)))
 			s.lastIndex.Store(p.ev.Index)
 			s.lastOffset.Store(int64(p.ev.Offset))
-			srv.record(s, capfile.KindReceived, p.ev, now)
+			srv.record(s, capfile.KindReceived, p.ev)
 			s.recycle(p.ev)
 		}
 		pending = pending[:0]
