@@ -1,0 +1,76 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+)
+
+// record appends one message to the recording (no-op without one).
+func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *Event) {
+	if s.opts.Record == nil {
+		return
+	}
+	attrs := []capfile.Attr{{Key: "subscription", Value: sub.id}}
+	if sub.transport == TransportSSE && !ev.Control {
+		attrs = append(attrs, capfile.Attr{Key: "event", Value: sseEventName})
+		if validSSEID(ev.ID) {
+			attrs = append(attrs, capfile.Attr{Key: "id", Value: ev.ID})
+		}
+	}
+	var flags capfile.Flags
+	if ev.Binary {
+		flags |= capfile.FlagInvalidUTF8
+	}
+	s.appendRecord(&capfile.Record{Kind: kind, Flags: flags, Source: sub.num, Session: ev.Session, Attrs: attrs, Payload: ev.Payload})
+}
+
+// recordMessage records a message a subscriber sent (sub may be nil for a
+// POST that names no active subscription).
+func (s *Server) recordMessage(sub *subscriber, raw []byte, session string, extra ...capfile.Attr) {
+	if s.opts.Record == nil {
+		return
+	}
+	var src uint16
+	id := ""
+	if sub != nil {
+		src, id = sub.num, sub.id
+	}
+	attrs := append([]capfile.Attr{{Key: "subscription", Value: id}}, extra...)
+	s.appendRecord(&capfile.Record{Kind: capfile.KindSent, Source: src, Session: session, Attrs: attrs, Payload: raw})
+}
+
+// recordHandshake records a handshake made by POST, before its stream
+// exists (source 0, attribute subscription set).
+func (s *Server) recordHandshake(id string, req, resp []byte) {
+	if s.opts.Record == nil {
+		return
+	}
+	attrs := []capfile.Attr{{Key: "subscription", Value: id}}
+	s.appendRecord(&capfile.Record{Kind: capfile.KindSent, Attrs: attrs, Payload: req})
+	s.appendRecord(&capfile.Record{Kind: capfile.KindReceived, Attrs: attrs, Payload: resp})
+}
+
+func (s *Server) recordConn(sub *subscriber, fields map[string]any) {
+	if s.opts.Record == nil {
+		return
+	}
+	fields["subscription"] = sub.id
+	b, _ := json.Marshal(fields)
+	s.appendRecord(&capfile.Record{Kind: capfile.KindConn, Source: sub.num, Attrs: []capfile.Attr{{Key: "subscription", Value: sub.id}}, Payload: b})
+}
+
+func (s *Server) appendRecord(rec *capfile.Record) {
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	if s.recErr != nil {
+		return
+	}
+	rec.Time = int64(time.Since(s.recStart))
+	if err := s.opts.Record.Append(rec); err != nil {
+		s.recErr = fmt.Errorf("record: %w", err)
+	}
+}
+
