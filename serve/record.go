@@ -73,4 +73,3 @@ func (s *Server) appendRecord(rec *capfile.Record) {
 		s.recErr = fmt.Errorf("record: %w", err)
 	}
 }
-

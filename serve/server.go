@@ -379,4 +379,3 @@ func (s *Server) notify(n Notice) {
 	}
 	s.opts.Notify(n)
 }
-
