@@ -22,13 +22,18 @@
 //
 // # Slow subscribers
 //
-// Each subscriber has a bounded queue and a writer with a write deadline. A
-// subscriber never slows another: on a shared timeline a subscriber whose
-// queue is full is closed at once; on its own timeline a subscriber only
-// delays itself, and is closed when a write blocks past the write timeout or
-// when it falls more than Options.MaxLag behind its schedule. WebSocket
-// subscribers are closed with code 4004 and a reason saying which limit was
-// hit; every close is counted in the statistics.
+// Each subscriber has a queue bounded in events and bytes, and a writer that
+// batches whatever is queued into one write. A subscriber never slows
+// another: on a paced shared timeline a subscriber whose queue is full is
+// closed at once; on its own timeline a subscriber only delays itself. Either
+// way a subscriber is closed when nothing could be written to it for
+// Options.WriteTimeout (stalled), or when it falls more than Options.MaxLag
+// behind its schedule. WebSocket subscribers are closed with code 4004 and a
+// reason saying which limit was hit; every close is counted by cause in the
+// statistics. The one exception to independence is a shared timeline with
+// NoDelay, which has no schedule of its own: it runs as fast as its slowest
+// live subscriber reads, waiting at most the write timeout for one whose
+// queue is full before closing it.
 //
 // # Handshake
 //
@@ -39,9 +44,23 @@
 // merged), and its supports_confirmation_reply/supports_clarification_reply
 // (without them, awaiting.confirmation/clarification events are withheld, as
 // §5.3.1.4 requires). Verbosity, languages and coalescing are echoed but the
-// payloads stay as captured. Critical events bypass filters and rate limits.
-// A subscriber that sends nothing within Options.Grace gets every event,
-// unfiltered.
+// payloads stay as captured. Critical events bypass filters and take no
+// rate-limit token, but keep their place in the order (§8.2.3), so they wait
+// for held events ahead of them. A subscriber that sends nothing within
+// Options.Grace gets every event, unfiltered; a subscription.request sent
+// later is answered as a renegotiation from the defaults.
+//
+// # Resuming and replies
+//
+// An SSE subscriber's Last-Event-ID resumes its own timeline after that
+// event (from the start when the id is not in the range; with 204 No
+// Content, which stops an EventSource, when nothing follows it). Reply
+// tokens are those of the awaiting events already written to the
+// subscription (to any subscriber on a shared timeline); the first valid
+// reply uses a token, and replies that fail validation are answered with a
+// generic 400 that does not say why (§6.3.4), while the operator's notice
+// does. Expiry (timeout_seconds) is not checked: a replay does not rewrite
+// the captured timestamps.
 //
 // # Recording
 //

@@ -18,7 +18,7 @@ var errResumeNotFound = errors.New("resume point not found")
 // event_id; when that id is not in the range, it starts from the beginning
 // and reports errResumeNotFound alongside the stream. first is nil when
 // nothing is left to send.
-func (s *Server) openTimeline(resumeAfter string) (st *stream, first *Event, err error) {
+func (s *Server) openTimeline(resumeAfter string) (st *stream, first *event, err error) {
 	st, err = openStream(s.opts.Open, s.opts.Range, s.opts.Filter)
 	if err != nil {
 		return nil, nil, err
@@ -67,7 +67,7 @@ func (s *Server) openTimeline(resumeAfter string) (st *stream, first *Event, err
 // feed plays a subscriber's own timeline: it paces each event the
 // subscriber's terms allow and queues it, for as many passes as asked, then
 // ends the queue. It owns st and closes it.
-func (s *Server) feed(sub *subscriber, st *stream, first *Event) {
+func (s *Server) feed(sub *subscriber, st *stream, first *event) {
 	defer st.close()
 	st.pool = sub.pool
 	// Routing fields are read only when something will use them.
@@ -216,7 +216,7 @@ func (t *timeline) run() {
 // timeline never waits for anyone: a full queue closes that subscriber. With
 // NoDelay the timeline runs as fast as its subscribers read, waiting at most
 // the write timeout for one whose queue is full before closing it.
-func (t *timeline) broadcast(ev *Event) {
+func (t *timeline) broadcast(ev *event) {
 	s := t.srv
 	for _, sub := range t.snapshot() {
 		if sub.ctx.Err() != nil {

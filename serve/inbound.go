@@ -123,7 +123,7 @@ func (sub *subscriber) renegotiate(raw []byte, fresh bool) *negotiation {
 	}
 	sub.mu.Unlock()
 	if sub.transport != TransportSSE {
-		sub.q.tryPush(&Event{Index: -1, Control: true, Payload: n.Response})
+		sub.q.tryPush(&event{Index: -1, Control: true, Payload: n.Response})
 	}
 	if n.Rejected != nil {
 		// §5.7: a rejected renegotiation terminates the subscription.

@@ -61,8 +61,8 @@ func (m *memCursor) Close() error { return nil }
 // or until their deadline, which they then report as a timeout.
 type fakeWire struct {
 	mu        sync.Mutex
-	pending   []*Event
-	sent      []*Event
+	pending   []*event
+	sent      []*event
 	at        []time.Time
 	closeCode int
 	flushFor  time.Duration
@@ -75,7 +75,7 @@ func newFakeWire() *fakeWire {
 	return &fakeWire{interr: make(chan struct{}, 1), timeout: DefaultWriteTimeout}
 }
 
-func (w *fakeWire) write(ev *Event) error {
+func (w *fakeWire) write(ev *event) error {
 	w.mu.Lock()
 	w.pending = append(w.pending, ev)
 	w.mu.Unlock()
@@ -119,7 +119,7 @@ func (w *fakeWire) close(code int, _ string) {
 
 // runFake replays opts to one subscriber on a fake wire inside the current
 // synctest bubble and returns the flush times relative to the start.
-func runFake(t *testing.T, opts Options, terms *Terms, w *fakeWire) (*Server, []time.Duration) {
+func runFake(t *testing.T, opts Options, terms *subscriptionTerms, w *fakeWire) (*Server, []time.Duration) {
 	t.Helper()
 	srv, err := New(opts)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestRateLimitHoldsNonCritical(t *testing.T) {
 		rec{kind: capfile.KindReceived, at: 3000 * ms, payload: ev(6, "progress.updated", "sess_a", "")},
 	)
 	synctest.Test(t, func(t *testing.T) {
-		terms := &Terms{Negotiated: true, Include: []string{"aaep:agent.*"}, MaxRate: 2}
+		terms := &subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.*"}, MaxRate: 2}
 		w := newFakeWire()
 		srv, got := runFake(t, Options{Open: memOpener(recs)}, terms, w)
 		// Two tokens at once, then one every 500 ms; the critical event

@@ -15,7 +15,7 @@ var errQueueClosed = errors.New("queue closed")
 // against the bound.
 type queue struct {
 	mu     sync.Mutex
-	items  []*Event
+	items  []*event
 	events int // events (not control messages) in items
 	bytes  int // payload bytes of those events
 	limit  int // most events queued
@@ -32,7 +32,7 @@ func newQueue(limit, maxBytes int) *queue {
 }
 
 // fits reports whether ev may be added now. q.mu must be held.
-func (q *queue) fits(ev *Event) bool {
+func (q *queue) fits(ev *event) bool {
 	if ev.Control || q.events == 0 {
 		return true
 	}
@@ -40,7 +40,7 @@ func (q *queue) fits(ev *Event) bool {
 }
 
 // add appends ev. q.mu must be held.
-func (q *queue) add(ev *Event) {
+func (q *queue) add(ev *event) {
 	q.items = append(q.items, ev)
 	if !ev.Control {
 		q.events++
@@ -56,7 +56,7 @@ func signal(c chan struct{}) {
 }
 
 // tryPush adds ev unless the queue is full or closed.
-func (q *queue) tryPush(ev *Event) (ok bool) {
+func (q *queue) tryPush(ev *event) (ok bool) {
 	q.mu.Lock()
 	if q.closed || q.ending || !q.fits(ev) {
 		q.mu.Unlock()
@@ -69,7 +69,7 @@ func (q *queue) tryPush(ev *Event) (ok bool) {
 }
 
 // push adds ev, waiting for room until ctx ends or the queue closes.
-func (q *queue) push(ctx context.Context, ev *Event) error {
+func (q *queue) push(ctx context.Context, ev *event) error {
 	for {
 		q.mu.Lock()
 		if q.closed || q.ending {
@@ -94,7 +94,7 @@ func (q *queue) push(ctx context.Context, ev *Event) error {
 // take returns everything queued, handing spare (emptied) to the queue for
 // the next batch. It returns ending=true once the queue is ending (or
 // closed) and empty.
-func (q *queue) take(spare []*Event) (batch []*Event, ending bool) {
+func (q *queue) take(spare []*event) (batch []*event, ending bool) {
 	q.mu.Lock()
 	batch = q.items
 	q.items = spare[:0]

@@ -9,7 +9,7 @@ import (
 )
 
 // record appends one message to the recording (no-op without one).
-func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *Event) {
+func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *event) {
 	if s.opts.Record == nil {
 		return
 	}

@@ -16,7 +16,7 @@ type registry struct {
 }
 
 type tokenState struct {
-	b       *Blocking
+	b       *blocking
 	eventID string
 	session string
 	used    bool
@@ -25,7 +25,7 @@ type tokenState struct {
 func newRegistry() *registry { return &registry{tokens: make(map[string]*tokenState)} }
 
 // issue marks b's token as outstanding (again, when a loop repeats it).
-func (r *registry) issue(b *Blocking, eventID, session string) {
+func (r *registry) issue(b *blocking, eventID, session string) {
 	r.mu.Lock()
 	r.tokens[b.Token] = &tokenState{b: b, eventID: eventID, session: session}
 	r.mu.Unlock()
@@ -84,7 +84,7 @@ func (r *registry) settle(rp *reply) (verdict, reason, session string) {
 }
 
 // checkAnswer checks the decision or response against what the event allows.
-func checkAnswer(b *Blocking, rp *reply) string {
+func checkAnswer(b *blocking, rp *reply) string {
 	if b.Kind == "confirmation" {
 		allowed := b.AllowedReplies
 		if len(allowed) == 0 {

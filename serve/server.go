@@ -145,7 +145,7 @@ type Server struct {
 // pendingSub is a subscription negotiated by POST, waiting for its stream.
 type pendingSub struct {
 	id         string
-	terms      *Terms
+	terms      *subscriptionTerms
 	caps       map[string]json.RawMessage
 	subscriber string
 	created    time.Time
@@ -283,7 +283,7 @@ func (s *Server) RecordError() error {
 }
 
 // newSubscriber registers a subscription. id may be empty (a fresh id is made).
-func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *Terms) (*subscriber, error) {
+func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *subscriptionTerms) (*subscriber, error) {
 	if id == "" {
 		id = newSubscriptionID()
 	}
@@ -302,14 +302,14 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *Term
 	}
 	sub.lastIndex.Store(-1)
 	if terms == nil {
-		terms = &Terms{}
+		terms = &subscriptionTerms{}
 	}
 	sub.terms.Store(terms)
 	if s.opts.Shared {
 		sub.reg = s.reg
 	} else {
 		sub.reg = newRegistry()
-		sub.pool = make(chan *Event, s.opts.QueueSize+8)
+		sub.pool = make(chan *event, s.opts.QueueSize+8)
 	}
 	s.mu.Lock()
 	if s.down {

@@ -148,9 +148,9 @@ type Range struct {
 	From, To Position
 }
 
-// Event is one message on its way to subscribers. Events are immutable once
+// event is one message on its way to subscribers. Events are immutable once
 // created; on a shared timeline one Event goes to every subscriber.
-type Event struct {
+type event struct {
 	// Index is the record index in the capture (-1 for control messages).
 	Index int64
 	// Offset is the record's time since the capture's start.
@@ -166,14 +166,14 @@ type Event struct {
 	// Fields are the routing fields of the payload.
 	Type, ID, Session, Urgency string
 	// Blocking is set for awaiting.confirmation/clarification events.
-	Blocking *Blocking
+	Blocking *blocking
 }
 
-func (e *Event) critical() bool { return e.Urgency == "critical" }
+func (e *event) critical() bool { return e.Urgency == "critical" }
 
-// Blocking describes the reply an awaiting.confirmation or
+// blocking describes the reply an awaiting.confirmation or
 // awaiting.clarification event asks for.
-type Blocking struct {
+type blocking struct {
 	// Kind is "confirmation" or "clarification".
 	Kind  string
 	Token string
@@ -201,8 +201,8 @@ var awaitingMarker = []byte("agent.awaiting.")
 // needs them (they stay empty); blocking events are recognised either way.
 // Only the two blocking event types are decoded in full (for their reply
 // token).
-func fillEvent(ev *Event, rec *capfile.Record, index int64, f *peek.Fields) {
-	*ev = Event{
+func fillEvent(ev *event, rec *capfile.Record, index int64, f *peek.Fields) {
+	*ev = event{
 		Index:   index,
 		Offset:  rec.Offset(),
 		Payload: append(ev.Payload[:0], rec.Payload...),
@@ -234,7 +234,7 @@ type blockingFields struct {
 // decodeBlocking reads the reply terms of a blocking event. The fields sit at
 // the top level (AAEP ch. 4); some producers nest them in "payload", which
 // is read as a fallback. It returns nil when no reply token is found.
-func decodeBlocking(payload []byte, kind string) *Blocking {
+func decodeBlocking(payload []byte, kind string) *blocking {
 	var top struct {
 		blockingFields
 		Payload *blockingFields `json:"payload"`
@@ -249,7 +249,7 @@ func decodeBlocking(payload []byte, kind string) *Blocking {
 	if f.ReplyToken == "" {
 		return nil
 	}
-	b := &Blocking{Kind: kind, Token: f.ReplyToken, AllowedReplies: f.AllowedReplies, ResponseKinds: f.AcceptedResponseKinds}
+	b := &blocking{Kind: kind, Token: f.ReplyToken, AllowedReplies: f.AllowedReplies, ResponseKinds: f.AcceptedResponseKinds}
 	if len(f.Choices) > 0 {
 		var objs []struct {
 			Value json.RawMessage `json:"value"`
@@ -279,7 +279,7 @@ type stream struct {
 	// lazy skips reading routing fields that nothing needs (see fillEvent).
 	lazy bool
 	// pool, when set, supplies recycled events (a subscriber's own timeline).
-	pool chan *Event
+	pool chan *event
 }
 
 // openStream opens a cursor and positions it at the range's start.
@@ -330,7 +330,7 @@ func (s *stream) rewind() error {
 }
 
 // next returns the next event, or io.EOF after the range's last one.
-func (s *stream) next() (*Event, error) {
+func (s *stream) next() (*event, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -361,11 +361,11 @@ func (s *stream) next() (*Event, error) {
 			}
 			fp = &f
 		}
-		var ev *Event
+		var ev *event
 		select {
 		case ev = <-s.pool:
 		default:
-			ev = new(Event)
+			ev = new(event)
 		}
 		fillEvent(ev, rec, idx, fp)
 		return ev, nil

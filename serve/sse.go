@@ -52,7 +52,7 @@ func newSSEWire(w http.ResponseWriter, timeout time.Duration) *sseWire {
 	return &sseWire{rc: rc, bw: bufio.NewWriterSize(dw, batchLimit), dw: dw}
 }
 
-func (w *sseWire) write(ev *Event) error {
+func (w *sseWire) write(ev *event) error {
 	if ev.Control {
 		return nil // handshake answers go in POST responses, not on the stream
 	}
@@ -121,7 +121,7 @@ func (w *sseWire) close(int, string) {
 // an EventSource to stop reconnecting.
 func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	allowCORS(w)
-	var terms *Terms
+	var terms *subscriptionTerms
 	id := r.URL.Query().Get("subscription_id")
 	var (
 		subscriberID string
@@ -162,7 +162,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	}
 	var (
 		st    *stream
-		first *Event
+		first *event
 	)
 	if !s.opts.Shared {
 		var err error

@@ -64,7 +64,7 @@ func TestSSEMultiLineData(t *testing.T) {
 	for _, tt := range tests {
 		var buf bytes.Buffer
 		w := &sseWire{bw: bufioWriter(&buf)}
-		if err := w.write(&Event{Payload: []byte(tt.payload), ID: "evt_1"}); err != nil {
+		if err := w.write(&event{Payload: []byte(tt.payload), ID: "evt_1"}); err != nil {
 			t.Fatal(err)
 		}
 		w.bw.Flush()

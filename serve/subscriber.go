@@ -39,7 +39,7 @@ const (
 // wire is one subscriber's connection as the writer sees it.
 type wire interface {
 	// write buffers one message.
-	write(ev *Event) error
+	write(ev *event) error
 	// flush sends everything buffered; it gives up when the peer accepts
 	// nothing for the write timeout, or when interrupted.
 	flush() error
@@ -69,8 +69,8 @@ type subscriber struct {
 
 	wire   wire
 	q      *queue
-	pool   chan *Event // events to recycle on the subscriber's own timeline (nil when shared)
-	terms  atomic.Pointer[Terms]
+	pool   chan *event // events to recycle on the subscriber's own timeline (nil when shared)
+	terms  atomic.Pointer[subscriptionTerms]
 	reg    *registry
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -92,7 +92,7 @@ type subscriber struct {
 	pass       atomic.Int64
 }
 
-func (s *subscriber) getTerms() *Terms { return s.terms.Load() }
+func (s *subscriber) getTerms() *subscriptionTerms { return s.terms.Load() }
 
 // stop ends the subscription from outside the writer: it records why (the
 // first reason wins), drops what is queued and wakes the writer, which then
@@ -133,7 +133,7 @@ func (s *subscriber) getClose() *CloseInfo {
 
 // sentEvent is an event written in the current batch, waiting for its flush.
 type sentEvent struct {
-	ev  *Event
+	ev  *event
 	due time.Time // deadline, or the release time when held back by the rate limit
 }
 
@@ -145,7 +145,7 @@ func (s *subscriber) writeLoop() {
 	srv := s.srv
 	clock := srv.clock
 	var (
-		spare   []*Event
+		spare   []*event
 		pending []sentEvent
 		bucket  tokenBucket
 		held    time.Time // release time of the last event the rate limit held
@@ -265,7 +265,7 @@ drain:
 // recycle hands an event back to the subscriber's own timeline for reuse;
 // nothing refers to it once it has been written and recorded. Only events
 // with small buffers are kept, so the pool holds at most QueueSize × 4 KiB.
-func (s *subscriber) recycle(ev *Event) {
+func (s *subscriber) recycle(ev *event) {
 	if s.pool == nil || cap(ev.Payload) > 4<<10 {
 		return
 	}

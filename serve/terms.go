@@ -18,9 +18,9 @@ const aaepVersion = "1.0.0"
 // replies (level 2) but has no signed manifest (level 3).
 var offeredLevels = []int{1, 2}
 
-// Terms are what one subscription was granted. The zero Terms (no
+// subscriptionTerms are what one subscription was granted. The zero value (no
 // handshake) let every event through.
-type Terms struct {
+type subscriptionTerms struct {
 	// Negotiated is false when the subscriber never sent a request.
 	Negotiated bool
 	// Include and Exclude are event type patterns (a literal type, or a
@@ -34,7 +34,7 @@ type Terms struct {
 }
 
 // Allows reports whether ev may be sent under t.
-func (t *Terms) Allows(ev *Event) bool {
+func (t *subscriptionTerms) Allows(ev *event) bool {
 	if t == nil || !t.Negotiated || ev.Control {
 		return true
 	}
@@ -64,7 +64,7 @@ func (t *Terms) Allows(ev *Event) bool {
 }
 
 // rateLimited reports whether ev counts against MaxRate.
-func (t *Terms) rateLimited(ev *Event) bool {
+func (t *subscriptionTerms) rateLimited(ev *event) bool {
 	return t != nil && t.MaxRate > 0 && !ev.Control && !ev.critical()
 }
 
@@ -145,7 +145,7 @@ type negotiation struct {
 	// Response is the subscription.accepted or subscription.rejected message.
 	Response []byte
 	// Terms are set when accepted.
-	Terms *Terms
+	Terms *subscriptionTerms
 	// Rejected is set when rejected.
 	Rejected *rejection
 	// Caps are the effective requested capabilities (after overlaying a
@@ -223,7 +223,7 @@ func reject(subID string, r *rejection, prev map[string]json.RawMessage) *negoti
 }
 
 // honour works out the honoured capabilities and the terms to enforce.
-func honour(caps map[string]json.RawMessage) (honored, *Terms, *rejection) {
+func honour(caps map[string]json.RawMessage) (honored, *subscriptionTerms, *rejection) {
 	h := honored{
 		PreferredVerbosity: "normal",
 		Languages:          []string{"en-US"},
@@ -298,7 +298,7 @@ func honour(caps map[string]json.RawMessage) (honored, *Terms, *rejection) {
 	if signed {
 		return h, nil, &rejection{"manifest_signature_required", "a replay has no signed manifest"}
 	}
-	t := &Terms{
+	t := &subscriptionTerms{
 		Negotiated:     true,
 		Include:        h.EventFilters.Include,
 		Exclude:        h.EventFilters.Exclude,

@@ -55,13 +55,13 @@ func TestNegotiate(t *testing.T) {
 		req      string
 		rejected string
 		honored  map[string]any // fields checked in honored_capabilities
-		terms    *Terms
+		terms    *subscriptionTerms
 	}{
 		{
 			name:    "empty capabilities take the defaults",
 			req:     `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{}}`,
 			honored: map[string]any{"languages": []any{"en-US"}, "supports_confirmation_reply": false, "supported_conformance_levels": []any{1.0}},
-			terms:   &Terms{Negotiated: true, Include: []string{"aaep:agent.*"}, Exclude: []string{}},
+			terms:   &subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.*"}, Exclude: []string{}},
 		},
 		{
 			name: "everything honoured",
@@ -70,7 +70,7 @@ func TestNegotiate(t *testing.T) {
 				"event_filters":{"include":["aaep:agent.tool.*"],"exclude":["aaep:agent.tool.completed"]},"supported_conformance_levels":[1,2,3],"haptic":{"x":1}}}`,
 			honored: map[string]any{"max_events_per_second": 3.0, "preferred_verbosity": "terse", "languages": []any{"yo-NG"},
 				"coalesce_boundaries": []any{"none"}, "supported_conformance_levels": []any{1.0, 2.0}},
-			terms: &Terms{Negotiated: true, Include: []string{"aaep:agent.tool.*"}, Exclude: []string{"aaep:agent.tool.completed"}, MaxRate: 3, Confirmations: true, Clarifications: true},
+			terms: &subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.tool.*"}, Exclude: []string{"aaep:agent.tool.completed"}, MaxRate: 3, Confirmations: true, Clarifications: true},
 		},
 		{name: "version 2", req: `{"type":"subscription.request","aaep_version":"2.0.0","capabilities":{}}`, rejected: "version_unsupported"},
 		{name: "no capabilities", req: `{"type":"subscription.request","aaep_version":"1.0.0"}`, rejected: "capabilities_incompatible"},
@@ -122,30 +122,30 @@ func TestRenegotiateOverlays(t *testing.T) {
 }
 
 func TestTermsAllows(t *testing.T) {
-	terms := &Terms{Negotiated: true, Include: []string{"aaep:agent.tool.*", "aaep:agent.session.started"}, Exclude: []string{"aaep:agent.tool.completed"}, Clarifications: true}
+	terms := &subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.tool.*", "aaep:agent.session.started"}, Exclude: []string{"aaep:agent.tool.completed"}, Clarifications: true}
 	tests := []struct {
-		ev   Event
+		ev   event
 		want bool
 	}{
-		{Event{Type: "aaep:agent.tool.invoked"}, true},
-		{Event{Type: "https://aaep-protocol.org/types/agent.tool.invoked"}, true},
-		{Event{Type: "aaep:agent.tool.completed"}, false},
-		{Event{Type: "aaep:agent.session.started"}, true},
-		{Event{Type: "aaep:agent.session.completed"}, false},
-		{Event{Type: "aaep:agent.session.errored", Urgency: "critical"}, true},
-		{Event{Type: "aaep:agent.tool.completed", Urgency: "critical"}, true},
-		{Event{Type: "aaep:agent.awaiting.confirmation", Urgency: "critical"}, false},
-		{Event{Type: "aaep:agent.awaiting.clarification", Urgency: "critical"}, true},
-		{Event{Type: "medai:patient.consulted"}, false},
-		{Event{Control: true}, true},
+		{event{Type: "aaep:agent.tool.invoked"}, true},
+		{event{Type: "https://aaep-protocol.org/types/agent.tool.invoked"}, true},
+		{event{Type: "aaep:agent.tool.completed"}, false},
+		{event{Type: "aaep:agent.session.started"}, true},
+		{event{Type: "aaep:agent.session.completed"}, false},
+		{event{Type: "aaep:agent.session.errored", Urgency: "critical"}, true},
+		{event{Type: "aaep:agent.tool.completed", Urgency: "critical"}, true},
+		{event{Type: "aaep:agent.awaiting.confirmation", Urgency: "critical"}, false},
+		{event{Type: "aaep:agent.awaiting.clarification", Urgency: "critical"}, true},
+		{event{Type: "medai:patient.consulted"}, false},
+		{event{Control: true}, true},
 	}
 	for _, tt := range tests {
 		if got := terms.Allows(&tt.ev); got != tt.want {
 			t.Errorf("Allows(%s %s) = %v, want %v", tt.ev.Type, tt.ev.Urgency, got, tt.want)
 		}
 	}
-	var none *Terms
-	if !none.Allows(&Event{Type: "anything"}) || !(&Terms{}).Allows(&Event{Type: "aaep:agent.awaiting.confirmation"}) {
+	var none *subscriptionTerms
+	if !none.Allows(&event{Type: "anything"}) || !(&subscriptionTerms{}).Allows(&event{Type: "aaep:agent.awaiting.confirmation"}) {
 		t.Error("unnegotiated terms must allow everything")
 	}
 }
@@ -153,11 +153,11 @@ func TestTermsAllows(t *testing.T) {
 func TestDecodeBlocking(t *testing.T) {
 	tests := []struct {
 		payload string
-		want    *Blocking
+		want    *blocking
 	}{
-		{`{"reply_token":"rpl_1","allowed_replies":["accept"]}`, &Blocking{Kind: "confirmation", Token: "rpl_1", AllowedReplies: []string{"accept"}}},
+		{`{"reply_token":"rpl_1","allowed_replies":["accept"]}`, &blocking{Kind: "confirmation", Token: "rpl_1", AllowedReplies: []string{"accept"}}},
 		{`{"payload":{"reply_token":"rpl_2","accepted_response_kinds":["multiple_choice"],"choices":[{"value":"a"},{"value":3}]}}`,
-			&Blocking{Kind: "confirmation", Token: "rpl_2", ResponseKinds: []string{"multiple_choice"}, Choices: []string{"a", "3"}}},
+			&blocking{Kind: "confirmation", Token: "rpl_2", ResponseKinds: []string{"multiple_choice"}, Choices: []string{"a", "3"}}},
 		{`{"action":"x"}`, nil},
 		{`not json`, nil},
 	}

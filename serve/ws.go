@@ -157,7 +157,7 @@ type wsWire struct {
 	readerDone chan struct{}
 }
 
-func (w *wsWire) write(ev *Event) error {
+func (w *wsWire) write(ev *event) error {
 	if !w.inBatch {
 		w.bc.begin(w.timeout)
 		w.inBatch = true
@@ -288,7 +288,7 @@ func (s *Server) handshake(sub *subscriber, first chan []byte) bool {
 		}
 		s.recordMessage(sub, msg, "")
 		n := negotiate(msg, sub.id, s.producer, nil)
-		sub.q.tryPush(&Event{Index: -1, Control: true, Payload: n.Response})
+		sub.q.tryPush(&event{Index: -1, Control: true, Payload: n.Response})
 		notice := Notice{Kind: NoticeHandshake, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote,
 			MessageType: "subscription.request", Verdict: VerdictAccepted, Payload: msg}
 		if n.Rejected != nil {
@@ -326,7 +326,7 @@ func (s *Server) start(sub *subscriber, resumeAfter string) {
 }
 
 // launch runs the feeder of a subscriber's own timeline.
-func (s *Server) launch(sub *subscriber, st *stream, first *Event) {
+func (s *Server) launch(sub *subscriber, st *stream, first *event) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
