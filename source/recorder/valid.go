@@ -1,5 +1,7 @@
 package recorder
 
+import "encoding/binary"
+
 // validJSON reports whether b is exactly one JSON value (RFC 8259) with
 // optional surrounding whitespace, with the same answer as encoding/json's
 // Valid (which does not check UTF-8 inside strings either: utf8.Valid does
@@ -147,14 +149,25 @@ var hexDigit = func() (t [256]bool) {
 	return t
 }()
 
+// special8 reports whether any of the 8 bytes in x may end or escape a
+// string ('"', '\\' or a control character). It can report a false
+// positive (a borrow into a byte above a real match), never a false
+// negative; the caller then scans byte by byte.
+func special8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (lo * '"')
+	bs := x ^ (lo * '\\')
+	return ((x-lo*0x20)&^x|(q-lo)&^q|(bs-lo)&^bs)&hi != 0
+}
+
 // skipString skips the string starting at b[i] == '"' and returns the index
 // after its closing quote, or -1.
 func skipString(b []byte, i int) int {
 	i++
 	n := len(b)
 	for {
-		for i+4 <= n && plain[b[i]] && plain[b[i+1]] && plain[b[i+2]] && plain[b[i+3]] {
-			i += 4
+		for i+8 <= n && !special8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
 		}
 		for i < n && plain[b[i]] {
 			i++

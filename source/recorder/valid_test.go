@@ -62,3 +62,20 @@ func BenchmarkValidJSON(b *testing.B) {
 		}
 	})
 }
+
+func TestSpecial8(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			w := []byte("abcdefgh")
+			w[pos] = byte(c)
+			var x uint64
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(w[i])
+			}
+			want := c < 0x20 || c == '"' || c == '\\'
+			if got := special8(x); got != want {
+				t.Fatalf("special8 with byte %#x at %d = %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+}
