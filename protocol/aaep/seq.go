@@ -181,8 +181,9 @@ type session struct {
 	enterPending *await // awaiting.confirmation waiting for its state.changed to awaiting_input
 	consumed     bool   // some accepted confirmation was already used by an action
 
-	ids      []idKey // event ids held for this session, oldest first
-	idsNext  int
+	idCount  int    // live event ids held for this session
+	idGen    uint32 // bumped to forget the session's ids at once
+	dead     bool   // closed: its ids are stale
 	tokens   []string
 	critical []criticalEvent
 	notices  []*await // resolved confirmations kept for NEG-RESOLUTION-NOTICE after the end
@@ -205,6 +206,7 @@ type seqChecker struct {
 	draining []*session
 
 	ids     map[idKey]idRec
+	liveIDs int // entries of ids that belong to open sessions
 	tokens  map[string]*await
 	retired map[string]string // token -> session of a closed session
 	retQ    []string
@@ -341,7 +343,7 @@ func (s *seqChecker) lateEvent(session, endState string, m *protocol.Message, ev
 // source while other sources still carry it.
 func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
-		if rec, ok := s.ids[idKey{m.Source, ev.EventID}]; ok && rec.sess == ss {
+		if rec, ok := s.ids[idKey{m.Source, ev.EventID}]; ok && rec.sess == ss && s.live(rec) {
 			s.repeatedID(ss, m, ev, rec, contentHash(ev))
 			return
 		}
@@ -550,12 +552,9 @@ func (s *seqChecker) closeSession(ss *session) {
 		return
 	}
 	s.neg.sessionClosed(ss)
-	for _, k := range ss.ids {
-		if rec, ok := s.ids[k]; ok && rec.sess == ss {
-			delete(s.ids, k)
-		}
-	}
-	ss.ids = nil
+	ss.dead = true
+	s.liveIDs -= ss.idCount
+	ss.idCount = 0
 	s.sessions.Close(ss.id)
 	if _, ok := s.closed[ss.id]; !ok {
 		if len(s.closedQ) < protocol.DefaultClosedMemory {

@@ -7,8 +7,10 @@ package aaep
 // event_id memory: every event_id is remembered per source (one producer
 // emission stream per subscription, §9.5.2(6)) in one table keyed by
 // (source, event_id) whose entries belong to open sessions: each session
-// holds at most maxIDsPerSession of them and they are dropped when it
-// closes. So a repeated id is found when it repeats within the same open
+// holds at most maxIDsPerSession of them (past that it forgets them all and
+// starts again), and they go stale when it closes; stale entries are swept
+// once they outnumber the live ones, so the table stays within about twice
+// the ids of the open sessions. So a repeated id is found when it repeats within the same open
 // session, and across sessions when the first session is still open on the
 // same source; an id that reappears after its session closed is not
 // detected. The same id on two different sources is the same event
@@ -30,9 +32,17 @@ type idKey struct {
 
 type idRec struct {
 	sess *session
+	gen  uint32
 	hash uint64
 	at   ref
 }
+
+// live reports whether rec belongs to an open session's current ids.
+func (s *seqChecker) live(rec idRec) bool { return !rec.sess.dead && rec.gen == rec.sess.idGen }
+
+// idSweepSlack is how many stale event_id entries may pile up beyond twice
+// the live ones before they are swept (a variable for tests).
+var idSweepSlack = 4096
 
 type idResult uint8
 
@@ -98,7 +108,7 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 	}
 	k := idKey{m.Source, ev.EventID}
 	h := contentHash(ev)
-	if rec, ok := s.ids[k]; ok {
+	if rec, ok := s.ids[k]; ok && s.live(rec) {
 		s.repeatedID(ss, m, ev, rec, h)
 		if rec.hash == h {
 			return idRedelivered
@@ -109,7 +119,7 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 	res := idNew
 	if primary {
 		for _, f := range ss.former {
-			if rec, ok := s.ids[idKey{f, ev.EventID}]; ok && rec.sess == ss {
+			if rec, ok := s.ids[idKey{f, ev.EventID}]; ok && rec.sess == ss && s.live(rec) {
 				res = idCopy
 			}
 		}
@@ -143,20 +153,25 @@ func (s *seqChecker) rememberID(ss *session, m *protocol.Message, ev *Event) {
 }
 
 func (s *seqChecker) remember(ss *session, k idKey, h uint64, m *protocol.Message) {
-	s.ids[k] = idRec{sess: ss, hash: h, at: refOf(m)}
-	if ss.ids == nil {
-		ss.ids = make([]idKey, 0, 32)
+	if old, ok := s.ids[k]; ok && s.live(old) {
+		old.sess.idCount-- // replaced below
+		s.liveIDs--
 	}
-	if len(ss.ids) < maxIDsPerSession {
-		ss.ids = append(ss.ids, k)
-		return
+	if ss.idCount >= maxIDsPerSession {
+		ss.idGen++ // forget this session's ids; the sweep drops them
+		s.liveIDs -= ss.idCount
+		ss.idCount = 0
 	}
-	old := ss.ids[ss.idsNext]
-	if rec, ok := s.ids[old]; ok && rec.sess == ss && old != k {
-		delete(s.ids, old)
+	s.ids[k] = idRec{sess: ss, gen: ss.idGen, hash: h, at: refOf(m)}
+	ss.idCount++
+	s.liveIDs++
+	if len(s.ids) > 2*s.liveIDs+idSweepSlack {
+		for k, rec := range s.ids {
+			if !s.live(rec) {
+				delete(s.ids, k)
+			}
+		}
 	}
-	ss.ids[ss.idsNext] = k
-	ss.idsNext = (ss.idsNext + 1) % maxIDsPerSession
 }
 
 // checkSeqNo applies the sequence_number rules to one channel of a session.
