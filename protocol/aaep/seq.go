@@ -39,7 +39,24 @@ package aaep
 // Profiles: where the specification contradicts itself, the lenient profile
 // (default) follows the reading under which the specification's own examples
 // pass, and the strict profile (opts.Strict()) follows the letter of the
-// stricter text. Each rule's comment in seqRuleTable says what changes.
+// stricter text:
+//
+//   - SEQ-STATE-FIRST-IDLE, SEQ-STATE-CHAIN: lenient accepts the implicit
+//     state (§4.2.1's escape clause); strict follows the explicit chain.
+//   - SEQ-STATE-AWAITING-EXIT: lenient wants any follow-up (§9.4.1(9));
+//     strict a state change from awaiting_input first (A.4).
+//   - SEQ-CONF-REJECT-FOLLOWUP: lenient accepts any state change, output,
+//     handoff or cancel; strict a state change to thinking or deciding, or
+//     a cancel (§4.5.3, §6.1(2)).
+//   - SEQ-IRREV-NEEDS-ACCEPT: lenient lets a defaulted accept authorize an
+//     irreversible action (§4.5.3, §6.1); strict wants an accept reply
+//     (§4.3.1).
+//   - SEQ-A7-TABLES: strict only.
+//   - NEG-FILTER-EXCLUDE: strict lets exclude always win; lenient lets a
+//     more specific include win (§5.3.1.7 says both).
+//
+// Where prose and schema disagree, the prose wins in both profiles (§3.0,
+// §4.7); the rule comments in seqRuleTable say where that matters.
 
 import (
 	"encoding/json"
