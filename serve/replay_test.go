@@ -62,6 +62,7 @@ func TestHundredClients(t *testing.T) {
 			}
 			wg.Wait()
 			want := received(recs)
+			complete := 0
 			for i := range results {
 				got := results[i]
 				if codes[i] != CloseClean {
@@ -73,12 +74,16 @@ func TestHundredClients(t *testing.T) {
 				}
 				// Shared: after subscription.accepted, a live joiner gets
 				// the rest of the timeline from where it joined, in order
-				// and complete; the first to join starts it and gets all.
+				// and complete (possibly nothing, if it joined at the very
+				// end); the one that started the timeline gets all of it.
 				got = got[1:]
-				if len(got) == 0 {
-					t.Fatalf("client %d got no events", i)
-				}
 				sameFrames(t, got, want[len(want)-len(got):])
+				if len(got) == len(want) {
+					complete++
+				}
+			}
+			if shared && complete == 0 {
+				t.Fatal("no subscriber got the whole shared timeline")
 			}
 			waitIdle(t, srv)
 			if st := srv.Stats(); st.Closes[CauseFinished] != n {
