@@ -365,7 +365,11 @@ func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev
 			return
 		}
 		if ev.EventID == ss.termID {
-			s.markLegTerminal(ss, lg) // the terminal event on another source
+			// The terminal event on another source.
+			s.checkSeqNo(ss, lg, m, ev)
+			s.rememberID(ss, m, ev)
+			s.neg.copyEvent(ss, m, ev)
+			s.markLegTerminal(ss, lg)
 			return
 		}
 	}
