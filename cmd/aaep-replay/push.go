@@ -46,10 +46,11 @@ connection failed or the subscriber left early, 2 for usage and file errors.`,
 			}
 			printer := serve.NewPrinter(a.Out, f.json)
 			opts.Notify = printer.Notify
-			if err := checkCapture(opts.Open, input); err != nil {
+			hdr, err := checkCapture(input)
+			if err != nil {
 				return err
 			}
-			rec, err := f.openRecord(input, target, "push")
+			rec, err := f.openRecord(input, hdr, target, "push")
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,19 +93,27 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && aa == bb
 }
 
-// openRecord creates the --record capture.
-func (f *replayFlags) openRecord(input, endpoint, transport string) (*capfile.Writer, error) {
+// openRecord creates the --record capture. Its header says what was
+// replayed and how, so that a check of the recording can relate the
+// payloads' own timestamps (those of the original capture) to it.
+func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, transport string) (*capfile.Writer, error) {
 	if f.record == "" {
 		return nil, nil
+	}
+	meta := map[string]string{
+		"replay_of":       filepath.Base(input),
+		"replay_of_start": orig.Start.Format(time.RFC3339Nano),
+		"replay_speed":    strconv.FormatFloat(f.speed, 'g', -1, 64),
+		"view":            "subscriber: received = sent by aaep-replay, sent = sent by the subscriber; source N = Nth subscriber, attribute subscription = its id",
+	}
+	if f.noDelay {
+		meta["replay_speed"] = "no-delay"
 	}
 	w, err := capfile.Create(f.record, capfile.Header{
 		Start:   time.Now(),
 		Tool:    "aaep-replay/" + version,
 		Sources: []capfile.Source{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
-		Meta: map[string]string{
-			"replay_of": filepath.Base(input),
-			"view":      "subscriber: received = sent by aaep-replay, sent = sent by the subscriber; source N = Nth subscriber, attribute subscription = its id",
-		},
+		Meta:    meta,
 	}, &capfile.WriterOptions{})
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
@@ -160,7 +169,8 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			opts.Shared = shared
 			printer := serve.NewPrinter(a.Out, f.json)
 			opts.Notify = printer.Notify
-			if err := checkCapture(opts.Open, input); err != nil {
+			hdr, err := checkCapture(input)
+			if err != nil {
 				return err
 			}
 			ln, err := net.Listen("tcp", listen)
@@ -169,7 +179,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			}
 			defer ln.Close()
 			addr := ln.Addr().String()
-			rec, err := f.openRecord(input, "http://"+addr, "replay")
+			rec, err := f.openRecord(input, hdr, "http://"+addr, "replay")
 			if err != nil {
 				return err
 			}
@@ -220,14 +230,14 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 }
 
 // checkCapture opens the capture once, so that a file error is reported
-// (exit 2) before anything listens or connects.
-func checkCapture(open serve.Opener, input string) error {
-	c, err := open()
+// (exit 2) before anything listens or connects, and returns its header.
+func checkCapture(input string) (capfile.Header, error) {
+	r, err := capfile.Open(input)
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
+		return capfile.Header{}, cli.WithCode(cli.ExitUsage, err)
 	}
-	_ = c.Close()
-	return nil
+	defer r.Close()
+	return r.Header(), nil
 }
 
 func closeRecord(w *capfile.Writer) error {

@@ -124,6 +124,9 @@ func TestServeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	if m := r.Header().Meta; m["replay_of"] != "in.aaep" || m["replay_speed"] != "no-delay" || m["replay_of_start"] == "" {
+		t.Errorf("recording meta %v", m)
+	}
 	var events int
 	for {
 		rec, err := r.Next()
