@@ -89,7 +89,7 @@ func (s *Server) feed(sub *subscriber, st *stream, first *event) {
 			} else {
 				sub.filtered.Add(1)
 			}
-			st.lazy = !fixedNeed && !sub.getTerms().Negotiated
+			st.lazy = !fixedNeed && !sub.getTerms().needsFields()
 			next, err := st.next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {

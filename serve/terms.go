@@ -63,6 +63,16 @@ func (t *subscriptionTerms) Allows(ev *event) bool {
 	return false
 }
 
+// needsFields reports whether Allows and the rate limit need an event's
+// type and urgency. Blocking events are recognised without them (see
+// fillEvent), so terms that include everything need nothing more.
+func (t *subscriptionTerms) needsFields() bool {
+	if t == nil || !t.Negotiated {
+		return false
+	}
+	return t.MaxRate > 0 || len(t.Exclude) > 0 || !slices.Contains(t.Include, "*")
+}
+
 // rateLimited reports whether ev counts against MaxRate.
 func (t *subscriptionTerms) rateLimited(ev *event) bool {
 	return t != nil && t.MaxRate > 0 && !ev.Control && !ev.critical()

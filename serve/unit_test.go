@@ -197,3 +197,31 @@ func TestFormatNotice(t *testing.T) {
 		t.Errorf("JSON line %q: %v", b.String(), err)
 	}
 }
+
+func TestTermsNeedFields(t *testing.T) {
+	tests := []struct {
+		terms *subscriptionTerms
+		want  bool
+	}{
+		{nil, false},
+		{&subscriptionTerms{}, false},
+		{&subscriptionTerms{Negotiated: true, Include: []string{"*"}}, false},
+		{&subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.*"}}, true},
+		{&subscriptionTerms{Negotiated: true, Include: []string{"*"}, Exclude: []string{"x"}}, true},
+		{&subscriptionTerms{Negotiated: true, Include: []string{"*"}, MaxRate: 1}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.terms.needsFields(); got != tt.want {
+			t.Errorf("%+v needsFields() = %v, want %v", tt.terms, got, tt.want)
+		}
+		// Whatever needsFields says, an event without fields must be
+		// judged as Allows judges it with them, when fields are not needed.
+		if !tt.want {
+			full := &event{Type: "aaep:agent.tool.invoked", Urgency: "normal"}
+			bare := &event{}
+			if tt.terms.Allows(full) != tt.terms.Allows(bare) {
+				t.Errorf("%+v: Allows differs without fields", tt.terms)
+			}
+		}
+	}
+}
