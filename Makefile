@@ -26,17 +26,8 @@ lint:
 test: lint
 	$(GO) test -race -timeout 9m ./...
 
-# Each fuzz target runs on its own (go test allows one -fuzz pattern per package).
-FUZZ_TARGETS := \
-	./capfile:FuzzReader \
-	./peek:FuzzPeekNoPanic
-
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	done
+	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)
 
 bench: build
 	./scripts/bench.sh
