@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"net"
 	"net/http"
@@ -63,6 +64,29 @@ func (c *batchConn) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// appendFrame adds one unmasked, unfragmented WebSocket frame (a server's
+// data frame, RFC 6455 §5.2) to the open batch. It takes the same lock as
+// Write, so frames gorilla writes meanwhile (pongs) stay whole.
+func (c *batchConn) appendFrame(opcode byte, p []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b0 := 0x80 | opcode // FIN
+	switch n := len(p); {
+	case n < 126:
+		c.buf = append(c.buf, b0, byte(n))
+	case n <= 0xffff:
+		c.buf = append(c.buf, b0, 126, byte(n>>8), byte(n))
+	default:
+		c.buf = append(c.buf, b0, 127)
+		c.buf = binary.BigEndian.AppendUint64(c.buf, uint64(n))
+	}
+	c.buf = append(c.buf, p...)
+	if !c.batching || len(c.buf) >= batchLimit {
+		return c.flushLocked()
+	}
+	return nil
 }
 
 // SetWriteDeadline applies gorilla's per-frame deadline outside a batch
@@ -151,6 +175,7 @@ func (h *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 type wsWire struct {
 	conn       *websocket.Conn
 	bc         *batchConn
+	server     bool // frames go out unmasked, framed here rather than by gorilla
 	timeout    time.Duration
 	inBatch    bool
 	broken     bool // a write failed: the stream may end inside a frame
@@ -166,7 +191,12 @@ func (w *wsWire) write(ev *event) error {
 	if ev.Binary {
 		typ = websocket.BinaryMessage
 	}
-	err := w.conn.WriteMessage(typ, ev.Payload)
+	var err error
+	if w.server {
+		err = w.bc.appendFrame(byte(typ), ev.Payload)
+	} else {
+		err = w.conn.WriteMessage(typ, ev.Payload)
+	}
 	if err != nil {
 		w.broken = true
 	}
@@ -224,7 +254,7 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 	// The writer answers a close frame itself (with the peer's code), after
 	// whole frames; gorilla's default would write it from the reader.
 	conn.SetCloseHandler(func(int, string) error { return nil })
-	ww := &wsWire{conn: conn, bc: bc, timeout: s.opts.WriteTimeout, readerDone: make(chan struct{})}
+	ww := &wsWire{conn: conn, bc: bc, server: transport != TransportPush, timeout: s.opts.WriteTimeout, readerDone: make(chan struct{})}
 	sub, err := s.newSubscriber(transport, remote, "", ww, nil)
 	if err != nil {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseGoingAway, "server shutting down"), time.Now().Add(time.Second))

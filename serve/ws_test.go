@@ -2,11 +2,13 @@ package serve
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -141,4 +143,34 @@ func TestWebSocketLateFirstMessage(t *testing.T) {
 	}
 	c.Close()
 	waitIdle(t, srv)
+}
+
+// TestWebSocketFrameSizes sends payloads around each frame-length encoding
+// boundary, and one flagged as invalid UTF-8 (a binary frame).
+func TestWebSocketFrameSizes(t *testing.T) {
+	var recs []rec
+	for i, n := range []int{1, 125, 126, 127, 65535, 65536, 200000} {
+		recs = append(recs, rec{kind: capfile.KindReceived, at: time.Duration(i), payload: strings.Repeat("a", n)})
+	}
+	recs = append(recs, rec{kind: capfile.KindReceived, at: 10, payload: "{\"x\":\"\xff\xfe\"}", flags: capfile.FlagInvalidUTF8})
+	path := writeCapture(t, recs)
+	_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: time.Millisecond})
+	c := dialWS(t, ts)
+	c.SetReadDeadline(time.Now().Add(testTimeout))
+	for i, want := range received(recs) {
+		typ, msg, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		wantType := websocket.TextMessage
+		if i == len(recs)-1 {
+			wantType = websocket.BinaryMessage
+		}
+		if typ != wantType || digest(msg) != digest(want) {
+			t.Fatalf("frame %d: type %d, %d bytes; want type %d, %d bytes", i, typ, len(msg), wantType, len(want))
+		}
+	}
+	if _, ce := readAll(t, c); ce.Code != CloseClean {
+		t.Fatalf("close %d", ce.Code)
+	}
 }
