@@ -222,8 +222,8 @@ type seqChecker struct {
 	closedAt int
 	draining []*session
 
-	ids     map[idKey]idRec
-	liveIDs int // entries of ids that belong to open sessions
+	ids     map[string]idRec // by idKey
+	liveIDs int              // entries of ids that belong to open sessions
 	tokens  map[string]*await
 	retired map[string]string // token -> session of a closed session
 	retQ    []string
@@ -243,7 +243,7 @@ func newSeqChecker(r protocol.Reporter, opts *protocol.Options) *seqChecker {
 		strict:   opts.Strict(),
 		sessions: protocol.NewSessions[session](0),
 		closed:   map[string]closedInfo{},
-		ids:      map[idKey]idRec{},
+		ids:      make(map[string]idRec, 1024),
 		tokens:   map[string]*await{},
 		retired:  map[string]string{},
 	}
@@ -360,7 +360,7 @@ func (s *seqChecker) lateEvent(session, endState string, m *protocol.Message, ev
 // source while other sources still carry it.
 func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
-		if rec, ok := s.ids[idKey{m.Source, ev.EventID}]; ok && rec.sess == ss && s.live(rec) {
+		if rec, ok := s.ids[idKey(m.Source, ev.EventID)]; ok && rec.sess == ss && s.live(rec) {
 			s.repeatedID(ss, m, ev, rec, contentHash(ev))
 			return
 		}

@@ -147,11 +147,8 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 		if rev, _ := ev.Str("reversibility"); rev == "irreversible" {
 			a.irreversible = true
 		}
-		if raw := ev.raw("allowed_replies"); raw != nil {
-			var list []string
-			if decodeJSON(raw, &list) {
-				a.allowed = list
-			}
+		if raw := ev.vals[kAllowedReplies]; raw != nil {
+			a.allowed = stringList(raw)
 		}
 		for _, b := range ss.awaits {
 			if b.kind == kindConfirm && b.res == resPending && a.action != "" && b.action == a.action {
@@ -162,19 +159,21 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 			}
 		}
 	} else {
-		if raw := ev.raw("accepted_response_kinds"); raw != nil {
-			decodeJSON(raw, &a.kinds)
+		if raw := ev.vals[kAcceptedResponseKinds]; raw != nil {
+			a.kinds = stringList(raw)
 		}
-		if raw := ev.raw("choices"); raw != nil {
-			var choices []struct {
-				Value string `json:"value"`
-			}
-			if decodeJSON(raw, &choices) {
-				for _, c := range choices {
-					a.choices = append(a.choices, c.Value)
+		eachElement(ev.vals[kChoices], func(_ int, v json.RawMessage) bool {
+			eachMember(v, func(key []byte, val json.RawMessage) bool {
+				if string(key) == "value" {
+					if str, ok := rawString(val); ok {
+						a.choices = append(a.choices, str)
+					}
+					return false
 				}
-			}
-		}
+				return true
+			})
+			return true
+		})
 	}
 	if a.token != "" {
 		if prev := s.tokens[a.token]; prev != nil {
@@ -691,6 +690,21 @@ func (s *seqChecker) applyCloseDefault(source int, m *protocol.Message) {
 				Label: "subscription closed", Detail: a.token + " → default " + decision, Kind: protocol.StepTimeout, Synthetic: true})
 		}
 	}
+}
+
+// stringList returns the string elements of JSON array raw (others are
+// skipped: the schema rules report them); nil when raw is not an array.
+func stringList(raw json.RawMessage) []string {
+	list := []string{}
+	if !eachElement(raw, func(_ int, v json.RawMessage) bool {
+		if s, ok := rawString(v); ok {
+			list = append(list, s)
+		}
+		return true
+	}) {
+		return nil
+	}
+	return list
 }
 
 func containsInt(list []int, v int) bool {

@@ -25,9 +25,14 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
-type idKey struct {
-	source int
-	id     string
+// idKey is the key of an event_id on a source: the id itself on source 0
+// (the only source of most captures, so the key costs nothing), the id and
+// the source number otherwise.
+func idKey(source int, id string) string {
+	if source == 0 {
+		return id
+	}
+	return id + "\x00" + strconv.Itoa(source)
 }
 
 type idRec struct {
@@ -106,25 +111,24 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 	if ev.EventID == "" {
 		return idNew
 	}
-	k := idKey{m.Source, ev.EventID}
+	k := idKey(m.Source, ev.EventID)
 	h := contentHash(ev)
-	if rec, ok := s.ids[k]; ok && s.live(rec) {
-		s.repeatedID(ss, m, ev, rec, h)
-		if rec.hash == h {
+	old, found := s.ids[k]
+	if found && s.live(old) {
+		s.repeatedID(ss, m, ev, old, h)
+		if old.hash == h {
 			return idRedelivered
 		}
-		s.remember(ss, k, h, m)
-		return idNew
 	}
 	res := idNew
-	if primary {
+	if primary && !found {
 		for _, f := range ss.former {
-			if rec, ok := s.ids[idKey{f, ev.EventID}]; ok && rec.sess == ss && s.live(rec) {
+			if rec, ok := s.ids[idKey(f, ev.EventID)]; ok && rec.sess == ss && s.live(rec) {
 				res = idCopy
 			}
 		}
 	}
-	s.remember(ss, k, h, m)
+	s.store(ss, k, old, found, h, m)
 	return res
 }
 
@@ -148,12 +152,15 @@ func (s *seqChecker) repeatedID(ss *session, m *protocol.Message, ev *Event, rec
 // rememberID records an event's id without checking it.
 func (s *seqChecker) rememberID(ss *session, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
-		s.remember(ss, idKey{m.Source, ev.EventID}, contentHash(ev), m)
+		k := idKey(m.Source, ev.EventID)
+		old, found := s.ids[k]
+		s.store(ss, k, old, found, contentHash(ev), m)
 	}
 }
 
-func (s *seqChecker) remember(ss *session, k idKey, h uint64, m *protocol.Message) {
-	if old, ok := s.ids[k]; ok && s.live(old) {
+// store records key k for session ss, replacing old (found in the table).
+func (s *seqChecker) store(ss *session, k string, old idRec, found bool, h uint64, m *protocol.Message) {
+	if found && s.live(old) {
 		old.sess.idCount-- // replaced below
 		s.liveIDs--
 	}
@@ -338,8 +345,3 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// decodeJSON decodes raw into v, reporting success.
-func decodeJSON(raw json.RawMessage, v any) bool {
-	return len(raw) > 0 && json.Unmarshal(raw, v) == nil
-}
