@@ -18,7 +18,6 @@ package aaep
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"hash/maphash"
 	"strconv"
 
