@@ -4,6 +4,8 @@
 #   make bench                  full run (about 10-12 minutes on 2 cores)
 #   BENCH_QUICK=1 make bench    smaller inputs, fewer runs (about 2 minutes)
 #   BENCH_RUNS=N                runs per figure (default 5, quick 3)
+#   BENCH_PACE_SPAN=60s         length of the capture replayed at 1x and 10x
+#                               (default 30s, quick 4s; three runs of each)
 #
 # Every figure is the median of its runs, with the spread (min – max). All
 # traffic stays on 127.0.0.1; every producer and client is the project's own
@@ -23,7 +25,8 @@ if [ -n "$quick" ]; then
 	check_events=200000
 	seek_mib=128
 	seek_label="128 MiB"
-	e2e_flags=(-quick -check-events "$check_events" -seek-size "${seek_mib}MiB")
+	pace_span=${BENCH_PACE_SPAN:-4s}
+	e2e_flags=(-quick -check-events "$check_events" -seek-size "${seek_mib}MiB" -pace-span "$pace_span")
 	mode="quick (BENCH_QUICK=1)"
 else
 	runs=${BENCH_RUNS:-5}
@@ -31,7 +34,8 @@ else
 	check_events=1000000
 	seek_mib=1024
 	seek_label="1 GiB"
-	e2e_flags=(-check-events "$check_events" -seek-size "${seek_mib}MiB")
+	pace_span=${BENCH_PACE_SPAN:-30s}
+	e2e_flags=(-check-events "$check_events" -seek-size "${seek_mib}MiB" -pace-span "$pace_span")
 	mode="full"
 fi
 
@@ -100,7 +104,7 @@ write, file on disk (capfile API, one goroutine) | e2e/CapSize/speed | write-eve
 read, file on disk | e2e/CapSize/speed | read-events/s | events/s | | ≥ 500,000 events/s
 write, in memory (capfile BenchmarkWrite/default) | capfile/Write/default | events/s | events/s | | ≥ 200,000 events/s
 read, in memory (capfile BenchmarkRead) | capfile/Read | events/s | events/s | | ≥ 500,000 events/s
-## Replay pacing (aaep-replay serve, one WebSocket subscriber; lateness = flush time − deadline)
+## Replay pacing (aaep-replay serve, $pace_span capture, bursty gaps around 5 ms, one WebSocket subscriber; lateness = flush time − deadline)
 1x: lateness p50 | e2e/Pacing/1x/default | p50-µs | µs | |
 1x: lateness p99 | e2e/Pacing/1x/default | p99-µs | µs | | ≤ 1,500 µs
 1x: lateness max | e2e/Pacing/1x/default | max-µs | µs | |
