@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -212,10 +213,17 @@ func (t *timeline) run() {
 	}
 }
 
+// sharedFullWait is the longest a no-delay shared timeline waits for room in
+// one subscriber's queue. The writer empties the whole queue whenever it
+// takes a batch, so a queue that stays full this long belongs to a
+// subscriber that has not finished one write in that time.
+const sharedFullWait = time.Second
+
 // broadcast queues ev for every subscriber whose terms allow it. A paced
 // timeline never waits for anyone: a full queue closes that subscriber. With
 // NoDelay the timeline runs as fast as its subscribers read, waiting at most
-// the write timeout for one whose queue is full before closing it.
+// sharedFullWait (or the write timeout, if shorter) for one whose queue is
+// full before closing it.
 func (t *timeline) broadcast(ev *event) {
 	s := t.srv
 	for _, sub := range t.snapshot() {
@@ -230,7 +238,7 @@ func (t *timeline) broadcast(ev *event) {
 			continue
 		}
 		if s.opts.Timing.NoDelay {
-			ctx, cancel := context.WithTimeout(sub.ctx, s.opts.WriteTimeout)
+			ctx, cancel := context.WithTimeout(sub.ctx, min(s.opts.WriteTimeout, sharedFullWait))
 			err := sub.q.push(ctx, ev)
 			cancel()
 			if err == nil {
