@@ -5,10 +5,10 @@
 // aaep-capture reports.
 //
 // Sources call the Emit function of their source id from their own
-// goroutines. The UTF-8 check, redaction, peek (session key and filters) and
-// the stop conditions run there; one writer goroutine checks JSON validity
-// and appends records to the capture, so reading and compressing use
-// different cores with about the same work on each. Emit copies a message
+// goroutines. The UTF-8 check, redaction, the filters (with peek) and the
+// stop conditions run there; one writer goroutine checks JSON validity and
+// finds the session key in a single pass (scanJSON), then appends records
+// to the capture, so reading and compressing use different cores. Emit copies a message
 // into a batch and returns; the writer takes whole batches, so a fast stream
 // is written in large batches and a slow one message by message.
 //
@@ -200,7 +200,10 @@ func (c *classifier) emit(m *source.Message) error {
 	payload := m.Payload
 	var flags capfile.Flags
 	var session string
-	keep, check := true, false
+	// check: JSON validity is still to be found; scan: the session key is.
+	// The writer goroutine does both in one pass (scanJSON), so that a
+	// message is parsed once, and the reading goroutine stays free to read.
+	keep, check, scan := true, false, false
 	if m.Kind == capfile.KindConn {
 		payload = c.scrubSecrets(payload)
 	} else {
@@ -218,14 +221,16 @@ func (c *classifier) emit(m *source.Message) error {
 				flags |= capfile.FlagRedacted
 			}
 		} else {
-			// Checked by the writer goroutine: it balances the two stages
-			// (reading + peek here, validation + compression there).
 			check = true
 		}
-		f := peek.Peek(payload)
-		session = f.SessionKey()
-		if m.Kind == capfile.KindReceived && f.Object && !r.cfg.Filter.Empty() && !r.cfg.Filter.Match(&f) {
-			keep = false
+		if r.cfg.Filter.Empty() {
+			scan = true
+		} else {
+			f := peek.Peek(payload)
+			session = f.SessionKey()
+			if m.Kind == capfile.KindReceived && f.Object && !r.cfg.Filter.Match(&f) {
+				keep = false
+			}
 		}
 	}
 
@@ -283,7 +288,7 @@ func (c *classifier) emit(m *source.Message) error {
 		t = r.last
 	}
 	r.last = t
-	r.pending.add(m.Kind, flags, check, c.src, t, session, m.Attrs, payload)
+	r.pending.add(m.Kind, flags, check, scan, c.src, t, session, m.Attrs, payload)
 	if r.idle {
 		r.work.Signal()
 	}
@@ -410,7 +415,15 @@ func (r *Recorder) write(b *batch) error {
 	for i := range b.entries {
 		e := &b.entries[i]
 		payload := b.data[e.off : e.off+e.n]
-		if e.check && !validJSON(payload) {
+		switch {
+		case e.scan:
+			var f peek.Fields
+			if !scanJSON(payload, &f) && e.check {
+				e.flags |= capfile.FlagInvalidJSON
+				invalid++
+			}
+			e.session = f.SessionKey()
+		case e.check && !validJSON(payload):
 			e.flags |= capfile.FlagInvalidJSON
 			invalid++
 		}
@@ -530,6 +543,7 @@ type entry struct {
 	kind           capfile.Kind
 	flags          capfile.Flags
 	check          bool // JSON validity still to be checked
+	scan           bool // session key still to be found
 	src            uint16
 	time           int64
 	session        string
@@ -537,9 +551,9 @@ type entry struct {
 	attrOff, attrN int
 }
 
-func (b *batch) add(kind capfile.Kind, flags capfile.Flags, check bool, src uint16, t int64, session string, attrs []capfile.Attr, payload []byte) {
+func (b *batch) add(kind capfile.Kind, flags capfile.Flags, check, scan bool, src uint16, t int64, session string, attrs []capfile.Attr, payload []byte) {
 	b.entries = append(b.entries, entry{
-		kind: kind, flags: flags, check: check, src: src, time: t, session: session,
+		kind: kind, flags: flags, check: check, scan: scan, src: src, time: t, session: session,
 		off: len(b.data), n: len(payload), attrOff: len(b.attrs), attrN: len(attrs),
 	})
 	b.data = append(b.data, payload...)

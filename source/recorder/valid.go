@@ -1,15 +1,30 @@
 package recorder
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+
+	"github.com/aaep-tools/aaepkit/peek"
+)
 
 // validJSON reports whether b is exactly one JSON value (RFC 8259) with
 // optional surrounding whitespace, with the same answer as encoding/json's
 // Valid (which does not check UTF-8 inside strings either: utf8.Valid does
 // that separately). It is several times faster than json.Valid because
-// string contents, the bulk of AAEP messages, are skipped through a table.
-func validJSON(b []byte) bool {
+// string contents, the bulk of AAEP messages, are skipped eight bytes at a
+// time.
+func validJSON(b []byte) bool { return scanJSON(b, nil) }
+
+// scanJSON is validJSON that also fills, when f is not nil, the session
+// fields of f (SessionID, ASPSessionID, RunID) from the top-level members
+// session_id, sessionId and run_id, as peek.Peek does: the last string
+// value of each wins. So one pass gives both the validity flag and the
+// session key.
+func scanJSON(b []byte, f *peek.Fields) bool {
 	var small [64]byte
 	stack := small[:0] // open containers: '{' or '['
+	var slot *string   // where a top-level string value goes
 	n := len(b)
 	i := skipWS(b, 0)
 	for {
@@ -28,7 +43,7 @@ func validJSON(b []byte) bool {
 				break
 			}
 			stack = append(stack, '{')
-			if i = member(b, i); i < 0 {
+			if i, slot = member(b, i, f, len(stack) == 1); i < 0 {
 				return false
 			}
 			continue
@@ -36,6 +51,7 @@ func validJSON(b []byte) bool {
 			if len(stack) >= maxDepth {
 				return false
 			}
+			slot = nil
 			i = skipWS(b, i+1)
 			if i < n && b[i] == ']' {
 				i++
@@ -44,8 +60,12 @@ func validJSON(b []byte) bool {
 			stack = append(stack, '[')
 			continue
 		case c == '"':
+			start := i
 			if i = skipString(b, i); i < 0 {
 				return false
+			}
+			if slot != nil {
+				*slot = stringValue(b[start:i])
 			}
 		case c == '-' || c >= '0' && c <= '9':
 			if i = skipNumber(b, i); i < 0 {
@@ -69,6 +89,7 @@ func validJSON(b []byte) bool {
 		default:
 			return false
 		}
+		slot = nil
 		// After a value: close containers, or go on to the next element.
 		for {
 			i = skipWS(b, i)
@@ -83,7 +104,7 @@ func validJSON(b []byte) bool {
 			if c == ',' {
 				i = skipWS(b, i+1)
 				if top == '{' {
-					if i = member(b, i); i < 0 {
+					if i, slot = member(b, i, f, len(stack) == 1); i < 0 {
 						return false
 					}
 				}
@@ -102,19 +123,57 @@ func validJSON(b []byte) bool {
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
 
-// member reads `"key" :` at i and returns the index of the value after it.
-func member(b []byte, i int) int {
+// member reads `"key" :` at i and returns the index of the value after it,
+// and, for a top-level member of f's interest, where its string value goes.
+func member(b []byte, i int, f *peek.Fields, top bool) (int, *string) {
 	if i >= len(b) || b[i] != '"' {
-		return -1
+		return -1, nil
 	}
+	start := i
 	if i = skipString(b, i); i < 0 {
-		return -1
+		return -1, nil
+	}
+	var slot *string
+	if f != nil && top {
+		slot = sessionSlot(f, b[start:i])
 	}
 	i = skipWS(b, i)
 	if i >= len(b) || b[i] != ':' {
-		return -1
+		return -1, nil
 	}
-	return skipWS(b, i+1)
+	return skipWS(b, i+1), slot
+}
+
+// sessionSlot returns the field of f that the quoted key fills, or nil.
+func sessionSlot(f *peek.Fields, quoted []byte) *string {
+	key := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(key, '\\') >= 0 {
+		var k string
+		if json.Unmarshal(quoted, &k) != nil {
+			return nil
+		}
+		key = []byte(k)
+	}
+	switch string(key) {
+	case "session_id":
+		return &f.SessionID
+	case "sessionId":
+		return &f.ASPSessionID
+	case "run_id":
+		return &f.RunID
+	}
+	return nil
+}
+
+// stringValue unescapes a quoted JSON string (already validated).
+func stringValue(quoted []byte) string {
+	raw := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	var v string
+	_ = json.Unmarshal(quoted, &v)
+	return v
 }
 
 func skipWS(b []byte, i int) int {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
 )
 
@@ -76,6 +77,47 @@ func TestSpecial8(t *testing.T) {
 			if got := special8(x); got != want {
 				t.Fatalf("special8 with byte %#x at %d = %v, want %v", c, pos, got, want)
 			}
+		}
+	}
+}
+
+// The session key scanJSON finds is the one peek finds, on every valid
+// JSON document.
+func FuzzScanSessionMatchesPeek(f *testing.F) {
+	f.Add([]byte(`{"type":"t","session_id":"s1","x":{"session_id":"nested"},"run_id":"r"}`))
+	f.Add([]byte(`{"sessionId":"asp","session_id":5,"a":["session_id","x"]}`))
+	f.Add([]byte(`{"session\u005fid":"esc\"aped","session_id":"last wins"}`))
+	f.Add([]byte("{\"run_id\":\"\xff\"}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var fields peek.Fields
+		valid := scanJSON(b, &fields)
+		if valid != json.Valid(b) {
+			t.Fatalf("scanJSON(%q) valid = %v", b, valid)
+		}
+		if !valid {
+			return
+		}
+		pf := peek.Peek(b)
+		if got, want := fields.SessionKey(), pf.SessionKey(); got != want {
+			t.Fatalf("scanJSON(%q) session %q, peek says %q", b, got, want)
+		}
+	})
+}
+
+func TestScanSession(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"type":"t","session_id":"s1","x":{"session_id":"nested"}}`: "s1",
+		`{"x":{"session_id":"nested"},"l":["session_id"]}`:           "",
+		`{"session_id":["a"],"run_id":"r1"}`:                         "r1",
+		`{"sessionId":"asp1"}`:                                       "asp1",
+		`{"session\u005fid":"e\"1"}`:                                 `e"1`,
+		`{"session_id":"a","session_id":"b"}`:                        "b",
+		`{"session_id":"a","session_id":1}`:                          "a",
+		string(sourcetest.Event(3)):                                  "sess_test01",
+	} {
+		var f peek.Fields
+		if !scanJSON([]byte(in), &f) || f.SessionKey() != want {
+			t.Errorf("scanJSON(%s): session %q, want %q", in, f.SessionKey(), want)
 		}
 	}
 }
