@@ -274,8 +274,10 @@ func TestCaptureStopConditions(t *testing.T) {
 		reason string
 		events int
 	}{
-		{"max events", []string{"--max-events", "7"}, "max-events", 7},
-		{"max bytes", []string{"--max-bytes", "2000"}, "max-bytes", 6}, // the ~170-byte accepted message, then 430 bytes each
+		// subscription.accepted is recorded but is not an event: it counts
+		// towards neither limit.
+		{"max events", []string{"--max-events", "7"}, "max-events", 1 + 7},
+		{"max bytes", []string{"--max-bytes", "2000"}, "max-bytes", 1 + 5}, // 430 bytes each: the fifth crosses 2000
 		{"duration", []string{"--duration", "300ms"}, "duration", 51},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

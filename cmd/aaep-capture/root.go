@@ -128,7 +128,7 @@ written.`,
 	f.StringArrayVarP(&o.endpoints, "endpoint", "e", nil, "endpoint to record (repeatable); the first argument works too")
 	f.StringVarP(&o.output, "output", "o", "", "capture file to write (required)")
 	f.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s, 1h); 0: no limit")
-	f.Int64Var(&o.maxEvents, "max-events", 0, "stop after recording this many received messages; 0: no limit")
+	f.Int64Var(&o.maxEvents, "max-events", 0, "stop after recording this many events (handshake messages do not count); 0: no limit")
 	f.Var(&o.maxBytes, "max-bytes", "stop after recording this many bytes of received messages (e.g. 100MiB); 0: no limit")
 	f.DurationVar(&o.flushEvery, "flush-interval", 100*time.Millisecond, "flush to disk at least this often; a killed capture loses at most this much")
 	f.StringArrayVar(&o.filterTypes, "filter-type", nil, "record only this event type, exact or a suffix such as tool.invoked (repeatable)")

@@ -203,7 +203,7 @@ func (c *classifier) emit(m *source.Message) error {
 	// check: JSON validity is still to be found; scan: the session key is.
 	// The writer goroutine does both in one pass (scanJSON), so that a
 	// message is parsed once, and the reading goroutine stays free to read.
-	keep, check, scan := true, false, false
+	keep, check, scan, handshake := true, false, false, false
 	if m.Kind == capfile.KindConn {
 		payload = c.scrubSecrets(payload)
 	} else {
@@ -223,12 +223,16 @@ func (c *classifier) emit(m *source.Message) error {
 		} else {
 			check = true
 		}
-		if r.cfg.Filter.Empty() {
+		if r.cfg.Filter.Empty() && r.cfg.MaxEvents <= 0 && r.cfg.MaxBytes <= 0 {
 			scan = true
 		} else {
+			// Filters and limits need the type now: handshake messages
+			// (subscription.*) are not events, so they are always kept
+			// and never counted towards --max-events or --max-bytes.
 			f := peek.Peek(payload)
 			session = f.SessionKey()
-			if m.Kind == capfile.KindReceived && f.Object && !r.cfg.Filter.Match(&f) {
+			handshake = isHandshake(f.Type)
+			if m.Kind == capfile.KindReceived && f.Object && !handshake && !r.cfg.Filter.Match(&f) {
 				keep = false
 			}
 		}
@@ -256,6 +260,9 @@ func (c *classifier) emit(m *source.Message) error {
 			r.stats.Filtered++
 			r.mu.Unlock()
 			return nil
+		}
+		if handshake {
+			break
 		}
 		r.stats.Events++
 		r.stats.EventBytes += int64(len(payload))
@@ -572,3 +579,7 @@ func (b *batch) reset() {
 		b.data = nil
 	}
 }
+
+// isHandshake reports whether an AAEP message type belongs to the
+// subscription handshake rather than to the event stream.
+func isHandshake(typ string) bool { return strings.HasPrefix(typ, "subscription.") }

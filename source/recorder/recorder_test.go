@@ -406,3 +406,37 @@ func zstdDecompress(raw []byte) ([]byte, error) {
 	defer d.Close()
 	return d.DecodeAll(raw, nil)
 }
+
+// TestHandshakeIsNotAnEvent: a producer's subscription.accepted is recorded
+// even when a type filter would drop it, and it does not count towards
+// --max-events, which counts events as the reference tool does.
+func TestHandshakeIsNotAnEvent(t *testing.T) {
+	r, path := newTest(t, Config{MaxEvents: 2, Filter: peek.Filter{Types: []string{"tool.invoked"}}})
+	emit := r.Emit(0)
+	in := []string{
+		`{"type":"subscription.accepted","subscription_id":"sub_1"}`,
+		`{"type":"aaep:agent.tool.invoked","session_id":"sess_a"}`,
+		`{"type":"aaep:agent.state.changed","session_id":"sess_a"}`, // filtered
+		`{"type":"aaep:agent.tool.invoked","session_id":"sess_a"}`,  // the second event: stop
+		`{"type":"aaep:agent.tool.invoked","session_id":"sess_a"}`,  // after the stop
+	}
+	for i, p := range in {
+		if err := emit(msg(capfile.KindReceived, int64(i), p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, recs := readAll(t, path)
+	var got []string
+	for _, rec := range recs {
+		got = append(got, string(rec.Payload))
+	}
+	if want := []string{in[0], in[1], in[3]}; !slices.Equal(got, want) {
+		t.Fatalf("recorded %q, want %q", got, want)
+	}
+	if st := r.Stats(); st.Events != 2 || st.StopReason != StopMaxEvents || st.Filtered != 1 {
+		t.Errorf("stats %+v, want 2 events, stopped by max-events, 1 filtered", st)
+	}
+}
