@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // Timeout defaults of the state-machine page, and other bounds.
@@ -463,7 +464,7 @@ func (c *checker) replies(s *session, m *protocol.Message, e *envelope) {
 func (c *checker) reasons(s *session, m *protocol.Message, e *envelope) {
 	var missing []string
 	need := func(k string) {
-		if v, ok := rawString(e.body[k]); !ok || v == "" {
+		if v, ok := jsonval.StringVal(e.body[k]); !ok || v == "" {
 			missing = append(missing, k)
 		}
 	}
@@ -727,13 +728,13 @@ func (c *checker) invite(s *session, e *envelope) {
 	s.inviter = e.sender
 	if e.hasTS {
 		s.inviteDeadline = e.ts.Add(invitationTimeout)
-		if v, ok := rawString(e.body["validUntil"]); ok {
+		if v, ok := jsonval.StringVal(e.body["validUntil"]); ok {
 			if t, _, ok := parseTime(v); ok {
 				s.inviteDeadline = t
 			}
 		}
 	}
-	if terms, ok := rawObject(e.body["terms"]); ok {
+	if terms, ok := jsonval.ObjectVal(e.body["terms"]); ok {
 		for _, k := range []string{"proposedDuration", "proposed_duration"} {
 			if d, ok := bodyMillis(terms[k]); ok {
 				s.timeout = d
@@ -769,7 +770,7 @@ func (c *checker) remember(s *session, e *envelope) {
 		return
 	}
 	p := proposal{id: id, sender: e.sender}
-	if v, ok := rawString(e.body["validUntil"]); ok {
+	if v, ok := jsonval.StringVal(e.body["validUntil"]); ok {
 		if t, _, ok := parseTime(v); ok {
 			p.validUntil = t
 		}
@@ -868,12 +869,12 @@ func (c *checker) stateFrame(m *protocol.Message) {
 	if json.Unmarshal(m.Raw, &fr) != nil {
 		return
 	}
-	state, ok := rawString(fr.State)
+	state, ok := jsonval.StringVal(fr.State)
 	if !ok {
 		return
 	}
-	prev, _ := rawString(fr.Previous)
-	id, explicit := rawString(fr.SessionID)
+	prev, _ := jsonval.StringVal(fr.Previous)
+	id, explicit := jsonval.StringVal(fr.SessionID)
 	if id == "" {
 		id, explicit = c.bySource[m.Source], false
 		if id == "" {

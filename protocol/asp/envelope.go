@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // genesisHash is the previousHash of the first message of a chain.
@@ -49,9 +51,9 @@ func readEnvelope(raw []byte) (rawEnvelope, error) {
 		}
 		return r, err
 	}
-	m, ok := rawObject(raw)
+	m, ok := jsonval.ObjectVal(raw)
 	if !ok {
-		return r, fmt.Errorf("a JSON %s, not an object", kind(raw))
+		return r, fmt.Errorf("a JSON %s, not an object", jsonval.KindOf(raw))
 	}
 	r = rawEnvelope{
 		Version: m["version"], MessageID: m["messageId"], SessionID: m["sessionId"], SequenceNumber: m["sequenceNumber"],
@@ -104,7 +106,7 @@ func (e *envelope) add(rule, short, format string, args ...any) {
 
 // str returns a body member as a string ("" when absent or not a string).
 func (e *envelope) str(key string) string {
-	s, _ := rawString(e.body[key])
+	s, _ := jsonval.StringVal(e.body[key])
 	return s
 }
 
@@ -119,7 +121,7 @@ func decode(raw []byte, md *model) *envelope {
 	}
 
 	// Performative first: it decides what is required.
-	if p, ok := rawString(r.Performative); ok {
+	if p, ok := jsonval.StringVal(r.Performative); ok {
 		e.rawPerf = p
 		switch up := strings.ToUpper(p); {
 		case performatives[p]:
@@ -131,15 +133,15 @@ func decode(raw []byte, md *model) *envelope {
 			e.add(ruleE10, "unknown performative", "performative %q is not one of the 13 ASP performatives (PROPOSE, ACCEPT, REJECT, COUNTER, INFORM, QUERY, CLARIFY, COMMIT, DELEGATE, ESCALATE, WITHDRAW, OBSERVE, CLOSE)", clip(p, 40))
 		}
 	} else if r.Performative != nil {
-		e.add(ruleE10, "performative not a string", "performative must be a string naming one of the 13 performatives, not a JSON %s", kind(r.Performative))
+		e.add(ruleE10, "performative not a string", "performative must be a string naming one of the 13 performatives, not a JSON %s", jsonval.KindOf(r.Performative))
 	}
 
-	e.sessionID, _ = rawString(r.SessionID)
+	e.sessionID, _ = jsonval.StringVal(r.SessionID)
 	e.discovery = r.SessionID == nil && (e.perf == pQuery || e.perf == pInform)
 
 	var missing, discoveryMissing []string
 	need := func(name string, v json.RawMessage) {
-		if v == nil || kind(v) == "null" {
+		if v == nil || jsonval.KindOf(v) == jsonval.Null {
 			if e.discovery && (name == "sessionId" || name == "sequenceNumber") {
 				discoveryMissing = append(discoveryMissing, name)
 				return
@@ -165,10 +167,10 @@ func decode(raw []byte, md *model) *envelope {
 
 	// ASP-E02.
 	if r.Version != nil {
-		v, ok := rawString(r.Version)
+		v, ok := jsonval.StringVal(r.Version)
 		switch {
 		case !ok:
-			e.add(ruleE02, "version not a string", "version must be a string like \"asp/0.1\", not a JSON %s", kind(r.Version))
+			e.add(ruleE02, "version not a string", "version must be a string like \"asp/0.1\", not a JSON %s", jsonval.KindOf(r.Version))
 		case !versionRe.MatchString(v):
 			e.add(ruleE02, "bad version", "version %q does not have the form asp/{major}.{minor}", clip(v, 40))
 		case !md.versions[v]:
@@ -179,10 +181,10 @@ func decode(raw []byte, md *model) *envelope {
 
 	// ASP-E04, E04W.
 	if r.MessageID != nil {
-		id, ok := rawString(r.MessageID)
+		id, ok := jsonval.StringVal(r.MessageID)
 		switch {
 		case !ok:
-			e.add(ruleE04, "messageId not a string", "messageId must be a UUID string, not a JSON %s", kind(r.MessageID))
+			e.add(ruleE04, "messageId not a string", "messageId must be a UUID string, not a JSON %s", jsonval.KindOf(r.MessageID))
 		case !isUUID(id):
 			e.add(ruleE04, "messageId not a UUID", "messageId %q is not a UUID", clip(id, 60))
 		case id[14] != '7':
@@ -192,13 +194,13 @@ func decode(raw []byte, md *model) *envelope {
 	}
 
 	// ASP-E05 (sessionId) is reported once per session by the checker.
-	if r.SessionID != nil && kind(r.SessionID) != "string" {
-		e.add(ruleE01, "sessionId not a string", "sessionId must be a string (a UUID), not a JSON %s", kind(r.SessionID))
+	if r.SessionID != nil && jsonval.KindOf(r.SessionID) != jsonval.String {
+		e.add(ruleE01, "sessionId not a string", "sessionId must be a string (a UUID), not a JSON %s", jsonval.KindOf(r.SessionID))
 	}
 
 	// ASP-E06 (form; the order is the checker's).
 	if r.SequenceNumber != nil {
-		n, ok := rawInt(r.SequenceNumber)
+		n, ok := jsonval.IntVal(r.SequenceNumber)
 		switch {
 		case !ok:
 			e.add(ruleE06, "sequenceNumber not an integer", "sequenceNumber must be an integer, got %s", clip(string(r.SequenceNumber), 40))
@@ -211,11 +213,11 @@ func decode(raw []byte, md *model) *envelope {
 
 	// ASP-E07.
 	if r.Timestamp != nil {
-		s, ok := rawString(r.Timestamp)
+		s, ok := jsonval.StringVal(r.Timestamp)
 		t, zulu, tok := parseTime(s)
 		switch {
 		case !ok:
-			e.add(ruleE07, "timestamp not a string", "timestamp must be an ISO 8601 string, not a JSON %s", kind(r.Timestamp))
+			e.add(ruleE07, "timestamp not a string", "timestamp must be an ISO 8601 string, not a JSON %s", jsonval.KindOf(r.Timestamp))
 		case !tok:
 			e.add(ruleE07, "bad timestamp", "timestamp %q is not an RFC 3339 date-time", clip(s, 40))
 		default:
@@ -231,36 +233,36 @@ func decode(raw []byte, md *model) *envelope {
 	e.checkContent(r.Content, r.InformType)
 	e.checkIntegrity(r.Integrity, md.cfg.DocsExamples)
 	e.readConstraints(r.Constraints)
-	e.inReplyTo, _ = rawString(r.InReplyTo)
+	e.inReplyTo, _ = jsonval.StringVal(r.InReplyTo)
 	return e
 }
 
 func (e *envelope) checkSender(raw json.RawMessage) {
-	if raw == nil || kind(raw) == "null" {
+	if raw == nil || jsonval.KindOf(raw) == jsonval.Null {
 		return // ASP-E01
 	}
-	obj, ok := rawObject(raw)
+	obj, ok := jsonval.ObjectVal(raw)
 	if !ok {
-		e.add(ruleE08, "sender not an object", "sender must be an object {agentId, orgId, trustScore, dpopProof}, not a JSON %s", kind(raw))
+		e.add(ruleE08, "sender not an object", "sender must be an object {agentId, orgId, trustScore, dpopProof}, not a JSON %s", jsonval.KindOf(raw))
 		return
 	}
 	var bad []string
-	if id, ok := rawString(obj["agentId"]); !ok || !strings.HasPrefix(id, "agent://") {
+	if id, ok := jsonval.StringVal(obj["agentId"]); !ok || !strings.HasPrefix(id, "agent://") {
 		bad = append(bad, "agentId is not an agent:// URI")
 	} else {
 		e.sender = id
 	}
-	if _, ok := rawString(obj["orgId"]); !ok {
+	if _, ok := jsonval.StringVal(obj["orgId"]); !ok {
 		bad = append(bad, "orgId is missing or not a string")
 	}
-	if ts, ok := rawNumber(obj["trustScore"]); !ok {
+	if ts, ok := jsonval.NumberVal(obj["trustScore"]); !ok {
 		bad = append(bad, "trustScore is missing or not a number")
 	} else if ts < 0 || ts > 100 {
 		bad = append(bad, fmt.Sprintf("trustScore %g is outside 0–100", ts))
 	} else {
 		e.trust, e.hasTrust = ts, true
 	}
-	if _, ok := rawString(obj["dpopProof"]); !ok && !e.discovery {
+	if _, ok := jsonval.StringVal(obj["dpopProof"]); !ok && !e.discovery {
 		bad = append(bad, "dpopProof is missing or not a string")
 	}
 	if len(bad) > 0 {
@@ -269,50 +271,50 @@ func (e *envelope) checkSender(raw json.RawMessage) {
 }
 
 func (e *envelope) checkRecipient(raw json.RawMessage) {
-	switch kind(raw) {
-	case "absent":
+	switch jsonval.KindOf(raw) {
+	case jsonval.Absent:
 		return
-	case "string":
-		s, _ := rawString(raw)
+	case jsonval.String:
+		s, _ := jsonval.StringVal(raw)
 		if !strings.HasPrefix(s, "agent://") {
 			e.add(ruleE09, "recipient not agent://", "recipient %q is not an agent:// URI", clip(s, 60))
 		}
 		e.recipient = s
-	case "object":
-		obj, _ := rawObject(raw)
-		id, ok := rawString(obj["agentId"])
+	case jsonval.Object:
+		obj, _ := jsonval.ObjectVal(raw)
+		id, ok := jsonval.StringVal(obj["agentId"])
 		if !ok || !strings.HasPrefix(id, "agent://") {
 			e.add(ruleE09, "recipient.agentId not agent://", "recipient.agentId must be an agent:// URI")
 		}
 		e.recipient = id
-		if v, present := obj["orgId"]; present && kind(v) != "string" {
+		if v, present := obj["orgId"]; present && jsonval.KindOf(v) != jsonval.String {
 			e.add(ruleE09, "recipient.orgId not a string", "recipient.orgId must be a string")
 		}
 	default:
-		e.add(ruleE09, "bad recipient", "recipient must be an agent:// string or an {agentId, orgId} object, not a JSON %s", kind(raw))
+		e.add(ruleE09, "bad recipient", "recipient must be an agent:// string or an {agentId, orgId} object, not a JSON %s", jsonval.KindOf(raw))
 	}
 }
 
 func (e *envelope) checkContent(raw, topInform json.RawMessage) {
-	if raw == nil || kind(raw) == "null" {
+	if raw == nil || jsonval.KindOf(raw) == jsonval.Null {
 		return // ASP-E01
 	}
-	obj, ok := rawObject(raw)
+	obj, ok := jsonval.ObjectVal(raw)
 	if !ok {
-		e.add(ruleE11, "content not an object", "content must be an object {mimeType, body, context}, not a JSON %s", kind(raw))
+		e.add(ruleE11, "content not an object", "content must be an object {mimeType, body, context}, not a JSON %s", jsonval.KindOf(raw))
 		return
 	}
-	if _, ok := rawString(obj["mimeType"]); !ok {
+	if _, ok := jsonval.StringVal(obj["mimeType"]); !ok {
 		e.add(ruleE11, "no mimeType", "content.mimeType must be a string such as application/json")
 	}
-	body, ok := rawObject(obj["body"])
+	body, ok := jsonval.ObjectVal(obj["body"])
 	if !ok {
-		e.add(ruleE11, "body not an object", "content.body must be an object, not %s", kind(obj["body"]))
+		e.add(ruleE11, "body not an object", "content.body must be an object, not %s", jsonval.KindOf(obj["body"]))
 	}
 	e.body = body
 	// informType: content.body.informType [INFERRED], also content.informType or top level.
 	for _, r := range []json.RawMessage{body["informType"], obj["informType"], topInform} {
-		if s, ok := rawString(r); ok {
+		if s, ok := jsonval.StringVal(r); ok {
 			e.info = s
 			break
 		}
@@ -323,7 +325,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	var missing []string
 	req := func(keys ...string) {
 		for _, k := range keys {
-			if v, ok := body[k]; !ok || kind(v) == "null" {
+			if v, ok := body[k]; !ok || jsonval.KindOf(v) == jsonval.Null {
 				missing = append(missing, k)
 			}
 		}
@@ -331,7 +333,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	switch e.perf {
 	case pPropose:
 		req("proposalId", "type", "subject", "terms")
-		if t, ok := rawString(body["type"]); ok && !proposeTypes[t] {
+		if t, ok := jsonval.StringVal(body["type"]); ok && !proposeTypes[t] {
 			e.add(ruleE11, "unknown proposal type", "PROPOSE body.type %q is not one of service-agreement, data-exchange, session-invitation, resource-allocation", clip(t, 40))
 		}
 	case pCommit:
@@ -339,7 +341,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	case pQuery:
 		req("queryId")
 	case pReject:
-		if c, ok := rawString(body["code"]); ok && !rejectCodes[c] {
+		if c, ok := jsonval.StringVal(body["code"]); ok && !rejectCodes[c] {
 			e.add(ruleE11W, "unknown reject code", "REJECT code %q is not in the rejection-code registry (insufficient_trust_score, unauthorized, schema_unsupported, budget_exceeded, capacity_unavailable, policy_violation, timeout, duplicate, escalation_required, unspecified, invalid_state_transition)", clip(c, 40))
 		}
 	}
@@ -349,12 +351,12 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 }
 
 func (e *envelope) checkIntegrity(raw json.RawMessage, docs bool) {
-	if raw == nil || kind(raw) == "null" {
+	if raw == nil || jsonval.KindOf(raw) == jsonval.Null {
 		return // ASP-E01
 	}
-	obj, ok := rawObject(raw)
+	obj, ok := jsonval.ObjectVal(raw)
 	if !ok {
-		e.add(ruleE12, "integrity not an object", "integrity must be an object {hash, previousHash, signature}, not a JSON %s", kind(raw))
+		e.add(ruleE12, "integrity not an object", "integrity must be an object {hash, previousHash, signature}, not a JSON %s", jsonval.KindOf(raw))
 		return
 	}
 	hre, sre := isHash, isSignature
@@ -362,9 +364,9 @@ func (e *envelope) checkIntegrity(raw json.RawMessage, docs bool) {
 		hre, sre = docsHashRe.MatchString, docsSignatureRe.MatchString
 	}
 	var bad []string
-	e.hash, _ = rawString(obj["hash"])
-	e.prevHash, _ = rawString(obj["previousHash"])
-	sig, _ := rawString(obj["signature"])
+	e.hash, _ = jsonval.StringVal(obj["hash"])
+	e.prevHash, _ = jsonval.StringVal(obj["previousHash"])
+	sig, _ := jsonval.StringVal(obj["signature"])
 	if !hre(e.hash) {
 		bad = append(bad, "hash is not sha256:<64 lower-case hex digits>")
 	}
@@ -380,17 +382,17 @@ func (e *envelope) checkIntegrity(raw json.RawMessage, docs bool) {
 }
 
 func (e *envelope) readConstraints(raw json.RawMessage) {
-	obj, ok := rawObject(raw)
+	obj, ok := jsonval.ObjectVal(raw)
 	if !ok {
 		return
 	}
-	if ms, ok := rawNumber(obj["maxResponseTimeMs"]); ok && ms > 0 {
+	if ms, ok := jsonval.NumberVal(obj["maxResponseTimeMs"]); ok && ms > 0 {
 		e.maxResponse = time.Duration(ms * float64(time.Millisecond))
 	}
 	if l, ok := rawStrings(obj["allowedPerformatives"]); ok {
 		e.allowedPerfs = l
 	}
-	if t, ok := rawNumber(obj["requiredTrustScore"]); ok {
+	if t, ok := jsonval.NumberVal(obj["requiredTrustScore"]); ok {
 		e.reqTrust, e.hasReqTrust = t, true
 	}
 }
@@ -420,7 +422,7 @@ func uuidTime(id string) (time.Time, bool) {
 
 // bodyDuration reads a duration from a body member given in milliseconds.
 func bodyMillis(v json.RawMessage) (time.Duration, bool) {
-	ms, ok := rawNumber(v)
+	ms, ok := jsonval.NumberVal(v)
 	if !ok || ms <= 0 || ms > 1e15 {
 		return 0, false
 	}
@@ -429,7 +431,7 @@ func bodyMillis(v json.RawMessage) (time.Duration, bool) {
 
 // bodySeconds reads a duration from a body member given in seconds.
 func bodySeconds(v json.RawMessage) (time.Duration, bool) {
-	s, ok := rawNumber(v)
+	s, ok := jsonval.NumberVal(v)
 	if !ok || s <= 0 || s > 1e9 {
 		return 0, false
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // Config adjusts the ASP model beyond the common protocol.Options.
@@ -126,7 +127,7 @@ func (md *model) Recognize(m *protocol.Message) bool {
 			State json.RawMessage `json:"state"`
 		}
 		if json.Unmarshal(m.Raw, &fr) == nil {
-			if s, ok := rawString(fr.State); ok && stateNames[s] {
+			if s, ok := jsonval.StringVal(fr.State); ok && stateNames[s] {
 				return true
 			}
 		}
@@ -144,7 +145,7 @@ func envelopeOf(raw []byte) json.RawMessage {
 	var fr struct {
 		Envelope json.RawMessage `json:"envelope"`
 	}
-	if json.Unmarshal(raw, &fr) != nil || kind(fr.Envelope) != "object" {
+	if json.Unmarshal(raw, &fr) != nil || jsonval.KindOf(fr.Envelope) != jsonval.Object {
 		return nil
 	}
 	return fr.Envelope

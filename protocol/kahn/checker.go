@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 var (
@@ -139,11 +140,11 @@ type event struct {
 }
 
 func (e *event) str(k string) string {
-	s, _ := rawString(e.obj[k])
+	s, _ := jsonval.StringVal(e.obj[k])
 	return s
 }
 
-func (e *event) int(k string) (int64, bool) { return rawInt(e.obj[k]) }
+func (e *event) int(k string) (int64, bool) { return jsonval.IntVal(e.obj[k]) }
 
 // Handle checks one KAHN event.
 func (c *checker) Handle(m *protocol.Message) {
@@ -151,7 +152,7 @@ func (c *checker) Handle(m *protocol.Message) {
 		c.r.Report(ruleB01, m.Fields.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
 		return
 	}
-	obj, ok := rawObject(m.Raw)
+	obj, ok := jsonval.ObjectVal(m.Raw)
 	if !ok {
 		c.r.Report(ruleB01, "", m, "not an object", "line %d is not a JSON object", m.Index+1)
 		return
@@ -209,7 +210,7 @@ const tsLayout = "2006-01-02T15:04:05.000Z07:00"
 func (c *checker) base(e *event) bool {
 	m := e.m
 	var bad []string
-	runID, ok := rawString(e.obj["run_id"])
+	runID, ok := jsonval.StringVal(e.obj["run_id"])
 	switch {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("run_id is %s, not a string", describe(e.obj["run_id"])))
@@ -217,7 +218,7 @@ func (c *checker) base(e *event) bool {
 		bad = append(bad, fmt.Sprintf("run_id %q does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", clip(runID, 70)))
 	}
 	e.runID = runID
-	ts, ok := rawString(e.obj["ts"])
+	ts, ok := jsonval.StringVal(e.obj["ts"])
 	switch {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("ts is %s, not a string", describe(e.obj["ts"])))
@@ -230,7 +231,7 @@ func (c *checker) base(e *event) bool {
 			bad = append(bad, fmt.Sprintf("ts %q is not a valid date and time", ts))
 		}
 	}
-	ev, ok := rawString(e.obj["event"])
+	ev, ok := jsonval.StringVal(e.obj["event"])
 	switch {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("event is %s, not a string", describe(e.obj["event"])))
@@ -245,8 +246,8 @@ func (c *checker) base(e *event) bool {
 }
 
 func describe(r json.RawMessage) string {
-	if k := kind(r); k != "absent" {
-		return "a JSON " + k
+	if k := jsonval.KindOf(r); k != jsonval.Absent {
+		return "a JSON " + k.String()
 	}
 	return "missing"
 }
@@ -255,7 +256,7 @@ func describe(r json.RawMessage) string {
 // (B04) and limits (B06).
 func (c *checker) fields(e *event) {
 	m, sess := e.m, e.runID
-	if id, ok := rawString(e.obj["agent_id"]); ok {
+	if id, ok := jsonval.StringVal(e.obj["agent_id"]); ok {
 		sess = e.runID + "/" + id
 	}
 	var missing, wrong []string
@@ -267,45 +268,45 @@ func (c *checker) fields(e *event) {
 			}
 			continue
 		}
-		k := kind(v)
+		k := jsonval.KindOf(v)
 		switch f.typ {
 		case tAgentID:
 			switch {
-			case k == "string":
-				id, _ := rawString(v)
+			case k == jsonval.String:
+				id, _ := jsonval.StringVal(v)
 				if !agentIDRe.MatchString(id) {
 					c.r.Report(ruleB04, sess, m, "bad agent_id", "agent_id %q does not match ^[a-z0-9][a-z0-9:-]{0,63}$ (lower case, digits, ':' and '-')", clip(id, 70))
 				}
 				e.agentID = id
-			case k == "null" && e.kind == evAudit:
+			case k == jsonval.Null && e.kind == evAudit:
 				// run-scoped
-			case k == "null":
+			case k == jsonval.Null:
 				c.r.Report(ruleB04, sess, m, "agent_id null", "agent_id is null on %s; only audit_checkpoint may have a null agent_id (a run-scoped checkpoint)", e.kind)
 			default:
 				wrong = append(wrong, fmt.Sprintf("agent_id is a JSON %s, not a string", k))
 			}
 		case tString:
-			if k != "string" {
+			if k != jsonval.String {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not a string", f.name, k))
 			}
 		case tInt:
-			if _, ok := rawInt(v); !ok {
-				if k == "number" {
+			if _, ok := jsonval.IntVal(v); !ok {
+				if k == jsonval.Number {
 					wrong = append(wrong, fmt.Sprintf("%s is %s, not an integer", f.name, clip(string(v), 20)))
 				} else {
 					wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not an integer", f.name, k))
 				}
 			}
 		case tNumber:
-			if k != "number" {
+			if k != jsonval.Number {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not a number", f.name, k))
 			}
 		case tBool:
-			if k != "boolean" {
+			if k != jsonval.Bool {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not a boolean", f.name, k))
 			}
 		case tObject:
-			if k != "object" {
+			if k != jsonval.Object {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not an object", f.name, k))
 			}
 		}
@@ -324,7 +325,7 @@ func (c *checker) fields(e *event) {
 		if e.kind != evTransition {
 			break
 		}
-		if s, ok := rawString(e.obj[k]); ok && !statuses[s] {
+		if s, ok := jsonval.StringVal(e.obj[k]); ok && !statuses[s] {
 			if s == "blocked_on_clarification" && !c.strict {
 				c.r.Report(ruleB03W, sess, m, "underscored status", "%s is %q; the AgentStatus enum spells it blocked-on-clarification, with hyphens (the lifecycle diagram's underscores come from mermaid); the lenient profile reads it as blocked-on-clarification", k, s)
 				continue
@@ -336,27 +337,27 @@ func (c *checker) fields(e *event) {
 			c.r.Report(ruleB03, sess, m, "unknown status "+clip(s, 30), "%s %q is not an AgentStatus (thinking, tool_call, tool_result, response, reflect, blocked-on-clarification, converged, failed)%s", k, clip(s, 40), hint)
 		}
 	}
-	if s, ok := rawString(e.obj["outcome"]); ok && e.kind == evEnd && !outcomes[s] {
+	if s, ok := jsonval.StringVal(e.obj["outcome"]); ok && e.kind == evEnd && !outcomes[s] {
 		hint := ""
 		if s == "unknown" {
 			hint = " (\"unknown\" is what readers show for a missing outcome, not a value producers write)"
 		}
 		c.r.Report(ruleB03, sess, m, "unknown outcome", "outcome %q is not an AgentOutcome (converged, partial, escaped, aborted)%s", clip(s, 40), hint)
 	}
-	if s, ok := rawString(e.obj["result"]); ok && e.kind == evAudit && !auditResults[s] {
+	if s, ok := jsonval.StringVal(e.obj["result"]); ok && e.kind == evAudit && !auditResults[s] {
 		c.r.Report(ruleB03, sess, m, "unknown audit result", "result %q is not an AuditResult (pass, fail, warn)", clip(s, 40))
 	}
-	if s, ok := rawString(e.obj["checkpoint_id"]); ok && e.kind == evAudit && !checkpointRe.MatchString(s) {
+	if s, ok := jsonval.StringVal(e.obj["checkpoint_id"]); ok && e.kind == evAudit && !checkpointRe.MatchString(s) {
 		c.r.Report(ruleB04, sess, m, "bad checkpoint_id", "checkpoint_id %q does not match ^[a-z0-9][a-z0-9:.-]{0,127}$", clip(s, 70))
 	}
 
 	// Limits.
-	if s, ok := rawString(e.obj["output_summary"]); ok && e.kind == evTool {
+	if s, ok := jsonval.StringVal(e.obj["output_summary"]); ok && e.kind == evTool {
 		if n := utf8.RuneCountInString(s); n > maxOutputSummary {
 			c.r.Report(ruleB06, sess, m, "output_summary too long", "output_summary has %d characters; the schema caps it at %d", n, maxOutputSummary)
 		}
 	}
-	if v, ok := rawNumber(e.obj["convergence_score"]); ok && e.kind == evEnd && (v < 0 || v > 1) {
+	if v, ok := jsonval.NumberVal(e.obj["convergence_score"]); ok && e.kind == evEnd && (v < 0 || v > 1) {
 		c.r.Report(ruleB06, sess, m, "convergence_score out of range", "convergence_score %g is outside [0,1]", v)
 	}
 	var negative []string
@@ -364,7 +365,7 @@ func (c *checker) fields(e *event) {
 		if f.typ != tNumber && f.typ != tInt || f.name == "step" {
 			continue
 		}
-		if v, ok := rawNumber(e.obj[f.name]); ok && v < 0 {
+		if v, ok := jsonval.NumberVal(e.obj[f.name]); ok && v < 0 {
 			negative = append(negative, fmt.Sprintf("%s is %g", f.name, v))
 		}
 	}
@@ -552,7 +553,7 @@ func auditDetail(e *event) string {
 
 // laneAudit handles a run-scoped audit checkpoint (agent_id null or absent).
 func (c *checker) laneAudit(e *event) {
-	if _, ok := e.obj["agent_id"]; ok && kind(e.obj["agent_id"]) != "null" {
+	if _, ok := e.obj["agent_id"]; ok && jsonval.KindOf(e.obj["agent_id"]) != jsonval.Null {
 		return // a malformed agent_id, reported by fields
 	}
 	r := c.runs[e.runID]
@@ -574,7 +575,7 @@ func (c *checker) laneAudit(e *event) {
 func (c *checker) end(a *agent, e *event) {
 	m := e.m
 	outcome := e.str("outcome")
-	score, hasScore := rawNumber(e.obj["convergence_score"])
+	score, hasScore := jsonval.NumberVal(e.obj["convergence_score"])
 	switch outcome {
 	case "converged":
 		if a.status != stConv {

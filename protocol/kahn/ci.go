@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // The CI sibling schema (contracts/schemas/transitions.schema.json, written
@@ -180,7 +181,7 @@ func (c *ciChecker) Handle(m *protocol.Message) {
 		c.r.Report(ruleCB01, m.Fields.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
 		return
 	}
-	obj, ok := rawObject(m.Raw)
+	obj, ok := jsonval.ObjectVal(m.Raw)
 	if !ok {
 		return
 	}
@@ -233,15 +234,15 @@ func intOr(e *event, k string) int64 {
 
 func (c *ciChecker) base(e *event) bool {
 	var bad []string
-	runID, ok := rawString(e.obj["run_id"])
+	runID, ok := jsonval.StringVal(e.obj["run_id"])
 	if !ok || !runIDRe.MatchString(runID) {
 		bad = append(bad, fmt.Sprintf("run_id %s does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", clip(string(e.obj["run_id"]), 70)))
 	}
-	ts, ok := rawString(e.obj["ts"])
+	ts, ok := jsonval.StringVal(e.obj["ts"])
 	if !ok || !tsRe.MatchString(ts) {
 		bad = append(bad, fmt.Sprintf("ts %s is not an RFC 3339 UTC time with milliseconds", clip(string(e.obj["ts"]), 40)))
 	}
-	ev, _ := rawString(e.obj["event"])
+	ev, _ := jsonval.StringVal(e.obj["event"])
 	if !ciEvents[ev] {
 		bad = append(bad, fmt.Sprintf("event %s is not one of run_start, node_transition, node_attempt, run_end", clip(string(e.obj["event"]), 40)))
 	}
@@ -254,7 +255,7 @@ func (c *ciChecker) base(e *event) bool {
 
 func (c *ciChecker) fields(e *event) {
 	sess := e.runID
-	if id, ok := rawString(e.obj["node_id"]); ok {
+	if id, ok := jsonval.StringVal(e.obj["node_id"]); ok {
 		sess += "/" + id
 	}
 	var problems []string
@@ -277,33 +278,33 @@ func (c *ciChecker) fields(e *event) {
 		c.r.Report(ruleCB02, sess, e.m, "bad "+e.kind+" fields", "%s: %s", e.kind, strings.Join(problems, "; "))
 	}
 	for _, k := range []string{"from", "to"} {
-		if s, ok := rawString(e.obj[k]); ok && e.kind == ciTransition && !nodeStatuses[s] {
+		if s, ok := jsonval.StringVal(e.obj[k]); ok && e.kind == ciTransition && !nodeStatuses[s] {
 			c.r.Report(ruleCB03, sess, e.m, "unknown node status", "%s %q is not a NodeStatus (pending, ready, running, done, failed, blocked)", k, clip(s, 40))
 		}
 	}
-	if s, ok := rawString(e.obj["outcome"]); ok && e.kind == ciRunEnd && !ciOutcomes[s] {
+	if s, ok := jsonval.StringVal(e.obj["outcome"]); ok && e.kind == ciRunEnd && !ciOutcomes[s] {
 		c.r.Report(ruleCB03, sess, e.m, "unknown outcome", "outcome %q is not an Outcome (clean, clean_with_flake, partial, stuck, catastrophic)", clip(s, 40))
 	}
 }
 
 // typeProblem describes a field of the wrong JSON type, or returns "".
 func typeProblem(f field, v json.RawMessage) string {
-	k := kind(v)
+	k := jsonval.KindOf(v)
 	switch f.typ {
 	case tString:
-		if k != "string" {
+		if k != jsonval.String {
 			return fmt.Sprintf("%s is a JSON %s, not a string", f.name, k)
 		}
 	case tInt:
-		if _, ok := rawInt(v); !ok {
+		if _, ok := jsonval.IntVal(v); !ok {
 			return fmt.Sprintf("%s is %s, not an integer", f.name, clip(string(v), 20))
 		}
 	case tNumber:
-		if k != "number" {
+		if k != jsonval.Number {
 			return fmt.Sprintf("%s is a JSON %s, not a number", f.name, k)
 		}
 	case tBool:
-		if k != "boolean" {
+		if k != jsonval.Bool {
 			return fmt.Sprintf("%s is a JSON %s, not a boolean", f.name, k)
 		}
 	}
@@ -317,8 +318,8 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 	if !ok {
 		return []string{"missing done_when_results"}
 	}
-	if kind(v) != "array" {
-		return []string{fmt.Sprintf("done_when_results is a JSON %s, not an array", kind(v))}
+	if jsonval.KindOf(v) != jsonval.Array {
+		return []string{fmt.Sprintf("done_when_results is a JSON %s, not an array", jsonval.KindOf(v))}
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(v, &items) != nil {
@@ -327,7 +328,7 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 	var problems []string
 	fields := []field{{"cmd", tString, true}, {"rc", tInt, true}, {"duration_s", tNumber, true}, {"tail", tString, false}, {"truncated", tBool, false}}
 	for i, it := range items {
-		obj, ok := rawObject(it)
+		obj, ok := jsonval.ObjectVal(it)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("done_when_results[%d] is not an object", i))
 			continue
@@ -344,8 +345,8 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 				problems = append(problems, fmt.Sprintf("done_when_results[%d].%s", i, p))
 			}
 		}
-		rc, hasRC := rawInt(obj["rc"])
-		if tail, ok := rawString(obj["tail"]); ok {
+		rc, hasRC := jsonval.IntVal(obj["rc"])
+		if tail, ok := jsonval.StringVal(obj["tail"]); ok {
 			if hasRC && rc == 0 {
 				c.r.Report(ruleC03, sess, e.m, "tail with rc 0", "done_when_results[%d] (%s) has a tail although rc is 0; the tail is kept only for failing commands", i, clip(strOf(obj["cmd"]), 40))
 			}
@@ -358,7 +359,7 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 }
 
 func strOf(r json.RawMessage) string {
-	s, _ := rawString(r)
+	s, _ := jsonval.StringVal(r)
 	return s
 }
 
@@ -403,7 +404,7 @@ func (c *ciChecker) transition(e *event, sess string, n *ciNode) {
 
 func (c *ciChecker) attempt(e *event, sess string, n *ciNode) {
 	a, hasA := e.int("attempt")
-	b, hasB := rawNumber(e.obj["backoff_s"])
+	b, hasB := jsonval.NumberVal(e.obj["backoff_s"])
 	switch {
 	case hasA && a == 1 && hasB:
 		c.r.Report(ruleC02, sess, e.m, "backoff on attempt 1", "attempt 1 has backoff_s %g; the first attempt has no backoff, so backoff_s is omitted", b)
