@@ -386,7 +386,8 @@ func (c *checker) envTimestampPrecision() {
 // exist then) and nothing from the year 3000 on (sentinels such as
 // 9999-12-31). Comparing the timestamp with the capture's receive time
 // (future-dating, backdating) needs capture metadata and is left to
-// SEQ-TIMESTAMP-NOT-FUTURE, so that one defect yields one finding.
+// SEQ-TIMESTAMP-NOT-FUTURE and SEQ-TIMESTAMP-BACKDATED, so that one defect
+// yields one finding.
 func (c *checker) envTimestampReal() {
 	ev := &c.ev
 	if !ev.TimeOK {

@@ -103,7 +103,8 @@ const (
 	// futureSkew is how far an event's timestamp may lie after its capture
 	// receive time (clock skew) before SEQ-TIMESTAMP-NOT-FUTURE fires.
 	futureSkew = 5 * time.Minute
-	// backdateLimit is how far it may lie before the receive time.
+	// backdateLimit is how far it may lie before the receive time before
+	// SEQ-TIMESTAMP-BACKDATED fires.
 	backdateLimit = time.Hour
 )
 
@@ -170,9 +171,10 @@ type session struct {
 	explicit string // last explicit to_state ("" before the first state.changed)
 	sawSC    bool
 
-	clocks         []producerClock
-	producer0      string // the first producer object, as recorded
-	reportedFuture bool
+	clocks            []producerClock
+	producer0         string // the first producer object, as recorded
+	reportedFuture    bool
+	reportedBackdated bool
 
 	start        instant
 	tiCount      int

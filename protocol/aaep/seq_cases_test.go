@@ -106,9 +106,15 @@ func seqCases() []seqCase {
 			stream(S().ts(2*time.Second), SC("idle", "thinking").ts(time.Second).set("producer", map[string]any{"agent_id": "helper"}), C().ts(3*time.Second)), nil},
 		seqCase{"future timestamp", "SEQ-TIMESTAMP-NOT-FUTURE", "",
 			stream(S().set("timestamp", "2030-01-01T00:00:00.000Z"), C().set("timestamp", "2030-01-01T00:00:01.000Z")), []string{"SEQ-TIMESTAMP-NOT-FUTURE"}},
-		seqCase{"backdated timestamp", "SEQ-TIMESTAMP-NOT-FUTURE", "",
-			stream(S().ts(-2*time.Hour), C()), []string{"SEQ-TIMESTAMP-NOT-FUTURE"}},
+		seqCase{"backdated timestamp is not future-dated", "SEQ-TIMESTAMP-NOT-FUTURE", "",
+			stream(S().ts(-2*time.Hour), C()), []string{"SEQ-TIMESTAMP-BACKDATED"}},
 		seqCase{"timestamps near receive time", "SEQ-TIMESTAMP-NOT-FUTURE", "", stream(S().ts(time.Minute), C().ts(time.Minute)), nil},
+		seqCase{"backdated timestamp", "SEQ-TIMESTAMP-BACKDATED", "",
+			stream(S().ts(-2*time.Hour), C().ts(-2*time.Hour+time.Second)), []string{"SEQ-TIMESTAMP-BACKDATED"}},
+		seqCase{"both future-dated and backdated events", "SEQ-TIMESTAMP-BACKDATED", "",
+			stream(S().ts(-2*time.Hour), SC("idle", "thinking").set("timestamp", "2030-01-01T00:00:00.000Z"), C().set("timestamp", "2030-01-01T00:00:01.000Z")),
+			[]string{"SEQ-TIMESTAMP-BACKDATED", "SEQ-TIMESTAMP-NOT-FUTURE"}},
+		seqCase{"delay within the hour", "SEQ-TIMESTAMP-BACKDATED", "", stream(S().ts(-50*time.Minute), C().ts(-50*time.Minute)), nil},
 		seqCase{"sequence_number on some events", "SEQ-SEQNO-ALL-OR-NONE", "",
 			stream(S().seq(0), SC("idle", "thinking"), C().seq(2)), []string{"SEQ-SEQNO-ALL-OR-NONE"}},
 		seqCase{"sequence_number on all events", "SEQ-SEQNO-ALL-OR-NONE", "",
@@ -703,15 +709,15 @@ func TestSeqRuleCoverage(t *testing.T) {
 	}
 }
 
-// TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus two
+// TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus three
 // companions), 26 NEG, 3 TRN.
 func TestSeqRuleCounts(t *testing.T) {
 	n := map[string]int{}
 	for _, r := range seqRules() {
 		n[r.ID[:strings.IndexByte(r.ID, '-')]]++
 	}
-	if n["SEQ"] != 58 || n["NEG"] != 26 || n["TRN"] != 3 {
-		t.Errorf("rule counts %v, want SEQ 58 (56 + 2 companions), NEG 26, TRN 3", n)
+	if n["SEQ"] != 59 || n["NEG"] != 26 || n["TRN"] != 3 {
+		t.Errorf("rule counts %v, want SEQ 59 (56 + 3 companions), NEG 26, TRN 3", n)
 	}
 }
 

@@ -292,7 +292,8 @@ func (s *seqChecker) reportGap(ss *session, g seqGap, at ref) {
 		"session %s skips sequence %s (never received); each event carries the previous number plus one, with no gaps", ss.id, missing)
 }
 
-// checkTime applies SEQ-TIMESTAMP-ORDER and SEQ-TIMESTAMP-NOT-FUTURE.
+// checkTime applies SEQ-TIMESTAMP-ORDER, SEQ-TIMESTAMP-NOT-FUTURE and
+// SEQ-TIMESTAMP-BACKDATED.
 //
 // Order is checked per producer (the producer object as recorded): in a
 // multi-agent session (A.9 pattern 1) each agent's clock is compared with
@@ -325,20 +326,20 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 	if !found && len(ss.clocks) < 16 {
 		ss.clocks = append(ss.clocks, producerClock{hash: ph, last: ev.Time})
 	}
-	if m.Received.IsZero() || ss.reportedFuture {
+	if m.Received.IsZero() {
 		return
 	}
 	d := ev.Time.Sub(m.Received)
 	switch {
-	case d > futureSkew:
+	case d > futureSkew && !ss.reportedFuture:
 		ss.reportedFuture = true
 		s.report("SEQ-TIMESTAMP-NOT-FUTURE", ss.id, m, "future timestamp",
 			"this %s is stamped %s, %s after it was received; events must not be future-dated (allowance %s; reported once per session)",
 			shortType(ev), ev.Timestamp, d.Round(1e6), futureSkew)
-	case d < -backdateLimit:
-		ss.reportedFuture = true
-		s.report("SEQ-TIMESTAMP-NOT-FUTURE", ss.id, m, "backdated timestamp",
-			"this %s is stamped %s, %s before it was received; events must not be backdated (allowance %s; reported once per session)",
+	case d < -backdateLimit && !ss.reportedBackdated:
+		ss.reportedBackdated = true
+		s.report("SEQ-TIMESTAMP-BACKDATED", ss.id, m, "backdated timestamp",
+			"this %s is stamped %s, %s before it was received; events should not be backdated, so a delay over %s is suspect, unless the recording replays old events (reported once per session)",
 			shortType(ev), ev.Timestamp, (-d).Round(1e6), backdateLimit)
 	}
 }

@@ -14,8 +14,9 @@ const (
 // and levels. Where the level differs from the catalog's leading keyword,
 // the comment says why. Two companion rules that the catalog describes
 // inside another rule have their own IDs, because a rule has one level:
-// SEQ-EVENT-ID-REDELIVERED (the INFO half of SEQ-EVENT-ID-UNIQUE) and
-// SEQ-SESSION-INCOMPLETE (the "incomplete" half of SEQ-TERMINAL-PRESENT).
+// SEQ-EVENT-ID-REDELIVERED (the INFO half of SEQ-EVENT-ID-UNIQUE),
+// SEQ-SESSION-INCOMPLETE (the "incomplete" half of SEQ-TERMINAL-PRESENT) and
+// SEQ-TIMESTAMP-BACKDATED (the heuristic half of SEQ-TIMESTAMP-NOT-FUTURE).
 var seqRuleTable = []protocol.Rule{
 	// §3.1 Session lifecycle.
 	{ID: "SEQ-START-FIRST", Level: must, Summary: "The first event of every session is agent.session.started."},
@@ -35,7 +36,13 @@ var seqRuleTable = []protocol.Rule{
 	{ID: "SEQ-EVENT-ID-UNIQUE", Level: must, Summary: "Two different events of one producer stream (one source) never share an event_id."},
 	{ID: "SEQ-EVENT-ID-REDELIVERED", Level: info, Summary: "An identical repeat of an event on the same source is at-least-once redelivery: noted and ignored."},
 	{ID: "SEQ-TIMESTAMP-ORDER", Level: must, Summary: "Timestamps (as instants) do not decrease within a session, per producer."},
-	{ID: "SEQ-TIMESTAMP-NOT-FUTURE", Level: must, Summary: "An event's timestamp is neither after its capture time (beyond a skew allowance) nor implausibly before it."},
+	// The catalog's rule holds a MUST (future-dating) and a heuristic
+	// (backdating): the heuristic is SEQ-TIMESTAMP-BACKDATED.
+	{ID: "SEQ-TIMESTAMP-NOT-FUTURE", Level: must, Summary: "An event's timestamp is not after its capture time, beyond a skew allowance of 5 minutes (no future-dating)."},
+	// A heuristic, so SHOULD: an event stamped more than an hour before it
+	// was captured is suspect of backdating (§3.2.5), but a replay of an old
+	// capture or a relay that stored events shows the same delay.
+	{ID: "SEQ-TIMESTAMP-BACKDATED", Level: should, Summary: "An event's timestamp is not implausibly before its capture time (more than an hour): a backdating heuristic."},
 	{ID: "SEQ-SEQNO-ALL-OR-NONE", Level: must, Summary: "sequence_number appears on every event of a session or on none."},
 	{ID: "SEQ-SEQNO-ZERO", Level: must, Summary: "When used, session.started has sequence_number 0."},
 	// Gaps on a filtered or rate-limited subscription are not reported
