@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
@@ -64,13 +66,14 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 		err = func() error {
 			defer srv.Stop()
 			for run := 0; run < e.Runs; run++ {
-				r, err := paceOnce(ctx, srv, offs, cfg.speed, span)
+				r, worst, err := paceOnce(ctx, srv, offs, cfg.speed, span)
 				if err != nil {
 					return fmt.Errorf("pacing %s run %d: %w", cfg.name, run+1, err)
 				}
 				r.Name = "Pacing/" + cfg.name
 				e.Emit(r)
-				e.logf("pacing %s run %d: %v", cfg.name, run+1, r.Metrics[:4])
+				e.logf("pacing %s run %d: server p50 %.0fµs p99 %.0fµs max %.0fµs drift %.0fµs; latest at the subscriber: %s",
+					cfg.name, run+1, r.Metrics[0].Value, r.Metrics[1].Value, r.Metrics[2].Value, r.Metrics[3].Value, worst)
 			}
 			return nil
 		}()
@@ -81,32 +84,34 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 	return nil
 }
 
-func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, speed float64, span time.Duration) (Result, error) {
+// paceOnce replays the capture to one subscriber; worst describes the
+// latest events as the subscriber saw them (for the progress log).
+func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, speed float64, span time.Duration) (r Result, worst string, err error) {
 	sub, err := Subscribe(ctx, srv.Addr)
 	if err != nil {
-		return Result{}, err
+		return Result{}, "", err
 	}
 	defer sub.Close()
 	times := make([]time.Time, 0, len(offs))
 	wall := time.Duration(float64(span)/speed) + 30*time.Second
 	st, err := sub.Read(ReadOptions{Deadline: time.Now().Add(wall), OnEvent: func(_ int, at time.Time) { times = append(times, at) }})
 	if err != nil {
-		return Result{}, err
+		return Result{}, "", err
 	}
 	if st.Events != len(offs) {
-		return Result{}, fmt.Errorf("received %d events, the capture has %d (close %d %q)", st.Events, len(offs), st.CloseCode, st.CloseText)
+		return Result{}, "", fmt.Errorf("received %d events, the capture has %d (close %d %q)", st.Events, len(offs), st.CloseCode, st.CloseText)
 	}
 	line, err := srv.WaitLine(15*time.Second, isClosedNotice)
 	if err != nil {
-		return Result{}, err
+		return Result{}, "", err
 	}
 	var n closedNotice
 	if err := json.Unmarshal(line, &n); err != nil || n.Stats == nil {
-		return Result{}, fmt.Errorf("reading the server's closed notice %q: %v", line, err)
+		return Result{}, "", fmt.Errorf("reading the server's closed notice %q: %v", line, err)
 	}
 	lat := n.Stats.Lateness
 	if lat.Count != int64(len(offs)) {
-		return Result{}, fmt.Errorf("server measured %d events, want %d", lat.Count, len(offs))
+		return Result{}, "", fmt.Errorf("server measured %d events, want %d", lat.Count, len(offs))
 	}
 	// The subscriber's view: each event's arrival against the first one's,
 	// scaled by the speed.
@@ -116,6 +121,16 @@ func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, spee
 		late[i] = at.Sub(times[0]) - want
 	}
 	drift := late[len(late)-1]
+	order := make([]int, len(late))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(late[b], late[a]) })
+	var w []string
+	for _, i := range order[:min(3, len(order))] {
+		w = append(w, fmt.Sprintf("%v late at %v", late[i].Round(time.Microsecond), times[i].Sub(times[0]).Round(time.Millisecond)))
+	}
+	worst = strings.Join(w, ", ")
 	slices.Sort(late)
 	q := func(p float64) time.Duration { return late[int(p*float64(len(late)-1))] }
 	return Result{Metrics: []Metric{
@@ -128,5 +143,5 @@ func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, spee
 		{us(late[len(late)-1]), "client-max-µs"},
 		{us(drift), "client-drift-µs"},
 		{float64(len(offs)), "events"},
-	}}, nil
+	}}, worst, nil
 }
