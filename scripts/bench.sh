@@ -68,17 +68,17 @@ log "machine: $machine"
 log "mode: $mode, $runs runs per figure; load average $load_start"
 
 # Go benchmarks: capfile write/read on one goroutine, Graphviz layout and SVG.
+status=0
 log "go benchmarks (capfile, visualize/render)"
 {
 	$GO test -run '^$' -bench '^BenchmarkWrite$/^default$' -benchtime "$benchtime" -count "$runs" ./capfile
 	$GO test -run '^$' -bench '^BenchmarkRead$' -benchtime "$benchtime" -count "$runs" ./capfile
 	$GO test -run '^$' -bench '^BenchmarkSVG$' -benchtime "$benchtime" -count "$runs" ./visualize/render
-} > "$out/gobench.txt" || log "a Go benchmark failed; see $out/gobench.txt"
+} > "$out/gobench.txt" || { status=1; log "a Go benchmark failed; see $out/gobench.txt"; }
 
 # End-to-end measurements against bin/aaep-capture and bin/aaep-replay.
-status=0
-"$work/benche2e" -bin bin -runs "$runs" -tmp "$work" "${e2e_flags[@]}" > "$out/e2e.txt" || status=$?
-[ "$status" = 0 ] || log "an end-to-end measurement failed (exit $status); its rows say missing"
+"$work/benche2e" -bin bin -runs "$runs" -tmp "$work" "${e2e_flags[@]}" > "$out/e2e.txt" ||
+	{ status=1; log "an end-to-end measurement failed; its rows say missing"; }
 
 seek_key="Seek/${seek_mib}MiB"
 check_label=$(echo "$check_events" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta')
