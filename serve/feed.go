@@ -65,23 +65,34 @@ func (s *Server) openTimeline(resumeAfter string) (st *stream, first *event, err
 	return st, first, nil
 }
 
-// feed plays a subscriber's own timeline: it paces each event the
-// subscriber's terms allow and queues it, for as many passes as asked, then
-// ends the queue. It owns st and closes it.
+// feedLookahead is how long before its deadline an event of a subscriber's
+// own timeline is queued. The writer waits for the exact deadline (with the
+// precise clock if asked), so no goroutine hand-off sits between the
+// deadline and the write; the feeder only needs a coarse timer. It also
+// bounds how many queued events a renegotiation leaves under the old terms.
+const feedLookahead = 20 * time.Millisecond
+
+// feed plays a subscriber's own timeline: it schedules each event the
+// subscriber's terms allow and queues it shortly before its deadline, for
+// as many passes as asked, then ends the queue. It owns st and closes it.
 func (s *Server) feed(sub *subscriber, st *stream, first *event) {
 	defer st.close()
 	st.pool = sub.pool
 	// Routing fields are read only when something will use them.
 	fixedNeed := sub.transport == TransportSSE || s.opts.Record != nil
 	pacer := timing.NewPacer(s.clock, s.opts.Timing)
+	sched := pacer.Schedule()
+	coarse := timing.System()
 	ev := first
 	sub.pass.Store(1)
 	for pass := 1; ; {
 		for ev != nil {
 			if sub.getTerms().Allows(ev) {
-				deadline, err := pacer.Wait(sub.ctx, ev.Offset)
-				if err != nil {
-					return
+				deadline := sched.Deadline(ev.Offset)
+				if !s.opts.Timing.NoDelay {
+					if err := coarse.WaitUntil(sub.ctx, deadline.Add(-feedLookahead)); err != nil {
+						return
+					}
 				}
 				ev.Deadline = deadline
 				if err := sub.q.push(sub.ctx, ev); err != nil {

@@ -204,6 +204,20 @@ func (s *subscriber) writeLoop() {
 		}
 		ok := true
 		for i, ev := range batch {
+			// Events may be queued ahead of their deadlines (see feed):
+			// the writer waits for each one itself, so that nothing but
+			// the write lies between the deadline and the wire. What is
+			// already written goes out first.
+			if !ev.Control && !srv.opts.Timing.NoDelay && ev.Deadline.After(clock.Now()) {
+				if ok = flush(); !ok {
+					break
+				}
+				if err := clock.WaitUntil(s.ctx, ev.Deadline); err != nil {
+					ok = false
+					s.dropped.Add(int64(len(batch) - i))
+					break
+				}
+			}
 			// Time held back by the subscriber's own rate limit (for this
 			// event or one ahead of it) is not lateness.
 			due := ev.Deadline
