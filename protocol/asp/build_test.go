@@ -1,13 +1,14 @@
 package asp_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 // This file builds ASP streams for the tests: envelopes with a valid hash
@@ -37,23 +38,7 @@ type kv struct {
 type obj []kv
 
 func (o obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.k)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(m.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return protocoltest.MarshalObject(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
 func (o obj) get(k string) any {

@@ -4,27 +4,16 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/aaep-tools/aaepkit/peek"
-	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
-
-type nopReporter struct{ done int }
-
-func (*nopReporter) Report(string, string, *protocol.Message, string, string, ...any) {}
-func (*nopReporter) Step(protocol.Step)                                               {}
-func (r *nopReporter) SessionDone(protocol.SessionSummary)                            { r.done++ }
 
 // TestMemoryBounded: the checker keeps state for open sessions only, and
 // its stream-wide memories stop growing at their bounds.
 func TestMemoryBounded(t *testing.T) {
-	rep := &nopReporter{}
+	rep := &protocoltest.SessionCounter{}
 	const bound = 500
 	c := newCheckerSized(New().(*model), rep, false, bound)
-	feed := func(i int, line string) {
-		m := &protocol.Message{Index: int64(i), Raw: []byte(line)}
-		m.Fields = peek.Peek(m.Raw)
-		c.Handle(m)
-	}
+	feed := func(i int, line string) { protocoltest.Handle(c, int64(i), line) }
 	const n = 3 * bound
 	for i := 0; i < n; i++ {
 		sid := fmt.Sprintf("s-%d", i)
@@ -34,8 +23,8 @@ func TestMemoryBounded(t *testing.T) {
 			t.Fatalf("after session %d: %d sessions open, want 0", i, c.sessions.Len())
 		}
 	}
-	if rep.done != n {
-		t.Errorf("%d sessions reported done, want %d", rep.done, n)
+	if rep.Done != n {
+		t.Errorf("%d sessions reported done, want %d", rep.Done, n)
 	}
 	if len(c.ended.m) != bound || len(c.ids.m) != bound || len(c.hashes.m) != bound {
 		t.Errorf("memories should stop at %d: ended %d, ids %d, hashes %d", bound, len(c.ended.m), len(c.ids.m), len(c.hashes.m))

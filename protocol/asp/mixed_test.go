@@ -9,6 +9,7 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/aaep"
 	"github.com/aaep-tools/aaepkit/protocol/asp"
 	"github.com/aaep-tools/aaepkit/protocol/kahn"
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 // TestMixedStream interleaves AAEP sessions, the ASP negotiation and the
@@ -31,10 +32,10 @@ func TestMixedStream(t *testing.T) {
 		aaepLines = append(aaepLines, line{string(m.JSON), "aaep", d})
 	}
 	var aspLines, kahnLines []line
-	for _, l := range readLines(t, filepath.Join("testdata", "negotiation.jsonl")) {
+	for _, l := range protocoltest.ReadLines(t, filepath.Join("testdata", "negotiation.jsonl")) {
 		aspLines = append(aspLines, line{l, "asp", protocol.FromProducer})
 	}
-	for _, l := range readLines(t, filepath.Join("..", "kahn", "testdata", "coder.jsonl")) {
+	for _, l := range protocoltest.ReadLines(t, filepath.Join("..", "kahn", "testdata", "coder.jsonl")) {
 		kahnLines = append(kahnLines, line{l, "kahn", protocol.FromProducer})
 	}
 	// Round-robin merge, then the two lines no protocol can take alone.

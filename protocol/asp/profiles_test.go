@@ -7,11 +7,12 @@ import (
 
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/asp"
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 func lastStep(r *result, session string) protocol.Step {
 	var last protocol.Step
-	for _, s := range r.steps {
+	for _, s := range r.Steps {
 		if s.Session == session {
 			last = s
 		}
@@ -21,12 +22,12 @@ func lastStep(r *result, session string) protocol.Step {
 
 func summary(t *testing.T, r *result, session string) protocol.SessionSummary {
 	t.Helper()
-	for _, s := range r.sessions {
+	for _, s := range r.Sessions {
 		if s.Session == session {
 			return s
 		}
 	}
-	t.Fatalf("no summary for session %s:\n%s", session, r.dump())
+	t.Fatalf("no summary for session %s:\n%s", session, r.Dump())
 	return protocol.SessionSummary{}
 }
 
@@ -42,8 +43,8 @@ func TestRefusalProfiles(t *testing.T) {
 	}
 	c, lines := build()
 	r := check(t, "lenient", lines)
-	if got := r.rules(); len(got) != 1 || got[0] != "ASP-S02" {
-		t.Fatalf("lenient findings %v, want [ASP-S02]\n%s", got, r.dump())
+	if got := r.Rules(); len(got) != 1 || got[0] != "ASP-S02" {
+		t.Fatalf("lenient findings %v, want [ASP-S02]\n%s", got, r.Dump())
 	}
 	if s := summary(t, r, c.sid); s.State != "CONVERSING" || s.Complete {
 		t.Errorf("lenient: session ended %s complete=%v, want CONVERSING incomplete", s.State, s.Complete)
@@ -51,13 +52,13 @@ func TestRefusalProfiles(t *testing.T) {
 
 	c, lines = build()
 	r = check(t, "strict", lines)
-	if r.count("ASP-S02") != 1 || r.count("ASP-S07") != 1 || len(r.findings) != 2 {
-		t.Fatalf("strict findings %v, want ASP-S02 then ASP-S07 for the QUERY after FAILED\n%s", r.rules(), r.dump())
+	if r.Count("ASP-S02") != 1 || r.Count("ASP-S07") != 1 || len(r.Findings) != 2 {
+		t.Fatalf("strict findings %v, want ASP-S02 then ASP-S07 for the QUERY after FAILED\n%s", r.Rules(), r.Dump())
 	}
 	var syn *protocol.Step
-	for i := range r.steps {
-		if r.steps[i].Synthetic {
-			syn = &r.steps[i]
+	for i := range r.Steps {
+		if r.Steps[i].Synthetic {
+			syn = &r.Steps[i]
 		}
 	}
 	if syn == nil || syn.From != "INTRODUCED" || syn.To != "FAILED" || syn.Index != 4 || syn.Label != "protocol violation" {
@@ -74,10 +75,10 @@ func TestTimeoutAtEndOfStream(t *testing.T) {
 	c1, c2 := newConv(), newConv()
 	lines := cat(c1.invite(alpha, beta, 0), c2.conversing(alpha, gamma, 40*sec))
 	r := check(t, "", lines)
-	if r.count("ASP-T01") != 1 {
-		t.Fatalf("want one ASP-T01:\n%s", r.dump())
+	if r.Count("ASP-T01") != 1 {
+		t.Fatalf("want one ASP-T01:\n%s", r.Dump())
 	}
-	for _, f := range r.findings {
+	for _, f := range r.Findings {
 		if f.RuleID == "ASP-T01" && (f.Index != -1 || f.Session != c1.sid) {
 			t.Errorf("T01 finding %+v, want index -1 in session %s", f, c1.sid)
 		}
@@ -96,8 +97,8 @@ func TestTimeoutAtEndOfStream(t *testing.T) {
 	// A stream that simply ends after an invitation is incomplete, not failed.
 	c3 := newConv()
 	r = check(t, "", []string{c3.invite(alpha, beta, 0)})
-	if len(r.findings) != 0 {
-		t.Errorf("lone invitation: %v", r.rules())
+	if len(r.Findings) != 0 {
+		t.Errorf("lone invitation: %v", r.Rules())
 	}
 	if s := summary(t, r, c3.sid); s.State != "INVITED" || s.Complete {
 		t.Errorf("lone invitation: %+v", s)
@@ -116,7 +117,7 @@ func TestNestedEscalation(t *testing.T) {
 		c.msg(beta, 60*sec, "CLOSE", reason("fulfilled")))
 	r := check(t, "", lines)
 	var path []string
-	for _, s := range r.steps[len(r.steps)-6:] {
+	for _, s := range r.Steps[len(r.Steps)-6:] {
 		path = append(path, s.From+">"+s.To)
 	}
 	want := "EXECUTING>ESCALATED ESCALATED>ESCALATED ESCALATED>ESCALATED ESCALATED>EXECUTING EXECUTING>EXECUTING EXECUTING>CLOSED"
@@ -124,8 +125,8 @@ func TestNestedEscalation(t *testing.T) {
 		t.Errorf("path %s\nwant %s", got, want)
 	}
 	// ESCALATE inside ESCALATED is one of the lenient edges.
-	if r.count("ASP-S02W") != 1 || len(r.findings) != 1 {
-		t.Errorf("findings %v, want one ASP-S02W", r.rules())
+	if r.Count("ASP-S02W") != 1 || len(r.Findings) != 1 {
+		t.Errorf("findings %v, want one ASP-S02W", r.Rules())
 	}
 }
 
@@ -142,16 +143,16 @@ func TestSessionTimeoutProfiles(t *testing.T) {
 	}
 	c, lines := build()
 	r := check(t, "lenient", lines)
-	if r.count("ASP-T03") != 1 || summary(t, r, c.sid).State != "CONVERSING" {
-		t.Errorf("lenient: want one lifetime warning and the session still CONVERSING\n%s", r.dump())
+	if r.Count("ASP-T03") != 1 || summary(t, r, c.sid).State != "CONVERSING" {
+		t.Errorf("lenient: want one lifetime warning and the session still CONVERSING\n%s", r.Dump())
 	}
 	c, lines = build()
 	r = check(t, "strict", lines)
-	if r.count("ASP-T03") != 1 || summary(t, r, c.sid).State != "FAILED" {
-		t.Errorf("strict: want the session FAILED by ASP-T03\n%s", r.dump())
+	if r.Count("ASP-T03") != 1 || summary(t, r, c.sid).State != "FAILED" {
+		t.Errorf("strict: want the session FAILED by ASP-T03\n%s", r.Dump())
 	}
-	if r.count("ASP-S07") != 1 {
-		t.Errorf("strict: the message after the timeout should be reported once (ASP-S07)\n%s", r.dump())
+	if r.Count("ASP-S07") != 1 {
+		t.Errorf("strict: the message after the timeout should be reported once (ASP-S07)\n%s", r.Dump())
 	}
 }
 
@@ -167,14 +168,14 @@ func TestAnchoredByAuthOK(t *testing.T) {
 		`{"type":"session_state","state":"AGREEING","previous":"CONVERSING","timestamp":"2026-03-07T14:00:21.000Z"}`,
 	}
 	r := check(t, "", lines)
-	if len(r.findings) != 0 {
-		t.Errorf("findings %v\n%s", r.rules(), r.dump())
+	if len(r.Findings) != 0 {
+		t.Errorf("findings %v\n%s", r.Rules(), r.Dump())
 	}
-	if len(r.steps) != 2 || r.steps[0].From != "AGREEING" || r.steps[0].To != "CONVERSING" || r.steps[1].To != "AGREEING" {
-		t.Errorf("steps:\n%s", r.dump())
+	if len(r.Steps) != 2 || r.Steps[0].From != "AGREEING" || r.Steps[0].To != "CONVERSING" || r.Steps[1].To != "AGREEING" {
+		t.Errorf("steps:\n%s", r.Dump())
 	}
-	if r.stats.ByProtocol["asp"] != 4 {
-		t.Errorf("asp messages %d, want 4", r.stats.ByProtocol["asp"])
+	if r.Stats.ByProtocol["asp"] != 4 {
+		t.Errorf("asp messages %d, want 4", r.Stats.ByProtocol["asp"])
 	}
 }
 
@@ -203,12 +204,7 @@ func TestRecognize(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			md := asp.New()
-			m := &protocol.Message{Raw: []byte(tc.line)}
-			// Let the engine fill Fields the way it does in a run.
-			e, _ := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.Sink{})
-			e.Feed(m)
-			if got := md.Recognize(m); got != tc.want {
+			if got := protocoltest.Recognize(t, asp.New(), tc.line); got != tc.want {
 				t.Errorf("Recognize(%s) = %v, want %v", tc.line, got, tc.want)
 			}
 		})
@@ -227,8 +223,8 @@ func TestRecognize(t *testing.T) {
 func TestForcedProtocol(t *testing.T) {
 	// With --protocol asp, messages without a performative are still read as
 	// ASP envelopes and their defects reported.
-	r := run(t, []protocol.Model{asp.New()}, "asp", "", []string{`{"hello":"world"}`, `not json`})
-	if r.count("ASP-E01") != 2 {
-		t.Errorf("want two ASP-E01:\n%s", r.dump())
+	r := protocoltest.Run(t, models(), "asp", "", []string{`{"hello":"world"}`, `not json`})
+	if r.Count("ASP-E01") != 2 {
+		t.Errorf("want two ASP-E01:\n%s", r.Dump())
 	}
 }

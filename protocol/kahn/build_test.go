@@ -1,10 +1,11 @@
 package kahn_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 // Builders for KAHN JSONL streams.
@@ -21,23 +22,7 @@ type kv struct {
 type obj []kv
 
 func (o obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.k)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(m.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return protocoltest.MarshalObject(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
 // raw is a JSON value written as is (e.g. 1.0, which json.Marshal would

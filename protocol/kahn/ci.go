@@ -100,13 +100,7 @@ var ciEdges = []protocol.Transition{
 	{From: nReady, To: nBlocked, Label: "dependency failed"},
 }
 
-var ciLegal = func() map[[2]string]bool {
-	m := map[[2]string]bool{}
-	for _, e := range ciEdges {
-		m[[2]string{e.From, e.To}] = true
-	}
-	return m
-}()
+var ciLegal = edgeSet(ciEdges)
 
 var ciFields = map[string][]field{
 	ciRunStart:   {{"total_nodes", tInt, true}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/kahn"
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 var ci = runB{"ci-2026-05-05-1"}
@@ -51,117 +52,93 @@ func ciRunLines() []string {
 	)
 }
 
+// ciModels makes the models of a run of the CI checker.
+func ciModels() []protocol.Model { return []protocol.Model{kahn.NewCI()} }
+
 func checkCI(t *testing.T, in []string) *result {
 	t.Helper()
-	return run(t, []protocol.Model{kahn.NewCI()}, "", "", in)
+	return protocoltest.Run(t, ciModels(), "", "", in)
 }
 
-func ciRuleCases() []ruleCase {
-	return []ruleCase{
-		{rule: "KC-B01", name: "ts without milliseconds", fail: func() []string {
+// ciRuleCases holds, for every CI rule, streams that must break it and
+// close variants that must not.
+func ciRuleCases() []protocoltest.RuleCase {
+	return []protocoltest.RuleCase{
+		{Rule: "KC-B01", Name: "ts without milliseconds", Fail: func() []string {
 			return lines(with(ciStart(), kv{"ts", "2026-05-05T09:00:00Z"}))
-		}, pass: func() []string { return lines(ciStart()) }},
-		{rule: "KC-B02", name: "total_nodes missing", fail: func() []string { return lines(without(ciStart(), "total_nodes")) }},
-		{rule: "KC-B02", name: "rc is a string", fail: func() []string {
+		}, Pass: func() []string { return lines(ciStart()) }},
+		{Rule: "KC-B02", Name: "total_nodes missing", Fail: func() []string { return lines(without(ciStart(), "total_nodes")) }},
+		{Rule: "KC-B02", Name: "rc is a string", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 1, true, []obj{{{"cmd", "make"}, {"rc", "0"}, {"duration_s", 1}}}))
 		}},
-		{rule: "KC-B03", name: "unknown status", fail: func() []string { return lines(ciStart(), ciTrans(1, "a", "pending", "queued")) }},
-		{rule: "KC-B03", name: "unknown outcome", fail: func() []string { return lines(ciStart(), ciEnd(2, "green", 0, 0, 0)) }},
-		{rule: "KC-01", name: "running without attempt", fail: func() []string {
+		{Rule: "KC-B03", Name: "unknown status", Fail: func() []string { return lines(ciStart(), ciTrans(1, "a", "pending", "queued")) }},
+		{Rule: "KC-B03", Name: "unknown outcome", Fail: func() []string { return lines(ciStart(), ciEnd(2, "green", 0, 0, 0)) }},
+		{Rule: "KC-01", Name: "running without attempt", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "ready", "running"))
-		}, pass: func() []string {
+		}, Pass: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "ready", "running", kv{"attempt", 1}))
 		}},
-		{rule: "KC-01", name: "attempt on done", fail: func() []string {
+		{Rule: "KC-01", Name: "attempt on done", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "ready", "running", kv{"attempt", 1}), ciTrans(3, "a", "running", "done", kv{"attempt", 1}))
 		}},
-		{rule: "KC-02", name: "backoff on attempt 1", fail: func() []string {
+		{Rule: "KC-02", Name: "backoff on attempt 1", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 1, true, []obj{ok("make")}, kv{"backoff_s", 1}))
 		}},
-		{rule: "KC-02", name: "backoff off schedule", fail: func() []string {
+		{Rule: "KC-02", Name: "backoff off schedule", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 3, true, []obj{ok("make")}, kv{"backoff_s", 2}))
-		}, pass: func() []string {
+		}, Pass: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 3, true, []obj{ok("make")}, kv{"backoff_s", 4}), ciAttempt(2, "a", 9, true, []obj{ok("make")}, kv{"backoff_s", 60}))
 		}},
-		{rule: "KC-02W", name: "retry without backoff", fail: func() []string {
+		{Rule: "KC-02W", Name: "retry without backoff", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 2, true, []obj{ok("make")}))
 		}},
-		{rule: "KC-03", name: "tail with rc 0", fail: func() []string {
+		{Rule: "KC-03", Name: "tail with rc 0", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 1, true, []obj{with(ok("make"), kv{"tail", "ok"})}))
 		}},
-		{rule: "KC-03", name: "tail too long", fail: func() []string {
+		{Rule: "KC-03", Name: "tail too long", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 1, false, []obj{bad("make", strings.Repeat("x", 4097))}))
-		}, pass: func() []string {
+		}, Pass: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 1, false, []obj{with(bad("make", strings.Repeat("x", 4096)), kv{"truncated", true})}))
 		}},
-		{rule: "KC-04", name: "exit_code 0", fail: func() []string { return lines(ciStart(), ciEnd(2, "clean", 0, 0, 0, kv{"exit_code", 0})) }},
-		{rule: "KC-04", name: "stuck without exit_code", fail: func() []string { return lines(ciStart(), ciEnd(2, "stuck", 0, 0, 0)) }, pass: func() []string {
+		{Rule: "KC-04", Name: "exit_code 0", Fail: func() []string { return lines(ciStart(), ciEnd(2, "clean", 0, 0, 0, kv{"exit_code", 0})) }},
+		{Rule: "KC-04", Name: "stuck without exit_code", Fail: func() []string { return lines(ciStart(), ciEnd(2, "stuck", 0, 0, 0)) }, Pass: func() []string {
 			return lines(ciStart(), ciEnd(2, "stuck", 0, 0, 0, kv{"exit_code", 3}))
 		}},
-		{rule: "KC-05", name: "free-text reason", fail: func() []string {
+		{Rule: "KC-05", Name: "free-text reason", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "blocked", kv{"reason", "Upstream broke"}))
 		}},
-		{rule: "KC-06", name: "flake without retries", fail: func() []string {
+		{Rule: "KC-06", Name: "flake without retries", Fail: func() []string {
 			return lines(ciStart(), ciEnd(2, "clean_with_flake", 0, 0, 0, kv{"flake_retries", 0}))
 		}},
-		{rule: "KC-S01", name: "pending → running", fail: func() []string {
+		{Rule: "KC-S01", Name: "pending → running", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "running", kv{"attempt", 1}))
 		}},
-		{rule: "KC-S01", name: "discontinuity", fail: func() []string {
+		{Rule: "KC-S01", Name: "discontinuity", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "running", "done"))
 		}},
-		{rule: "KC-R01", name: "done count differs", fail: func() []string {
+		{Rule: "KC-R01", Name: "done count differs", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciEnd(2, "clean", 1, 0, 0))
 		}},
 	}
 }
 
-func TestCIRules(t *testing.T) {
-	for _, tc := range ciRuleCases() {
-		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
-			r := checkCI(t, tc.fail())
-			if !r.has(tc.rule) {
-				t.Errorf("failing stream: no %s; got %v\n%s", tc.rule, r.rules(), r.dump())
-			}
-			if tc.pass != nil {
-				if r := checkCI(t, tc.pass()); r.has(tc.rule) {
-					t.Errorf("passing stream: unexpected %s\n%s", tc.rule, r.dump())
-				}
-			}
-		})
-	}
-}
+func TestCIRules(t *testing.T) { protocoltest.CheckRules(t, ciModels, ciRuleCases()) }
 
 func TestCIEveryRuleHasCases(t *testing.T) {
-	covered := map[string]bool{}
-	for _, tc := range ciRuleCases() {
-		covered[tc.rule] = true
-	}
-	for _, r := range kahn.NewCI().Rules() {
-		if !covered[r.ID] {
-			t.Errorf("rule %s has no failing stream in ciRuleCases", r.ID)
-		}
-	}
+	protocoltest.CheckCoverage(t, kahn.NewCI().Rules(), ciRuleCases())
 }
 
 func TestCIFixture(t *testing.T) {
-	path := filepath.Join("testdata", "ci.jsonl")
-	if *update {
-		writeFixture(t, path, ciRunLines())
-	}
-	in := readLines(t, path)
-	if strings.Join(in, "\n") != strings.Join(ciRunLines(), "\n") {
-		t.Fatalf("%s is out of date with its generator (run go test -update)", path)
-	}
+	in := protocoltest.Fixture(t, filepath.Join("testdata", "ci.jsonl"), ciRunLines(), *update)
 	r := checkCI(t, in)
-	if len(r.findings) != 0 {
-		t.Errorf("clean CI run:\n%s", r.dump())
+	if len(r.Findings) != 0 {
+		t.Errorf("clean CI run:\n%s", r.Dump())
 	}
-	if len(r.steps) != len(in) {
-		t.Errorf("%d steps for %d events", len(r.steps), len(in))
+	if len(r.Steps) != len(in) {
+		t.Errorf("%d steps for %d events", len(r.Steps), len(in))
 	}
 	states := map[string]string{}
-	for _, s := range r.sessions {
+	for _, s := range r.Sessions {
 		states[s.Session] = s.State
 		if !s.Complete {
 			t.Errorf("session %s incomplete", s.Session)
@@ -170,18 +147,18 @@ func TestCIFixture(t *testing.T) {
 	if states["ci-2026-05-05-1/build"] != "done" || states["ci-2026-05-05-1/test"] != "done" || states["ci-2026-05-05-1/deploy"] != "blocked" || states["ci-2026-05-05-1"] != "run" {
 		t.Errorf("final states %v", states)
 	}
-	golden(t, "ci.steps.golden", jsonLines(t, r.steps))
-	golden(t, "ci.sessions.golden", jsonLines(t, r.sessions))
+	protocoltest.Golden(t, filepath.Join("testdata", "ci.steps.golden"), protocoltest.JSONLines(t, r.Steps), *update)
+	protocoltest.Golden(t, filepath.Join("testdata", "ci.sessions.golden"), protocoltest.JSONLines(t, r.Sessions), *update)
 }
 
 // The agent and CI models split a stream that holds both.
 func TestAgentAndCIStream(t *testing.T) {
 	in := append(coderRun(), ciRunLines()...)
-	r := run(t, []protocol.Model{kahn.New(), kahn.NewCI()}, "", "", in)
-	if len(r.findings) != 0 {
-		t.Errorf("findings:\n%s", r.dump())
+	r := protocoltest.Run(t, []protocol.Model{kahn.New(), kahn.NewCI()}, "", "", in)
+	if len(r.Findings) != 0 {
+		t.Errorf("findings:\n%s", r.Dump())
 	}
-	if r.stats.ByProtocol["kahn"] != int64(len(coderRun())) || r.stats.ByProtocol["kahn-ci"] != int64(len(ciRunLines())) {
-		t.Errorf("by protocol %v", r.stats.ByProtocol)
+	if r.Stats.ByProtocol["kahn"] != int64(len(coderRun())) || r.Stats.ByProtocol["kahn-ci"] != int64(len(ciRunLines())) {
+		t.Errorf("by protocol %v", r.Stats.ByProtocol)
 	}
 }

@@ -1,14 +1,13 @@
 package kahn_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 // coderRun is a coder agent that converges: three rounds of the loop (read,
@@ -100,114 +99,39 @@ var fixtures = []struct {
 	{"seed", seedRun, []string{"KA-R03", "KA-R04"}},
 }
 
-func writeFixture(t *testing.T, path string, ls []string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(strings.Join(ls, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func jsonLines[T any](t *testing.T, items []T) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	for _, it := range items {
-		l, err := json.Marshal(it)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(l)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test -update if the change is intended)", path, i+1, g, w)
-			}
-		}
-	}
-}
-
 func TestFixtures(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
-			path := filepath.Join("testdata", fx.name+".jsonl")
-			if *update {
-				writeFixture(t, path, fx.gen())
-			}
-			in := readLines(t, path)
-			if strings.Join(in, "\n") != strings.Join(fx.gen(), "\n") {
-				t.Fatalf("%s is out of date with its generator (run go test -update)", path)
-			}
+			in := protocoltest.Fixture(t, filepath.Join("testdata", fx.name+".jsonl"), fx.gen(), *update)
 			r := check(t, "", in)
-			if strings.Join(r.rules(), " ") != strings.Join(fx.rules, " ") {
-				t.Errorf("findings %v, want %v\n%s", r.rules(), fx.rules, r.dump())
+			if strings.Join(r.Rules(), " ") != strings.Join(fx.rules, " ") {
+				t.Errorf("findings %v, want %v\n%s", r.Rules(), fx.rules, r.Dump())
 			}
-			if len(r.steps) != len(in) {
-				t.Errorf("%d steps for %d events", len(r.steps), len(in))
+			if len(r.Steps) != len(in) {
+				t.Errorf("%d steps for %d events", len(r.Steps), len(in))
 			}
-			golden(t, fx.name+".steps.golden", jsonLines(t, r.steps))
-			golden(t, fx.name+".findings.golden", jsonLines(t, r.findings))
-			golden(t, fx.name+".sessions.golden", jsonLines(t, r.sessions))
+			prefix := filepath.Join("testdata", fx.name)
+			protocoltest.Golden(t, prefix+".steps.golden", protocoltest.JSONLines(t, r.Steps), *update)
+			protocoltest.Golden(t, prefix+".findings.golden", protocoltest.JSONLines(t, r.Findings), *update)
+			protocoltest.Golden(t, prefix+".sessions.golden", protocoltest.JSONLines(t, r.Sessions), *update)
 		})
 	}
 }
 
 func TestCoderConverges(t *testing.T) {
 	r := check(t, "", coderRun())
-	if len(r.findings) != 0 {
-		t.Fatalf("coder run should be clean:\n%s", r.dump())
+	if len(r.Findings) != 0 {
+		t.Fatalf("coder run should be clean:\n%s", r.Dump())
 	}
-	if len(r.sessions) != 1 || r.sessions[0].State != "converged" || !r.sessions[0].Complete || r.sessions[0].Session != "agent-coder-1/coder" {
-		t.Errorf("sessions %+v", r.sessions)
+	if len(r.Sessions) != 1 || r.Sessions[0].State != "converged" || !r.Sessions[0].Complete || r.Sessions[0].Session != "agent-coder-1/coder" {
+		t.Errorf("sessions %+v", r.Sessions)
 	}
 	// The strict profile agrees: nothing in the run depends on a reading.
-	if s := check(t, "strict", coderRun()); len(s.findings) != 0 {
-		t.Errorf("strict:\n%s", s.dump())
+	if s := check(t, "strict", coderRun()); len(s.Findings) != 0 {
+		t.Errorf("strict:\n%s", s.Dump())
 	}
 	var tools []string
-	for _, s := range r.steps {
+	for _, s := range r.Steps {
 		if s.Label == "tool_invocation" {
 			tools = append(tools, s.Detail)
 		}

@@ -4,27 +4,16 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/aaep-tools/aaepkit/peek"
-	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
-
-type nopReporter struct{ done int }
-
-func (*nopReporter) Report(string, string, *protocol.Message, string, string, ...any) {}
-func (*nopReporter) Step(protocol.Step)                                               {}
-func (r *nopReporter) SessionDone(protocol.SessionSummary)                            { r.done++ }
 
 // TestMemoryBounded: agents and runs are dropped when they end; the memory
 // of ended agents stops at its bound.
 func TestMemoryBounded(t *testing.T) {
-	rep := &nopReporter{}
+	rep := &protocoltest.SessionCounter{}
 	const bound = 500
 	c := newCheckerSized(rep, false, bound)
-	feed := func(line string) {
-		m := &protocol.Message{Raw: []byte(line)}
-		m.Fields = peek.Peek(m.Raw)
-		c.Handle(m)
-	}
+	feed := func(line string) { protocoltest.Handle(c, 0, line) }
 	const n = 3 * bound
 	for i := 0; i < n; i++ {
 		feed(fmt.Sprintf(`{"ts":"2026-05-05T09:00:00.000Z","run_id":"r%d","event":"agent_run_start","agent_id":"a","task":"t"}`, i))
@@ -34,8 +23,8 @@ func TestMemoryBounded(t *testing.T) {
 			t.Fatalf("after run %d: %d agents, %d runs kept", i, c.agents.Len(), len(c.runs))
 		}
 	}
-	if rep.done != 2*n {
-		t.Errorf("%d sessions done, want %d (agent and lane per run)", rep.done, 2*n)
+	if rep.Done != 2*n {
+		t.Errorf("%d sessions done, want %d (agent and lane per run)", rep.Done, 2*n)
 	}
 	if len(c.ended.m) != bound {
 		t.Errorf("ended memory grew to %d", len(c.ended.m))

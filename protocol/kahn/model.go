@@ -72,13 +72,16 @@ var edges = []protocol.Transition{
 	{From: stThinking, To: stFailed, Label: "agent_transition"},
 }
 
-var legal = func() map[[2]string]bool {
+var legal = edgeSet(edges)
+
+// edgeSet indexes the edges of a lifecycle by their (from, to) pair.
+func edgeSet(edges []protocol.Transition) map[[2]string]bool {
 	m := map[[2]string]bool{}
 	for _, e := range edges {
 		m[[2]string{e.From, e.To}] = true
 	}
 	return m
-}()
+}
 
 // Machine returns the status lifecycle: thinking is initial (an agent's
 // run starts thinking), converged terminal, failed the error end. The
