@@ -930,7 +930,7 @@ func (sub *subscription) subIDOrKey() string {
 
 // resolutionNotice: NEG-RESOLUTION-NOTICE.
 func (n *negChecker) resolutionNotice(ss *session, a *await) {
-	if a.kind != kindConfirm || a.res == resPending || a.res == resSessionEnd || a.res == resSuperseded {
+	if a.kind != kindConfirm || a.res == resPending || a.res == resSessionEnd || a.res == resSuperseded || a.res.unseen() {
 		return
 	}
 	for _, src := range a.sources {

@@ -231,7 +231,8 @@ type seqChecker struct {
 	retQ    []string
 	retAt   int
 
-	neg negChecker
+	neg    negChecker
+	unseen unseen // flows whose replies the recording may not carry (seq_unseen.go)
 }
 
 type closedInfo struct {
@@ -263,6 +264,9 @@ func (s *seqChecker) handle(m *protocol.Message, ev *Event) {
 	if !ev.IsEvent {
 		switch ev.Type {
 		case MsgConfirmationReply, MsgClarificationReply:
+			if m.Dir == protocol.ToProducer {
+				s.replyCarried(m.Source)
+			}
 			s.neg.reply(m, ev)
 			s.reply(m, ev)
 		case MsgSubscriptionRequest, MsgSubscriptionAccepted, MsgSubscriptionRejected,
@@ -575,6 +579,7 @@ func (s *seqChecker) closeSession(ss *session) {
 		return
 	}
 	s.neg.sessionClosed(ss)
+	s.unseenSessionClosed(ss)
 	ss.dead = true
 	s.liveIDs -= ss.idCount
 	ss.idCount = 0
@@ -616,6 +621,7 @@ func (s *seqChecker) finish() {
 		ss.endState = ss.state
 		s.closeSession(ss)
 	}
+	s.finishUnseen()
 	s.neg.finish()
 }
 
@@ -754,7 +760,7 @@ func stepKind(core string) protocol.StepKind {
 // source.
 func (s *seqChecker) keepNotices(ss *session) {
 	for _, a := range ss.awaits {
-		if a.kind == kindConfirm && a.res != resPending && a.res != resSessionEnd && a.res != resSuperseded {
+		if a.kind == kindConfirm && a.res != resPending && a.res != resSessionEnd && a.res != resSuperseded && !a.res.unseen() {
 			for _, src := range a.sources {
 				if s.neg.handshaked(src) {
 					ss.notices = append(ss.notices, a)

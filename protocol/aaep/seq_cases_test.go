@@ -255,7 +255,7 @@ func seqCases() []seqCase {
 				SC("awaiting_input", "calling_tool"), TC("transfer", "call_1", "success"), SC("calling_tool", "thinking"), C()),
 			[]string{"SEQ-CONF-BLOCKING", "SEQ-IRREV-NEEDS-ACCEPT"}},
 		seqCase{"irreversible action on a defaulted accept (lenient)", "SEQ-IRREV-NEEDS-ACCEPT", "", timeoutAccept(), nil},
-		seqCase{"irreversible action on a defaulted accept (strict)", "SEQ-IRREV-NEEDS-ACCEPT", "strict", timeoutAccept(),
+		seqCase{"irreversible action on a defaulted accept (strict)", "SEQ-IRREV-NEEDS-ACCEPT", "strict", stream(answered(), timeoutAccept()),
 			[]string{"SEQ-IRREV-NEEDS-ACCEPT"}},
 		seqCase{"one accept, two actions", "SEQ-CONF-ONE-ACTION", "",
 			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_1", "accept"), SC("awaiting_input", "calling_tool"),
@@ -387,7 +387,7 @@ func seqCases() []seqCase {
 		seqCase{"numeric answer", "SEQ-CLAR-RESPONSE-TYPE", "",
 			stream(preConf(), AQ("rpl_2", 120, "numeric", "freetext"), QR("rpl_2", 67), SC("awaiting_input", "thinking"), C()), nil},
 		seqCase{"left awaiting_input without a reply", "SEQ-CLAR-BLOCKING", "",
-			stream(preConf(), AQ("rpl_2", 300), SC("awaiting_input", "thinking").at(3*time.Second), C()), []string{"SEQ-CLAR-BLOCKING"}},
+			stream(answered(), preConf(), AQ("rpl_2", 300), SC("awaiting_input", "thinking").at(3*time.Second), C()), []string{"SEQ-CLAR-BLOCKING"}},
 		seqCase{"left awaiting_input after an invalid reply", "SEQ-CLAR-BLOCKING", "",
 			stream(preConf(), AQ("rpl_2", 300, "yes_no"), QR("rpl_2", "maybe"), SC("awaiting_input", "thinking"), C()),
 			[]string{"SEQ-CLAR-BLOCKING", "SEQ-CLAR-RESPONSE-TYPE"}},
@@ -615,6 +615,7 @@ func seqCases() []seqCase {
 		seqCase{"failure without a reason", "TRN-NO-FAILURE-REASON", "",
 			stream(pre(), message("confirmation.reply.result", protocol.FromProducer, "error", "rejected"), C()), nil},
 	)
+	add(unseenCases()...)
 	return cases
 }
 
@@ -710,14 +711,14 @@ func TestSeqRuleCoverage(t *testing.T) {
 }
 
 // TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus three
-// companions), 26 NEG, 3 TRN.
+// companions and SEQ-REPLY-UNOBSERVED), 26 NEG, 3 TRN.
 func TestSeqRuleCounts(t *testing.T) {
 	n := map[string]int{}
 	for _, r := range seqRules() {
 		n[r.ID[:strings.IndexByte(r.ID, '-')]]++
 	}
-	if n["SEQ"] != 59 || n["NEG"] != 26 || n["TRN"] != 3 {
-		t.Errorf("rule counts %v, want SEQ 59 (56 + 3 companions), NEG 26, TRN 3", n)
+	if n["SEQ"] != 60 || n["NEG"] != 26 || n["TRN"] != 3 {
+		t.Errorf("rule counts %v, want SEQ 60 (56 + 3 companions + SEQ-REPLY-UNOBSERVED), NEG 26, TRN 3", n)
 	}
 }
 

@@ -62,17 +62,28 @@ const (
 	resAnswered
 	resClarTimeout
 	resSessionEnd
+	// Resolutions inferred while the replies are not observed (seq_unseen.go).
+	resUnseen       // the producer left awaiting_input: an unseen reply, decision open
+	resUnseenAccept // the producer acted: an unseen accept
+	resUnseenAnswer // the producer went on: an unseen answer
 )
 
 var resolutionNames = [...]string{"pending", "accepted by reply", "rejected by reply", "timed out, default accept",
 	"timed out, default reject", "subscription closed, default accept", "subscription closed, default reject",
-	"cancelled", "answered", "timed out", "session ended"}
+	"cancelled", "answered", "timed out", "session ended",
+	"resolved by an unrecorded reply", "accepted by an unrecorded reply", "answered by an unrecorded reply"}
 
 func (r resolution) String() string { return resolutionNames[r] }
 
 func (r resolution) accepted() bool {
-	return r == resAccept || r == resTimeoutAccept || r == resCloseAccept
+	return r == resAccept || r == resTimeoutAccept || r == resCloseAccept || r == resUnseenAccept
 }
+
+// unseen reports a resolution inferred from the producer's behaviour.
+func (r resolution) unseen() bool { return r >= resUnseen }
+
+// byDefault reports an accept that no reply decided (timeout or close).
+func (r resolution) byDefault() bool { return r == resTimeoutAccept || r == resCloseAccept }
 
 func (r resolution) rejected() bool {
 	return r == resReject || r == resTimeoutReject || r == resCloseReject || r == resSuperseded
@@ -114,6 +125,9 @@ type await struct {
 	progress int   // progress.updated events while pending
 	sources  []int // subscriptions (sources) that received the event
 	noticed  []int // sources that got a state change after the resolution
+
+	replied bool        // a reply for this token was recorded
+	flow    *unseenFlow // held while its replies are not observed (seq_unseen.go)
 }
 
 func (a *await) kindName() string {
@@ -152,9 +166,14 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 		}
 		for _, b := range ss.awaits {
 			if b.kind == kindConfirm && b.res == resPending && a.action != "" && b.action == a.action {
-				s.report("SEQ-CONF-NO-DUP-PENDING", ss.id, m, "duplicate pending confirmation",
+				fl := s.flowFor(b, m, fmt.Sprintf("the producer went on as if it was resolved (it asked for the same action again at message %d)", m.Index))
+				s.judge(fl, "SEQ-CONF-NO-DUP-PENDING", ss.id, refOf(m), "duplicate pending confirmation",
 					"a second confirmation for the same action (%q) is emitted while %s (message %d) is still unresolved; the first block must be released before asking again",
 					a.action, b.token, b.at.index)
+				if fl != nil {
+					b.res, b.resAt = resUnseen, refOf(m)
+					fl.undo = append(fl.undo, func() { b.res, b.resAt = resPending, ref{} })
+				}
 				break
 			}
 		}
@@ -321,18 +340,40 @@ func (s *seqChecker) settle(ss *session, a *await, at *protocol.Message, elapsed
 // clarifications are pending: supersession (§6.8) or SEQ-CLAR-BLOCKING.
 func (s *seqChecker) stateChangeAwaits(ss *session, m *protocol.Message, to string) {
 	for _, a := range ss.awaits {
-		if a.res != resPending {
+		if a.res != resPending || to == stateAwaitingInput {
 			continue
 		}
 		switch {
-		case a.kind == kindConfirm && (to == stateThinking || to == stateDeciding):
-			a.res = resSuperseded
-			a.resAt = refOf(m)
-		case a.kind == kindClarify && to != stateAwaitingInput:
-			s.report("SEQ-CLAR-BLOCKING", ss.id, m, "left awaiting_input before reply",
+		case a.kind == kindConfirm:
+			if fl := s.flowFor(a, m, fmt.Sprintf("the producer left awaiting_input for %q at message %d", to, m.Index)); fl != nil {
+				// Resolved by a reply the recording does not show; an
+				// action that follows makes it an accept.
+				fl.today = resPending
+				if to == stateThinking || to == stateDeciding {
+					fl.today = resSuperseded
+				}
+				today, at := fl.today, refOf(m)
+				fl.undo = append(fl.undo, func() {
+					a.res, a.resAt = today, ref{}
+					if today == resSuperseded {
+						a.resAt = at
+					}
+				})
+				a.res, a.resAt = resUnseen, refOf(m)
+			} else if to == stateThinking || to == stateDeciding {
+				a.res = resSuperseded
+				a.resAt = refOf(m)
+			}
+		case a.kind == kindClarify:
+			fl := s.flowFor(a, m, fmt.Sprintf("the producer went on as if it was answered (it left awaiting_input for %q at message %d)", to, m.Index))
+			s.judge(fl, "SEQ-CLAR-BLOCKING", ss.id, refOf(m), "left awaiting_input before reply",
 				"the state moves to %q while clarification %s (message %d) has neither a valid reply nor a passed timeout; the producer stays blocked until one of them",
 				to, a.token, a.at.index)
 			a.res = resSuperseded
+			if fl != nil {
+				a.res = resUnseenAnswer
+				fl.undo = append(fl.undo, func() { a.res = resSuperseded })
+			}
 			a.resAt = refOf(m)
 		}
 	}
@@ -352,9 +393,10 @@ func (s *seqChecker) noteResolutionNotice(ss *session, source int) {
 }
 
 // attributeAction decides what a tool invocation means for the session's
-// confirmations (see the file comment).
+// confirmations (see the file comment, and seq_unseen.go for recordings
+// without replies).
 func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool string, irrev bool) {
-	var accepted, pending *await
+	var accepted, pending, unseen *await
 	for _, a := range ss.awaits {
 		if a.kind != kindConfirm {
 			continue
@@ -365,19 +407,30 @@ func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool stri
 		if pending == nil && a.res == resPending {
 			pending = a
 		}
+		if a.res == resUnseen && !a.consumed {
+			unseen = a // the latest
+		}
 	}
 	if accepted != nil {
 		accepted.consumed = true
 		accepted.needAccept = false
 		ss.consumed = true
 		if irrev && s.strict && accepted.res != resAccept {
-			s.report("SEQ-IRREV-NEEDS-ACCEPT", ss.id, m, "no accept reply",
+			var fl *unseenFlow
+			if accepted.res.byDefault() {
+				fl = s.flowFor(accepted, m, acted(tool, m))
+			}
+			s.judge(fl, "SEQ-IRREV-NEEDS-ACCEPT", ss.id, refOf(m), "no accept reply",
 				"irreversible tool %s runs on confirmation %s, which was %s; the strict profile follows §4.3.1, which requires an accept reply for an irreversible action",
 				tool, accepted.token, accepted.res)
 		}
 		if accepted.hasCand && accepted.candTool == tool {
 			accepted.hasCand = false
-			s.report("SEQ-CONF-BLOCKING", ss.id, accepted.candAt.msg(), "action before the reply",
+			var fl *unseenFlow
+			if accepted.res.byDefault() {
+				fl = s.flowFor(accepted, accepted.candAt.msg(), acted(tool, accepted.candAt.msg()))
+			}
+			s.judge(fl, "SEQ-CONF-BLOCKING", ss.id, accepted.candAt, "action before the reply",
 				"tool %s was invoked at message %d while confirmation %s was still pending, and again after its accept; the producer must not perform the action before the confirmation is resolved",
 				tool, accepted.candAt.index, accepted.token)
 		}
@@ -387,15 +440,19 @@ func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool stri
 		if irrev {
 			pending.consumed = true
 			ss.consumed = true
-			s.report("SEQ-IRREV-NEEDS-ACCEPT", ss.id, m, "invoked before the accept",
-				"irreversible tool %s is invoked while confirmation %s (message %d) is still unresolved; the action needs that confirmation accepted first",
-				tool, pending.token, pending.at.index)
-			s.report("SEQ-CONF-BLOCKING", ss.id, m, "action while blocked",
-				"tool %s is invoked while confirmation %s (message %d) awaits its reply; until a valid reply or the timeout, the producer must not perform the confirmed action",
-				tool, pending.token, pending.at.index)
+			fl := s.flowFor(pending, m, acted(tool, m))
+			s.blockedAction(fl, ss, m, pending, tool)
+			if fl != nil {
+				pending.res, pending.resAt = resUnseenAccept, refOf(m)
+				fl.undo = append(fl.undo, func() { pending.res, pending.resAt = resPending, ref{} })
+			}
 		} else if !pending.hasCand {
 			pending.hasCand, pending.candTool, pending.candAt = true, tool, refOf(m)
 		}
+		return
+	}
+	if unseen != nil && unseen.flow != nil {
+		s.unseenAction(ss, m, unseen, tool, irrev)
 		return
 	}
 	var last *await
@@ -417,6 +474,48 @@ func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool stri
 	case last != nil && last.needReject:
 		s.blameReject(ss, m, last, tool)
 	}
+}
+
+// blockedAction reports (or holds with fl) an irreversible action invoked
+// while confirmation a is unresolved.
+func (s *seqChecker) blockedAction(fl *unseenFlow, ss *session, m *protocol.Message, a *await, tool string) {
+	s.judge(fl, "SEQ-IRREV-NEEDS-ACCEPT", ss.id, refOf(m), "invoked before the accept",
+		"irreversible tool %s is invoked while confirmation %s (message %d) is still unresolved; the action needs that confirmation accepted first",
+		tool, a.token, a.at.index)
+	s.judge(fl, "SEQ-CONF-BLOCKING", ss.id, refOf(m), "action while blocked",
+		"tool %s is invoked while confirmation %s (message %d) awaits its reply; until a valid reply or the timeout, the producer must not perform the confirmed action",
+		tool, a.token, a.at.index)
+}
+
+// unseenAction attributes a tool invocation to confirmation a, which the
+// producer treated as resolved by a reply the recording does not carry: it
+// was an accept. The findings of the observed reading (where a is still
+// pending, or was cancelled by a state change to thinking or deciding) are
+// held with a's flow.
+func (s *seqChecker) unseenAction(ss *session, m *protocol.Message, a *await, tool string, irrev bool) {
+	fl := a.flow
+	fl.at, fl.how = refOf(m), acted(tool, m)
+	switch {
+	case fl.today == resSuperseded && irrev:
+		s.judge(fl, "SEQ-CONF-NO-ACTION-AFTER-REJECT", ss.id, refOf(m), "action after cancel",
+			"tool %s is invoked after confirmation %s was cancelled (message %d); a cancelled confirmation counts as a reject and allows no action",
+			tool, a.token, a.resAt.index)
+	case fl.today == resPending && irrev:
+		s.blockedAction(fl, ss, m, a, tool)
+	}
+	consumed, sessConsumed, today, at := a.consumed, ss.consumed, fl.today, refOf(m)
+	fl.undo = append(fl.undo, func() {
+		a.consumed, ss.consumed = consumed, sessConsumed
+		switch {
+		case today == resPending && irrev:
+			a.consumed, ss.consumed = true, true
+		case today == resPending && !a.hasCand:
+			a.hasCand, a.candTool, a.candAt = true, tool, at
+		}
+		a.res = resUnseen
+	})
+	a.res, a.resAt = resUnseenAccept, refOf(m)
+	a.consumed, ss.consumed = true, true
 }
 
 // blameReject reports an action that follows a rejected confirmation.
@@ -458,9 +557,13 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 				a.token, a.res, a.resAt.index)
 		}
 		if a.needAccept {
+			var fl *unseenFlow
 			switch {
 			case a.hasCand:
-				s.report("SEQ-CONF-BLOCKING", ss.id, a.candAt.msg(), "action before the reply",
+				if a.res.byDefault() {
+					fl = s.flowFor(a, a.candAt.msg(), acted(a.candTool, a.candAt.msg()))
+				}
+				s.judge(fl, "SEQ-CONF-BLOCKING", ss.id, a.candAt, "action before the reply",
 					"tool %s was invoked at message %d while confirmation %s was still pending, and nothing was invoked after its accept: the action ran before the confirmation was resolved",
 					a.candTool, a.candAt.index, a.token)
 			case a.laterReject:
@@ -469,7 +572,10 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 			case a.modified:
 				// Accepted with modified_action: a producer without support treats it as a reject (SEQ-REPLY-MODIFIED).
 			default:
-				s.report("SEQ-CONF-ACCEPT-INVOKES", ss.id, m, "accepted action never invoked",
+				if a.res.byDefault() {
+					fl = s.flowFor(a, m, fmt.Sprintf("the producer went on as if it was rejected (no tool was invoked before the session ended at message %d)", m.Index))
+				}
+				s.judge(fl, "SEQ-CONF-ACCEPT-INVOKES", ss.id, refOf(m), "accepted action never invoked",
 					"confirmation %s was %s (message %d), but no agent.tool.invoked for the action followed before the session ended; an accept must be followed by the action",
 					a.token, a.res, a.resAt.index)
 			}
@@ -505,6 +611,12 @@ func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
 		s.report("SEQ-REPLY-KNOWN-TOKEN", session, m, "unknown reply_token",
 			"this %s carries reply_token %q, but %s; a reply must match an outstanding blocking event, otherwise the producer ignores it", label, token, what)
 		return
+	}
+	a.replied = true
+	if a.flow != nil {
+		// The recording carries this flow's reply after all.
+		s.observeFlow(a.flow)
+		s.compactGroups()
 	}
 	ss := a.sess
 	ss.msgs++

@@ -94,6 +94,11 @@ var seqRuleTable = []protocol.Rule{
 	{ID: "SEQ-REPLY-AFTER-CANCEL", Level: must, Summary: "Replies to a cancelled (superseded) prompt are invalid."},
 	// The producer's support for modified_action is not recorded anywhere: INFO.
 	{ID: "SEQ-REPLY-MODIFIED", Level: info, Summary: "An accept with modified_action counts as a reject for producers without support for modified actions."},
+	// Not in the catalog: a recording that carries no replies on a
+	// subscription (a passive recorder) cannot show what the rules of scope
+	// R need; the resolution inferred from the producer's behaviour is noted
+	// instead of a MUST violation (seq_unseen.go).
+	{ID: "SEQ-REPLY-UNOBSERVED", Level: info, Summary: "A confirmation or clarification was resolved by a reply the recording does not carry (a passive recorder): the reply rules are not judged for it, and the inferred resolution is noted once per session."},
 	{ID: "SEQ-REPLY-AUTO", Level: info, Summary: "Replies decided automatically (decided_by \"auto:...\") are surfaced."},
 	{ID: "SEQ-CLAR-RESPONSE-TYPE", Level: must, Summary: "A clarification reply's response fits one of the accepted_response_kinds (and choices)."},
 	{ID: "SEQ-CLAR-BLOCKING", Level: must, Summary: "The producer leaves awaiting_input only after a valid clarification reply or the timeout."},
