@@ -31,14 +31,20 @@ type Clock interface {
 // a wake-up is typically tens of microseconds to about a millisecond late.
 func System() Clock { return systemClock{} }
 
-// DefaultSpin is how long before a deadline the precise clock stops sleeping
-// and starts spinning.
-const DefaultSpin = time.Millisecond
+// DefaultSpin is how long before a deadline the precise clock stops waiting
+// on a runtime timer (whose wake-ups can be a millisecond late).
+const DefaultSpin = 2 * time.Millisecond
 
-// Precise returns a clock that sleeps with a timer until spin before a
-// deadline and then spins (yielding the processor between readings) until
-// the deadline. It trades one core's worth of CPU near each deadline for
-// wake-ups within a few microseconds. A spin of zero or less means DefaultSpin.
+// fineSleepMargin is where the precise clock stops short, fine-grained
+// sleeps (nanosleep, where the system has it) and spins instead.
+const fineSleepMargin = 150 * time.Microsecond
+
+// Precise returns a clock for sub-100µs wake-ups. It waits on a runtime
+// timer until spin before a deadline, then in short system sleeps (which
+// wake within tens of microseconds) until just before it, then spins,
+// yielding the processor between readings. It costs a core for the last
+// ~150µs before each deadline, and a thread parked in the system for the
+// millisecond or two before that. A spin of zero or less means DefaultSpin.
 func Precise(spin time.Duration) Clock {
 	if spin <= 0 {
 		spin = DefaultSpin
@@ -88,6 +94,24 @@ func (c preciseClock) WaitUntil(ctx context.Context, t time.Time) error {
 	if time.Until(t) > c.spin {
 		if err := sleepUntil(ctx, t.Add(-c.spin)); err != nil {
 			return err
+		}
+	}
+	if haveFineSleep {
+		for {
+			before := time.Now()
+			rem := t.Sub(before)
+			if rem <= fineSleepMargin {
+				break
+			}
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			fineSleep(rem - fineSleepMargin + 30*time.Microsecond)
+			if time.Now().Equal(before) {
+				// The clock did not move while the thread slept: a
+				// testing/synctest fake clock. Wait on it instead.
+				return sleepUntil(ctx, t)
+			}
 		}
 	}
 	last, same := time.Now(), 0
