@@ -151,10 +151,7 @@ func TestFixtures(t *testing.T) {
 					t.Errorf("session %s ended in %s (complete %v), want CLOSED", s.Session, s.State, s.Complete)
 				}
 			}
-			prefix := filepath.Join("testdata", fx.name)
-			protocoltest.Golden(t, prefix+".steps.golden", protocoltest.JSONLines(t, r.Steps), *update)
-			protocoltest.Golden(t, prefix+".findings.golden", protocoltest.JSONLines(t, r.Findings), *update)
-			protocoltest.Golden(t, prefix+".sessions.golden", protocoltest.JSONLines(t, r.Sessions), *update)
+			protocoltest.GoldenResult(t, filepath.Join("testdata", fx.name), r, *update)
 		})
 	}
 }
@@ -220,24 +217,12 @@ func TestViolationsTrace(t *testing.T) {
 
 func TestModelMachine(t *testing.T) {
 	m := asp.New().Machine()
-	states := map[string]protocol.StateKind{}
-	for _, s := range m.States {
-		states[s.Name] = s.Kind
-	}
+	states := protocoltest.CheckMachine(t, m)
 	if len(states) != 9 || states["IDLE"] != protocol.StateInitial || states["CLOSED"] != protocol.StateTerminal || states["FAILED"] != protocol.StateError {
 		t.Errorf("states = %v", states)
 	}
 	edges := map[string]bool{}
 	for _, tr := range m.Transitions {
-		if _, ok := states[tr.From]; !ok {
-			t.Errorf("transition from unknown state %q", tr.From)
-		}
-		if _, ok := states[tr.To]; !ok {
-			t.Errorf("transition to unknown state %q", tr.To)
-		}
-		if tr.Label == "" {
-			t.Errorf("transition %s→%s has no label", tr.From, tr.To)
-		}
 		edges[tr.From+">"+tr.To] = true
 	}
 	// The 18 published rows, "Any" standing for the non-terminal states.

@@ -110,10 +110,7 @@ func TestFixtures(t *testing.T) {
 			if len(r.Steps) != len(in) {
 				t.Errorf("%d steps for %d events", len(r.Steps), len(in))
 			}
-			prefix := filepath.Join("testdata", fx.name)
-			protocoltest.Golden(t, prefix+".steps.golden", protocoltest.JSONLines(t, r.Steps), *update)
-			protocoltest.Golden(t, prefix+".findings.golden", protocoltest.JSONLines(t, r.Findings), *update)
-			protocoltest.Golden(t, prefix+".sessions.golden", protocoltest.JSONLines(t, r.Sessions), *update)
+			protocoltest.GoldenResult(t, filepath.Join("testdata", fx.name), r, *update)
 		})
 	}
 }

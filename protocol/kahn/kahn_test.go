@@ -233,19 +233,12 @@ func TestMachine(t *testing.T) {
 	if len(m.Transitions) != 10 {
 		t.Errorf("%d transitions, want the 9 lifecycle edges and the lane loop", len(m.Transitions))
 	}
-	kinds := map[string]protocol.StateKind{}
-	for _, s := range m.States {
-		kinds[s.Name] = s.Kind
-	}
+	kinds := protocoltest.CheckMachine(t, m)
 	if kinds["thinking"] != protocol.StateInitial || kinds["converged"] != protocol.StateTerminal || kinds["failed"] != protocol.StateError {
 		t.Errorf("state kinds %v", kinds)
 	}
-	for _, tr := range m.Transitions {
-		if _, ok := kinds[tr.From]; !ok {
-			t.Errorf("edge from unknown %s", tr.From)
-		}
-		if _, ok := kinds[tr.To]; !ok {
-			t.Errorf("edge to unknown %s", tr.To)
-		}
+	ci := protocoltest.CheckMachine(t, kahn.NewCI().Machine())
+	if ci["pending"] != protocol.StateInitial || ci["done"] != protocol.StateTerminal || ci["failed"] != protocol.StateError || ci["run"] != protocol.StateNormal {
+		t.Errorf("CI state kinds %v", ci)
 	}
 }

@@ -93,6 +93,16 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	}
 }
 
+// GoldenResult compares the steps, findings and session summaries of r,
+// as JSON lines, with the golden files prefix+".steps.golden",
+// ".findings.golden" and ".sessions.golden" (see Golden).
+func GoldenResult(t testing.TB, prefix string, r *Result, update bool) {
+	t.Helper()
+	Golden(t, prefix+".steps.golden", JSONLines(t, r.Steps), update)
+	Golden(t, prefix+".findings.golden", JSONLines(t, r.Findings), update)
+	Golden(t, prefix+".sessions.golden", JSONLines(t, r.Sessions), update)
+}
+
 // MarshalObject writes a JSON object of n members in order, member i
 // being the key and value member(i) returns: the MarshalJSON of a test's
 // ordered-object type.

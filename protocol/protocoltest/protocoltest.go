@@ -1,9 +1,10 @@
 // Package protocoltest is the shared test support of the protocol models'
 // tests: it runs JSONL lines through a real protocol.Engine and collects
-// what the checkers report (Run), checks tables of rule cases and their
-// coverage of a model's rules (CheckRules, CheckCoverage), compares output
-// with golden files and JSONL fixtures that an -update flag rewrites
-// (Golden, Fixture), and fuzzes and benchmarks models (Fuzz, Benchmark).
+// what the checkers report (Run), checks tables of rule cases, their
+// coverage of a model's rules and a model's machine (CheckRules,
+// CheckCoverage, CheckMachine), compares output with golden files and
+// JSONL fixtures that an -update flag rewrites (Golden, GoldenResult,
+// Fixture), and fuzzes and benchmarks models (Fuzz, Benchmark).
 //
 // The -update flag stays with each test package (flag names must be unique
 // per test binary); the helpers take its value.

@@ -133,6 +133,34 @@ func TestCheckCoverage(t *testing.T) {
 	}
 }
 
+func TestCheckMachine(t *testing.T) {
+	states := []protocol.State{{Name: "a", Kind: protocol.StateInitial}, {Name: "b", Kind: protocol.StateTerminal}}
+	cases := []struct {
+		name string
+		tr   []protocol.Transition
+		want string // substring of the report; "": clean
+	}{
+		{"clean", []protocol.Transition{{From: "a", To: "b", Label: "go"}, {From: "b", To: "b", Label: "stay"}}, ""},
+		{"unknown from", []protocol.Transition{{From: "x", To: "b", Label: "go"}}, `transition from unknown state "x"`},
+		{"unknown to", []protocol.Transition{{From: "a", To: "y", Label: "go"}}, `transition to unknown state "y"`},
+		{"no label", []protocol.Transition{{From: "a", To: "b"}}, "transition a→b has no label"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var kinds map[string]protocol.StateKind
+			msgs, _ := capture(func(tb testing.TB) {
+				kinds = protocoltest.CheckMachine(tb, protocol.Machine{States: states, Transitions: tc.tr})
+			})
+			if (tc.want == "") != (msgs == "") || !strings.Contains(msgs, tc.want) {
+				t.Errorf("report %q, want %q", msgs, tc.want)
+			}
+			if len(kinds) != 2 || kinds["a"] != protocol.StateInitial || kinds["b"] != protocol.StateTerminal {
+				t.Errorf("kinds %v", kinds)
+			}
+		})
+	}
+}
+
 func TestGolden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.golden")
@@ -174,6 +202,27 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+func TestGoldenResult(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "run")
+	r := protocoltest.Run(t, []protocol.Model{kahn.New()}, "", "", []string{start, bad, end})
+	protocoltest.GoldenResult(t, prefix, r, true)
+	for _, part := range []struct {
+		suffix string
+		lines  int
+	}{{".steps.golden", 3}, {".findings.golden", 1}, {".sessions.golden", 1}} {
+		b, err := os.ReadFile(prefix + part.suffix)
+		if err != nil || strings.Count(string(b), "\n") != part.lines {
+			t.Errorf("%s: %d lines, %v; want %d", part.suffix, strings.Count(string(b), "\n"), err, part.lines)
+		}
+	}
+	protocoltest.GoldenResult(t, prefix, r, false)
+	r.Findings = nil
+	msgs, fatal := capture(func(tb testing.TB) { protocoltest.GoldenResult(tb, prefix, r, false) })
+	if !fatal || !strings.Contains(msgs, "run.findings.golden differs at line 1") {
+		t.Errorf("changed findings: %q (fatal %v)", msgs, fatal)
+	}
+}
+
 func TestFixture(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.jsonl")
@@ -211,27 +260,23 @@ func TestJSONLines(t *testing.T) {
 	}
 }
 
-type kv struct {
-	k string
-	v any
-}
+// pairs is an ordered object for MarshalObject: key, value, key, value, ….
+type pairs []any
 
-type obj []kv
-
-func (o obj) MarshalJSON() ([]byte, error) {
-	return protocoltest.MarshalObject(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
+func (p pairs) MarshalJSON() ([]byte, error) {
+	return protocoltest.MarshalObject(len(p)/2, func(i int) (string, any) { return p[2*i].(string), p[2*i+1] })
 }
 
 func TestMarshalObject(t *testing.T) {
 	cases := []struct {
 		name string
-		in   obj
+		in   pairs
 		want string
 	}{
-		{"empty", obj{}, `{}`},
-		{"order kept", obj{{"z", 1}, {"a", "x"}, {"m", nil}}, `{"z":1,"a":"x","m":null}`},
-		{"nested", obj{{"o", obj{{"b", true}, {"a", []int{1}}}}}, `{"o":{"b":true,"a":[1]}}`},
-		{"key escaped", obj{{`q"<`, 0}}, `{"q\"\u003c":0}`},
+		{"empty", pairs{}, `{}`},
+		{"order kept", pairs{"z", 1, "a", "x", "m", nil}, `{"z":1,"a":"x","m":null}`},
+		{"nested", pairs{"o", pairs{"b", true, "a", []int{1}}}, `{"o":{"b":true,"a":[1]}}`},
+		{"key escaped", pairs{`q"<`, 0}, `{"q\"\u003c":0}`},
 	}
 	for _, tc := range cases {
 		b, err := tc.in.MarshalJSON()
@@ -239,7 +284,7 @@ func TestMarshalObject(t *testing.T) {
 			t.Errorf("%s: %s, %v; want %s", tc.name, b, err, tc.want)
 		}
 	}
-	if _, err := (obj{{"c", make(chan int)}}).MarshalJSON(); err == nil {
+	if _, err := (pairs{"c", make(chan int)}).MarshalJSON(); err == nil {
 		t.Error("an unencodable value gave no error")
 	}
 }

@@ -72,3 +72,26 @@ func CheckCoverage(t testing.TB, rules []protocol.Rule, cases []RuleCase) {
 		}
 	}
 }
+
+// CheckMachine fails t for a transition of m from or to a state that m
+// does not list, or one without a label, and returns the kind of each of
+// m's states by name.
+func CheckMachine(t testing.TB, m protocol.Machine) map[string]protocol.StateKind {
+	t.Helper()
+	kinds := map[string]protocol.StateKind{}
+	for _, s := range m.States {
+		kinds[s.Name] = s.Kind
+	}
+	for _, tr := range m.Transitions {
+		if _, ok := kinds[tr.From]; !ok {
+			t.Errorf("transition from unknown state %q", tr.From)
+		}
+		if _, ok := kinds[tr.To]; !ok {
+			t.Errorf("transition to unknown state %q", tr.To)
+		}
+		if tr.Label == "" {
+			t.Errorf("transition %s→%s has no label", tr.From, tr.To)
+		}
+	}
+	return kinds
+}
