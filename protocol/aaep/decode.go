@@ -120,14 +120,12 @@ func coreIndex(t string) int {
 // clarification.reply).
 //
 // An Event and everything it holds except its string fields are valid only
-// during the call that receives it: Raw and the values in Fields alias the
-// recorded payload, and the checker reuses the Event and its map for the next
-// message. The string fields (Type, EventID, ...) are safe to keep.
+// during the call that receives it: Raw and the raw field values alias the
+// recorded payload, and the checker reuses the Event for the next message.
+// The string fields (Type, EventID, ...) are safe to keep.
 type Event struct {
 	// Raw is the payload as recorded (valid during the call only).
 	Raw []byte
-	// Fields holds every top-level field, raw (valid during the call only).
-	Fields map[string]json.RawMessage
 	// Type is the type as written ("" when absent or not a string).
 	Type string
 	// Core is the normalized compact core type, e.g.
@@ -158,8 +156,13 @@ type Event struct {
 	present keySet
 	// vals holds the raw values of the known top-level keys, by key.
 	vals [numKeys]json.RawMessage
-	// unknown lists the top-level keys that are not known keys, in order.
-	unknown []string
+	// unknown lists the top-level keys that are not known keys, in order
+	// of first appearance; unknownVals holds their values (the last one
+	// when a key repeats).
+	unknown     []string
+	unknownVals []json.RawMessage
+	// unknownIdx indexes unknown once it is long (nil until then).
+	unknownIdx map[string]int
 	// scan holds what the validating scan measured.
 	scan scanStats
 }
@@ -187,7 +190,69 @@ func (e *Event) raw(key string) json.RawMessage {
 	if k := lookupKey(key); k != kUnknown {
 		return e.vals[k]
 	}
-	return e.Fields[key]
+	if i := e.unknownIndex(key); i >= 0 {
+		return e.unknownVals[i]
+	}
+	return nil
+}
+
+// unknownIndexMin is the number of unknown keys from which they are
+// indexed by a map rather than searched.
+const unknownIndexMin = 16
+
+// unknownIndex returns the index of unknown key name in e.unknown, or -1.
+func (e *Event) unknownIndex(name string) int {
+	if len(e.unknown) >= unknownIndexMin {
+		if i, ok := e.unknownIdx[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, u := range e.unknown {
+		if u == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// addUnknown records the value of unknown key name; it reports false when
+// the key was already there (a duplicate: the later value wins).
+func (e *Event) addUnknown(name string, val json.RawMessage) bool {
+	if i := e.unknownIndex(name); i >= 0 {
+		e.unknownVals[i] = val
+		return false
+	}
+	e.unknown = append(e.unknown, name)
+	e.unknownVals = append(e.unknownVals, val)
+	switch n := len(e.unknown); {
+	case n == unknownIndexMin:
+		if e.unknownIdx == nil {
+			e.unknownIdx = make(map[string]int, 2*unknownIndexMin)
+		}
+		for i, u := range e.unknown {
+			e.unknownIdx[u] = i
+		}
+	case n > unknownIndexMin:
+		e.unknownIdx[name] = n - 1
+	}
+	return true
+}
+
+// Fields returns every top-level field, raw, in a new map (valid during the
+// call only, like the Event). The checker reads fields by key instead;
+// this is for tests and tools.
+func (e *Event) Fields() map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(e.unknown)+8)
+	for k, v := range e.vals {
+		if v != nil {
+			out[keyNames[k]] = v
+		}
+	}
+	for i, u := range e.unknown {
+		out[u] = e.unknownVals[i]
+	}
+	return out
 }
 
 // text returns the content of known top-level string field k: without
@@ -244,13 +309,12 @@ func (e *decodeError) Error() string { return e.msg + " at byte " + strconv.Itoa
 // the routing fields the engine already read from raw: equal strings are
 // taken from it instead of being allocated again.
 func decode(raw []byte, ev *Event, known *peek.Fields) error {
-	fields, unknown := ev.Fields, ev.unknown[:0]
-	if fields == nil {
-		fields = make(map[string]json.RawMessage, 16)
-	} else {
-		clear(fields)
+	unknown, unknownVals, idx := ev.unknown[:0], ev.unknownVals[:0], ev.unknownIdx
+	clear(ev.unknownVals) // drop references to the previous payload
+	if len(ev.unknown) >= unknownIndexMin {
+		clear(idx)
 	}
-	*ev = Event{Raw: raw, Fields: fields, unknown: unknown}
+	*ev = Event{Raw: raw, unknown: unknown, unknownVals: unknownVals, unknownIdx: idx}
 	s := scanner{b: raw, ev: ev}
 	if err := s.document(); err != nil {
 		return err
@@ -752,16 +816,9 @@ func (s *scanner) document() error {
 				}
 				ev.vals[k] = val
 				ev.present.add(k)
-			} else {
-				if _, dup := ev.Fields[name]; dup {
-					if ev.scan.dupKey == "" {
-						ev.scan.dupKey = name
-					}
-				} else {
-					ev.unknown = append(ev.unknown, name)
-				}
+			} else if !ev.addUnknown(name, val) && ev.scan.dupKey == "" {
+				ev.scan.dupKey = name
 			}
-			ev.Fields[name] = val
 			s.ws()
 			if s.peek() == ',' {
 				s.i++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -183,8 +184,8 @@ func TestDecodeFields(t *testing.T) {
 	if err := decode([]byte(`{"type":"subscription.close"}`), &ev, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(ev.Fields) != 1 || ev.IsEvent || ev.Core != "" || ev.Has("tool") {
-		t.Errorf("second decode: fields %v event %v core %q", ev.Fields, ev.IsEvent, ev.Core)
+	if len(ev.Fields()) != 1 || ev.IsEvent || ev.Core != "" || ev.Has("tool") {
+		t.Errorf("second decode: fields %v event %v core %q", ev.Fields(), ev.IsEvent, ev.Core)
 	}
 }
 
@@ -209,7 +210,8 @@ func TestDecodeErrors(t *testing.T) {
 // accepts exactly the JSON objects json.Valid accepts, and splits them into
 // the same top-level fields.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1}`, `{"a":[1,2,{"b":null}],"c":"\u00e9\n"}`, `[1]`, `{"a":1,"a":2}`, `{"a":-0.5e+3}`, `{"\u0061":true}`} {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":[1,2,{"b":null}],"c":"\u00e9\n"}`, `[1]`, `{"a":1,"a":2}`, `{"a":-0.5e+3}`, `{"\u0061":true}`,
+		`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":"again","k17":17}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -226,11 +228,12 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(ev.Fields) != len(want) {
-			t.Fatalf("decode(%q): %d fields, encoding/json %d", data, len(ev.Fields), len(want))
+		fields := ev.Fields()
+		if len(fields) != len(want) {
+			t.Fatalf("decode(%q): %d fields, encoding/json %d", data, len(fields), len(want))
 		}
 		for k, v := range want {
-			if got, ok := ev.Fields[k]; !ok || !bytes.Equal(got, v) {
+			if got, ok := fields[k]; !ok || !bytes.Equal(got, v) {
 				t.Fatalf("decode(%q): field %q = %s, encoding/json %s", data, k, got, v)
 			}
 			if got := ev.raw(k); !bytes.Equal(got, v) {
@@ -397,5 +400,33 @@ func BenchmarkSingleRules(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	if cpu > 0 {
 		b.ReportMetric(float64(b.N)/cpu.Seconds(), "events/cpu-s")
+	}
+}
+
+// TestDecodeManyUnknownKeys: past the size where unknown keys are indexed,
+// a repeated key is still found, and its last value wins.
+func TestDecodeManyUnknownKeys(t *testing.T) {
+	for _, n := range []int{3, unknownIndexMin - 1, unknownIndexMin, 40} {
+		var b strings.Builder
+		b.WriteString(`{"type":"aaep:agent.state.changed"`)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, `,"x%d":%d`, i, i)
+		}
+		b.WriteString(`,"x1":"again"}`)
+		var ev Event
+		for round := 0; round < 2; round++ { // the second round reuses the Event
+			if err := decode([]byte(b.String()), &ev, nil); err != nil {
+				t.Fatal(err)
+			}
+			if ev.scan.dupKey != "x1" || len(ev.unknown) != n {
+				t.Errorf("%d keys, round %d: dupKey %q, %d unknown keys", n, round, ev.scan.dupKey, len(ev.unknown))
+			}
+			if v, _ := ev.Str("x1"); v != "again" {
+				t.Errorf("%d keys, round %d: x1 = %q, want the last value", n, round, v)
+			}
+			if k, ok := ev.Int(fmt.Sprintf("x%d", n-1)); !ok || k != int64(n-1) {
+				t.Errorf("%d keys, round %d: last key = %d %v", n, round, k, ok)
+			}
+		}
 	}
 }

@@ -72,8 +72,8 @@ func contentHash(ev *Event) uint64 {
 			left--
 		}
 	}
-	for _, name := range ev.unknown {
-		sum += mix64(bytesHash(ev.Fields[name], maphash.String(hashSeed, name)))
+	for i, name := range ev.unknown {
+		sum += mix64(bytesHash(ev.unknownVals[i], maphash.String(hashSeed, name)))
 	}
 	return sum
 }
