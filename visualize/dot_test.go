@@ -2,20 +2,17 @@ package visualize_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	goldenfile "github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/visualize"
 	"github.com/aaep-tools/aaepkit/visualize/internal/fixture"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // hostile returns a session whose names and details try to break the DOT
 // text, the SVG or the layout.
@@ -68,19 +65,7 @@ func TestDOTGolden(t *testing.T) {
 			fixture.Feed(tc.events, c.Sink())
 			got := visualize.DOT(c.Traces(), tc.opts)
 			path := filepath.Join("testdata", tc.name+".dot")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("DOT differs from %s (run go test -update after checking the change):\n%s", path, firstDiff(got, want))
-			}
+			goldenfile.Check(t, path, got)
 			// Deterministic: a second run over fresh traces gives the same bytes.
 			c2 := visualize.NewCollector(tc.col)
 			fixture.Feed(tc.events, c2.Sink())
