@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,14 +33,6 @@ func TestFileopsPositionsLikeServe(t *testing.T) {
 			t.Errorf("%q: serve reads %+v, cut reads %+v", in, sp, cp)
 		}
 	}
-}
-
-// fileopsRun runs aaep-replay with args and returns its exit code, stdout and stderr.
-func fileopsRun(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, args)
-	return code, out.String(), errb.String()
 }
 
 // fileopsCapture writes a capture of a sample stream with connection
@@ -153,17 +144,17 @@ func TestFileopsRoundTrips(t *testing.T) {
 	p := func(name string) string { return filepath.Join(dir, name) }
 
 	// export --with-meta, then import: identical records.
-	if code, _, stderr := fileopsRun(t, "export", "--with-meta", "-o", p("meta.jsonl"), src); code != 0 {
+	if code, _, stderr := replay(t, "export", "--with-meta", "-o", p("meta.jsonl"), src); code != 0 {
 		t.Fatalf("export --with-meta: exit %d: %s", code, stderr)
 	}
-	code, stdout, stderr := fileopsRun(t, "import", p("meta.jsonl"), "-o", p("back.aaep"))
+	code, stdout, stderr := replay(t, "import", p("meta.jsonl"), "-o", p("back.aaep"))
 	if code != 0 || !strings.Contains(stdout, "a --with-meta export") {
 		t.Fatalf("import: exit %d, %q, %q", code, stdout, stderr)
 	}
 	fileopsSame(t, fileopsRecords(t, p("back.aaep")), recs)
 
 	// Plain export to stdout, import, export again: the same lines.
-	code, plain, stderr := fileopsRun(t, "export", src)
+	code, plain, stderr := replay(t, "export", src)
 	if code != 0 || stderr != "" {
 		t.Fatalf("export: exit %d, stderr %q", code, stderr)
 	}
@@ -179,28 +170,28 @@ func TestFileopsRoundTrips(t *testing.T) {
 	if err := os.WriteFile(p("plain.jsonl"), []byte(plain), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := fileopsRun(t, "import", p("plain.jsonl"), "-o", p("plain.aaep")); code != 0 || stderr != "" {
+	if code, _, stderr := replay(t, "import", p("plain.jsonl"), "-o", p("plain.aaep")); code != 0 || stderr != "" {
 		t.Fatalf("import plain: exit %d, %q", code, stderr)
 	}
-	if code, again, _ := fileopsRun(t, "export", p("plain.aaep")); code != 0 || again != plain {
+	if code, again, _ := replay(t, "export", p("plain.aaep")); code != 0 || again != plain {
 		t.Errorf("import then export changed the lines (exit %d)", code)
 	}
 
 	// cut in two and merge back.
-	if code, _, stderr := fileopsRun(t, "cut", src, "--to", "#24", "-o", p("head.aaep")); code != 0 {
+	if code, _, stderr := replay(t, "cut", src, "--to", "#24", "-o", p("head.aaep")); code != 0 {
 		t.Fatalf("cut head: %d %s", code, stderr)
 	}
-	if code, stdout, stderr := fileopsRun(t, "cut", src, "--from", "#25", "-o", p("tail.aaep")); code != 0 || !strings.Contains(stdout, fmt.Sprintf("wrote %d records", len(recs)-25)) {
+	if code, stdout, stderr := replay(t, "cut", src, "--from", "#25", "-o", p("tail.aaep")); code != 0 || !strings.Contains(stdout, fmt.Sprintf("wrote %d records", len(recs)-25)) {
 		t.Fatalf("cut tail: %d %q %s", code, stdout, stderr)
 	}
-	if code, _, stderr := fileopsRun(t, "merge", "--join-sources", p("head.aaep"), p("tail.aaep"), "-o", p("whole.aaep")); code != 0 {
+	if code, _, stderr := replay(t, "merge", "--join-sources", p("head.aaep"), p("tail.aaep"), "-o", p("whole.aaep")); code != 0 {
 		t.Fatalf("merge: %d %s", code, stderr)
 	}
 	fileopsSame(t, fileopsRecords(t, p("whole.aaep")), recs)
 
 	// filter one session.
 	session := recs[1].Session
-	code, stdout, _ = fileopsRun(t, "filter", src, "--session", session, "--messages-only", "-o", p("one.aaep"))
+	code, stdout, _ = replay(t, "filter", src, "--session", session, "--messages-only", "-o", p("one.aaep"))
 	if code != 0 || !strings.Contains(stdout, "kept ") {
 		t.Fatalf("filter: %d %q", code, stdout)
 	}
@@ -211,11 +202,11 @@ func TestFileopsRoundTrips(t *testing.T) {
 	}
 
 	// info, text and JSON.
-	code, stdout, _ = fileopsRun(t, "info", "--speed", "4", src)
+	code, stdout, _ = replay(t, "info", "--speed", "4", src)
 	if code != 0 || !strings.Contains(stdout, "closed cleanly") || !strings.Contains(stdout, "at speed 4") {
 		t.Errorf("info: exit %d:\n%s", code, stdout)
 	}
-	code, stdout, _ = fileopsRun(t, "info", "--json", src)
+	code, stdout, _ = replay(t, "info", "--json", src)
 	var s struct {
 		Records int64  `json:"records"`
 		Status  string `json:"status"`
@@ -244,7 +235,7 @@ func TestFileopsDamagedInputs(t *testing.T) {
 	for _, v := range verbs {
 		t.Run(v.name+"/torn", func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			code, _, stderr := fileopsRun(t, v.args(torn, out)...)
+			code, _, stderr := replay(t, v.args(torn, out)...)
 			if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, torn) {
 				t.Errorf("exit %d, stderr %q: want 0 and a warning naming %s", code, stderr, torn)
 			}
@@ -257,7 +248,7 @@ func TestFileopsDamagedInputs(t *testing.T) {
 		t.Run(v.name+"/corrupt", func(t *testing.T) {
 			outDir := t.TempDir()
 			out := filepath.Join(outDir, "out")
-			code, _, stderr := fileopsRun(t, v.args(bad, out)...)
+			code, _, stderr := replay(t, v.args(bad, out)...)
 			if code != cli.ExitUsage || !strings.Contains(stderr, bad) || !strings.Contains(stderr, fmt.Sprintf("at byte %d", badAt)) {
 				t.Errorf("exit %d, stderr %q: want 2 naming %s and byte %d", code, stderr, bad, badAt)
 			}
@@ -269,7 +260,7 @@ func TestFileopsDamagedInputs(t *testing.T) {
 	t.Run("repair", func(t *testing.T) {
 		before, _ := os.ReadFile(bad)
 		out := filepath.Join(dir, "fixed.aaep")
-		code, stdout, stderr := fileopsRun(t, "repair", bad, "-o", out)
+		code, stdout, stderr := replay(t, "repair", bad, "-o", out)
 		if code != 0 || !strings.Contains(stdout, "kept ") || !strings.Contains(stdout, "dropped bytes") {
 			t.Fatalf("repair: exit %d, %q, %q", code, stdout, stderr)
 		}
@@ -277,7 +268,7 @@ func TestFileopsDamagedInputs(t *testing.T) {
 		if !bytes.Equal(before, after) {
 			t.Error("repair modified its input")
 		}
-		if code, stdout, _ := fileopsRun(t, "info", out); code != 0 || !strings.Contains(stdout, "closed cleanly") {
+		if code, stdout, _ := replay(t, "info", out); code != 0 || !strings.Contains(stdout, "closed cleanly") {
 			t.Errorf("info of the repaired file: exit %d\n%s", code, stdout)
 		}
 	})
@@ -320,7 +311,7 @@ func TestFileopsUsageErrors(t *testing.T) {
 	before, _ := os.ReadFile(src)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := fileopsRun(t, tc.args...)
+			code, _, stderr := replay(t, tc.args...)
 			if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
 			}

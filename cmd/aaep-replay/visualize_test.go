@@ -25,14 +25,6 @@ import (
 
 var visDrawings = flag.String("drawings", "", "copy the drawings made by the visualize tests to this directory")
 
-// visRun runs aaep-replay with args and returns its exit code, stdout and stderr.
-func visRun(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, args)
-	return code, out.String(), errb.String()
-}
-
 // visStream is the sample stream the visualize tests draw: four
 // interleaved AAEP sessions, one of which breaks rules.
 func visStream() []sample.Msg {
@@ -171,7 +163,7 @@ func TestVisualizeDOT(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := visRun(t, tt.args...)
+			code, stdout, stderr := replay(t, tt.args...)
 			if code != 0 {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
@@ -210,7 +202,7 @@ func TestVisualizeDOT(t *testing.T) {
 		if err := os.WriteFile(path, mixed.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, stdout, stderr := visRun(t, "visualize", path, "--format", "dot", "-o", "-")
+		code, stdout, stderr := replay(t, "visualize", path, "--format", "dot", "-o", "-")
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -226,7 +218,7 @@ func TestVisualizeDOT(t *testing.T) {
 		}
 	})
 	t.Run("violations are red", func(t *testing.T) {
-		code, stdout, stderr := visRun(t, "visualize", capture, "--session", broken, "--format", "dot", "-o", "-")
+		code, stdout, stderr := replay(t, "visualize", capture, "--session", broken, "--format", "dot", "-o", "-")
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -241,8 +233,8 @@ func TestVisualizeDOT(t *testing.T) {
 		}
 	})
 	t.Run("deterministic", func(t *testing.T) {
-		_, a, _ := visRun(t, "visualize", capture, "--format", "dot", "-o", "-")
-		_, b, _ := visRun(t, "visualize", capture, "--format", "dot", "-o", "-")
+		_, a, _ := replay(t, "visualize", capture, "--format", "dot", "-o", "-")
+		_, b, _ := replay(t, "visualize", capture, "--format", "dot", "-o", "-")
 		if a != b || a == "" {
 			t.Errorf("two runs drew different DOT")
 		}
@@ -285,7 +277,7 @@ func TestVisualizeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, stderr := visRun(t, tt.args...)
+			code, _, stderr := replay(t, tt.args...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.want)
 			}
@@ -307,7 +299,7 @@ func TestVisualizeTornCapture(t *testing.T) {
 	if err := os.WriteFile(torn, b[:len(b)*2/3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := visRun(t, "visualize", torn, "--format", "dot", "-o", "-")
+	code, stdout, stderr := replay(t, "visualize", torn, "--format", "dot", "-o", "-")
 	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stdout, "digraph aaep_trace") {
 		t.Errorf("exit %d, stderr %q; want 0, a warning and a drawing", code, stderr)
 	}
@@ -350,7 +342,7 @@ func TestVisualizeSVGAndPNG(t *testing.T) {
 	capture := visCapture(t, dir, "session.aaep")
 	all, _ := visSessions()
 	t.Run("default svg beside the input", func(t *testing.T) {
-		code, _, stderr := visRun(t, "visualize", capture)
+		code, _, stderr := replay(t, "visualize", capture)
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -367,7 +359,7 @@ func TestVisualizeSVGAndPNG(t *testing.T) {
 		if err := os.Link(capture, other); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr := visRun(t, "--input", other, "--visualize")
+		code, _, stderr := replay(t, "--input", other, "--visualize")
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -375,7 +367,7 @@ func TestVisualizeSVGAndPNG(t *testing.T) {
 	})
 	t.Run("documented form with --output", func(t *testing.T) {
 		out := filepath.Join(dir, "trace.svg")
-		code, _, stderr := visRun(t, "--input", capture, "--visualize", "--output", out)
+		code, _, stderr := replay(t, "--input", capture, "--visualize", "--output", out)
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -383,7 +375,7 @@ func TestVisualizeSVGAndPNG(t *testing.T) {
 	})
 	t.Run("png", func(t *testing.T) {
 		out := filepath.Join(dir, "trace.png")
-		code, _, stderr := visRun(t, "visualize", capture, "-o", out)
+		code, _, stderr := replay(t, "visualize", capture, "-o", out)
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
@@ -404,7 +396,7 @@ func TestVisualizeSVGAndPNG(t *testing.T) {
 	t.Run("helper missing", func(t *testing.T) {
 		t.Setenv(visualize.HelperEnv, filepath.Join(dir, "no-helper"))
 		out := filepath.Join(dir, "none.svg")
-		code, _, stderr := visRun(t, "visualize", capture, "-o", out)
+		code, _, stderr := replay(t, "visualize", capture, "-o", out)
 		if code != 2 || !strings.Contains(stderr, "aaep-render") {
 			t.Errorf("exit %d, stderr %q; want 2 and a word on the helper", code, stderr)
 		}
@@ -497,7 +489,7 @@ func TestVisualizeLongSession(t *testing.T) {
 	visLongSession(t, long, 10_000)
 	sizes := map[string]int{}
 	for _, in := range []string{small, long} {
-		code, _, stderr := visRun(t, "visualize", in, "--format", "dot")
+		code, _, stderr := replay(t, "visualize", in, "--format", "dot")
 		if code != 0 {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
