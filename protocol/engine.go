@@ -29,11 +29,30 @@ type Sink struct {
 	SessionDone func(SessionSummary)
 }
 
+// FieldReader is an optional interface of a Checker that decodes each of
+// its messages completely anyway: reading the routing fields in the same
+// pass spares the engine a second scan of the message with peek.Peek.
+//
+// While the messages keep going to the same model, the engine asks that
+// model's checker, if it is a FieldReader, to read the next message's
+// fields, and otherwise calls peek.Peek. Handle(m) of a FieldReader is
+// always directly preceded by its ReadFields(m) (the engine calls it before
+// Handle when it read m's fields another way), so the checker may keep its
+// decoding of m for Handle; a message read by ReadFields may also go to
+// another model, or nowhere.
+type FieldReader interface {
+	// ReadFields sets m.Fields from m.Raw exactly as peek.Peek(m.Raw) does.
+	ReadFields(m *Message)
+}
+
 // Engine runs a set of models over one stream. It is not safe for concurrent use.
 type Engine struct {
 	models   []Model
 	checkers []Checker
-	forced   int // index into models, or -1
+	readers  []FieldReader // per model; nil when its checker is not a FieldReader
+	forced   int           // index into models, or -1
+	last     int           // model of the previous dispatched message, or -1
+	read     int           // model whose reader read the current message, or -1
 	sink     Sink
 	levels   map[string]Level
 	disabled map[string]bool
@@ -63,6 +82,8 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 	e := &Engine{
 		models:   models,
 		forced:   -1,
+		last:     -1,
+		read:     -1,
 		sink:     sink,
 		levels:   map[string]Level{},
 		disabled: map[string]bool{},
@@ -90,8 +111,10 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 		e.disabled[id] = true
 	}
 	e.checkers = make([]Checker, len(models))
+	e.readers = make([]FieldReader, len(models))
 	for i, m := range models {
 		e.checkers[i] = m.NewChecker(&reporter{e: e, protocol: m.Name()}, opts)
+		e.readers[i], _ = e.checkers[i].(FieldReader)
 	}
 	return e, nil
 }
@@ -110,7 +133,16 @@ func modelNames(models []Model) string {
 // Feed checks one message. m.Fields is filled by Feed from m.Raw.
 func (e *Engine) Feed(m *Message) {
 	e.stats.Messages++
-	m.Fields = peek.Peek(m.Raw)
+	e.read = e.forced
+	if e.read < 0 {
+		e.read = e.last
+	}
+	if e.read >= 0 && e.readers[e.read] != nil {
+		e.readers[e.read].ReadFields(m)
+	} else {
+		e.read = -1
+		m.Fields = peek.Peek(m.Raw)
+	}
 	if e.forced >= 0 {
 		e.dispatch(e.forced, m)
 		return
@@ -151,6 +183,10 @@ func (e *Engine) Feed(m *Message) {
 
 func (e *Engine) dispatch(i int, m *Message) {
 	e.stats.ByProtocol[e.models[i].Name()]++
+	if r := e.readers[i]; r != nil && e.read != i {
+		r.ReadFields(m) // the same fields again; the checker keeps its decoding for Handle
+	}
+	e.last = i
 	e.checkers[i].Handle(m)
 }
 

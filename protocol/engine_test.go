@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -215,3 +216,84 @@ func TestSessionsBoundedClosedMemory(t *testing.T) {
 		t.Errorf("Len = %d, want 0", s.Len())
 	}
 }
+
+// readerModel is toyModel whose checker is a protocol.FieldReader that
+// logs its calls.
+type readerModel struct {
+	toyModel
+	log *[]string
+}
+
+func (m readerModel) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Checker {
+	return &readerChecker{toyChecker: m.toyModel.NewChecker(r, opts).(*toyChecker), log: m.log}
+}
+
+type readerChecker struct {
+	*toyChecker
+	log  *[]string
+	read *protocol.Message
+	at   int64
+}
+
+func (c *readerChecker) ReadFields(m *protocol.Message) {
+	m.Fields = peek.Peek(m.Raw)
+	c.read, c.at = m, m.Index
+	*c.log = append(*c.log, fmt.Sprintf("read %d", m.Index))
+}
+
+func (c *readerChecker) Handle(m *protocol.Message) {
+	if c.read != m || c.at != m.Index {
+		*c.log = append(*c.log, fmt.Sprintf("handle %d without its ReadFields", m.Index))
+	}
+	c.read = nil
+	*c.log = append(*c.log, fmt.Sprintf("handle %d", m.Index))
+	c.toyChecker.Handle(m)
+}
+
+// TestEngineFieldReader: while messages keep going to the same model, its
+// FieldReader reads the next message's fields instead of peek.Peek; when
+// the engine peeked a message that then goes to a FieldReader, it calls
+// ReadFields before Handle, so Handle always follows its own ReadFields.
+func TestEngineFieldReader(t *testing.T) {
+	var log []string
+	e, err := protocol.NewEngine([]protocol.Model{readerModel{log: &log}, kahnLike{}}, "", nil, protocol.Sink{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{`{"toy":"open","session":"s1"}`, `{"toy":"go","session":"s1"}`, `{"kahn":1}`, `{"toy":"go","session":"s1"}`, `{"toy":"close","session":"s1"}`}
+	var m protocol.Message // reused, as package input does
+	for i, l := range lines {
+		m = protocol.Message{Index: int64(i), Raw: []byte(l)}
+		e.Feed(&m)
+		if want := peek.Peek(m.Raw); m.Fields != want {
+			t.Errorf("message %d: fields %+v, want %+v", i, m.Fields, want)
+		}
+	}
+	e.Finish()
+	// 0: no model yet, peeked, then read before Handle. 1: read by the
+	// toy reader. 2: read by it too, but goes to the other model. 3: peeked
+	// (the last message went elsewhere), read before Handle. 4: read.
+	want := "read 0|handle 0|read 1|handle 1|read 2|read 3|handle 3|read 4|handle 4"
+	if got := strings.Join(log, "|"); got != want {
+		t.Errorf("calls\n got %s\nwant %s", got, want)
+	}
+	if n := e.Stats().ByProtocol["kahnlike"]; n != 1 {
+		t.Errorf("%d messages for the other model, want 1", n)
+	}
+}
+
+// kahnLike takes messages with a "kahn" field and checks nothing.
+type kahnLike struct{}
+
+func (kahnLike) Name() string                       { return "kahnlike" }
+func (kahnLike) Rules() []protocol.Rule             { return nil }
+func (kahnLike) Machine() protocol.Machine          { return protocol.Machine{} }
+func (kahnLike) Recognize(m *protocol.Message) bool { return bytes.Contains(m.Raw, []byte(`"kahn"`)) }
+func (kahnLike) NewChecker(protocol.Reporter, *protocol.Options) protocol.Checker {
+	return nopChecker{}
+}
+
+type nopChecker struct{}
+
+func (nopChecker) Handle(*protocol.Message) {}
+func (nopChecker) Finish()                  {}

@@ -338,13 +338,84 @@ func (ev *Event) str(k key, known string) string {
 	return string(b)
 }
 
+// typeName returns the type field as a string, without allocating for the
+// core and handshake types.
+func (ev *Event) typeName(known string) string {
+	b, ok := ev.text(kType)
+	if !ok {
+		return ""
+	}
+	if i := coreIndex(string(b)); i >= 0 {
+		return coreTypeList[i]
+	}
+	for _, t := range messageTypeList {
+		if string(b) == t {
+			return t
+		}
+	}
+	if string(b) == known {
+		return known
+	}
+	return string(b)
+}
+
+// urgencyName returns the urgency field as a string, without allocating
+// for the three defined values.
+func (ev *Event) urgencyName(known string) string {
+	b, ok := ev.text(kUrgency)
+	if !ok {
+		return ""
+	}
+	switch string(b) {
+	case "normal":
+		return "normal"
+	case "critical":
+		return "critical"
+	case "background":
+		return "background"
+	case known:
+		return known
+	}
+	return string(b)
+}
+
+// routing sets f to the routing fields of the message, as peek.Peek reads
+// them: the AAEP fields, the ASP and KAHN ones among the unknown keys, and
+// whether an "envelope" object is present.
+func (ev *Event) routing(f *peek.Fields) {
+	*f = peek.Fields{Object: true, Type: ev.Type, EventID: ev.EventID, SessionID: ev.SessionID,
+		Urgency: ev.Urgency, Timestamp: ev.Timestamp}
+	for i, name := range ev.unknown {
+		var dst *string
+		switch name {
+		case "performative":
+			dst = &f.Performative
+		case "sessionId":
+			dst = &f.ASPSessionID
+		case "messageId":
+			dst = &f.ASPMessageID
+		case "run_id":
+			dst = &f.RunID
+		case "event":
+			dst = &f.Event
+		case "ts":
+			dst = &f.TS
+		case "envelope":
+			f.ASPHasEnvelop = len(ev.unknownVals[i]) > 0 && ev.unknownVals[i][0] == '{'
+		}
+		if dst != nil {
+			*dst, _ = rawString(ev.unknownVals[i])
+		}
+	}
+}
+
 // fill derives the convenience fields from the raw values.
 func (ev *Event) fill(known *peek.Fields) {
-	ev.Type = ev.str(kType, known.Type)
+	ev.Type = ev.typeName(known.Type)
 	ev.EventID = ev.str(kEventID, known.EventID)
 	ev.SessionID = ev.str(kSessionID, known.SessionID)
 	ev.Timestamp = ev.str(kTimestamp, known.Timestamp)
-	ev.Urgency = ev.str(kUrgency, known.Urgency)
+	ev.Urgency = ev.urgencyName(known.Urgency)
 	ev.SeqNo, ev.HasSeqNo = rawInt(ev.vals[kSeqNo])
 	ev.typeExact = true
 	if n := NormalizeType(ev.Type); coreIndex(n) >= 0 {

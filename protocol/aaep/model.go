@@ -51,6 +51,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -164,11 +165,65 @@ type checker struct {
 	m       *protocol.Message
 	ev      Event
 	session string
+
+	// pre is ReadFields' decoding of the message Handle gets next.
+	pre preDecoded
+}
+
+// preDecoded is what ReadFields found, kept for Handle.
+type preDecoded struct {
+	ok      bool   // set by ReadFields, cleared by Handle
+	raw     []byte // the message it decoded
+	badUTF8 bool
+	bom     bool
+	err     error // decode's error
+}
+
+// peekDepth is the nesting depth (the message object counting 1) up to
+// which peek.Peek reads an object as this decoder does; deeper messages
+// are left to peek.Peek.
+const peekDepth = 500
+
+// ReadFields implements protocol.FieldReader: the validating decode of an
+// AAEP message yields its routing fields, so the engine need not scan it a
+// second time. Whatever peek.Peek might read differently from the strict
+// decoder (not UTF-8 or not strict JSON, duplicate keys, nesting deeper
+// than peek's limit) is left to peek.Peek. The decoding is kept for Handle.
+func (c *checker) ReadFields(m *protocol.Message) {
+	c.pre = preDecoded{ok: true, raw: m.Raw}
+	if ok, bom := validUTF8(m.Raw); !ok {
+		c.pre.badUTF8, c.pre.bom = true, bom
+		m.Fields = peek.Peek(m.Raw)
+		return
+	}
+	c.pre.err = decode(m.Raw, &c.ev, nil)
+	if c.pre.err != nil || c.ev.scan.dupKey != "" || c.ev.scan.depth > peekDepth {
+		m.Fields = peek.Peek(m.Raw)
+		return
+	}
+	c.ev.routing(&m.Fields)
+}
+
+// decoded returns ReadFields' decoding when it is of raw.
+func (c *checker) decoded(raw []byte) (preDecoded, bool) {
+	p := c.pre
+	c.pre = preDecoded{}
+	return p, p.ok && len(p.raw) == len(raw) && (len(raw) == 0 || &p.raw[0] == &raw[0])
 }
 
 func (c *checker) Handle(m *protocol.Message) {
 	c.m = m
-	if ok, bom := validUTF8(m.Raw); !ok {
+	pre, ok := c.decoded(m.Raw)
+	if !ok {
+		pre = preDecoded{}
+		if valid, bom := validUTF8(m.Raw); !valid {
+			pre.badUTF8, pre.bom = true, bom
+		} else {
+			pre.err = decode(m.Raw, &c.ev, &m.Fields)
+		}
+	}
+	if pre.badUTF8 {
+		bom := pre.bom
 		if c.utf8On {
 			what := "is not valid UTF-8"
 			if bom {
@@ -179,7 +234,7 @@ func (c *checker) Handle(m *protocol.Message) {
 		}
 		return
 	}
-	if err := decode(m.Raw, &c.ev, &m.Fields); err != nil {
+	if err := pre.err; err != nil {
 		if c.jsonOn {
 			c.r.Report("ENV-JSON-OBJECT", m.Fields.SessionKey(), m, "not a JSON object",
 				"message %d is not a strict RFC 8259 JSON object (%v); every AAEP message must be one (§3.8, §3.9)", m.Index, err)
