@@ -20,8 +20,8 @@ import (
 type discard struct{}
 
 func (discard) Report(string, string, *protocol.Message, string, string, ...any) {}
-func (discard) Step(protocol.Step)                                                {}
-func (discard) SessionDone(protocol.SessionSummary)                               {}
+func (discard) Step(protocol.Step)                                               {}
+func (discard) SessionDone(protocol.SessionSummary)                              {}
 
 // fieldCorpus is every message of the single-rule cases and of a sample
 // stream, lines of the ASP and KAHN fixtures, and messages where a strict
