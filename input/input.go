@@ -47,6 +47,10 @@ type Summary struct {
 	Torn error
 }
 
+// Started reports whether reading got as far as the first message (so an
+// error came part-way through, not from a file that could not be read).
+func (s *Summary) Started() bool { return s.Messages > 0 }
+
 // Each reads path (a capture file, a JSONL file, or "-" for standard input)
 // and calls fn for every message in order. The Message passed to fn, and its
 // Raw bytes, are valid only during the call. A torn capture tail is not an

@@ -297,3 +297,63 @@ type nopChecker struct{}
 
 func (nopChecker) Handle(*protocol.Message) {}
 func (nopChecker) Finish()                  {}
+
+// TestStreamingReport: a streaming report writes each session when it is
+// done and keeps only open ones, and its output carries the same content as
+// a collected report.
+func TestStreamingReport(t *testing.T) {
+	lines := []string{`{"toy":"open","session":"s1"}`, `{"toy":"bad","session":"s1"}`, `{"toy":"close","session":"s1"}`,
+		`{"toy":"open","session":"s2"}`, `{"x":1}`}
+	for _, asJSON := range []bool{false, true} {
+		var out bytes.Buffer
+		rep := protocol.NewReport("toy.jsonl")
+		rep.Stream(&out, asJSON, protocol.Must)
+		e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, "", nil, rep.Sink(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range lines[:3] {
+			e.Feed(&protocol.Message{Index: int64(i), Raw: []byte(l)})
+		}
+		// s1 is done: it is written out and no longer held.
+		if n := len(rep.Sessions()); n != 0 {
+			t.Errorf("json=%v: %d sessions held after s1 ended, want 0", asJSON, n)
+		}
+		if !strings.Contains(out.String(), "TOY-BAD") {
+			t.Errorf("json=%v: s1's finding not written when s1 ended:\n%s", asJSON, out.String())
+		}
+		for i, l := range lines[3:] {
+			e.Feed(&protocol.Message{Index: int64(3 + i), Raw: []byte(l)})
+		}
+		e.Finish()
+		rep.Stats = e.Stats()
+		if err := rep.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !asJSON {
+			for _, want := range []string{"toy session s1: 3 messages", "toy session s2: 1 message", "stream (messages no protocol", "toy.jsonl: 5 messages (toy 4), 2 sessions; 1 MUST, 2 SHOULD, 0 INFO", "FAIL: 1 finding at or above MUST"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("text lacks %q:\n%s", want, out.String())
+				}
+			}
+			continue
+		}
+		var doc struct {
+			Input    string
+			Messages int
+			Failed   bool
+			Counts   map[string]int
+			Sessions []struct {
+				Session  string
+				Findings []struct{ Rule string }
+			}
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("streamed JSON does not parse: %v\n%s", err, out.String())
+		}
+		if doc.Input != "toy.jsonl" || doc.Messages != 5 || !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 ||
+			doc.Sessions[0].Session != "s1" || doc.Sessions[0].Findings[0].Rule != "TOY-BAD" {
+			t.Errorf("streamed JSON = %+v", doc)
+		}
+	}
+}

@@ -1,12 +1,8 @@
 package protocol
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"sort"
-	"strings"
-	"text/tabwriter"
 )
 
 // DefaultMaxFindings bounds how many findings a Report keeps; later ones are
@@ -15,10 +11,18 @@ const DefaultMaxFindings = 100000
 
 // Report collects a run's findings and session summaries, grouped by
 // session, and writes them as text or JSON. Use its Sink as the engine's sink.
+//
+// A Report either collects everything and writes it at the end (WriteText,
+// WriteJSON), or, after Stream, writes each session as soon as the session
+// is done and forgets it, so that its memory holds only the open sessions;
+// Close then writes what is left and the summary. Both produce the same
+// format; only the order of the sessions differs (first appearance when
+// collected, completion when streamed).
 type Report struct {
 	// Input names what was checked (a file name).
 	Input string
-	// MaxFindings bounds the findings kept (DefaultMaxFindings when 0).
+	// MaxFindings bounds the findings listed (DefaultMaxFindings when 0);
+	// later ones are only counted.
 	MaxFindings int
 
 	Stats    Stats
@@ -26,6 +30,10 @@ type Report struct {
 	kept     int
 	dropped  int64
 	counts   map[Level]int64
+
+	// Streaming output, set by Stream.
+	out      *reportWriter
+	streamed int64 // sessions written so far (stream findings excluded)
 }
 
 type sessionKey struct{ protocol, session string }
@@ -76,10 +84,41 @@ func (r *Report) AddFinding(f Finding) {
 	}
 }
 
-// AddSession records a session's summary.
+// AddSession records a session's summary. A streaming report writes the
+// session out and forgets it.
 func (r *Report) AddSession(sum SessionSummary) {
 	s := r.session(sum.Protocol, sum.Session)
+	first := s.First
 	s.SessionSummary = sum
+	if s.First < 0 || (first >= 0 && first < s.First) {
+		s.First = first
+	}
+	if r.out != nil {
+		sortFindings(s.Findings)
+		r.out.session(s)
+		r.streamed++
+		delete(r.sessions, sessionKey{sum.Protocol, sum.Session})
+	}
+}
+
+// Stream makes the report write each session to w as soon as it is done
+// (as JSON when asJSON), counting findings at or above threshold as
+// failures. Call it before the first finding; finish with Close.
+func (r *Report) Stream(w io.Writer, asJSON bool, threshold Level) {
+	r.out = newReportWriter(w, r, asJSON, threshold)
+}
+
+// Close writes the sessions still held (open sessions, stream-level
+// findings) and the summary of a streaming report, and returns the first
+// write error. It does nothing for a collecting report.
+func (r *Report) Close() error {
+	if r.out == nil {
+		return nil
+	}
+	for _, s := range r.Sessions() {
+		r.out.session(s)
+	}
+	return r.out.finish()
 }
 
 // Count returns how many findings of level l were reported (including dropped ones).
@@ -100,16 +139,7 @@ func (r *Report) Failed(threshold Level) bool {
 func (r *Report) Sessions() []*SessionReport {
 	out := make([]*SessionReport, 0, len(r.sessions))
 	for _, s := range r.sessions {
-		sort.SliceStable(s.Findings, func(i, j int) bool {
-			a, b := s.Findings[i], s.Findings[j]
-			if (a.Index < 0) != (b.Index < 0) {
-				return b.Index < 0
-			}
-			if a.Index != b.Index {
-				return a.Index < b.Index
-			}
-			return a.RuleID < b.RuleID
-		})
+		sortFindings(s.Findings)
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -128,81 +158,41 @@ func (r *Report) Sessions() []*SessionReport {
 	return out
 }
 
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
+// sortFindings orders a session's findings by message index (end-of-session
+// findings last), then rule.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if (a.Index < 0) != (b.Index < 0) {
+			return b.Index < 0
+		}
+		if a.Index != b.Index {
+			return a.Index < b.Index
+		}
+		return a.RuleID < b.RuleID
+	})
 }
 
-// WriteText writes the report for people: a summary line, then each session
-// with its findings (rule, level, message index, time offset, explanation).
+// WriteText writes a collected report for people: each session with its
+// findings (level, rule, message index, time offset, explanation), then a
+// summary and the verdict.
 func (r *Report) WriteText(w io.Writer, threshold Level) error {
-	sessions := r.Sessions()
-	var nsess int64
-	for _, s := range sessions {
-		if s.Protocol != StreamProtocol {
-			nsess++
-		}
-	}
-	var protos []string
-	for p, n := range r.Stats.ByProtocol {
-		protos = append(protos, fmt.Sprintf("%s %d", p, n))
-	}
-	sort.Strings(protos)
-	protoText := ""
-	if len(protos) > 0 {
-		protoText = " (" + strings.Join(protos, ", ") + ")"
-	}
-	fmt.Fprintf(w, "%s: %s%s, %s; %s MUST, %s SHOULD, %s INFO\n",
-		r.Input, plural(r.Stats.Messages, "message", "messages"), protoText, plural(nsess, "session", "sessions"),
-		fmt.Sprint(r.counts[Must]), fmt.Sprint(r.counts[Should]), fmt.Sprint(r.counts[Info]))
-	for _, s := range sessions {
-		fmt.Fprintln(w)
-		if s.Protocol == StreamProtocol {
-			fmt.Fprintln(w, "stream (messages no protocol could take)")
-		} else {
-			state := s.State
-			if !s.Complete {
-				state += ", incomplete"
-			}
-			name := "session " + s.Session
-			if s.Session == "" {
-				name = "(messages outside any session)"
-			}
-			fmt.Fprintf(w, "%s %s: %s, %s to %s, ended in %s",
-				s.Protocol, name, plural(int64(s.Messages), "message", "messages"),
-				FormatOffset(max(s.First, 0)), FormatOffset(s.Last), state)
-			if len(s.Findings) == 0 {
-				fmt.Fprint(w, ": clean")
-			}
-			fmt.Fprintln(w)
-		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, f := range s.Findings {
-			where := "end"
-			if f.Index >= 0 {
-				where = fmt.Sprintf("#%d\t+%s", f.Index, FormatOffset(f.Offset))
-			} else {
-				where += "\t"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Level, f.RuleID, where, f.Message)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	if r.dropped > 0 {
-		fmt.Fprintf(w, "\n%d more findings were counted but not listed (limit %d)\n", r.dropped, r.kept)
-	}
-	verdict := "PASS"
-	if r.Failed(threshold) {
-		verdict = "FAIL"
-	}
-	_, err := fmt.Fprintf(w, "\n%s: %s at or above %s\n", verdict, plural(r.countFrom(threshold), "finding", "findings"), threshold)
-	return err
+	return r.writeAll(newReportWriter(w, r, false, threshold))
 }
 
+// WriteJSON writes a collected report as one JSON document (for CI).
+func (r *Report) WriteJSON(w io.Writer, threshold Level) error {
+	return r.writeAll(newReportWriter(w, r, true, threshold))
+}
+
+func (r *Report) writeAll(rw *reportWriter) error {
+	for _, s := range r.Sessions() {
+		rw.session(s)
+	}
+	return rw.finish()
+}
+
+// countFrom counts the findings at or above threshold.
 func (r *Report) countFrom(threshold Level) int64 {
 	var n int64
 	for l, c := range r.counts {
@@ -211,39 +201,4 @@ func (r *Report) countFrom(threshold Level) int64 {
 		}
 	}
 	return n
-}
-
-// jsonReport is the JSON shape of a report; field names are part of the CLI contract.
-type jsonReport struct {
-	Input     string           `json:"input"`
-	Messages  int64            `json:"messages"`
-	Protocols map[string]int64 `json:"protocols"`
-	Counts    map[string]int64 `json:"counts"`
-	Threshold string           `json:"fail_on"`
-	Failed    bool             `json:"failed"`
-	Dropped   int64            `json:"unlisted_findings"`
-	Sessions  []*SessionReport `json:"sessions"`
-}
-
-// WriteJSON writes the report as one JSON document (for CI).
-func (r *Report) WriteJSON(w io.Writer, threshold Level) error {
-	sessions := r.Sessions()
-	for _, s := range sessions {
-		if s.Findings == nil {
-			s.Findings = []Finding{}
-		}
-	}
-	doc := jsonReport{
-		Input:     r.Input,
-		Messages:  r.Stats.Messages,
-		Protocols: r.Stats.ByProtocol,
-		Counts:    map[string]int64{"MUST": r.counts[Must], "SHOULD": r.counts[Should], "INFO": r.counts[Info]},
-		Threshold: threshold.String(),
-		Failed:    r.Failed(threshold),
-		Dropped:   r.dropped,
-		Sessions:  sessions,
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
 }

@@ -74,8 +74,11 @@ func checkRun(a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	// The report streams: each session is written when it ends, so memory
+	// holds only the sessions open at once, however long the input.
 	rep := protocol.NewReport(opts.input)
 	rep.MaxFindings = opts.max
+	rep.Stream(a.Out, opts.json, threshold)
 	eng, err := protocol.NewEngine(models.All(), opts.protocol, &protocol.Options{Profile: opts.profile, Disabled: opts.disable}, rep.Sink(nil))
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -84,21 +87,21 @@ func checkRun(a *app, opts *checkOptions) error {
 		eng.Feed(m)
 		return nil
 	})
+	if err != nil && !sum.Started() {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+	// Damage part-way through still gets a complete report of what was
+	// read before it, then exit status 2.
+	eng.Finish()
+	rep.Stats = eng.Stats()
+	if werr := rep.Close(); werr != nil {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
+	}
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
-	eng.Finish()
-	rep.Stats = eng.Stats()
 	if sum.Torn != nil {
 		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; checked the %d messages before it\n", opts.input, sum.Torn, sum.Messages)
-	}
-	if opts.json {
-		err = rep.WriteJSON(a.Out, threshold)
-	} else {
-		err = rep.WriteText(a.Out, threshold)
-	}
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", err))
 	}
 	if !never && rep.Failed(threshold) {
 		return cli.Silent(cli.ExitFailure)

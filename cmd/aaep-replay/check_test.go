@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	goldenfile "github.com/aaep-tools/aaepkit/internal/golden"
+	"github.com/aaep-tools/aaepkit/internal/sample"
 )
 
 // replay runs aaep-replay in-process with args and returns its exit code,
@@ -128,5 +130,48 @@ func TestCheckNotCaptureNorJSON(t *testing.T) {
 	code, _, stderr := replay(t, "check", path)
 	if code != cli.ExitUsage || !strings.Contains(stderr, "photo.png") {
 		t.Errorf("exit %d stderr %q, want 2 and a message naming the file", code, stderr)
+	}
+}
+
+// TestCheckCorruptCapture: damage part-way through a capture still gives a
+// complete report of what came before it, then exit status 2 with a message
+// that names the file and the byte offset.
+func TestCheckCorruptCapture(t *testing.T) {
+	// Small frames, so that damage in one leaves the others readable.
+	path := filepath.Join(t.TempDir(), "bad.aaep")
+	w, err := capfile.Create(path, capfile.Header{Tool: "test"}, &capfile.WriterOptions{FrameSize: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := sample.Stream(sample.Options{Sessions: 8, Seed: 3})
+	for _, m := range msgs {
+		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(m.Offset), Session: m.Session, Payload: m.JSON}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)*2/3] ^= 0xff
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := replay(t, "check", "--json", path)
+	if code != cli.ExitUsage {
+		t.Fatalf("exit %d, want 2; stderr %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "bad.aaep") || !strings.Contains(stderr, "byte") {
+		t.Errorf("stderr %q does not name the file and offset", stderr)
+	}
+	var doc struct{ Messages int }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("report of the readable part is not complete JSON: %v\n%s", err, out)
+	}
+	if doc.Messages == 0 || doc.Messages >= len(msgs) {
+		t.Errorf("report covers %d messages, want the part before the damage (of %d)", doc.Messages, len(msgs))
 	}
 }

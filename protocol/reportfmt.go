@@ -1,0 +1,160 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// reportWriter writes a report's sessions one at a time, then its summary,
+// as text or as one JSON document. It keeps the first write error.
+type reportWriter struct {
+	w         io.Writer
+	r         *Report
+	asJSON    bool
+	threshold Level
+	sessions  int64 // sessions written (stream-level findings excluded)
+	blocks    int64 // blocks written, the stream-level one included
+	begun     bool
+	err       error
+}
+
+func newReportWriter(w io.Writer, r *Report, asJSON bool, threshold Level) *reportWriter {
+	return &reportWriter{w: w, r: r, asJSON: asJSON, threshold: threshold}
+}
+
+// begin writes the opening of a JSON document, before the first session or
+// the summary, so that nothing is written for a run that never got going.
+func (rw *reportWriter) begin() {
+	if rw.asJSON && !rw.begun {
+		input, _ := json.Marshal(rw.r.Input)
+		rw.printf("{\n  \"input\": %s,\n  \"sessions\": [", input)
+	}
+	rw.begun = true
+}
+
+func (rw *reportWriter) printf(format string, args ...any) {
+	if rw.err == nil {
+		_, rw.err = fmt.Fprintf(rw.w, format, args...)
+	}
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// session writes one session's block.
+func (rw *reportWriter) session(s *SessionReport) {
+	rw.begin()
+	if s.Protocol != StreamProtocol {
+		rw.sessions++
+	}
+	rw.blocks++
+	if rw.asJSON {
+		if s.Findings == nil {
+			s.Findings = []Finding{}
+		}
+		b, err := json.MarshalIndent(s, "    ", "  ")
+		if err != nil {
+			rw.err = err
+			return
+		}
+		sep := ","
+		if rw.blocks == 1 {
+			sep = ""
+		}
+		rw.printf("%s\n    %s", sep, b)
+		return
+	}
+	rw.printf("\n")
+	switch {
+	case s.Protocol == StreamProtocol:
+		rw.printf("stream (messages no protocol could take)\n")
+	case s.State == "" && s.Messages == 0:
+		// Findings for a session the checker had already closed (or never
+		// summarised): a late message, for instance.
+		rw.printf("%s %s (after the session was summarised)\n", s.Protocol, sessionName(s.Session))
+	default:
+		state := s.State
+		if !s.Complete {
+			state += ", incomplete"
+		}
+		rw.printf("%s %s: %s, %s to %s, ended in %s", s.Protocol, sessionName(s.Session),
+			plural(int64(s.Messages), "message", "messages"), FormatOffset(max(s.First, 0)), FormatOffset(s.Last), state)
+		if len(s.Findings) == 0 {
+			rw.printf(": clean")
+		}
+		rw.printf("\n")
+	}
+	if rw.err != nil || len(s.Findings) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
+	for _, f := range s.Findings {
+		where := "end\t"
+		if f.Index >= 0 {
+			where = fmt.Sprintf("#%d\t+%s", f.Index, FormatOffset(f.Offset))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Level, f.RuleID, where, f.Message)
+	}
+	rw.err = tw.Flush()
+}
+
+func sessionName(id string) string {
+	if id == "" {
+		return "(messages outside any session)"
+	}
+	return "session " + id
+}
+
+// finish writes the summary and the verdict.
+func (rw *reportWriter) finish() error {
+	rw.begin()
+	r := rw.r
+	failed := r.Failed(rw.threshold)
+	if rw.asJSON {
+		doc := struct {
+			Messages  int64            `json:"messages"`
+			Protocols map[string]int64 `json:"protocols"`
+			Counts    map[string]int64 `json:"counts"`
+			Threshold string           `json:"fail_on"`
+			Failed    bool             `json:"failed"`
+			Dropped   int64            `json:"unlisted_findings"`
+		}{r.Stats.Messages, r.Stats.ByProtocol, map[string]int64{"MUST": r.counts[Must], "SHOULD": r.counts[Should], "INFO": r.counts[Info]},
+			rw.threshold.String(), failed, r.dropped}
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return err
+		}
+		// Splice the summary's fields in after the sessions array.
+		rw.printf("\n  ],\n%s\n", strings.TrimPrefix(string(b), "{\n"))
+		return rw.err
+	}
+	var protos []string
+	for p, n := range r.Stats.ByProtocol {
+		protos = append(protos, fmt.Sprintf("%s %d", p, n))
+	}
+	sort.Strings(protos)
+	protoText := ""
+	if len(protos) > 0 {
+		protoText = " (" + strings.Join(protos, ", ") + ")"
+	}
+	rw.printf("\n%s: %s%s, %s; %d MUST, %d SHOULD, %d INFO\n",
+		r.Input, plural(r.Stats.Messages, "message", "messages"), protoText, plural(rw.sessions, "session", "sessions"),
+		r.counts[Must], r.counts[Should], r.counts[Info])
+	if r.dropped > 0 {
+		rw.printf("%d more findings were counted but not listed (limit %d)\n", r.dropped, r.kept)
+	}
+	verdict := "PASS"
+	if failed {
+		verdict = "FAIL"
+	}
+	rw.printf("%s: %s at or above %s\n", verdict, plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold)
+	return rw.err
+}
