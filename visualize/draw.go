@@ -79,7 +79,7 @@ func FindHelper() (string, error) {
 	}
 	looked = append(looked, "in PATH")
 	return "", fmt.Errorf("%w (looked %s; install it with "+
-		"`go install github.com/aaep-tools/aaepkit/visualize/cmd/aaep-render@latest`, "+
+		"`go install github.com/aaep-tools/aaepkit/cmd/aaep-render@latest`, "+
 		"set %s to its path, or draw with --format dot)", ErrNoHelper, strings.Join(looked, " and "), HelperEnv)
 }
 

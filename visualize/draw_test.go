@@ -69,7 +69,7 @@ func buildHelper(t testing.TB, dir string) string {
 	t.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	path := filepath.Join(dir, visualize.HelperName)
-	cmd := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/visualize/cmd/aaep-render")
+	cmd := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", visualize.HelperName, err, out)
 	}

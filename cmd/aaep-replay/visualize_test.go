@@ -310,7 +310,7 @@ func visHelper(t *testing.T) {
 	t.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	path := filepath.Join(t.TempDir(), visualize.HelperName)
-	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/visualize/cmd/aaep-render").CombinedOutput(); err != nil {
+	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
 		t.Fatalf("build aaep-render: %v\n%s", err, out)
 	}
 	t.Setenv(visualize.HelperEnv, path)
@@ -457,7 +457,7 @@ func BenchmarkVisualize(b *testing.B) {
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	dir := b.TempDir()
 	helper := filepath.Join(dir, visualize.HelperName)
-	if out, err := exec.Command(goTool, "build", "-o", helper, "github.com/aaep-tools/aaepkit/visualize/cmd/aaep-render").CombinedOutput(); err != nil {
+	if out, err := exec.Command(goTool, "build", "-o", helper, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
 		b.Fatalf("build aaep-render: %v\n%s", err, out)
 	}
 	b.Setenv(visualize.HelperEnv, helper)

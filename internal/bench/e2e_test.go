@@ -36,7 +36,7 @@ func buildTools(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/aaep-capture", "./cmd/aaep-replay", "./visualize/cmd/aaep-render")
+	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/aaep-capture", "./cmd/aaep-replay", "./cmd/aaep-render")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
