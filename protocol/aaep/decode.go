@@ -303,9 +303,10 @@ type decodeError struct {
 
 func (e *decodeError) Error() string { return e.msg + " at byte " + strconv.Itoa(e.offset) }
 
-// decode validates raw as one strict RFC 8259 JSON object (raw must already
-// be valid UTF-8) and decodes it into ev, reusing ev's map. It returns a
-// *decodeError when raw is not a JSON object. known, when not nil, holds
+// decode validates raw as one strict RFC 8259 JSON object and decodes it
+// into ev, reusing ev's buffers. It returns a *decodeError when raw is not
+// a JSON object. It does not validate UTF-8: when ev.scan.nonASCII is set
+// (or raw is not an object), the caller does. known, when not nil, holds
 // the routing fields the engine already read from raw: equal strings are
 // taken from it instead of being allocated again.
 func decode(raw []byte, ev *Event, known *peek.Fields) error {
@@ -316,7 +317,9 @@ func decode(raw []byte, ev *Event, known *peek.Fields) error {
 	}
 	*ev = Event{Raw: raw, unknown: unknown, unknownVals: unknownVals, unknownIdx: idx}
 	s := scanner{b: raw, ev: ev}
-	if err := s.document(); err != nil {
+	err := s.document()
+	ev.scan.nonASCII = s.nonASCII
+	if err != nil {
 		return err
 	}
 	if known == nil {
@@ -788,14 +791,16 @@ type scanStats struct {
 	longStrKey string // the top-level key it was found under
 	dupKey     string // a top-level key that occurs twice, "" if none
 	keys       int    // number of top-level members
+	nonASCII   bool   // a string holds a byte of 0x80 or above
 }
 
 type scanner struct {
-	b       []byte
-	i       int
-	ev      *Event // nil: validate only
-	topKey  string
-	escaped bool // a string with an escape sequence was read
+	b        []byte
+	i        int
+	ev       *Event // nil: validate only
+	topKey   string
+	escaped  bool // a string with an escape sequence was read
+	nonASCII bool // a byte of 0x80 or above was met in a string
 }
 
 func (s *scanner) fail(msg string) error { return &decodeError{offset: s.i, msg: msg} }
@@ -1068,22 +1073,29 @@ func (s *scanner) number(track bool) error {
 }
 
 // skipString reads a JSON string at the cursor, validating escapes and
-// rejecting raw control characters. The input is already valid UTF-8.
+// rejecting raw control characters. It does not validate UTF-8, but notes
+// in s.nonASCII that a byte of 0x80 or above was met, so that a message
+// made of ASCII needs no UTF-8 pass of its own.
 func (s *scanner) skipString() error {
 	s.i++ // opening quote
 	for s.i < len(s.b) {
 		// Fast path: plain characters, eight at a time while no byte of
-		// the word is a quote, a backslash or a control character.
+		// the word is a quote, a backslash or a control character (nor,
+		// until one was met, a non-ASCII byte).
 		i, b := s.i, s.b
+		hi, special := uint64(msbs), &strSpecialASCII
+		if s.nonASCII {
+			hi, special = 0, &strSpecial
+		}
 		for i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i:])
 			q, bs := w^quotes, w^backslashes
-			if ((q-lsbs)&^q|(bs-lsbs)&^bs|(w-controls)&^w)&msbs != 0 {
+			if ((q-lsbs)&^q|(bs-lsbs)&^bs|(w-controls)&^w)&msbs|w&hi != 0 {
 				break
 			}
 			i += 8
 		}
-		for i < len(b) && !strSpecial[b[i]] {
+		for i < len(b) && !special[b[i]] {
 			i++
 		}
 		s.i = i
@@ -1114,7 +1126,8 @@ func (s *scanner) skipString() error {
 			}
 		case c < 0x20:
 			return s.fail("control character in a string (must be escaped)")
-		default:
+		default: // the first non-ASCII byte
+			s.nonASCII = true
 			s.i++
 		}
 	}
@@ -1140,6 +1153,15 @@ var strSpecial = func() (t [256]bool) {
 		t[c] = true
 	}
 	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// strSpecialASCII is strSpecial plus the non-ASCII bytes.
+var strSpecialASCII = func() (t [256]bool) {
+	t = strSpecial
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
 	return t
 }()
 

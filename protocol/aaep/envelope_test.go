@@ -51,6 +51,11 @@ func envCases() []ruleCase {
 		pass("ENV-UTF8", "non-ASCII text", event(started, set("summary_normal", "Überweisung läuft 🚀 日本語"))),
 		fail("ENV-UTF8", "invalid byte", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"caf\xe9\"}")),
 		fail("ENV-UTF8", "byte-order mark", append([]byte("\xef\xbb\xbf"), event(started)...)),
+		fail("ENV-UTF8", "invalid byte early in a long string", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"\xffThis sentence is long enough for the word-at-a-time scan.\"}")),
+		fail("ENV-UTF8", "invalid byte in a key", []byte("{\"type\":\"aaep:agent.session.started\",\"x\xff\":1}")),
+		fail("ENV-UTF8", "invalid byte after valid non-ASCII text", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"Überweisung läuft\",\"summary_terse\":\"Überweisung l\xe4uft, long enough for words\"}")),
+		fail("ENV-UTF8", "truncated sequence at the end of a string", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"caf\xc3\"}")),
+		fail("ENV-UTF8", "invalid byte outside strings", []byte("{\"type\":\"aaep:agent.session.started\"}\xff")),
 
 		// ENV-INT-RANGE
 		pass("ENV-INT-RANGE", "exactly 2^53 and a large float", event(completed, set("tool_invocations_count", raw("9007199254740992")),

@@ -190,18 +190,26 @@ const peekDepth = 500
 // decoder (not UTF-8 or not strict JSON, duplicate keys, nesting deeper
 // than peek's limit) is left to peek.Peek. The decoding is kept for Handle.
 func (c *checker) ReadFields(m *protocol.Message) {
-	c.pre = preDecoded{ok: true, raw: m.Raw}
-	if ok, bom := validUTF8(m.Raw); !ok {
-		c.pre.badUTF8, c.pre.bom = true, bom
-		m.Fields = peek.Peek(m.Raw)
-		return
-	}
-	c.pre.err = decode(m.Raw, &c.ev, nil)
-	if c.pre.err != nil || c.ev.scan.dupKey != "" || c.ev.scan.depth > peekDepth {
+	c.pre = c.decodeMessage(m.Raw, nil)
+	if c.pre.badUTF8 || c.pre.err != nil || c.ev.scan.dupKey != "" || c.ev.scan.depth > peekDepth {
 		m.Fields = peek.Peek(m.Raw)
 		return
 	}
 	c.ev.routing(&m.Fields)
+}
+
+// decodeMessage decodes raw into c.ev and checks that it is UTF-8 (only
+// when it holds non-ASCII bytes or is not JSON: an ASCII JSON object is
+// UTF-8).
+func (c *checker) decodeMessage(raw []byte, known *peek.Fields) preDecoded {
+	p := preDecoded{ok: true, raw: raw}
+	p.err = decode(raw, &c.ev, known)
+	if p.err != nil || c.ev.scan.nonASCII {
+		if ok, bom := validUTF8(raw); !ok {
+			p.badUTF8, p.bom = true, bom
+		}
+	}
+	return p
 }
 
 // decoded returns ReadFields' decoding when it is of raw.
@@ -215,12 +223,7 @@ func (c *checker) Handle(m *protocol.Message) {
 	c.m = m
 	pre, ok := c.decoded(m.Raw)
 	if !ok {
-		pre = preDecoded{}
-		if valid, bom := validUTF8(m.Raw); !valid {
-			pre.badUTF8, pre.bom = true, bom
-		} else {
-			pre.err = decode(m.Raw, &c.ev, &m.Fields)
-		}
+		pre = c.decodeMessage(m.Raw, &m.Fields)
 	}
 	if pre.badUTF8 {
 		bom := pre.bom
