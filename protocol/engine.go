@@ -60,6 +60,9 @@ type Engine struct {
 	// messages in single-protocol streams.
 	seen  []int
 	stats Stats
+	// byModel counts the messages dispatched to each model (Stats turns
+	// it into ByProtocol).
+	byModel []int64
 }
 
 // Stats counts what an engine saw.
@@ -88,6 +91,7 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 		levels:   map[string]Level{},
 		disabled: map[string]bool{},
 		seen:     make([]int, len(models)),
+		byModel:  make([]int64, len(models)),
 		stats:    Stats{ByProtocol: map[string]int64{}, Findings: map[Level]int64{}},
 	}
 	for _, r := range streamRules {
@@ -182,7 +186,7 @@ func (e *Engine) Feed(m *Message) {
 }
 
 func (e *Engine) dispatch(i int, m *Message) {
-	e.stats.ByProtocol[e.models[i].Name()]++
+	e.byModel[i]++
 	if r := e.readers[i]; r != nil && e.read != i {
 		r.ReadFields(m) // the same fields again; the checker keeps its decoding for Handle
 	}
@@ -212,7 +216,15 @@ func (e *Engine) Finish() {
 }
 
 // Stats returns counts of what the engine saw so far.
-func (e *Engine) Stats() Stats { return e.stats }
+func (e *Engine) Stats() Stats {
+	clear(e.stats.ByProtocol)
+	for i, n := range e.byModel {
+		if n > 0 {
+			e.stats.ByProtocol[e.models[i].Name()] += n
+		}
+	}
+	return e.stats
+}
 
 func (e *Engine) streamFinding(id string, m *Message, short, format string, args ...any) {
 	e.emit(Finding{

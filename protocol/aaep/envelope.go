@@ -457,15 +457,15 @@ func (c *checker) envAAEPVersion() {
 	if !ok {
 		return
 	}
+	for _, v := range publishedVersions {
+		if string(s) == v {
+			return // the common case, without the regular expression
+		}
+	}
 	if !reAAEPVersion.Match(s) {
 		c.report("ENV-AAEP-VERSION", "malformed aaep_version",
 			"aaep_version %s is not a semantic version such as \"1.0.0\" (§3.4.4)", clipb(s))
 		return
-	}
-	for _, v := range publishedVersions {
-		if string(s) == v {
-			return
-		}
 	}
 	c.report("ENV-AAEP-VERSION", "unpublished aaep_version",
 		"aaep_version %s is not a published AAEP version (published: %s); it must name the version the producer conforms to (§3.4.4)",
