@@ -2,6 +2,7 @@ package aaep
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -539,15 +540,20 @@ func (c *checker) evtUrgencyRecommended() {
 	if rec == nil {
 		return
 	}
-	u := []byte("normal")
+	u := "normal"
 	if r := c.ev.vals[kUrgency]; r != nil {
-		s, ok := rawText(r)
-		if !ok || !oneOf(s, "background", "normal", "critical") {
-			return
+		s, _ := rawText(r)
+		switch string(s) {
+		case "background":
+			u = "background"
+		case "normal":
+		case "critical":
+			u = "critical"
+		default:
+			return // not a string, or not an urgency: ENV-URGENCY-ENUM's
 		}
-		u = s
 	}
-	if !oneOf(u, rec...) {
+	if !slices.Contains(rec, u) {
 		c.report("EVT-URGENCY-RECOMMENDED", "urgency "+string(u)+", not "+strings.Join(rec, "/"),
 			"%s has urgency %q; §3.3.2 recommends %s for this type, and a deviation should be deliberate and documented",
 			c.ev.Core, u, strings.Join(rec, " or "))

@@ -19,6 +19,7 @@ package aaep
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"strconv"
 
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -65,11 +66,10 @@ var hashSeed = maphash.MakeSeed()
 // whether a repeated event_id is a redelivery.)
 func contentHash(ev *Event) uint64 {
 	var sum uint64
-	left := ev.scan.keys - len(ev.unknown) // known members still to find
-	for k := 0; k < len(ev.vals) && left > 0; k++ {
-		if v := ev.vals[k]; v != nil {
-			sum += mix64(bytesHash(v, uint64(k+1)*0x9e3779b97f4a7c15))
-			left--
+	for w, set := range ev.present {
+		for ; set != 0; set &= set - 1 {
+			k := w*64 + bits.TrailingZeros64(set)
+			sum += mix64(bytesHash(ev.vals[k], uint64(k+1)*0x9e3779b97f4a7c15))
 		}
 	}
 	for i, name := range ev.unknown {
