@@ -45,6 +45,17 @@ type FieldReader interface {
 	ReadFields(m *Message)
 }
 
+// Claimer is an optional interface of a Checker for messages that no
+// model recognises by their own fields but that the run so far places in
+// the checker's protocol: a producer's error answer to a subscriber's reply
+// carries no type, yet follows the reply on the same connection. The engine
+// offers a Claimer each message no model recognised, before reporting it
+// as of unknown protocol; a claimed message goes to that checker's Handle.
+type Claimer interface {
+	// Claim reports whether the checker takes m (m.Fields are read).
+	Claim(m *Message) bool
+}
+
 // Engine runs a set of models over one stream. It is not safe for concurrent use.
 type Engine struct {
 	models   []Model
@@ -170,6 +181,13 @@ func (e *Engine) Feed(m *Message) {
 	}
 	switch count {
 	case 0:
+		for i, c := range e.checkers {
+			if cl, ok := c.(Claimer); ok && cl.Claim(m) {
+				e.seen[i]++
+				e.dispatch(i, m)
+				return
+			}
+		}
 		e.streamFinding("STREAM-UNKNOWN-PROTOCOL", m, "unknown protocol", "message %d belongs to no known protocol (%s): it has neither an \"aaep:\" type, an ASP performative, nor KAHN's event/run_id/ts", m.Index, modelNames(e.models))
 	case 1:
 		e.seen[match]++

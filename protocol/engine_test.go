@@ -357,3 +357,47 @@ func TestStreamingReport(t *testing.T) {
 		}
 	}
 }
+
+// claimModel is toyModel whose checker claims unrecognised messages that
+// follow a toy "ask" step.
+type claimModel struct{ toyModel }
+
+func (m claimModel) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Checker {
+	return &claimChecker{toyChecker: m.toyModel.NewChecker(r, opts).(*toyChecker)}
+}
+
+type claimChecker struct {
+	*toyChecker
+	asked bool
+}
+
+func (c *claimChecker) Claim(m *protocol.Message) bool {
+	return c.asked && bytes.Contains(m.Raw, []byte(`"answer"`))
+}
+
+func (c *claimChecker) Handle(m *protocol.Message) {
+	c.asked = bytes.Contains(m.Raw, []byte(`"ask"`))
+	c.toyChecker.Handle(m)
+}
+
+// TestEngineClaimer: a message no model recognises goes to a checker that
+// claims it, and is otherwise of unknown protocol.
+func TestEngineClaimer(t *testing.T) {
+	rep := protocol.NewReport("claim")
+	e, err := protocol.NewEngine([]protocol.Model{claimModel{}}, "", nil, rep.Sink(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{`{"toy":"open","session":"s1"}`, `{"toy":"ask","session":"s1"}`, `{"answer":1}`, `{"answer":2}`, `{"toy":"close","session":"s1"}`}
+	for i, l := range lines {
+		e.Feed(&protocol.Message{Index: int64(i), Raw: []byte(l)})
+	}
+	e.Finish()
+	rep.Stats = e.Stats()
+	if got := strings.Join(rules(rep), " "); got != "stream/STREAM-UNKNOWN-PROTOCOL@3" {
+		t.Errorf("findings %s, want only the unclaimed answer as of unknown protocol", got)
+	}
+	if n := rep.Stats.ByProtocol["toy"]; n != 4 {
+		t.Errorf("%d toy messages, want 4 (the claimed answer included)", n)
+	}
+}

@@ -48,6 +48,7 @@ package aaep
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -168,6 +169,10 @@ type checker struct {
 
 	// pre is ReadFields' decoding of the message Handle gets next.
 	pre preDecoded
+	// afterReply marks the sources whose last AAEP message was a reply
+	// towards the producer; claimed is set by Claim for Handle.
+	afterReply map[int]bool
+	claimed    bool
 }
 
 // preDecoded is what ReadFields found, kept for Handle.
@@ -219,11 +224,52 @@ func (c *checker) decoded(raw []byte) (preDecoded, bool) {
 	return p, p.ok && len(p.raw) == len(raw) && (len(raw) == 0 || &p.raw[0] == &raw[0])
 }
 
+// Claim implements protocol.Claimer: a message no model recognises is an
+// AAEP producer's answer to a reply when it comes from the producer, on a
+// source whose last AAEP message was a reply towards the producer, and has
+// the shape of the reply endpoint's error body (B.1.4): an "error" member,
+// with nothing but error-description members beside it. Only the
+// transport rules (TRN-NO-FAILURE-REASON) apply to it.
+func (c *checker) Claim(m *protocol.Message) bool {
+	if m.Dir != protocol.FromProducer || !c.afterReply[m.Source] || !m.Fields.Object || m.Fields.Type != "" || !isErrorAnswer(m.Raw) {
+		return false
+	}
+	delete(c.afterReply, m.Source)
+	c.claimed = true
+	return true
+}
+
+// errorAnswerKeys are the members an error answer may have.
+var errorAnswerKeys = map[string]bool{"error": true, "message": true, "error_description": true, "detail": true,
+	"reason": true, "code": true, "status": true}
+
+// isErrorAnswer reports whether raw is shaped as a producer's error answer.
+func isErrorAnswer(raw []byte) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || len(obj) > len(errorAnswerKeys) {
+		return false
+	}
+	if e := obj["error"]; len(e) == 0 || (e[0] != '"' && e[0] != '{') {
+		return false
+	}
+	for k := range obj {
+		if !errorAnswerKeys[k] {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *checker) Handle(m *protocol.Message) {
 	c.m = m
+	claimed := c.claimed
+	c.claimed = false
 	pre, ok := c.decoded(m.Raw)
 	if !ok {
 		pre = c.decodeMessage(m.Raw, &m.Fields)
+	}
+	if len(c.afterReply) > 0 {
+		delete(c.afterReply, m.Source)
 	}
 	if pre.badUTF8 {
 		bom := pre.bom
@@ -245,6 +291,16 @@ func (c *checker) Handle(m *protocol.Message) {
 		return
 	}
 	ev := &c.ev
+	if claimed {
+		c.seq.checkTransport(m, ev)
+		return
+	}
+	if m.Dir == protocol.ToProducer && (ev.Type == MsgConfirmationReply || ev.Type == MsgClarificationReply) {
+		if c.afterReply == nil {
+			c.afterReply = map[int]bool{}
+		}
+		c.afterReply[m.Source] = true
+	}
 	if ev.Type == TypeProducerManifest {
 		// A manifest document (§5.10.1) is neither an event nor a
 		// handshake message: no rule applies to it.

@@ -614,6 +614,15 @@ func seqCases() []seqCase {
 			[]string{"TRN-NO-FAILURE-REASON"}},
 		seqCase{"failure without a reason", "TRN-NO-FAILURE-REASON", "",
 			stream(pre(), message("confirmation.reply.result", protocol.FromProducer, "error", "rejected"), C()), nil},
+		seqCase{"untyped error answer after a reply (B.1.4)", "TRN-NO-FAILURE-REASON", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"),
+				errorAnswer("error", "invalid_token", "message", "Reply token does not match any outstanding confirmation."),
+				CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-KNOWN-TOKEN", "TRN-NO-FAILURE-REASON"}},
+		seqCase{"untyped error answer without a reason", "TRN-NO-FAILURE-REASON", "",
+			stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), errorAnswer("error", "rejected"),
+				CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), C()),
+			[]string{"SEQ-REPLY-KNOWN-TOKEN"}},
 	)
 	add(unseenCases()...)
 	return cases

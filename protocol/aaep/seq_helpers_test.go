@@ -178,6 +178,16 @@ func QR(token string, response any) *tm {
 	return t
 }
 
+// errorAnswer is an untyped answer from the producer, like the reply
+// endpoint's 400 body of B.1.4.
+func errorAnswer(kv ...any) *tm {
+	t := &tm{fields: map[string]any{}, dir: protocol.FromProducer}
+	for i := 0; i+1 < len(kv); i += 2 {
+		t.fields[kv[i].(string)] = kv[i+1]
+	}
+	return t
+}
+
 // SREQ is a subscription.request with capabilities caps.
 func SREQ(caps map[string]any) *tm {
 	return message(MsgSubscriptionRequest, protocol.ToProducer, "aaep_version", "1.0.0", "subscriber_id", "narrator", "capabilities", caps)

@@ -151,6 +151,13 @@ var seqRuleTable = []protocol.Rule{
 	// §3.8 Transport frames.
 	{ID: "TRN-SSE-ID", Level: must, Summary: "An SSE frame's id is the event's event_id and its event name is aaep.event for core events."},
 	{ID: "TRN-JSONRPC-METHOD", Level: must, Summary: "stdio JSON-RPC messages use the method of Appendix B.6.3 for their type."},
+	// Judged on producer messages that answer a reply: a typed message of
+	// the confirmation/clarification families, or an untyped error body
+	// (B.1.4's {"error":"invalid_token",...}) that the checker claims when
+	// it arrives from the producer right after a reply on the same source
+	// (model.go, Claim). An error answer recorded anywhere else (after
+	// other messages, on another connection) has no protocol of its own and
+	// is reported as STREAM-UNKNOWN-PROTOCOL, not judged.
 	{ID: "TRN-NO-FAILURE-REASON", Level: must, Summary: "A producer does not reveal why a reply failed validation."},
 }
 

@@ -271,3 +271,42 @@ func writeReplayRecord(t *testing.T, path string, msgs []sample.Msg, start time.
 		t.Fatal(err)
 	}
 }
+
+// TestErrorAnswerClaim: an untyped error body is AAEP only right after a
+// reply on its source, from the producer, and with the error body's shape;
+// otherwise it stays a message of no known protocol.
+func TestErrorAnswerClaim(t *testing.T) {
+	reveal := func() *tm {
+		return errorAnswer("error", "invalid_token", "message", "Reply token does not match any outstanding confirmation.")
+	}
+	tests := []struct {
+		name    string
+		msgs    []*tm
+		claimed bool
+	}{
+		{"right after a reply", stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), reveal()), true},
+		{"without a reply", stream(preConf(), AC("rpl_1", "reject", 300), reveal()), false},
+		{"after an event that followed the reply", stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), PU(), reveal()), false},
+		{"on another source", stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), reveal().src(1)), false},
+		{"from the subscriber", stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), reveal().dirn(protocol.ToProducer)), false},
+		{"with other members", stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), reveal().set("items", 3)), false},
+		{"a second answer", stream(preConf(), AC("rpl_1", "reject", 300), CR("rpl_9", "accept"), errorAnswer("error", "rejected"), reveal()), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, "", append(tt.msgs, C())...)
+			last := int64(len(tt.msgs) - 1)
+			var unknown, trn bool
+			for _, f := range res.findings {
+				if f.Index != last {
+					continue
+				}
+				unknown = unknown || f.RuleID == "STREAM-UNKNOWN-PROTOCOL"
+				trn = trn || f.RuleID == "TRN-NO-FAILURE-REASON"
+			}
+			if trn != tt.claimed || unknown == tt.claimed {
+				t.Errorf("TRN-NO-FAILURE-REASON %v, STREAM-UNKNOWN-PROTOCOL %v; want claimed %v\n%s", trn, unknown, tt.claimed, res.describe())
+			}
+		})
+	}
+}

@@ -80,8 +80,10 @@ func (s *seqChecker) checkTransport(m *protocol.Message, ev *Event) {
 var failureWords = []string{"token", "expired", "expir", "allowed_replies", "not allowed", "already used", "already resolved", "outstanding", "decision"}
 
 // revealedReason returns the telling text of a producer's error answer
-// (an object with "error", "reason" or "message" text, e.g. B.1.4's
-// {"error":"invalid_token",...}), or "".
+// (a typed confirmation.* or clarification.* message, or an untyped error
+// body the checker claimed right after a reply): its "error", "reason" or
+// "message" text, e.g. B.1.4's {"error":"invalid_token",...}; "" when it
+// tells nothing.
 func revealedReason(ev *Event) string {
 	if !ev.Has("error") && !ev.Has("reason") && !ev.Has("reason_code") &&
 		!strings.HasPrefix(ev.Type, "confirmation.") && !strings.HasPrefix(ev.Type, "clarification.") {
