@@ -20,14 +20,20 @@
 // AAEP core context URL, which covers events with broken identifiers.
 // JSON-RPC 2.0 envelopes of the stdio binding (Appendix B.6) are not
 // unwrapped here: the capture side records their params as the message and
-// keeps the method as a transport attribute.
+// keeps the method as a transport attribute. A producer's untyped error
+// answer to a reply (B.1.4) is recognised by the run's checker, not the
+// model: the checker claims it (protocol.Claimer) when it arrives right
+// after a reply on the same source.
 //
 // # Decoding
 //
 // Each message is scanned once: a strict RFC 8259 validation that also
-// splits the top-level members (decode.go). Rules read the members by key
-// index; the Fields map of Event serves the sequence rules. A message that
-// is not UTF-8 or not a JSON object gets ENV-UTF8 or ENV-JSON-OBJECT and
+// splits the top-level members (decode.go) and notes whether any byte is
+// non-ASCII (only then is UTF-8 validated in a pass of its own). Rules read
+// the members by key index, unknown keys from a short list. The checker is
+// a protocol.FieldReader: the engine takes the routing fields from this
+// scan instead of peeking at each AAEP message first. A message that is
+// not UTF-8 or not a JSON object gets ENV-UTF8 or ENV-JSON-OBJECT and
 // nothing else. Events get the ENV rules, core-typed events also the EVT
 // rules; handshake and reply messages get the MSG rules only, filed under
 // their source's pseudo-session "subscription-N" as the handshake is. A

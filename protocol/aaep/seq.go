@@ -30,6 +30,12 @@ package aaep
 // every source that carried it has delivered the terminal event (at most
 // maxDraining such sessions; the oldest is then forgotten).
 //
+// Recordings without replies: a passive recorder never carries the
+// subscriber's replies, so the rules that rest on a missing reply are not
+// reported for the subscriptions (sources) that carry none; the resolution
+// is inferred from what the producer did and noted once per session as
+// SEQ-REPLY-UNOBSERVED (seq_unseen.go).
+//
 // Time: durations between two events of a session (timeouts, countdowns,
 // tool durations) are measured on the producer's clock, from the events'
 // timestamps, as §6.4 measures timeouts "from the timestamp of the
