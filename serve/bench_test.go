@@ -24,7 +24,8 @@ import (
 //
 //	AAEP_BENCH_EVENTS  events in the fan-out capture (default 5000)
 //	AAEP_BENCH_PACE    wall-clock length of the paced replays (default 500ms)
-//	AAEP_BENCH_CAPTURE_MB  size of the capture for BenchmarkStartMiddle (default 32)
+//	AAEP_BENCH_CAPTURE_MB  payload MiB of the capture for BenchmarkStartMiddle
+//	                       (default 32; the file is smaller, compressed)
 func envInt(b *testing.B, name string, def int) int {
 	if v := os.Getenv(name); v != "" {
 		n, err := strconv.Atoi(v)
@@ -47,9 +48,13 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 	return def
 }
 
-// realisticPayload is an AAEP event of about 430 bytes.
+// realisticPayload is an AAEP event of about 430 bytes. Its identifiers vary
+// like real ones (random hex), so it compresses about as well as real
+// traffic rather than as a repeated template.
 func realisticPayload(i int) []byte {
-	return []byte(fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.invoked","event_id":"evt_%032x","session_id":"sess_2c91a7b4d23f1e88","sequence_number":%d,"timestamp":"2026-05-24T14:22:11.342Z","producer":{"agent_id":"travel-assistant","agent_version":"2.4.1"},"urgency":"normal","tool":"search_flights","tool_call_id":"call_%08d","summary_normal":"Searching flights from Lisbon to Oslo for 12 to 19 December.","risk_level":"low"}`, i, i, i))
+	r := rand.New(rand.NewPCG(uint64(i), 7))
+	return []byte(fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.invoked","event_id":"evt_%016x%016x","session_id":"sess_2c91a7b4d23f1e88","sequence_number":%d,"timestamp":"2026-05-24T14:%02d:%02d.%03dZ","producer":{"agent_id":"travel-assistant","agent_version":"2.4.1"},"urgency":"normal","tool":"search_flights","tool_call_id":"call_%012x","summary_normal":"Searching flights from Lisbon to Oslo for 12 to 19 December.","risk_level":"low"}`,
+		r.Uint64(), r.Uint64(), i, i/60000%60, i/1000%60, i%1000, r.Uint64()>>16))
 }
 
 // benchCapture writes n events spaced by gap (plus jitter) to a capture.
@@ -290,4 +295,7 @@ func BenchmarkStartMiddle(b *testing.B) {
 		st.close()
 	}
 	b.ReportMetric(float64(n), "records")
+	if fi, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "file-MiB")
+	}
 }
