@@ -32,9 +32,9 @@ package aaep
 //
 // Recordings without replies: a passive recorder never carries the
 // subscriber's replies, so the rules that rest on a missing reply are not
-// reported for the subscriptions (sources) that carry none; the resolution
-// is inferred from what the producer did and noted once per session as
-// SEQ-REPLY-UNOBSERVED (seq_unseen.go).
+// reported for the subscriptions (sources) that carried none by the end of
+// the session; the resolution is inferred from what the producer did and
+// noted once per session as SEQ-REPLY-UNOBSERVED (seq_unseen.go).
 //
 // Time: durations between two events of a session (timeouts, countdowns,
 // tool durations) are measured on the producer's clock, from the events'
@@ -552,6 +552,7 @@ func (s *seqChecker) onTerminal(ss *session, lg *leg, m *protocol.Message, ev *E
 	ss.termID = ev.EventID
 	s.r.Step(protocol.Step{Session: ss.id, Index: m.Index, Offset: m.Offset, From: from, To: end,
 		Label: shortType(ev), Detail: detail, Kind: protocol.StepLifecycle})
+	s.decideFlows(ss.id)
 	s.r.SessionDone(protocol.SessionSummary{Session: ss.id, Messages: ss.msgs, First: ss.first, Last: ss.last, State: end, Complete: true})
 	s.retireTokens(ss)
 	// Drop what the rules no longer need; keep identity for other sources.
@@ -585,7 +586,6 @@ func (s *seqChecker) closeSession(ss *session) {
 		return
 	}
 	s.neg.sessionClosed(ss)
-	s.unseenSessionClosed(ss)
 	ss.dead = true
 	s.liveIDs -= ss.idCount
 	ss.idCount = 0
@@ -621,6 +621,7 @@ func (s *seqChecker) finish() {
 			s.report("SEQ-SESSION-INCOMPLETE", ss.id, nil, "incomplete",
 				"the recording stops before session %s ends (last state %s, no completed, errored or cancelled event): the session is incomplete, which is not by itself a protocol violation", ss.id, ss.state)
 		}
+		s.decideFlows(ss.id)
 		s.r.SessionDone(protocol.SessionSummary{Session: ss.id, Messages: ss.msgs, First: ss.first, Last: ss.last, State: ss.state, Complete: false})
 		s.retireTokens(ss)
 		ss.ended = true

@@ -11,13 +11,13 @@ package aaep
 // from one that did not wait at all. The checker must not accuse a
 // producer of what the recording cannot show.
 //
-// A source (subscription) carries replies once a confirmation.reply or
-// clarification.reply travels on it towards the producer; the replies of a
-// confirmation or clarification are observed when one of the sources that
-// received it carries replies, or when a reply for its token was recorded
-// at all. While they are not observed, the checker infers the resolution
-// from what the producer did instead of reporting a MUST violation that
-// rests on a missing reply:
+// A source (subscription) carries replies from the first
+// confirmation.reply or clarification.reply that travels on it towards the
+// producer; the replies of a confirmation or clarification are observed
+// when one of the sources that received it carries replies, or when a reply
+// for its token was recorded at all. While they are not observed, the
+// checker infers the resolution from what the producer did instead of
+// reporting a MUST violation that rests on a missing reply:
 //
 //   - the producer leaves awaiting_input while a confirmation is pending: it
 //     was resolved by a reply the recording did not carry (decision still
@@ -35,15 +35,18 @@ package aaep
 //     ran: an unseen accept or reject (instead of SEQ-CONF-BLOCKING,
 //     SEQ-CONF-ACCEPT-INVOKES, and strict SEQ-IRREV-NEEDS-ACCEPT).
 //
-// Such a flow is held, with the MUST findings the observed reading gives.
-// When its replies turn out to be observed after all (the first reply on
-// one of its sources, or a reply for its token, arrives later), the held
-// findings are reported and the flow's state is set back to what the
-// observed reading holds, so a recording that does carry replies is judged
-// as before. At the end of the stream (or when more than maxHeldFlows
-// flows are held, oldest session first) the flows that held findings are
-// reported once per session as SEQ-REPLY-UNOBSERVED (INFO), naming what
-// the producer did. Rules that need no reply stay as they are: an action
+// Such a flow is held, with the MUST findings the observed reading gives,
+// until its session ends. When its replies turn out to be observed before
+// that (the first reply on one of its sources, or a reply for its token,
+// arrives later), the held findings are reported and the flow's state is set
+// back to what the observed reading holds, so a recording that carries
+// replies is judged as before. When the session ends (its terminal event,
+// or the end of the stream), the flows still held are reported once per
+// session as SEQ-REPLY-UNOBSERVED (INFO), naming what the producer did,
+// before the session's summary: so a source that carries its first reply
+// only after a session ended counts as not carrying replies for that
+// session. Held flows belong to open sessions, so their memory is bounded
+// like the sessions'. Rules that need no reply stay as they are: an action
 // before the confirmation was emitted (SEQ-IRREV-NEEDS-CONF), one accept
 // used twice (SEQ-CONF-ONE-ACTION), an action after the timeout of a
 // confirmation the producer kept waiting for with default reject
@@ -56,11 +59,6 @@ import (
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
-
-// maxHeldFlows bounds the flows held while it is open whether their
-// replies are observed; past it the oldest sessions' flows are reported as
-// unobserved (a variable for tests).
-var maxHeldFlows = 4096
 
 // unseenFlow is a confirmation or clarification whose judgment rests on
 // replies the recording may not carry.
@@ -97,6 +95,7 @@ type unseen struct {
 	groups   []*unseenGroup
 	groupOf  map[string]*unseenGroup // the newest group of each session
 	held     int                     // flows not done
+	ended    int                     // groups of ended sessions still listed
 }
 
 // observed reports whether the replies to a can be seen in the recording.
@@ -139,11 +138,6 @@ func (s *seqChecker) flowFor(a *await, at *protocol.Message, how string) *unseen
 		}
 		g.flows = append(g.flows, fl)
 		u.held++
-		for u.held > maxHeldFlows && len(u.groups) > 0 {
-			s.reportGroup(u.groups[0])
-			u.groups[0] = nil
-			u.groups = u.groups[1:]
-		}
 	}
 	fl.at, fl.how = refOf(at), how
 	return fl
@@ -222,21 +216,22 @@ func (s *seqChecker) compactGroups() {
 	}
 	clear(u.groups[len(groups):])
 	u.groups = groups
+	u.ended = 0
 }
 
-// unseenSessionClosed forgets the flows of a closed session that hold no
-// finding: nothing can come of them any more.
-func (s *seqChecker) unseenSessionClosed(ss *session) {
-	g := s.unseen.groupOf[ss.id]
+// decideFlows ends the held flows of session id, which ends: they are
+// reported as unobserved (SEQ-REPLY-UNOBSERVED).
+func (s *seqChecker) decideFlows(id string) {
+	u := &s.unseen
+	g := u.groupOf[id]
 	if g == nil {
 		return
 	}
-	for _, fl := range g.flows {
-		if !fl.done && len(fl.findings) == 0 && fl.a.sess == ss {
-			fl.done = true
-			fl.a.flow = nil
-			s.unseen.held--
-		}
+	s.reportGroup(g)
+	g.flows = nil
+	// Drop ended groups from the list now and then, not at every end.
+	if u.ended++; u.ended > 64 && 2*u.ended > len(u.groups) {
+		s.compactGroups()
 	}
 }
 

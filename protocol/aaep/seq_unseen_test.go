@@ -2,7 +2,6 @@ package aaep
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +45,13 @@ func unseenCases() []seqCase {
 		{"action while blocked, no reply recorded", "SEQ-REPLY-UNOBSERVED", "", blocked(), unobserved},
 		{"action while blocked on a source that carries replies", "SEQ-CONF-BLOCKING", "",
 			stream(answered(), blocked()), []string{"SEQ-CONF-BLOCKING", "SEQ-IRREV-NEEDS-ACCEPT"}},
-		{"action while blocked, the first reply comes later", "SEQ-CONF-BLOCKING", "",
-			stream(blocked(), answered()), []string{"SEQ-CONF-BLOCKING", "SEQ-IRREV-NEEDS-ACCEPT"}},
+		{"action while blocked, the first reply comes later in the session", "SEQ-CONF-BLOCKING", "",
+			func() []*tm {
+				b := blocked()
+				return stream(b[:len(b)-1], answered(), b[len(b)-1])
+			}(), []string{"SEQ-CONF-BLOCKING", "SEQ-IRREV-NEEDS-ACCEPT"}},
+		{"action while blocked, the first reply comes after the session", "SEQ-REPLY-UNOBSERVED", "",
+			stream(blocked(), answered()), unobserved},
 		{"replies on another source only", "SEQ-REPLY-UNOBSERVED", "",
 			stream(func() []*tm {
 				var out []*tm
@@ -141,37 +145,6 @@ func TestUnobservedOncePerSession(t *testing.T) {
 		if s.Session == "sess_a" && s.Label == "tool.invoked" && s.Index != a.Index {
 			t.Errorf("finding at message %d, want the action at message %d", a.Index, s.Index)
 		}
-	}
-}
-
-// TestUnobservedBound: past maxHeldFlows the oldest sessions are reported
-// as unobserved at once; a first reply after that judges only the flows
-// still held as observed.
-func TestUnobservedBound(t *testing.T) {
-	defer func(n int) { maxHeldFlows = n }(maxHeldFlows)
-	maxHeldFlows = 2
-	msgs := stream(booking("sess_1", "rpl_1"), booking("sess_2", "rpl_2"), booking("sess_3", "rpl_3"), booking("sess_4", "rpl_4"), answered())
-	res := run(t, "", msgs...)
-	got := map[string][]string{}
-	for _, f := range res.findings {
-		if strings.HasPrefix(f.RuleID, "SEQ-") {
-			got[f.Session] = append(got[f.Session], f.RuleID)
-		}
-	}
-	for _, ids := range got {
-		slices.Sort(ids)
-	}
-	// Sessions 1 and 2 were decided when sessions 3 and 4 pushed the held
-	// flows past the bound; the reply at the end judges 3 and 4 as observed.
-	held := []string{"SEQ-CONF-BLOCKING", "SEQ-IRREV-NEEDS-ACCEPT"}
-	want := map[string][]string{"sess_1": {"SEQ-REPLY-UNOBSERVED"}, "sess_2": {"SEQ-REPLY-UNOBSERVED"}, "sess_3": held, "sess_4": held}
-	for s, ids := range want {
-		if !slices.Equal(got[s], ids) {
-			t.Errorf("%s: findings %v, want %v", s, got[s], ids)
-		}
-	}
-	if len(got) != len(want) {
-		t.Errorf("findings in sessions %v, want only %d sessions\n%s", got, len(want), res.describe())
 	}
 }
 
@@ -308,5 +281,32 @@ func TestErrorAnswerClaim(t *testing.T) {
 				t.Errorf("TRN-NO-FAILURE-REASON %v, STREAM-UNKNOWN-PROTOCOL %v; want claimed %v\n%s", trn, unknown, tt.claimed, res.describe())
 			}
 		})
+	}
+}
+
+// TestUnobservedBeforeSummary: the session's SEQ-REPLY-UNOBSERVED comes
+// before its summary, so a report written as sessions end holds it in the
+// session's own section.
+func TestUnobservedBeforeSummary(t *testing.T) {
+	var order []string
+	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", nil, protocol.Sink{
+		Finding: func(f protocol.Finding) {
+			if f.RuleID == "SEQ-REPLY-UNOBSERVED" {
+				order = append(order, "finding "+f.Session)
+			}
+		},
+		SessionDone: func(s protocol.SessionSummary) { order = append(order, "done "+s.Session) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sess_b is cut off: it ends with the stream.
+	b := booking("sess_b", "rpl_b")
+	for _, m := range build(stream(booking("sess_a", "rpl_a"), b[:len(b)-1])) {
+		eng.Feed(m)
+	}
+	eng.Finish()
+	if got, want := strings.Join(order, ", "), "finding sess_a, done sess_a, finding sess_b, done sess_b"; got != want {
+		t.Errorf("order %q, want %q", got, want)
 	}
 }
