@@ -25,10 +25,16 @@ type tokenState struct {
 func newRegistry() *registry { return &registry{tokens: make(map[string]*tokenState)} }
 
 // issue marks b's token as outstanding (again, when a loop repeats it).
-func (r *registry) issue(b *blocking, eventID, session string) {
+// On a shared timeline every subscriber's writer issues the same event
+// (the same *blocking): only its first issue counts, so that a reply from
+// one subscriber is not undone when the event reaches a slower one.
+func (r *registry) issue(b *blocking, eventID, session string, shared bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, ok := r.tokens[b.Token]; ok && shared && t.b == b {
+		return
+	}
 	r.tokens[b.Token] = &tokenState{b: b, eventID: eventID, session: session}
-	r.mu.Unlock()
 }
 
 // outstanding reports whether token awaits a reply.

@@ -274,3 +274,30 @@ func TestRenegotiateAndClose(t *testing.T) {
 		t.Errorf("POST handshake recorded %d times, want request and answer", posted)
 	}
 }
+
+// TestSharedFirstReplyWins: on a shared timeline a token is one producer's
+// token, so the second subscriber's reply to it is ignored (§6.7.1).
+func TestSharedFirstReplyWins(t *testing.T) {
+	path := writeCapture(t, openEndedRecords())
+	var seen notices
+	srv, ts := startServer(t, Options{Open: OpenFile(path), Shared: true, Grace: time.Hour, Notify: seen.add})
+	req := []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{"supports_confirmation_reply":true}}`)
+	a, b := dialWS(t, ts), dialWS(t, ts)
+	waitFor(t, func() bool { return srv.Stats().Active == 2 })
+	for _, c := range []*websocket.Conn{a, b} {
+		if err := c.WriteMessage(websocket.TextMessage, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readUntil(t, a, "rpl_conf1")
+	readUntil(t, b, "rpl_conf1")
+	reply := []byte(`{"type":"confirmation.reply","reply_token":"rpl_conf1","decision":"accept"}`)
+	a.WriteMessage(websocket.TextMessage, reply)
+	waitFor(t, func() bool { return len(seen.kind(NoticeReply)) == 1 })
+	b.WriteMessage(websocket.TextMessage, reply)
+	waitFor(t, func() bool { return len(seen.kind(NoticeReply)) == 2 })
+	r := seen.kind(NoticeReply)
+	if r[0].Verdict != VerdictAccepted || r[1].Verdict != VerdictIgnored || r[1].Reason != "reply_token already used" {
+		t.Fatalf("replies %+v", r)
+	}
+}

@@ -203,7 +203,8 @@ func (s *subscriber) writeLoop() {
 			break
 		}
 		ok := true
-		for i, ev := range batch {
+		consumed := 0 // events of the batch written (or dropped by flush)
+		for _, ev := range batch {
 			// Events may be queued ahead of their deadlines (see feed):
 			// the writer waits for each one itself, so that nothing but
 			// the write lies between the deadline and the wire. What is
@@ -214,7 +215,6 @@ func (s *subscriber) writeLoop() {
 				}
 				if err := clock.WaitUntil(s.ctx, ev.Deadline); err != nil {
 					ok = false
-					s.dropped.Add(int64(len(batch) - i))
 					break
 				}
 			}
@@ -232,7 +232,6 @@ func (s *subscriber) writeLoop() {
 					}
 					if err := clock.WaitUntil(s.ctx, release); err != nil {
 						ok = false
-						s.dropped.Add(int64(len(batch) - i))
 						break
 					}
 				}
@@ -241,7 +240,7 @@ func (s *subscriber) writeLoop() {
 				}
 			}
 			if ev.Blocking != nil {
-				s.reg.issue(ev.Blocking, ev.ID, ev.Session)
+				s.reg.issue(ev.Blocking, ev.ID, ev.Session, s.pool == nil)
 			}
 			if err := s.wire.write(ev); err != nil {
 				s.failed(err)
@@ -249,9 +248,12 @@ func (s *subscriber) writeLoop() {
 				break
 			}
 			pending = append(pending, sentEvent{ev: ev, due: due})
+			consumed++
 		}
 		if ok {
 			ok = flush()
+		} else {
+			s.dropped.Add(int64(countEvents(batch[consumed:])))
 		}
 		clear(batch)
 		spare = batch
@@ -274,6 +276,17 @@ drain:
 		}
 	}
 	srv.closed(s, ci)
+}
+
+// countEvents counts the events (not control messages) in evs.
+func countEvents(evs []*event) int {
+	n := 0
+	for _, ev := range evs {
+		if !ev.Control {
+			n++
+		}
+	}
+	return n
 }
 
 // recycle hands an event back to the subscriber's own timeline for reuse;
