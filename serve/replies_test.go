@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 // openEndedRecords is the standard capture with one more event an hour
@@ -280,7 +281,9 @@ func TestRenegotiateAndClose(t *testing.T) {
 func TestSharedFirstReplyWins(t *testing.T) {
 	path := writeCapture(t, openEndedRecords())
 	var seen notices
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Shared: true, Grace: time.Hour, Notify: seen.add})
+	// Slowed down so that both subscribers have joined (a few ms after
+	// each other) well before the confirmation (400 ms in).
+	srv, ts := startServer(t, Options{Open: OpenFile(path), Shared: true, Grace: time.Hour, Notify: seen.add, Timing: timing.Config{Speed: 0.05}})
 	req := []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{"supports_confirmation_reply":true}}`)
 	a, b := dialWS(t, ts), dialWS(t, ts)
 	waitFor(t, func() bool { return srv.Stats().Active == 2 })
