@@ -9,6 +9,7 @@ package peek
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 )
@@ -144,16 +145,35 @@ var plain = func() (t [256]bool) {
 }()
 
 // skipPlain returns the index of the first byte at or after i that ends
-// or escapes a string (or len(b)). Locals keep the loop in registers.
+// or escapes a string (or len(b)): eight bytes at a time while no byte of
+// the word is a quote, a backslash or a control character, then byte by
+// byte.
 func skipPlain(b []byte, i int) int {
-	for i+4 <= len(b) && plain[b[i]] && plain[b[i+1]] && plain[b[i+2]] && plain[b[i+3]] {
-		i += 4
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, bs := w^quotes, w^backslashes
+		if ((q-lsbs)&^q|(bs-lsbs)&^bs|(w-controls)&^w)&msbs != 0 {
+			break
+		}
+		i += 8
 	}
 	for i < len(b) && plain[b[i]] {
 		i++
 	}
 	return i
 }
+
+// Word-at-a-time constants for skipPlain: a byte of w is zero in w^x where
+// it equals the byte of x; (v-lsbs)&^v&msbs is non-zero when v has a zero
+// byte, and (w-controls)&^w&msbs when w has a byte below 0x20. (A borrow can
+// flag a plain byte too; the byte loop then looks closer.)
+const (
+	lsbs        = 0x0101010101010101
+	msbs        = 0x8080808080808080
+	quotes      = lsbs * '"'
+	backslashes = lsbs * '\\'
+	controls    = lsbs * 0x20
+)
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const maxDepth = 512
