@@ -329,7 +329,12 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *subs
 }
 
 // closed is called by a subscriber's writer when it has finished.
+// The notice goes out before the subscription leaves the active set, so
+// that Wait returning means every closed notice has been given.
 func (s *Server) closed(sub *subscriber, ci *CloseInfo) {
+	s.recordConn(sub, map[string]any{"event": "closed", "code": ci.Code, "reason": ci.Reason, "cause": ci.Cause})
+	st := sub.stats()
+	s.notify(Notice{Kind: NoticeClosed, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote, Stats: &st})
 	s.mu.Lock()
 	delete(s.subs, sub.id)
 	s.closedS = append(s.closedS, sub)
@@ -342,9 +347,6 @@ func (s *Server) closed(sub *subscriber, ci *CloseInfo) {
 		p.created = time.Now()
 	}
 	s.mu.Unlock()
-	s.recordConn(sub, map[string]any{"event": "closed", "code": ci.Code, "reason": ci.Reason, "cause": ci.Cause})
-	st := sub.stats()
-	s.notify(Notice{Kind: NoticeClosed, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote, Stats: &st})
 	s.wg.Done()
 }
 

@@ -141,7 +141,6 @@ type sentEvent struct {
 // writes them, flushes once per batch and keeps the figures. It returns when
 // the queue ends or the subscription stops, after closing the connection.
 func (s *subscriber) writeLoop() {
-	defer close(s.done)
 	srv := s.srv
 	clock := srv.clock
 	var (
@@ -275,6 +274,7 @@ drain:
 			break drain
 		}
 	}
+	close(s.done)
 	srv.closed(s, ci)
 }
 
