@@ -196,11 +196,13 @@ func (t *timeline) run() {
 	defer st.close()
 	pacer := timing.NewPacer(s.clock, s.opts.Timing)
 	for pass := 1; ; pass++ {
+		played := 0
 		for {
 			ev, err := st.next()
 			if errors.Is(err, io.EOF) {
 				break
 			}
+			played++
 			if err != nil {
 				failure = err
 				s.notify(Notice{Kind: NoticeMessage, Reason: err.Error()})
@@ -213,8 +215,8 @@ func (t *timeline) run() {
 			ev.Deadline = deadline
 			t.broadcast(ev)
 		}
-		if s.opts.Passes > 0 && pass >= s.opts.Passes {
-			return
+		if played == 0 || s.opts.Passes > 0 && pass >= s.opts.Passes {
+			return // done, or an empty range that would loop forever
 		}
 		if err := st.restart(); err != nil {
 			failure = err

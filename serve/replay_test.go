@@ -265,3 +265,18 @@ func TestPush(t *testing.T) {
 	})
 	_ = capfile.KindReceived
 }
+
+// TestEmptyRange: a range without events ends at once, even looping forever.
+func TestEmptyRange(t *testing.T) {
+	path := writeCapture(t, standardRecords())
+	for _, shared := range []bool{false, true} {
+		srv, ts := startServer(t, Options{Open: OpenFile(path), Range: Range{From: Position{Set: true, ByIndex: true, Index: 13}},
+			Passes: -1, Shared: shared, Grace: time.Millisecond})
+		c := dialWS(t, ts)
+		frames, ce := readAll(t, c)
+		if len(frames) != 0 || ce.Code != CloseClean {
+			t.Fatalf("shared=%v: %d frames, close %d", shared, len(frames), ce.Code)
+		}
+		waitIdle(t, srv)
+	}
+}
