@@ -348,15 +348,46 @@ func (ev *Event) typeName(known string) string {
 	if !ok {
 		return ""
 	}
-	if i := coreIndex(string(b)); i >= 0 {
-		return coreTypeList[i]
-	}
-	for _, t := range messageTypeList {
-		if string(b) == t {
-			return t
-		}
-	}
-	if string(b) == known {
+	switch string(b) { // a switch on the conversion does not allocate
+	case TypeSessionStarted:
+		return TypeSessionStarted
+	case TypeSessionCompleted:
+		return TypeSessionCompleted
+	case TypeSessionErrored:
+		return TypeSessionErrored
+	case TypeSessionCancelled:
+		return TypeSessionCancelled
+	case TypeStateChanged:
+		return TypeStateChanged
+	case TypeProgressUpdated:
+		return TypeProgressUpdated
+	case TypeToolInvoked:
+		return TypeToolInvoked
+	case TypeToolCompleted:
+		return TypeToolCompleted
+	case TypeOutputStreaming:
+		return TypeOutputStreaming
+	case TypeAwaitingConfirmation:
+		return TypeAwaitingConfirmation
+	case TypeAwaitingClarification:
+		return TypeAwaitingClarification
+	case TypeHandoffRequested:
+		return TypeHandoffRequested
+	case MsgSubscriptionRequest:
+		return MsgSubscriptionRequest
+	case MsgSubscriptionAccepted:
+		return MsgSubscriptionAccepted
+	case MsgSubscriptionRejected:
+		return MsgSubscriptionRejected
+	case MsgSubscriptionRenegotiate:
+		return MsgSubscriptionRenegotiate
+	case MsgSubscriptionClose:
+		return MsgSubscriptionClose
+	case MsgConfirmationReply:
+		return MsgConfirmationReply
+	case MsgClarificationReply:
+		return MsgClarificationReply
+	case known:
 		return known
 	}
 	return string(b)
