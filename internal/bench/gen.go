@@ -141,7 +141,9 @@ func WriteBulkCapture(path string, n int, seed uint64) error {
 		base    time.Duration
 	)
 	for round := uint64(0); written < n; round++ {
-		msgs := sample.Stream(sample.Options{Sessions: 200, Seed: seed + round, Violations: true})
+		// Each round's events are stamped where the round sits in the
+		// capture, so their timestamps agree with their receive times.
+		msgs := sample.Stream(sample.Options{Sessions: 200, Seed: seed + round, Violations: true, Start: captureStart.Add(base)})
 		for _, m := range msgs {
 			kind := capfile.KindReceived
 			if m.FromSubscriber {
