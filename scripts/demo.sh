@@ -65,11 +65,11 @@ set -e
 [ "$check" -le 1 ] || { say "demo: check failed:"; cat "$out/report.txt"; exit 1; }
 
 # 4. Draw the trace.
-"$bin/aaep-replay" visualize "$out/ws.aaep" -o "$out/trace.svg"
+"$bin/aaep-replay" visualize "$out/ws.aaep" -o "$out/trace.svg" 2>"$out/visualize.log"
 
 say ""
 say "Recorded over WebSocket: $out/ws.aaep ($("$bin/aaep-replay" info "$out/ws.aaep" | sed -n 's/^records: *//p' | head -n 1))"
-say "Recorded over SSE:       $out/sse.aaep"
+say "Recorded over SSE:       $out/sse.aaep ($("$bin/aaep-replay" info "$out/sse.aaep" | sed -n 's/^records: *//p' | head -n 1))"
 say "Check report:            $out/report.txt"
 say "State-machine trace:     $out/trace.svg (violations in red)"
 say ""
