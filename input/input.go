@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -105,7 +104,6 @@ func eachCapture(ctx context.Context, path string, stream io.Reader, fn func(*pr
 	}
 	defer rd.Close()
 	sum := Summary{Format: FormatCapture, Header: rd.Header()}
-	replay := strings.HasPrefix(sum.Header.Tool, "aaep-replay")
 	attrs := map[string]string{}
 	var m protocol.Message
 	for {
@@ -136,10 +134,10 @@ func eachCapture(ctx context.Context, path string, stream io.Reader, fn func(*pr
 		if !sum.Header.Start.IsZero() {
 			m.Received = sum.Header.Start.Add(m.Offset)
 		}
-		// A recorder is a subscriber: what it received came from the
-		// producer. A replayer is the producer: what it received came from
-		// a subscriber.
-		if (rec.Kind == capfile.KindSent) != replay {
+		// Every capture is written from the subscriber's side: received
+		// records came from the producer, sent ones went to it. That holds
+		// for aaep-capture and for aaep-replay's --record alike.
+		if rec.Kind == capfile.KindSent {
 			m.Dir = protocol.ToProducer
 		}
 		if len(rec.Attrs) > 0 {

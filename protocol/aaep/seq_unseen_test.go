@@ -151,8 +151,8 @@ func TestUnobservedOncePerSession(t *testing.T) {
 // TestCapturePassiveAndAnswering checks real capture files of the same
 // eight interleaved sessions: recorded by a subscriber that answers (the
 // replies are sent records), by a passive recorder (no replies), and by
-// aaep-replay's own --record (directions flipped: the replies are received
-// records). Only the passive one notes unobserved replies, once for each
+// aaep-replay's own --record (written from the subscriber's side too, under
+// the replayer's name). Only the passive one notes unobserved replies, once for each
 // session with a confirmation or clarification, and none reports a reply
 // rule at MUST.
 func TestCapturePassiveAndAnswering(t *testing.T) {
@@ -221,9 +221,9 @@ func TestCapturePassiveAndAnswering(t *testing.T) {
 	}
 }
 
-// writeReplayRecord writes msgs as aaep-replay's --record does: the
-// replayer is the producer, so its events are sent records and the
-// subscriber's replies received ones.
+// writeReplayRecord writes msgs as aaep-replay's --record does: from the
+// subscriber's side, like any capture (the replayed events are received
+// records, the subscriber's replies sent ones), under the replayer's name.
 func writeReplayRecord(t *testing.T, path string, msgs []sample.Msg, start time.Time) {
 	t.Helper()
 	w, err := capfile.Create(path, capfile.Header{Start: start, Tool: "aaep-replay serve (test)",
@@ -232,9 +232,9 @@ func writeReplayRecord(t *testing.T, path string, msgs []sample.Msg, start time.
 		t.Fatal(err)
 	}
 	for _, m := range msgs {
-		kind := capfile.KindSent
+		kind := capfile.KindReceived
 		if m.FromSubscriber {
-			kind = capfile.KindReceived
+			kind = capfile.KindSent
 		}
 		if err := w.Append(&capfile.Record{Kind: kind, Time: int64(m.Offset), Payload: m.JSON}); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// TestRecordedReplayReadsLikeACapture: serve --record writes the replay from
+// the subscriber's side, like aaep-capture, so input (and so check and
+// visualize) sees the replayed events as coming from the producer and the
+// subscriber's replies as going to it.
+func TestRecordedReplayReadsLikeACapture(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "wire.aaep")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+			[]string{"serve", demoCapture, "--listen", "127.0.0.1:0", "--speed", "50", "--record", record})
+	}()
+	var addr string
+	deadline := time.Now().Add(10 * time.Second)
+	for addr == "" {
+		if m := servingRE.FindStringSubmatch(errb.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no serving line; stderr %q", errb.String())
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
+	c, _, err := d.Dial("ws://"+addr+"/aaep/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"record-test","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true}}`
+	if err := c.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var subID string
+	events, replies := 0, 0
+	for {
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			if !websocket.IsCloseError(err, 4000) {
+				t.Fatalf("read: %v", err)
+			}
+			break
+		}
+		var m struct {
+			Type           string `json:"type"`
+			SubscriptionID string `json:"subscription_id"`
+			ReplyToken     string `json:"reply_token"`
+		}
+		if err := json.Unmarshal(msg, &m); err != nil {
+			t.Fatalf("replayed message is not JSON: %v", err)
+		}
+		switch m.Type {
+		case "subscription.accepted":
+			subID = m.SubscriptionID
+			continue
+		case "aaep:agent.awaiting.confirmation":
+			replies++
+			reply := `{"type":"confirmation.reply","reply_token":"` + m.ReplyToken + `","decision":"accept","subscription_id":"` + subID + `","timestamp":"` + time.Now().UTC().Format("2006-01-02T15:04:05.000Z") + `"}`
+			if err := c.WriteMessage(websocket.TextMessage, []byte(reply)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		events++
+	}
+	if subID == "" || events != 102 || replies == 0 {
+		t.Fatalf("subscription %q, %d events, %d replies; want an id, 102 events, some replies", subID, events, replies)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exit %d; stderr %q", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+
+	var fromProducer, toProducer, repliesSeen int
+	if _, err := input.Each(context.Background(), record, func(m *protocol.Message) error {
+		if m.Dir == protocol.ToProducer {
+			toProducer++
+			if m.Fields.Type == "confirmation.reply" || strings.Contains(string(m.Raw), `"confirmation.reply"`) {
+				repliesSeen++
+			}
+		} else {
+			fromProducer++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The producer sent the accepted answer and the 102 events; the
+	// subscriber sent its request and the replies.
+	if fromProducer != 1+102 || toProducer != 1+replies || repliesSeen != replies {
+		t.Errorf("from producer %d (want 103), to producer %d (want %d), replies %d (want %d)", fromProducer, toProducer, 1+replies, repliesSeen, replies)
+	}
+	// The replies were recorded, so the checker judges the reply rules
+	// instead of noting them as unobserved.
+	_, report, _ := replay(t, "check", "--fail-on", "never", record)
+	if strings.Contains(report, "SEQ-REPLY-UNOBSERVED") {
+		t.Errorf("check treats the recorded replay as a passive recording:\n%s", report)
+	}
+}
