@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,16 +46,27 @@ func RunProc(ctx context.Context, stdout io.Writer, name string, args ...string)
 	cmd.Stderr = &errb
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return ProcResult{ExitCode: -1}, fmt.Errorf("%s: %w", name, err)
+	}
+	// The child's rusage ru_maxrss is no good here: Linux carries the
+	// parent's peak into a child across exec, and this parent holds the
+	// generated inputs. The child's own high-water mark (VmHWM) is read
+	// from /proc while it runs; it only grows, so the last reading is the
+	// peak to within one poll interval.
+	hwm := make(chan int64, 1)
+	stopPoll := make(chan struct{})
+	go func() { hwm <- pollHWM(cmd.Process.Pid, stopPoll) }()
+	err := cmd.Wait()
 	wall := time.Since(start)
+	close(stopPoll)
+	peak := <-hwm
 	res := ProcResult{Wall: wall, Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1}
 	if st := cmd.ProcessState; st != nil {
 		res.ExitCode = st.ExitCode()
 		res.User, res.Sys = st.UserTime(), st.SystemTime()
-		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-			res.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
-		}
 	}
+	res.MaxRSS = peak
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%s: %w (stderr: %s)", name, ctx.Err(), tail(res.Stderr))
 	}
@@ -62,6 +75,32 @@ func RunProc(ctx context.Context, stdout io.Writer, name string, args ...string)
 		return res, fmt.Errorf("%s: %w", name, err)
 	}
 	return res, nil
+}
+
+// pollHWM reads the peak resident memory (VmHWM, in bytes) of process pid
+// every 5 ms until stop is closed, and returns the last value read.
+func pollHWM(pid int, stop <-chan struct{}) int64 {
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	var peak int64
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+					kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+					if err == nil && kb*1024 > peak {
+						peak = kb * 1024
+					}
+				}
+			}
+		}
+		select {
+		case <-stop:
+			return peak
+		case <-tick.C:
+		}
+	}
 }
 
 // tail returns the last line or so of a process's output, for errors.
