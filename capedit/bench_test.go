@@ -9,6 +9,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 // benchEvents is the size of the benchmark captures: about 8.6 MB of
@@ -100,9 +101,9 @@ func BenchmarkCut(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			var opts CutOptions
 			if tc.from != "" {
-				f, _ := ParsePosition(tc.from)
-				t, _ := ParsePosition(tc.to)
-				opts = CutOptions{From: &f, To: &t}
+				f, _ := timing.ParsePosition(tc.from)
+				t, _ := timing.ParsePosition(tc.to)
+				opts = CutOptions{From: f, To: t}
 			}
 			for b.Loop() {
 				if _, err := Cut(ctx, src, out, opts); err != nil {

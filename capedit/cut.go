@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 // CutOptions select the part of a capture that Cut keeps.
 type CutOptions struct {
-	// From is the first position kept; nil means the start.
-	From *Position
+	// From is the first position kept; unset means the start.
+	From timing.Position
 	// To is the last position kept (inclusive, as aaep-replay serve reads
-	// --to); nil means the end. So "--to #99" and "--from #100" split a
+	// --to); unset means the end. So "--to #99" and "--from #100" split a
 	// capture without losing or repeating a record.
-	To *Position
+	To timing.Position
 }
 
 // Cut writes the records of in from opts.From to opts.To (both included) to out. It
@@ -29,8 +30,8 @@ type CutOptions struct {
 // times are shifted to match, so their absolute times are unchanged and a
 // replay of the cut starts at once; Merge puts the pieces back together.
 func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) {
-	if opts.From != nil && opts.To != nil && opts.From.IsRecord == opts.To.IsRecord {
-		if (opts.From.IsRecord && opts.To.Record < opts.From.Record) || (!opts.From.IsRecord && opts.To.Offset < opts.From.Offset) {
+	if opts.From.Set && opts.To.Set && opts.From.ByIndex == opts.To.ByIndex {
+		if (opts.From.ByIndex && opts.To.Index < opts.From.Index) || (!opts.From.ByIndex && opts.To.Time < opts.From.Time) {
 			return nil, fmt.Errorf("cut range %v to %v ends before it starts", opts.From, opts.To)
 		}
 	}
@@ -44,8 +45,8 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 	defer src.close()
 	res := &Result{}
 	empty := false
-	if opts.From != nil {
-		if empty, err = seekTo(src, *opts.From); err != nil {
+	if opts.From.Set {
+		if empty, err = seekTo(src, opts.From); err != nil {
 			return nil, err
 		}
 	}
@@ -57,9 +58,9 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 		var shift int64
 		start := func(first *capfile.Record) error {
 			switch {
-			case opts.From != nil && !opts.From.IsRecord:
-				shift = int64(opts.From.Offset)
-			case opts.From != nil && first != nil:
+			case opts.From.Set && !opts.From.ByIndex:
+				shift = int64(opts.From.Time)
+			case opts.From.Set && first != nil:
 				shift = first.Time
 			}
 			hdr.Start = hdr.Start.Add(time.Duration(shift))
@@ -80,11 +81,11 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 				break
 			}
 			res.Read++
-			if opts.To != nil {
-				if opts.To.IsRecord && src.r.Index() > opts.To.Record {
+			if opts.To.Set {
+				if opts.To.ByIndex && src.r.Index() > opts.To.Index {
 					break
 				}
-				if !opts.To.IsRecord && rec.Time > int64(opts.To.Offset) {
+				if !opts.To.ByIndex && rec.Time > int64(opts.To.Time) {
 					break
 				}
 			}
@@ -117,18 +118,18 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 }
 
 // seekTo positions src at p. It reports true when p is past the end.
-func seekTo(src *input, p Position) (bool, error) {
+func seekTo(src *input, p timing.Position) (bool, error) {
 	var err error
-	if p.IsRecord {
+	if p.ByIndex {
 		var x *capfile.Index
 		if x, err = src.r.FileIndex(); err == nil {
-			if p.Record > x.Records {
+			if p.Index > x.Records {
 				return true, nil
 			}
-			err = src.r.SeekRecord(p.Record)
+			err = src.r.SeekRecord(p.Index)
 		}
 	} else {
-		err = src.r.SeekTime(int64(p.Offset))
+		err = src.r.SeekTime(int64(p.Time))
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, fmt.Errorf("%s: seek to %v: %w", src.path, p, err)
@@ -138,10 +139,10 @@ func seekTo(src *input, p Position) (bool, error) {
 
 func describeCut(o CutOptions) string {
 	from, to := "start", "end"
-	if o.From != nil {
+	if o.From.Set {
 		from = o.From.String()
 	}
-	if o.To != nil {
+	if o.To.Set {
 		to = o.To.String()
 	}
 	return "from " + from + " to " + to

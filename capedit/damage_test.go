@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 // op runs one operation from in to out and returns its torn-input warnings.
@@ -35,7 +36,7 @@ func ops() []op {
 			return st.Warnings, err
 		}},
 		{"cut", func(in, out string) ([]Warning, error) {
-			res, err := Cut(ctx, in, out, CutOptions{From: &Position{IsRecord: true, Record: 0}})
+			res, err := Cut(ctx, in, out, CutOptions{From: timing.Position{Set: true, ByIndex: true, Index: 0}})
 			if res == nil {
 				return nil, err
 			}

@@ -8,56 +8,16 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
-func pos(t *testing.T, s string) *Position {
+func pos(t *testing.T, s string) timing.Position {
 	t.Helper()
-	p, err := ParsePosition(s)
+	p, err := timing.ParsePosition(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &p
-}
-
-func TestParsePosition(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Position
-		wantErr string
-	}{
-		{in: "1m30s", want: Position{Offset: 90 * time.Second}},
-		{in: "250ms", want: Position{Offset: 250 * time.Millisecond}},
-		{in: "1:30", want: Position{Offset: 90 * time.Second}},
-		{in: "01:02:03.5", want: Position{Offset: time.Hour + 2*time.Minute + 3500*time.Millisecond}},
-		{in: "0:00.250", want: Position{Offset: 250 * time.Millisecond}},
-		{in: "90:00", want: Position{Offset: 90 * time.Minute}},
-		{in: "#0", want: Position{IsRecord: true}},
-		{in: "#120", want: Position{IsRecord: true, Record: 120}},
-		{in: "120", want: Position{IsRecord: true, Record: 120}},
-		{in: "#-1", wantErr: "record number"},
-		{in: "#x", wantErr: "record number"},
-		{in: "-5s", wantErr: "bad position"},
-		{in: "-5", wantErr: "bad position"},
-		{in: "1.5", wantErr: "bad position"},
-		{in: "1:75", wantErr: "below 60"},
-		{in: "1:75:00", wantErr: "below 60"},
-		{in: "1:2:3:4", wantErr: "clock"},
-		{in: "1:x", wantErr: "clock"},
-		{in: "1:30.", wantErr: "clock"},
-		{in: "soon", wantErr: "bad position"},
-	}
-	for _, tc := range tests {
-		got, err := ParsePosition(tc.in)
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("ParsePosition(%q) error = %v, want %q", tc.in, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("ParsePosition(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-		}
-	}
+	return p
 }
 
 // absolute returns the records with their times made absolute (ns since the

@@ -30,24 +30,3 @@ func FuzzMetaRecord(f *testing.F) {
 		sameRecords(t, []capfile.Record{back}, []capfile.Record{rec})
 	})
 }
-
-// FuzzParsePosition checks that ParsePosition never panics and that what it
-// accepts prints back to a position it reads the same way.
-func FuzzParsePosition(f *testing.F) {
-	for _, s := range []string{"#12", "12", "1m30s", "1:30", "01:02:03.5", "-1", "1:75", "99999999999999999999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParsePosition(s)
-		if err != nil {
-			return
-		}
-		if p.Offset < 0 || p.Record < 0 {
-			t.Fatalf("ParsePosition(%q) = %+v: negative", s, p)
-		}
-		q, err := ParsePosition(p.String())
-		if err != nil || q != p {
-			t.Fatalf("ParsePosition(%q) = %+v, which prints as %q and reads back as %+v, %v", s, p, p.String(), q, err)
-		}
-	})
-}

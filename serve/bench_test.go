@@ -281,7 +281,7 @@ func BenchmarkStartMiddle(b *testing.B) {
 	mb := envInt(b, "AAEP_BENCH_CAPTURE_MB", 32)
 	n := mb << 20 / len(realisticPayload(0))
 	path := benchCapture(b, n, time.Millisecond)
-	opts := Options{Open: OpenFile(path), Range: Range{From: Position{Set: true, ByIndex: true, Index: int64(n / 2)}}}
+	opts := Options{Open: OpenFile(path), Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: int64(n / 2)}}}
 	if err := opts.withDefaults(); err != nil {
 		b.Fatal(err)
 	}

@@ -98,8 +98,8 @@ func TestRangeAndFilters(t *testing.T) {
 	path := writeCapture(t, recs)
 	all := received(recs)
 	ms := time.Millisecond
-	pos := func(s string) Position {
-		p, err := ParsePosition(s)
+	pos := func(s string) timing.Position {
+		p, err := timing.ParsePosition(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestRangeAndFilters(t *testing.T) {
 		{"from record index", Range{From: pos("#5")}, peek.Filter{}, all[3:]},
 		{"to record index", Range{To: pos("5")}, peek.Filter{}, all[:4]},
 		{"from time", Range{From: pos("20ms")}, peek.Filter{}, all[3:]},
-		{"time window inclusive", Range{From: Position{Set: true, Time: 15 * ms}, To: Position{Set: true, Time: 30 * ms}}, peek.Filter{}, all[2:6]},
+		{"time window inclusive", Range{From: timing.Position{Set: true, Time: 15 * ms}, To: timing.Position{Set: true, Time: 30 * ms}}, peek.Filter{}, all[2:6]},
 		{"session", Range{}, peek.Filter{Sessions: []string{"sess_b"}}, [][]byte{all[2], all[4], all[6], all[9]}},
 		{"session and type", Range{}, peek.Filter{Sessions: []string{"sess_a"}, Types: []string{"session.completed", "tool.invoked"}}, [][]byte{all[3], all[8]}},
 		{"session with from", Range{From: pos("#6")}, peek.Filter{Sessions: []string{"sess_a"}}, [][]byte{all[5], all[7], all[8]}},
@@ -141,7 +141,7 @@ func TestLoop(t *testing.T) {
 	path := writeCapture(t, recs)
 	all := received(recs)
 	t.Run("three passes", func(t *testing.T) {
-		srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{Speed: 1000}, Passes: 3, Range: Range{From: Position{Set: true, ByIndex: true, Index: 9}}, Grace: time.Millisecond})
+		srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{Speed: 1000}, Passes: 3, Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: 9}}, Grace: time.Millisecond})
 		c := dialWS(t, ts)
 		frames, ce := readAll(t, c)
 		if ce.Code != CloseClean {
@@ -270,7 +270,7 @@ func TestPush(t *testing.T) {
 func TestEmptyRange(t *testing.T) {
 	path := writeCapture(t, standardRecords())
 	for _, shared := range []bool{false, true} {
-		srv, ts := startServer(t, Options{Open: OpenFile(path), Range: Range{From: Position{Set: true, ByIndex: true, Index: 13}},
+		srv, ts := startServer(t, Options{Open: OpenFile(path), Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: 13}},
 			Passes: -1, Shared: shared, Grace: time.Millisecond})
 		c := dialWS(t, ts)
 		frames, ce := readAll(t, c)

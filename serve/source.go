@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 // Cursor reads a capture's records in order and seeks through its index.
@@ -44,108 +43,9 @@ func OpenFile(path string) Opener {
 	}
 }
 
-// Position is a point in a capture: a time offset since the capture's start,
-// or a record index.
-type Position struct {
-	// Set is false for "unbounded".
-	Set bool
-	// ByIndex selects Index rather than Time.
-	ByIndex bool
-	Index   int64
-	Time    time.Duration
-}
-
-// ParsePosition parses a --from/--to value:
-//
-//   - a Go duration ("90s", "1m30s", "250ms") or a clock form ("1:30",
-//     "01:02:03.5"): a time offset since the capture's start;
-//   - "#120" or a plain integer "120": a record index, counting from 0 as
-//     check and info report them (all record kinds count).
-//
-// The empty string is an unset Position.
-func ParsePosition(s string) (Position, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Position{}, nil
-	}
-	if rest, ok := strings.CutPrefix(s, "#"); ok || isDigits(s) {
-		if !ok {
-			rest = s
-		}
-		i, err := strconv.ParseInt(rest, 10, 64)
-		if err != nil || i < 0 {
-			return Position{}, fmt.Errorf("position %q: want a record index like #120", s)
-		}
-		return Position{Set: true, ByIndex: true, Index: i}, nil
-	}
-	if strings.Contains(s, ":") {
-		d, err := parseClock(s)
-		if err != nil {
-			return Position{}, fmt.Errorf("position %q: %w", s, err)
-		}
-		return Position{Set: true, Time: d}, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return Position{}, fmt.Errorf("position %q: want a time offset like 1m30s or 1:30, or a record index like #120", s)
-	}
-	return Position{Set: true, Time: d}, nil
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// parseClock parses [[hh:]mm:]ss[.frac].
-func parseClock(s string) (time.Duration, error) {
-	parts := strings.Split(s, ":")
-	if len(parts) > 3 {
-		return 0, errors.New("want [[hh:]mm:]ss")
-	}
-	var total time.Duration
-	for i, p := range parts {
-		last := i == len(parts)-1
-		if p == "" || (!last && !isDigits(p)) {
-			return 0, errors.New("want [[hh:]mm:]ss")
-		}
-		total *= 60
-		if last {
-			f, err := strconv.ParseFloat(p, 64)
-			if err != nil || f < 0 || f >= 60 && len(parts) > 1 || strings.ContainsAny(p, "eE+-") {
-				return 0, errors.New("want [[hh:]mm:]ss with seconds below 60")
-			}
-			total = total*time.Second + time.Duration(f*float64(time.Second))
-			continue
-		}
-		v, _ := strconv.ParseInt(p, 10, 64)
-		if i > 0 && v >= 60 {
-			return 0, errors.New("minutes must be below 60")
-		}
-		total += time.Duration(v)
-	}
-	return total, nil
-}
-
-// String formats p the way ParsePosition reads it.
-func (p Position) String() string {
-	switch {
-	case !p.Set:
-		return ""
-	case p.ByIndex:
-		return "#" + strconv.FormatInt(p.Index, 10)
-	default:
-		return p.Time.String()
-	}
-}
-
 // Range selects the part of a capture to replay. Both ends are inclusive.
 type Range struct {
-	From, To Position
+	From, To timing.Position
 }
 
 // event is one message on its way to subscribers. Events are immutable once

@@ -8,46 +8,6 @@ import (
 	"time"
 )
 
-func TestParsePosition(t *testing.T) {
-	tests := []struct {
-		in   string
-		want Position
-		err  bool
-	}{
-		{"", Position{}, false},
-		{"#120", Position{Set: true, ByIndex: true, Index: 120}, false},
-		{"120", Position{Set: true, ByIndex: true, Index: 120}, false},
-		{"0", Position{Set: true, ByIndex: true}, false},
-		{"1m30s", Position{Set: true, Time: 90 * time.Second}, false},
-		{"250ms", Position{Set: true, Time: 250 * time.Millisecond}, false},
-		{"1:30", Position{Set: true, Time: 90 * time.Second}, false},
-		{"01:02:03.5", Position{Set: true, Time: time.Hour + 2*time.Minute + 3500*time.Millisecond}, false},
-		{"45.25", Position{}, true}, // a bare number with a fraction: neither index nor duration
-		{"#-1", Position{}, true},
-		{"#abc", Position{}, true},
-		{"-5s", Position{}, true},
-		{"1:60", Position{}, true},
-		{"1:2:3:4", Position{}, true},
-		{"soon", Position{}, true},
-	}
-	for _, tt := range tests {
-		got, err := ParsePosition(tt.in)
-		if (err != nil) != tt.err {
-			t.Errorf("ParsePosition(%q) error %v, want error %v", tt.in, err, tt.err)
-			continue
-		}
-		if got != tt.want {
-			t.Errorf("ParsePosition(%q) = %+v, want %+v", tt.in, got, tt.want)
-		}
-		if err == nil && got.Set {
-			back, err := ParsePosition(got.String())
-			if err != nil || back != got {
-				t.Errorf("round trip of %q via %q = %+v, %v", tt.in, got.String(), back, err)
-			}
-		}
-	}
-}
-
 func TestNegotiate(t *testing.T) {
 	producer := json.RawMessage(`{"agent_id":"p"}`)
 	tests := []struct {

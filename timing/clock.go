@@ -7,6 +7,9 @@
 // never as a sum of relative sleeps, so timing error cannot accumulate over a
 // long replay.
 //
+// Position names a point in a capture (a time offset or a record index) in
+// the syntax of aaep-replay's --from and --to flags; serve and cut share it.
+//
 // The clocks here use the time package only, so inside a testing/synctest
 // bubble they run on the bubble's fake clock: tests of pacing need no
 // special fake and make no wall-clock assertions.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 func init() { register(newCutCmd) }
@@ -36,16 +37,13 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 			var opts capedit.CutOptions
 			for _, p := range []struct {
 				flag, val string
-				dst       **capedit.Position
+				dst       *timing.Position
 			}{{"--from", from, &opts.From}, {"--to", to, &opts.To}} {
-				if p.val == "" {
-					continue
-				}
-				pos, err := capedit.ParsePosition(p.val)
+				pos, err := timing.ParsePosition(p.val)
 				if err != nil {
 					return cli.Usagef("%s: %v", p.flag, err)
 				}
-				*p.dst = &pos
+				*p.dst = pos
 			}
 			res, err := capedit.Cut(a.ctx, args[0], out, opts)
 			if res != nil {

@@ -11,29 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/serve"
 )
-
-// TestFileopsPositionsLikeServe checks that cut reads --from and --to
-// exactly as serve does.
-func TestFileopsPositionsLikeServe(t *testing.T) {
-	for _, in := range []string{"#0", "#120", "120", "0", "1m30s", "250ms", "1:30", "01:02:03.5", "0:00.250", "90:00",
-		"#-1", "#x", "-5s", "-5", "1.5", "1:75", "1:2:3:4", "1:x", "soon", "1h2m3.5s"} {
-		sp, serr := serve.ParsePosition(in)
-		cp, cerr := capedit.ParsePosition(in)
-		if (serr == nil) != (cerr == nil) {
-			t.Errorf("%q: serve error %v, cut error %v", in, serr, cerr)
-			continue
-		}
-		if serr == nil && (sp.ByIndex != cp.IsRecord || sp.Index != cp.Record || sp.Time != cp.Offset) {
-			t.Errorf("%q: serve reads %+v, cut reads %+v", in, sp, cp)
-		}
-	}
-}
 
 // fileopsCapture writes a capture of a sample stream with connection
 // events, in small frames, and returns its path and records.

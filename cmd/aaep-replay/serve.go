@@ -75,10 +75,10 @@ func (f *replayFlags) options(input string, toName string) (serve.Options, error
 		o.Clock = timing.Precise(0)
 	}
 	var err error
-	if o.Range.From, err = serve.ParsePosition(f.from); err != nil {
+	if o.Range.From, err = timing.ParsePosition(f.from); err != nil {
 		return o, cli.Usagef("--from: %v", err)
 	}
-	if o.Range.To, err = serve.ParsePosition(f.to); err != nil {
+	if o.Range.To, err = timing.ParsePosition(f.to); err != nil {
 		return o, cli.Usagef("--%s: %v", toName, err)
 	}
 	if f.record != "" && sameFile(f.record, input) {

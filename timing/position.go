@@ -1,4 +1,4 @@
-package capedit
+package timing
 
 import (
 	"errors"
@@ -8,24 +8,35 @@ import (
 	"time"
 )
 
-// Position is a point in a capture: a time offset from the capture's start,
-// or a record number.
+// Position is a point in a capture, as the --from and --to flags of
+// aaep-replay name it: a time offset since the capture's start, or a record
+// index. The zero Position is unset (an open end of a range).
 type Position struct {
-	// IsRecord selects Record instead of Offset.
-	IsRecord bool
-	// Record is a record number, counting from 0 (all record kinds count).
-	Record int64
-	// Offset is a time since the capture's start.
-	Offset time.Duration
+	// Set is false for an unset position.
+	Set bool
+	// ByIndex selects Index rather than Time.
+	ByIndex bool
+	// Index is a record index, counting from 0 as check and info report
+	// them (every record kind counts).
+	Index int64
+	// Time is an offset since the capture's start.
+	Time time.Duration
 }
 
-// ParsePosition reads a --from or --to value, in the syntax aaep-replay
-// serve uses:
+// ParsePosition reads a --from or --to value:
 //
-//   - a record number: "#120" or plain digits "120" (the first record is 0);
+//   - a record index: "#120" or plain digits "120" (the first record is 0);
 //   - a time offset since the capture's start: a Go duration ("90s",
-//     "1m30s", "250ms") or a clock form ("1:30", "01:02:03.5").
+//     "1m30s", "250ms") or a clock form [[hh:]mm:]ss[.fraction] ("1:30",
+//     "01:02:03.5"), minutes and seconds after the first field below 60.
+//
+// Surrounding white space is ignored. The empty string is an unset
+// Position; a value of only white space is an error. Negative positions are
+// errors, and so is a clock time too large for a time.Duration.
 func ParsePosition(s string) (Position, error) {
+	if s == "" {
+		return Position{}, nil
+	}
 	s = strings.TrimSpace(s)
 	rest, hash := strings.CutPrefix(s, "#")
 	if hash || allDigits(s) {
@@ -33,20 +44,33 @@ func ParsePosition(s string) (Position, error) {
 		if err != nil || n < 0 {
 			return Position{}, fmt.Errorf("bad position %q: want a record number such as #120", s)
 		}
-		return Position{IsRecord: true, Record: n}, nil
+		return Position{Set: true, ByIndex: true, Index: n}, nil
 	}
 	if strings.Contains(s, ":") {
 		d, err := parseClock(s)
 		if err != nil {
 			return Position{}, fmt.Errorf("bad position %q: %w", s, err)
 		}
-		return Position{Offset: d}, nil
+		return Position{Set: true, Time: d}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
 		return Position{}, fmt.Errorf("bad position %q: want a time offset such as 1m30s or 1:30, or a record number such as #120", s)
 	}
-	return Position{Offset: d}, nil
+	return Position{Set: true, Time: d}, nil
+}
+
+// String formats p the way ParsePosition reads it: "#120", a Go duration,
+// or "" when p is unset.
+func (p Position) String() string {
+	switch {
+	case !p.Set:
+		return ""
+	case p.ByIndex:
+		return "#" + strconv.FormatInt(p.Index, 10)
+	default:
+		return p.Time.String()
+	}
 }
 
 func allDigits(s string) bool {
@@ -97,11 +121,4 @@ func parseClock(s string) (time.Duration, error) {
 		return 0, errors.New("time out of range")
 	}
 	return time.Duration((whole*60+sec)*int64(time.Second) + int64(f*float64(time.Second))), nil
-}
-
-func (p Position) String() string {
-	if p.IsRecord {
-		return fmt.Sprintf("#%d", p.Record)
-	}
-	return p.Offset.String()
 }
