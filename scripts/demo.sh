@@ -76,3 +76,7 @@ say ""
 say "What the checker found:"
 grep -E '^  MUST' "$out/report.txt" | head -n 8 | cut -c1-150
 tail -n 2 "$out/report.txt"
+say ""
+say "The FAIL is the point: two sessions of the bundled capture break the protocol on purpose"
+say "(a broken state chain, a tool completion with no invocation, a confirmation that is not critical)."
+say "Open $out/trace.svg to see each one in red; the demo itself succeeded."
