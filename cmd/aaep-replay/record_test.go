@@ -11,7 +11,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/input"
-	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -21,25 +20,8 @@ import (
 // subscriber's replies as going to it.
 func TestRecordedReplayReadsLikeACapture(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "wire.aaep")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
-			[]string{"serve", demoCapture, "--listen", "127.0.0.1:0", "--speed", "50", "--record", record})
-	}()
-	var addr string
-	deadline := time.Now().Add(10 * time.Second)
-	for addr == "" {
-		if m := servingRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no serving line; stderr %q", errb.String())
-		} else {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	srv := startServe(t, "serve", demoCapture, "--listen", "127.0.0.1:0", "--speed", "50", "--record", record)
+	addr := srv.addr
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
 	c, _, err := d.Dial("ws://"+addr+"/aaep/v1/ws", nil)
 	if err != nil {
@@ -85,14 +67,8 @@ func TestRecordedReplayReadsLikeACapture(t *testing.T) {
 	if subID == "" || events != 102 || replies == 0 {
 		t.Fatalf("subscription %q, %d events, %d replies; want an id, 102 events, some replies", subID, events, replies)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("serve exit %d; stderr %q", code, errb.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("serve exit %d; stderr %q", code, srv.errb.String())
 	}
 
 	var fromProducer, toProducer, repliesSeen int

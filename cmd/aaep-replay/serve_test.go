@@ -60,29 +60,57 @@ func replayCapture(t *testing.T) (string, []string) {
 
 var servingRE = regexp.MustCompile(`on ws://([0-9.:]+)/aaep/v1/ws`)
 
-func TestServeCommand(t *testing.T) {
-	in, payloads := replayCapture(t)
-	record := filepath.Join(t.TempDir(), "wire.aaep")
+// servingCmd is an aaep-replay serve run in the background.
+type servingCmd struct {
+	addr      string
+	out, errb *syncBuffer
+	done      chan int
+	cancel    context.CancelFunc
+}
+
+// startServe runs aaep-replay with args (which must make it serve on
+// 127.0.0.1:0) and waits for the line that says where it listens.
+func startServe(t *testing.T, args ...string) *servingCmd {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb syncBuffer
-	done := make(chan int, 1)
+	t.Cleanup(cancel)
+	s := &servingCmd{out: &syncBuffer{}, errb: &syncBuffer{}, done: make(chan int, 1), cancel: cancel}
 	go func() {
-		// The documented short form, rewritten by root to "serve".
-		done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
-			[]string{"--input", in, "--listen", "127.0.0.1:0", "--no-delay", "--record", record})
+		s.done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: s.out, Err: s.errb}, args)
 	}()
-	var addr string
 	deadline := time.Now().Add(10 * time.Second)
-	for addr == "" {
-		if m := servingRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
+	for s.addr == "" {
+		if m := servingRE.FindStringSubmatch(s.errb.String()); m != nil {
+			s.addr = m[1]
 		} else if time.Now().After(deadline) {
-			t.Fatalf("no serving line; stderr %q", errb.String())
+			t.Fatalf("no serving line; stderr %q", s.errb.String())
 		} else {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+	return s
+}
+
+// stop cancels the command (as SIGINT would) and returns its exit status.
+func (s *servingCmd) stop(t *testing.T) int {
+	t.Helper()
+	s.cancel()
+	select {
+	case code := <-s.done:
+		return code
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+		return -1
+	}
+}
+
+func TestServeCommand(t *testing.T) {
+	in, payloads := replayCapture(t)
+	record := filepath.Join(t.TempDir(), "wire.aaep")
+	// The documented short form, rewritten by root to "serve".
+	srv := startServe(t, "--input", in, "--listen", "127.0.0.1:0", "--no-delay", "--record", record)
+	addr, out, errb := srv.addr, srv.out, srv.errb
+	deadline := time.Now().Add(10 * time.Second)
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
 	c, _, err := d.Dial("ws://"+addr+"/aaep/v1/ws", nil)
 	if err != nil {
@@ -110,14 +138,8 @@ func TestServeCommand(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d; stderr %q", code, errb.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop after cancel")
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("exit %d; stderr %q", code, errb.String())
 	}
 	r, err := capfile.Open(record)
 	if err != nil {
@@ -229,24 +251,8 @@ func TestServeStopsWithOpenSSE(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, []string{"serve", path, "--listen", "127.0.0.1:0"})
-	}()
-	var addr string
-	deadline := time.Now().Add(10 * time.Second)
-	for addr == "" {
-		if m := servingRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no serving line; stderr %q", errb.String())
-		} else {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	srv := startServe(t, "serve", path, "--listen", "127.0.0.1:0")
+	addr, out, errb := srv.addr, srv.out, srv.errb
 	resp, err := http.Get("http://" + addr + "/events")
 	if err != nil {
 		t.Fatal(err)
@@ -256,14 +262,8 @@ func TestServeStopsWithOpenSSE(t *testing.T) {
 	if _, err := resp.Body.Read(buf); err != nil { // the first event arrived
 		t.Fatal(err)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d; stderr %q", code, errb.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("exit %d; stderr %q", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "closed (1001 server shutting down)") {
 		t.Errorf("stdout %q lacks the shutdown summary", out.String())
