@@ -127,9 +127,9 @@ type checker struct {
 	r        protocol.Reporter
 	strict   bool
 	sessions *protocol.Sessions[session]
-	ended    *fifo[ended]
-	ids      *fifo[seenID]
-	hashes   *fifo[struct{}]
+	ended    *protocol.Recent[ended]
+	ids      *protocol.Recent[seenID]
+	hashes   *protocol.Recent[struct{}]
 	bySource map[int]string
 	last     string
 	// now is the latest message timestamp of the stream, the clock for
@@ -146,9 +146,9 @@ func newCheckerSized(md *model, r protocol.Reporter, strict bool, memory int) *c
 	return &checker{
 		md: md, r: r, strict: strict,
 		sessions: protocol.NewSessions[session](memory),
-		ended:    newFIFO[ended](memory),
-		ids:      newFIFO[seenID](memory),
-		hashes:   newFIFO[struct{}](memory),
+		ended:    protocol.NewRecent[ended](memory),
+		ids:      protocol.NewRecent[seenID](memory),
+		hashes:   protocol.NewRecent[struct{}](memory),
 		bySource: map[int]string{},
 	}
 }
@@ -178,7 +178,7 @@ func (c *checker) Handle(m *protocol.Message) {
 		case controlFrames[f.Type]:
 			return // transport bookkeeping; nothing to check
 		case strings.HasPrefix(f.Type, "session.") && isOtherASP(m.Raw):
-			c.r.Report(ruleX01, "", m, "other Agent Session Protocol", "message %d (type %q with id, created_at and data) belongs to agentsessionprotocol.org's Agent Session Protocol, a different protocol from npayload ASP; it is not checked", m.Index, clip(f.Type, 40))
+			c.r.Report(ruleX01, "", m, "other Agent Session Protocol", "message %d (type %q with id, created_at and data) belongs to agentsessionprotocol.org's Agent Session Protocol, a different protocol from npayload ASP; it is not checked", m.Index, protocol.Clip(f.Type, 40))
 			return
 		}
 	}
@@ -195,13 +195,13 @@ func (c *checker) handle(m *protocol.Message, e *envelope, frame frameKind) {
 	}
 	dup := false
 	if e.messageID != "" {
-		if prev, ok := c.ids.get(e.messageID); ok {
+		if prev, ok := c.ids.Get(e.messageID); ok {
 			if prev.frame != frame && prev.frame != frameNone && frame != frameNone && prev.hash == e.hash {
 				return // the WebSocket echo of a message already checked
 			}
 			dup = true
 		} else {
-			c.ids.put(e.messageID, seenID{e.hash, frame})
+			c.ids.Put(e.messageID, seenID{e.hash, frame})
 		}
 	}
 	if id == "" {
@@ -218,7 +218,7 @@ func (c *checker) handle(m *protocol.Message, e *envelope, frame frameKind) {
 
 	s := c.sessions.Get(id)
 	if s == nil {
-		if end, ok := c.ended.get(id); ok {
+		if end, ok := c.ended.Get(id); ok {
 			c.late(m, e, id, end)
 			return
 		}
@@ -283,7 +283,7 @@ func (c *checker) open(id string, m *protocol.Message) *session {
 	s := &session{id: id, state: sIdle, first: m.Offset, timeout: sessionTimeout, seq: map[string]int64{}}
 	c.sessions.Open(id, s)
 	if !isUUID(id) {
-		c.r.Report(ruleE05, id, m, "sessionId not a UUID", "sessionId %q is not a UUID; the message schema asks for a UUID v7 (transport examples use other ids, hence only a warning)", clip(id, 60))
+		c.r.Report(ruleE05, id, m, "sessionId not a UUID", "sessionId %q is not a UUID; the message schema asks for a UUID v7 (transport examples use other ids, hence only a warning)", protocol.Clip(id, 60))
 	}
 	return s
 }
@@ -295,7 +295,7 @@ func (c *checker) sessionEnvelope(s *session, m *protocol.Message, e *envelope) 
 		if s.version == "" {
 			s.version = e.version
 		} else if e.version != s.version {
-			c.r.Report(ruleE03, s.id, m, "version changed", "this message uses %s but the session started with %s; both participants must use one version", clip(e.version, 20), s.version)
+			c.r.Report(ruleE03, s.id, m, "version changed", "this message uses %s but the session started with %s; both participants must use one version", protocol.Clip(e.version, 20), s.version)
 		}
 	}
 	if e.hasSeq && e.sender != "" {
@@ -322,19 +322,19 @@ func (c *checker) sessionEnvelope(s *session, m *protocol.Message, e *envelope) 
 // the session failed.
 func (c *checker) chain(s *session, m *protocol.Message, e *envelope) bool {
 	if e.hash != "" {
-		if _, dup := c.hashes.get(e.hash); dup {
-			c.r.Report(ruleH03, s.id, m, "hash reused", "integrity.hash %s was already the hash of an earlier message; every message's hash is unique", clip(e.hash, 24))
+		if _, dup := c.hashes.Get(e.hash); dup {
+			c.r.Report(ruleH03, s.id, m, "hash reused", "integrity.hash %s was already the hash of an earlier message; every message's hash is unique", protocol.Clip(e.hash, 24))
 		} else {
-			c.hashes.put(e.hash, struct{}{})
+			c.hashes.Put(e.hash, struct{}{})
 		}
 	}
 	switch {
 	case s.messages == 1 && !s.adopted && isInvitation(e):
 		if e.prevHash != "" && e.prevHash != genesisHash {
-			c.r.Report(ruleH01, s.id, m, "chain does not start at genesis", "the session's first message has previousHash %s, but a chain starts at the genesis value sha256:000…0 (64 zeros)", clip(e.prevHash, 24))
+			c.r.Report(ruleH01, s.id, m, "chain does not start at genesis", "the session's first message has previousHash %s, but a chain starts at the genesis value sha256:000…0 (64 zeros)", protocol.Clip(e.prevHash, 24))
 		}
 	case s.lastHash != "" && e.prevHash != "" && e.prevHash != s.lastHash:
-		c.r.Report(ruleH02, s.id, m, "hash chain broken", "previousHash %s does not equal the hash of the session's previous message (%s): the chain is broken, which fails the session (an integrity failure)", clip(e.prevHash, 24), clip(s.lastHash, 24))
+		c.r.Report(ruleH02, s.id, m, "hash chain broken", "previousHash %s does not equal the hash of the session's previous message (%s): the chain is broken, which fails the session (an integrity failure)", protocol.Clip(e.prevHash, 24), protocol.Clip(s.lastHash, 24))
 		c.step(s, m, e, s.state, s.state, protocol.StepOther, "hash chain broken")
 		c.synthetic(s, m, protocol.StepState, "hash chain break", "")
 		c.end(s, false)
@@ -423,7 +423,7 @@ func (c *checker) late(m *protocol.Message, e *envelope, id string, end ended) {
 	if !end.lateReported {
 		c.reportLate(id, m, e, end.state)
 		end.lateReported = true
-		c.ended.put(id, end)
+		c.ended.Put(id, end)
 	}
 	c.r.Step(protocol.Step{Session: id, Index: m.Index, Offset: m.Offset, From: end.state, To: end.state,
 		Label: stepLabel(e), Detail: detail(e, "after "+end.state), Kind: protocol.StepOther})
@@ -547,7 +547,7 @@ func (c *checker) transition(s *session, m *protocol.Message, e *envelope) move 
 			c.invite(s, e)
 			return move{to: sInvited, kind: protocol.StepLifecycle}
 		}
-		c.r.Report(ruleS01, s.id, m, "no invitation", "the first message of session %s is %s, not a PROPOSE of type session-invitation; the session's start was not recorded, so checking goes on as if it were CONVERSING", clip(s.id, 40), p)
+		c.r.Report(ruleS01, s.id, m, "no invitation", "the first message of session %s is %s, not a PROPOSE of type session-invitation; the session's start was not recorded, so checking goes on as if it were CONVERSING", protocol.Clip(s.id, 40), p)
 		s.adopted, s.state = true, sConversing
 		mv := c.transition(s, m, e)
 		mv.from = sConversing
@@ -886,7 +886,7 @@ func (c *checker) stateFrame(m *protocol.Message) {
 	}
 	typ := m.Fields.Type
 	if !stateNames[state] {
-		c.r.Report(ruleS11, id, m, "unknown server state", "the server's %s frame names state %q, which is not one of the 9 ASP session states", typ, clip(state, 30))
+		c.r.Report(ruleS11, id, m, "unknown server state", "the server's %s frame names state %q, which is not one of the 9 ASP session states", typ, protocol.Clip(state, 30))
 		return
 	}
 	if s := c.sessions.Get(id); s != nil {
@@ -899,7 +899,7 @@ func (c *checker) stateFrame(m *protocol.Message) {
 		}
 		return
 	}
-	if end, ok := c.ended.get(id); ok {
+	if end, ok := c.ended.Get(id); ok {
 		if end.state != state {
 			c.r.Report(ruleS11, id, m, "server state differs", "the server's %s frame says the session is %s, but the messages ended it in %s", typ, state, end.state)
 		}
@@ -931,7 +931,7 @@ func stepLabel(e *envelope) string {
 		return e.perf
 	}
 	if e.rawPerf != "" {
-		return clip(e.rawPerf, 20)
+		return protocol.Clip(e.rawPerf, 20)
 	}
 	return "?"
 }
@@ -972,7 +972,7 @@ func detail(e *envelope, note string) string {
 		if out != "" {
 			out += ": "
 		}
-		out += clip(d, 40)
+		out += protocol.Clip(d, 40)
 	}
 	if note != "" {
 		if out != "" {
@@ -989,14 +989,14 @@ func shortAgent(id string) string {
 	if i := strings.LastIndexByte(id, '/'); i >= 0 && i < len(id)-1 {
 		id = id[i+1:]
 	}
-	return clip(id, 30)
+	return protocol.Clip(id, 30)
 }
 
 // end reports a session finished and drops its state.
 func (c *checker) end(s *session, lateReported bool) {
 	c.r.SessionDone(protocol.SessionSummary{Session: s.id, Messages: s.messages, First: s.first, Last: s.last, State: s.state, Complete: terminal(s.state)})
 	c.sessions.Close(s.id)
-	c.ended.put(s.id, ended{state: s.state, lateReported: lateReported})
+	c.ended.Put(s.id, ended{state: s.state, lateReported: lateReported})
 }
 
 // Finish applies the clocks at the stream's last timestamp and reports

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
@@ -130,7 +131,7 @@ func decode(raw []byte, md *model) *envelope {
 			e.perf = up
 			e.add(ruleE10, "lower-case performative", "performative %q must be written in upper case (%s)", p, up)
 		default:
-			e.add(ruleE10, "unknown performative", "performative %q is not one of the 13 ASP performatives (PROPOSE, ACCEPT, REJECT, COUNTER, INFORM, QUERY, CLARIFY, COMMIT, DELEGATE, ESCALATE, WITHDRAW, OBSERVE, CLOSE)", clip(p, 40))
+			e.add(ruleE10, "unknown performative", "performative %q is not one of the 13 ASP performatives (PROPOSE, ACCEPT, REJECT, COUNTER, INFORM, QUERY, CLARIFY, COMMIT, DELEGATE, ESCALATE, WITHDRAW, OBSERVE, CLOSE)", protocol.Clip(p, 40))
 		}
 	} else if r.Performative != nil {
 		e.add(ruleE10, "performative not a string", "performative must be a string naming one of the 13 performatives, not a JSON %s", jsonval.KindOf(r.Performative))
@@ -172,7 +173,7 @@ func decode(raw []byte, md *model) *envelope {
 		case !ok:
 			e.add(ruleE02, "version not a string", "version must be a string like \"asp/0.1\", not a JSON %s", jsonval.KindOf(r.Version))
 		case !versionRe.MatchString(v):
-			e.add(ruleE02, "bad version", "version %q does not have the form asp/{major}.{minor}", clip(v, 40))
+			e.add(ruleE02, "bad version", "version %q does not have the form asp/{major}.{minor}", protocol.Clip(v, 40))
 		case !md.versions[v]:
 			e.add(ruleE02, "unsupported version", "version %q is not a supported ASP version; implementations must reject unsupported versions", v)
 		}
@@ -186,7 +187,7 @@ func decode(raw []byte, md *model) *envelope {
 		case !ok:
 			e.add(ruleE04, "messageId not a string", "messageId must be a UUID string, not a JSON %s", jsonval.KindOf(r.MessageID))
 		case !isUUID(id):
-			e.add(ruleE04, "messageId not a UUID", "messageId %q is not a UUID", clip(id, 60))
+			e.add(ruleE04, "messageId not a UUID", "messageId %q is not a UUID", protocol.Clip(id, 60))
 		case id[14] != '7':
 			e.add(ruleE04W, "messageId not UUIDv7", "messageId %s is a version-%c UUID; ASP expects time-ordered UUID v7", id, id[14])
 		}
@@ -203,7 +204,7 @@ func decode(raw []byte, md *model) *envelope {
 		n, ok := jsonval.IntVal(r.SequenceNumber)
 		switch {
 		case !ok:
-			e.add(ruleE06, "sequenceNumber not an integer", "sequenceNumber must be an integer, got %s", clip(string(r.SequenceNumber), 40))
+			e.add(ruleE06, "sequenceNumber not an integer", "sequenceNumber must be an integer, got %s", protocol.Clip(string(r.SequenceNumber), 40))
 		case n < 0:
 			e.add(ruleE06, "negative sequenceNumber", "sequenceNumber %d is negative; it must be 0 or more", n)
 		default:
@@ -219,7 +220,7 @@ func decode(raw []byte, md *model) *envelope {
 		case !ok:
 			e.add(ruleE07, "timestamp not a string", "timestamp must be an ISO 8601 string, not a JSON %s", jsonval.KindOf(r.Timestamp))
 		case !tok:
-			e.add(ruleE07, "bad timestamp", "timestamp %q is not an RFC 3339 date-time", clip(s, 40))
+			e.add(ruleE07, "bad timestamp", "timestamp %q is not an RFC 3339 date-time", protocol.Clip(s, 40))
 		default:
 			if !zulu {
 				e.add(ruleE07, "timestamp not UTC", "timestamp %q must be in UTC with a Z suffix", s)
@@ -277,7 +278,7 @@ func (e *envelope) checkRecipient(raw json.RawMessage) {
 	case jsonval.String:
 		s, _ := jsonval.StringVal(raw)
 		if !strings.HasPrefix(s, "agent://") {
-			e.add(ruleE09, "recipient not agent://", "recipient %q is not an agent:// URI", clip(s, 60))
+			e.add(ruleE09, "recipient not agent://", "recipient %q is not an agent:// URI", protocol.Clip(s, 60))
 		}
 		e.recipient = s
 	case jsonval.Object:
@@ -334,7 +335,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	case pPropose:
 		req("proposalId", "type", "subject", "terms")
 		if t, ok := jsonval.StringVal(body["type"]); ok && !proposeTypes[t] {
-			e.add(ruleE11, "unknown proposal type", "PROPOSE body.type %q is not one of service-agreement, data-exchange, session-invitation, resource-allocation", clip(t, 40))
+			e.add(ruleE11, "unknown proposal type", "PROPOSE body.type %q is not one of service-agreement, data-exchange, session-invitation, resource-allocation", protocol.Clip(t, 40))
 		}
 	case pCommit:
 		req("commitmentId", "terms")
@@ -342,7 +343,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 		req("queryId")
 	case pReject:
 		if c, ok := jsonval.StringVal(body["code"]); ok && !rejectCodes[c] {
-			e.add(ruleE11W, "unknown reject code", "REJECT code %q is not in the rejection-code registry (insufficient_trust_score, unauthorized, schema_unsupported, budget_exceeded, capacity_unavailable, policy_violation, timeout, duplicate, escalation_required, unspecified, invalid_state_transition)", clip(c, 40))
+			e.add(ruleE11W, "unknown reject code", "REJECT code %q is not in the rejection-code registry (insufficient_trust_score, unauthorized, schema_unsupported, budget_exceeded, capacity_unavailable, policy_violation, timeout, duplicate, escalation_required, unspecified, invalid_state_transition)", protocol.Clip(c, 40))
 		}
 	}
 	if len(missing) > 0 {

@@ -26,7 +26,7 @@ func TestMemoryBounded(t *testing.T) {
 	if rep.Done != n {
 		t.Errorf("%d sessions reported done, want %d", rep.Done, n)
 	}
-	if len(c.ended.m) != bound || len(c.ids.m) != bound || len(c.hashes.m) != bound {
-		t.Errorf("memories should stop at %d: ended %d, ids %d, hashes %d", bound, len(c.ended.m), len(c.ids.m), len(c.hashes.m))
+	if c.ended.Len() != bound || c.ids.Len() != bound || c.hashes.Len() != bound {
+		t.Errorf("memories should stop at %d: ended %d, ids %d, hashes %d", bound, c.ended.Len(), c.ids.Len(), c.hashes.Len())
 	}
 }

@@ -113,7 +113,7 @@ type checker struct {
 	r      protocol.Reporter
 	strict bool
 	agents *protocol.Sessions[agent]
-	ended  *fifo[string] // key → final status
+	ended  *protocol.Recent[string] // key → final status
 	runs   map[string]*run
 }
 
@@ -124,7 +124,7 @@ func newChecker(r protocol.Reporter, strict bool) *checker {
 // newCheckerSized bounds the memory of ended agents at memory entries.
 func newCheckerSized(r protocol.Reporter, strict bool, memory int) *checker {
 	return &checker{r: r, strict: strict, agents: protocol.NewSessions[agent](memory),
-		ended: newFIFO[string](memory), runs: map[string]*run{}}
+		ended: protocol.NewRecent[string](memory), runs: map[string]*run{}}
 }
 
 // event is one decoded KAHN event.
@@ -172,7 +172,7 @@ func (c *checker) Handle(m *protocol.Message) {
 	e.session = e.runID + "/" + e.agentID
 	a := c.agents.Get(e.session)
 	if a == nil {
-		if final, ok := c.ended.get(e.session); ok && e.kind != evStart {
+		if final, ok := c.ended.Get(e.session); ok && e.kind != evStart {
 			c.r.Report(ruleR01, e.session, m, e.kind+" after agent_run_end", "agent %s already ended run %s with agent_run_end; no event of it may follow", e.agentID, e.runID)
 			c.step(e, e.session, final, final, protocol.StepOther, "after agent_run_end")
 			return
@@ -215,7 +215,7 @@ func (c *checker) base(e *event) bool {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("run_id is %s, not a string", describe(e.obj["run_id"])))
 	case !runIDRe.MatchString(runID):
-		bad = append(bad, fmt.Sprintf("run_id %q does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", clip(runID, 70)))
+		bad = append(bad, fmt.Sprintf("run_id %q does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", protocol.Clip(runID, 70)))
 	}
 	e.runID = runID
 	ts, ok := jsonval.StringVal(e.obj["ts"])
@@ -223,7 +223,7 @@ func (c *checker) base(e *event) bool {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("ts is %s, not a string", describe(e.obj["ts"])))
 	case !tsRe.MatchString(ts):
-		bad = append(bad, fmt.Sprintf("ts %q is not an RFC 3339 UTC time with milliseconds (2026-05-05T09:00:00.000Z)", clip(ts, 40)))
+		bad = append(bad, fmt.Sprintf("ts %q is not an RFC 3339 UTC time with milliseconds (2026-05-05T09:00:00.000Z)", protocol.Clip(ts, 40)))
 	default:
 		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 			e.ts, e.hasTS = t, true
@@ -236,7 +236,7 @@ func (c *checker) base(e *event) bool {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("event is %s, not a string", describe(e.obj["event"])))
 	case !events[ev]:
-		bad = append(bad, fmt.Sprintf("event %q is not one of agent_run_start, agent_transition, tool_invocation, audit_checkpoint, agent_run_end", clip(ev, 40)))
+		bad = append(bad, fmt.Sprintf("event %q is not one of agent_run_start, agent_transition, tool_invocation, audit_checkpoint, agent_run_end", protocol.Clip(ev, 40)))
 	}
 	e.kind = ev
 	if len(bad) > 0 {
@@ -275,7 +275,7 @@ func (c *checker) fields(e *event) {
 			case k == jsonval.String:
 				id, _ := jsonval.StringVal(v)
 				if !agentIDRe.MatchString(id) {
-					c.r.Report(ruleB04, sess, m, "bad agent_id", "agent_id %q does not match ^[a-z0-9][a-z0-9:-]{0,63}$ (lower case, digits, ':' and '-')", clip(id, 70))
+					c.r.Report(ruleB04, sess, m, "bad agent_id", "agent_id %q does not match ^[a-z0-9][a-z0-9:-]{0,63}$ (lower case, digits, ':' and '-')", protocol.Clip(id, 70))
 				}
 				e.agentID = id
 			case k == jsonval.Null && e.kind == evAudit:
@@ -292,7 +292,7 @@ func (c *checker) fields(e *event) {
 		case tInt:
 			if _, ok := jsonval.IntVal(v); !ok {
 				if k == jsonval.Number {
-					wrong = append(wrong, fmt.Sprintf("%s is %s, not an integer", f.name, clip(string(v), 20)))
+					wrong = append(wrong, fmt.Sprintf("%s is %s, not an integer", f.name, protocol.Clip(string(v), 20)))
 				} else {
 					wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not an integer", f.name, k))
 				}
@@ -334,7 +334,7 @@ func (c *checker) fields(e *event) {
 			if s == "blocked_on_clarification" {
 				hint = " (the enum spells it blocked-on-clarification, with hyphens)"
 			}
-			c.r.Report(ruleB03, sess, m, "unknown status "+clip(s, 30), "%s %q is not an AgentStatus (thinking, tool_call, tool_result, response, reflect, blocked-on-clarification, converged, failed)%s", k, clip(s, 40), hint)
+			c.r.Report(ruleB03, sess, m, "unknown status "+protocol.Clip(s, 30), "%s %q is not an AgentStatus (thinking, tool_call, tool_result, response, reflect, blocked-on-clarification, converged, failed)%s", k, protocol.Clip(s, 40), hint)
 		}
 	}
 	if s, ok := jsonval.StringVal(e.obj["outcome"]); ok && e.kind == evEnd && !outcomes[s] {
@@ -342,13 +342,13 @@ func (c *checker) fields(e *event) {
 		if s == "unknown" {
 			hint = " (\"unknown\" is what readers show for a missing outcome, not a value producers write)"
 		}
-		c.r.Report(ruleB03, sess, m, "unknown outcome", "outcome %q is not an AgentOutcome (converged, partial, escaped, aborted)%s", clip(s, 40), hint)
+		c.r.Report(ruleB03, sess, m, "unknown outcome", "outcome %q is not an AgentOutcome (converged, partial, escaped, aborted)%s", protocol.Clip(s, 40), hint)
 	}
 	if s, ok := jsonval.StringVal(e.obj["result"]); ok && e.kind == evAudit && !auditResults[s] {
-		c.r.Report(ruleB03, sess, m, "unknown audit result", "result %q is not an AuditResult (pass, fail, warn)", clip(s, 40))
+		c.r.Report(ruleB03, sess, m, "unknown audit result", "result %q is not an AuditResult (pass, fail, warn)", protocol.Clip(s, 40))
 	}
 	if s, ok := jsonval.StringVal(e.obj["checkpoint_id"]); ok && e.kind == evAudit && !checkpointRe.MatchString(s) {
-		c.r.Report(ruleB04, sess, m, "bad checkpoint_id", "checkpoint_id %q does not match ^[a-z0-9][a-z0-9:.-]{0,127}$", clip(s, 70))
+		c.r.Report(ruleB04, sess, m, "bad checkpoint_id", "checkpoint_id %q does not match ^[a-z0-9][a-z0-9:.-]{0,127}$", protocol.Clip(s, 70))
 	}
 
 	// Limits.
@@ -429,9 +429,9 @@ func (c *checker) start(a *agent, e *event) {
 		c.r.Report(ruleR01, a.key, e.m, "late agent_run_start", "%s for agent %s in run %s; an agent starts once, before its other events", what, a.id, a.run)
 	}
 	a.started = true
-	det := clip(e.str("task"), 60)
+	det := protocol.Clip(e.str("task"), 60)
 	if mdl := e.str("model"); mdl != "" {
-		det += " [" + clip(mdl, 30) + "]"
+		det += " [" + protocol.Clip(mdl, 30) + "]"
 	}
 	c.step(e, a.key, a.shown(), a.shown(), protocol.StepLifecycle, det)
 }
@@ -474,7 +474,7 @@ func (c *checker) transition(a *agent, e *event) {
 		}
 	}
 	if r := e.str("reason"); r != "" && !reasonRe.MatchString(r) {
-		c.r.Report(ruleR05, a.key, m, "reason grammar", "reason %q does not read <kind>[:<detail>] (e.g. tool_call:Read)", clip(r, 60))
+		c.r.Report(ruleR05, a.key, m, "reason grammar", "reason %q does not read <kind>[:<detail>] (e.g. tool_call:Read)", protocol.Clip(r, 60))
 	}
 	if to == stToolCall && hasStep {
 		a.toolCallStep, a.hasToolCall, a.toolCallTool = step, true, ""
@@ -498,7 +498,7 @@ func (c *checker) transition(a *agent, e *event) {
 	case stConv, stFailed:
 		kind = protocol.StepLifecycle
 	}
-	c.step(e, a.key, shownFrom, a.shown(), kind, clip(e.str("reason"), 60))
+	c.step(e, a.key, shownFrom, a.shown(), kind, protocol.Clip(e.str("reason"), 60))
 }
 
 // stepOrder checks that step never decreases (KA-S01).
@@ -524,12 +524,12 @@ func (c *checker) tool(a *agent, e *event) {
 		case !a.hasToolCall && !a.started && a.status == "":
 			// recording started late: nothing to compare with
 		case !a.hasToolCall || a.toolCallStep != step:
-			c.r.Report(ruleR05, a.key, m, "no tool_call transition", "tool_invocation %s at step %d does not follow a transition into tool_call at step %d", clip(name, 40), step, step)
+			c.r.Report(ruleR05, a.key, m, "no tool_call transition", "tool_invocation %s at step %d does not follow a transition into tool_call at step %d", protocol.Clip(name, 40), step, step)
 		case a.toolCallTool != "" && name != "" && a.toolCallTool != name:
-			c.r.Report(ruleR05, a.key, m, "tool name differs", "the transition into tool_call named %s (reason tool_call:%s), but the tool invoked is %s", clip(a.toolCallTool, 40), clip(a.toolCallTool, 40), clip(name, 40))
+			c.r.Report(ruleR05, a.key, m, "tool name differs", "the transition into tool_call named %s (reason tool_call:%s), but the tool invoked is %s", protocol.Clip(a.toolCallTool, 40), protocol.Clip(a.toolCallTool, 40), protocol.Clip(name, 40))
 		}
 	}
-	det := clip(name, 40)
+	det := protocol.Clip(name, 40)
 	if okv, present := e.obj["ok"]; present && string(okv) == "false" {
 		det += " (failed)"
 	}
@@ -548,7 +548,7 @@ func (c *checker) audit(a *agent, e *event) {
 }
 
 func auditDetail(e *event) string {
-	return clip(e.str("checkpoint_id"), 50) + " " + e.str("result")
+	return protocol.Clip(e.str("checkpoint_id"), 50) + " " + e.str("result")
 }
 
 // laneAudit handles a run-scoped audit checkpoint (agent_id null or absent).
@@ -568,7 +568,7 @@ func (c *checker) laneAudit(e *event) {
 	r.last = e.m.Offset
 	e.session = e.runID
 	c.extras(e, &r.extras)
-	c.r.Report(ruleR06, e.runID, e.m, "run-scoped audit", "audit_checkpoint %s has agent_id null: it asserts a run-wide invariant, so it is drawn on run %s's lane and not counted for any agent", clip(e.str("checkpoint_id"), 50), e.runID)
+	c.r.Report(ruleR06, e.runID, e.m, "run-scoped audit", "audit_checkpoint %s has agent_id null: it asserts a run-wide invariant, so it is drawn on run %s's lane and not counted for any agent", protocol.Clip(e.str("checkpoint_id"), 50), e.runID)
 	c.step(e, e.runID, stRun, stRun, protocol.StepProgress, auditDetail(e))
 }
 
@@ -623,7 +623,7 @@ func (c *checker) end(a *agent, e *event) {
 func (c *checker) done(a *agent, complete bool) {
 	c.r.SessionDone(protocol.SessionSummary{Session: a.key, Messages: a.messages, First: a.first, Last: a.last, State: a.shown(), Complete: complete})
 	c.agents.Close(a.key)
-	c.ended.put(a.key, a.shown())
+	c.ended.Put(a.key, a.shown())
 	if r := c.runs[a.run]; r != nil {
 		r.unfinished = r.unfinished || !complete
 		if r.open--; r.open <= 0 {

@@ -230,15 +230,15 @@ func (c *ciChecker) base(e *event) bool {
 	var bad []string
 	runID, ok := jsonval.StringVal(e.obj["run_id"])
 	if !ok || !runIDRe.MatchString(runID) {
-		bad = append(bad, fmt.Sprintf("run_id %s does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", clip(string(e.obj["run_id"]), 70)))
+		bad = append(bad, fmt.Sprintf("run_id %s does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", protocol.Clip(string(e.obj["run_id"]), 70)))
 	}
 	ts, ok := jsonval.StringVal(e.obj["ts"])
 	if !ok || !tsRe.MatchString(ts) {
-		bad = append(bad, fmt.Sprintf("ts %s is not an RFC 3339 UTC time with milliseconds", clip(string(e.obj["ts"]), 40)))
+		bad = append(bad, fmt.Sprintf("ts %s is not an RFC 3339 UTC time with milliseconds", protocol.Clip(string(e.obj["ts"]), 40)))
 	}
 	ev, _ := jsonval.StringVal(e.obj["event"])
 	if !ciEvents[ev] {
-		bad = append(bad, fmt.Sprintf("event %s is not one of run_start, node_transition, node_attempt, run_end", clip(string(e.obj["event"]), 40)))
+		bad = append(bad, fmt.Sprintf("event %s is not one of run_start, node_transition, node_attempt, run_end", protocol.Clip(string(e.obj["event"]), 40)))
 	}
 	e.runID, e.kind = runID, ev
 	if len(bad) > 0 {
@@ -273,11 +273,11 @@ func (c *ciChecker) fields(e *event) {
 	}
 	for _, k := range []string{"from", "to"} {
 		if s, ok := jsonval.StringVal(e.obj[k]); ok && e.kind == ciTransition && !nodeStatuses[s] {
-			c.r.Report(ruleCB03, sess, e.m, "unknown node status", "%s %q is not a NodeStatus (pending, ready, running, done, failed, blocked)", k, clip(s, 40))
+			c.r.Report(ruleCB03, sess, e.m, "unknown node status", "%s %q is not a NodeStatus (pending, ready, running, done, failed, blocked)", k, protocol.Clip(s, 40))
 		}
 	}
 	if s, ok := jsonval.StringVal(e.obj["outcome"]); ok && e.kind == ciRunEnd && !ciOutcomes[s] {
-		c.r.Report(ruleCB03, sess, e.m, "unknown outcome", "outcome %q is not an Outcome (clean, clean_with_flake, partial, stuck, catastrophic)", clip(s, 40))
+		c.r.Report(ruleCB03, sess, e.m, "unknown outcome", "outcome %q is not an Outcome (clean, clean_with_flake, partial, stuck, catastrophic)", protocol.Clip(s, 40))
 	}
 }
 
@@ -291,7 +291,7 @@ func typeProblem(f field, v json.RawMessage) string {
 		}
 	case tInt:
 		if _, ok := jsonval.IntVal(v); !ok {
-			return fmt.Sprintf("%s is %s, not an integer", f.name, clip(string(v), 20))
+			return fmt.Sprintf("%s is %s, not an integer", f.name, protocol.Clip(string(v), 20))
 		}
 	case tNumber:
 		if k != jsonval.Number {
@@ -342,7 +342,7 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 		rc, hasRC := jsonval.IntVal(obj["rc"])
 		if tail, ok := jsonval.StringVal(obj["tail"]); ok {
 			if hasRC && rc == 0 {
-				c.r.Report(ruleC03, sess, e.m, "tail with rc 0", "done_when_results[%d] (%s) has a tail although rc is 0; the tail is kept only for failing commands", i, clip(strOf(obj["cmd"]), 40))
+				c.r.Report(ruleC03, sess, e.m, "tail with rc 0", "done_when_results[%d] (%s) has a tail although rc is 0; the tail is kept only for failing commands", i, protocol.Clip(strOf(obj["cmd"]), 40))
 			}
 			if n := utf8.RuneCountInString(tail); n > maxTail {
 				c.r.Report(ruleC03, sess, e.m, "tail too long", "done_when_results[%d] has a tail of %d characters; it is cropped at %d (with truncated: true)", i, n, maxTail)
@@ -368,7 +368,7 @@ func (c *ciChecker) transition(e *event, sess string, n *ciNode) {
 		c.r.Report(ruleC01, sess, m, "attempt without running", "attempt is given only on transitions to running; this one goes to %s", to)
 	}
 	if r := e.str("reason"); r != "" && !reasonRe.MatchString(r) {
-		c.r.Report(ruleC05, sess, m, "reason grammar", "reason %q does not read <kind>[:<detail>] (e.g. max_ralph_iters_reached)", clip(r, 60))
+		c.r.Report(ruleC05, sess, m, "reason grammar", "reason %q does not read <kind>[:<detail>] (e.g. max_ralph_iters_reached)", protocol.Clip(r, 60))
 	}
 	if nodeStatuses[from] && nodeStatuses[to] {
 		switch {
@@ -429,7 +429,7 @@ func (c *ciChecker) runEnd(e *event, run *ciRun) {
 	}
 	if outcome == "clean_with_flake" {
 		if f, ok := e.int("flake_retries"); !ok || f <= 0 {
-			c.r.Report(ruleC06, e.runID, m, "flake without retries", "outcome clean_with_flake, but flake_retries is %s; the outcome means some node passed only on a retry", clip(string(e.obj["flake_retries"]), 20))
+			c.r.Report(ruleC06, e.runID, m, "flake without retries", "outcome clean_with_flake, but flake_retries is %s; the outcome means some node passed only on a retry", protocol.Clip(string(e.obj["flake_retries"]), 20))
 		}
 	}
 	counts := map[string]int64{}

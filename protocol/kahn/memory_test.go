@@ -26,7 +26,7 @@ func TestMemoryBounded(t *testing.T) {
 	if rep.Done != 2*n {
 		t.Errorf("%d sessions done, want %d (agent and lane per run)", rep.Done, 2*n)
 	}
-	if len(c.ended.m) != bound {
-		t.Errorf("ended memory grew to %d", len(c.ended.m))
+	if c.ended.Len() != bound {
+		t.Errorf("ended memory grew to %d", c.ended.Len())
 	}
 }
