@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 )
 
@@ -100,35 +101,7 @@ func writeCapture(t testing.TB, dir, name string, h capfile.Header, recs []capfi
 // It fails the test unless the capture is clean.
 func readCapture(t testing.TB, path string) (capfile.Header, []capfile.Record) {
 	t.Helper()
-	r, err := capfile.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []capfile.Record
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			if err.Error() != "EOF" {
-				t.Fatalf("read %s: %v", path, err)
-			}
-			break
-		}
-		out = append(out, copyRecord(rec))
-	}
-	if !r.Clean() {
-		t.Fatalf("%s was not closed cleanly", path)
-	}
-	return r.Header(), out
-}
-
-func copyRecord(r *capfile.Record) capfile.Record {
-	c := *r
-	c.Payload = append([]byte{}, r.Payload...)
-	if r.Attrs != nil {
-		c.Attrs = append([]capfile.Attr(nil), r.Attrs...)
-	}
-	return c
+	return capfiletest.ReadAll(t, path)
 }
 
 // sameRecords fails the test when got and want differ, naming the first difference.

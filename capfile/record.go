@@ -97,3 +97,14 @@ type Header struct {
 	// Meta holds free-form annotations (never credentials).
 	Meta map[string]string `json:"meta,omitempty"`
 }
+
+// Clone returns a deep copy of r, whose slices stay valid after the
+// Reader moves on.
+func (r *Record) Clone() Record {
+	c := *r
+	c.Payload = append([]byte(nil), r.Payload...)
+	if r.Attrs != nil {
+		c.Attrs = append([]Attr(nil), r.Attrs...)
+	}
+	return c
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/source"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
@@ -72,26 +72,7 @@ func capture(t *testing.T, tty bool, args ...string) result {
 // readCapture reads every record; the capture must end cleanly.
 func readCapture(t *testing.T, path string) (capfile.Header, []capfile.Record) {
 	t.Helper()
-	r, err := capfile.Open(path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	defer r.Close()
-	var recs []capfile.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s record %d: %v", path, len(recs), err)
-		}
-		c := *rec
-		c.Payload = bytes.Clone(rec.Payload)
-		c.Attrs = slices.Clone(rec.Attrs)
-		recs = append(recs, c)
-	}
-	return r.Header(), recs
+	return capfiletest.ReadAll(t, path)
 }
 
 func kinds(recs []capfile.Record, k capfile.Kind) []capfile.Record {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 )
@@ -52,25 +52,8 @@ func fileopsCapture(t *testing.T, dir, name string) (string, []capfile.Record) {
 // fileopsRecords reads every record of a clean capture.
 func fileopsRecords(t *testing.T, path string) []capfile.Record {
 	t.Helper()
-	r, err := capfile.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []capfile.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("read %s: %v", path, err)
-		}
-		c := *rec
-		c.Payload = append([]byte(nil), rec.Payload...)
-		c.Attrs = append([]capfile.Attr(nil), rec.Attrs...)
-		out = append(out, c)
-	}
+	_, recs := capfiletest.ReadAll(t, path)
+	return recs
 }
 
 func fileopsSame(t *testing.T, got, want []capfile.Record) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/source"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
@@ -25,29 +25,7 @@ import (
 // ends cleanly.
 func readAll(t *testing.T, path string) (capfile.Header, []capfile.Record) {
 	t.Helper()
-	r, err := capfile.Open(path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	defer r.Close()
-	var recs []capfile.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("read %s record %d: %v", path, len(recs), err)
-		}
-		c := *rec
-		c.Payload = bytes.Clone(rec.Payload)
-		c.Attrs = slices.Clone(rec.Attrs)
-		recs = append(recs, c)
-	}
-	if !r.Clean() {
-		t.Fatalf("%s not closed cleanly", path)
-	}
-	return r.Header(), recs
+	return capfiletest.ReadAll(t, path)
 }
 
 func newTest(t *testing.T, cfg Config) (*Recorder, string) {
