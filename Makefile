@@ -12,7 +12,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 30s
 
-.PHONY: all build test lint bench fuzz demo clean
+.PHONY: all build test testdeps lint bench fuzz demo clean
 
 all: build
 
@@ -23,8 +23,11 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-test: lint
-	$(GO) test -race -timeout 9m ./...
+test: lint testdeps
+	AAEP_NPM_DIR=$(CURDIR)/.cache/npm $(GO) test -race -timeout 9m ./...
+
+testdeps:
+	./scripts/testdeps.sh
 
 fuzz:
 	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# testdeps.sh: install what the tests need when it is missing, so `make test`
+# passes by itself on a fresh Debian machine with Go.
+#
+#   Debian packages: zstd (capture files checked by the real zstd),
+#                    librsvg2-bin (PNG traces), chromium (browser tests).
+#   npm packages:    listed in scripts/npm-test-packages, installed into
+#                    .cache/npm (AAEP_NPM_DIR overrides), found by the tests
+#                    through AAEP_NPM_DIR.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v zstd >/dev/null 2>&1 || need+=(zstd)
+command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "testdeps: installing ${need[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+npmdir="${AAEP_NPM_DIR:-$PWD/.cache/npm}"
+if [ -s scripts/npm-test-packages ]; then
+  missing=0
+  while read -r pkg; do
+    [ -z "$pkg" ] && continue
+    name="${pkg%@*}"
+    [ -d "$npmdir/node_modules/$name" ] || missing=1
+  done < <(grep -v '^#' scripts/npm-test-packages)
+  if [ "$missing" -eq 1 ]; then
+    command -v npm >/dev/null 2>&1 || { echo "testdeps: npm is needed for the browser audit packages" >&2; exit 1; }
+    mkdir -p "$npmdir"
+    echo "testdeps: installing npm test packages into $npmdir" >&2
+    (cd "$npmdir" && npm install --no-save --no-audit --no-fund --silent $(grep -v '^#' "$OLDPWD/scripts/npm-test-packages" | tr '\n' ' ')) >&2
+  fi
+fi
