@@ -44,6 +44,40 @@ type Summary struct {
 	// Torn is set when the capture ends in a torn tail (the recorder did not
 	// close it): every message before it was read.
 	Torn error
+	// Oversized lists the JSONL lines (1-based) longer than MaxLine: they
+	// were skipped, the lines after them read.
+	Oversized []int64
+	// Empty is set when the input holds no bytes but blanks.
+	Empty bool
+}
+
+// Gaps describes what of the input was not read although reading went on,
+// one sentence each: lines over the size limit, an empty input. A torn tail
+// is in Torn, not here.
+func (s *Summary) Gaps() []string {
+	var out []string
+	for _, line := range s.Oversized {
+		out = append(out, fmt.Sprintf("line %d is longer than %d bytes and was skipped", line, MaxLine))
+	}
+	if s.Empty {
+		out = append(out, "empty file: it holds no messages")
+	}
+	return out
+}
+
+// Handler receives what Read finds. Message is required; the others may be nil.
+type Handler struct {
+	// Header is called once, before anything else, with the capture's
+	// header (the zero header for JSONL).
+	Header func(Format, capfile.Header)
+	// Message is called for every message in order. The Message and its
+	// Raw bytes are valid only during the call.
+	Message func(*protocol.Message) error
+	// Conn is called for every connection record of a capture (connected,
+	// disconnected, closed...): its index, source, offset and payload (a
+	// JSON object whose "event" names what happened; valid only during the
+	// call).
+	Conn func(c *protocol.Conn)
 }
 
 // Started reports whether reading got as far as the first message (so an
@@ -56,6 +90,12 @@ func (s *Summary) Started() bool { return s.Messages > 0 }
 // error: it is reported in Summary.Torn after every intact message was read.
 // Other damage stops the read with an error naming the file and offset.
 func Each(ctx context.Context, path string, fn func(*protocol.Message) error) (Summary, error) {
+	return Read(ctx, path, Handler{Message: fn})
+}
+
+// Read reads path as Each does and passes what it finds to h: the header,
+// every message, and (for captures) the connection records.
+func Read(ctx context.Context, path string, h Handler) (Summary, error) {
 	var r io.Reader
 	if path == "-" {
 		r = os.Stdin
@@ -69,14 +109,21 @@ func Each(ctx context.Context, path string, fn func(*protocol.Message) error) (S
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(8)
+	if len(bytes.TrimSpace(head)) == 0 {
+		// Nothing but blanks so far: an empty input, or JSON lines that
+		// start with blank ones.
+		sum, err := eachJSONL(ctx, path, br, h)
+		sum.Empty = err == nil && sum.Messages == 0 && len(sum.Oversized) == 0
+		return sum, err
+	}
 	if !looksLikeJSON(head) {
 		if path != "-" {
 			// A file: open it by name so the reader can use its index.
-			return eachCapture(ctx, path, nil, fn)
+			return eachCapture(ctx, path, nil, h)
 		}
-		return eachCapture(ctx, path, br, fn)
+		return eachCapture(ctx, path, br, h)
 	}
-	return eachJSONL(ctx, path, br, fn)
+	return eachJSONL(ctx, path, br, h)
 }
 
 // looksLikeJSON reports whether a file starting with head is text JSON
@@ -86,7 +133,7 @@ func looksLikeJSON(head []byte) bool {
 	return len(head) > 0 && (head[0] == '{' || head[0] == '[')
 }
 
-func eachCapture(ctx context.Context, path string, stream io.Reader, fn func(*protocol.Message) error) (Summary, error) {
+func eachCapture(ctx context.Context, path string, stream io.Reader, h Handler) (Summary, error) {
 	var (
 		rd  *capfile.Reader
 		err error
@@ -104,6 +151,9 @@ func eachCapture(ctx context.Context, path string, stream io.Reader, fn func(*pr
 	}
 	defer rd.Close()
 	sum := Summary{Format: FormatCapture, Header: rd.Header()}
+	if h.Header != nil {
+		h.Header(sum.Format, sum.Header)
+	}
 	attrs := map[string]string{}
 	var m protocol.Message
 	for {
@@ -120,6 +170,9 @@ func eachCapture(ctx context.Context, path string, stream io.Reader, fn func(*pr
 				return sum, nil
 			}
 			return sum, fmt.Errorf("%s: %w (aaep-replay repair can save the intact records)", path, err)
+		}
+		if rec.Kind == capfile.KindConn && h.Conn != nil {
+			h.Conn(&protocol.Conn{Index: rd.Index(), Offset: time.Duration(rec.Time), Source: int(rec.Source), Raw: rec.Payload})
 		}
 		if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
 			sum.Skipped++
@@ -148,7 +201,7 @@ func eachCapture(ctx context.Context, path string, stream io.Reader, fn func(*pr
 			m.Attrs = attrs
 		}
 		sum.Messages++
-		if err := fn(&m); err != nil {
+		if err := h.Message(&m); err != nil {
 			return sum, err
 		}
 	}
@@ -158,23 +211,36 @@ func eachCapture(ctx context.Context, path string, stream io.Reader, fn func(*pr
 // their offsets come from their own timestamps ("timestamp" or KAHN's "ts"),
 // relative to the first one that has a readable timestamp; a line without one
 // keeps the previous offset.
-func eachJSONL(ctx context.Context, path string, r *bufio.Reader, fn func(*protocol.Message) error) (Summary, error) {
+func eachJSONL(ctx context.Context, path string, r *bufio.Reader, h Handler) (Summary, error) {
 	sum := Summary{Format: FormatJSONL}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), MaxLine)
+	if h.Header != nil {
+		h.Header(sum.Format, capfile.Header{})
+	}
 	var (
 		line    int64
 		first   time.Time
 		lastOff time.Duration
+		long    []byte
 	)
-	for sc.Scan() {
+	for {
+		raw, tooLong, err := readLine(r, &long)
+		if err != nil && (err != io.EOF || (len(raw) == 0 && !tooLong)) {
+			if err == io.EOF {
+				return sum, nil
+			}
+			return sum, fmt.Errorf("%s: line %d: %w", path, line+1, err)
+		}
 		line++
 		if line%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return sum, err
 			}
 		}
-		b := bytes.TrimRight(sc.Bytes(), "\r")
+		if tooLong {
+			sum.Oversized = append(sum.Oversized, line)
+			continue
+		}
+		b := bytes.TrimRight(raw, "\r\n")
 		if len(bytes.TrimSpace(b)) == 0 {
 			sum.Skipped++
 			continue
@@ -199,17 +265,37 @@ func eachJSONL(ctx context.Context, path string, r *bufio.Reader, fn func(*proto
 			m.Dir = protocol.ToProducer
 		}
 		sum.Messages++
-		if err := fn(&m); err != nil {
+		if err := h.Message(&m); err != nil {
 			return sum, err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return sum, fmt.Errorf("%s: line %d is longer than %d bytes", path, line+1, MaxLine)
-		}
-		return sum, fmt.Errorf("%s: line %d: %w", path, line+1, err)
+}
+
+// readLine reads one line (with its newline, if any) of at most MaxLine
+// bytes. A longer line is read to its end and dropped: tooLong is set and
+// line is nil. The line is valid until the next call; long is the buffer
+// for lines longer than r's buffer.
+func readLine(r *bufio.Reader, long *[]byte) (line []byte, tooLong bool, err error) {
+	chunk, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return chunk, false, err
 	}
-	return sum, nil
+	buf := append((*long)[:0], chunk...)
+	for err == bufio.ErrBufferFull {
+		chunk, err = r.ReadSlice('\n')
+		if !tooLong && len(buf)+len(chunk) > MaxLine+2 { // the line ending is not counted
+			tooLong, buf = true, buf[:0]
+		}
+		if !tooLong {
+			buf = append(buf, chunk...)
+		}
+	}
+	if tooLong {
+		*long = buf[:0]
+		return nil, true, err
+	}
+	*long = buf
+	return buf, false, err
 }
 
 // isSubscriberMessage reports whether an AAEP message type is one that only

@@ -149,8 +149,32 @@ func TestLongLine(t *testing.T) {
 	if err := os.WriteFile(path, append([]byte("{}\n"), long...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := collect(t, path)
-	if err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Fatalf("error = %v, want one naming line 2", err)
+	long = append(long, "\"}\n{\"after\":1}\n"...)
+	if err := os.WriteFile(path, append([]byte("{}\n"), long...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, sum, err := collect(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The over-long line is skipped and named; the lines around it are read.
+	if len(out) != 2 || out[0].raw != "{}" || out[1].raw != `{"after":1}` || out[1].index != 2 {
+		t.Fatalf("messages %+v, want {} and the line after the long one", out)
+	}
+	if gaps := sum.Gaps(); len(gaps) != 1 || !strings.Contains(gaps[0], "line 2 is longer than") {
+		t.Fatalf("gaps %q, want one naming line 2", gaps)
+	}
+}
+
+func TestEmptyInput(t *testing.T) {
+	for name, content := range map[string]string{"empty": "", "blank lines": "\n  \n\r\n"} {
+		path := filepath.Join(t.TempDir(), "e.jsonl")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, sum, err := collect(t, path)
+		if err != nil || len(out) != 0 || !sum.Empty || len(sum.Gaps()) != 1 {
+			t.Errorf("%s: err %v, %d messages, summary %+v; want no error, no messages, Empty", name, err, len(out), sum)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -224,6 +225,31 @@ func (e *Engine) onlyProtocol() int {
 		}
 	}
 	return only
+}
+
+// Begin tells the checkers what the input is; call it before the first Feed.
+func (e *Engine) Begin(info StreamInfo) {
+	for _, c := range e.checkers {
+		if o, ok := c.(StreamObserver); ok {
+			o.Begin(info)
+		}
+	}
+}
+
+// Connection passes a capture's connection record to the checkers that
+// observe connections. c.Event is filled from c.Raw.
+func (e *Engine) Connection(c *Conn) {
+	var ev struct {
+		Event string `json:"event"`
+	}
+	if json.Unmarshal(c.Raw, &ev) == nil {
+		c.Event = ev.Event
+	}
+	for _, ch := range e.checkers {
+		if o, ok := ch.(StreamObserver); ok {
+			o.Connection(c)
+		}
+	}
 }
 
 // Finish ends the stream: checkers report what is left open.

@@ -33,6 +33,9 @@ const (
 	Should
 	// Must is a MUST/REQUIRED requirement: an error.
 	Must
+	// Never is a threshold above every level (--fail-on never): no finding
+	// reaches it, so nothing fails. No rule has this level.
+	Never
 )
 
 // String returns "MUST", "SHOULD" or "INFO".
@@ -44,6 +47,8 @@ func (l Level) String() string {
 		return "SHOULD"
 	case Info:
 		return "INFO"
+	case Never:
+		return "NEVER"
 	}
 	return fmt.Sprintf("Level(%d)", uint8(l))
 }
@@ -54,6 +59,23 @@ func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 // ParseLevel parses "must", "should" or "info" (any case; "error" and
 // "warning" are accepted as synonyms of must and should).
 func ParseLevel(s string) (Level, error) {
+	return parseLevel(s)
+}
+
+// ParseThreshold parses a failure threshold: a level as ParseLevel reads
+// it, or "never" (Never: nothing fails).
+func ParseThreshold(s string) (Level, error) {
+	if strings.EqualFold(s, "never") {
+		return Never, nil
+	}
+	l, err := parseLevel(s)
+	if err != nil {
+		return 0, fmt.Errorf("unknown level %q (want must, should, info or never)", s)
+	}
+	return l, nil
+}
+
+func parseLevel(s string) (Level, error) {
 	switch strings.ToLower(s) {
 	case "must", "error":
 		return Must, nil
@@ -113,6 +135,52 @@ type Message struct {
 	Attrs map[string]string
 	// Fields are the routing fields, read once by the engine.
 	Fields peek.Fields
+}
+
+// Conn is one connection record of a capture: a source connected, lost its
+// connection, was closed or refused a message.
+type Conn struct {
+	// Index is the record's position in the capture (the numbering
+	// Message.Index uses).
+	Index int64
+	// Offset is the receive time since the capture's start.
+	Offset time.Duration
+	// Source is the capture's source id.
+	Source int
+	// Raw is the record's payload, a JSON object whose "event" member names
+	// what happened ("connected", "disconnected", "closed", ...). It is
+	// valid only during the call that receives the Conn.
+	Raw []byte
+	// Event is the "event" member of Raw, read by the engine.
+	Event string
+}
+
+// Connection events a recorder writes (the "event" member of Conn.Raw).
+const (
+	ConnConnected    = "connected"
+	ConnDisconnected = "disconnected"
+	ConnClosed       = "closed"
+)
+
+// StreamInfo describes the input as a whole, as far as its header tells.
+type StreamInfo struct {
+	// Replay is set for a recording of a replay (aaep-replay serve
+	// --record): the events' own timestamps are the original producer's,
+	// hours or days before the subscriber's replies, so timing between
+	// events and replies is judged on receive offsets.
+	Replay bool
+	// Tool is the recording tool, e.g. "aaep-capture/0.1.0" (may be empty).
+	Tool string
+}
+
+// StreamObserver is an optional interface of a Checker that wants to know
+// what the input is and when its connections came and went.
+type StreamObserver interface {
+	// Begin is called once, before the first message.
+	Begin(info StreamInfo)
+	// Connection is called for each connection record, in stream order
+	// with the messages.
+	Connection(c *Conn)
 }
 
 // Finding is one rule violation (or, at Info level, one observation).

@@ -31,6 +31,9 @@ type Report struct {
 	dropped  int64
 	counts   map[Level]int64
 
+	// incomplete lists why parts of the input were not read (empty).
+	incomplete []string
+
 	// Streaming output, set by Stream.
 	out      *reportWriter
 	streamed int64 // sessions written so far (stream findings excluded)
@@ -121,10 +124,42 @@ func (r *Report) Close() error {
 	return r.out.finish()
 }
 
+// Incomplete records that part of the input could not be read, and why
+// ("the capture ends in a torn record at byte 4096"). A report with a reason
+// never says PASS: its verdict is INCOMPLETE. Call it before Close.
+func (r *Report) Incomplete(reason string) { r.incomplete = append(r.incomplete, reason) }
+
+// Complete reports whether the whole input was read (no Incomplete call).
+func (r *Report) Complete() bool { return len(r.incomplete) == 0 }
+
+// Verdict is the report's one-word outcome for threshold: INCOMPLETE when
+// part of the input could not be read, NOT GATED when threshold is Never,
+// FAIL when a finding reaches threshold, PASS otherwise.
+func (r *Report) Verdict(threshold Level) string {
+	switch {
+	case !r.Complete():
+		return VerdictIncomplete
+	case threshold >= Never:
+		return VerdictNotGated
+	case r.Failed(threshold):
+		return VerdictFail
+	}
+	return VerdictPass
+}
+
+// Verdicts (Report.Verdict).
+const (
+	VerdictPass       = "PASS"
+	VerdictFail       = "FAIL"
+	VerdictIncomplete = "INCOMPLETE"
+	VerdictNotGated   = "NOT GATED"
+)
+
 // Count returns how many findings of level l were reported (including dropped ones).
 func (r *Report) Count(l Level) int64 { return r.counts[l] }
 
-// Failed reports whether any finding is at or above threshold.
+// Failed reports whether any finding is at or above threshold (never for
+// Never). It judges what was read, complete or not.
 func (r *Report) Failed(threshold Level) bool {
 	for l, n := range r.counts {
 		if l >= threshold && n > 0 {

@@ -118,16 +118,28 @@ func (rw *reportWriter) finish() error {
 	rw.begin()
 	r := rw.r
 	failed := r.Failed(rw.threshold)
+	verdict := r.Verdict(rw.threshold)
+	threshold := rw.threshold.String()
+	if rw.threshold >= Never {
+		threshold = "never"
+	}
 	if rw.asJSON {
+		reasons := r.incomplete
+		if reasons == nil {
+			reasons = []string{}
+		}
 		doc := struct {
-			Messages  int64            `json:"messages"`
-			Protocols map[string]int64 `json:"protocols"`
-			Counts    map[string]int64 `json:"counts"`
-			Threshold string           `json:"fail_on"`
-			Failed    bool             `json:"failed"`
-			Dropped   int64            `json:"unlisted_findings"`
+			Messages   int64            `json:"messages"`
+			Protocols  map[string]int64 `json:"protocols"`
+			Counts     map[string]int64 `json:"counts"`
+			Threshold  string           `json:"fail_on"`
+			Failed     bool             `json:"failed"`
+			Complete   bool             `json:"complete"`
+			Incomplete []string         `json:"incomplete"`
+			Verdict    string           `json:"verdict"`
+			Dropped    int64            `json:"unlisted_findings"`
 		}{r.Stats.Messages, r.Stats.ByProtocol, map[string]int64{"MUST": r.counts[Must], "SHOULD": r.counts[Should], "INFO": r.counts[Info]},
-			rw.threshold.String(), failed, r.dropped}
+			threshold, failed, r.Complete(), reasons, verdict, r.dropped}
 		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return err
@@ -151,10 +163,22 @@ func (rw *reportWriter) finish() error {
 	if r.dropped > 0 {
 		rw.printf("%d more findings were counted but not listed (limit %d)\n", r.dropped, r.kept)
 	}
-	verdict := "PASS"
-	if failed {
-		verdict = "FAIL"
+	switch verdict {
+	case VerdictIncomplete:
+		rw.printf("INCOMPLETE: not all of the input was read: %s\n", strings.Join(r.incomplete, "; "))
+		read := "in the " + plural(r.Stats.Messages, "message", "messages") + " read"
+		switch {
+		case rw.threshold >= Never:
+			rw.printf("INCOMPLETE: %s %s (--fail-on never)\n", plural(r.countFrom(Info), "finding", "findings"), read)
+		case failed:
+			rw.printf("INCOMPLETE, FAIL: %s at or above %s %s\n", plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold, read)
+		default:
+			rw.printf("INCOMPLETE: %s at or above %s %s\n", plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold, read)
+		}
+	case VerdictNotGated:
+		rw.printf("NOT GATED: %s; --fail-on never fails on none\n", plural(r.countFrom(Info), "finding", "findings"))
+	default:
+		rw.printf("%s: %s at or above %s\n", verdict, plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold)
 	}
-	rw.printf("%s: %s at or above %s\n", verdict, plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold)
 	return rw.err
 }

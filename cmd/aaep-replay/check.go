@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -23,6 +24,9 @@ type checkOptions struct {
 	disable  []string
 	rules    bool
 	max      int
+	// allowIncomplete exits by the findings of what was read when part of
+	// the input could not be read (the report still says INCOMPLETE).
+	allowIncomplete bool
 }
 
 func newCheckCmd(a *app) *cobra.Command {
@@ -35,8 +39,14 @@ AAEP, ASP and KAHN protocol models to each session, then prints a report
 grouped by session: rule ID, level, message index, time offset and what went
 wrong.
 
+A report never passes input it could not read: a torn or damaged capture, an
+empty input or a line over the size limit makes the verdict INCOMPLETE, with
+the reason ("complete": false in JSON).
+
 Exit status: 0 when no finding reaches the --fail-on level (MUST by default),
-1 when one does, 2 for usage or file errors.`,
+1 when one does, 2 for usage or file errors and for INCOMPLETE input (with
+--allow-incomplete, INCOMPLETE input exits 0 or 1 by the findings of what was
+read).`,
 		Example: `  aaep-replay check session.aaep
   aaep-replay check --json --fail-on should session.aaep > report.json
   aaep-replay check --protocol kahn run.jsonl
@@ -66,11 +76,12 @@ Exit status: 0 when no finding reaches the --fail-on level (MUST by default),
 	f.StringSliceVar(&opts.disable, "disable", nil, "rule IDs not to report (repeatable, comma-separated)")
 	f.BoolVar(&opts.rules, "rules", false, "list every rule with its level and exit")
 	f.IntVar(&opts.max, "max-findings", protocol.DefaultMaxFindings, "list at most this many findings (all are counted)")
+	f.BoolVar(&opts.allowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
 }
 
 func checkRun(a *app, opts *checkOptions) error {
-	threshold, never, err := parseFailOn(opts.failOn)
+	threshold, err := parseFailOn(opts.failOn)
 	if err != nil {
 		return err
 	}
@@ -83,42 +94,69 @@ func checkRun(a *app, opts *checkOptions) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	sum, err := input.Each(a.ctx, opts.input, func(m *protocol.Message) error {
-		eng.Feed(m)
-		return nil
+	sum, err := input.Read(a.ctx, opts.input, input.Handler{
+		Header: func(_ input.Format, h capfile.Header) { eng.Begin(streamInfo(h)) },
+		Message: func(m *protocol.Message) error {
+			eng.Feed(m)
+			return nil
+		},
+		Conn: eng.Connection,
 	})
-	if err != nil && !sum.Started() {
+	if err != nil && sum.Format == "" {
+		// Not even recognised as a capture or JSON lines: nothing to report.
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 	// Damage part-way through still gets a complete report of what was
-	// read before it, then exit status 2.
+	// read before it, with the verdict INCOMPLETE.
 	eng.Finish()
 	rep.Stats = eng.Stats()
+	for _, reason := range unreadReasons(sum, err) {
+		rep.Incomplete(reason)
+	}
 	if werr := rep.Close(); werr != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
 	}
-	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
+	if !rep.Complete() && !opts.allowIncomplete {
+		if err != nil {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s (--allow-incomplete judges what was read)\n", opts.input, strings.Join(unreadReasons(sum, nil), "; "))
+		return cli.Silent(cli.ExitUsage)
 	}
-	if sum.Torn != nil {
-		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; checked the %d messages before it\n", opts.input, sum.Torn, sum.Messages)
-	}
-	if !never && rep.Failed(threshold) {
+	if rep.Failed(threshold) {
 		return cli.Silent(cli.ExitFailure)
 	}
 	return nil
 }
 
-// parseFailOn parses --fail-on; "never" makes check exit 0 whatever it finds.
-func parseFailOn(s string) (protocol.Level, bool, error) {
-	if strings.EqualFold(s, "never") {
-		return protocol.Must, true, nil
-	}
-	l, err := protocol.ParseLevel(s)
+// streamInfo tells the checkers what a capture's header says about it.
+func streamInfo(h capfile.Header) protocol.StreamInfo {
+	return protocol.StreamInfo{Tool: h.Tool, Replay: h.Meta["replay_of"] != ""}
+}
+
+// unreadReasons says why part of the input was not read (nothing when all of it was).
+func unreadReasons(sum input.Summary, err error) []string {
+	var out []string
 	if err != nil {
-		return 0, false, cli.Usagef("--fail-on: %v", err)
+		out = append(out, fmt.Sprintf("reading stopped after %d messages: %v", sum.Messages, err))
 	}
-	return l, false, nil
+	if sum.Torn != nil {
+		out = append(out, fmt.Sprintf("the capture ends in a torn record after %d messages (%v)", sum.Messages, sum.Torn))
+	}
+	out = append(out, sum.Gaps()...)
+	if len(out) == 0 && sum.Messages == 0 {
+		out = append(out, "the input holds no messages")
+	}
+	return out
+}
+
+// parseFailOn parses --fail-on; "never" (protocol.Never) fails on nothing.
+func parseFailOn(s string) (protocol.Level, error) {
+	l, err := protocol.ParseThreshold(s)
+	if err != nil {
+		return 0, cli.Usagef("--fail-on: %v", err)
+	}
+	return l, nil
 }
 
 func listRules(a *app, asJSON bool) error {

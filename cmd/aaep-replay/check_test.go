@@ -167,9 +167,16 @@ func TestCheckCorruptCapture(t *testing.T) {
 	if !strings.Contains(stderr, "bad.aaep") || !strings.Contains(stderr, "byte") {
 		t.Errorf("stderr %q does not name the file and offset", stderr)
 	}
-	var doc struct{ Messages int }
+	var doc struct {
+		Messages int
+		Complete bool
+		Verdict  string
+	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("report of the readable part is not complete JSON: %v\n%s", err, out)
+	}
+	if doc.Complete || doc.Verdict != "INCOMPLETE" {
+		t.Errorf("report of a damaged capture: complete=%v verdict=%q, want false and INCOMPLETE", doc.Complete, doc.Verdict)
 	}
 	if doc.Messages == 0 || doc.Messages >= len(msgs) {
 		t.Errorf("report covers %d messages, want the part before the damage (of %d)", doc.Messages, len(msgs))

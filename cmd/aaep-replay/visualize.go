@@ -131,6 +131,9 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
+	if gaps := sum.Gaps(); len(gaps) > 0 {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %s", o.input, strings.Join(gaps, "; ")))
+	}
 	messages := sum.Messages
 	if sum.Torn != nil {
 		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", o.input, sum.Torn, visPlural(messages, "message"))
