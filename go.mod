@@ -8,6 +8,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	golang.org/x/term v0.37.0
 )
 
 require (
@@ -18,5 +19,6 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/tetratelabs/wazero v1.9.0 // indirect
 	golang.org/x/image v0.21.0 // indirect
+	golang.org/x/sys v0.38.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
 )

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/show"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+func init() { register(newShowCmd) }
+
+func newShowCmd(a *app) *cobra.Command {
+	var (
+		opts  show.Options
+		speed float64
+	)
+	cmd := &cobra.Command{
+		Use:   "show FILE",
+		Short: "Print a capture one line per message, as tcpdump -r does",
+		Long: `show prints one line per record of a capture: receive time (UTC), record
+number, source, direction (recv, sent, conn, mark), session, type and the
+human summary (summary_normal, or the message's key fields). Lines of
+messages that break a protocol rule end with "!! LEVEL RULE" ("(i) RULE" for
+INFO findings); findings the checker makes later, such as a session that
+never ended, get a line of their own starting with "!!".
+
+--follow keeps reading a capture that aaep-capture is still writing and
+stops when the recorder closes it (or on Ctrl-C). --session, --filter-type,
+--urgency and --messages-only select lines as filter does; the checker still
+reads every message.
+
+--pace prints each line at its recorded time, scaled by --speed, with waits
+capped by --max-idle, like asciinema play. When standard input is a terminal,
+space pauses and resumes, "." steps one line while paused, q quits.`,
+		Example: `  aaep-replay show session.aaep
+  aaep-replay show session.aaep | grep ' !! '
+  aaep-replay show live.aaep --follow --session sess_1
+  aaep-replay show session.aaep --pace --speed 2 --max-idle 2s`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			if !opts.Pace && (fs.Changed("speed") || fs.Changed("max-idle") || fs.Changed("paused")) {
+				return cli.Usagef("--speed, --max-idle and --paused go with --pace")
+			}
+			opts.Timing.Speed = speed
+			if speed <= 0 {
+				return cli.Usagef("--speed %g: want a factor from %g to %g", speed, timing.MinSpeed, float64(timing.MaxSpeed))
+			}
+			if err := opts.Timing.Validate(); err != nil {
+				return cli.Usagef("--speed/--max-idle: %v", err)
+			}
+			if opts.Poll < 0 {
+				return cli.Usagef("--poll %v: want a positive interval", opts.Poll)
+			}
+			return showRun(a, args[0], opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a capture that is being written, until it is closed")
+	f.DurationVar(&opts.Poll, "poll", show.DefaultPoll, "with --follow: how often to look for new records")
+	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "show messages of this session (repeatable)")
+	f.StringSliceVar(&opts.Match.Types, "filter-type", nil, "show messages of this type, exact or suffix (repeatable)")
+	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "show messages of this urgency (repeatable)")
+	f.BoolVar(&opts.MessagesOnly, "messages-only", false, "leave out connection events and markers")
+	f.BoolVar(&opts.Relative, "relative", false, "print the offset since the capture's start instead of the time")
+	f.BoolVar(&opts.NoCheck, "no-check", false, "do not run the protocol checker (no marks)")
+	f.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
+	f.StringVar(&opts.Profile, "profile", "lenient", "checker profile: lenient or strict")
+	f.BoolVar(&opts.Pace, "pace", false, "print each line at its recorded time")
+	f.Float64Var(&speed, "speed", 1, fmt.Sprintf("with --pace: speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
+	f.DurationVar(&opts.Timing.MaxIdle, "max-idle", 0, "with --pace: cap every wait between two lines at this time (0: no cap)")
+	f.BoolVar(&opts.Paused, "paused", false, "with --pace: start paused (space plays, . steps)")
+	return cmd
+}
+
+func showRun(a *app, path string, opts show.Options) error {
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	if opts.Pace {
+		if in, ok := a.In.(*os.File); ok {
+			keys, restore, err := show.TerminalKeys(ctx, in, cancel)
+			if err != nil {
+				return cli.WithCode(cli.ExitUsage, fmt.Errorf("terminal: %w", err))
+			}
+			defer restore()
+			if keys != nil {
+				opts.Keys = keys
+				if out, ok := a.Out.(*os.File); ok && isTerminalFile(out) {
+					opts.CRLF = true
+				}
+			}
+		}
+	}
+	st, err := show.Run(ctx, path, a.Out, opts)
+	if err != nil {
+		if st.Records == 0 {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%w (after %d records)", err, st.Records))
+	}
+	if st.Torn != nil {
+		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; showed the %d records before it\n", path, st.Torn, st.Records)
+	}
+	return nil
+}
+
+func isTerminalFile(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
