@@ -478,8 +478,10 @@ func TestTimedFlush(t *testing.T) {
 	})
 }
 
-// Timed flushes make records decodable without closing the zstd frame; a
-// drop in the event rate switches to low-rate mode, which closes the frame once.
+// Timed flushes make records decodable without closing the zstd frame. A
+// writer starts in low-rate mode; the first timed flush at a high rate
+// switches to the fast level and a later drop in the rate back to low-rate
+// mode, each switch closing the frame once.
 func TestTimedFlushKeepsFrame(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf syncBuffer
@@ -501,8 +503,8 @@ func TestTimedFlushKeepsFrame(t *testing.T) {
 				t.Fatalf("tick %d: %d records readable, want %d", tick, got, n)
 			}
 		}
-		if st := w.Stats(); st.Frames != 0 {
-			t.Errorf("timed flushes at 1,000 records/s closed %d frames, want 0", st.Frames)
+		if st := w.Stats(); st.Frames != 1 {
+			t.Errorf("timed flushes at 1,000 records/s closed %d frames, want 1 (the switch to the fast level)", st.Frames)
 		}
 		for tick := 0; tick < 5; tick++ { // 10 records/s
 			rec := g.next()
@@ -514,9 +516,14 @@ func TestTimedFlushKeepsFrame(t *testing.T) {
 				t.Fatalf("slow tick %d: %d records readable, want %d", tick, got, n)
 			}
 		}
-		if st := w.Stats(); st.Frames != 1 {
-			t.Errorf("after the rate dropped: %d frames closed, want 1 (the switch to low-rate mode)", st.Frames)
+		if st := w.Stats(); st.Frames != 2 {
+			t.Errorf("after the rate dropped: %d frames closed, want 2 (the switch back to low-rate mode)", st.Frames)
 		}
+		w.mu.Lock()
+		if w.fast != nil || w.slow == nil {
+			t.Errorf("in low-rate mode the writer holds fast encoder %v, slow encoder %v; want only the slow one", w.fast != nil, w.slow != nil)
+		}
+		w.mu.Unlock()
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}

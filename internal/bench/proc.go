@@ -37,6 +37,16 @@ func (p ProcResult) CPU() time.Duration { return p.User + p.Sys }
 // not nil, receives standard output instead of the result's Stdout. Any
 // exit status is returned, not treated as an error; the caller decides.
 func RunProc(ctx context.Context, stdout io.Writer, name string, args ...string) (ProcResult, error) {
+	return runProc(ctx, stdout, nil, name, args...)
+}
+
+// RunProcWatch is RunProc with watch called with the child's process id
+// every 100 ms while it runs.
+func RunProcWatch(ctx context.Context, watch func(pid int), name string, args ...string) (ProcResult, error) {
+	return runProc(ctx, nil, watch, name, args...)
+}
+
+func runProc(ctx context.Context, stdout io.Writer, watch func(pid int), name string, args ...string) (ProcResult, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
@@ -57,10 +67,28 @@ func RunProc(ctx context.Context, stdout io.Writer, name string, args ...string)
 	hwm := make(chan int64, 1)
 	stopPoll := make(chan struct{})
 	go func() { hwm <- pollHWM(cmd.Process.Pid, stopPoll) }()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if watch == nil {
+			return
+		}
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopPoll:
+				return
+			case <-t.C:
+				watch(cmd.Process.Pid)
+			}
+		}
+	}()
 	err := cmd.Wait()
 	wall := time.Since(start)
 	close(stopPoll)
 	peak := <-hwm
+	<-watched
 	res := ProcResult{Wall: wall, Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: -1}
 	if st := cmd.ProcessState; st != nil {
 		res.ExitCode = st.ExitCode()

@@ -32,7 +32,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek"}
+var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "recorder"}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "discard" {
@@ -159,6 +159,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = bench.Trace(ctx, env, []int{100, 1_000, 10_000})
 		case "seek":
 			err = bench.Seek(ctx, env, seekBytes)
+		case "recorder":
+			span := 20 * time.Second
+			if *quick {
+				span = 5 * time.Second
+			}
+			re := *env
+			re.Runs = max(1, min(*runs, 3))
+			err = bench.RecorderCost(ctx, &re, []float64{10, 1_000, 10_000}, span)
 		}
 		if err != nil {
 			failed++
