@@ -159,7 +159,11 @@ func (t *timeline) join(sub *subscriber) {
 	if !t.running {
 		t.running = true
 		t.srv.wg.Add(1)
-		go t.run()
+		if t.srv.ctl != nil {
+			go t.runControlled()
+		} else {
+			go t.run()
+		}
 	}
 }
 
@@ -174,19 +178,7 @@ func (t *timeline) run() {
 	s := t.srv
 	defer s.wg.Done()
 	var failure error
-	defer func() {
-		t.mu.Lock()
-		subs := t.subs
-		t.subs, t.running = nil, false
-		t.mu.Unlock()
-		for _, sub := range subs {
-			if failure != nil {
-				sub.stop(CloseInternal, "capture read error", CauseCaptureError)
-			} else {
-				sub.q.end()
-			}
-		}
-	}()
+	defer func() { t.end(failure) }()
 	st, err := openStream(s.opts.Open, s.opts.Range, s.opts.Filter)
 	if err != nil {
 		failure = err
@@ -223,6 +215,22 @@ func (t *timeline) run() {
 			return
 		}
 		pacer.Restart()
+	}
+}
+
+// end closes the timeline: its subscribers' queues end (their writers
+// finish what is queued), or, after a failure, the subscriptions stop.
+func (t *timeline) end(failure error) {
+	t.mu.Lock()
+	subs := t.subs
+	t.subs, t.running = nil, false
+	t.mu.Unlock()
+	for _, sub := range subs {
+		if failure != nil {
+			sub.stop(CloseInternal, "capture read error", CauseCaptureError)
+		} else {
+			sub.q.end()
+		}
 	}
 }
 

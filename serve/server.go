@@ -77,6 +77,9 @@ type Options struct {
 	// Producer is the producer object sent in subscription.accepted; when
 	// empty, the first event's producer is used.
 	Producer json.RawMessage
+	// Control, if set, steers the shared timeline (Shared is required) and
+	// adds the control API under /control (see control.go).
+	Control *timing.Controller
 }
 
 func (o *Options) withDefaults() error {
@@ -106,6 +109,9 @@ func (o *Options) withDefaults() error {
 	}
 	if o.Clock == nil {
 		o.Clock = timing.System()
+	}
+	if o.Control != nil && !o.Shared {
+		return errors.New("serve: replay control needs the shared timeline")
 	}
 	return nil
 }
@@ -140,6 +146,7 @@ type Server struct {
 
 	shared *timeline
 	reg    *registry // shared timeline's tokens
+	ctl    *control  // nil without Options.Control
 }
 
 // pendingSub is a subscription negotiated by POST, waiting for its stream.
@@ -195,6 +202,9 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /messages", s.serveMessage)
 	s.mux.HandleFunc("GET /healthz", s.serveHealth)
 	s.mux.HandleFunc("GET /stats", s.serveStats)
+	if opts.Control != nil {
+		s.mountControl()
+	}
 	return s, nil
 }
 
@@ -373,11 +383,14 @@ func (s *Server) findByToken(token string) *subscriber {
 }
 
 func (s *Server) notify(n Notice) {
-	if s.opts.Notify == nil {
+	if s.opts.Notify == nil && s.ctl == nil {
 		return
 	}
 	if n.Time.IsZero() {
 		n.Time = time.Now()
 	}
-	s.opts.Notify(n)
+	s.observeNotice(n)
+	if s.opts.Notify != nil {
+		s.opts.Notify(n)
+	}
 }

@@ -177,6 +177,7 @@ func (s *subscriber) writeLoop() {
 			s.lastIndex.Store(p.ev.Index)
 			s.lastOffset.Store(int64(p.ev.Offset))
 			srv.record(s, capfile.KindReceived, p.ev)
+			srv.observeSent(s, p.ev)
 			s.recycle(p.ev)
 		}
 		pending = pending[:0]

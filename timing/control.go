@@ -183,6 +183,13 @@ func (c *Controller) TakeSeek() (int64, bool) {
 	return t, true
 }
 
+// SeekPending reports whether a seek waits to be taken.
+func (c *Controller) SeekPending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seek != nil
+}
+
 // Restart begins a new pass (a loop): the next event is due at once.
 func (c *Controller) Restart() {
 	c.mu.Lock()

@@ -123,9 +123,11 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 
 func newServeCmd(a *app) *cobra.Command {
 	var (
-		f      replayFlags
-		listen string
-		shared bool
+		f       replayFlags
+		listen  string
+		shared  bool
+		control bool
+		paused  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
@@ -144,6 +146,9 @@ subscribers, until interrupted (Ctrl-C):
              subscription.renegotiate, subscription.close.
   Status     GET /healthz, GET /stats (per subscriber: position, lateness,
              queue depth, drops, closes).
+  Control    with --control: GET /control, POST /control/play, /pause,
+             /step?count=N, /seek?index=N or ?to=1m30s, /speed?value=F, and
+             GET /control/log (what each subscriber received and sent).
 
 Each subscriber gets its own replay from the start; --shared puts everyone on
 one timeline that starts with the first subscriber (later ones join live).
@@ -158,7 +163,8 @@ and drift are printed to stdout (--json: one JSON object per line).`,
   aaep-replay --input session.aaep --speed 4 --max-idle 2s
   aaep-replay serve session.aaep --shared --loop 0 --listen 0.0.0.0:8765
   aaep-replay serve session.aaep --from 1m30s --to #400 --session sess_2c91a7
-  aaep-replay serve session.aaep --record subscriber-run.aaep --json`,
+  aaep-replay serve session.aaep --record subscriber-run.aaep --json
+  aaep-replay serve session.aaep --control --paused   # then: curl -X POST localhost:8765/control/step`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			input := args[0]
@@ -166,7 +172,13 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			if err != nil {
 				return err
 			}
-			opts.Shared = shared
+			opts.Shared = shared || control
+			if paused && !control {
+				return cli.Usagef("--paused goes with --control")
+			}
+			if control {
+				opts.Control = timing.NewController(opts.Clock, opts.Timing, paused)
+			}
 			printer := serve.NewPrinter(a.Out, f.json)
 			opts.Notify = printer.Notify
 			hdr, err := checkCapture(input)
@@ -225,6 +237,8 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs := cmd.Flags()
 	fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
 	fs.BoolVar(&shared, "shared", false, "one timeline for all subscribers; late joiners join live")
+	fs.BoolVar(&control, "control", false, "steer the replay through the JSON API under /control (play, pause, step, seek, speed); implies --shared")
+	fs.BoolVar(&paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
 	f.add(fs, "to")
 	return cmd
 }
