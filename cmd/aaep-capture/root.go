@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/source"
 )
 
@@ -33,7 +34,7 @@ func run(ctx context.Context, s cli.Streams, args []string) int {
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.Err)
-	err := cmd.ExecuteContext(ctx)
+	err := cli.Execute(ctx, cmd)
 	return cli.Report(s.Err, "aaep-capture", err)
 }
 
@@ -127,10 +128,10 @@ written.`,
 	f.SortFlags = false
 	f.StringArrayVarP(&o.endpoints, "endpoint", "e", nil, "endpoint to record (repeatable); the first argument works too")
 	f.StringVarP(&o.output, "output", "o", "", "capture file to write (required)")
-	f.DurationVar(&o.duration, "duration", 0, "stop after this long (e.g. 30s, 1h); 0: no limit")
-	f.Int64Var(&o.maxEvents, "max-events", 0, "stop after recording this many events (handshake messages do not count); 0: no limit")
+	numflag.Duration(f, &o.duration, "duration", 0, numflag.NonNegative("no limit"), "stop after this long (e.g. 30s, 1h); 0: no limit")
+	numflag.Int64(f, &o.maxEvents, "max-events", 0, numflag.NonNegative("no limit"), "stop after recording this many events (handshake messages do not count); 0: no limit")
 	f.Var(&o.maxBytes, "max-bytes", "stop after recording this many bytes of received messages (e.g. 100MiB); 0: no limit")
-	f.DurationVar(&o.flushEvery, "flush-interval", 100*time.Millisecond, "flush to disk at least this often; a killed capture loses at most this much")
+	numflag.Duration(f, &o.flushEvery, "flush-interval", 100*time.Millisecond, numflag.Positive(), "flush to disk at least this often; a killed capture loses at most this much")
 	f.StringArrayVar(&o.filterTypes, "filter-type", nil, "record only this event type, exact or a suffix such as tool.invoked (repeatable)")
 	f.StringArrayVar(&o.filterSess, "filter-session", nil, "record only this session (repeatable)")
 	f.StringArrayVar(&o.filterUrg, "filter-urgency", nil, "record only this urgency, e.g. critical; absent counts as normal (repeatable)")
@@ -146,11 +147,11 @@ written.`,
 	f.BoolVar(&o.exec, "exec", false, "start the command after -- as a producer speaking stdio JSON-RPC")
 	f.BoolVar(&o.follow, "follow", false, "keep reading a file endpoint as it grows")
 	f.Var(&o.maxMessage, "max-message-size", "largest message to record; a larger one is recorded as a refusal")
-	f.IntVar(&o.maxRetries, "max-retries", source.DefaultRetry.MaxRetries, "reconnection attempts after a failure before giving up; -1: forever")
-	f.DurationVar(&o.retryWait, "retry-max-wait", source.DefaultRetry.Max, "longest wait between reconnection attempts")
+	numflag.Int(f, &o.maxRetries, "max-retries", source.DefaultRetry.MaxRetries, numflag.AtLeast(-1), "reconnection attempts after a failure before giving up; -1: forever")
+	numflag.Duration(f, &o.retryWait, "retry-max-wait", source.DefaultRetry.Max, numflag.Positive(), "longest wait between reconnection attempts")
 	f.Var(&o.rotateSize, "rotate-size", "start a new file when the current one reaches this size (e.g. 512MiB)")
-	f.DurationVar(&o.rotateEvery, "rotate-every", 0, "start a new file at every multiple of this duration (e.g. 1h)")
-	f.IntVar(&o.ring, "ring", 0, "with rotation, keep only the newest N files")
+	numflag.Duration(f, &o.rotateEvery, "rotate-every", 0, numflag.NonNegative("no rotation by time"), "start a new file at every multiple of this duration (e.g. 1h)")
+	numflag.Int(f, &o.ring, "ring", 0, numflag.NonNegative("keep every file"), "with rotation, keep only the newest N files")
 	return cmd
 }
 
@@ -179,25 +180,13 @@ func (o *options) parseArgs(args []string, dash int) error {
 	if o.output == "-" {
 		return cli.Usagef("--output -: a capture must go to a file (it is indexed at the end)")
 	}
+	// The numeric flags refused their own bad values as they were parsed
+	// (numflag); what is left are the rules between flags.
 	switch {
-	case o.duration < 0:
-		return cli.Usagef("--duration %v: must not be negative", o.duration)
-	case o.maxEvents < 0:
-		return cli.Usagef("--max-events %d: must not be negative", o.maxEvents)
-	case o.flushEvery <= 0:
-		return cli.Usagef("--flush-interval %v: must be positive", o.flushEvery)
 	case o.maxMessage <= 0:
 		return cli.Usagef("--max-message-size must be positive")
-	case o.maxRetries < -1:
-		return cli.Usagef("--max-retries %d: want -1 (forever) or more", o.maxRetries)
-	case o.retryWait <= 0:
-		return cli.Usagef("--retry-max-wait %v: must be positive", o.retryWait)
-	case o.rotateEvery < 0:
-		return cli.Usagef("--rotate-every %v: must not be negative", o.rotateEvery)
 	case o.rotateEvery > 0 && o.rotateEvery < time.Second:
 		return cli.Usagef("--rotate-every %v: one second at least", o.rotateEvery)
-	case o.ring < 0:
-		return cli.Usagef("--ring %d: must not be negative", o.ring)
 	case o.ring > 0 && o.rotateSize == 0 && o.rotateEvery == 0:
 		return cli.Usagef("--ring needs --rotate-size or --rotate-every")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
@@ -75,7 +76,7 @@ read).`,
 	f.StringVar(&opts.profile, "profile", "lenient", "where a specification contradicts itself: lenient or strict")
 	f.StringSliceVar(&opts.disable, "disable", nil, "rule IDs not to report (repeatable, comma-separated)")
 	f.BoolVar(&opts.rules, "rules", false, "list every rule with its level and exit")
-	f.IntVar(&opts.max, "max-findings", protocol.DefaultMaxFindings, "list at most this many findings (all are counted)")
+	numflag.Int(f, &opts.max, "max-findings", protocol.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
 	f.BoolVar(&opts.allowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 func init() { register(newInfoCmd) }
@@ -38,9 +40,6 @@ and the command exits with status 2.`,
   aaep-replay info --json session.aaep`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.speed <= 0 {
-				return cli.Usagef("--speed must be positive, got %g", o.speed)
-			}
 			s, err := capedit.Info(a.ctx, args[0], capedit.InfoOptions{Speed: o.speed, MaxIdle: o.maxIdle, Gap: o.gap})
 			if s == nil {
 				return cli.WithCode(cli.ExitUsage, err)
@@ -63,9 +62,9 @@ and the command exits with status 2.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON")
-	f.Float64Var(&o.speed, "speed", 1, "replay speed for the replay time estimate")
-	f.DurationVar(&o.maxIdle, "max-idle", 0, "cap on each wait between events for the replay time estimate (0: no cap)")
-	f.DurationVar(&o.gap, "gap", capedit.DefaultGap, "shortest silence between received messages reported as a gap")
+	numflag.Float(f, &o.speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), "replay speed for the replay time estimate")
+	numflag.Duration(f, &o.maxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "cap on each wait between events for the replay time estimate (0: no cap)")
+	numflag.Duration(f, &o.gap, "gap", capedit.DefaultGap, numflag.Positive(), "shortest silence between received messages reported as a gap")
 	return cmd
 }
 

@@ -41,7 +41,7 @@ func run(ctx context.Context, s cli.Streams, args []string) int {
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	err := root.ExecuteContext(ctx)
+	err := cli.Execute(ctx, root)
 	return cli.Report(s.Err, "aaep-replay", err)
 }
 

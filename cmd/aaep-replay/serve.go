@@ -16,6 +16,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -41,15 +42,15 @@ type replayFlags struct {
 // add registers the flags; toName is the name of the range-end flag
 // ("to" for serve; push uses --to for its target and "until" here).
 func (f *replayFlags) add(fs *pflag.FlagSet, toName string) {
-	fs.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("replay speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
+	numflag.Float(fs, &f.speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("replay speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
 	fs.BoolVar(&f.noDelay, "no-delay", false, "send every event as fast as possible")
-	fs.DurationVar(&f.maxIdle, "max-idle", 0, "cap every wait between two events at this wall-clock time (0: no cap)")
+	numflag.Duration(fs, &f.maxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "cap every wait between two events at this wall-clock time (0: no cap)")
 	fs.BoolVar(&f.precise, "precise", false, "spin before each deadline for sub-100µs lateness (costs CPU)")
 	fs.StringVar(&f.from, "from", "", "start at a time offset (1m30s, 1:30) or record number (#120 or 120)")
 	fs.StringVar(&f.to, toName, "", "stop after a time offset or record number (inclusive)")
 	fs.StringSliceVar(&f.sessions, "session", nil, "replay only this session (repeatable)")
 	fs.StringSliceVar(&f.types, "filter-type", nil, "replay only this event type, exact or suffix such as tool.invoked (repeatable)")
-	fs.IntVar(&f.loop, "loop", 1, "play the range N times; 0 loops forever")
+	numflag.Int(fs, &f.loop, "loop", 1, numflag.NonNegative("forever"), "play the range N times; 0 loops forever")
 	fs.StringVar(&f.record, "record", "", "write the replay as seen on the wire to this capture file")
 	fs.BoolVar(&f.json, "json", false, "print replies and subscriber summaries as JSON lines")
 }
@@ -64,9 +65,6 @@ func (f *replayFlags) options(input string, toName string) (serve.Options, error
 	}
 	if err := o.Timing.Validate(); err != nil {
 		return o, cli.Usagef("--speed/--max-idle: %v", err)
-	}
-	if f.loop < 0 {
-		return o, cli.Usagef("--loop %d: want 0 (forever) or a positive count", f.loop)
 	}
 	if f.loop == 0 {
 		o.Passes = -1

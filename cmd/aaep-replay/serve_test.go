@@ -212,8 +212,18 @@ func TestReplayCommandErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"speed too high", []string{"serve", in, "--speed", "5000"}, 2, "speed 5000 out of range"},
-		{"negative loop", []string{"serve", in, "--loop", "-1"}, 2, "--loop -1"},
+		{"speed too high", []string{"serve", in, "--speed", "5000"}, 2, `invalid argument "5000" for "--speed" flag: want a number from 0.01 to 1000`},
+		{"speed NaN", []string{"serve", in, "--speed", "NaN"}, 2, `invalid argument "NaN" for "--speed" flag: want a number from 0.01 to 1000`},
+		{"speed Inf", []string{"serve", in, "--speed", "+Inf"}, 2, `invalid argument "+Inf" for "--speed" flag`},
+		{"speed zero", []string{"serve", in, "--speed", "0"}, 2, `invalid argument "0" for "--speed" flag`},
+		{"push speed NaN", []string{"push", in, "--to", "ws://127.0.0.1:1/", "--speed", "nan"}, 2, `invalid argument "nan" for "--speed" flag`},
+		{"info speed NaN", []string{"info", in, "--speed", "NaN"}, 2, `invalid argument "NaN" for "--speed" flag`},
+		{"info speed zero", []string{"info", in, "--speed", "0"}, 2, `invalid argument "0" for "--speed" flag`},
+		{"info negative gap", []string{"info", in, "--gap", "-1s"}, 2, `invalid argument "-1s" for "--gap" flag: want a positive duration`},
+		{"negative max-idle", []string{"serve", in, "--max-idle", "-2s"}, 2, `"--max-idle" flag: want 0 (no cap) or a positive duration`},
+		{"negative loop", []string{"serve", in, "--loop", "-1"}, 2, `invalid argument "-1" for "--loop" flag: want 0 (forever) or a positive whole number`},
+		{"zero max findings", []string{"check", in, "--max-findings", "0"}, 2, `invalid argument "0" for "--max-findings" flag`},
+		{"wrong argument count", []string{"serve"}, 2, "accepts 1 arg"},
 		{"bad from", []string{"serve", in, "--from", "soon"}, 2, "--from"},
 		{"record over input", []string{"serve", in, "--record", in}, 2, "would overwrite"},
 		{"missing capture", []string{"serve", filepath.Join(t.TempDir(), "none.aaep")}, 2, "none.aaep"},

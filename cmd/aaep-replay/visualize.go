@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/visualize"
@@ -71,7 +72,7 @@ drawn up to its last intact record, with a warning.`,
 	f.StringVar(&o.session, "session", "", "draw only the session with this ID")
 	f.StringVar(&o.protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of recognising each")
 	f.StringVar(&o.profile, "profile", "lenient", "reading of contradictory specification text: lenient or strict")
-	f.IntVar(&o.maxSessions, "max-sessions", visualize.DefaultMaxSessions, "draw at most this many sessions, the first ones seen (0: no limit)")
+	numflag.Int(f, &o.maxSessions, "max-sessions", visualize.DefaultMaxSessions, numflag.NonNegative("no limit"), "draw at most this many sessions, the first ones seen (0: no limit)")
 	return cmd
 }
 
@@ -108,9 +109,6 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 		output = o.input + "." + string(format)
 	}
 	mods := models.All()
-	if o.maxSessions < 0 {
-		return cli.Usagef("--max-sessions must be 0 (no limit) or more, got %d", o.maxSessions)
-	}
 	maxSessions := o.maxSessions
 	if maxSessions == 0 {
 		maxSessions = -1

@@ -265,7 +265,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"unknown format", []string{"visualize", capture, "--format", "pdf"}, 2, `unknown format "pdf"`},
 		{"format and output disagree", []string{"visualize", capture, "--format", "svg", "-o", "x.png"}, 2, "does not match the --output file"},
 		{"unknown session", []string{"visualize", capture, "--session", "sess_nope", "--format", "dot", "-o", "-"}, 2, `no session "sess_nope"`},
-		{"negative session limit", []string{"visualize", capture, "--max-sessions", "-1"}, 2, "--max-sessions must be"},
+		{"negative session limit", []string{"visualize", capture, "--max-sessions", "-1"}, 2, `invalid argument "-1" for "--max-sessions" flag: want 0 (no limit) or a positive whole number`},
 		{"unknown protocol", []string{"visualize", capture, "--protocol", "nope", "--format", "dot"}, 2, `unknown protocol "nope"`},
 		{"unknown profile", []string{"visualize", capture, "--profile", "loose", "--format", "dot"}, 2, `unknown profile "loose"`},
 		{"missing file", []string{"visualize", filepath.Join(dir, "missing.aaep"), "--format", "dot"}, 2, "no such file"},

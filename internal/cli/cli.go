@@ -3,18 +3,26 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 )
 
 // Exit codes shared by aaep-capture and aaep-replay.
 const (
 	// ExitOK: the command did what was asked (for check: no finding at or above the threshold).
 	ExitOK = 0
-	// ExitFailure: an endpoint or network failure (capture), or findings at or
-	// above the threshold (check).
+	// ExitFailure: an endpoint or network failure (capture), findings at or
+	// above the threshold (check), or an error of no known kind.
 	ExitFailure = 1
 	// ExitUsage: a usage error, or a file that cannot be read or written.
 	ExitUsage = 2
@@ -55,8 +63,19 @@ var ErrSilent = errors.New("silent error")
 // Silent returns an error that exits with code without printing anything more.
 func Silent(code int) error { return &ExitError{Code: code, Err: ErrSilent} }
 
-// Code maps an error returned by a command to its exit code. Errors without a
-// code are file or usage errors (2).
+// Coder is implemented by errors that know their exit code (outfile's
+// errors, for instance).
+type Coder interface{ ExitCode() int }
+
+// Code maps an error returned by a command to its exit code, by type, the
+// first match along the error's chain winning:
+//
+//   - an *ExitError or a Coder: its own code;
+//   - a network error (*net.OpError, *net.DNSError), a cancelled or expired context: 1;
+//   - a file error (*fs.PathError, *os.LinkError, *os.SyscallError) or a
+//     damaged capture (*capfile.CorruptionError, capfile.ErrNotCapture,
+//     capfile.ErrUnsupportedVersion): 2;
+//   - anything else: 1 (a failure of no known kind is not a usage error).
 func Code(err error) int {
 	if err == nil {
 		return ExitOK
@@ -65,7 +84,28 @@ func Code(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return ExitUsage
+	var c Coder
+	if errors.As(err, &c) {
+		return c.ExitCode()
+	}
+	var oe *net.OpError
+	var de *net.DNSError
+	if errors.As(err, &oe) || errors.As(err, &de) {
+		return ExitFailure // before file errors: a network error wraps a syscall error too
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return ExitFailure
+	}
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	var ce *capfile.CorruptionError
+	switch {
+	case errors.As(err, &pe), errors.As(err, &le), errors.As(err, &se), errors.As(err, &ce),
+		errors.Is(err, capfile.ErrNotCapture), errors.Is(err, capfile.ErrUnsupportedVersion):
+		return ExitUsage
+	}
+	return ExitFailure
 }
 
 // Streams are the standard streams of a command, injected so that tests can use buffers.
@@ -79,16 +119,12 @@ type Streams struct {
 
 // System returns the process's own streams.
 func System() Streams {
-	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, ErrIsTTY: isTerminal(os.Stderr)}
+	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, ErrIsTTY: IsTerminal(os.Stderr)}
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	return fi.Mode()&os.ModeCharDevice != 0
-}
+// IsTerminal reports whether f is a terminal (a character device such as
+// /dev/null is not).
+func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // Report prints err (unless silent) as "prog: message" and returns its exit code.
 func Report(w io.Writer, prog string, err error) int {
@@ -99,4 +135,43 @@ func Report(w io.Writer, prog string, err error) int {
 		fmt.Fprintf(w, "%s: %v\n", prog, err)
 	}
 	return Code(err)
+}
+
+// ranError marks an error returned by a command's own RunE.
+type ranError struct{ err error }
+
+func (e ranError) Error() string { return e.err.Error() }
+func (e ranError) Unwrap() error { return e.err }
+
+// Execute runs root with ctx. An error of a command's RunE keeps its own
+// exit code (Code); every other error comes from cobra itself (an unknown
+// command, a wrong number of arguments, a bad flag) and is a usage error.
+func Execute(ctx context.Context, root *cobra.Command) error {
+	markRun(root)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return nil
+	}
+	var r ranError
+	if errors.As(err, &r) {
+		return r.err
+	}
+	if Code(err) != ExitUsage {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	return err
+}
+
+func markRun(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				return ranError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRun(sub)
+	}
 }
