@@ -3,6 +3,7 @@ module github.com/aaep-tools/aaepkit
 go 1.25
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/goccy/go-graphviz v0.2.9
 	github.com/gorilla/websocket v1.5.3
 	github.com/klauspost/compress v1.20.3

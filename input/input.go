@@ -1,21 +1,20 @@
-// Package input reads the messages of a capture file or a JSONL file, for the
+// Package input reads the messages of captures and JSONL files, for the
 // commands that check and draw streams. It turns capture records (or JSONL
 // lines) into protocol.Messages: payload bytes untouched, with their index,
-// receive offset and direction.
+// receive offset and direction. Several inputs (a rotated set, captures of
+// several machines) are read as one stream ordered by absolute time.
 package input
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/inputs"
+	"github.com/aaep-tools/aaepkit/progress"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -29,25 +28,32 @@ type Format string
 const (
 	FormatCapture Format = "capture"
 	FormatJSONL   Format = "jsonl"
+	// FormatMixed is several inputs of both kinds.
+	FormatMixed Format = "mixed"
 )
 
-// Summary says what reading a file found besides its messages.
+// Summary says what reading the inputs found besides their messages.
 type Summary struct {
 	Format Format
-	// Header is the capture's header (zero for JSONL).
+	// Header is the (first) capture's header (zero for JSONL).
 	Header capfile.Header
+	// Files is the number of inputs read.
+	Files int
 	// Messages is the number of messages passed on.
 	Messages int64
 	// Skipped counts capture records that are not messages (connection
 	// events, markers) or JSONL lines that are blank.
 	Skipped int64
-	// Torn is set when the capture ends in a torn tail (the recorder did not
-	// close it): every message before it was read.
+	// Torn is set when a capture ends in a torn tail (the recorder did not
+	// close it): every message before it was read. With several inputs it
+	// names the file.
 	Torn error
 	// Oversized lists the JSONL lines (1-based) longer than MaxLine: they
-	// were skipped, the lines after them read.
-	Oversized []int64
-	// Empty is set when the input holds no bytes but blanks.
+	// were skipped, the lines after them read. With several inputs,
+	// OversizedIn names the file of each.
+	Oversized   []int64
+	OversizedIn []string
+	// Empty is set when the input (every input) holds no bytes but blanks.
 	Empty bool
 }
 
@@ -56,8 +62,12 @@ type Summary struct {
 // is in Torn, not here.
 func (s *Summary) Gaps() []string {
 	var out []string
-	for _, line := range s.Oversized {
-		out = append(out, fmt.Sprintf("line %d is longer than %d bytes and was skipped", line, MaxLine))
+	for i, line := range s.Oversized {
+		where := ""
+		if i < len(s.OversizedIn) {
+			where = s.OversizedIn[i] + ": "
+		}
+		out = append(out, fmt.Sprintf("%sline %d is longer than %d bytes and was skipped", where, line, MaxLine))
 	}
 	if s.Empty {
 		out = append(out, "empty file: it holds no messages")
@@ -68,7 +78,7 @@ func (s *Summary) Gaps() []string {
 // Handler receives what Read finds. Message is required; the others may be nil.
 type Handler struct {
 	// Header is called once, before anything else, with the capture's
-	// header (the zero header for JSONL).
+	// header (the zero header for JSONL; the first capture's of several).
 	Header func(Format, capfile.Header)
 	// Message is called for every message in order. The Message and its
 	// Raw bytes are valid only during the call.
@@ -84,6 +94,12 @@ type Handler struct {
 // error came part-way through, not from a file that could not be read).
 func (s *Summary) Started() bool { return s.Messages > 0 }
 
+// Options tune ReadSources.
+type Options struct {
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
+}
+
 // Each reads path (a capture file, a JSONL file, or "-" for standard input)
 // and calls fn for every message in order. The Message passed to fn, and its
 // Raw bytes, are valid only during the call. A torn capture tail is not an
@@ -96,215 +112,276 @@ func Each(ctx context.Context, path string, fn func(*protocol.Message) error) (S
 // Read reads path as Each does and passes what it finds to h: the header,
 // every message, and (for captures) the connection records.
 func Read(ctx context.Context, path string, h Handler) (Summary, error) {
-	var r io.Reader
+	src := inputs.File(path)
 	if path == "-" {
-		r = os.Stdin
-	} else {
-		f, err := os.Open(path)
+		src = inputs.Stdin(os.Stdin)
+	}
+	return ReadSources(ctx, []inputs.Source{src}, Options{}, h)
+}
+
+// ReadSources reads srcs as one stream and passes what it finds to h, as
+// Read does for one file. Several inputs are interleaved by absolute time
+// (a capture's start plus each record's receive time; a JSONL message's own
+// timestamp), equal times in the order of srcs. Then a message's Offset
+// counts from the earliest input's start, its Index is its position among
+// every record (and JSONL line) of all the inputs in that order, which is
+// the record number it has in "aaep-replay merge" of the same inputs, and
+// sources with the same transport and endpoint are one source
+// (inputs.SourceMap).
+func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Handler) (Summary, error) {
+	if len(srcs) == 0 {
+		return Summary{}, errors.New("no input")
+	}
+	readers := make([]*reader, 0, len(srcs))
+	defer func() {
+		for _, r := range readers {
+			r.close()
+		}
+	}()
+	sum := Summary{Files: len(srcs)}
+	haveHeader := false
+	for i, s := range srcs {
+		r, err := openReader(ctx, s, opts.Progress)
 		if err != nil {
-			return Summary{}, err
+			return sum, err
 		}
-		defer f.Close()
-		r = f
-	}
-	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(8)
-	if len(bytes.TrimSpace(head)) == 0 {
-		// Nothing but blanks so far: an empty input, or JSON lines that
-		// start with blank ones.
-		sum, err := eachJSONL(ctx, path, br, h)
-		sum.Empty = err == nil && sum.Messages == 0 && len(sum.Oversized) == 0
-		return sum, err
-	}
-	if !looksLikeJSON(head) {
-		if path != "-" {
-			// A file: open it by name so the reader can use its index.
-			return eachCapture(ctx, path, nil, h)
+		readers = append(readers, r)
+		switch {
+		case i == 0:
+			sum.Format = r.format
+		case sum.Format != r.format:
+			sum.Format = FormatMixed
 		}
-		return eachCapture(ctx, path, br, h)
-	}
-	return eachJSONL(ctx, path, br, h)
-}
-
-// looksLikeJSON reports whether a file starting with head is text JSON
-// (JSONL) rather than a capture (which starts with a binary zstd frame).
-func looksLikeJSON(head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
-	return len(head) > 0 && (head[0] == '{' || head[0] == '[')
-}
-
-func eachCapture(ctx context.Context, path string, stream io.Reader, h Handler) (Summary, error) {
-	var (
-		rd  *capfile.Reader
-		err error
-	)
-	if stream != nil {
-		rd, err = capfile.NewReader(stream)
-	} else {
-		rd, err = capfile.Open(path)
-	}
-	if err != nil {
-		if errors.Is(err, capfile.ErrNotCapture) {
-			return Summary{}, fmt.Errorf("%s: neither a capture file nor JSON lines: %w", path, err)
+		if r.format == FormatCapture && !haveHeader {
+			sum.Header, haveHeader = r.hdr, true
 		}
-		return Summary{}, fmt.Errorf("%s: %w", path, err)
 	}
-	defer rd.Close()
-	sum := Summary{Format: FormatCapture, Header: rd.Header()}
 	if h.Header != nil {
 		h.Header(sum.Format, sum.Header)
 	}
-	attrs := map[string]string{}
-	var m protocol.Message
-	for {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		rec, err := rd.Next()
-		if err == io.EOF {
-			return sum, nil
-		}
-		if err != nil {
-			if capfile.IsTorn(err) {
-				sum.Torn = err
-				return sum, nil
+	var err error
+	if len(readers) == 1 {
+		err = readers[0].each(ctx, &sum, h)
+	} else {
+		err = eachMerged(ctx, readers, &sum, opts.Progress, h)
+	}
+	sum.Empty = err == nil && sum.Messages == 0
+	for _, r := range readers {
+		sum.Empty = sum.Empty && r.jsl != nil && len(r.jsl.oversized) == 0
+		if r.jsl != nil {
+			for _, line := range r.jsl.oversized {
+				sum.Oversized = append(sum.Oversized, line)
+				if len(readers) > 1 {
+					sum.OversizedIn = append(sum.OversizedIn, r.name)
+				}
 			}
-			return sum, fmt.Errorf("%s: %w (aaep-replay repair can save the intact records)", path, err)
 		}
-		if rec.Kind == capfile.KindConn && h.Conn != nil {
-			h.Conn(&protocol.Conn{Index: rd.Index(), Offset: time.Duration(rec.Time), Source: int(rec.Source), Raw: rec.Payload})
-		}
-		if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
-			sum.Skipped++
-			continue
-		}
-		m = protocol.Message{
-			Index:  rd.Index(),
-			Offset: time.Duration(rec.Time),
-			Source: int(rec.Source),
-			Raw:    rec.Payload,
-		}
-		if !sum.Header.Start.IsZero() {
-			m.Received = sum.Header.Start.Add(m.Offset)
-		}
-		// Every capture is written from the subscriber's side: received
-		// records came from the producer, sent ones went to it. That holds
-		// for aaep-capture and for aaep-replay's --record alike.
-		if rec.Kind == capfile.KindSent {
-			m.Dir = protocol.ToProducer
-		}
-		if len(rec.Attrs) > 0 {
-			clear(attrs)
-			for _, a := range rec.Attrs {
-				attrs[a.Key] = a.Value
+		if r.torn != nil && sum.Torn == nil {
+			sum.Torn = r.torn
+			if len(readers) > 1 {
+				sum.Torn = fmt.Errorf("%s: %w", r.name, r.torn)
 			}
-			m.Attrs = attrs
-		}
-		sum.Messages++
-		if err := h.Message(&m); err != nil {
-			return sum, err
 		}
 	}
+	return sum, err
 }
 
-// eachJSONL reads one message per line. Messages have no receive times, so
-// their offsets come from their own timestamps ("timestamp" or KAHN's "ts"),
-// relative to the first one that has a readable timestamp; a line without one
-// keeps the previous offset.
-func eachJSONL(ctx context.Context, path string, r *bufio.Reader, h Handler) (Summary, error) {
-	sum := Summary{Format: FormatJSONL}
-	if h.Header != nil {
-		h.Header(sum.Format, capfile.Header{})
+// eachMerged interleaves the readers by time.
+func eachMerged(ctx context.Context, readers []*reader, sum *Summary, meter *progress.Meter, h Handler) error {
+	streams := make([]inputs.Stream, len(readers))
+	sources := inputs.NewSourceMap()
+	for i, r := range readers {
+		streams[i] = r
+		sources.Add(i, r.hdr)
 	}
+	merge := inputs.NewMerge(streams)
 	var (
-		line    int64
-		first   time.Time
-		lastOff time.Duration
-		long    []byte
+		index  int64
+		base   int64
+		primed bool
+		last   = -1
 	)
 	for {
-		raw, tooLong, err := readLine(r, &long)
-		if err != nil && (err != io.EOF || (len(raw) == 0 && !tooLong)) {
-			if err == io.EOF {
-				return sum, nil
-			}
-			return sum, fmt.Errorf("%s: line %d: %w", path, line+1, err)
-		}
-		line++
-		if line%1024 == 0 {
+		if index&1023 == 0 {
 			if err := ctx.Err(); err != nil {
-				return sum, err
+				return err
 			}
 		}
-		if tooLong {
-			sum.Oversized = append(sum.Oversized, line)
+		i, at, ok, err := merge.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if !primed {
+			// Every reader has read its first item: the earliest start is known.
+			primed = true
+			base = at
+			for _, r := range readers {
+				if r.hasStart {
+					base = min(base, r.start)
+				}
+			}
+		}
+		r := readers[i]
+		if i != last {
+			meter.File(r.name)
+			last = i
+		}
+		index++
+		if r.jsl != nil {
+			r.conn = nil
+		}
+		if c := r.conn; c != nil && h.Conn != nil {
+			c.Index = index - 1
+			c.Offset = time.Duration(at - base)
+			c.Source = int(sources.ID(i, uint16(c.Source)))
+			h.Conn(c)
+		}
+		if r.cur == nil {
+			if !(r.jsl != nil && r.jsl.lastOversized) {
+				sum.Skipped++
+			}
 			continue
 		}
-		b := bytes.TrimRight(raw, "\r\n")
-		if len(bytes.TrimSpace(b)) == 0 {
-			sum.Skipped++
+		m := r.cur
+		m.Index = index - 1
+		m.Offset = time.Duration(at - base)
+		m.Source = int(sources.ID(i, uint16(m.Source)))
+		sum.Messages++
+		if err := h.Message(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reader reads one input, a capture or JSON Lines, one item (a record or a
+// line) at a time.
+type reader struct {
+	name   string
+	format Format
+	opened *inputs.Opened
+	meter  *progress.Meter
+	hdr    capfile.Header
+	// start is the input's start on the shared clock (ns since the epoch):
+	// the capture's start, or the first JSONL timestamp.
+	start    int64
+	hasStart bool
+
+	cap  *capfile.Reader
+	jsl  *jsonlReader
+	torn error
+	captureItem
+
+	// cur is the message of the current item; nil for a skipped one.
+	cur *protocol.Message
+	// conn is the current item when it is a connection record.
+	conn *protocol.Conn
+}
+
+var _ inputs.Stream = (*reader)(nil)
+
+func openReader(ctx context.Context, src inputs.Source, meter *progress.Meter) (*reader, error) {
+	o, err := inputs.Open(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{name: src.Name(), opened: o, meter: meter}
+	if o.IsText() {
+		r.format = FormatJSONL
+		r.jsl = newJSONLReader(o.Text(), meter)
+		r.hdr = capfile.Header{Sources: []capfile.Source{{ID: 0, Transport: "jsonl"}}}
+		if n := o.Size(); n > 0 {
+			meter.AddTotalBytes(n)
+		}
+		return r, nil
+	}
+	rd, err := o.Capture()
+	if err != nil {
+		o.Close()
+		if errors.Is(err, capfile.ErrNotCapture) {
+			return nil, fmt.Errorf("%s: neither a capture file nor JSON lines: %w", src.Name(), err)
+		}
+		return nil, err
+	}
+	r.format, r.cap, r.hdr = FormatCapture, rd, rd.Header()
+	if !r.hdr.Start.IsZero() {
+		r.start, r.hasStart = r.hdr.Start.UnixNano(), true
+	}
+	if n := inputs.Total(rd); n > 0 {
+		meter.AddTotal(n)
+	}
+	return r, nil
+}
+
+func (r *reader) close() {
+	if r.cap != nil {
+		r.cap.Close()
+	}
+	r.opened.Close()
+}
+
+// Next reads the next item; it implements inputs.Stream.
+func (r *reader) Next() (int64, bool, error) {
+	if r.jsl != nil {
+		m, at, ok, err := r.jsl.next()
+		if err != nil {
+			return 0, false, fmt.Errorf("%s: %w", r.name, err)
+		}
+		if ok && !r.hasStart && m != nil && !m.Received.IsZero() {
+			r.start, r.hasStart = at, true
+		}
+		r.cur = m
+		return at, ok, nil
+	}
+	m, c, ok, err := r.nextRecord()
+	if err != nil || !ok {
+		return 0, ok, err
+	}
+	r.cur, r.conn = m, c
+	return r.start + int64(r.lastTime), true, nil
+}
+
+// each passes every message of a single input to fn, numbered and timed as
+// the input itself numbers and times them.
+func (r *reader) each(ctx context.Context, sum *Summary, h Handler) error {
+	for n := 0; ; n++ {
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		var (
+			m   *protocol.Message
+			c   *protocol.Conn
+			ok  bool
+			err error
+		)
+		if r.jsl != nil {
+			m, _, ok, err = r.jsl.next()
+			if err != nil {
+				err = fmt.Errorf("%s: %w", r.name, err)
+			}
+		} else {
+			m, c, ok, err = r.nextRecord()
+		}
+		if err != nil || !ok {
+			return err
+		}
+		if c != nil && h.Conn != nil {
+			h.Conn(c)
+		}
+		if m == nil {
+			if !(r.jsl != nil && r.jsl.lastOversized) {
+				sum.Skipped++
+			}
 			continue
-		}
-		m := protocol.Message{Index: line - 1, Raw: b}
-		f := peek.Peek(b)
-		ts := f.Timestamp
-		if ts == "" {
-			ts = f.TS
-		}
-		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-			if first.IsZero() {
-				first = t
-			}
-			if off := t.Sub(first); off > lastOff {
-				lastOff = off
-			}
-			m.Received = t
-		}
-		m.Offset = lastOff
-		if isSubscriberMessage(f.Type) {
-			m.Dir = protocol.ToProducer
 		}
 		sum.Messages++
-		if err := h.Message(&m); err != nil {
-			return sum, err
+		if err := h.Message(m); err != nil {
+			return err
 		}
 	}
-}
-
-// readLine reads one line (with its newline, if any) of at most MaxLine
-// bytes. A longer line is read to its end and dropped: tooLong is set and
-// line is nil. The line is valid until the next call; long is the buffer
-// for lines longer than r's buffer.
-func readLine(r *bufio.Reader, long *[]byte) (line []byte, tooLong bool, err error) {
-	chunk, err := r.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		return chunk, false, err
-	}
-	buf := append((*long)[:0], chunk...)
-	for err == bufio.ErrBufferFull {
-		chunk, err = r.ReadSlice('\n')
-		if !tooLong && len(buf)+len(chunk) > MaxLine+2 { // the line ending is not counted
-			tooLong, buf = true, buf[:0]
-		}
-		if !tooLong {
-			buf = append(buf, chunk...)
-		}
-	}
-	if tooLong {
-		*long = buf[:0]
-		return nil, true, err
-	}
-	*long = buf
-	return buf, false, err
-}
-
-// isSubscriberMessage reports whether an AAEP message type is one that only
-// subscribers send, so a JSONL file without directions still places replies
-// and requests on the right side.
-func isSubscriberMessage(typ string) bool {
-	switch typ {
-	case "subscription.request", "subscription.renegotiate", "confirmation.reply", "clarification.reply":
-		return true
-	}
-	return false
 }

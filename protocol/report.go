@@ -24,12 +24,20 @@ type Report struct {
 	// MaxFindings bounds the findings listed (DefaultMaxFindings when 0);
 	// later ones are only counted.
 	MaxFindings int
+	// View chooses the text report's form: every finding (ViewAll, the
+	// default), a summary (ViewSummary), or the listing when it fits in
+	// Screen lines and the summary otherwise (ViewAuto).
+	View View
+	// Screen is the height ViewAuto fits the listing into (DefaultScreen
+	// when 0).
+	Screen int
 
 	Stats    Stats
 	sessions map[sessionKey]*SessionReport
 	kept     int
 	dropped  int64
 	counts   map[Level]int64
+	rules    map[string]*ruleStat // per rule, for the summary view
 
 	// incomplete lists why parts of the input were not read (empty).
 	incomplete []string
@@ -71,6 +79,7 @@ func (r *Report) session(protocol, id string) *SessionReport {
 // AddFinding adds one finding.
 func (r *Report) AddFinding(f Finding) {
 	r.counts[f.Level]++
+	r.noteRule(&f)
 	limit := r.MaxFindings
 	if limit == 0 {
 		limit = DefaultMaxFindings

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,10 +21,21 @@ type reportWriter struct {
 	blocks    int64 // blocks written, the stream-level one included
 	begun     bool
 	err       error
+
+	// The text views (see View): the listing held back while ViewAuto
+	// decides, and what the summary shows.
+	view      View
+	held      bytes.Buffer
+	heldLines int64
+	summary   summaryView
 }
 
 func newReportWriter(w io.Writer, r *Report, asJSON bool, threshold Level) *reportWriter {
-	return &reportWriter{w: w, r: r, asJSON: asJSON, threshold: threshold}
+	rw := &reportWriter{w: w, r: r, asJSON: asJSON, threshold: threshold, view: r.View}
+	if asJSON {
+		rw.view = ViewAll
+	}
+	return rw
 }
 
 // begin writes the opening of a JSON document, before the first session or
@@ -72,6 +84,11 @@ func (rw *reportWriter) session(s *SessionReport) {
 		rw.printf("%s\n    %s", sep, b)
 		return
 	}
+	rw.textSession(s, func() { rw.sessionText(s) })
+}
+
+// sessionText writes one session's block of the text listing.
+func (rw *reportWriter) sessionText(s *SessionReport) {
 	rw.printf("\n")
 	switch {
 	case s.Protocol == StreamProtocol:
@@ -147,6 +164,12 @@ func (rw *reportWriter) finish() error {
 		// Splice the summary's fields in after the sessions array.
 		rw.printf("\n  ],\n%s\n", strings.TrimPrefix(string(b), "{\n"))
 		return rw.err
+	}
+	switch rw.view {
+	case ViewAuto:
+		rw.flushHeld()
+	case ViewSummary:
+		rw.writeSummary()
 	}
 	var protos []string
 	for p, n := range r.Stats.ByProtocol {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -17,7 +18,9 @@ import (
 func init() { register(newCheckCmd) }
 
 type checkOptions struct {
-	input    string
+	inputs   []string
+	summary  bool
+	all      bool
 	json     bool
 	failOn   string
 	protocol string
@@ -33,12 +36,23 @@ type checkOptions struct {
 func newCheckCmd(a *app) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check FILE",
-		Short: "Check every session of a capture (or JSONL file) against its protocol",
-		Long: `check reads a capture file or a JSONL file once and applies every rule of the
+		Use:   "check FILE...",
+		Short: "Check every session of captures (or JSONL files) against its protocol",
+		Long: `check reads captures or JSONL files once and applies every rule of the
 AAEP, ASP and KAHN protocol models to each session, then prints a report
 grouped by session: rule ID, level, message index, time offset and what went
 wrong.
+
+` + inputsHelp + ` Several inputs (a rotated set, captures
+of two machines) are checked as one stream in time order: offsets count from
+the earliest start and #N is the record number in "merge" of the same files.
+
+When the listing is longer than a screen (the terminal's height, or 50
+lines when standard output is not a terminal), the text report shows a
+summary instead: findings per rule and level, the worst sessions and the
+first occurrence of each rule. --all lists every finding whatever the
+length; --summary shows the summary whatever the length. --json is always
+complete.
 
 A report never passes input it could not read: a torn or damaged capture, an
 empty input or a line over the size limit makes the verdict INCOMPLETE, with
@@ -49,6 +63,8 @@ Exit status: 0 when no finding reaches the --fail-on level (MUST by default),
 --allow-incomplete, INCOMPLETE input exits 0 or 1 by the findings of what was
 read).`,
 		Example: `  aaep-replay check session.aaep
+  aaep-replay check run-*.aaep --summary
+  aaep-replay check captures/ --all | less
   aaep-replay check --json --fail-on should session.aaep > report.json
   aaep-replay check --protocol kahn run.jsonl
   aaep-replay check --rules`,
@@ -56,16 +72,16 @@ read).`,
 			if opts.rules {
 				return cobra.NoArgs(cmd, args)
 			}
-			if len(args) != 1 {
-				return cli.Usagef("check takes one FILE (a capture or a JSONL file, - for stdin)")
-			}
-			return nil
+			return needFiles("check", "a capture or JSONL FILE (several, a glob, a directory, or - for standard input)", 1, -1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.rules {
 				return listRules(a, opts.json)
 			}
-			opts.input = args[0]
+			if opts.summary && opts.all {
+				return cli.Usagef("--summary and --all exclude each other")
+			}
+			opts.inputs = args
 			return checkRun(a, opts)
 		},
 	}
@@ -77,6 +93,8 @@ read).`,
 	f.StringSliceVar(&opts.disable, "disable", nil, "rule IDs not to report (repeatable, comma-separated)")
 	f.BoolVar(&opts.rules, "rules", false, "list every rule with its level and exit")
 	numflag.Int(f, &opts.max, "max-findings", protocol.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
+	f.BoolVar(&opts.summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
+	f.BoolVar(&opts.all, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
 	f.BoolVar(&opts.allowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
 }
@@ -86,16 +104,30 @@ func checkRun(a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	srcs, err := a.sources("check", opts.inputs)
+	if err != nil {
+		return err
+	}
+	name := strings.Join(inputs.Names(srcs), ", ")
 	// The report streams: each session is written when it ends, so memory
 	// holds only the sessions open at once, however long the input.
-	rep := protocol.NewReport(opts.input)
+	rep := protocol.NewReport(name)
 	rep.MaxFindings = opts.max
+	switch {
+	case opts.all:
+		rep.View = protocol.ViewAll
+	case opts.summary:
+		rep.View = protocol.ViewSummary
+	default:
+		rep.View, rep.Screen = protocol.ViewAuto, a.screenLines()
+	}
 	rep.Stream(a.Out, opts.json, threshold)
 	eng, err := protocol.NewEngine(models.All(), opts.protocol, &protocol.Options{Profile: opts.profile, Disabled: opts.disable}, rep.Sink(nil))
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	sum, err := input.Read(a.ctx, opts.input, input.Handler{
+	meter := a.meter("check")
+	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter}, input.Handler{
 		Header: func(_ input.Format, h capfile.Header) { eng.Begin(streamInfo(h)) },
 		Message: func(m *protocol.Message) error {
 			eng.Feed(m)
@@ -103,6 +135,7 @@ func checkRun(a *app, opts *checkOptions) error {
 		},
 		Conn: eng.Connection,
 	})
+	meter.Stop()
 	if err != nil && sum.Format == "" {
 		// Not even recognised as a capture or JSON lines: nothing to report.
 		return cli.WithCode(cli.ExitUsage, err)
@@ -121,7 +154,7 @@ func checkRun(a *app, opts *checkOptions) error {
 		if err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
-		fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s (--allow-incomplete judges what was read)\n", opts.input, strings.Join(unreadReasons(sum, nil), "; "))
+		fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s (--allow-incomplete judges what was read)\n", name, strings.Join(unreadReasons(sum, nil), "; "))
 		return cli.Silent(cli.ExitUsage)
 	}
 	if rep.Failed(threshold) {

@@ -19,6 +19,8 @@ var version = "0.1.0-dev"
 type app struct {
 	cli.Streams
 	ctx context.Context
+	// quiet (-q) turns the progress display off.
+	quiet bool
 }
 
 // subcommands are the constructors of aaep-replay's verbs; each verb's file
@@ -66,6 +68,7 @@ Any other flag given with --input is passed to that verb.`,
 	// Shown in help only; normalizeArgs rewrites these forms before parsing.
 	root.Flags().String("input", "", "capture to serve (or, with --visualize, to draw)")
 	root.Flags().Bool("visualize", false, "with --input: draw the capture's state-machine trace")
+	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "no progress display on a terminal's stderr")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
 	for _, newCmd := range subcommands {
 		c := newCmd(a)

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/sample"
+)
+
+// replayIn runs aaep-replay with stdin as its standard input.
+func replayIn(t *testing.T, stdin []byte, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), cli.Streams{In: bytes.NewReader(stdin), Out: &out, Err: &errb}, args)
+	return code, out.String(), errb.String()
+}
+
+// brokenCapture writes a capture of 40 sessions, every fourth breaking the
+// protocol: a report far longer than a screen.
+func brokenCapture(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "broken.aaep")
+	opts := sample.Options{Sessions: 40, Seed: 17, Violations: true}
+	if err := sample.WriteCapture(path, sample.Stream(opts), opts.Start0(), "aaep-capture/test"); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCheckSummaryViews(t *testing.T) {
+	path := brokenCapture(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Standard input, so that the report's input name is stable: "-".
+	code, summary, stderr := replayIn(t, data, "check", "--summary", "-")
+	if code != cli.ExitFailure {
+		t.Fatalf("exit %d, want 1; stderr %s", code, stderr)
+	}
+	golden(t, "check/summary.txt", summary)
+	for _, want := range []string{"findings by rule:", "worst sessions:", "first occurrence of each rule:", "MUST  SEQ-STATE-CHAIN", "FAIL: "} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+
+	_, auto, _ := replayIn(t, data, "check", "-")
+	if auto != summary {
+		t.Errorf("a report longer than a screen should default to the summary; got:\n%s", auto)
+	}
+	_, all, _ := replayIn(t, data, "check", "--all", "-")
+	if n := strings.Count(all, "\n"); n <= 50 || strings.Contains(all, "worst sessions:") {
+		t.Errorf("--all: %d lines (want the whole listing, over 50 lines, no summary)", n)
+	}
+	// Every finding of the listing is counted in the summary's table.
+	if got, want := strings.Count(all, "  MUST  SEQ-STATE-CHAIN"), ruleCount(t, summary, "SEQ-STATE-CHAIN"); got != want {
+		t.Errorf("listing has %d SEQ-STATE-CHAIN findings, summary counts %d", got, want)
+	}
+	// The tail (totals and verdict) is the same in every view.
+	if tail(all, 2) != tail(summary, 2) {
+		t.Errorf("verdicts differ:\n%s\n%s", tail(all, 2), tail(summary, 2))
+	}
+	// JSON is unchanged by the views.
+	_, j1, _ := replayIn(t, data, "check", "--json", "-")
+	_, j2, _ := replayIn(t, data, "check", "--json", "--summary", "-")
+	if j1 != j2 || !strings.HasPrefix(j1, "{") {
+		t.Error("--summary changed the JSON report")
+	}
+
+	// A short report stays a listing.
+	_, short, _ := replay(t, "check", demoCapture)
+	_, shortAll, _ := replay(t, "check", "--all", demoCapture)
+	if short != shortAll || strings.Contains(short, "worst sessions") {
+		t.Errorf("a report that fits a screen should be listed in full:\n%s", short)
+	}
+	code, demoSummary, _ := replay(t, "check", "--summary", demoCapture)
+	if code != cli.ExitFailure {
+		t.Errorf("--summary exit %d, want 1", code)
+	}
+	golden(t, "check/demo-summary.txt", demoSummary)
+
+	if code, _, stderr := replay(t, "check", "--summary", "--all", demoCapture); code != cli.ExitUsage || !strings.Contains(stderr, "exclude") {
+		t.Errorf("--summary --all: exit %d, %q; want a usage error", code, stderr)
+	}
+}
+
+func ruleCount(t *testing.T, summary, rule string) int {
+	t.Helper()
+	for _, line := range strings.Split(summary, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[1] == rule {
+			var n int
+			for _, c := range f[2] {
+				n = n*10 + int(c-'0')
+			}
+			return n
+		}
+	}
+	t.Fatalf("summary has no count for %s", rule)
+	return 0
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func TestCheckRotatedSetAsOneStream(t *testing.T) {
+	whole := brokenCapture(t)
+	dir := t.TempDir()
+	// Cut the capture in three as rotation would, then check the parts.
+	for i, r := range [][2]string{{"", "#199"}, {"#200", "#399"}, {"#400", ""}} {
+		args := []string{"cut", whole, "-o", filepath.Join(dir, "run-00000"+string(rune('1'+i))+".aaep")}
+		if r[0] != "" {
+			args = append(args, "--from", r[0])
+		}
+		if r[1] != "" {
+			args = append(args, "--to", r[1])
+		}
+		if code, _, stderr := replay(t, args...); code != 0 {
+			t.Fatalf("cut: %s", stderr)
+		}
+	}
+	_, want, _ := replay(t, "check", "--json", whole)
+	for name, args := range map[string][]string{
+		"glob":      {filepath.Join(dir, "run-*.aaep")},
+		"directory": {dir},
+		"reversed":  {filepath.Join(dir, "run-000003.aaep"), filepath.Join(dir, "run-000002.aaep"), filepath.Join(dir, "run-000001.aaep")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, got, stderr := replay(t, append([]string{"check", "--json"}, args...)...)
+			if code != cli.ExitFailure {
+				t.Fatalf("exit %d, stderr %s", code, stderr)
+			}
+			// The same report, but for the input's name.
+			if dropInput(got) != dropInput(want) {
+				t.Errorf("report of the parts differs from the whole's")
+			}
+		})
+	}
+	if code, _, stderr := replay(t, "check", filepath.Join(dir, "nothing-*.aaep")); code != cli.ExitUsage || !strings.Contains(stderr, "check: no input matches") {
+		t.Errorf("glob without match: exit %d, %q", code, stderr)
+	}
+}
+
+func dropInput(report string) string {
+	_, rest, _ := strings.Cut(report, "\n  \"sessions\"")
+	return rest
+}
+
+var _ = time.Second

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/aaep-tools/aaepkit/inputs"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/progress"
+)
+
+// inputsHelp is how verb help texts describe FILE arguments.
+const inputsHelp = `FILE may be repeated and may be a glob (run-*.aaep), a directory (its .aaep,
+.jsonl and .ndjson files) or - (standard input).`
+
+// sources expands a verb's FILE arguments; an argument that names nothing
+// is a usage error (exit 2) saying which.
+func (a *app) sources(verb string, args []string) ([]inputs.Source, error) {
+	srcs, err := inputs.Expand(a.ctx, args, inputs.Options{Stdin: a.In})
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", verb, err))
+	}
+	return srcs, nil
+}
+
+// meter starts the progress display of a verb that reads whole captures:
+// on stderr, only when it is a terminal and -q was not given.
+func (a *app) meter(verb string) *progress.Meter {
+	return progress.New(a.Err, verb, !a.quiet)
+}
+
+// screenLines is the height of the terminal standard output is, or 0 when
+// it is not one.
+func (a *app) screenLines() int {
+	f, ok := a.Out.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	_, h, err := term.GetSize(int(f.Fd()))
+	if err != nil || h <= 4 {
+		return 0
+	}
+	return h - 3 // room for the verdict and the prompt
+}
+
+// needFiles requires between lo and hi FILE arguments (hi < 0: no limit),
+// and says which verb needs what when they are missing.
+func needFiles(verb, what string, lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < lo:
+			return cli.Usagef("%s needs %s (see aaep-replay %s --help)", verb, what, verb)
+		case hi >= 0 && len(args) > hi:
+			return cli.Usagef("%s takes %s, got %d arguments: %q", verb, what, len(args), args)
+		}
+		return nil
+	}
+}

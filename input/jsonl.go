@@ -1,0 +1,130 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/progress"
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// jsonlReader reads one message per line. Messages have no receive times, so
+// their offsets come from their own timestamps ("timestamp" or KAHN's "ts"),
+// relative to the first one that has a readable timestamp; a line without one
+// keeps the previous offset.
+type jsonlReader struct {
+	r     *bufio.Reader
+	long  []byte // buffer for lines longer than r's
+	done  bool
+	meter *progress.Meter
+	// oversized lists the lines (1-based) longer than MaxLine, skipped;
+	// lastOversized is set while the current item is one.
+	oversized     []int64
+	lastOversized bool
+	line          int64
+	first         time.Time
+	lastOff       time.Duration
+	lastAt        int64
+	msg           protocol.Message
+}
+
+func newJSONLReader(r *bufio.Reader, meter *progress.Meter) *jsonlReader {
+	return &jsonlReader{r: r, meter: meter}
+}
+
+// next returns the next line's message (nil for a blank line or one over
+// MaxLine, which is skipped and listed in oversized) and its time on the
+// shared clock (its timestamp, or the last one seen).
+func (j *jsonlReader) next() (*protocol.Message, int64, bool, error) {
+	j.lastOversized = false
+	if j.done {
+		return nil, 0, false, nil
+	}
+	raw, tooLong, err := readLine(j.r, &j.long)
+	if err != nil {
+		if err != io.EOF {
+			return nil, 0, false, fmt.Errorf("line %d: %w", j.line+1, err)
+		}
+		j.done = true
+		if len(raw) == 0 && !tooLong {
+			return nil, 0, false, nil
+		}
+	}
+	j.line++
+	j.meter.Bytes(int64(len(raw)))
+	if tooLong {
+		j.oversized = append(j.oversized, j.line)
+		j.lastOversized = true
+		j.meter.Record(j.lastOff)
+		return nil, j.lastAt, true, nil
+	}
+	b := bytes.TrimRight(raw, "\r\n")
+	if len(bytes.TrimSpace(b)) == 0 {
+		j.meter.Record(j.lastOff)
+		return nil, j.lastAt, true, nil
+	}
+	j.msg = protocol.Message{Index: j.line - 1, Raw: b}
+	f := peek.Peek(b)
+	ts := f.Timestamp
+	if ts == "" {
+		ts = f.TS
+	}
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		if j.first.IsZero() {
+			j.first = t
+		}
+		if off := t.Sub(j.first); off > j.lastOff {
+			j.lastOff = off
+		}
+		j.msg.Received = t
+		j.lastAt = max(j.lastAt, t.UnixNano())
+	}
+	j.msg.Offset = j.lastOff
+	if isSubscriberMessage(f.Type) {
+		j.msg.Dir = protocol.ToProducer
+	}
+	j.meter.Record(j.lastOff)
+	return &j.msg, j.lastAt, true, nil
+}
+
+// readLine reads one line (with its newline, if any) of at most MaxLine
+// bytes. A longer line is read to its end and dropped: tooLong is set and
+// line is nil. The line is valid until the next call; long is the buffer
+// for lines longer than r's buffer.
+func readLine(r *bufio.Reader, long *[]byte) (line []byte, tooLong bool, err error) {
+	chunk, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return chunk, false, err
+	}
+	buf := append((*long)[:0], chunk...)
+	for err == bufio.ErrBufferFull {
+		chunk, err = r.ReadSlice('\n')
+		if !tooLong && len(buf)+len(chunk) > MaxLine+2 { // the line ending is not counted
+			tooLong, buf = true, buf[:0]
+		}
+		if !tooLong {
+			buf = append(buf, chunk...)
+		}
+	}
+	if tooLong {
+		*long = buf[:0]
+		return nil, true, err
+	}
+	*long = buf
+	return buf, false, err
+}
+
+// isSubscriberMessage reports whether an AAEP message type is one that only
+// subscribers send, so a JSONL file without directions still places replies
+// and requests on the right side.
+func isSubscriberMessage(typ string) bool {
+	switch typ {
+	case "subscription.request", "subscription.renegotiate", "confirmation.reply", "clarification.reply":
+		return true
+	}
+	return false
+}

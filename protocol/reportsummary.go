@@ -1,0 +1,213 @@
+package protocol
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+)
+
+// View chooses how a text report shows its findings. JSON reports always
+// hold every listed finding.
+type View int
+
+const (
+	// ViewAll lists every session and finding (the zero value).
+	ViewAll View = iota
+	// ViewAuto lists everything when the listing fits in Report.Screen
+	// lines, and otherwise shows the summary instead.
+	ViewAuto
+	// ViewSummary shows counts per rule and level, the worst sessions and
+	// the first occurrence of each rule instead of the listing.
+	ViewSummary
+)
+
+// DefaultScreen is the screen height ViewAuto assumes when Report.Screen is 0.
+const DefaultScreen = 50
+
+// worstListed is how many sessions the summary names as the worst.
+const worstListed = 10
+
+// ruleStat counts one rule's findings (dropped ones included) and keeps the
+// first.
+type ruleStat struct {
+	count int64
+	first Finding
+}
+
+// noteRule counts f for the summary.
+func (r *Report) noteRule(f *Finding) {
+	if r.rules == nil {
+		r.rules = map[string]*ruleStat{}
+	}
+	st := r.rules[f.RuleID]
+	if st == nil {
+		st = &ruleStat{first: *f}
+		r.rules[f.RuleID] = st
+	}
+	st.count++
+}
+
+// sessionRank is a session's findings by level, for the worst-sessions list.
+type sessionRank struct {
+	s      SessionSummary
+	levels [3]int64 // Info, Should, Must
+	total  int64
+}
+
+func (a *sessionRank) worse(b *sessionRank) bool {
+	for l := 2; l >= 0; l-- {
+		if a.levels[l] != b.levels[l] {
+			return a.levels[l] > b.levels[l]
+		}
+	}
+	if a.s.First != b.s.First {
+		return a.s.First < b.s.First
+	}
+	return a.s.Session < b.s.Session
+}
+
+// summaryView holds what the summary shows about the sessions written so
+// far, in bounded memory.
+type summaryView struct {
+	withFindings int64
+	worst        []sessionRank
+}
+
+func (v *summaryView) add(s *SessionReport) {
+	if len(s.Findings) == 0 {
+		return
+	}
+	v.withFindings++
+	rk := sessionRank{s: s.SessionSummary, total: int64(len(s.Findings))}
+	for _, f := range s.Findings {
+		if f.Level >= Info && f.Level <= Must {
+			rk.levels[levelSlot(f.Level)]++
+		}
+	}
+	i := sort.Search(len(v.worst), func(i int) bool { return rk.worse(&v.worst[i]) })
+	if i >= worstListed {
+		return
+	}
+	v.worst = append(v.worst, sessionRank{})
+	copy(v.worst[i+1:], v.worst[i:])
+	v.worst[i] = rk
+	if len(v.worst) > worstListed {
+		v.worst = v.worst[:worstListed]
+	}
+}
+
+func levelSlot(l Level) int {
+	switch l {
+	case Must:
+		return 2
+	case Should:
+		return 1
+	}
+	return 0
+}
+
+// textSession writes a session's text block, or, for the summary views,
+// notes it and decides whether the listing still fits.
+func (rw *reportWriter) textSession(s *SessionReport, write func()) {
+	if rw.view == ViewAll {
+		write()
+		return
+	}
+	rw.summary.add(s)
+	if rw.view == ViewSummary {
+		return
+	}
+	// ViewAuto: hold the listing back until it is known to fit.
+	out := rw.w
+	rw.w = &rw.held
+	write()
+	rw.w = out
+	rw.heldLines += int64(2 + len(s.Findings)) // blank line, heading, findings
+	if rw.heldLines > int64(rw.screen()) {
+		rw.view = ViewSummary
+		rw.held = bytes.Buffer{}
+	}
+}
+
+func (rw *reportWriter) screen() int {
+	if rw.r.Screen > 0 {
+		return rw.r.Screen
+	}
+	return DefaultScreen
+}
+
+// flushHeld writes a listing held back by ViewAuto that turned out to fit.
+func (rw *reportWriter) flushHeld() {
+	if rw.view == ViewAuto && rw.held.Len() > 0 {
+		if rw.err == nil {
+			_, rw.err = rw.w.Write(rw.held.Bytes())
+		}
+		rw.held = bytes.Buffer{}
+	}
+}
+
+// writeSummary writes the summary view: counts per rule and level, the
+// worst sessions, the first occurrence of each rule.
+func (rw *reportWriter) writeSummary() {
+	r := rw.r
+	var total int64
+	for _, n := range r.counts {
+		total += n
+	}
+	rw.printf("\nsummary: %s in %d of %s (--all lists every finding)\n",
+		plural(total, "finding", "findings"), rw.summary.withFindings, plural(rw.sessions, "session", "sessions"))
+	if total == 0 || rw.err != nil {
+		return
+	}
+	rules := make([]string, 0, len(r.rules))
+	for id := range r.rules {
+		rules = append(rules, id)
+	}
+	sort.Slice(rules, func(i, j int) bool {
+		a, b := r.rules[rules[i]], r.rules[rules[j]]
+		if a.first.Level != b.first.Level {
+			return a.first.Level > b.first.Level
+		}
+		if a.count != b.count {
+			return a.count > b.count
+		}
+		return rules[i] < rules[j]
+	})
+	rw.printf("\nfindings by rule:\n")
+	tw := tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
+	for _, id := range rules {
+		st := r.rules[id]
+		fmt.Fprintf(tw, "  %s\t%s\t%d\n", st.first.Level, id, st.count)
+	}
+	if rw.err = tw.Flush(); rw.err != nil {
+		return
+	}
+	if len(rw.summary.worst) > 0 {
+		rw.printf("\nworst sessions:\n")
+		tw = tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
+		for _, w := range rw.summary.worst {
+			name := sessionName(w.s.Session)
+			if w.s.Protocol == StreamProtocol {
+				name = "(messages no protocol could take)"
+			}
+			fmt.Fprintf(tw, "  %s %s\t%d MUST, %d SHOULD, %d INFO\t%s, %s to %s\n", w.s.Protocol, name,
+				w.levels[2], w.levels[1], w.levels[0], plural(int64(w.s.Messages), "message", "messages"),
+				FormatOffset(max(w.s.First, 0)), FormatOffset(w.s.Last))
+		}
+		if rw.err = tw.Flush(); rw.err != nil {
+			return
+		}
+	}
+	rw.printf("\nfirst occurrence of each rule:\n")
+	tw = tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
+	for _, id := range rules {
+		f := r.rules[id].first
+		where := "end"
+		if f.Index >= 0 {
+			where = fmt.Sprintf("#%d +%s", f.Index, FormatOffset(f.Offset))
+		}
+		fmt.Fprintf(tw, "  %s\t%s %s\t%s\t%s\n", id, f.Protocol, sessionName(f.Session), where, f.Message)
+	}
+	rw.err = tw.Flush()
+}
