@@ -59,6 +59,15 @@ var (
 var envelopeKeys = setOf(kContext, kType, kEventID, kSessionID, kTimestamp, kProducer, kAAEPVersion,
 	kVerbosity, kUrgency, kLocHints, kSeqNo, kCorrelationID, kExtensions)
 
+// anyPayloadKeys are the payload fields every event may carry, whatever its
+// type: the three verbosity forms of its announcement, which §3.3.1 tells
+// producers to put "in the event's payload" (a SHOULD that names no type),
+// and §5.9 lets a producer select per subscription. The per-type tables of
+// Chapter 4 list them for eleven of the twelve core types;
+// output.streaming's table omits them, yet real producers (the TypeScript
+// reference among them) send summary_normal with their chunks.
+var anyPayloadKeys = setOf(kSummaryTerse, kSummaryNormal, kSummaryDetailed)
+
 // requiredEnvelope are the six required envelope fields of §3.2, in order.
 var requiredEnvelope = [...]key{kContext, kType, kEventID, kSessionID, kTimestamp, kProducer}
 
@@ -89,7 +98,7 @@ var envRules = []singleRule{
 	{protocol.Rule{ID: "ENV-EXTENSIONS-SHAPE", Level: protocol.Must, Summary: "extensions is an object whose values are all objects."}, scopeEvent, (*checker).envExtensionsShape},
 	{protocol.Rule{ID: "ENV-EXT-PREFIX-DECLARED", Level: protocol.Must, Summary: "Every extensions key is a prefix declared in @context."}, scopeEvent, (*checker).envExtPrefixDeclared},
 	{protocol.Rule{ID: "ENV-EXT-RESERVED-PREFIX", Level: protocol.Must, Summary: "Extension prefixes are not aaep, xsd, rdf or rdfs and do not start with @."}, scopeEvent, (*checker).envExtReservedPrefix},
-	{protocol.Rule{ID: "ENV-FORBIDDEN-FIELDS", Level: protocol.Must, Summary: "Top-level keys are envelope fields or the type's payload fields; custom fields go inside extensions; no other aaep_* key and no @id, @graph, @base, @vocab."}, scopeEvent, (*checker).envForbiddenFields},
+	{protocol.Rule{ID: "ENV-FORBIDDEN-FIELDS", Level: protocol.Must, Summary: "Top-level keys are envelope fields, the type's payload fields or the verbosity forms summary_terse/normal/detailed (any type, §3.3.1); custom fields go inside extensions; no other aaep_* key and no @id, @graph, @base, @vocab."}, scopeEvent, (*checker).envForbiddenFields},
 	{protocol.Rule{ID: "ENV-SIZE", Level: protocol.Should, Summary: "The event respects the §3.7 limits: 64 KiB, 32 envelope-level fields, payload depth 8, strings of 16 KiB."}, scopeEvent, (*checker).envSize},
 	{protocol.Rule{ID: "ENV-SCHEMA", Level: protocol.Must, Summary: "Envelope fields have the JSON types envelope.schema.json gives them."}, scopeEvent, (*checker).envSchema},
 }
@@ -717,19 +726,31 @@ func (c *checker) envExtReservedPrefix() {
 }
 
 // envForbiddenFields implements ENV-FORBIDDEN-FIELDS (MUST, §3.5, §3.11.5,
-// §2.2.6): top-level keys are envelope fields or payload fields of the
-// event's core type; custom fields belong in extensions; no aaep_* key other
-// than aaep_version, and no @id, @graph, @base or @vocab. Prose over schema:
-// no schema closes the top level (catalog §2.14 item 1), so this is checked
-// here. Payload fields that only the schema defines (e.g. irreversible on
-// confirmations, summary_detailed on progress) are accepted. For extension
-// types only the reserved names are checked: their payload vocabulary is
-// the extension's.
+// §2.2.6): custom fields belong in extensions; no aaep_* key other than
+// aaep_version, and no @id, @graph, @base or @vocab. Prose over schema: no
+// schema closes the top level (catalog §2.14 item 1), so this is checked
+// here. The allowed top-level keys are the union of what the whole
+// specification allows, not only the per-type tables:
+//
+//   - the envelope fields of §3.2 (required), §3.3 (recommended) and §3.4
+//     (optional): envelopeKeys;
+//   - the payload fields of the event's core type in its Chapter 4 table
+//     (§4.1.1–§4.4.3): payloadKeys;
+//   - payload fields that only the type's schema defines (irreversible on
+//     confirmations, summary_detailed on progress, clarification and
+//     handoff; catalog §2.14 item 11): payloadKeys too, since the prose
+//     does not forbid them;
+//   - the verbosity forms summary_terse, summary_normal and
+//     summary_detailed on every type (§3.3.1, §5.9): anyPayloadKeys.
+//
+// Both profiles read it the same way: §3.3.1 is not contradicted anywhere,
+// only left out of one table. For extension types only the reserved names
+// are checked: their payload vocabulary is the extension's.
 func (c *checker) envForbiddenFields() {
 	ev := &c.ev
 	var bad []string
 	if ci := coreIndex(ev.Core); ci >= 0 {
-		ev.present.minus(envelopeKeys).minus(payloadKeys[ci]).each(func(k key) {
+		ev.present.minus(envelopeKeys).minus(anyPayloadKeys).minus(payloadKeys[ci]).each(func(k key) {
 			bad = append(bad, keyNames[k])
 		})
 		bad = append(bad, ev.unknown...)

@@ -213,6 +213,13 @@ func envCases() []ruleCase {
 
 		// ENV-FORBIDDEN-FIELDS
 		pass("ENV-FORBIDDEN-FIELDS", "schema-only field irreversible", event(aaep.TypeAwaitingConfirmation, set("irreversible", false), set("risk_level", "low"))),
+		// §3.3.1: the verbosity forms go "in the event's payload", whatever
+		// its type; output.streaming's table (§4.3.3) lists none of them.
+		pass("ENV-FORBIDDEN-FIELDS", "summary_normal on output.streaming (§3.3.1)", event(streaming, set("summary_normal", "Writing the answer."))),
+		pass("ENV-FORBIDDEN-FIELDS", "all three verbosity forms on output.streaming (§3.3.1)", event(streaming, set("summary_terse", "Writing."), set("summary_normal", "Writing the answer."), set("summary_detailed", "Writing the answer to your question."))),
+		strict(pass("ENV-FORBIDDEN-FIELDS", "strict: summary_terse on output.streaming (§3.3.1)", event(streaming, set("summary_terse", "Writing.")))),
+		pass("ENV-FORBIDDEN-FIELDS", "summary_detailed on state.changed (§3.3.1)", event(aaep.TypeStateChanged, set("summary_detailed", "Now thinking about the route."))),
+		fail("ENV-FORBIDDEN-FIELDS", "a fourth verbosity form is not one", event(streaming, set("summary_verbose", "x"))),
 		pass("ENV-FORBIDDEN-FIELDS", "extension type with its own payload", event(started, withMedai, set("type", "medai:patient.consulted"), set("patient_ref", "p1"))),
 		fail("ENV-FORBIDDEN-FIELDS", "custom_field (§3.11.5)", event(started, set("custom_field", "value"))),
 		fail("ENV-FORBIDDEN-FIELDS", "aaep_ prefix", event(started, set("aaep_debug", true))),
