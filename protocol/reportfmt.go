@@ -100,7 +100,7 @@ func (rw *reportWriter) sessionText(s *SessionReport) {
 	default:
 		state := s.State
 		if !s.Complete {
-			state += ", incomplete"
+			state += ", unfinished"
 		}
 		rw.printf("%s %s: %s, %s to %s, ended in %s", s.Protocol, sessionName(s.Session),
 			plural(int64(s.Messages), "message", "messages"), FormatOffset(max(s.First, 0)), FormatOffset(s.Last), state)

@@ -313,6 +313,9 @@ func (c *checker) Handle(m *protocol.Message) {
 		return
 	}
 	c.session = ev.SessionID
+	if c.seq.redelivery(m, ev) {
+		return // an identical repeat: counted, judged no further
+	}
 	switch {
 	case !ev.IsEvent:
 		// Handshake and reply messages carry no session_id: they are filed
@@ -336,6 +339,13 @@ func (c *checker) Handle(m *protocol.Message) {
 }
 
 func (c *checker) Finish() { c.seq.finish() }
+
+// Begin implements protocol.StreamObserver.
+func (c *checker) Begin(info protocol.StreamInfo) { c.seq.replay = info.Replay }
+
+// Connection implements protocol.StreamObserver: reconnects delimit
+// redeliveries (seq_redeliver.go).
+func (c *checker) Connection(conn *protocol.Conn) { c.seq.connection(conn) }
 
 // report records a finding of rule id on the current message.
 func (c *checker) report(id, short, format string, args ...any) {

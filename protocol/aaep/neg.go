@@ -235,6 +235,10 @@ type subscription struct {
 	renegRej bool
 
 	noted map[string]bool // once-per-subscription findings already reported
+	// reported is set when a finding was filed under the source's
+	// pseudo-session without a handshake (a redelivery count), so that the
+	// pseudo-session gets a summary.
+	reported bool
 
 	msgs        int
 	first, last time.Duration
@@ -943,12 +947,19 @@ func (n *negChecker) resolutionNotice(ss *session, a *await) {
 	}
 }
 
-// sessionShouldHaveEnded reports whether the recording saw the end of the
-// subscription that carried ss (so a missing terminal event is a violation,
-// not a cut-off recording).
+// sessionShouldHaveEnded reports whether a session that never got its
+// terminal event is a violation (SEQ-TERMINAL-PRESENT) rather than
+// unfinished (SEQ-SESSION-INCOMPLETE). Either side may close a subscription
+// at any time and a connection may drop (§5.8), and a recording that stops
+// is a cut-off: none of these shows that the producer ended the session
+// without its terminal event, so the lenient profile never reports it. The
+// strict profile reads §4.1 and §4.5.1 ("exactly one terminal event") to
+// hold for what the producer itself delivered: when the producer closed the
+// subscription (a subscription.close it sent) while the session was open,
+// the session's terminal event is missing from its own stream.
 func (n *negChecker) sessionShouldHaveEnded(ss *session) bool {
 	sub := n.subs[ss.primary]
-	return sub != nil && sub.state == subClosed
+	return n.s.strict && sub != nil && sub.state == subClosed && !sub.bySub
 }
 
 // finish reports handshakes left unanswered and summarises each subscription.
@@ -956,6 +967,10 @@ func (n *negChecker) finish() {
 	for _, sub := range n.order {
 		n.unanswered(sub)
 		if !sub.handshaked {
+			if sub.reported {
+				// Findings about the source without a handshake (redelivery).
+				n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, First: sub.first, Last: sub.last, State: "no handshake recorded", Complete: true})
+			}
 			continue
 		}
 		n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, Messages: sub.msgs, First: sub.first, Last: sub.last,

@@ -239,6 +239,12 @@ type seqChecker struct {
 
 	neg    negChecker
 	unseen unseen // flows whose replies the recording may not carry (seq_unseen.go)
+
+	redeliver  redeliveries // identical repeats per source (seq_redeliver.go)
+	idReported bool         // SEQ-EVENT-ID-UNIQUE already reported for this message
+	// replay: the input records a replay (protocol.StreamInfo.Replay), so
+	// the events' timestamps are the original producer's.
+	replay bool
 }
 
 type closedInfo struct {
@@ -604,6 +610,7 @@ func (s *seqChecker) closeSession(ss *session) {
 
 // finish ends the stream: sessions still open are incomplete.
 func (s *seqChecker) finish() {
+	s.finishRedelivered()
 	for _, id := range s.sessions.Keys() {
 		ss := s.sessions.Get(id)
 		if ss.ended {
@@ -618,8 +625,8 @@ func (s *seqChecker) finish() {
 			s.report("SEQ-TERMINAL-PRESENT", ss.id, nil, "no terminal event",
 				"session %s never ended although its subscription was closed: every session must end with agent.session.completed, errored or cancelled (last state %s)", ss.id, ss.state)
 		} else {
-			s.report("SEQ-SESSION-INCOMPLETE", ss.id, nil, "incomplete",
-				"the recording stops before session %s ends (last state %s, no completed, errored or cancelled event): the session is incomplete, which is not by itself a protocol violation", ss.id, ss.state)
+			s.report("SEQ-SESSION-INCOMPLETE", ss.id, nil, "unfinished",
+				"the recording ends before session %s does (last state %s, no completed, errored or cancelled event): the stream stopped, a side closed the subscription or the connection dropped, which either side may do at any time (§5.8), so the session is unfinished, not in violation", ss.id, ss.state)
 		}
 		s.decideFlows(ss.id)
 		s.r.SessionDone(protocol.SessionSummary{Session: ss.id, Messages: ss.msgs, First: ss.first, Last: ss.last, State: ss.state, Complete: false})

@@ -61,8 +61,18 @@ func seqCases() []seqCase {
 		seqCase{"event before started", "SEQ-START-FIRST", "", stream(SC("idle", "thinking"), S(), C()), []string{"SEQ-START-FIRST"}},
 		seqCase{"started twice", "SEQ-START-ONCE", "", stream(S(), S(), C()), []string{"SEQ-START-ONCE"}},
 		seqCase{"one started", "SEQ-START-ONCE", "", stream(pre(), C()), nil},
-		seqCase{"subscription closed before the end", "SEQ-TERMINAL-PRESENT", "",
-			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), SCLOSE("sub_1")), []string{"SEQ-TERMINAL-PRESENT"}},
+		// §5.8: either side may close at any time; a session cut off by the
+		// subscriber's close, a dropped connection or the end of the
+		// recording is unfinished, in both profiles.
+		seqCase{"subscriber closed before the end (§5.8)", "SEQ-TERMINAL-PRESENT", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), SCLOSE("sub_1")), []string{"SEQ-SESSION-INCOMPLETE"}},
+		seqCase{"strict: subscriber closed before the end (§5.8)", "SEQ-TERMINAL-PRESENT", "strict",
+			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), SCLOSE("sub_1")), []string{"SEQ-SESSION-INCOMPLETE"}},
+		seqCase{"producer closed before the end", "SEQ-TERMINAL-PRESENT", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), producerClose("sub_1")), []string{"SEQ-SESSION-INCOMPLETE"}},
+		// Strict reads §4.1/§4.5.1 for what the producer itself delivered.
+		seqCase{"strict: producer closed before the end (§4.5.1)", "SEQ-TERMINAL-PRESENT", "strict",
+			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), producerClose("sub_1")), []string{"SEQ-TERMINAL-PRESENT"}},
 		seqCase{"ended before the close", "SEQ-TERMINAL-PRESENT", "",
 			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), C(), SCLOSE("sub_1")), nil},
 		seqCase{"recording cut off", "SEQ-SESSION-INCOMPLETE", "", stream(pre()), []string{"SEQ-SESSION-INCOMPLETE"}},

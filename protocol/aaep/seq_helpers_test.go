@@ -211,6 +211,11 @@ func SCLOSE(sub string) *tm {
 	return message(MsgSubscriptionClose, protocol.ToProducer, "subscription_id", sub, "reason_code", "subscriber_shutdown")
 }
 
+// producerClose is a subscription.close sent by the producer (§5.8.1).
+func producerClose(sub string) *tm {
+	return message(MsgSubscriptionClose, protocol.FromProducer, "subscription_id", sub, "reason_code", "producer_shutdown")
+}
+
 type caps = map[string]any
 
 // result is what a run produced.

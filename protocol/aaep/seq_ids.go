@@ -114,7 +114,9 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 	h := contentHash(ev)
 	old, found := s.ids[k]
 	if found && s.live(old) {
-		s.repeatedID(ss, m, ev, old, h)
+		if !s.idReported {
+			s.repeatedID(ss, m, ev, old, h)
+		}
 		if old.hash == h {
 			return idRedelivered
 		}

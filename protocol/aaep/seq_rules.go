@@ -21,10 +21,13 @@ var seqRuleTable = []protocol.Rule{
 	// §3.1 Session lifecycle.
 	{ID: "SEQ-START-FIRST", Level: must, Summary: "The first event of every session is agent.session.started."},
 	{ID: "SEQ-START-ONCE", Level: must, Summary: "A session has exactly one agent.session.started."},
-	// Reported only when the recording saw the session's subscription close;
-	// a recording that simply stops gets SEQ-SESSION-INCOMPLETE instead.
-	{ID: "SEQ-TERMINAL-PRESENT", Level: must, Summary: "A session ends with a terminal event (completed, errored or cancelled) before its subscription closes."},
-	{ID: "SEQ-SESSION-INCOMPLETE", Level: info, Summary: "The recording stops before the session's terminal event: the session is incomplete, not in violation (the cut-off case of SEQ-TERMINAL-PRESENT)."},
+	// Either side may close a subscription at any time (§5.8): a session
+	// cut off by a close, a disconnect or the end of the recording is
+	// unfinished (SEQ-SESSION-INCOMPLETE). Strict only: the producer closed
+	// the subscription itself while the session was open (neg.go,
+	// sessionShouldHaveEnded).
+	{ID: "SEQ-TERMINAL-PRESENT", Level: must, Summary: "A session ends with a terminal event (completed, errored or cancelled); strict profile: reported when the producer closed the subscription with the session open."},
+	{ID: "SEQ-SESSION-INCOMPLETE", Level: info, Summary: "The recording ends (stream stopped, subscription closed by either side, connection dropped) before the session's terminal event: the session is unfinished, not in violation."},
 	{ID: "SEQ-TERMINAL-ONCE", Level: must, Summary: "A session has at most one terminal event; completed never follows errored or cancelled."},
 	{ID: "SEQ-NOTHING-AFTER-TERMINAL", Level: must, Summary: "No event of a session follows its terminal event."},
 	{ID: "SEQ-SESSION-ID-REUSE", Level: must, Summary: "A new session.started never reuses the session_id of a finished session."},

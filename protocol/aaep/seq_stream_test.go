@@ -203,7 +203,7 @@ func TestSummaries(t *testing.T) {
 			incomplete = &res.findings[i]
 		}
 	}
-	if incomplete == nil || incomplete.Session != "sess_a" || incomplete.Index != -1 || !strings.Contains(incomplete.Message, "incomplete") {
+	if incomplete == nil || incomplete.Session != "sess_a" || incomplete.Index != -1 || !strings.Contains(incomplete.Message, "unfinished") {
 		t.Errorf("incomplete finding %+v", incomplete)
 	}
 }

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/source/sourcetest"
+)
+
+// captureBinary builds the real aaep-capture into the test's directory.
+func captureBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "aaep-capture")
+	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(gotool, "build", "-o", bin, "../aaep-capture").CombinedOutput(); err != nil {
+		t.Fatalf("go build aaep-capture: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// tsProducer behaves on the wire like the TypeScript reference producer of
+// ecosystem.md: SSE at /events with data: lines only (no event: and no id:
+// lines), no response headers until the first event, and on every new
+// connection it re-sends its last (up to 1000) events before new ones. Each
+// connection gets the next batch of events; every batch but the last is
+// followed by closing the connection, so a recorder must reconnect.
+type tsProducer struct {
+	batches [][]string
+
+	mu    sync.Mutex
+	sent  []string
+	conns int
+}
+
+func (p *tsProducer) start(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/events"
+}
+
+func (p *tsProducer) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/events" {
+		http.NotFound(w, r)
+		return
+	}
+	p.mu.Lock()
+	batch := p.conns
+	p.conns++
+	resend := p.sent
+	if len(resend) > 1000 {
+		resend = resend[len(resend)-1000:]
+	}
+	var fresh []string
+	if batch < len(p.batches) {
+		fresh = p.batches[batch]
+	}
+	p.sent = append(p.sent, fresh...)
+	p.mu.Unlock()
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	// Like Node's buffered writeHead: the headers leave with the first event.
+	for _, ev := range append(append([]string(nil), resend...), fresh...) {
+		fmt.Fprintf(w, "data: %s\n\n", ev)
+		fl.Flush()
+		time.Sleep(time.Millisecond)
+	}
+	if batch < len(p.batches)-1 {
+		return // the connection ends: the recorder reconnects
+	}
+	<-r.Context().Done()
+}
+
+// tsSession is one clean session as the reference producer emits it, with
+// summary_normal on its output.streaming chunks (§3.3.1).
+func tsSession(id string, at time.Time) []string {
+	n := 0
+	ev := func(typ string, extra string) string {
+		n++
+		ts := at.Add(time.Duration(n) * 100 * time.Millisecond).UTC().Format("2006-01-02T15:04:05.000Z")
+		urgency := "normal"
+		return fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.%s","event_id":"evt_%s%02d","session_id":"sess_%s","timestamp":"%s","producer":{"agent_id":"ts-minimal"},"urgency":"%s","localization_hints":{"primary_language":"en-US"}%s}`,
+			typ, id, n, id, ts, urgency, extra)
+	}
+	return []string{
+		ev("session.started", `,"summary_normal":"Starting."`),
+		ev("state.changed", `,"from_state":"idle","to_state":"thinking","summary_normal":"Thinking."`),
+		ev("state.changed", `,"from_state":"thinking","to_state":"calling_tool","summary_normal":"Looking it up."`),
+		ev("tool.invoked", `,"tool":"lookup","tool_call_id":"call_`+id+`1","summary_normal":"Looking up the weather."`),
+		ev("tool.completed", `,"tool":"lookup","tool_call_id":"call_`+id+`1","status":"success","summary_normal":"Found it."`),
+		ev("state.changed", `,"from_state":"calling_tool","to_state":"writing_output","summary_normal":"Writing."`),
+		ev("output.streaming", `,"output_id":"out_`+id+`","chunk":"Sunny, ","position":0,"complete":false,"coalesce_hint":"sentence","summary_normal":"Answering."`),
+		ev("output.streaming", `,"output_id":"out_`+id+`","chunk":"22 degrees.","position":7,"complete":true,"coalesce_hint":"completion","summary_normal":"Answering."`),
+		ev("state.changed", `,"from_state":"writing_output","to_state":"idle","summary_normal":"Done."`),
+		ev("session.completed", `,"summary_normal":"Done."`),
+	}
+}
+
+// TestCheckRecordingOfReconnectingProducer records, with the real
+// aaep-capture, a producer that behaves like the TypeScript reference: it
+// drops the connection twice and re-sends everything it sent before on
+// each new connection (§8.2.4 allows duplicate delivery). The stream is
+// clean, so the check reports no MUST and no SHOULD: the re-sent events are
+// counted once per reconnect (SEQ-EVENT-ID-REDELIVERED, INFO, with the
+// count) and judged no further (no SEQ-SESSION-ID-REUSE, no finding twice),
+// and summary_normal on output.streaming is allowed (§3.3.1).
+func TestCheckRecordingOfReconnectingProducer(t *testing.T) {
+	at := time.Now().Add(-time.Minute)
+	p := &tsProducer{batches: [][]string{
+		tsSession("a", at),
+		tsSession("b", at.Add(5*time.Second)),
+		tsSession("c", at.Add(10*time.Second)),
+	}}
+	url := p.start(t)
+	out := filepath.Join(t.TempDir(), "ts.aaep")
+	// 10 + (10 + 10) + (20 + 10) events: three connections.
+	runCapture(t, url, "-o", out, "--max-events", "60", "-q")
+	_, recs := capfiletest.ReadAll(t, out)
+	connects := 0
+	for _, r := range recs {
+		if r.Kind == capfile.KindConn && strings.Contains(string(r.Payload), `"connected"`) {
+			connects++
+		}
+	}
+	if connects != 3 {
+		t.Fatalf("%d connections recorded, want 3", connects)
+	}
+
+	code, text, stderrText := replay(t, "check", out)
+	if code != 0 || !strings.Contains(text, "PASS") {
+		t.Errorf("check: exit %d, want 0 and PASS\n%s%s", code, text, stderrText)
+	}
+	code, js, _ := replay(t, "check", "--json", "--fail-on", "should", out)
+	var doc struct {
+		Counts   map[string]int
+		Sessions []struct {
+			Session  string
+			Complete bool
+			Findings []struct{ Rule, Level, Message string }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || doc.Counts["MUST"] != 0 || doc.Counts["SHOULD"] != 0 {
+		t.Errorf("exit %d, %d MUST, %d SHOULD; want 0 0 0\n%s", code, doc.Counts["MUST"], doc.Counts["SHOULD"], js)
+	}
+	var redelivered []string
+	sessions := 0
+	for _, s := range doc.Sessions {
+		if strings.HasPrefix(s.Session, "sess_") {
+			sessions++
+			if !s.Complete {
+				t.Errorf("session %s incomplete", s.Session)
+			}
+		}
+		for _, f := range s.Findings {
+			if f.Rule == "SEQ-EVENT-ID-REDELIVERED" {
+				redelivered = append(redelivered, f.Message)
+			}
+		}
+	}
+	if sessions != 3 {
+		t.Errorf("%d sessions, want 3", sessions)
+	}
+	if len(redelivered) != 2 || !strings.Contains(redelivered[0], "reconnect 1") || !strings.Contains(redelivered[0], "10 events") ||
+		!strings.Contains(redelivered[1], "reconnect 2") || !strings.Contains(redelivered[1], "20 events") {
+		t.Errorf("redelivery findings %q; want one per reconnect, 10 then 20 events", redelivered)
+	}
+}
+
+// runCapture runs the real aaep-capture with args until it stops by itself.
+func runCapture(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command(captureBinary(t), args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("aaep-capture: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("aaep-capture did not stop\n%s", stderr.String())
+	}
+}
+
+// TestCheckRecordingCutOffByTheSubscriber records, with the real
+// aaep-capture over WebSocket, a session that is still running when the
+// recorder stops (--max-events) and sends subscription.close. Either side
+// may close at any time (§5.8): the session is unfinished, not a
+// SEQ-TERMINAL-PRESENT violation, in both profiles.
+func TestCheckRecordingCutOffByTheSubscriber(t *testing.T) {
+	events := tsSession("d", time.Now().Add(-time.Minute))[:6]
+	var msgs [][]byte
+	for _, e := range events {
+		msgs = append(msgs, []byte(e))
+	}
+	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(msgs), Hold: true}
+	out := filepath.Join(t.TempDir(), "cut.aaep")
+	runCapture(t, p.Start(t), "-o", out, "--max-events", "6", "-q")
+	_, recs := capfiletest.ReadAll(t, out)
+	if sent := recs[len(recs)-2]; sent.Kind != capfile.KindSent || !strings.Contains(string(sent.Payload), "subscription.close") {
+		t.Fatalf("the recorder did not close the subscription: %d %s", sent.Kind, sent.Payload)
+	}
+	for _, profile := range []string{"lenient", "strict"} {
+		code, text, _ := replay(t, "check", "--profile", profile, out)
+		if code != 0 || strings.Contains(text, "SEQ-TERMINAL-PRESENT") || !strings.Contains(text, "SEQ-SESSION-INCOMPLETE") || !strings.Contains(text, "unfinished") {
+			t.Errorf("%s: exit %d; want 0, the session unfinished and no SEQ-TERMINAL-PRESENT\n%s", profile, code, text)
+		}
+	}
+}
