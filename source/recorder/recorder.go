@@ -81,6 +81,15 @@ type Config struct {
 	RotateSize  int64
 	RotateEvery time.Duration
 	Ring        int
+	// PartName, when set, names part n (1-based) of a rotated capture
+	// starting at wall-clock time start, instead of the pattern of Path.
+	// Object storage outputs name parts by their start time so that the
+	// parts of recordings restarted after a crash still sort in time order.
+	PartName func(n int, start time.Time) string
+	// OnPartClosed, when set, is called from the writer goroutine with the
+	// path of every capture file once it is closed (index written, synced):
+	// each rotated part, and the last file at Close. It must not block.
+	OnPartClosed func(path string)
 	// Secrets are strings that must never reach a file (header values,
 	// passwords). Connection events have them replaced; received and sent
 	// payloads are recorded as they are.
@@ -139,6 +148,7 @@ type Recorder struct {
 	fileBase  int64 // clock time of the current file's start
 	closedB   int64 // file bytes of closed files
 	files     []string
+	curPath   string // the file being written (or last written)
 	rec       capfile.Record
 	writerOut chan struct{}
 }
@@ -489,7 +499,10 @@ func (r *Recorder) closeFile() error {
 	r.closedB += r.w.Stats().FileBytes
 	r.w = nil
 	if err != nil {
-		return fmt.Errorf("%w: close %s: %w", ErrWrite, r.files[len(r.files)-1], err)
+		return fmt.Errorf("%w: close %s: %w", ErrWrite, r.curPath, err)
+	}
+	if r.cfg.OnPartClosed != nil {
+		r.cfg.OnPartClosed(r.curPath)
 	}
 	return nil
 }
@@ -508,13 +521,16 @@ func (r *Recorder) openPart(base int64) error {
 	h.Redacted = append([]string(nil), r.cfg.Redact...)
 	if r.rotating {
 		path = partPath(r.cfg.Path, r.part)
+		if r.cfg.PartName != nil {
+			path = r.cfg.PartName(r.part, h.Start)
+		}
 		meta := map[string]string{}
 		for k, v := range r.cfg.Header.Meta {
 			meta[k] = v
 		}
 		meta["part"] = strconv.Itoa(r.part)
 		if r.part > 1 {
-			meta["previous"] = filepath.Base(partPath(r.cfg.Path, r.part-1))
+			meta["previous"] = filepath.Base(r.curPath)
 		}
 		h.Meta = meta
 	}
@@ -523,6 +539,7 @@ func (r *Recorder) openPart(base int64) error {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	r.w = w
+	r.curPath = path
 	r.fileBase = base
 	r.files = append(r.files, path)
 	if r.cfg.Ring > 0 && len(r.files) > r.cfg.Ring {

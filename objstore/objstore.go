@@ -1,0 +1,160 @@
+// Package objstore reads and writes captures in object storage. Store is the
+// one small interface every backend implements (ranged reads, uploads of a
+// local file, listing, deletion); URL names an object or a prefix; Remote
+// turns an object into an io.ReaderAt that reads through ranged GETs with a
+// small cache, so capfile seeks through a capture's index without
+// downloading it.
+//
+// The S3 backend (s3.go) speaks to AWS S3 and every S3-compatible server
+// (MinIO, Ceph, R2, GCS's S3 API) with github.com/minio/minio-go/v7. A later
+// backend (GCS native, Azure Blob) is one more file that registers its URL
+// scheme in Open.
+//
+// Credentials come from the backend's standard chain (for S3: environment,
+// the shared credentials file, the instance or task role) and never appear
+// in an error, a log line or a capture file.
+package objstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// ErrNotFound reports an object (or bucket) that does not exist.
+var ErrNotFound = errors.New("no such object")
+
+// ErrAccess reports a request the server refused for its credentials or
+// permissions (wrong keys, no access to the bucket).
+var ErrAccess = errors.New("access denied")
+
+// Object describes a stored object.
+type Object struct {
+	Key      string
+	Size     int64
+	Modified time.Time
+}
+
+// Store is a bucket of objects. Methods are safe for concurrent use.
+type Store interface {
+	// ReadRange reads up to len(p) bytes of object key starting at off
+	// into p, and returns how many it read and the object's total size.
+	// It reads fewer than len(p) bytes only at the end of the object; an
+	// off at or past the end reads nothing and is no error.
+	ReadRange(ctx context.Context, key string, off int64, p []byte) (n int, size int64, err error)
+	// Put stores size bytes read from r as object key, replacing any
+	// object of that name only once the whole of it is stored: a failed
+	// Put leaves no partial object behind. Large objects are uploaded in
+	// parts.
+	Put(ctx context.Context, key string, r io.ReaderAt, size int64) error
+	// Stat describes object key.
+	Stat(ctx context.Context, key string) (Object, error)
+	// List returns the objects whose keys start with prefix, in key order.
+	List(ctx context.Context, prefix string) ([]Object, error)
+	// Delete removes object key; removing a missing object is no error.
+	Delete(ctx context.Context, key string) error
+	// Describe names an object for messages: "s3://bucket/key".
+	Describe(key string) string
+}
+
+// Options configure how a Store reaches its server. The zero value uses the
+// backend's defaults and environment.
+type Options struct {
+	// Endpoint is the server's URL (http://127.0.0.1:9000 for a local
+	// MinIO); empty for the backend's default (AWS S3, or the
+	// AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL environment variables).
+	Endpoint string
+	// PathStyle addresses buckets as https://host/bucket/key instead of
+	// https://bucket.host/key. Servers other than AWS usually need it; it
+	// is used for any Endpoint that is not an AWS one unless VirtualHost.
+	PathStyle bool
+	// VirtualHost forces bucket.host addressing.
+	VirtualHost bool
+	// Region of the bucket; default AWS_REGION, AWS_DEFAULT_REGION, then
+	// us-east-1 for a custom endpoint (AWS asks the bucket where it is).
+	Region string
+	// Transport carries the requests; default a clone of
+	// http.DefaultTransport. Tests and measurements count requests with it.
+	Transport http.RoundTripper
+	// PartSize is the size of the parts of a multipart upload (default and
+	// minimum 5 MiB); objects up to this size go up in one request.
+	PartSize int64
+}
+
+// URL names an object or a prefix: scheme://bucket/key.
+type URL struct {
+	Scheme string // "s3"
+	Bucket string
+	// Key is the object's key, or a prefix: empty (the whole bucket) or
+	// ending in "/".
+	Key string
+}
+
+// schemes are the URL schemes with a backend.
+var schemes = map[string]func(ctx context.Context, bucket string, o Options) (Store, error){
+	"s3": newS3,
+}
+
+// IsURL reports whether s names object storage (s3://...) rather than a
+// local path.
+func IsURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, "://")
+	if !ok {
+		return false
+	}
+	_, known := schemes[strings.ToLower(scheme)]
+	return known
+}
+
+// Parse parses "s3://bucket/key" or "s3://bucket/prefix/".
+func Parse(s string) (URL, error) {
+	scheme, rest, ok := strings.Cut(s, "://")
+	scheme = strings.ToLower(scheme)
+	if !ok {
+		return URL{}, fmt.Errorf("%q is not an object storage URL (want s3://BUCKET/KEY)", s)
+	}
+	if _, known := schemes[scheme]; !known {
+		return URL{}, fmt.Errorf("%q: unknown storage scheme %q (want s3://BUCKET/KEY)", s, scheme)
+	}
+	bucket, key, _ := strings.Cut(rest, "/")
+	if bucket == "" {
+		return URL{}, fmt.Errorf("%q: no bucket (want %s://BUCKET/KEY)", s, scheme)
+	}
+	if strings.ContainsAny(bucket, "@:?#") {
+		return URL{}, fmt.Errorf("%q: %q is not a bucket name (credentials and endpoints go in the environment or --s3-endpoint, never in the URL)", redactURL(s), redactURL(bucket))
+	}
+	if strings.Contains(key, "//") {
+		return URL{}, fmt.Errorf("%q: empty path segment in the key", s)
+	}
+	return URL{Scheme: scheme, Bucket: bucket, Key: key}, nil
+}
+
+// redactURL hides anything that looks like user information.
+func redactURL(s string) string {
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		return "[REDACTED]@" + s[at+1:]
+	}
+	return s
+}
+
+// IsPrefix reports whether u names a prefix (a "directory") rather than one
+// object: its key is empty or ends in "/".
+func (u URL) IsPrefix() bool { return u.Key == "" || strings.HasSuffix(u.Key, "/") }
+
+func (u URL) String() string { return u.Scheme + "://" + u.Bucket + "/" + u.Key }
+
+// Join returns the URL of key in u's bucket.
+func (u URL) Join(key string) URL { return URL{Scheme: u.Scheme, Bucket: u.Bucket, Key: key} }
+
+// Open returns the Store of u's bucket.
+func Open(ctx context.Context, u URL, o Options) (Store, error) {
+	open, ok := schemes[u.Scheme]
+	if !ok {
+		return nil, fmt.Errorf("unknown storage scheme %q", u.Scheme)
+	}
+	return open(ctx, u.Bucket, o)
+}

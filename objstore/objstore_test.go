@@ -1,0 +1,193 @@
+package objstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/objstore/s3test"
+)
+
+func openStore(t *testing.T, srv *s3test.Server, bucket string) objstore.Store {
+	t.Helper()
+	srv.SetEnv(t)
+	st, err := objstore.Open(context.Background(), objstore.URL{Scheme: "s3", Bucket: bucket}, objstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   objstore.URL
+		prefix bool
+		err    string
+	}{
+		{in: "s3://b/k.aaep", want: objstore.URL{Scheme: "s3", Bucket: "b", Key: "k.aaep"}},
+		{in: "S3://b/dir/", want: objstore.URL{Scheme: "s3", Bucket: "b", Key: "dir/"}, prefix: true},
+		{in: "s3://b", want: objstore.URL{Scheme: "s3", Bucket: "b"}, prefix: true},
+		{in: "s3:///k", err: "no bucket"},
+		{in: "s3://key:secret@host/b/k", err: "[REDACTED]@"},
+		{in: "gs://b/k", err: "unknown storage scheme"},
+		{in: "s3://b/a//c", err: "empty path segment"},
+	}
+	for _, tt := range tests {
+		got, err := objstore.Parse(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Parse(%q) error %v, want one containing %q", tt.in, err, tt.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "secret") {
+				t.Errorf("Parse(%q) error shows the secret: %v", tt.in, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want || got.IsPrefix() != tt.prefix {
+			t.Errorf("Parse(%q) = %+v (prefix %v), %v; want %+v (prefix %v)", tt.in, got, got.IsPrefix(), err, tt.want, tt.prefix)
+		}
+	}
+	if !objstore.IsURL("s3://b/k") || objstore.IsURL("/tmp/s3:/x") || objstore.IsURL("http://h/x") {
+		t.Error("IsURL misjudges")
+	}
+}
+
+func TestPutReadListDelete(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	st := openStore(t, srv, "caps")
+	ctx := context.Background()
+	data := make([]byte, 300_000)
+	fill(data, 1)
+	if err := st.Put(ctx, "run/b.aaep", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(ctx, "run/a.aaep", bytes.NewReader(data[:10]), 10); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1000)
+	n, size, err := st.ReadRange(ctx, "run/b.aaep", 299_500, buf)
+	if err != nil || n != 500 || size != int64(len(data)) || !bytes.Equal(buf[:n], data[299_500:]) {
+		t.Fatalf("ReadRange at the end: n %d size %d err %v", n, size, err)
+	}
+	n, size, err = st.ReadRange(ctx, "run/b.aaep", int64(len(data)), buf)
+	if err != nil || n != 0 || size != int64(len(data)) {
+		t.Fatalf("ReadRange past the end: n %d size %d err %v", n, size, err)
+	}
+	list, err := st.List(ctx, "run/")
+	if err != nil || len(list) != 2 || list[0].Key != "run/a.aaep" || list[1].Size != int64(len(data)) {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	if _, _, err := st.ReadRange(ctx, "run/none", 0, buf); !errors.Is(err, objstore.ErrNotFound) || !strings.Contains(err.Error(), "s3://caps/run/none") {
+		t.Fatalf("missing object: %v, want ErrNotFound naming it", err)
+	}
+	if err := st.Delete(ctx, "run/a.aaep"); err != nil {
+		t.Fatal(err)
+	}
+	if keys, _ := srv.Objects("caps", ""); len(keys) != 1 {
+		t.Fatalf("after Delete: %v", keys)
+	}
+}
+
+// An object larger than the part size goes up in parts, and reads back whole.
+func TestMultipartUpload(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	st := openStore(t, srv, "caps")
+	data := make([]byte, 11<<20+123)
+	fill(data, 3)
+	if err := st.Put(context.Background(), "big.aaep", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	got, err := srv.Get("caps", "big.aaep")
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("multipart object: %d bytes, %v; want %d bytes equal", len(got), err, len(data))
+	}
+	parts := 0
+	for _, r := range srv.Requests() {
+		if r.Method == "PUT" && strings.Contains(r.Path, "partNumber=") {
+			parts++
+		}
+	}
+	if parts != 3 {
+		t.Errorf("%d part uploads, want 3 (5 MiB parts)", parts)
+	}
+}
+
+// Wrong keys: a clear error that matches ErrAccess, never showing the
+// secret, and nothing stored.
+func TestWrongCredentials(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	for _, tc := range []struct{ id, secret, code string }{
+		{s3test.AccessKey, "not-the-secret-key-00000000000000000000000", "SignatureDoesNotMatch"},
+		{"AKIAWRONGWRONGWRONG0", s3test.SecretKey, "InvalidAccessKeyId"},
+	} {
+		st := openStore(t, srv, "caps")
+		t.Setenv("AWS_ACCESS_KEY_ID", tc.id)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", tc.secret)
+		st, err := objstore.Open(context.Background(), objstore.URL{Scheme: "s3", Bucket: "caps"}, objstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.Put(context.Background(), "x.aaep", strings.NewReader("data"), 4)
+		if !errors.Is(err, objstore.ErrAccess) || !strings.Contains(err.Error(), tc.code) {
+			t.Errorf("Put with wrong keys: %v, want ErrAccess with %s", err, tc.code)
+		}
+		if err != nil && strings.Contains(err.Error(), tc.secret) {
+			t.Errorf("error shows the secret key: %v", err)
+		}
+		if keys, _ := srv.Objects("caps", ""); len(keys) != 0 {
+			t.Errorf("objects stored with wrong keys: %v", keys)
+		}
+	}
+}
+
+// Remote reads an object through few ranged requests and serves reads at
+// any offset.
+func TestRemoteReadAt(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	st := openStore(t, srv, "caps")
+	ctx := context.Background()
+	data := make([]byte, 5<<20)
+	fill(data, 5)
+	if err := srv.Put("caps", "obj", data); err != nil {
+		t.Fatal(err)
+	}
+	r, err := objstore.OpenRemote(ctx, st, "obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Size() != int64(len(data)) || r.Stats().Requests != 1 {
+		t.Fatalf("size %d after %d requests", r.Size(), r.Stats().Requests)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 200; i++ {
+		off := rng.Int64N(int64(len(data)))
+		n := rng.IntN(100_000)
+		buf := make([]byte, n)
+		got, err := r.ReadAt(buf, off)
+		want := min(int64(n), int64(len(data))-off)
+		if int64(got) != want || (err != nil && (err != io.EOF || int64(n) == want)) || !bytes.Equal(buf[:got], data[off:off+want]) {
+			t.Fatalf("ReadAt(%d bytes at %d) = %d, %v; want %d bytes", n, off, got, err, want)
+		}
+	}
+	// A scan from the start reads ahead more and more.
+	before := r.Stats().Requests
+	if _, err := io.Copy(io.Discard, io.NewSectionReader(r, 0, r.Size())); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Stats().Requests - before; n > 8 {
+		t.Errorf("scanning 5 MiB took %d requests, want at most 8", n)
+	}
+}
+
+func fill(b []byte, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+}

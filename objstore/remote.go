@@ -1,0 +1,171 @@
+package objstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Read sizes of a Remote. A capture is read at three places: its header at
+// the start, its trailer and index at the end, and the frames a seek or a
+// scan needs. The first request reads the head (and learns the size), the
+// first read near the end takes the whole tail (trailer and, for captures up
+// to several GiB, the index), and a read elsewhere takes at least one
+// compressed frame's worth; reads that continue where the last one ended
+// double their size up to remoteMaxRead, so a scan costs few requests.
+const (
+	remoteHead    = 64 << 10
+	remoteTail    = 512 << 10
+	remoteMinRead = 256 << 10
+	remoteMaxRead = 8 << 20
+	remoteBlocks  = 4 // blocks kept: head, tail, and the current reads
+)
+
+// RemoteStats count what a Remote fetched.
+type RemoteStats struct {
+	Requests int64 // ranged GETs
+	Bytes    int64 // bytes received
+}
+
+// Remote is an object read through ranged GETs, as an io.ReaderAt. It keeps
+// the last few blocks it fetched, so the many small reads of a capture
+// reader cost few requests. It is safe for concurrent use.
+type Remote struct {
+	ctx  context.Context
+	s    Store
+	key  string
+	size int64
+
+	mu      sync.Mutex
+	blocks  []remoteBlock // most recently used last
+	lastEnd int64         // end of the last block fetched
+	next    int64         // size of the next sequential read
+	stats   RemoteStats
+}
+
+type remoteBlock struct {
+	off  int64
+	data []byte
+}
+
+// OpenRemote opens object key of s for reading. It reads the object's first
+// bytes in one request, which also gives its size. ctx bounds every later
+// read.
+func OpenRemote(ctx context.Context, s Store, key string) (*Remote, error) {
+	r := &Remote{ctx: ctx, s: s, key: key, next: remoteMinRead}
+	buf := make([]byte, remoteHead)
+	n, size, err := s.ReadRange(ctx, key, 0, buf)
+	r.stats.Requests++
+	r.stats.Bytes += int64(n)
+	if err != nil {
+		return nil, err
+	}
+	r.size = size
+	if n > 0 {
+		r.blocks = append(r.blocks, remoteBlock{off: 0, data: buf[:n:n]})
+		r.lastEnd = int64(n)
+	}
+	return r, nil
+}
+
+// Size is the object's size in bytes.
+func (r *Remote) Size() int64 { return r.size }
+
+// Name names the object: "s3://bucket/key".
+func (r *Remote) Name() string { return r.s.Describe(r.key) }
+
+// Stats returns the requests made and bytes fetched so far.
+func (r *Remote) Stats() RemoteStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
+
+// ReadAt implements io.ReaderAt.
+func (r *Remote) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("read %s: negative offset %d", r.Name(), off)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		at := off + int64(n)
+		if at >= r.size {
+			return n, io.EOF
+		}
+		if b := r.find(at); b != nil {
+			n += copy(p[n:], b.data[at-b.off:])
+			continue
+		}
+		if err := r.fetch(at, int64(len(p)-n)); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// find returns the cached block holding byte at, marking it recently used.
+func (r *Remote) find(at int64) *remoteBlock {
+	for i := len(r.blocks) - 1; i >= 0; i-- {
+		b := r.blocks[i]
+		if at >= b.off && at < b.off+int64(len(b.data)) {
+			if i != len(r.blocks)-1 {
+				copy(r.blocks[i:], r.blocks[i+1:])
+				r.blocks[len(r.blocks)-1] = b
+			}
+			return &r.blocks[len(r.blocks)-1]
+		}
+	}
+	return nil
+}
+
+// fetch reads a block holding at least the want bytes at off.
+func (r *Remote) fetch(off, want int64) error {
+	start, length := off, want
+	switch {
+	case off >= r.size-remoteTail:
+		// The trailer or the index: take the whole tail at once.
+		start = max(0, min(off, r.size-remoteTail))
+		length = r.size - start
+	case off == r.lastEnd:
+		// A scan: read ahead, more each time.
+		length = max(want, r.next)
+		r.next = min(2*r.next, remoteMaxRead)
+	default:
+		length = max(want, remoteMinRead)
+		r.next = remoteMinRead
+	}
+	// Do not fetch again what a cached block after start already holds.
+	for _, b := range r.blocks {
+		if b.off > start && b.off < start+length && b.off >= off+want {
+			length = b.off - start
+		}
+	}
+	length = min(length, r.size-start)
+	buf := make([]byte, length)
+	n, _, err := r.s.ReadRange(r.ctx, r.key, start, buf)
+	r.stats.Requests++
+	r.stats.Bytes += int64(n)
+	if err != nil {
+		return err
+	}
+	if int64(n) <= off-start {
+		return fmt.Errorf("read %s: object ended at %d, before %d (it changed while being read?)", r.Name(), start+int64(n), off)
+	}
+	if len(r.blocks) == remoteBlocks {
+		r.blocks = append(r.blocks[:0], r.blocks[1:]...)
+	}
+	r.blocks = append(r.blocks, remoteBlock{off: start, data: buf[:n:n]})
+	r.lastEnd = start + int64(n)
+	return nil
+}
+
+// Close drops the cached blocks.
+func (r *Remote) Close() error {
+	r.mu.Lock()
+	r.blocks = nil
+	r.mu.Unlock()
+	return nil
+}

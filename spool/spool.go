@@ -1,0 +1,373 @@
+// Package spool carries capture files from a local spool directory to
+// object storage. A recorder writing to s3://BUCKET/PREFIX/name.aaep writes
+// each part into the spool first, with the same flush-interval durability as
+// a local capture; when a part is closed, Uploader uploads it (in parts when
+// it is large) and removes it from the spool only once the upload is
+// confirmed. Failures are retried with exponential backoff for as long as
+// the recorder runs; a part never leaves the spool unless it is stored.
+//
+// A recorder that was killed leaves its last part in the spool without an
+// index. The next Uploader for the same destination (Recover) repairs such
+// a part (keeping every record that was flushed) and uploads every part the
+// spool still holds before anything new.
+//
+// One spool directory serves one destination prefix at a time: Open takes
+// an exclusive lock on it, so two recorders never upload each other's
+// unfinished parts.
+package spool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/objstore"
+)
+
+// Ext is the extension of the capture files a spool uploads.
+const Ext = ".aaep"
+
+// Default backoff between upload attempts.
+const (
+	DefaultMinBackoff = 500 * time.Millisecond
+	DefaultMaxBackoff = 30 * time.Second
+)
+
+// Dir returns the spool directory of destination u under root: one
+// directory per bucket and prefix, so the file names in it are the object
+// names.
+func Dir(root string, u objstore.URL) string {
+	prefix := ""
+	if i := strings.LastIndex(u.Key, "/"); i >= 0 {
+		prefix = u.Key[:i]
+	}
+	parts := []string{root, u.Scheme, u.Bucket}
+	for _, p := range strings.Split(prefix, "/") {
+		if p != "" {
+			parts = append(parts, escape(p))
+		}
+	}
+	return filepath.Join(parts...)
+}
+
+// escape keeps a key segment from meaning something else on disk.
+func escape(seg string) string {
+	switch seg {
+	case ".", "..":
+		return "%2E" + seg[1:]
+	}
+	return seg
+}
+
+// DefaultRoot is the spool root under the user's cache directory.
+func DefaultRoot() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no --spool directory given and no user cache directory: %w", err)
+	}
+	return filepath.Join(dir, "aaep-capture", "spool"), nil
+}
+
+// Options configure an Uploader.
+type Options struct {
+	// MinBackoff and MaxBackoff bound the wait between upload attempts of a
+	// part; it doubles from one to the other.
+	MinBackoff, MaxBackoff time.Duration
+	// Logf receives one line per upload, retry and recovery. It never
+	// receives credentials: errors name objects, not keys.
+	Logf func(format string, args ...any)
+}
+
+// Stats are an Uploader's running totals.
+type Stats struct {
+	Uploaded  int64  // parts stored and removed from the spool
+	Bytes     int64  // bytes uploaded
+	Retries   int64  // failed attempts that were retried
+	Recovered int64  // parts found in the spool at Open
+	Repaired  int64  // of those, parts that had no index (a killed recorder)
+	Pending   int    // parts waiting in the spool
+	LastError string // the last upload error, if any
+}
+
+// Uploader uploads the parts of one spool directory to one store prefix.
+type Uploader struct {
+	store  objstore.Store
+	dest   objstore.URL // its Key is the prefix ("" or ending in "/")
+	dir    string
+	opts   Options
+	lockFD *os.File
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []string // paths, oldest first
+	busy    bool     // an upload is under way
+	closing bool
+	stats   Stats
+	done    chan struct{}
+	cancel  context.CancelFunc
+}
+
+// Open opens (creating it) the spool directory dir for the prefix of dest
+// in store, locks it, and starts uploading in the background. It fails when
+// another process holds the directory.
+func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*Uploader, error) {
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = DefaultMinBackoff
+	}
+	if opts.MaxBackoff < opts.MinBackoff {
+		opts.MaxBackoff = max(DefaultMaxBackoff, opts.MinBackoff)
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("spool %s is in use by another aaep-capture recording to %s", dir, dest.String())
+		}
+		return nil, fmt.Errorf("spool: lock %s: %w", dir, err)
+	}
+	prefix := dest
+	if i := strings.LastIndex(prefix.Key, "/"); i >= 0 {
+		prefix.Key = prefix.Key[:i+1]
+	} else {
+		prefix.Key = ""
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	u := &Uploader{store: store, dest: prefix, dir: dir, opts: opts, lockFD: lock, done: make(chan struct{}), cancel: cancel}
+	u.cond = sync.NewCond(&u.mu)
+	if err := u.recover(); err != nil {
+		u.release()
+		cancel()
+		return nil, err
+	}
+	go u.run(ctx)
+	return u, nil
+}
+
+// Dir is the spool directory.
+func (u *Uploader) Dir() string { return u.dir }
+
+// Key returns the object key a spooled file is uploaded to.
+func (u *Uploader) Key(path string) string { return u.dest.Key + filepath.Base(path) }
+
+// recover queues the parts left in the spool, oldest name first, repairing
+// those without an index.
+func (u *Uploader) recover() error {
+	entries, err := os.ReadDir(u.dir)
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+			// The lock, and temporary files of an interrupted repair.
+			if strings.Contains(name, ".tmp") {
+				os.Remove(filepath.Join(u.dir, name))
+			}
+		case e.Type().IsRegular() && strings.HasSuffix(name, Ext):
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		path := filepath.Join(u.dir, name)
+		repaired, err := repairInPlace(path)
+		if err != nil {
+			// Not a capture we can read: leave it where it is, say so.
+			u.opts.Logf("spool: %s cannot be uploaded and stays in the spool: %v", path, err)
+			continue
+		}
+		u.stats.Recovered++
+		if repaired {
+			u.stats.Repaired++
+		}
+		u.opts.Logf("spool: found %s from an earlier run%s; uploading it first to %s", name, map[bool]string{true: " (not closed: repaired)"}[repaired], u.store.Describe(u.Key(path)))
+		u.queue = append(u.queue, path)
+	}
+	u.stats.Pending = len(u.queue)
+	return nil
+}
+
+// repairInPlace gives a capture left without an index (its recorder was
+// killed) an index, keeping every intact record, and reports whether it
+// had to. An empty or header-less file (killed before its header was
+// flushed) is removed.
+func repairInPlace(path string) (bool, error) {
+	r, err := capfile.Open(path)
+	if err != nil {
+		var ce *capfile.CorruptionError
+		if errors.As(err, &ce) && capfile.IsTorn(err) {
+			// Torn inside the header: nothing was recorded.
+			return false, errors.Join(errors.New("no complete header"), os.Remove(path))
+		}
+		if st, serr := os.Stat(path); serr == nil && st.Size() == 0 {
+			return false, errors.Join(errors.New("empty file"), os.Remove(path))
+		}
+		return false, err
+	}
+	clean := r.Clean()
+	r.Close()
+	if clean {
+		return false, nil
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".repair.tmp")
+	if _, err := capfile.Repair(path, tmp); err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	return true, nil
+}
+
+// Add queues a closed part for upload. It does not block.
+func (u *Uploader) Add(path string) {
+	u.mu.Lock()
+	u.queue = append(u.queue, path)
+	u.stats.Pending = len(u.queue)
+	u.cond.Broadcast()
+	u.mu.Unlock()
+}
+
+// Stats returns the running totals.
+func (u *Uploader) Stats() Stats {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.stats
+}
+
+// run uploads queued parts in order, retrying each until it is stored.
+func (u *Uploader) run(ctx context.Context) {
+	defer close(u.done)
+	backoff := u.opts.MinBackoff
+	for {
+		u.mu.Lock()
+		for len(u.queue) == 0 && !u.closing {
+			u.cond.Wait()
+		}
+		if len(u.queue) == 0 || ctx.Err() != nil {
+			u.mu.Unlock()
+			return
+		}
+		path := u.queue[0]
+		u.busy = true
+		u.mu.Unlock()
+
+		n, err := u.upload(ctx, path)
+
+		u.mu.Lock()
+		u.busy = false
+		if err == nil {
+			u.queue = u.queue[1:]
+			u.stats.Uploaded++
+			u.stats.Bytes += n
+			u.stats.Pending = len(u.queue)
+			u.cond.Broadcast()
+			u.mu.Unlock()
+			backoff = u.opts.MinBackoff
+			continue
+		}
+		if ctx.Err() != nil {
+			u.mu.Unlock()
+			return
+		}
+		u.stats.Retries++
+		u.stats.LastError = err.Error()
+		u.mu.Unlock()
+		u.opts.Logf("upload of %s failed: %v; retrying in %v (the part stays in %s)", filepath.Base(path), err, backoff, u.dir)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, u.opts.MaxBackoff)
+	}
+}
+
+// upload stores one part and removes it from the spool.
+func (u *Uploader) upload(ctx context.Context, path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	key := u.Key(path)
+	if err := u.store.Put(ctx, key, f, st.Size()); err != nil {
+		return 0, err
+	}
+	// Confirm before deleting the only other copy.
+	obj, err := u.store.Stat(ctx, key)
+	if err != nil {
+		return 0, fmt.Errorf("confirm upload: %w", err)
+	}
+	if obj.Size != st.Size() {
+		return 0, fmt.Errorf("confirm upload: %s holds %d bytes, the part %d", u.store.Describe(key), obj.Size, st.Size())
+	}
+	if err := os.Remove(path); err != nil {
+		return 0, fmt.Errorf("uploaded, but not removed from the spool: %w", err)
+	}
+	u.opts.Logf("uploaded %s (%d bytes)", u.store.Describe(key), st.Size())
+	return st.Size(), nil
+}
+
+// Close waits until every queued part is uploaded or ctx ends, then stops.
+// It returns an error naming the parts left in the spool, which the next
+// Uploader for the same spool uploads first.
+func (u *Uploader) Close(ctx context.Context) error {
+	u.mu.Lock()
+	u.closing = true
+	u.cond.Broadcast()
+	u.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		u.cancel()
+		u.mu.Lock()
+		u.cond.Broadcast()
+		u.mu.Unlock()
+	})
+	<-u.done
+	stop()
+	u.cancel()
+	u.release()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.queue) > 0 {
+		last := ""
+		if u.stats.LastError != "" {
+			last = " (last error: " + u.stats.LastError + ")"
+		}
+		return fmt.Errorf("%d part(s) not uploaded%s; they stay in %s and are uploaded first by the next aaep-capture with the same --output", len(u.queue), last, u.dir)
+	}
+	return nil
+}
+
+func (u *Uploader) release() {
+	if u.lockFD != nil {
+		syscall.Flock(int(u.lockFD.Fd()), syscall.LOCK_UN)
+		u.lockFD.Close()
+		u.lockFD = nil
+	}
+}
