@@ -28,6 +28,9 @@ import (
 // ErrNotFound reports an object (or bucket) that does not exist.
 var ErrNotFound = errors.New("no such object")
 
+// ErrNoBucket reports a bucket that does not exist; it matches ErrNotFound too.
+var ErrNoBucket = fmt.Errorf("no such bucket: %w", ErrNotFound)
+
 // ErrAccess reports a request the server refused for its credentials or
 // permissions (wrong keys, no access to the bucket).
 var ErrAccess = errors.New("access denied")
@@ -80,6 +83,10 @@ type Options struct {
 	// Transport carries the requests; default a clone of
 	// http.DefaultTransport. Tests and measurements count requests with it.
 	Transport http.RoundTripper
+	// Retries is how many times a failed request is tried again inside
+	// the client, with a short backoff (default 3; negative: never). A
+	// caller that retries on its own, and wants to say so, sets -1.
+	Retries int
 	// PartSize is the size of the parts of a multipart upload (default and
 	// minimum 5 MiB); objects up to this size go up in one request.
 	PartSize int64

@@ -70,13 +70,19 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 		&credentials.FileAWSCredentials{},
 		&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport}},
 	})
+	retries := 1 + 3 // minio-go counts the first attempt
+	if o.Retries < 0 {
+		retries = 1
+	} else if o.Retries > 0 {
+		retries = 1 + o.Retries
+	}
 	c, err := minio.NewCore(host, &minio.Options{
 		Creds:        creds,
 		Secure:       secure,
 		Region:       region,
 		BucketLookup: lookup,
 		Transport:    tr,
-		MaxRetries:   3,
+		MaxRetries:   retries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("S3 client for %s: %w", host, err)
@@ -109,11 +115,10 @@ func (s *s3Store) wrap(op, key string, err error) error {
 	resp := minio.ToErrorResponse(err)
 	switch {
 	case resp.Code == "NoSuchKey" || resp.Code == "NoSuchBucket" || resp.StatusCode == http.StatusNotFound:
-		what := "object"
 		if resp.Code == "NoSuchBucket" {
-			what = "bucket " + s.bucket
+			return fmt.Errorf("%s %s: %w %s", op, s.Describe(key), ErrNoBucket, s.bucket)
 		}
-		return fmt.Errorf("%s %s: %w (%s not found)", op, s.Describe(key), ErrNotFound, what)
+		return fmt.Errorf("%s %s: %w", op, s.Describe(key), ErrNotFound)
 	case resp.Code == "AccessDenied" || resp.Code == "InvalidAccessKeyId" || resp.Code == "SignatureDoesNotMatch" ||
 		resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized:
 		code := resp.Code

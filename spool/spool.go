@@ -334,6 +334,25 @@ func (u *Uploader) upload(ctx context.Context, path string) (int64, error) {
 	return st.Size(), nil
 }
 
+// Flush waits until every queued part is uploaded, or ctx ends.
+func (u *Uploader) Flush(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		u.mu.Lock()
+		u.cond.Broadcast()
+		u.mu.Unlock()
+	})
+	defer stop()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for len(u.queue) > 0 && ctx.Err() == nil {
+		u.cond.Wait()
+	}
+	if len(u.queue) > 0 {
+		return fmt.Errorf("%d part(s) from an earlier run not uploaded yet (%s); they stay in %s", len(u.queue), u.stats.LastError, u.dir)
+	}
+	return nil
+}
+
 // Close waits until every queued part is uploaded or ctx ends, then stops.
 // It returns an error naming the parts left in the spool, which the next
 // Uploader for the same spool uploads first.

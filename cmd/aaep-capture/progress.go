@@ -123,7 +123,19 @@ type summary struct {
 	CloseCodes       []closeCodeCount `json:"close_codes"`
 	Files            []string         `json:"files"`
 	Sources          []sourceSummary  `json:"sources"`
+	Upload           *uploadSummary   `json:"upload,omitempty"`
 	ExitCode         int              `json:"exit_code"`
+}
+
+// uploadSummary says what reached object storage.
+type uploadSummary struct {
+	Spool     string `json:"spool"`
+	Uploaded  int64  `json:"uploaded"`
+	Bytes     int64  `json:"bytes"`
+	Retries   int64  `json:"retries"`
+	Recovered int64  `json:"recovered"`
+	Pending   int    `json:"pending"`
+	Error     string `json:"error,omitempty"`
 }
 
 type closeCodeCount struct {

@@ -70,6 +70,7 @@ type options struct {
 	rotateSize  sizeFlag
 	rotateEvery time.Duration
 	ring        int
+	storage     storageOptions
 }
 
 // newCaptureCmd builds the command; runF replaces captureRun in tests of
@@ -109,7 +110,8 @@ written.`,
   aaep-capture unix:///run/user/1000/aaep/planner.sock -o local.aaep --framing lp
   aaep-capture --exec -o child.aaep -- ./producer --verbose
   aaep-capture session.jsonl -o imported.aaep
-  aaep-capture http://prod:8080 -o long.aaep --rotate-every 1h --ring 24 --redact request_text`,
+  aaep-capture http://prod:8080 -o long.aaep --rotate-every 1h --ring 24 --redact request_text
+  aaep-capture http://agent:8080 -o s3://captures/fleet/agent-7.aaep --rotate-every 10m --s3-endpoint http://minio:9000`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -127,7 +129,7 @@ written.`,
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringArrayVarP(&o.endpoints, "endpoint", "e", nil, "endpoint to record (repeatable); the first argument works too")
-	f.StringVarP(&o.output, "output", "o", "", "capture file to write (required)")
+	f.StringVarP(&o.output, "output", "o", "", "capture file to write, or s3://BUCKET/PREFIX/name.aaep (required)")
 	numflag.Duration(f, &o.duration, "duration", 0, numflag.NonNegative("no limit"), "stop after this long (e.g. 30s, 1h); 0: no limit")
 	numflag.Int64(f, &o.maxEvents, "max-events", 0, numflag.NonNegative("no limit"), "stop after recording this many events (handshake messages do not count); 0: no limit")
 	f.Var(&o.maxBytes, "max-bytes", "stop after recording this many bytes of received messages (e.g. 100MiB); 0: no limit")
@@ -152,6 +154,7 @@ written.`,
 	f.Var(&o.rotateSize, "rotate-size", "start a new file when the current one reaches this size (e.g. 512MiB)")
 	numflag.Duration(f, &o.rotateEvery, "rotate-every", 0, numflag.NonNegative("no rotation by time"), "start a new file at every multiple of this duration (e.g. 1h)")
 	numflag.Int(f, &o.ring, "ring", 0, numflag.NonNegative("keep every file"), "with rotation, keep only the newest N files")
+	addStorageFlags(f, &o.storage)
 	return cmd
 }
 

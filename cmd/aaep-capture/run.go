@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/source"
 	"github.com/aaep-tools/aaepkit/source/recorder"
@@ -110,8 +111,16 @@ func captureRun(o *options) error {
 		runCtx, cancelTimeout = context.WithTimeout(ctx, o.duration)
 		defer cancelTimeout()
 	}
-	rec, err := recorder.New(recorder.Config{
-		Path:        o.output,
+	outPath := o.output
+	var remote *remoteOutput
+	if objstore.IsURL(o.output) {
+		if remote, err = openRemoteOutput(ctx, o); err != nil {
+			return err
+		}
+		outPath = remote.local
+	}
+	rcfg := recorder.Config{
+		Path:        outPath,
 		Header:      h,
 		Writer:      capfile.WriterOptions{FlushInterval: o.flushEvery},
 		Clock:       clock,
@@ -124,12 +133,25 @@ func captureRun(o *options) error {
 		Ring:        o.ring,
 		Secrets:     secrets(header, o.endpoints),
 		OnStop:      func(string) { cancel() },
-	})
+	}
+	if remote != nil {
+		rcfg.OnPartClosed = remote.up.Add
+		if remote.rotating {
+			rcfg.PartName = remote.partName
+		}
+	}
+	rec, err := recorder.New(rcfg)
 	if err != nil {
+		if remote != nil {
+			remote.finish(o.storage.uploadWait)
+		}
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 
 	prog := startProgress(o, rec, clock)
+	if remote != nil {
+		remote.logs.use(prog.printf)
+	}
 	results := make([]sourceResult, len(sources))
 	var wg sync.WaitGroup
 	for i, src := range sources {
@@ -152,6 +174,11 @@ func captureRun(o *options) error {
 	elapsed := time.Duration(clock.Now())
 
 	st := rec.Stats()
+	var uploadErr error
+	if remote != nil {
+		uploadErr = remote.finish(o.storage.uploadWait)
+		st.Files = remote.objects(st.Files)
+	}
 	reason := st.StopReason
 	switch {
 	case reason != "":
@@ -165,7 +192,18 @@ func captureRun(o *options) error {
 		reason = stopEnded
 	}
 	code := exitCode(results, closeErr)
+	if uploadErr != nil && code == cli.ExitOK {
+		code = cli.ExitFailure
+	}
 	sum := newSummary(st, results, reason, elapsed, code)
+	if remote != nil {
+		us := remote.up.Stats()
+		sum.Upload = &uploadSummary{Spool: remote.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending}
+		if uploadErr != nil {
+			sum.Upload.Error = uploadErr.Error()
+			fmt.Fprintf(o.Err, "aaep-capture: %v\n", uploadErr)
+		}
+	}
 	if !o.quiet {
 		fmt.Fprintln(o.Err, sum.line())
 	}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/spool"
+)
+
+// storageOptions are the flags of recording to object storage.
+type storageOptions struct {
+	spool      string
+	endpoint   string
+	pathStyle  bool
+	uploadWait time.Duration
+}
+
+func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
+	f.StringVar(&o.spool, "spool", "", "with --output s3://...: local directory where parts are written before upload (default under the user's cache directory)")
+	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3-compatible server, e.g. http://127.0.0.1:9000 for MinIO (default AWS, or $AWS_ENDPOINT_URL_S3)")
+	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
+	f.DurationVar(&o.uploadWait, "upload-wait", 2*time.Minute, "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
+}
+
+// partStamp is the time format in part names: fixed width, so that names
+// sort in time order.
+const partStamp = "20060102T150405.000Z"
+
+// remoteOutput records into the spool and uploads closed parts.
+type remoteOutput struct {
+	url      objstore.URL
+	store    objstore.Store
+	up       *spool.Uploader
+	local    string // the capture file (or rotation pattern) in the spool
+	rotating bool
+	logs     *logLines
+}
+
+// logLines prints upload messages through the progress display once it
+// exists, and to stderr before.
+type logLines struct {
+	mu sync.Mutex
+	w  io.Writer
+	pf func(format string, args ...any)
+}
+
+func (l *logLines) printf(format string, args ...any) {
+	l.mu.Lock()
+	pf, w := l.pf, l.w
+	l.mu.Unlock()
+	if pf != nil {
+		pf("aaep-capture: "+format+"\n", args...)
+		return
+	}
+	fmt.Fprintf(w, "aaep-capture: "+format+"\n", args...)
+}
+
+func (l *logLines) use(pf func(format string, args ...any)) {
+	l.mu.Lock()
+	l.pf = pf
+	l.mu.Unlock()
+}
+
+// openRemoteOutput checks an s3:// output, the credentials and the bucket,
+// opens the spool (uploading what an earlier run left in it first) and
+// returns where the recorder writes.
+func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
+	u, err := objstore.Parse(o.output)
+	if err != nil {
+		return nil, cli.Usagef("--output: %v", err)
+	}
+	if u.IsPrefix() {
+		return nil, cli.Usagef("--output %s names a prefix; name the capture: %sname.aaep", u, u)
+	}
+	rotating := o.rotateSize > 0 || o.rotateEvery > 0
+	if o.ring > 0 {
+		return nil, cli.Usagef("--ring deletes local files; for object storage use the bucket's lifecycle rules")
+	}
+	store, err := objstore.Open(ctx, u, objstore.Options{Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle, Retries: -1})
+	if err != nil {
+		return nil, cli.Usagef("%v", err)
+	}
+	logs := &logLines{w: o.Err}
+	if o.quiet {
+		logs.w = io.Discard
+	}
+	// Prove the credentials and the bucket before recording anything.
+	exists, err := probe(ctx, store, u.Key)
+	switch {
+	case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
+		return nil, cli.WithCode(cli.ExitFailure, err)
+	case err != nil:
+		logs.printf("warning: %v; recording to the spool, uploads will be retried", err)
+	}
+	root := o.storage.spool
+	if root == "" {
+		if root, err = spool.DefaultRoot(); err != nil {
+			return nil, cli.Usagef("%v", err)
+		}
+	}
+	dir := spool.Dir(root, u)
+	up, err := spool.Open(store, u, dir, spool.Options{Logf: logs.printf})
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, err)
+	}
+	ro := &remoteOutput{url: u, store: store, up: up, local: filepath.Join(dir, path.Base(u.Key)), rotating: rotating, logs: logs}
+	if !rotating {
+		// One object named as asked: an earlier recording of that name,
+		// stored or still in the spool, is never replaced.
+		if up.Stats().Recovered > 0 {
+			wctx, cancel := context.WithTimeout(ctx, o.storage.uploadWait)
+			err := up.Flush(wctx)
+			cancel()
+			if err != nil {
+				up.Close(context.Background())
+				return nil, cli.WithCode(cli.ExitFailure, err)
+			}
+			exists, _ = probe(ctx, store, u.Key)
+		}
+		if exists {
+			up.Close(context.Background())
+			return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s already exists; not overwritten (name another object, or rotate: --rotate-every/--rotate-size name parts by their start time)", u))
+		}
+	}
+	return ro, nil
+}
+
+// probe makes one authenticated request: whether key exists. It reads a
+// byte rather than asking for the object's metadata, because an answer with
+// a body says why credentials were refused.
+func probe(ctx context.Context, store objstore.Store, key string) (bool, error) {
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var b [1]byte
+	_, _, err := store.ReadRange(pctx, key, 0, b[:])
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, objstore.ErrNoBucket):
+		return false, err
+	case errors.Is(err, objstore.ErrNotFound):
+		return false, nil
+	}
+	return false, err
+}
+
+// partName names rotated part n, started at start, in the spool: the
+// output's name, the part's start time, the part number.
+func (ro *remoteOutput) partName(n int, start time.Time) string {
+	ext := path.Ext(ro.local)
+	stem := strings.TrimSuffix(ro.local, ext)
+	return fmt.Sprintf("%s-%s-%06d%s", stem, start.UTC().Format(partStamp), n, ext)
+}
+
+// objects maps spool paths to the URLs of their objects.
+func (ro *remoteOutput) objects(files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = ro.store.Describe(ro.up.Key(f))
+	}
+	return out
+}
+
+// finish waits (at most --upload-wait) for the last uploads.
+func (ro *remoteOutput) finish(wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return ro.up.Close(ctx)
+}
