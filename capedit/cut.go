@@ -20,6 +20,8 @@ type CutOptions struct {
 	// --to); unset means the end. So "--to #99" and "--from #100" split a
 	// capture without losing or repeating a record.
 	To timing.Position
+	// Stdout is where an out of "-" writes; nil refuses "-".
+	Stdout io.Writer
 }
 
 // Cut writes the records of in from opts.From to opts.To (both included) to out. It
@@ -30,12 +32,10 @@ type CutOptions struct {
 // times are shifted to match, so their absolute times are unchanged and a
 // replay of the cut starts at once; Merge puts the pieces back together.
 func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) {
-	if opts.From.Set && opts.To.Set && opts.From.ByIndex == opts.To.ByIndex {
-		if (opts.From.ByIndex && opts.To.Index < opts.From.Index) || (!opts.From.ByIndex && opts.To.Time < opts.From.Time) {
-			return nil, fmt.Errorf("cut range %v to %v ends before it starts", opts.From, opts.To)
-		}
-	}
 	if err := CheckOutput(out, in); err != nil {
+		return nil, err
+	}
+	if err := CheckSelection(in, Selection{From: opts.From, To: opts.To}); err != nil {
 		return nil, err
 	}
 	src, err := openInput(in)
@@ -53,8 +53,13 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 	hdr := cloneHeader(src.r.Header())
 	hdr.Meta["derived_from"] = filepath.Base(in)
 	hdr.Meta["cut"] = describeCut(opts)
-	err = WriteFile(out, []string{in}, func(w io.Writer) error {
+	err = writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
 		var cw *capfile.Writer
+		defer func() {
+			if cw != nil {
+				cw.Close() // after damage: the records before it stay readable
+			}
+		}()
 		var shift int64
 		start := func(first *capfile.Record) error {
 			switch {
@@ -101,10 +106,9 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 			}
 			res.Written++
 		}
-		if cw == nil {
-			if err := start(nil); err != nil {
-				return err
-			}
+		if res.Written == 0 {
+			return fmt.Errorf("%s: no record from %s to %s: the range %w; %s",
+				in, describePos(opts.From, "the start"), describePos(opts.To, "the end"), ErrEmptySelection, describePath(in))
 		}
 		if err := cw.Close(); err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -135,6 +139,13 @@ func seekTo(src *input, p timing.Position) (bool, error) {
 		return false, fmt.Errorf("%s: seek to %v: %w", src.path, p, err)
 	}
 	return false, nil
+}
+
+func describePos(p timing.Position, unset string) string {
+	if !p.Set {
+		return unset
+	}
+	return p.String()
 }
 
 func describeCut(o CutOptions) string {

@@ -117,11 +117,46 @@ func TestCorruptInput(t *testing.T) {
 			if err == nil || !errors.As(err, &ce) || capfile.IsTorn(err) {
 				t.Fatalf("error = %v, want a corruption error", err)
 			}
-			if msg := err.Error(); !strings.Contains(msg, bad) || !strings.Contains(msg, wantAt) {
-				t.Errorf("error %q does not name %s and %q", msg, bad, wantAt)
+			wantRec := fmt.Sprintf("record %d", ce.Index)
+			if msg := err.Error(); !strings.Contains(msg, bad) || !strings.Contains(msg, wantAt) || !strings.Contains(msg, wantRec) {
+				t.Errorf("error %q does not name %s, %q and %q", msg, bad, wantAt, wantRec)
 			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("output left behind after an error: %v", err)
+			if ce.Index <= 0 {
+				t.Fatalf("damage at record %d: the test wants intact records before it", ce.Index)
+			}
+			// Every record read before the damage is in the output, which
+			// ends on a record (or line) boundary.
+			switch o.name {
+			case "export":
+				data := readFile(t, out)
+				if len(data) == 0 || data[len(data)-1] != '\n' {
+					t.Fatalf("export does not end with a whole line")
+				}
+				if lines := int64(bytes.Count(data, []byte("\n"))); lines != ce.Index+1 {
+					t.Errorf("export wrote %d lines, want the header and the %d records before the damage", lines, ce.Index)
+				}
+			case "filter":
+				_, got := readCapture(t, out)
+				want := 0
+				for _, r := range sampleRecords()[:ce.Index] {
+					if keep(&r, &FilterOptions{Match: peek.Filter{Types: []string{"aaep:agent.state.changed"}}}) {
+						want++
+					}
+				}
+				if len(got) != want {
+					t.Errorf("filter kept %d records, want the %d matching ones before the damage", len(got), want)
+				}
+			default:
+				_, got := readCapture(t, out)
+				want := sampleRecords()[:ce.Index]
+				if int64(len(got)) != ce.Index {
+					t.Fatalf("%s wrote %d records, want the %d before the damage", o.name, len(got), ce.Index)
+				}
+				for i := range got {
+					if !bytes.Equal(got[i].Payload, want[i].Payload) {
+						t.Fatalf("record %d differs", i)
+					}
+				}
 			}
 			noTemp(t, outDir)
 		})
@@ -202,14 +237,16 @@ func TestRefuseToOverwriteInput(t *testing.T) {
 func TestFailedOutputKeepsOldFile(t *testing.T) {
 	dir := t.TempDir()
 	src := writeCapture(t, dir, "src.aaep", testHeader(), sampleRecords())
-	bad, _ := corruptCopy(t, src, "bad.aaep")
 	out := filepath.Join(dir, "out.aaep")
 	writeFileBytes(t, out, []byte("old content"))
 	if err := os.Chmod(out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Cut(ctx, bad, out, CutOptions{}); err == nil {
-		t.Fatal("cut of a corrupt capture succeeded")
+	big := writeCapture(t, dir, "big.aaep", testHeader(), manyRecords(5000))
+	cctx, cancel := contextWithCancel()
+	cancel()
+	if _, err := Cut(cctx, big, out, CutOptions{}); err == nil {
+		t.Fatal("a cancelled cut succeeded")
 	}
 	if got := readFile(t, out); !bytes.Equal(got, []byte("old content")) {
 		t.Errorf("failed cut changed the existing output to %q", got)
@@ -250,11 +287,7 @@ func TestWriteFileAbortsOnError(t *testing.T) {
 
 func TestContextCancelled(t *testing.T) {
 	dir := t.TempDir()
-	var recs []capfile.Record
-	for i := 0; i < 5000; i++ {
-		recs = append(recs, capfile.Record{Kind: capfile.KindReceived, Time: int64(i), Payload: []byte(`{"type":"x"}`)})
-	}
-	src := writeCapture(t, dir, "src.aaep", testHeader(), recs)
+	src := writeCapture(t, dir, "src.aaep", testHeader(), manyRecords(5000))
 	cctx, cancel := contextWithCancel()
 	cancel()
 	out := filepath.Join(dir, "out.aaep")
@@ -264,4 +297,14 @@ func TestContextCancelled(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("output exists after cancel")
 	}
+}
+
+// manyRecords returns n small received messages, enough for an operation to
+// check its context.
+func manyRecords(n int) []capfile.Record {
+	recs := make([]capfile.Record, n)
+	for i := range recs {
+		recs[i] = capfile.Record{Kind: capfile.KindReceived, Time: int64(i), Payload: []byte(`{"type":"x"}`)}
+	}
+	return recs
 }

@@ -3,21 +3,25 @@
 // into a new capture (Cut, Filter, Merge).
 //
 // Every operation streams: it holds a bounded number of records in memory
-// whatever the size of its inputs. Operations that write a capture never
-// touch their inputs: they refuse an output that is one of the inputs (by
-// path or by os.SameFile), write under a temporary name in the output's
-// directory, fsync, rename into place and fsync the directory, and remove the
-// temporary file when anything fails, so a failed run leaves no partial
-// output behind.
+// whatever the size of its inputs. Outputs go through internal/outfile: an
+// output that is, or resolves to, one of the inputs is refused; a regular
+// file is written under a temporary name in its directory, fsynced and
+// renamed into place (its mode kept), and the temporary file is removed when
+// anything fails; a symbolic link's target is written; a device, FIFO or
+// socket is written in place; "-" is standard output when the caller gives
+// one (the options' Stdout). A range, session or filter that selects nothing
+// is an error wrapping ErrEmptySelection that says what the capture holds.
 //
 // # Damaged inputs
 //
 // A capture whose writer did not finish (a torn tail, see capfile.IsTorn) is
 // processed up to its last intact record, and the operation returns a
 // Warning saying where the tail was cut. Any other damage (a bad checksum, an
-// impossible length) stops the operation with an error naming the file, the
-// byte offset and the record; capfile.Repair (the repair verb) salvages such
-// files.
+// impossible length) stops the operation: every record read before it is
+// written (the output is closed on a record or line boundary and kept), then
+// the operation returns an error naming the file, the byte offset and the
+// record, marked with outfile.KeepPartial; capfile.Repair (the repair verb)
+// salvages the rest of such files.
 //
 // # JSON Lines
 //

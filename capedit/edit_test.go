@@ -1,6 +1,8 @@
 package capedit
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,8 +63,6 @@ func TestCut(t *testing.T) {
 		{name: "times", from: "3s", to: time.Duration(mid).String(), lo: firstAt(3e9), hi: firstAfter(mid), shift: 3e9},
 		{name: "clock times", from: "0:03", to: "0:20.5", lo: firstAt(3e9), hi: firstAfter(20.5e9), shift: 3e9},
 		{name: "mixed", from: "#20", to: "20s", lo: 20, hi: firstAfter(20e9), shift: recs[20].Time},
-		{name: "past the end", from: "1h", lo: n, hi: n, shift: int64(time.Hour)},
-		{name: "record past the end", from: "#100000", lo: n, hi: n},
 		{name: "one record", from: "#7", to: "#7", lo: 7, hi: 8, shift: recs[7].Time},
 	}
 	for _, tc := range tests {
@@ -92,12 +92,37 @@ func TestCut(t *testing.T) {
 			}
 		})
 	}
-	t.Run("backwards range", func(t *testing.T) {
-		_, err := Cut(ctx, src, filepath.Join(t.TempDir(), "x.aaep"), CutOptions{From: pos(t, "#9"), To: pos(t, "#3")})
-		if err == nil || !strings.Contains(err.Error(), "ends before it starts") {
-			t.Errorf("error = %v", err)
-		}
-	})
+	// An empty selection is an error that says what the capture holds, and
+	// writes nothing.
+	gap := recs[10].Time + 1 // between two records
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"backwards range", "#9", "#3", "ends before it starts"},
+		{"backwards times", "10s", "5s", "ends before it starts"},
+		{"past the end", "1h", "", "--from 1h0m0s is past the last record"},
+		{"record past the end", "#100000", "", "--from #100000 is past the last record"},
+		{"record just past the end", fmt.Sprint(n), "", "is past the last record"},
+		{"between two records", fmt.Sprintf("%dns", gap), fmt.Sprintf("%dns", gap), "no record from"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "x.aaep")
+			opts := CutOptions{From: pos(t, tc.from)}
+			if tc.to != "" {
+				opts.To = pos(t, tc.to)
+			}
+			_, err := Cut(ctx, src, out, opts)
+			if !errors.Is(err, ErrEmptySelection) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want ErrEmptySelection and %q", err, tc.want)
+			}
+			holds := fmt.Sprintf("the capture holds %d records (#0 to #%d)", n, n-1)
+			if !strings.Contains(err.Error(), holds) || !strings.Contains(err.Error(), firstSession(recs)) {
+				t.Errorf("error %q does not say what the capture holds (%q, session %s)", err, holds, firstSession(recs))
+			}
+			if names := dirNames(t, dir); len(names) != 0 {
+				t.Errorf("files left: %v", names)
+			}
+		})
+	}
 }
 
 // TestCutAndMergeBack splits a capture in three and merges the pieces back.
@@ -108,7 +133,7 @@ func TestCutAndMergeBack(t *testing.T) {
 	src := writeCapture(t, dir, "src.aaep", h, recs)
 	// Record numbers split as --to #16, --from #17; times as --to T, --from
 	// T+1ns (no record of the sample falls on a whole second).
-	for _, split := range [][4]string{{"#16", "#17", "#59", "#60"}, {"4s", "4000000001ns", "22.5s", "22500000001ns"}, {"#0", "#1", "1h", "1h"}} {
+	for _, split := range [][4]string{{"#16", "#17", "#59", "#60"}, {"4s", "4000000001ns", "22.5s", "22500000001ns"}, {"#0", "#1", "#60", "#61"}} {
 		for _, r := range recs {
 			if r.Time == 4e9 || r.Time == 22.5e9 {
 				t.Fatal("a record falls on a split time")

@@ -73,6 +73,10 @@ func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) (
 		}
 		rec, err := in.next()
 		if err != nil {
+			// Damage: every line before it goes out whole, then the error.
+			if ferr := bw.Flush(); ferr != nil {
+				return st, fmt.Errorf("write export: %w", ferr)
+			}
 			return st, err
 		}
 		if rec == nil {

@@ -21,6 +21,8 @@ type FilterOptions struct {
 	// MessagesOnly also drops connection events and markers, which are
 	// otherwise kept: they describe the transport, not one session.
 	MessagesOnly bool
+	// Stdout is where an out of "-" writes; nil refuses "-".
+	Stdout io.Writer
 }
 
 // Filter writes the records of in that opts selects to out. Times and the
@@ -38,7 +40,8 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	hdr := cloneHeader(src.r.Header())
 	hdr.Meta["derived_from"] = filepath.Base(in)
 	hdr.Meta["filter"] = describeFilter(opts)
-	err = WriteFile(out, []string{in}, func(w io.Writer) error {
+	matched := int64(0)
+	err = writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {
 			return err
@@ -60,10 +63,16 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 			if !keep(rec, &opts) {
 				continue
 			}
+			if rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent {
+				matched++
+			}
 			if err := cw.Append(rec); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}
 			res.Written++
+		}
+		if res.Written == 0 || (!opts.Match.Empty() && matched == 0) {
+			return fmt.Errorf("%s: no message matches %s: the filter %w; %s", in, describeFilter(opts), ErrEmptySelection, describePath(in))
 		}
 		if err := cw.Close(); err != nil {
 			return fmt.Errorf("write output: %w", err)

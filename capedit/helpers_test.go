@@ -216,3 +216,13 @@ func noTemp(t testing.TB, dir string) {
 var errCanceled = context.Canceled
 
 func contextWithCancel() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }
+
+// firstSession returns the first session key of recs.
+func firstSession(recs []capfile.Record) string {
+	for _, r := range recs {
+		if r.Session != "" {
+			return r.Session
+		}
+	}
+	panic("no session in the sample")
+}

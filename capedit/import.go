@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/peek"
 )
 
@@ -25,6 +26,8 @@ type ImportOptions struct {
 	// Plain reads every line as a message even when the first line looks
 	// like the header of a --with-meta export.
 	Plain bool
+	// Stdout is where an out of "-" writes; nil refuses "-".
+	Stdout io.Writer
 }
 
 // ImportStats say what Import did.
@@ -70,6 +73,12 @@ const maxMetaLine = capfile.MaxPayload/3*4 + 8<<20
 // rebuilt into the header and records it was exported from.
 func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportStats, error) {
 	st := &ImportStats{}
+	if err := CheckOutput(out, in); err != nil {
+		return st, err
+	}
+	if err := SniffJSONL(in); err != nil {
+		return st, err
+	}
 	f, err := os.Open(in)
 	if err != nil {
 		return st, err
@@ -89,7 +98,7 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 			st.WithMeta = true
 			st.Lines = 1
 			st.Start = h.Start
-			return st, WriteFile(out, []string{in}, func(w io.Writer) error {
+			return st, writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
 				return importMeta(ctx, in, lr, w, h, st)
 			})
 		}
@@ -115,7 +124,7 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 		Sources: []capfile.Source{{ID: 0, Transport: "file", Endpoint: filepath.Base(in)}},
 		Meta:    map[string]string{"imported_from": filepath.Base(in)},
 	}
-	return st, WriteFile(out, []string{in}, func(w io.Writer) error {
+	return st, writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
 		return importPlain(ctx, in, newLineReader(f, capfile.MaxPayload), w, h, st)
 	})
 }
@@ -153,7 +162,7 @@ func firstTimestamp(path string) (time.Time, bool, error) {
 			return time.Time{}, false, nil
 		}
 		if err != nil {
-			return time.Time{}, false, fmt.Errorf("%s: %w", path, err)
+			return time.Time{}, false, nil // damage: the import reports it where it is
 		}
 		fl := peek.Peek(line)
 		if t, ok := messageTime(&fl); ok && fl.Object {
@@ -180,7 +189,7 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
 		}
 		st.Lines++
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -243,7 +252,7 @@ func importMeta(ctx context.Context, path string, lr *lineReader, w io.Writer, h
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
 		}
 		st.Lines++
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -251,10 +260,10 @@ func importMeta(ctx context.Context, path string, lr *lineReader, w io.Writer, h
 			continue
 		}
 		if err := parseMetaRecord(line, &rec); err != nil {
-			return fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err)
+			return outfile.KeepPartial(fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err))
 		}
 		if err := cw.Append(&rec); err != nil {
-			return fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err)
+			return outfile.KeepPartial(fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err))
 		}
 		st.Records++
 		if rec.Flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
 // Warning is a problem an operation worked around: a torn input whose intact
@@ -67,7 +68,8 @@ func openInput(path string) (*input, error) {
 }
 
 // next returns the next intact record, or nil at the end. A torn tail ends
-// the input with a warning; other damage is an error naming the file.
+// the input with a warning; other damage is an error naming the file, the
+// byte offset and the record, marked with outfile.KeepPartial.
 func (in *input) next() (*capfile.Record, error) {
 	rec, err := in.r.Next()
 	if err == nil {
@@ -83,7 +85,9 @@ func (in *input) next() (*capfile.Record, error) {
 		}
 		return nil, nil
 	}
-	return nil, fmt.Errorf("%s: %w", in.path, err)
+	// Damage: the records before it were delivered, and an output holding
+	// them is kept (outfile.WriteFile commits it, then the error is reported).
+	return nil, outfile.KeepPartial(fmt.Errorf("%s: %w", in.path, err))
 }
 
 func (in *input) close() { in.r.Close() }

@@ -3,6 +3,7 @@ package capedit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/peek"
 )
 
 // referenceJSONL is written the way the reference Python aaep-capture writes
@@ -254,8 +256,10 @@ func TestImportBadMetaLines(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), in) {
 				t.Fatalf("Import error = %v, want one naming %s and %q", err, in, tc.want)
 			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("output exists after a failed import: %v", err)
+			// Damage: every record before the bad line is kept.
+			_, recs := readCapture(t, out)
+			if want := strings.Count(tc.body, "\n") - 1; len(recs) != want {
+				t.Errorf("output holds %d records, want the %d before the bad line", len(recs), want)
 			}
 			noTemp(t, dir)
 		})
@@ -312,4 +316,76 @@ func TestExportPlainKinds(t *testing.T) {
 			t.Errorf("pretty-printed message not reflowed onto one line")
 		}
 	}
+}
+
+// TestImportRefusesWhatIsNotJSONL: a capture, a zstd file and bytes in which
+// no line is JSON are refused before anything is written.
+func TestImportRefusesWhatIsNotJSONL(t *testing.T) {
+	dir := t.TempDir()
+	capture := writeCapture(t, dir, "cap.aaep", testHeader(), sampleRecords())
+	zst := filepath.Join(dir, "events.jsonl.zst")
+	// A zstd frame: magic, then a frame header of a tiny raw block.
+	writeFileBytes(t, zst, []byte{0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x05, 0x29, 0x00, 0x00, 'h', 'e', 'l', 'l', 'o'})
+	rnd := make([]byte, 64<<10)
+	for i := range rnd {
+		rnd[i] = byte((i*7919 + i*i*31) % 251)
+		if rnd[i] == '{' || rnd[i] == '[' || rnd[i] == '"' || (rnd[i] >= '0' && rnd[i] <= '9') {
+			rnd[i] = 'x'
+		}
+	}
+	random := filepath.Join(dir, "random.bin")
+	writeFileBytes(t, random, rnd)
+	text := writeText(t, dir, "notes.txt", "hello\nworld\n")
+	for _, tc := range []struct {
+		in   string
+		want error
+		msg  string
+	}{
+		{capture, ErrIsCapture, "already a capture"},
+		{zst, ErrCompressed, "zstd"},
+		{random, ErrNotJSONL, "no line is JSON"},
+		{text, ErrNotJSONL, "2 lines read"},
+	} {
+		out := filepath.Join(dir, "out.aaep")
+		_, err := Import(ctx, tc.in, out, ImportOptions{})
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), tc.in) {
+			t.Errorf("import %s: %v, want %v naming the file", tc.in, err, tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("import %s left an output", tc.in)
+		}
+	}
+	// One JSON line among garbage is JSON Lines with invalid lines.
+	mixed := writeText(t, dir, "mixed.jsonl", "garbage\n{\"type\":\"x\"}\nmore garbage\n")
+	if err := SniffJSONL(mixed); err != nil {
+		t.Errorf("mixed file refused: %v", err)
+	}
+	noTemp(t, dir)
+}
+
+func TestEmptySelections(t *testing.T) {
+	dir := t.TempDir()
+	recs := sampleRecords()
+	src := writeCapture(t, dir, "src.aaep", testHeader(), recs)
+	_, err := Filter(ctx, src, filepath.Join(dir, "f.aaep"), FilterOptions{Match: peek.Filter{Sessions: []string{"sess_nope"}}})
+	if !errors.Is(err, ErrEmptySelection) || !strings.Contains(err.Error(), "session=sess_nope") || !strings.Contains(err.Error(), firstSession(recs)) {
+		t.Errorf("filter on an unknown session: %v", err)
+	}
+	for _, tc := range []struct {
+		sel  Selection
+		want string
+	}{
+		{Selection{Sessions: []string{"sess_nope", "sess_other"}}, "--session sess_nope,sess_other"},
+		{Selection{From: pos(t, "#5"), To: pos(t, "#2"), ToFlag: "--until"}, "--until #2 ends before it starts"},
+		{Selection{From: pos(t, "2h")}, "--from 2h0m0s is past the last record"},
+	} {
+		err := CheckSelection(src, tc.sel)
+		if !errors.Is(err, ErrEmptySelection) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "the capture holds") {
+			t.Errorf("%+v: %v, want %q", tc.sel, err, tc.want)
+		}
+	}
+	if err := CheckSelection(src, Selection{Sessions: []string{"sess_nope", firstSession(recs)}, From: pos(t, "#3")}); err != nil {
+		t.Errorf("a selection with one known session: %v", err)
+	}
+	noTemp(t, dir)
 }

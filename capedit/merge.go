@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
 // MergeOptions tune Merge.
@@ -20,6 +21,8 @@ type MergeOptions struct {
 	// subprotocol one id in the output (use it to put back together pieces
 	// of one capture). By default every input's sources stay apart.
 	JoinSources bool
+	// Stdout is where an out of "-" writes; nil refuses "-".
+	Stdout io.Writer
 }
 
 // MergeResult says what Merge did.
@@ -74,7 +77,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	for i, s := range srcs {
 		shift[i] = s.r.Header().Start.Sub(hdr.Start).Nanoseconds()
 	}
-	err = WriteFile(out, inputs, func(w io.Writer) error {
+	err = writeOutput(out, opts.Stdout, inputs, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {
 			return err
@@ -143,6 +146,11 @@ func usedSources(ctx context.Context, path string) (map[uint16]bool, error) {
 			return nil, err
 		}
 		rec, err := s.next()
+		if outfile.IsPartial(err) {
+			// Damage: the records before it are merged, then the
+			// second pass reports it.
+			return used, nil
+		}
 		if err != nil || rec == nil {
 			return used, err
 		}

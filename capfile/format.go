@@ -267,3 +267,20 @@ func decodeBody(body []byte, prev int64, rec *Record, attrs *[]Attr, strs string
 	rec.Payload = p
 	return nil
 }
+
+// SniffLen is how many leading bytes Sniff looks at.
+const SniffLen = skippableHeaderLen + len(headerSig)
+
+// Sniff tells from the first bytes of a file (SniffLen of them, or all there
+// are) whether it is a capture (its header frame), or another zstd stream,
+// skippable frames included.
+func Sniff(head []byte) (capture, zstdStream bool) {
+	if len(head) < 4 {
+		return false, false
+	}
+	magic := binary.LittleEndian.Uint32(head)
+	if magic == headerMagic && (len(head) < SniffLen || string(head[skippableHeaderLen:SniffLen]) == headerSig) {
+		return true, true
+	}
+	return false, magic == zstdFrameMagic || isSkippable(magic)
+}

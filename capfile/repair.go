@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
 // RepairReport says what Repair kept and dropped.
@@ -60,75 +60,48 @@ func (rep RepairReport) String() string {
 
 // Repair copies every intact record of the capture src into a new, cleanly
 // closed capture dst, with a fresh index. It reads src only: src is never
-// modified, renamed or deleted. dst is written to a temporary file in the same
-// directory, fsynced, renamed to dst and the directory fsynced, so dst is
-// either complete or absent.
+// modified, renamed or deleted. dst is written under the output policy of
+// internal/outfile: a temporary file in the same directory, fsynced and
+// renamed to dst (whose mode is kept), so dst is either complete or absent;
+// a dst that is src (by name, link or inode) is refused.
 //
 // Damage inside a zstd frame loses the rest of that frame; Repair resumes at
 // the next frame (found through the source's index when it survived, else by
 // scanning for the next frame magic). A source whose header is unreadable
 // cannot be repaired.
 func Repair(src, dst string) (rep RepairReport, err error) {
-	if sameFile(src, dst) {
-		return rep, fmt.Errorf("capfile: repair: source and destination are the same file %s", src)
-	}
+	err = outfile.WriteFile(dst, outfile.Options{Inputs: []string{src}}, func(w io.Writer) error {
+		var err error
+		rep, err = RepairTo(src, w)
+		return err
+	})
+	return rep, err
+}
+
+// RepairTo is Repair writing the new capture to w. Report.Bytes is what was
+// written to w.
+func RepairTo(src string, w io.Writer) (rep RepairReport, err error) {
 	r, err := Open(src)
 	if err != nil {
 		return rep, fmt.Errorf("capfile: repair: %w", err)
 	}
 	defer r.Close()
-	rep.SourceClean = r.clean
-
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
+	cw, err := NewWriter(w, r.hdr, &WriterOptions{FlushInterval: -1})
 	if err != nil {
 		return rep, fmt.Errorf("capfile: repair: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	w, err := NewWriter(tmp, r.hdr, &WriterOptions{FlushInterval: -1})
-	if err != nil {
-		return rep, fmt.Errorf("capfile: repair: %w", err)
-	}
-	if err := repairCopy(r, w, &rep); err != nil {
-		w.Close()
+	if err := repairCopy(r, cw, &rep); err != nil {
+		cw.Close()
 		return rep, err
 	}
-	if err := w.Close(); err != nil {
+	if err := cw.Close(); err != nil {
 		return rep, fmt.Errorf("capfile: repair: %w", err)
 	}
-	rep.Bytes = w.Stats().FileBytes
-	if err := tmp.Sync(); err != nil {
-		return rep, fmt.Errorf("capfile: repair: sync: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return rep, fmt.Errorf("capfile: repair: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return rep, fmt.Errorf("capfile: repair: %w", err)
-	}
-	if err := syncDir(filepath.Dir(dst)); err != nil {
-		return rep, fmt.Errorf("capfile: repair: sync directory: %w", err)
-	}
+	rep.Bytes = cw.Stats().FileBytes
+	// Intact means nothing was dropped: a source with a valid trailer can
+	// still hold damaged frames.
+	rep.SourceClean = r.clean && len(rep.Dropped) == 0 && rep.LostRecords == 0
 	return rep, nil
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // repairCopy streams records from r's data into w, resynchronising after damage.

@@ -2,49 +2,25 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
 )
 
-var (
-	binDir   string
-	binOnce  sync.Once
-	binPath  string
-	binError error
-)
+// captureBin is the real aaep-capture, built once per test run.
+var captureBin = binarytest.New(".", "aaep-capture")
 
 // binary builds the real aaep-capture once per test run.
-func binary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		binDir, binError = os.MkdirTemp("", "aaep-capture-bin")
-		if binError != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "aaep-capture")
-		gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(gotool, "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binError = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if binError != nil {
-		t.Fatal(binError)
-	}
-	return binPath
-}
+func binary(t *testing.T) string { return captureBin.Path(t) }
 
 // startBinary starts aaep-capture with args; stderr is collected.
 func startBinary(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {

@@ -26,9 +26,7 @@ func TestMain(m *testing.M) {
 	sourcetest.RunChild()
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // children are test binaries
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	captureBin.Remove()
 	os.Exit(code)
 }
 

@@ -45,19 +45,18 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 				}
 				*p.dst = pos
 			}
+			opts.Stdout = a.Out
 			res, err := capedit.Cut(a.ctx, args[0], out, opts)
 			if res != nil {
 				fileopsWarn(a.Err, res.Warnings)
 			}
-			if err != nil {
-				return fileopsError(err)
-			}
-			fmt.Fprintf(a.Out, "wrote %d records to %s\n", res.Written, out)
-			return nil
+			return fileopsDone(err, func() {
+				fmt.Fprintf(a.summaryTo(out), "wrote %d records to %s\n", res.Written, outName(out))
+			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.StringVar(&from, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
 	f.StringVar(&to, "to", "", "last position kept (inclusive): a time offset or a record number")
 	return cmd

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
 func init() { register(newExportCmd) }
@@ -47,14 +48,17 @@ import reads such a file back into an identical capture.`,
 				}
 				return err
 			}
-			if out == "" || out == "-" {
-				return fileopsError(run(a.Out))
+			if out == "" {
+				out = "-"
 			}
-			return fileopsError(capedit.WriteFile(out, []string{args[0]}, run))
+			// Damage: every line before it is written (Export's error is
+			// marked outfile.KeepPartial, so a file output is kept), then
+			// the damage is reported.
+			return fileopsError(outfile.WriteFile(out, outfile.Options{Inputs: args, Stdout: a.Out}, run))
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	f.StringVarP(&out, "output", "o", "", "write to this file instead of standard output (-: standard output)")
 	f.BoolVar(&opts.WithMeta, "with-meta", false, "wrap every record with its time, kind, direction, source and attributes")
 	f.BoolVar(&opts.Sent, "sent", false, "also export the messages the recorder sent (without --with-meta)")
 	return cmd

@@ -216,8 +216,30 @@ func TestFileopsDamagedInputs(t *testing.T) {
 			if code != cli.ExitUsage || !strings.Contains(stderr, bad) || !strings.Contains(stderr, fmt.Sprintf("at byte %d", badAt)) {
 				t.Errorf("exit %d, stderr %q: want 2 naming %s and byte %d", code, stderr, bad, badAt)
 			}
-			if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
-				t.Errorf("files left after the error: %v", ents)
+			if v.name == "info" {
+				return
+			}
+			// Every record before the damage is written, on a record or
+			// line boundary, and the damage is reported after it.
+			if !strings.Contains(stderr, "record ") {
+				t.Errorf("stderr %q does not name the damaged record", stderr)
+			}
+			if v.name == "export" {
+				data, err := os.ReadFile(out)
+				if err != nil || len(data) == 0 || data[len(data)-1] != '\n' {
+					t.Fatalf("export output %d bytes, %v: want whole lines", len(data), err)
+				}
+				for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+					if !json.Valid([]byte(line)) {
+						t.Fatalf("export line %d is not JSON: %q", i+1, line)
+					}
+				}
+			} else if recs := fileopsRecords(t, out); len(recs) == 0 {
+				t.Errorf("%s kept no record of those before the damage", v.name)
+			}
+			ents, _ := os.ReadDir(outDir)
+			if len(ents) != 1 {
+				t.Errorf("files left after the error: %v, want only the output", ents)
 			}
 		})
 	}

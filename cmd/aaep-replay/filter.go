@@ -38,19 +38,18 @@ the capture's start are unchanged.`,
 			if opts.Match.Empty() && !opts.MessagesOnly {
 				return cli.Usagef("filter needs at least one of --session, --filter-type, --urgency, --messages-only")
 			}
+			opts.Stdout = a.Out
 			res, err := capedit.Filter(a.ctx, args[0], out, opts)
 			if res != nil {
 				fileopsWarn(a.Err, res.Warnings)
 			}
-			if err != nil {
-				return fileopsError(err)
-			}
-			fmt.Fprintf(a.Out, "kept %d of %d records in %s\n", res.Written, res.Read, out)
-			return nil
+			return fileopsDone(err, func() {
+				fmt.Fprintf(a.summaryTo(out), "kept %d of %d records in %s\n", res.Written, res.Read, outName(out))
+			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "keep messages of this session")
 	f.StringSliceVar(&opts.Match.Types, "filter-type", nil, "keep messages of this type (exact or suffix)")
 	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "keep messages of this urgency")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
 func init() { register(newImportCmd) }
@@ -44,15 +45,16 @@ turned back into the capture it came from, record for record.`,
 				return cli.Usagef("import needs an output file: -o FILE.aaep")
 			}
 			opts.Tool = "aaep-replay/" + version
+			opts.Stdout = a.Out
 			st, err := capedit.Import(a.ctx, args[0], out, opts)
-			if err != nil {
+			if err != nil && !outfile.IsPartial(err) {
 				return fileopsError(err)
 			}
 			form := "plain JSON Lines"
 			if st.WithMeta {
 				form = "a --with-meta export"
 			}
-			fmt.Fprintf(a.Out, "imported %d records from %d lines of %s into %s\n", st.Records, st.Lines, form, out)
+			fmt.Fprintf(a.summaryTo(out), "imported %d records from %d lines of %s into %s\n", st.Records, st.Lines, form, outName(out))
 			if st.Invalid > 0 {
 				fmt.Fprintf(a.Err, "aaep-replay: warning: %s not valid JSON or UTF-8; kept as flagged records with their line numbers\n", fileopsCount(st.Invalid, "line is", "lines are"))
 			}
@@ -62,11 +64,11 @@ turned back into the capture it came from, record for record.`,
 			if !st.WithMeta && st.Untimed > 0 {
 				fmt.Fprintf(a.Err, "aaep-replay: warning: %s no readable timestamp; they took the previous message's time\n", fileopsCount(st.Untimed, "message has", "messages have"))
 			}
-			return nil
+			return fileopsError(err)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.BoolVar(&opts.Plain, "plain", false, "read every line as a message, even if the file looks like a --with-meta export")
 	return cmd
 }

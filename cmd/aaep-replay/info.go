@@ -10,6 +10,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -77,3 +78,30 @@ func fileopsWarn(w io.Writer, ws []capedit.Warning) {
 
 // fileopsError gives an edit's error the exit code of a file error.
 func fileopsError(err error) error { return cli.WithCode(cli.ExitUsage, err) }
+
+// summaryTo is where an edit says what it wrote: standard output, unless the
+// output itself went there ("-o -").
+func (a *app) summaryTo(out string) io.Writer {
+	if out == "-" {
+		return a.Err
+	}
+	return a.Out
+}
+
+// outName names an output in messages.
+func outName(out string) string {
+	if out == "-" {
+		return "standard output"
+	}
+	return out
+}
+
+// fileopsDone ends an edit: on success or after damage in an input (the
+// output then holds every record read before it: outfile.IsPartial) the
+// summary is printed, then the damage is reported (exit 2).
+func fileopsDone(err error, summary func()) error {
+	if err == nil || outfile.IsPartial(err) {
+		summary()
+	}
+	return fileopsError(err)
+}

@@ -34,19 +34,18 @@ subprotocol one id: use it to put back pieces cut from one capture.`,
 			if out == "" {
 				return cli.Usagef("merge needs an output file: -o OUT")
 			}
+			opts.Stdout = a.Out
 			res, err := capedit.Merge(a.ctx, args, out, opts)
 			if res != nil {
 				fileopsWarn(a.Err, res.Warnings)
 			}
-			if err != nil {
-				return fileopsError(err)
-			}
-			fmt.Fprintf(a.Out, "merged %d records from %d captures into %s\n", res.Written, len(args), out)
-			return nil
+			return fileopsDone(err, func() {
+				fmt.Fprintf(a.summaryTo(out), "merged %d records from %d captures into %s\n", res.Written, len(args), outName(out))
+			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.BoolVar(&opts.JoinSources, "join-sources", false, "give identical sources of different inputs one id")
 	return cmd
 }

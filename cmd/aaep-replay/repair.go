@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
 func init() { register(newRepairCmd) }
@@ -27,17 +27,28 @@ appears only when complete.`,
 			if out == "" {
 				return cli.Usagef("repair needs an output file: -o OUT")
 			}
-			if err := capedit.CheckOutput(out, args[0]); err != nil {
-				return fileopsError(err)
+			f, err := outfile.Open(out, outfile.Options{Inputs: args, Stdout: a.Out, Binary: true})
+			if err != nil {
+				return err
 			}
-			rep, err := capfile.Repair(args[0], out)
+			defer f.Abort()
+			rep, err := capfile.RepairTo(args[0], f)
 			if err != nil {
 				return fileopsError(err)
 			}
-			fmt.Fprintf(a.Out, "%s\nwrote %s (%d bytes)\n", rep, out, rep.Bytes)
+			if rep.Kept == 0 {
+				// Nothing to save: no empty "repaired" capture, and no
+				// success status.
+				fmt.Fprintln(a.Err, rep)
+				return cli.Usagef("%s: no intact record found; nothing written", args[0])
+			}
+			if err := f.Commit(); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.summaryTo(out), "%s\nwrote %s (%d bytes)\n", rep, outName(out), rep.Bytes)
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
 	return cmd
 }

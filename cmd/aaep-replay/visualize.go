@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/visualize"
@@ -108,6 +109,9 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	default:
 		output = o.input + "." + string(format)
 	}
+	if err := outfile.Check(output, o.input); err != nil {
+		return err // before the capture is read and drawn
+	}
 	mods := models.All()
 	maxSessions := o.maxSessions
 	if maxSessions == 0 {
@@ -155,7 +159,12 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("draw %s: %w", o.input, err))
 	}
-	if err := visWriteOutput(a, output, out); err != nil {
+	err = outfile.WriteFile(output, outfile.Options{Inputs: []string{o.input}, Stdout: a.Out, Binary: format == visualize.FormatPNG},
+		func(w io.Writer) error {
+			_, err := w.Write(out)
+			return err
+		})
+	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 	var findings int64
@@ -168,35 +177,6 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	}
 	fmt.Fprintf(a.Err, "aaep-replay: drew %s (%s, %s) to %s\n",
 		visPlural(int64(len(traces)), "session"), visPlural(messages, "message"), visPlural(findings, "finding"), where)
-	return nil
-}
-
-// visWriteOutput writes data to path ("-": standard output) through a
-// temporary file renamed into place, so that a failed run never leaves a
-// half-written drawing.
-func visWriteOutput(a *app, path string, data []byte) error {
-	if path == "-" {
-		_, err := a.Out.Write(data)
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
 	return nil
 }
 

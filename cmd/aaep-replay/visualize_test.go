@@ -273,7 +273,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"empty file", []string{"visualize", empty, "--format", "dot"}, 2, "empty file"},
 		{"line too long", []string{"visualize", long, "--format", "dot"}, 2, "line 1 is longer than"},
 		{"no input", []string{"visualize"}, 2, "accepts 1 arg"},
-		{"output directory missing", []string{"visualize", capture, "--format", "dot", "-o", filepath.Join(dir, "no", "such", "dir.dot")}, 2, "write"},
+		{"output directory missing", []string{"visualize", capture, "--format", "dot", "-o", filepath.Join(dir, "no", "such", "dir.dot")}, 2, "no such file or directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,67 @@
+package capedit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+)
+
+// Errors of SniffJSONL, matched with errors.Is.
+var (
+	// ErrIsCapture: the file is already a capture.
+	ErrIsCapture = errors.New("already a capture: use it directly, or cut/merge it")
+	// ErrCompressed: the file is zstd-compressed.
+	ErrCompressed = errors.New("a zstd-compressed file, not JSON Lines (decompress it first: zstd -d)")
+	// ErrNotJSONL: no line of the file is JSON.
+	ErrNotJSONL = errors.New("not JSON Lines: no line is JSON")
+)
+
+// SniffJSONL checks that the file at path can be read as JSON Lines before
+// anything is written from it: a capture (ErrIsCapture), another zstd stream
+// (ErrCompressed) and a file with lines none of which is JSON (ErrNotJSONL)
+// are refused. It reads up to the first line that is a JSON value, usually
+// the first one. A file with no lines at all (or only blank ones) passes:
+// there is nothing to mistake.
+func SniffJSONL(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(capfile.SniffLen)
+	if capture, compressed := capfile.Sniff(head); capture {
+		return fmt.Errorf("%s: %w", path, ErrIsCapture)
+	} else if compressed {
+		return fmt.Errorf("%s: %w", path, ErrCompressed)
+	}
+	lr := newLineReader(br, capfile.MaxPayload)
+	lines := 0
+	for {
+		line, err := lr.read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		lines++
+		if json.Valid(line) {
+			return nil
+		}
+	}
+	if lines > 0 {
+		return fmt.Errorf("%s: %w (%d lines read, not one is a JSON value)", path, ErrNotJSONL, lines)
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
+)
+
+// The output policy (internal/outfile) through the real aaep-replay binary:
+// every verb that writes a file, against inputs, links, devices, standard
+// output and existing files.
+
+// replayBin is the real aaep-replay, built once per test run.
+var replayBin = binarytest.New(".", "aaep-replay")
+
+// runBinary runs aaep-replay in dir and returns its exit code, stdout and stderr.
+func runBinary(t *testing.T, dir string, args ...string) (int, []byte, string) {
+	t.Helper()
+	cmd := exec.Command(replayBin.Path(t), args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.Bytes(), errb.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.Bytes(), errb.String()
+	}
+	t.Fatal(err)
+	return 0, nil, ""
+}
+
+func hashOf(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// writerVerb is a verb that writes a file: args builds its command line.
+type writerVerb struct {
+	name    string
+	capture bool // its output is a capture (else text)
+	args    func(dir, out string) []string
+	input   string // the input named in args, relative to dir
+}
+
+func writerVerbs() []writerVerb {
+	return []writerVerb{
+		{"export", false, func(d, o string) []string { return []string{"export", "src.aaep", "-o", o} }, "src.aaep"},
+		{"import", true, func(d, o string) []string { return []string{"import", "src.jsonl", "-o", o} }, "src.jsonl"},
+		{"cut", true, func(d, o string) []string { return []string{"cut", "src.aaep", "--from", "#1", "-o", o} }, "src.aaep"},
+		{"filter", true, func(d, o string) []string { return []string{"filter", "src.aaep", "--messages-only", "-o", o} }, "src.aaep"},
+		{"merge", true, func(d, o string) []string { return []string{"merge", "other.aaep", "src.aaep", "-o", o} }, "src.aaep"},
+		{"repair", true, func(d, o string) []string { return []string{"repair", "src.aaep", "-o", o} }, "src.aaep"},
+		{"visualize", false, func(d, o string) []string { return []string{"visualize", "src.aaep", "--format", "dot", "-o", o} }, "src.aaep"},
+	}
+}
+
+// outputsDir holds src.aaep, other.aaep and src.jsonl.
+func outputsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	fileopsCapture(t, dir, "src.aaep")
+	fileopsCapture(t, dir, "other.aaep")
+	if code, _, stderr := runBinary(t, dir, "export", "src.aaep", "-o", "src.jsonl"); code != 0 {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	return dir
+}
+
+func TestOutputIsInputRefused(t *testing.T) {
+	for _, v := range writerVerbs() {
+		t.Run(v.name, func(t *testing.T) {
+			dir := outputsDir(t)
+			in := filepath.Join(dir, v.input)
+			if err := os.Symlink(v.input, filepath.Join(dir, "sym")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(in, filepath.Join(dir, "hard")); err != nil {
+				t.Fatal(err)
+			}
+			os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+			before := hashOf(t, in)
+			for _, out := range []string{v.input, "./" + v.input, "sub/../" + v.input, in, "sym", "hard"} {
+				code, stdout, stderr := runBinary(t, dir, v.args(dir, out)...)
+				if code != 2 || !strings.Contains(stderr, "same file as an input") {
+					t.Errorf("-o %s: exit %d, stderr %q; want 2 and a refusal", out, code, stderr)
+				}
+				if len(stdout) != 0 {
+					t.Errorf("-o %s: wrote %d bytes to stdout", out, len(stdout))
+				}
+				if hashOf(t, in) != before {
+					t.Fatalf("-o %s: the input was changed", out)
+				}
+				if lst, _ := os.Lstat(filepath.Join(dir, "sym")); lst.Mode()&fs.ModeSymlink == 0 {
+					t.Fatalf("-o %s: the link was replaced", out)
+				}
+			}
+			noTempFiles(t, dir)
+		})
+	}
+}
+
+func noTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") || e.Name() == "-" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestOutputThroughSymlinkAndModes(t *testing.T) {
+	mask := syscall.Umask(0o022)
+	syscall.Umask(mask)
+	for _, v := range writerVerbs() {
+		t.Run(v.name, func(t *testing.T) {
+			dir := outputsDir(t)
+			// A new file: 0644 less the umask.
+			if code, _, stderr := runBinary(t, dir, v.args(dir, "new.out")...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			st, err := os.Stat(filepath.Join(dir, "new.out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := os.FileMode(0o644 &^ mask); st.Mode().Perm() != want {
+				t.Errorf("new file mode %v, want %v", st.Mode().Perm(), want)
+			}
+			// An existing file keeps its mode.
+			os.Chmod(filepath.Join(dir, "new.out"), 0o600)
+			if code, _, stderr := runBinary(t, dir, v.args(dir, "new.out")...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if st, _ := os.Stat(filepath.Join(dir, "new.out")); st.Mode().Perm() != 0o600 {
+				t.Errorf("replaced file mode %v, want the old 0600", st.Mode().Perm())
+			}
+			// A symbolic link: its target is written, the link stays.
+			os.Mkdir(filepath.Join(dir, "t"), 0o755)
+			os.WriteFile(filepath.Join(dir, "t", "target.out"), []byte("old"), 0o640)
+			os.Symlink("t/target.out", filepath.Join(dir, "link.out"))
+			if code, _, stderr := runBinary(t, dir, v.args(dir, "link.out")...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if lst, _ := os.Lstat(filepath.Join(dir, "link.out")); lst.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("the link was replaced by a %v", lst.Mode())
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, "t", "target.out"))
+			want, _ := os.ReadFile(filepath.Join(dir, "new.out"))
+			if v.capture {
+				got, want = recordPayloads(t, got), recordPayloads(t, want)
+			}
+			if len(got) < 10 || (!bytes.Equal(got, want) && v.name != "import") {
+				t.Errorf("the link's target holds %d bytes, not the output", len(got))
+			}
+			if st, _ := os.Stat(filepath.Join(dir, "t", "target.out")); st.Mode().Perm() != 0o640 {
+				t.Errorf("the target's mode became %v", st.Mode().Perm())
+			}
+			noTempFiles(t, dir)
+			noTempFiles(t, filepath.Join(dir, "t"))
+		})
+	}
+}
+
+// recordPayloads concatenates a capture's payloads (headers differ in their
+// start time when written twice).
+func recordPayloads(t *testing.T, data []byte) []byte {
+	t.Helper()
+	r, err := capfile.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not a capture: %v", err)
+	}
+	var all []byte
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		all = append(all, rec.Payload...)
+	}
+	return all
+}
+
+func TestOutputToDevice(t *testing.T) {
+	for _, v := range writerVerbs() {
+		t.Run(v.name, func(t *testing.T) {
+			dir := outputsDir(t)
+			null, full := filepath.Join(dir, "null"), filepath.Join(dir, "full")
+			for _, d := range []struct {
+				path  string
+				minor int
+			}{{null, 3}, {full, 7}} {
+				if err := syscall.Mknod(d.path, syscall.S_IFCHR|0o666, 1<<8|d.minor); err != nil {
+					if errors.Is(err, syscall.EPERM) {
+						t.Skipf("mknod not permitted: %v", err)
+					}
+					t.Fatal(err)
+				}
+			}
+			if code, _, stderr := runBinary(t, dir, v.args(dir, "null")...); code != 0 {
+				t.Errorf("-o null (a device like /dev/null): exit %d, %s", code, stderr)
+			}
+			code, _, stderr := runBinary(t, dir, v.args(dir, "full")...)
+			if code != 2 || !strings.Contains(stderr, "no space left on device") {
+				t.Errorf("-o full (a device like /dev/full): exit %d, %q; want 2 and ENOSPC", code, stderr)
+			}
+			for _, p := range []string{null, full} {
+				st, err := os.Lstat(p)
+				if err != nil || st.Mode()&fs.ModeCharDevice == 0 {
+					t.Errorf("%s is no longer a character device: %v %v", p, st.Mode(), err)
+				}
+			}
+			noTempFiles(t, dir)
+		})
+	}
+}
+
+func TestOutputToStdout(t *testing.T) {
+	for _, v := range writerVerbs() {
+		t.Run(v.name, func(t *testing.T) {
+			dir := outputsDir(t)
+			code, stdout, stderr := runBinary(t, dir, v.args(dir, "-")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if v.capture {
+				if len(recordPayloads(t, stdout)) == 0 {
+					t.Errorf("standard output holds a capture without records")
+				}
+			} else if len(stdout) == 0 || stdout[len(stdout)-1] != '\n' {
+				t.Errorf("standard output holds %d bytes", len(stdout))
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "-")); err == nil {
+				t.Errorf("a file named - was created")
+			}
+			noTempFiles(t, dir)
+		})
+	}
+}
+
+// TestVisualizeDefaultOutputBesideInput: --visualize writes FILE.svg beside
+// the input, and refuses when that name is the input.
+func TestVisualizeOutputIsInput(t *testing.T) {
+	dir := outputsDir(t)
+	os.Rename(filepath.Join(dir, "src.aaep"), filepath.Join(dir, "same.aaep"))
+	before := hashOf(t, filepath.Join(dir, "same.aaep"))
+	code, _, stderr := runBinary(t, dir, "visualize", "same.aaep", "--format", "dot", "-o", "same.aaep")
+	if code != 2 || !strings.Contains(stderr, "same file as an input") || hashOf(t, filepath.Join(dir, "same.aaep")) != before {
+		t.Errorf("visualize -o its input: exit %d, %q", code, stderr)
+	}
+	// The default name FILE.dot made a link to the input.
+	os.Symlink("same.aaep", filepath.Join(dir, "same.aaep.dot"))
+	code, _, stderr = runBinary(t, dir, "--input", "same.aaep", "--visualize", "--format", "dot")
+	if code != 2 || !strings.Contains(stderr, "same file as an input") || hashOf(t, filepath.Join(dir, "same.aaep")) != before {
+		t.Errorf("--visualize onto a link to its input: exit %d, %q", code, stderr)
+	}
+}
+
+// TestRepairKeepsNothing: a capture whose every frame is damaged is not
+// "intact", writes nothing and exits 2.
+func TestRepairKeepsNothing(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := fileopsCapture(t, dir, "src.aaep")
+	r, err := capfile.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := r.FileIndex()
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(src)
+	for _, f := range x.Frames {
+		data[f.Offset+f.Size/2] ^= 0x5a
+	}
+	bad := filepath.Join(dir, "bad.aaep")
+	os.WriteFile(bad, data, 0o644)
+	code, stdout, stderr := runBinary(t, dir, "repair", "bad.aaep", "-o", "fixed.aaep")
+	if code != 2 || strings.Contains(string(stdout)+stderr, "intact") && !strings.Contains(stderr, "no intact record") {
+		t.Errorf("repair of a capture with no intact record: exit %d, %q %q", code, stdout, stderr)
+	}
+	if strings.Contains(string(stdout)+stderr, "the source was intact") {
+		t.Errorf("repair says the source was intact: %q %q", stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fixed.aaep")); err == nil {
+		t.Errorf("repair wrote an output with no records")
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	replayBin.Remove()
+	os.Exit(code)
+}
