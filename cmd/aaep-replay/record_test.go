@@ -96,4 +96,13 @@ func TestRecordedReplayReadsLikeACapture(t *testing.T) {
 	if strings.Contains(report, "SEQ-REPLY-UNOBSERVED") {
 		t.Errorf("check treats the recorded replay as a passive recording:\n%s", report)
 	}
+	// The header says it is a replay: the live replies, decided now, are
+	// timed against the replayed prompts' receive offsets, not against the
+	// prompts' original timestamps, and the old timestamps are not
+	// backdating.
+	for _, rule := range []string{"SEQ-REPLY-NOT-EXPIRED", "SEQ-TIMESTAMP-BACKDATED", "SEQ-TIMESTAMP-NOT-FUTURE"} {
+		if strings.Contains(report, rule) {
+			t.Errorf("check of the recorded replay reports %s:\n%s", rule, report)
+		}
+	}
 }

@@ -40,7 +40,12 @@ package aaep
 // tool durations) are measured on the producer's clock, from the events'
 // timestamps, as §6.4 measures timeouts "from the timestamp of the
 // originating event"; when either timestamp is unreadable the capture's
-// receive offsets are used instead.
+// receive offsets are used instead. A recording of a replay
+// (protocol.StreamInfo.Replay: aaep-replay serve --record) pairs the
+// original producer's events with a live subscriber's replies: there the
+// replies are placed on the receive clock (replyInstant), so reply timing
+// is judged by receive offsets, and events' timestamps are not compared
+// with their receive times (SEQ-TIMESTAMP-NOT-FUTURE, -BACKDATED).
 //
 // Profiles: where the specification contradicts itself, the lenient profile
 // (default) follows the reading under which the specification's own examples

@@ -641,10 +641,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 			"this %s answers reply_token %s, which belongs to a %s (message %d); replies must match a blocking event of their own kind", label, a.token, a.kindName(), a.at.index)
 		return false
 	}
-	decided := instant{t: ev.Time, ok: ev.TimeOK, off: m.Offset}
-	if !decided.ok && !m.Received.IsZero() {
-		decided.t, decided.ok = m.Received, true
-	}
+	decided := s.replyInstant(m, ev)
 	expired := a.past(decided)
 	switch a.res {
 	case resPending:
@@ -715,6 +712,23 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 	a.resAt = refOf(m)
 	s.settle(ss, a, m, since(a.when, decided))
 	return true
+}
+
+// replyInstant is when a reply was decided: its own timestamp (§6.3.4(4)),
+// else its receive time. In a recording of a replay (aaep-replay serve
+// --record) the prompts carry the original producer's timestamps, minutes
+// or days before the live subscriber answered, so the reply is placed on
+// the receive clock only: its timing is judged by the receive offsets of
+// prompt and reply.
+func (s *seqChecker) replyInstant(m *protocol.Message, ev *Event) instant {
+	if s.replay {
+		return instant{off: m.Offset}
+	}
+	decided := instant{t: ev.Time, ok: ev.TimeOK, off: m.Offset}
+	if !decided.ok && !m.Received.IsZero() {
+		decided.t, decided.ok = m.Received, true
+	}
+	return decided
 }
 
 func (s *seqChecker) decisionAllowed(a *await, decision string) bool {
