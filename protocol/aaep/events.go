@@ -593,6 +593,12 @@ type confFacts struct {
 	reversibility          string
 }
 
+// irrev reports whether the action is irreversible by either field that
+// says so: irreversible:true (§6.4.1's table, §6.10, the schema) or
+// reversibility "irreversible" (§4.4.1's own field for it). Both describe
+// one property, so either marks the action irreversible, in both profiles.
+func (f confFacts) irrev() bool { return f.irreversible || f.reversibility == "irreversible" }
+
 func (c *checker) confFacts() (f confFacts, ok bool) {
 	if c.ev.Core != TypeAwaitingConfirmation {
 		return f, false
@@ -614,10 +620,14 @@ func (c *checker) confFacts() (f confFacts, ok bool) {
 // risk_level high or medium requires default_decision "reject". §4.4.1's
 // prose names only the high-risk case and has no irreversible field; the
 // normative table of §6.4.1 and the schema add medium and use irreversible
-// (catalog §2.14 item 6) — the more specific table is followed.
+// (catalog §2.14 item 6) — the more specific table is followed. The action
+// is irreversible when either irreversible:true or reversibility
+// "irreversible" says so (confFacts.irrev): the schema's if/then keys on
+// irreversible only, but §6.4.1 states a property of the action, and
+// §4.4.1 names that property reversibility.
 func (c *checker) evtConfDefaultDecision() {
 	f, ok := c.confFacts()
-	if !ok || !f.irreversible || !f.accept || (f.risk != "high" && f.risk != "medium") {
+	if !ok || !f.irrev() || !f.accept || (f.risk != "high" && f.risk != "medium") {
 		return
 	}
 	c.report("EVT-CONF-DEFAULT-DECISION", "irreversible "+f.risk+"-risk defaults to accept",
@@ -635,10 +645,10 @@ func (c *checker) evtConfDefaultShould() {
 		return
 	}
 	switch {
-	case f.irreversible && (f.risk == "low" || f.risk == ""):
+	case f.irrev() && (f.risk == "low" || f.risk == ""):
 		c.report("EVT-CONF-DEFAULT-SHOULD", "irreversible low-risk defaults to accept",
 			"the confirmation of an irreversible low-risk action defaults to \"accept\"; §6.4.1 says it should default to \"reject\"")
-	case !f.irreversible && f.risk == "high":
+	case !f.irrev() && f.risk == "high":
 		c.report("EVT-CONF-DEFAULT-SHOULD", "high-risk defaults to accept",
 			"the confirmation of a high-risk action defaults to \"accept\"; §6.4.1 says high-risk actions should default to \"reject\" even when reversible")
 	}
@@ -649,16 +659,14 @@ func (c *checker) evtConfDefaultShould() {
 // with reversibility "irreversible" but without irreversible:true escapes
 // the schema's default-decision rule, which keys on irreversible only. The
 // §4.4.1 prose table has reversibility and no irreversible field; the
-// checker treats such an action as irreversible and notes it.
+// checker treats such an action as irreversible (a default of "accept" is
+// EVT-CONF-DEFAULT-DECISION's, a MUST) and notes the missing field.
 func (c *checker) evtConfReversibilityOnly() {
 	f, ok := c.confFacts()
 	if !ok || f.reversibility != "irreversible" || f.irreversible || (f.risk != "high" && f.risk != "medium") {
 		return
 	}
-	consequence := "set irreversible:true so the safety rule of §6.4.1 applies visibly"
-	if f.accept {
-		consequence = "and it defaults to \"accept\", which §6.4.1 forbids for irreversible " + f.risk + "-risk actions"
-	}
+	consequence := "set irreversible:true so that schema validators apply the safety rule of §6.4.1 too"
 	c.report("EVT-CONF-REVERSIBILITY-ONLY", "irreversible only via reversibility",
 		"the confirmation says reversibility \"irreversible\" at %s risk but does not set irreversible:true, which the schema's safety rule checks; %s", f.risk, consequence)
 }

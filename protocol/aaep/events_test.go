@@ -97,6 +97,11 @@ func evtCases() []ruleCase {
 		pass("EVT-CONF-DEFAULT-DECISION", "reversible medium risk accepts", event(confirm, set("irreversible", false), set("risk_level", "medium"), set("default_decision", "accept"))),
 		fail("EVT-CONF-DEFAULT-DECISION", "irreversible high risk accepts", event(confirm, set("default_decision", "accept"))),
 		fail("EVT-CONF-DEFAULT-DECISION", "irreversible medium risk accepts (§6.4.1)", event(confirm, set("risk_level", "medium"), set("default_decision", "accept"))),
+		// §4.4.1 names the property reversibility; §6.4.1's MUST is about
+		// the action, whichever field says it is irreversible.
+		fail("EVT-CONF-DEFAULT-DECISION", "reversibility irreversible, high risk, accepts (§4.4.1, §6.4.1)", event(confirm, del("irreversible"), set("reversibility", "irreversible"), set("default_decision", "accept")), "EVT-CONF-REVERSIBILITY-ONLY"),
+		strict(fail("EVT-CONF-DEFAULT-DECISION", "strict: reversibility irreversible, high risk, accepts (§4.4.1, §6.4.1)", event(confirm, del("irreversible"), set("reversibility", "irreversible"), set("default_decision", "accept")), "EVT-CONF-REVERSIBILITY-ONLY")),
+		pass("EVT-CONF-DEFAULT-DECISION", "reversibility reversible_with_effort, medium risk, accepts", event(confirm, del("irreversible"), set("risk_level", "medium"), set("reversibility", "reversible_with_effort"), set("default_decision", "accept"))),
 
 		// EVT-CONF-DEFAULT-SHOULD
 		pass("EVT-CONF-DEFAULT-SHOULD", "reversible low risk accepts", event(confirm, set("irreversible", false), set("risk_level", "low"), set("default_decision", "accept"))),
@@ -110,7 +115,7 @@ func evtCases() []ruleCase {
 		pass("EVT-CONF-REVERSIBILITY-ONLY", "low risk", event(confirm, del("irreversible"), set("risk_level", "low"), set("reversibility", "irreversible"))),
 		fail("EVT-CONF-REVERSIBILITY-ONLY", "only reversibility, rejects", event(confirm, del("irreversible"), set("reversibility", "irreversible"))),
 		fail("EVT-CONF-REVERSIBILITY-ONLY", "only reversibility, accepts", event(confirm, set("irreversible", false), set("risk_level", "medium"),
-			set("reversibility", "irreversible"), set("default_decision", "accept"))),
+			set("reversibility", "irreversible"), set("default_decision", "accept")), "EVT-CONF-DEFAULT-DECISION"),
 
 		// EVT-CONF-ALLOWED-REPLIES
 		pass("EVT-CONF-ALLOWED-REPLIES", "accept and reject", event(confirm, set("allowed_replies", []string{"accept", "reject"}))),

@@ -449,6 +449,23 @@ func seqCases() []seqCase {
 			out(OS("out_1", 5, "Hello.", true)), []string{"SEQ-STREAM-POSITION-CONTIGUOUS"}},
 		seqCase{"positions count code points", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
 			out(OS("out_1", 0, "😀é", false), OS("out_1", 2, "b", true)), nil},
+		seqCase{"strict: positions count code points", "SEQ-STREAM-POSITION-CONTIGUOUS", "strict",
+			out(OS("out_1", 0, "😀é", false), OS("out_1", 2, "b", true)), nil},
+		// §4.3.3 says "character offset" without defining character: UTF-16
+		// code units (the TypeScript reading) differ from code points only
+		// on astral characters; lenient accepts them, strict wants code points.
+		seqCase{"positions count UTF-16 units (§4.3.3)", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
+			out(OS("out_1", 0, "😀é", false), OS("out_1", 3, "b", true)), nil},
+		seqCase{"strict: positions count UTF-16 units (§4.3.3)", "SEQ-STREAM-POSITION-CONTIGUOUS", "strict",
+			out(OS("out_1", 0, "😀é", false), OS("out_1", 3, "b", true)), []string{"SEQ-STREAM-POSITION-CONTIGUOUS"}},
+		// Bytes are no reading of "character" (§4.3.3): "Café " is 5
+		// characters in every reading and 6 bytes. Reported once per output.
+		seqCase{"positions count bytes (§4.3.3)", "SEQ-STREAM-POSITION-BYTES", "",
+			out(OS("out_1", 0, "Café ", false), OS("out_1", 6, "crème ", false), OS("out_1", 13, "brûlée", true)), []string{"SEQ-STREAM-POSITION-BYTES"}},
+		seqCase{"strict: positions count bytes (§4.3.3)", "SEQ-STREAM-POSITION-BYTES", "strict",
+			out(OS("out_1", 0, "Café ", false), OS("out_1", 6, "au lait", true)), []string{"SEQ-STREAM-POSITION-BYTES"}},
+		seqCase{"ASCII positions", "SEQ-STREAM-POSITION-BYTES", "",
+			out(OS("out_1", 0, "Cafe ", false), OS("out_1", 5, "au lait", true)), nil},
 	)
 
 	// §3.7 negotiated stream.
@@ -729,15 +746,15 @@ func TestSeqRuleCoverage(t *testing.T) {
 	}
 }
 
-// TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus three
+// TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus four
 // companions and SEQ-REPLY-UNOBSERVED), 26 NEG, 3 TRN.
 func TestSeqRuleCounts(t *testing.T) {
 	n := map[string]int{}
 	for _, r := range seqRules() {
 		n[r.ID[:strings.IndexByte(r.ID, '-')]]++
 	}
-	if n["SEQ"] != 60 || n["NEG"] != 26 || n["TRN"] != 3 {
-		t.Errorf("rule counts %v, want SEQ 60 (56 + 3 companions + SEQ-REPLY-UNOBSERVED), NEG 26, TRN 3", n)
+	if n["SEQ"] != 61 || n["NEG"] != 26 || n["TRN"] != 3 {
+		t.Errorf("rule counts %v, want SEQ 61 (56 + 4 companions + SEQ-REPLY-UNOBSERVED), NEG 26, TRN 3", n)
 	}
 }
 

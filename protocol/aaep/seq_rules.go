@@ -12,11 +12,13 @@ const (
 
 // seqRuleTable lists the SEQ-*, NEG-* and TRN-* rules with their catalog IDs
 // and levels. Where the level differs from the catalog's leading keyword,
-// the comment says why. Two companion rules that the catalog describes
-// inside another rule have their own IDs, because a rule has one level:
+// the comment says why. Companion rules that the catalog describes inside
+// another rule have their own IDs, because a rule has one level:
 // SEQ-EVENT-ID-REDELIVERED (the INFO half of SEQ-EVENT-ID-UNIQUE),
-// SEQ-SESSION-INCOMPLETE (the "incomplete" half of SEQ-TERMINAL-PRESENT) and
-// SEQ-TIMESTAMP-BACKDATED (the heuristic half of SEQ-TIMESTAMP-NOT-FUTURE).
+// SEQ-SESSION-INCOMPLETE (the "incomplete" half of SEQ-TERMINAL-PRESENT),
+// SEQ-TIMESTAMP-BACKDATED (the heuristic half of SEQ-TIMESTAMP-NOT-FUTURE)
+// and SEQ-STREAM-POSITION-BYTES (the certain half of
+// SEQ-STREAM-POSITION-CONTIGUOUS).
 var seqRuleTable = []protocol.Rule{
 	// §3.1 Session lifecycle.
 	{ID: "SEQ-START-FIRST", Level: must, Summary: "The first event of every session is agent.session.started."},
@@ -116,6 +118,9 @@ var seqRuleTable = []protocol.Rule{
 	// output"); code points, not UTF-16 units.
 	{ID: "SEQ-STREAM-POSITION-MONOTONIC", Level: must, Summary: "Chunk positions of an output strictly increase (equal only after an empty chunk)."},
 	// Derived from "total character offset"; the catalog's default is a warning.
+	// The certain half of SEQ-STREAM-POSITION-CONTIGUOUS: positions counted
+	// in UTF-8 bytes where bytes differ from characters in every reading.
+	{ID: "SEQ-STREAM-POSITION-BYTES", Level: must, Summary: "Chunk positions count characters, not UTF-8 bytes: a position that is the previous one plus the previous chunk's byte length, where bytes and characters differ, is wrong."},
 	{ID: "SEQ-STREAM-POSITION-CONTIGUOUS", Level: should, Summary: "The first chunk is at position 0 and each next one at the previous position plus the previous chunk's length in code points."},
 
 	// §3.7 Negotiated stream.

@@ -11,8 +11,18 @@ package aaep
 // 0 and each next one at the previous position plus the previous chunk's
 // length. "Increase monotonically" (A.6) is read as strictly increasing,
 // with equality allowed only after an empty chunk.
+//
+// Which "character": a position that matches the previous chunk's length
+// in code points is right in both profiles. One that matches it in UTF-16
+// code units instead (the TypeScript example's chunk.length; they differ
+// only on astral characters) follows another reading of the undefined word:
+// the lenient profile accepts it, the strict profile reports
+// SEQ-STREAM-POSITION-CONTIGUOUS. One that matches the length in UTF-8
+// bytes where bytes differ from both is no reading of "character" at all:
+// that is certain, so SEQ-STREAM-POSITION-BYTES (MUST), once per output.
 
 import (
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -22,8 +32,11 @@ type output struct {
 	id        string
 	chunks    int
 	last      int64 // position of the previous chunk
-	next      int64 // position the next chunk should have
+	next      int64 // position the next chunk should have (code points)
+	next16    int64 // the same counted in UTF-16 code units
+	nextBytes int64 // the same counted in UTF-8 bytes
 	lastEmpty bool
+	bytesSeen bool // SEQ-STREAM-POSITION-BYTES reported
 	complete  bool
 	at        ref // first chunk
 }
@@ -64,6 +77,15 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 		case o.chunks > 0 && (pos < o.last || (pos == o.last && !o.lastEmpty)):
 			s.report("SEQ-STREAM-POSITION-MONOTONIC", ss.id, m, "position does not increase",
 				"chunk position %d of %s does not increase past the previous chunk's position %d; positions must increase monotonically", pos, name, o.last)
+		case pos != o.next && o.chunks > 0 && pos == o.nextBytes && o.nextBytes != o.next16:
+			if !o.bytesSeen {
+				o.bytesSeen = true
+				s.report("SEQ-STREAM-POSITION-BYTES", ss.id, m, "position counts bytes",
+					"chunk position %d of %s is the previous position %d plus the previous chunk's length in UTF-8 bytes; positions are character offsets (§4.3.3), %d in code points (%d in UTF-16 units), and bytes are no reading of character (reported once per output)",
+					pos, name, o.last, o.next, o.next16)
+			}
+		case pos != o.next && o.chunks > 0 && pos == o.next16 && !s.strict:
+			// UTF-16 code units: the TypeScript reading of "character".
 		case pos != o.next:
 			if o.chunks == 0 {
 				s.report("SEQ-STREAM-POSITION-CONTIGUOUS", ss.id, m, "first position ≠ 0",
@@ -74,10 +96,16 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 			}
 		}
 		o.last = pos
-		o.next = pos + int64(utf8.RuneCount(chunk))
-	} else {
-		o.next += int64(utf8.RuneCount(chunk))
+		o.next, o.next16, o.nextBytes = pos, pos, pos
 	}
+	runes := utf8.RuneCount(chunk)
+	o.next += int64(runes)
+	if runes == len(chunk) {
+		o.next16 += int64(runes) // ASCII: every count agrees
+	} else {
+		o.next16 += int64(utf16Len(chunk))
+	}
+	o.nextBytes += int64(len(chunk))
 	o.lastEmpty = len(chunk) == 0
 	o.chunks++
 	if complete {
@@ -89,6 +117,21 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 		}
 	}
 	return detail
+}
+
+// utf16Len is the length of b in UTF-16 code units.
+func utf16Len(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		if utf16.RuneLen(r) == 2 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // finalizeOutputs: SEQ-STREAM-ONE-COMPLETE at the terminal event.

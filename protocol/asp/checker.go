@@ -735,11 +735,13 @@ func (c *checker) invite(s *session, e *envelope) {
 		}
 	}
 	if terms, ok := jsonval.ObjectVal(e.body["terms"]); ok {
-		for _, k := range []string{"proposedDuration", "proposed_duration"} {
-			if d, ok := bodyMillis(terms[k]); ok {
-				s.timeout = d
-				break
-			}
+		// Each name in its own unit (asp-kahn notes §1.6 item 7): the
+		// sessions page's proposedDuration in milliseconds, the state
+		// machine's proposed_duration in seconds (its default is 3600 s).
+		if d, ok := bodyMillis(terms["proposedDuration"]); ok {
+			s.timeout = d
+		} else if d, ok := bodySeconds(terms["proposed_duration"]); ok {
+			s.timeout = d
 		}
 	}
 }

@@ -41,8 +41,8 @@
 // # Time
 //
 // Timeouts are inferred from the messages' own timestamps: the invitation
-// (validUntil, or 30 s), the session (terms.proposedDuration in ms, or
-// 3600 s) and an escalation (the ESCALATE body's timeout, or 3600 s). A
+// (validUntil, or 30 s), the session (terms.proposedDuration in ms, or the
+// state machine's terms.proposed_duration in seconds, or 3600 s) and an escalation (the ESCALATE body's timeout, or 3600 s). A
 // clock that ran out shows up at the session's next message, or at the end
 // of the stream if the stream's latest timestamp is past it.
 //

@@ -228,3 +228,28 @@ func TestForcedProtocol(t *testing.T) {
 		t.Errorf("want two ASP-E01:\n%s", r.Dump())
 	}
 }
+
+// TestProposedDurationUnits: the state machine page gives the session
+// timeout as PROPOSE terms.proposed_duration with the default "3600s", so
+// that name is in seconds; the sessions page's terms.proposedDuration is in
+// milliseconds. A two-hour proposed_duration (7200) keeps a session alive
+// through a 90-minute pause; a 60-second one does not.
+func TestProposedDurationUnits(t *testing.T) {
+	run := func(seconds int, pause time.Duration) *result {
+		c := newConv()
+		lines := []string{c.invite(alpha, beta, 0, set("content.body.terms", obj{{"proposed_duration", seconds}}))}
+		lines = append(lines,
+			c.msg(beta, 1*time.Second, "ACCEPT", obj{{"proposalId", "inv_" + c.sid[:8]}}),
+			c.msg(beta, 2*time.Second, "INFORM", obj{{"informType", "identity"}}),
+			c.msg(alpha, 3*time.Second, "INFORM", obj{{"informType", "identity"}}),
+			c.msg(alpha, 5*time.Second, "QUERY", obj{{"queryId", "qry_1"}, {"queryType", "pricing"}}),
+			c.msg(beta, 5*time.Second+pause, "INFORM", obj{{"informType", "quote"}}))
+		return check(t, "lenient", lines)
+	}
+	if r := run(7200, 90*time.Minute); r.Count("ASP-T03") != 0 {
+		t.Errorf("proposed_duration 7200 s, 90-minute pause: ASP-T03 reported (read as milliseconds?)\n%s", r.Dump())
+	}
+	if r := run(60, 2*time.Minute); r.Count("ASP-T03") != 1 {
+		t.Errorf("proposed_duration 60 s, 2-minute pause: want ASP-T03\n%s", r.Dump())
+	}
+}

@@ -136,9 +136,10 @@ const (
 	// ruleT02: a reply to a message with constraints.maxResponseTimeMs comes
 	// in time (a reply is the next message from another sender [INFERRED]).
 	ruleT02 = "ASP-T02"
-	// ruleT03: the session timeout (PROPOSE terms.proposedDuration, or the
-	// seed's terms.proposed_duration, both read as milliseconds; default
-	// 3600 s), counted from the move to CONVERSING, pauses excluded.
+	// ruleT03: the session timeout (PROPOSE terms.proposedDuration in
+	// milliseconds, per the sessions page, or the state machine's
+	// terms.proposed_duration in seconds, whose default is "3600s"; each
+	// name in its own unit in both profiles; default 3600 s), counted from the move to CONVERSING, pauses excluded.
 	// Contradiction: row 8 fails a session after "no response within the
 	// configured timeout" (an idle gap), the timeout table calls it the
 	// "total session lifetime". Lenient: an idle gap longer than the timeout
@@ -202,7 +203,7 @@ var rules = []protocol.Rule{
 	{ID: ruleS11, Level: protocol.Should, Summary: "The server's session_state (and auth_ok, heartbeat) frames agree with the state computed from the messages."},
 	{ID: ruleT01, Level: protocol.Must, Summary: "The invitation is answered before its validUntil, or within 30 s without one; otherwise the session fails."},
 	{ID: ruleT02, Level: protocol.Should, Summary: "A reply to a message with constraints.maxResponseTimeMs arrives within that time."},
-	{ID: ruleT03, Level: protocol.Should, Summary: "The session stays within its timeout (terms.proposedDuration, default 3600 s); otherwise it fails."},
+	{ID: ruleT03, Level: protocol.Should, Summary: "The session stays within its timeout (terms.proposedDuration in ms or terms.proposed_duration in s, default 3600 s); otherwise it fails."},
 	{ID: ruleT04, Level: protocol.Should, Summary: "An escalation is resolved within its timeout (default 3600 s); otherwise the session fails."},
 	{ID: ruleT05, Level: protocol.Must, Summary: "A proposal is not accepted after its validUntil (the proposal is void)."},
 	{ID: ruleC01, Level: protocol.Should, Summary: "A reply uses one of the performatives the message it answers allows (constraints.allowedPerformatives) [INFERRED]."},
