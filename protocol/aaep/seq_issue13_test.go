@@ -70,4 +70,3 @@ func TestReplayReplyTiming(t *testing.T) {
 		t.Errorf("live recording: want SEQ-REPLY-NOT-EXPIRED for a reply decided 10 minutes after a 300 s prompt\n%s", res.describe())
 	}
 }
-
