@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/progress"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -22,6 +23,8 @@ type CutOptions struct {
 	To timing.Position
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
 }
 
 // Cut writes the records of in from opts.From to opts.To (both included) to out. It
@@ -38,7 +41,7 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 	if err := CheckSelection(in, Selection{From: opts.From, To: opts.To}); err != nil {
 		return nil, err
 	}
-	src, err := openInput(in)
+	src, err := openInput(in, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

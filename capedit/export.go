@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/inputs"
+	"github.com/aaep-tools/aaepkit/progress"
 )
 
 // ExportOptions select what Export writes.
@@ -19,6 +21,8 @@ type ExportOptions struct {
 	// Sent also exports the messages the recorder sent (without WithMeta only
 	// received messages are exported, as the reference aaep-capture records them).
 	Sent bool
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
 }
 
 // ExportStats say what Export wrote.
@@ -49,7 +53,14 @@ type ExportStats struct {
 // aaep-capture. A payload holding line breaks (JSON pretty-printed by its
 // producer) has them replaced with spaces, and is counted in Reflowed.
 func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) (*ExportStats, error) {
-	in, err := openInput(path)
+	return ExportSources(ctx, []inputs.Source{inputs.File(path)}, w, opts)
+}
+
+// ExportSources writes srcs to w as Export does for one capture. Several
+// captures are exported as one, in time order: the records (and with
+// WithMeta the header) of "merge --join-sources" of the same captures.
+func ExportSources(ctx context.Context, srcs []inputs.Source, w io.Writer, opts ExportOptions) (*ExportStats, error) {
+	in, err := openInputs(ctx, srcs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +69,7 @@ func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) (
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var line []byte
 	if opts.WithMeta {
-		if line, err = appendMetaHeader(line[:0], in.r.Header()); err != nil {
+		if line, err = appendMetaHeader(line[:0], in.hdr); err != nil {
 			return st, err
 		}
 		if _, err := bw.Write(line); err != nil {
@@ -112,8 +123,6 @@ func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) (
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("write export: %w", err)
 	}
-	if in.torn != nil {
-		st.Warnings = append(st.Warnings, *in.torn)
-	}
+	st.Warnings = in.warnings()
 	return st, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/progress"
 )
 
 // FilterOptions select the records Filter keeps.
@@ -23,6 +24,8 @@ type FilterOptions struct {
 	MessagesOnly bool
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
 }
 
 // Filter writes the records of in that opts selects to out. Times and the
@@ -31,7 +34,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	if err := CheckOutput(out, in); err != nil {
 		return nil, err
 	}
-	src, err := openInput(in)
+	src, err := openInput(in, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

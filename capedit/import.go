@@ -17,6 +17,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/progress"
 )
 
 // ImportOptions tune Import.
@@ -28,6 +29,8 @@ type ImportOptions struct {
 	Plain bool
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Progress counts the lines read (nil: no progress display).
+	Progress *progress.Meter
 }
 
 // ImportStats say what Import did.
@@ -84,7 +87,11 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 		return st, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		opts.Progress.AddTotalBytes(fi.Size())
+	}
 	lr := newLineReader(f, maxMetaLine)
+	lr.meter = opts.Progress
 	first, err := lr.read()
 	if err != nil && !errors.Is(err, io.EOF) {
 		return st, fmt.Errorf("%s: %w", in, err)
@@ -125,7 +132,9 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 		Meta:    map[string]string{"imported_from": filepath.Base(in)},
 	}
 	return st, writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
-		return importPlain(ctx, in, newLineReader(f, capfile.MaxPayload), w, h, st)
+		lr := newLineReader(f, capfile.MaxPayload)
+		lr.meter = opts.Progress
+		return importPlain(ctx, in, lr, w, h, st)
 	})
 }
 

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/progress"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -20,6 +22,8 @@ type InfoOptions struct {
 	// Gap is the shortest silence between two received messages reported as
 	// a gap (default DefaultGap).
 	Gap time.Duration
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
 }
 
 // DefaultGap is the default InfoOptions.Gap.
@@ -148,6 +152,11 @@ type ReplaySummary struct {
 // damaged one it returns the summary of the records before the damage with
 // Status "damaged", together with the error naming the file and offset.
 func Info(ctx context.Context, path string, opts InfoOptions) (*Summary, error) {
+	return InfoSource(ctx, inputs.File(path), opts)
+}
+
+// InfoSource summarises the capture src as Info does for a file.
+func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summary, error) {
 	if opts.Gap <= 0 {
 		opts.Gap = DefaultGap
 	}
@@ -155,11 +164,12 @@ func Info(ctx context.Context, path string, opts InfoOptions) (*Summary, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	in, err := openInput(path)
+	in, err := openSource(ctx, src, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
 	defer in.close()
+	path := src.Name()
 	h := in.r.Header()
 	s := &Summary{
 		File: path, Version: h.Version, Tool: h.Tool, Start: h.Start, Meta: h.Meta, Redacted: h.Redacted,
@@ -174,7 +184,9 @@ func Info(ctx context.Context, path string, opts InfoOptions) (*Summary, error) 
 	if s.Replay.Speed == 0 {
 		s.Replay.Speed = 1
 	}
-	if fi, err := os.Stat(path); err == nil {
+	if in.opened != nil {
+		s.Size.File = max(in.opened.Size(), 0)
+	} else if fi, err := os.Stat(path); err == nil {
 		s.Size.File = fi.Size()
 	}
 	var (

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/progress"
 )
 
 // Warning is a problem an operation worked around: a torn input whose intact
@@ -53,18 +56,37 @@ func openCapture(path string) (*capfile.Reader, error) {
 // needs: the file name for errors, the count of records read, and the
 // torn-tail warning.
 type input struct {
-	path string
-	r    *capfile.Reader
-	read int64
-	torn *Warning
+	path   string
+	r      *capfile.Reader
+	read   int64
+	torn   *Warning
+	meter  *progress.Meter
+	opened *inputs.Opened // nil for a file opened by path
 }
 
-func openInput(path string) (*input, error) {
+// openInput opens the capture at path; meter (which may be nil) counts its
+// records.
+func openInput(path string, meter *progress.Meter) (*input, error) {
 	r, err := openCapture(path)
 	if err != nil {
 		return nil, err
 	}
-	return &input{path: path, r: r}, nil
+	meter.AddTotal(inputs.Total(r))
+	return &input{path: path, r: r, meter: meter}, nil
+}
+
+// openSource opens a capture source (a file, standard input, a remote
+// object); meter (which may be nil) counts its records.
+func openSource(ctx context.Context, src inputs.Source, meter *progress.Meter) (*input, error) {
+	if p := inputs.LocalPath(src); p != "" {
+		return openInput(p, meter)
+	}
+	r, o, err := inputs.OpenCapture(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	meter.AddTotal(inputs.Total(r))
+	return &input{path: src.Name(), r: r, meter: meter, opened: o}, nil
 }
 
 // next returns the next intact record, or nil at the end. A torn tail ends
@@ -74,6 +96,7 @@ func (in *input) next() (*capfile.Record, error) {
 	rec, err := in.r.Next()
 	if err == nil {
 		in.read++
+		in.meter.Record(time.Duration(rec.Time))
 		return rec, nil
 	}
 	if errors.Is(err, io.EOF) {
@@ -90,7 +113,12 @@ func (in *input) next() (*capfile.Record, error) {
 	return nil, outfile.KeepPartial(fmt.Errorf("%s: %w", in.path, err))
 }
 
-func (in *input) close() { in.r.Close() }
+func (in *input) close() {
+	in.r.Close()
+	if in.opened != nil {
+		in.opened.Close()
+	}
+}
 
 // ctxCheck returns ctx's error every 1024 calls, so that long loops notice
 // cancellation without paying for it on every record.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/aaep-tools/aaepkit/progress"
 )
 
 // lineReader reads lines of bounded length, counting them.
@@ -16,6 +18,8 @@ type lineReader struct {
 	line int64 // number of the line last returned, from 1
 	off  int64 // byte offset of the line last returned
 	next int64 // byte offset of the next line
+	// meter (which may be nil) counts lines and bytes.
+	meter *progress.Meter
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -48,6 +52,8 @@ func (lr *lineReader) read() ([]byte, error) {
 		lr.line++
 		lr.off = lr.next
 		lr.next += int64(len(lr.buf))
+		lr.meter.Bytes(int64(len(lr.buf)))
+		lr.meter.Record(-1)
 		b := bytes.TrimSuffix(lr.buf, []byte{'\n'})
 		b = bytes.TrimSuffix(b, []byte{'\r'})
 		if len(b) > lr.max {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/progress"
 )
 
 // MergeOptions tune Merge.
@@ -23,6 +24,8 @@ type MergeOptions struct {
 	JoinSources bool
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
 }
 
 // MergeResult says what Merge did.
@@ -57,12 +60,12 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	}()
 	used := make([]map[uint16]bool, len(inputs))
 	for i, path := range inputs {
-		u, err := usedSources(ctx, path)
+		u, err := usedSources(ctx, path, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
 		used[i] = u
-		s, err := openInput(path)
+		s, err := openInput(path, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -133,8 +136,8 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 }
 
 // usedSources returns the source ids the records of the capture at path use.
-func usedSources(ctx context.Context, path string) (map[uint16]bool, error) {
-	s, err := openInput(path)
+func usedSources(ctx context.Context, path string, meter *progress.Meter) (map[uint16]bool, error) {
+	s, err := openInput(path, meter)
 	if err != nil {
 		return nil, err
 	}

@@ -81,6 +81,20 @@ func Repair(src, dst string) (rep RepairReport, err error) {
 // RepairTo is Repair writing the new capture to w. Report.Bytes is what was
 // written to w.
 func RepairTo(src string, w io.Writer) (rep RepairReport, err error) {
+	return RepairToWith(src, w, RepairOptions{})
+}
+
+// RepairOptions tune RepairToWith.
+type RepairOptions struct {
+	// Progress, when set, is called with the time of every record kept (for
+	// a progress display); Total, when set, first with the number of records
+	// the source's index holds.
+	Progress func(recordTime int64)
+	Total    func(records int64)
+}
+
+// RepairToWith is RepairTo with options.
+func RepairToWith(src string, w io.Writer, opts RepairOptions) (rep RepairReport, err error) {
 	r, err := Open(src)
 	if err != nil {
 		return rep, fmt.Errorf("capfile: repair: %w", err)
@@ -90,7 +104,10 @@ func RepairTo(src string, w io.Writer) (rep RepairReport, err error) {
 	if err != nil {
 		return rep, fmt.Errorf("capfile: repair: %w", err)
 	}
-	if err := repairCopy(r, cw, &rep); err != nil {
+	if opts.Total != nil && r.clean && r.idx != nil {
+		opts.Total(r.idx.Records)
+	}
+	if err := repairCopy(r, cw, &rep, opts.Progress); err != nil {
 		cw.Close()
 		return rep, err
 	}
@@ -105,7 +122,7 @@ func RepairTo(src string, w io.Writer) (rep RepairReport, err error) {
 }
 
 // repairCopy streams records from r's data into w, resynchronising after damage.
-func repairCopy(r *Reader, w *Writer, rep *RepairReport) error {
+func repairCopy(r *Reader, w *Writer, rep *RepairReport, progress func(int64)) error {
 	var stored *Index
 	if r.clean {
 		stored = r.idx
@@ -137,6 +154,9 @@ func repairCopy(r *Reader, w *Writer, rep *RepairReport) error {
 			}
 			lastTime = rec.Time
 			rep.Kept++
+			if progress != nil {
+				progress(rec.Time)
+			}
 		}
 		s.Close()
 		if rerr == io.EOF {

@@ -89,7 +89,8 @@ func (m *Meter) AddTotalBytes(n int64) {
 	}
 }
 
-// Record counts one record read at capture time at.
+// Record counts one record read at capture time at (negative: a record
+// without a time, such as a line of text).
 func (m *Meter) Record(at time.Duration) {
 	if m != nil {
 		m.records.Add(1)
@@ -147,10 +148,12 @@ func (m *Meter) erase() {
 
 func (m *Meter) loop() {
 	defer close(m.done)
-	select {
-	case <-m.stop:
-		return
-	case <-time.After(Delay):
+	if Delay > 0 {
+		select {
+		case <-m.stop:
+			return
+		case <-time.After(Delay):
+		}
 	}
 	t := time.NewTicker(Interval)
 	defer t.Stop()

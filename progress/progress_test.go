@@ -73,6 +73,19 @@ func (term *terminal) waitFor(t *testing.T, want string) {
 	}
 }
 
+// waitUntil waits (at most 10 s) until what the terminal shows satisfies ok.
+func (term *terminal) waitUntil(t *testing.T, what string, ok func(string) bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !ok(term.text()) {
+		select {
+		case <-term.got:
+		case <-deadline:
+			t.Fatalf("terminal never showed %s; got %q", what, term.text())
+		}
+	}
+}
+
 func fastDisplay(t *testing.T) {
 	oldDelay, oldInterval := Delay, Interval
 	Delay, Interval = 0, 5*time.Millisecond
@@ -129,6 +142,7 @@ func TestMeterDrawsOnTerminal(t *testing.T) {
 	term.waitFor(t, "25%")
 	m.Stop()
 	m.Stop()
+	term.waitUntil(t, "the erase of Stop", func(s string) bool { return strings.HasSuffix(s, "\r\x1b[K") })
 	got := term.text()
 	for _, want := range []string{"check: run-0001.aaep 250 records (at 1:30)", "rec/s", "ETA "} {
 		if !strings.Contains(got, want) {
@@ -150,6 +164,7 @@ func TestMeterPercentFromBytes(t *testing.T) {
 	term.waitFor(t, "25%")
 	m.Printf(term.tty, "a warning\n")
 	m.Stop()
+	term.waitFor(t, "a warning")
 	if !strings.Contains(term.text(), "\r\x1b[Ka warning") {
 		t.Errorf("Printf did not erase the line before its message: %q", term.text())
 	}

@@ -46,7 +46,9 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 				*p.dst = pos
 			}
 			opts.Stdout = a.Out
+			opts.Progress = a.meter("cut")
 			res, err := capedit.Cut(a.ctx, args[0], out, opts)
+			opts.Progress.Stop()
 			if res != nil {
 				fileopsWarn(a.Err, res.Warnings)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,6 +129,35 @@ func TestCheckRotatedSetAsOneStream(t *testing.T) {
 			t.Fatalf("cut: %s", stderr)
 		}
 	}
+	// export and info read the set as one capture and per file.
+	_, wantJSONL, _ := replay(t, "export", whole)
+	if code, gotJSONL, stderr := replay(t, "export", filepath.Join(dir, "run-*.aaep")); code != 0 || gotJSONL != wantJSONL {
+		t.Errorf("export of the parts differs from the whole's (exit %d, %s)", code, stderr)
+	}
+	code, infoOut, stderr := replay(t, "info", dir)
+	if code != 0 || strings.Count(infoOut, "file:") != 3 || !strings.Contains(infoOut, "total:       3 files (3 clean)") {
+		t.Errorf("info of the directory: exit %d, %s\n%s", code, stderr, infoOut)
+	}
+	_, wholeInfo, _ := replay(t, "info", "--json", whole)
+	_, setInfo, _ := replay(t, "info", "--json", dir)
+	var one struct{ Records int64 }
+	var set struct {
+		Files []struct{ File string }
+		Total struct {
+			Files, Sessions int
+			Records         int64
+		}
+	}
+	if err := json.Unmarshal([]byte(wholeInfo), &one); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(setInfo), &set); err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Files) != 3 || set.Total.Files != 3 || set.Total.Records != one.Records || set.Total.Sessions != 40 {
+		t.Errorf("info --json of the set: %+v; want 3 files, %d records, 40 sessions", set, one.Records)
+	}
+
 	_, want, _ := replay(t, "check", "--json", whole)
 	for name, args := range map[string][]string{
 		"glob":      {filepath.Join(dir, "run-*.aaep")},

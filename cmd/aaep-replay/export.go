@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
@@ -18,7 +19,7 @@ func newExportCmd(a *app) *cobra.Command {
 		opts capedit.ExportOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "export FILE",
+		Use:   "export FILE...",
 		Short: "Write a capture's messages as JSON Lines",
 		Long: `export writes one received message per line, byte for byte as recorded: the
 JSON Lines the reference Python aaep-capture writes and aaep-validate reads.
@@ -30,13 +31,23 @@ markers) wrapped with its receive time, kind, direction, source, session,
 flags and attributes, after a first line holding the capture header:
   {"aaep_export":1,"header":{...}}
   {"recv_ns":1500000,"kind":"received","dir":"in","source":0,"session":"s1","message":{...}}
-import reads such a file back into an identical capture.`,
+import reads such a file back into an identical capture.
+
+` + inputsHelp + ` Several captures are exported as
+one, in time order, as "merge --join-sources" of them would be.`,
 		Example: `  aaep-replay export session.aaep > session.jsonl
+  aaep-replay export run-*.aaep -o run.jsonl
   aaep-replay export --with-meta -o session.meta.jsonl session.aaep`,
-		Args: cobra.ExactArgs(1),
+		Args: needFiles("export", "a capture FILE (several, a glob, a directory, or - for standard input)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			srcs, err := a.sources("export", args)
+			if err != nil {
+				return err
+			}
 			run := func(w io.Writer) error {
-				st, err := capedit.Export(a.ctx, args[0], w, opts)
+				opts.Progress = a.meter("export")
+				st, err := capedit.ExportSources(a.ctx, srcs, w, opts)
+				opts.Progress.Stop()
 				if st != nil {
 					fileopsWarn(a.Err, st.Warnings)
 					if st.Empty > 0 {
@@ -54,7 +65,7 @@ import reads such a file back into an identical capture.`,
 			// Damage: every line before it is written (Export's error is
 			// marked outfile.KeepPartial, so a file output is kept), then
 			// the damage is reported.
-			return fileopsError(outfile.WriteFile(out, outfile.Options{Inputs: args, Stdout: a.Out}, run))
+			return fileopsError(outfile.WriteFile(out, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out}, run))
 		},
 	}
 	f := cmd.Flags()

@@ -276,7 +276,7 @@ func TestFileopsUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"info without file", []string{"info"}, "accepts 1 arg"},
+		{"info without file", []string{"info"}, "info needs a capture FILE"},
 		{"info bad speed", []string{"info", "--speed", "0", src}, "--speed"},
 		{"info missing file", []string{"info", filepath.Join(dir, "nope.aaep")}, "no such file"},
 		{"info on jsonl", []string{"info", jsonl}, "not a capture file"},

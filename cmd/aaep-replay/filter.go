@@ -39,7 +39,9 @@ the capture's start are unchanged.`,
 				return cli.Usagef("filter needs at least one of --session, --filter-type, --urgency, --messages-only")
 			}
 			opts.Stdout = a.Out
+			opts.Progress = a.meter("filter")
 			res, err := capedit.Filter(a.ctx, args[0], out, opts)
+			opts.Progress.Stop()
 			if res != nil {
 				fileopsWarn(a.Err, res.Warnings)
 			}

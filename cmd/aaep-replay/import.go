@@ -46,7 +46,9 @@ turned back into the capture it came from, record for record.`,
 			}
 			opts.Tool = "aaep-replay/" + version
 			opts.Stdout = a.Out
+			opts.Progress = a.meter("import")
 			st, err := capedit.Import(a.ctx, args[0], out, opts)
+			opts.Progress.Stop()
 			if err != nil && !outfile.IsPartial(err) {
 				return fileopsError(err)
 			}

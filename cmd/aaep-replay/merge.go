@@ -35,7 +35,9 @@ subprotocol one id: use it to put back pieces cut from one capture.`,
 				return cli.Usagef("merge needs an output file: -o OUT")
 			}
 			opts.Stdout = a.Out
+			opts.Progress = a.meter("merge")
 			res, err := capedit.Merge(a.ctx, args, out, opts)
+			opts.Progress.Stop()
 			if res != nil {
 				fileopsWarn(a.Err, res.Warnings)
 			}

@@ -50,11 +50,23 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 
 	in := brokenCapture(t)
 	dir := t.TempDir()
+	jsonl := filepath.Join(t.TempDir(), "in.jsonl")
+	if code, _, stderr := replay(t, "export", in, "-o", jsonl); code != 0 {
+		t.Fatal(stderr)
+	}
 	cases := []struct {
 		verb string
 		args []string
 	}{
 		{"check", []string{"check", in}},
+		{"export", []string{"export", in, "-o", filepath.Join(dir, "x.jsonl")}},
+		{"filter", []string{"filter", in, "--messages-only", "-o", filepath.Join(dir, "f.aaep")}},
+		{"cut", []string{"cut", in, "--from", "#5", "-o", filepath.Join(dir, "c.aaep")}},
+		{"merge", []string{"merge", in, "-o", filepath.Join(dir, "m.aaep")}},
+		{"repair", []string{"repair", in, "-o", filepath.Join(dir, "r.aaep")}},
+		{"import", []string{"import", jsonl, "-o", filepath.Join(dir, "i.aaep")}},
+		{"info", []string{"info", in, in}},
+		{"visualize", []string{"visualize", in, "--format", "dot", "-o", filepath.Join(dir, "v.dot")}},
 	}
 	for _, c := range cases {
 		t.Run(c.verb, func(t *testing.T) {
@@ -68,21 +80,25 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 			if !strings.HasSuffix(term, "\r\x1b[K") && !strings.Contains(term, "\r\x1b[K") {
 				t.Errorf("progress line not erased: %q", term)
 			}
-			os.Remove(filepath.Join(dir, "x.jsonl"))
-			os.Remove(filepath.Join(dir, "f.aaep"))
-			os.Remove(filepath.Join(dir, "c.aaep"))
+			clean(dir)
 			code, _, term = onTerminal(t, append([]string{"-q"}, c.args...)...)
 			if code > 1 || strings.Contains(term, " records") {
 				t.Errorf("-q: exit %d, terminal got %q", code, term)
 			}
-			os.Remove(filepath.Join(dir, "x.jsonl"))
-			os.Remove(filepath.Join(dir, "f.aaep"))
-			os.Remove(filepath.Join(dir, "c.aaep"))
+			clean(dir)
 		})
 	}
 	// Not a terminal: nothing but the report.
 	code, _, stderr := replay(t, "check", in)
 	if code != cli.ExitFailure || stderr != "" {
 		t.Errorf("stderr not a terminal: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// clean removes every file of dir.
+func clean(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		os.Remove(filepath.Join(dir, e.Name()))
 	}
 }

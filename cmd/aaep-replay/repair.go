@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,12 @@ appears only when complete.`,
 				return err
 			}
 			defer f.Abort()
-			rep, err := capfile.RepairTo(args[0], f)
+			meter := a.meter("repair")
+			rep, err := capfile.RepairToWith(args[0], f, capfile.RepairOptions{
+				Progress: func(t int64) { meter.Record(time.Duration(t)) },
+				Total:    meter.AddTotal,
+			})
+			meter.Stop()
 			if err != nil {
 				return fileopsError(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
@@ -21,7 +22,8 @@ import (
 func init() { register(newVisualizeCmd) }
 
 type visualizeOptions struct {
-	input       string
+	input       string   // the first input, or the names of several
+	inputs      []string // the FILE arguments
 	output      string
 	format      string
 	session     string
@@ -33,7 +35,7 @@ type visualizeOptions struct {
 func newVisualizeCmd(a *app) *cobra.Command {
 	var o visualizeOptions
 	cmd := &cobra.Command{
-		Use:   "visualize FILE",
+		Use:   "visualize FILE...",
 		Short: "Draw each session's path through its protocol's state machine, violations in red",
 		Long: `visualize checks a capture (or a JSON lines file, one message per line) like
 check does, and draws each session's path through its protocol's state
@@ -56,13 +58,17 @@ installed next to aaep-replay or in PATH; PNG also needs rsvg-convert
 
 Findings do not change the exit status (use check for that): 0 when the
 drawing was written, 2 for usage, input or drawing errors. A torn capture is
-drawn up to its last intact record, with a warning.`,
+drawn up to its last intact record, with a warning.
+
+` + inputsHelp + ` Several inputs are drawn as one
+stream in time order, into the --output they then need.`,
 		Example: `  aaep-replay visualize session.aaep
   aaep-replay visualize session.aaep -o trace.svg
   aaep-replay visualize session.aaep --session sess_42 --format png
   aaep-replay --input session.aaep --visualize --output trace.svg`,
-		Args: cobra.ExactArgs(1),
+		Args: needFiles("visualize", "a capture or JSONL FILE (several with --output, a glob, a directory, or - for standard input)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.inputs = args
 			o.input = args[0]
 			return runVisualize(a, &o, cmd.Flags().Changed("format"))
 		},
@@ -101,6 +107,16 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	if err != nil {
 		return err
 	}
+	srcs, err := a.sources("visualize", o.inputs)
+	if err != nil {
+		return err
+	}
+	if len(srcs) > 1 {
+		if o.output == "" {
+			return cli.Usagef("visualize of several inputs needs --output (-o FILE.svg, or - for standard output)")
+		}
+		o.input = strings.Join(inputs.Names(srcs), ", ")
+	}
 	output := o.output
 	switch {
 	case output != "":
@@ -126,10 +142,12 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	sum, err := input.Each(a.ctx, o.input, func(m *protocol.Message) error {
+	meter := a.meter("visualize")
+	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter}, input.Handler{Message: func(m *protocol.Message) error {
 		eng.Feed(m)
 		return nil
-	})
+	}})
+	meter.Stop()
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}

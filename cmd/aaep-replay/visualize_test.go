@@ -272,7 +272,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"not a capture nor json lines", []string{"visualize", garbage, "--format", "dot"}, 2, "neither a capture file nor JSON lines"},
 		{"empty file", []string{"visualize", empty, "--format", "dot"}, 2, "empty file"},
 		{"line too long", []string{"visualize", long, "--format", "dot"}, 2, "line 1 is longer than"},
-		{"no input", []string{"visualize"}, 2, "accepts 1 arg"},
+		{"no input", []string{"visualize"}, 2, "visualize needs a capture"},
 		{"output directory missing", []string{"visualize", capture, "--format", "dot", "-o", filepath.Join(dir, "no", "such", "dir.dot")}, 2, "no such file or directory"},
 	}
 	for _, tt := range tests {
