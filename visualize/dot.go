@@ -25,6 +25,25 @@ type DOTOptions struct {
 	HideMachine bool
 	// NoLegend leaves the legend out.
 	NoLegend bool
+	// EdgeIDs gives every drawn transition the SVG id EdgeID returns, so
+	// that a page can find the edge of a step (and the steps of an edge).
+	EdgeIDs bool
+}
+
+// EdgeID is the id a transition of trace number ci (0 for a drawing of one
+// session) gets with DOTOptions.EdgeIDs. Transitions drawn as one edge share
+// it: those between the same two states of one kind, and every transition
+// that leaves a state unchanged.
+func EdgeID(ci int, from, to string, kind protocol.StepKind, synthetic bool) string {
+	id := fmt.Sprintf("c%d_tr:%s>%s", ci, from, to)
+	if from == to {
+		return id
+	}
+	id += ":" + kind.String()
+	if synthetic {
+		id += ":inferred"
+	}
+	return id
 }
 
 // DOT returns the Graphviz DOT text of traces: one graph, with one cluster
@@ -206,11 +225,16 @@ func (w *dotWriter) trace(ci int, t *Trace, cluster bool) {
 			taken[[2]string{e.From, e.To}] = true
 		}
 		from, to := infos[g[0].From].id, infos[g[0].To].id
+		attrs := ""
 		if len(g) == 1 {
-			w.printf("%s%s -> %s [%s];\n", indent, from, to, edgeAttrs(g[0], base))
+			attrs = edgeAttrs(g[0], base)
 		} else {
-			w.printf("%s%s -> %s [%s];\n", indent, from, to, groupAttrs(g, base))
+			attrs = groupAttrs(g, base)
 		}
+		if w.opts.EdgeIDs {
+			attrs += " id=" + quote(EdgeID(ci, g[0].From, g[0].To, g[0].Kind, g[0].Synthetic))
+		}
+		w.printf("%s%s -> %s [%s];\n", indent, from, to, attrs)
 	}
 	// The model's transitions the session did not take.
 	if showMachine {
