@@ -42,30 +42,38 @@ func (r *reader) nextRecord() (m *protocol.Message, c *protocol.Conn, ok bool, e
 	if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
 		return nil, nil, true, nil
 	}
-	r.msg = protocol.Message{
-		Index:  rd.Index(),
+	if r.attrs == nil {
+		r.attrs = map[string]string{}
+	}
+	FromRecord(&r.msg, rec, rd.Index(), r.hdr.Start, r.attrs)
+	return &r.msg, nil, true, nil
+}
+
+// FromRecord makes m the message of capture record rec (of kind
+// KindReceived or KindSent), number index, in a capture that started at
+// start (zero when unknown). m.Attrs is attrs, refilled, when the record has
+// attributes; m.Raw is rec.Payload, valid as long as the record is.
+func FromRecord(m *protocol.Message, rec *capfile.Record, index int64, start time.Time, attrs map[string]string) {
+	*m = protocol.Message{
+		Index:  index,
 		Offset: time.Duration(rec.Time),
 		Source: int(rec.Source),
 		Raw:    rec.Payload,
 	}
-	if !r.hdr.Start.IsZero() {
-		r.msg.Received = r.hdr.Start.Add(r.msg.Offset)
+	if !start.IsZero() {
+		m.Received = start.Add(m.Offset)
 	}
 	// Every capture is written from the subscriber's side: received
 	// records came from the producer, sent ones went to it. That holds
 	// for aaep-capture and for aaep-replay's --record alike.
 	if rec.Kind == capfile.KindSent {
-		r.msg.Dir = protocol.ToProducer
+		m.Dir = protocol.ToProducer
 	}
 	if len(rec.Attrs) > 0 {
-		if r.attrs == nil {
-			r.attrs = map[string]string{}
-		}
-		clear(r.attrs)
+		clear(attrs)
 		for _, a := range rec.Attrs {
-			r.attrs[a.Key] = a.Value
+			attrs[a.Key] = a.Value
 		}
-		r.msg.Attrs = r.attrs
+		m.Attrs = attrs
 	}
-	return &r.msg, nil, true, nil
 }

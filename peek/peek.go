@@ -364,7 +364,7 @@ func (f *Filter) Empty() bool {
 
 // Match reports whether a message with fields m passes the filter.
 func (f *Filter) Match(m *Fields) bool {
-	if len(f.Types) > 0 && !anyOf(f.Types, func(t string) bool { return TypeMatches(m.typeName(), t) }) {
+	if len(f.Types) > 0 && !anyOf(f.Types, func(t string) bool { return TypeMatches(m.TypeName(), t) }) {
 		return false
 	}
 	if len(f.Sessions) > 0 {
@@ -385,9 +385,9 @@ func (f *Filter) Match(m *Fields) bool {
 	return true
 }
 
-// typeName is what type filters compare with: the AAEP type, the ASP
-// performative or the KAHN event.
-func (f *Fields) typeName() string {
+// TypeName is what type filters compare with and listings show: the AAEP
+// type, the ASP performative or the KAHN event.
+func (f *Fields) TypeName() string {
 	switch {
 	case f.Type != "":
 		return f.Type

@@ -83,8 +83,9 @@ type LogEntry struct {
 	Time         time.Time `json:"time"`
 	Subscription string    `json:"subscription"`
 	Kind         string    `json:"kind"`
-	// Index, Offset, Type and Session describe an event (LogEvent).
-	Index   int64         `json:"index,omitempty"`
+	// Index, Offset, Type and Session describe an event (LogEvent); Index
+	// is -1 for the other kinds.
+	Index   int64         `json:"index"`
 	Offset  time.Duration `json:"offset_ns,omitempty"`
 	Type    string        `json:"type,omitempty"`
 	Session string        `json:"session,omitempty"`
@@ -213,7 +214,7 @@ func (s *Server) observeNotice(n Notice) {
 	if s.ctl == nil {
 		return
 	}
-	e := LogEntry{Time: n.Time, Subscription: n.Subscription}
+	e := LogEntry{Time: n.Time, Subscription: n.Subscription, Index: -1}
 	switch n.Kind {
 	case NoticeSubscribed:
 		e.Kind, e.Reason = LogJoin, n.Transport+" from "+n.Remote

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -129,18 +130,7 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 		isMsg := rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent
 		var f peek.Fields
 		if isMsg {
-			msg = protocol.Message{Index: idx, Offset: rec.Offset(), Source: int(rec.Source), Raw: rec.Payload}
-			if rec.Kind == capfile.KindSent {
-				msg.Dir = protocol.ToProducer
-			}
-			msg.Attrs = nil
-			if len(rec.Attrs) > 0 {
-				clear(attrs)
-				for _, a := range rec.Attrs {
-					attrs[a.Key] = a.Value
-				}
-				msg.Attrs = attrs
-			}
+			input.FromRecord(&msg, rec, idx, src.hdr.Start, attrs)
 			if eng != nil {
 				eng.Feed(&msg)
 			}
@@ -290,14 +280,7 @@ func (p *printer) line(rec *capfile.Record, idx int64, f *peek.Fields, own []pro
 		}
 		b = append(b, orDash(f.SessionKey())...)
 		b = append(b, ' ')
-		typ := f.Type
-		if typ == "" {
-			typ = f.Performative
-		}
-		if typ == "" {
-			typ = f.Event
-		}
-		b = append(b, orDash(oneWord(typ))...)
+		b = append(b, orDash(oneWord(f.TypeName()))...)
 		if s := Summary(rec.Payload, f); s != "" {
 			b = append(b, ' ')
 			b = append(b, s...)

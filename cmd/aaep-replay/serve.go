@@ -177,59 +177,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			if control {
 				opts.Control = timing.NewController(opts.Clock, opts.Timing, paused)
 			}
-			printer := serve.NewPrinter(a.Out, f.json)
-			opts.Notify = printer.Notify
-			hdr, err := checkCapture(input)
-			if err != nil {
-				return err
-			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return cli.WithCode(cli.ExitFailure, fmt.Errorf("listen on %s: %w", listen, err))
-			}
-			defer ln.Close()
-			addr := ln.Addr().String()
-			rec, err := f.openRecord(input, hdr, "http://"+addr, "replay")
-			if err != nil {
-				return err
-			}
-			if rec != nil {
-				opts.Record = rec
-			}
-			srv, err := serve.New(opts)
-			if err != nil {
-				closeRecord(rec)
-				return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
-			}
-			if !isLoopback(addr) {
-				fmt.Fprintf(a.Err, "aaep-replay: warning: listening on %s, reachable from other machines; anyone who connects gets the capture's payloads, without authentication\n", addr)
-			}
-			fmt.Fprintf(a.Err, "aaep-replay: serving %s on ws://%s/aaep/v1/ws and http://%s/aaep/v1/events (Ctrl-C to stop)\n", input, addr, addr)
-			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-			served := make(chan error, 1)
-			go func() { served <- hs.Serve(ln) }()
-			var serveErr error
-			select {
-			case <-a.ctx.Done():
-			case serveErr = <-served:
-			}
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			// Subscriptions first (SSE streams are requests the HTTP server
-			// would wait for), then the listener.
-			_ = srv.Shutdown(sctx)
-			_ = hs.Shutdown(sctx)
-			recErr := srv.RecordError()
-			if err := closeRecord(rec); err != nil && recErr == nil {
-				recErr = err
-			}
-			if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-				return cli.WithCode(cli.ExitFailure, fmt.Errorf("serve: %w", serveErr))
-			}
-			if recErr != nil {
-				return cli.WithCode(cli.ExitUsage, recErr)
-			}
-			return nil
+			return serveReplay(a, input, listen, &f, opts, nil)
 		},
 	}
 	fs := cmd.Flags()
@@ -239,6 +187,76 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.BoolVar(&paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
 	f.add(fs, "to")
 	return cmd
+}
+
+// serveReplay listens on listen, serves the replay of input (wrapped by
+// wrap, when given, which may print where to find it and returns a function
+// that releases what it holds) until Ctrl-C, then shuts everything down.
+func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
+	printer := serve.NewPrinter(a.Out, f.json)
+	opts.Notify = printer.Notify
+	hdr, err := checkCapture(input)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return cli.WithCode(cli.ExitFailure, fmt.Errorf("listen on %s: %w", listen, err))
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	rec, err := f.openRecord(input, hdr, "http://"+addr, "replay")
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		opts.Record = rec
+	}
+	srv, err := serve.New(opts)
+	if err != nil {
+		closeRecord(rec)
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+	}
+	if !isLoopback(addr) {
+		fmt.Fprintf(a.Err, "aaep-replay: warning: listening on %s, reachable from other machines; anyone who connects gets the capture's payloads, without authentication\n", addr)
+	}
+	var h http.Handler = srv
+	if wrap != nil {
+		wh, release, err := wrap(srv, addr)
+		if err != nil {
+			_ = srv.Shutdown(context.Background())
+			closeRecord(rec)
+			return err
+		}
+		defer release()
+		h = wh
+	}
+	fmt.Fprintf(a.Err, "aaep-replay: serving %s on ws://%s/aaep/v1/ws and http://%s/aaep/v1/events (Ctrl-C to stop)\n", input, addr, addr)
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	var serveErr error
+	select {
+	case <-a.ctx.Done():
+	case serveErr = <-served:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// Subscriptions first (SSE streams are requests the HTTP server
+	// would wait for), then the listener.
+	_ = srv.Shutdown(sctx)
+	_ = hs.Shutdown(sctx)
+	recErr := srv.RecordError()
+	if err := closeRecord(rec); err != nil && recErr == nil {
+		recErr = err
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return cli.WithCode(cli.ExitFailure, fmt.Errorf("serve: %w", serveErr))
+	}
+	if recErr != nil {
+		return cli.WithCode(cli.ExitUsage, recErr)
+	}
+	return nil
 }
 
 // checkCapture opens the capture once, so that a file error is reported

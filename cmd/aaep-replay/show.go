@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/show"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -50,21 +51,12 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 				return cli.Usagef("--speed, --max-idle and --paused go with --pace")
 			}
 			opts.Timing.Speed = speed
-			if speed <= 0 {
-				return cli.Usagef("--speed %g: want a factor from %g to %g", speed, timing.MinSpeed, float64(timing.MaxSpeed))
-			}
-			if err := opts.Timing.Validate(); err != nil {
-				return cli.Usagef("--speed/--max-idle: %v", err)
-			}
-			if opts.Poll < 0 {
-				return cli.Usagef("--poll %v: want a positive interval", opts.Poll)
-			}
 			return showRun(a, args[0], opts)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a capture that is being written, until it is closed")
-	f.DurationVar(&opts.Poll, "poll", show.DefaultPoll, "with --follow: how often to look for new records")
+	numflag.Duration(f, &opts.Poll, "poll", show.DefaultPoll, numflag.Positive(), "with --follow: how often to look for new records")
 	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "show messages of this session (repeatable)")
 	f.StringSliceVar(&opts.Match.Types, "filter-type", nil, "show messages of this type, exact or suffix (repeatable)")
 	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "show messages of this urgency (repeatable)")
@@ -74,8 +66,8 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 	f.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
 	f.StringVar(&opts.Profile, "profile", "lenient", "checker profile: lenient or strict")
 	f.BoolVar(&opts.Pace, "pace", false, "print each line at its recorded time")
-	f.Float64Var(&speed, "speed", 1, fmt.Sprintf("with --pace: speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
-	f.DurationVar(&opts.Timing.MaxIdle, "max-idle", 0, "with --pace: cap every wait between two lines at this time (0: no cap)")
+	numflag.Float(f, &speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("with --pace: speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
+	numflag.Duration(f, &opts.Timing.MaxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "with --pace: cap every wait between two lines at this time (0: no cap)")
 	f.BoolVar(&opts.Paused, "paused", false, "with --pace: start paused (space plays, . steps)")
 	return cmd
 }

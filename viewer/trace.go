@@ -1,0 +1,258 @@
+package viewer
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/visualize"
+)
+
+// Trace bounds: steps listed per session, sessions kept drawn.
+const (
+	maxSteps    = 100000
+	traceCached = 16
+	renderLimit = 60 * time.Second
+)
+
+// stepRow is one step of a session as the page lists it.
+type stepRow struct {
+	N         int64         `json:"n"`
+	Index     int64         `json:"index"`
+	Offset    time.Duration `json:"offset_ns"`
+	From      string        `json:"from"`
+	To        string        `json:"to"`
+	Label     string        `json:"label"`
+	Detail    string        `json:"detail,omitempty"`
+	Kind      string        `json:"kind"`
+	Synthetic bool          `json:"synthetic,omitempty"`
+	// Edge is the id of the drawn edge the step belongs to.
+	Edge  string `json:"edge"`
+	Worst string `json:"worst,omitempty"`
+}
+
+// sessionTrace is one session checked on its own for the trace view.
+type sessionTrace struct {
+	once     sync.Once
+	steps    []stepRow
+	more     int64 // steps not listed
+	dot      []byte
+	err      error
+	svgOnce  sync.Once
+	svg      []byte
+	svgErr   error
+	protocol string
+}
+
+type traceCache struct {
+	s     *Server
+	mu    sync.Mutex
+	m     map[string]*sessionTrace
+	order []string
+}
+
+func newTraceCache(s *Server) *traceCache { return &traceCache{s: s, m: map[string]*sessionTrace{}} }
+
+func (c *traceCache) get(id string) *sessionTrace {
+	c.mu.Lock()
+	t := c.m[id]
+	if t == nil {
+		t = &sessionTrace{}
+		c.m[id] = t
+		c.order = append(c.order, id)
+		if len(c.order) > traceCached {
+			delete(c.m, c.order[0])
+			c.order = c.order[1:]
+		}
+	}
+	c.mu.Unlock()
+	t.once.Do(func() { t.build(c.s, id) })
+	return t
+}
+
+// sessionRecords calls fn with each message of session id and each message
+// that names no session (replies, handshake), reading only the frames that
+// hold the session when the index knows it.
+func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protocol.Message)) error {
+	info, ok := s.idx.Session(id)
+	if !ok {
+		// Not keyed in the index: read everything and keep the session's messages.
+		_, err := input.Each(ctx, s.opts.Path, func(m *protocol.Message) error {
+			if k := m.Fields.SessionKey(); k == id || k == "" {
+				fn(m)
+			}
+			return nil
+		})
+		return err
+	}
+	rd, err := capfile.Open(s.opts.Path)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	attrs := map[string]string{}
+	for _, k := range info.Frames {
+		fr := s.idx.Frames[k]
+		if err := rd.SeekRecord(fr.FirstRecord); err != nil {
+			return err
+		}
+		for n := int64(0); n < fr.Records; n++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rec, err := rd.Next()
+			if err != nil {
+				if errors.Is(err, io.EOF) || capfile.IsTorn(err) {
+					return nil
+				}
+				return err
+			}
+			if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
+				continue
+			}
+			if rec.Session != "" && rec.Session != id {
+				continue
+			}
+			if rec.Session == "" {
+				f := peek.Peek(rec.Payload)
+				if k := f.SessionKey(); k != "" && k != id {
+					continue
+				}
+			}
+			var m protocol.Message
+			input.FromRecord(&m, rec, rd.Index(), s.hdr.Start, attrs)
+			fn(&m)
+		}
+	}
+	return nil
+}
+
+// build checks session id alone and keeps its steps and DOT drawing.
+func (t *sessionTrace) build(s *Server, id string) {
+	col := visualize.NewCollector(visualize.CollectorOptions{Session: id, MaxSessions: 1})
+	sink := col.Sink()
+	collect := sink.Step
+	worst := map[int64]protocol.Level{}
+	found := sink.Finding
+	sink.Finding = func(f protocol.Finding) {
+		if f.Session == id {
+			worst[f.Index] = max(worst[f.Index], f.Level)
+		}
+		found(f)
+	}
+	sink.Step = func(st protocol.Step) {
+		collect(st)
+		if st.Session != id {
+			return
+		}
+		t.protocol = st.Protocol
+		if len(t.steps) >= maxSteps {
+			t.more++
+			return
+		}
+		t.steps = append(t.steps, stepRow{
+			N: int64(len(t.steps)) + 1, Index: st.Index, Offset: st.Offset, From: st.From, To: st.To,
+			Label: st.Label, Detail: st.Detail, Kind: st.Kind.String(), Synthetic: st.Synthetic,
+			Edge: visualize.EdgeID(0, st.From, st.To, st.Kind, st.Synthetic),
+		})
+	}
+	eng, err := protocol.NewEngine(models.All(), s.opts.Protocol, &protocol.Options{Profile: s.opts.Profile}, sink)
+	if err != nil {
+		t.err = err
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, renderLimit)
+	defer cancel()
+	if err := s.sessionRecords(ctx, id, eng.Feed); err != nil {
+		t.err = err
+		return
+	}
+	eng.Finish()
+	for i := range t.steps {
+		if l := worst[t.steps[i].Index]; l != 0 {
+			t.steps[i].Worst = l.String()
+		}
+	}
+	traces := col.Traces()
+	if len(traces) == 0 {
+		return
+	}
+	machines := map[string]protocol.Machine{}
+	for _, m := range models.All() {
+		machines[m.Name()] = m.Machine()
+	}
+	t.dot = visualize.DOT(traces, visualize.DOTOptions{Title: id, Machines: machines, EdgeIDs: true})
+}
+
+func (s *Server) knownSession(id string) bool {
+	if _, ok := s.idx.Session(id); ok {
+		return true
+	}
+	s.an.mu.Lock()
+	defer s.an.mu.Unlock()
+	_, ok := s.an.sessions[id]
+	return ok
+}
+
+// trace returns the trace of the request's session, or answers with the
+// error and returns nil.
+func (s *Server) trace(w http.ResponseWriter, r *http.Request) (*sessionTrace, string) {
+	id := r.PathValue("session")
+	if !s.knownSession(id) {
+		apiError(w, http.StatusNotFound, "no session %q in %s", id, s.title())
+		return nil, id
+	}
+	t := s.traces.get(id)
+	if t.err != nil {
+		apiError(w, http.StatusInternalServerError, "%v", t.err)
+		return nil, id
+	}
+	return t, id
+}
+
+func (s *Server) serveSteps(w http.ResponseWriter, r *http.Request) {
+	t, id := s.trace(w, r)
+	if t == nil {
+		return
+	}
+	steps := t.steps
+	if steps == nil {
+		steps = []stepRow{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session": id, "protocol": t.protocol, "steps": steps, "more": t.more, "drawn": t.dot != nil})
+}
+
+func (s *Server) serveSVG(w http.ResponseWriter, r *http.Request) {
+	t, id := s.trace(w, r)
+	if t == nil {
+		return
+	}
+	if t.dot == nil {
+		apiError(w, http.StatusNotFound, "session %q has no steps to draw", id)
+		return
+	}
+	t.svgOnce.Do(func() {
+		rend := s.opts.Renderer
+		if rend == nil {
+			rend = &visualize.Renderer{}
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, renderLimit)
+		defer cancel()
+		t.svg, t.svgErr = rend.SVG(ctx, t.dot)
+	})
+	if t.svgErr != nil {
+		apiError(w, http.StatusServiceUnavailable, "drawing needs the aaep-render helper: %v", t.svgErr)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(t.svg)
+}

@@ -1,0 +1,185 @@
+// Package viewer serves a capture to a web browser: the page of
+// `aaep-replay view` and the JSON API behind it. The page lists the
+// sessions with their verdicts, draws every session on one timeline, shows
+// any message exactly as recorded with its findings and the rules they
+// break, draws a session's path through its state machine, and steers the
+// replay that package serve sends to attached subscribers.
+//
+// The page is plain HTML, CSS and JavaScript embedded in the binary
+// (assets/): nothing is fetched from the network and nothing is built with
+// Node.js. Everything the page shows comes from the API, in pages: the
+// capture is never shipped whole to the browser.
+//
+// The first answers come from the capture's index (sessions, record counts,
+// time spans), so they are quick whatever the capture's size; the verdicts
+// come from a check of the whole capture that runs in the background
+// (GET /api/capture says how far it is).
+//
+// API (all GET, JSON unless said otherwise):
+//
+//	/api/capture                 file, header, counts, sessions from the index, check progress
+//	/api/sessions                every session with protocol, span, count, verdict, and the
+//	                             types, urgencies, sources and rules seen (for the filters)
+//	/api/events?from=N&limit=M   a page of message rows from record N on; filters: session,
+//	                             type, urgency, source, rule (repeatable or comma-separated)
+//	/api/event/N                 one record: raw payload, pretty-printed JSON, times, source,
+//	                             direction, transport attributes, findings with their rules
+//	/api/timeline?from_ns&to_ns  the events of a time window for the timeline (or, when there
+//	                             are more than max, counts per lane and bucket)
+//	/api/trace/SESSION/steps     the session's steps, each with its message and drawn edge
+//	/api/trace/SESSION/svg       the session's state-machine drawing (image/svg+xml)
+//	/api/rules                   every rule: id, level, summary, protocol
+//
+// Every other path goes to the replay server (its WebSocket, SSE, reply,
+// statistics and /control endpoints).
+package viewer
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path/filepath"
+	"sync"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/visualize"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure a Server.
+type Options struct {
+	// Path is the capture file (required).
+	Path string
+	// Replay serves the replay endpoints on the same port (may be nil).
+	Replay http.Handler
+	// Protocol forces a protocol model; Profile is lenient or strict.
+	Protocol, Profile string
+	// Renderer draws traces; nil uses the aaep-render helper found by
+	// visualize.FindHelper.
+	Renderer *visualize.Renderer
+}
+
+// Server is the viewer's HTTP handler.
+type Server struct {
+	opts   Options
+	hdr    capfile.Header
+	idx    *capfile.Index
+	mux    *http.ServeMux
+	an     *analysis
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	rules  map[string]ruleDoc
+	traces *traceCache
+}
+
+// New opens the capture, reads its index (rebuilding it by a scan when the
+// capture was not closed cleanly) and starts the background check.
+func New(opts Options) (*Server, error) {
+	if opts.Path == "" {
+		return nil, errors.New("viewer: no capture")
+	}
+	rd, err := capfile.Open(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	hdr := rd.Header()
+	idx, err := rd.FileIndex()
+	rd.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Path, err)
+	}
+	if opts.Profile == "" {
+		opts.Profile = "lenient"
+	}
+	popts := &protocol.Options{Profile: opts.Profile}
+	if _, err := protocol.NewEngine(nil, "", popts, protocol.Sink{}); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{opts: opts, hdr: hdr, idx: idx, an: newAnalysis(), ctx: ctx, cancel: cancel, rules: ruleDocs()}
+	if opts.Protocol != "" {
+		if _, ok := knownProtocol(opts.Protocol); !ok {
+			cancel()
+			return nil, fmt.Errorf("unknown protocol %q", opts.Protocol)
+		}
+	}
+	s.traces = newTraceCache(s)
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s.mux = http.NewServeMux()
+	files := http.FileServerFS(sub)
+	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", noStore(files)))
+	s.mux.HandleFunc("GET /{$}", s.serveIndex)
+	s.mux.HandleFunc("GET /api/capture", s.serveCapture)
+	s.mux.HandleFunc("GET /api/sessions", s.serveSessions)
+	s.mux.HandleFunc("GET /api/events", s.serveEvents)
+	s.mux.HandleFunc("GET /api/event/{index}", s.serveEvent)
+	s.mux.HandleFunc("GET /api/timeline", s.serveTimeline)
+	s.mux.HandleFunc("GET /api/trace/{session}/steps", s.serveSteps)
+	s.mux.HandleFunc("GET /api/trace/{session}/svg", s.serveSVG)
+	s.mux.HandleFunc("GET /api/rules", s.serveRules)
+	if opts.Replay != nil {
+		s.mux.Handle("/", opts.Replay)
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.an.run(ctx, opts.Path, opts.Protocol, popts)
+	}()
+	return s, nil
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The page and the API are for this machine's browser: no framing by
+	// other sites, no sniffing.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close stops the background check and waits for it.
+func (s *Server) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// CheckDone reports whether the background check has finished.
+func (s *Server) CheckDone() bool {
+	s.an.mu.Lock()
+	defer s.an.mu.Unlock()
+	return s.an.done
+}
+
+func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {
+	b, err := assets.ReadFile("assets/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
+	w.Header().Set("X-Frame-Options", "DENY")
+	_, _ = w.Write(b)
+}
+
+func noStore(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// title is the capture's file name, for the page.
+func (s *Server) title() string { return filepath.Base(s.opts.Path) }
