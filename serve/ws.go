@@ -263,7 +263,14 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 	}
 	first := make(chan []byte) // unbuffered: only a waiting handshake takes it
 	handshook := make(chan struct{})
-	go s.readWebSocket(sub, conn, ww.readerDone, first, handshook)
+	// The reader is waited for by Shutdown too: a message it is handling
+	// when the connection closes is printed and recorded before Shutdown
+	// returns (and the recording is closed).
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.readWebSocket(sub, conn, ww.readerDone, first, handshook)
+	}()
 	ok := s.handshake(sub, first)
 	close(handshook)
 	if ok {

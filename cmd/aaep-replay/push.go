@@ -58,7 +58,7 @@ connection failed or the subscriber left early, 2 for usage and file errors.`,
 				opts.Record = rec
 			}
 			_, err = serve.Push(a.ctx, target, opts, serve.PushOptions{})
-			if cerr := closeRecord(rec); cerr != nil && err == nil {
+			if cerr := rec.close(a.Err); cerr != nil && err == nil {
 				return cli.WithCode(cli.ExitUsage, cerr)
 			}
 			switch {

@@ -14,9 +14,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -36,6 +38,7 @@ type replayFlags struct {
 	types    []string
 	loop     int
 	record   string
+	force    bool
 	json     bool
 }
 
@@ -51,7 +54,8 @@ func (f *replayFlags) add(fs *pflag.FlagSet, toName string) {
 	fs.StringSliceVar(&f.sessions, "session", nil, "replay only this session (repeatable)")
 	fs.StringSliceVar(&f.types, "filter-type", nil, "replay only this event type, exact or suffix such as tool.invoked (repeatable)")
 	numflag.Int(fs, &f.loop, "loop", 1, numflag.NonNegative("forever"), "play the range N times; 0 loops forever")
-	fs.StringVar(&f.record, "record", "", "write the replay as seen on the wire to this capture file")
+	fs.StringVar(&f.record, "record", "", "write the replay as seen on the wire to this capture file (never over an existing one without --force)")
+	fs.BoolVar(&f.force, "force", false, "let --record replace an existing non-empty file")
 	fs.BoolVar(&f.json, "json", false, "print replies and subscriber summaries as JSON lines")
 }
 
@@ -79,22 +83,22 @@ func (f *replayFlags) options(input string, toName string) (serve.Options, error
 	if o.Range.To, err = timing.ParsePosition(f.to); err != nil {
 		return o, cli.Usagef("--%s: %v", toName, err)
 	}
-	if f.record != "" && sameFile(f.record, input) {
-		return o, cli.Usagef("--record %s would overwrite the capture being replayed", f.record)
+	if err := f.checkRecord(input); err != nil {
+		return o, err
+	}
+	// An empty selection would serve nothing without a word (and an SSE
+	// client would reconnect forever): refuse it, saying what there is.
+	sel := capedit.Selection{From: o.Range.From, To: o.Range.To, ToFlag: "--" + toName, Sessions: f.sessions}
+	if err := capedit.CheckSelection(input, sel); errors.Is(err, capedit.ErrEmptySelection) {
+		return o, cli.WithCode(cli.ExitUsage, err)
 	}
 	return o, nil
-}
-
-func sameFile(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
 }
 
 // openRecord creates the --record capture. Its header says what was
 // replayed and how, so that a check of the recording can relate the
 // payloads' own timestamps (those of the original capture) to it.
-func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, transport string) (*capfile.Writer, error) {
+func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, transport string) (*recording, error) {
 	if f.record == "" {
 		return nil, nil
 	}
@@ -107,16 +111,21 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 	if f.noDelay {
 		meta["replay_speed"] = "no-delay"
 	}
-	w, err := capfile.Create(f.record, capfile.Header{
+	out, err := outfile.Open(f.record, f.recordOptions(input))
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err))
+	}
+	w, err := capfile.NewWriter(out, capfile.Header{
 		Start:   time.Now(),
 		Tool:    "aaep-replay/" + version,
 		Sources: []capfile.Source{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
 		Meta:    meta,
 	}, &capfile.WriterOptions{})
 	if err != nil {
+		out.Discard()
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
 	}
-	return w, nil
+	return &recording{name: f.record, w: w, f: out}, nil
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -214,7 +223,7 @@ func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Option
 	}
 	srv, err := serve.New(opts)
 	if err != nil {
-		closeRecord(rec)
+		rec.discard()
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
 	}
 	if !isLoopback(addr) {
@@ -225,7 +234,7 @@ func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Option
 		wh, release, err := wrap(srv, addr)
 		if err != nil {
 			_ = srv.Shutdown(context.Background())
-			closeRecord(rec)
+			rec.discard()
 			return err
 		}
 		defer release()
@@ -247,7 +256,7 @@ func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Option
 	_ = srv.Shutdown(sctx)
 	_ = hs.Shutdown(sctx)
 	recErr := srv.RecordError()
-	if err := closeRecord(rec); err != nil && recErr == nil {
+	if err := rec.close(a.Err); err != nil && recErr == nil {
 		recErr = err
 	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
@@ -268,16 +277,6 @@ func checkCapture(input string) (capfile.Header, error) {
 	}
 	defer r.Close()
 	return r.Header(), nil
-}
-
-func closeRecord(w *capfile.Writer) error {
-	if w == nil {
-		return nil
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("--record: %w", err)
-	}
-	return nil
 }
 
 // isLoopback reports whether a listen address only accepts local connections.

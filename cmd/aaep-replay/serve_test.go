@@ -225,7 +225,7 @@ func TestReplayCommandErrors(t *testing.T) {
 		{"zero max findings", []string{"check", in, "--max-findings", "0"}, 2, `invalid argument "0" for "--max-findings" flag`},
 		{"wrong argument count", []string{"serve"}, 2, "accepts 1 arg"},
 		{"bad from", []string{"serve", in, "--from", "soon"}, 2, "--from"},
-		{"record over input", []string{"serve", in, "--record", in}, 2, "would overwrite"},
+		{"record over input", []string{"serve", in, "--record", in}, 2, "same file as an input"},
 		{"missing capture", []string{"serve", filepath.Join(t.TempDir(), "none.aaep")}, 2, "none.aaep"},
 		{"busy port", []string{"serve", in, "--listen", "256.0.0.1:1"}, 1, "listen on"},
 		{"push without ws url", []string{"push", in, "--to", "http://x"}, 2, "want a ws:// or wss:// URL"},

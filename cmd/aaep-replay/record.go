@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
+)
+
+// recordOptions are the output policy of --record: a recording of live
+// data, which never replaces the capture being replayed, nor an earlier
+// recording without --force, and cannot be standard output (replies and
+// summaries are printed there).
+func (f *replayFlags) recordOptions(input string) outfile.Options {
+	return outfile.Options{
+		Inputs:   []string{input},
+		Live:     true,
+		Force:    f.force,
+		NoStdout: "replies and summaries are printed there; name a file",
+	}
+}
+
+// checkRecord refuses a --record output before anything listens or
+// connects: the input (by name, link or inode), "-", or an existing
+// non-empty file without --force.
+func (f *replayFlags) checkRecord(input string) error {
+	if f.record == "" {
+		return nil
+	}
+	wrap := func(err error) error { return cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err)) }
+	if f.record == "-" {
+		_, err := outfile.Open("-", f.recordOptions(input))
+		return wrap(err)
+	}
+	if err := outfile.Check(f.record, input); err != nil {
+		return wrap(err)
+	}
+	if !f.force {
+		if st, err := os.Stat(f.record); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			return wrap(&outfile.Error{Op: "refuse", Path: f.record, Err: outfile.ErrExists})
+		}
+	}
+	return nil
+}
+
+// recording is the --record capture, a serve.RecordWriter. The file appears
+// at its path with the first message on the wire (sent or received): a run
+// that records no message leaves no file, and does not replace an earlier
+// one even with --force.
+type recording struct {
+	name  string
+	w     *capfile.Writer
+	f     *outfile.File
+	shown bool
+}
+
+// Append records rec; serve calls it from one goroutine at a time.
+func (r *recording) Append(rec *capfile.Record) error {
+	if !r.shown && (rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent) {
+		if err := r.f.Publish(); err != nil {
+			return err
+		}
+		r.shown = true
+	}
+	return r.w.Append(rec)
+}
+
+// close finishes the recording, or removes it when it holds no message; it
+// says so on stderr.
+func (r *recording) close(stderr io.Writer) error {
+	if r == nil {
+		return nil
+	}
+	if !r.shown {
+		r.w.Close()
+		r.f.Discard()
+		fmt.Fprintf(stderr, "aaep-replay: --record %s: no message went over the wire; no file written\n", r.name)
+		return nil
+	}
+	err := r.w.Close()
+	if cerr := r.f.Commit(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	return nil
+}
+
+// discard gives up a recording that never started (an error before serving).
+func (r *recording) discard() {
+	if r != nil {
+		r.w.Close()
+		r.f.Discard()
+	}
+}
