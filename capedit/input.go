@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/progress"
+	"github.com/aaep-tools/aaepkit/objstore"
 )
 
 // Warning is a problem an operation worked around: a torn input whose intact
@@ -42,6 +43,9 @@ type Result struct {
 // openCapture opens a capture. capfile.Open already names the file in its
 // errors.
 func openCapture(path string) (*capfile.Reader, error) {
+	if objstore.IsURL(path) {
+		return OpenCapture(context.Background(), path)
+	}
 	r, err := capfile.Open(path)
 	if err != nil {
 		if strings.Contains(err.Error(), path) {

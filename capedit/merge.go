@@ -48,6 +48,10 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	if len(inputs) == 0 {
 		return nil, errors.New("no input files")
 	}
+	inputs, err := expandURLs(ctx, inputs)
+	if err != nil {
+		return nil, err
+	}
 	if err := CheckOutput(out, inputs...); err != nil {
 		return nil, err
 	}

@@ -227,6 +227,10 @@ func (r *Reader) loadIndex() {
 	r.idx, r.clean, r.dataEnd = idx, true, off
 }
 
+// Size returns the size in bytes of a capture opened by Open or
+// NewReaderAt, or 0 for a stream.
+func (r *Reader) Size() int64 { return r.size }
+
 // Header returns the capture's header.
 func (r *Reader) Header() Header { return r.hdr }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -113,8 +114,16 @@ func Each(ctx context.Context, path string, fn func(*protocol.Message) error) (S
 // every message, and (for captures) the connection records.
 func Read(ctx context.Context, path string, h Handler) (Summary, error) {
 	src := inputs.File(path)
-	if path == "-" {
+	switch {
+	case path == "-":
 		src = inputs.Stdin(os.Stdin)
+	case strings.Contains(path, "://"):
+		// An object or a prefix of a registered scheme (s3://).
+		srcs, err := inputs.Expand(ctx, []string{path}, inputs.Options{})
+		if err != nil {
+			return Summary{}, err
+		}
+		return ReadSources(ctx, srcs, Options{}, h)
 	}
 	return ReadSources(ctx, []inputs.Source{src}, Options{}, h)
 }

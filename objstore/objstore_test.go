@@ -8,7 +8,10 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
 )
@@ -189,5 +192,52 @@ func fill(b []byte, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	for i := range b {
 		b[i] = byte(rng.Uint32())
+	}
+}
+
+// Opening a remote capture and reading the record at the middle of its
+// time span takes at most three requests: the head (header and size), the
+// tail (trailer and index), and the frame holding the record.
+func TestRemoteCaptureSeek(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	st := openStore(t, srv, "caps")
+	var buf bytes.Buffer
+	w, err := capfile.NewWriter(&buf, capfile.Header{Tool: "objstore-test"}, &capfile.WriterOptions{FlushInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := sample.Events(2048, 3)
+	const n = 60_000
+	for i := 0; i < n; i++ {
+		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(i) * int64(time.Millisecond), Payload: events[i%len(events)]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Put("caps", "big.aaep", buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := objstore.OpenRemote(ctx, st, "big.aaep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := capfile.NewReaderAt(r, r.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Close()
+	mid := int64(n/2) * int64(time.Millisecond)
+	if err := cr.SeekTime(mid); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := cr.Next()
+	if err != nil || rec.Time != mid || !bytes.Equal(rec.Payload, events[(n/2)%len(events)]) {
+		t.Fatalf("record at the middle: %v, %v", rec, err)
+	}
+	if s := r.Stats(); s.Requests > 3 || s.Bytes > 1<<20 {
+		t.Errorf("open and seek to the middle of a %d-byte capture took %d requests and %d bytes; want at most 3 and 1 MiB", buf.Len(), s.Requests, s.Bytes)
 	}
 }

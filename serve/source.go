@@ -2,9 +2,11 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aaep-tools/aaepkit/capedit"
 	"io"
 	"time"
 
@@ -32,10 +34,11 @@ type Cursor interface {
 // timeline opens its own, so that memory stays flat whatever the capture's size.
 type Opener func() (Cursor, error)
 
-// OpenFile returns an Opener for the capture file at path.
+// OpenFile returns an Opener for the capture file at path, or an object in
+// object storage (capedit.OpenCapture).
 func OpenFile(path string) Opener {
 	return func() (Cursor, error) {
-		r, err := capfile.Open(path)
+		r, err := capedit.OpenCapture(context.Background(), path)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package show
 import (
 	"context"
 	"errors"
+	"github.com/aaep-tools/aaepkit/capedit"
 	"io"
 	"time"
 
@@ -37,7 +38,7 @@ func openRecords(path string, follow bool, poll time.Duration) (*records, error)
 		poll = DefaultPoll
 	}
 	r := &records{path: path, follow: follow, poll: poll}
-	rd, err := capfile.Open(path)
+	rd, err := capedit.OpenCapture(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func (r *records) read(ctx context.Context) (*capfile.Record, int64, error) {
 			return nil, 0, err
 		}
 		if r.rd == nil {
-			rd, err := capfile.Open(r.path)
+			rd, err := capedit.OpenCapture(ctx, r.path)
 			if err != nil {
 				return nil, 0, err
 			}

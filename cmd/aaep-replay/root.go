@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/objstore"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -19,6 +20,8 @@ var version = "0.1.0-dev"
 type app struct {
 	cli.Streams
 	ctx context.Context
+	// storage reaches object storage for s3:// inputs.
+	storage objstore.Options
 	// quiet (-q) turns the progress display off.
 	quiet bool
 }
@@ -69,6 +72,7 @@ Any other flag given with --input is passed to that verb.`,
 	root.Flags().String("input", "", "capture to serve (or, with --visualize, to draw)")
 	root.Flags().Bool("visualize", false, "with --input: draw the capture's state-machine trace")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "no progress display on a terminal's stderr")
+	addStorageFlags(root, &a.storage)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
 	for _, newCmd := range subcommands {
 		c := newCmd(a)

@@ -271,7 +271,7 @@ func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Option
 // checkCapture opens the capture once, so that a file error is reported
 // (exit 2) before anything listens or connects, and returns its header.
 func checkCapture(input string) (capfile.Header, error) {
-	r, err := capfile.Open(input)
+	r, err := capedit.OpenCapture(context.Background(), input)
 	if err != nil {
 		return capfile.Header{}, cli.WithCode(cli.ExitUsage, err)
 	}
