@@ -1,6 +1,9 @@
 package peek
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPeekFields(t *testing.T) {
 	tests := []struct {
@@ -20,7 +23,11 @@ func TestPeekFields(t *testing.T) {
 			Fields{Object: true, TS: "2026-01-01T00:00:00Z", RunID: "run_1", Event: "agent_transition"}},
 		{"non-string type ignored", `{"type":5,"session_id":null}`, Fields{Object: true}},
 		{"empty object", ` {} `, Fields{Object: true}},
-		{"array", `[1,2]`, Fields{}},
+		{"array", `[1,2]`, Fields{Array: true}},
+		{"byte-order mark skipped", "\xef\xbb\xbf{\"type\":\"a\"}", Fields{Object: true, Type: "a"}},
+		{"nested past the recursion limit", `{"type":"a","x":` + strings.Repeat("[", 2000) + `{"k":"]"}` + strings.Repeat("]", 2000) + `,"session_id":"sess_1"}`,
+			Fields{Object: true, Type: "a", SessionID: "sess_1"}},
+		{"deep brackets that do not match", `{"type":"a","x":` + strings.Repeat("[", 2000) + strings.Repeat("}", 2000) + `}`, Fields{Type: "a"}},
 		{"truncated", `{"type":"aaep:agent.session.started","session_id":"se`, Fields{Type: "aaep:agent.session.started"}},
 		{"trailing garbage", `{"type":"a"} x`, Fields{Type: "a"}},
 		{"not json", `hello`, Fields{}},

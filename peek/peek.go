@@ -38,6 +38,9 @@ type Fields struct {
 	RunID string // "run_id"
 	Event string // "event"
 	TS    string // "ts"
+
+	// Array is set when the payload is a JSON array rather than an object.
+	Array bool
 }
 
 // SessionKey is the session a message belongs to, whatever its protocol:
@@ -54,11 +57,20 @@ func (f *Fields) SessionKey() string {
 }
 
 // Peek scans the top level of payload and fills the routing fields.
+//
+// A UTF-8 byte-order mark before the object is skipped: it is an encoding
+// fault for the protocol checks to report, not a reason to lose the
+// message's routing. Values nested deeper than maxDepth are skipped
+// without recursion.
 func Peek(payload []byte) Fields {
 	var f Fields
 	s := scanner{b: payload}
+	if len(payload) >= 3 && payload[0] == 0xEF && payload[1] == 0xBB && payload[2] == 0xBF {
+		s.i = 3
+	}
 	s.ws()
 	if !s.eat('{') {
+		f.Array = s.peekByte() == '['
 		return f
 	}
 	s.ws()
@@ -288,10 +300,45 @@ func (s *scanner) skipString() bool {
 	return false
 }
 
+// skipDeep skips one value nested past maxDepth without recursion,
+// checking that its brackets match.
+func (s *scanner) skipDeep() bool {
+	var stack []byte
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; c {
+		case '"':
+			if !s.skipString() {
+				return false
+			}
+			if len(stack) == 0 {
+				return true
+			}
+			continue
+		case '{', '[':
+			stack = append(stack, c)
+		case '}', ']':
+			if len(stack) == 0 || (c == '}') != (stack[len(stack)-1] == '{') {
+				return false
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				s.i++
+				return true
+			}
+		default:
+			if len(stack) == 0 {
+				return s.skipValue(0)
+			}
+		}
+		s.i++
+	}
+	return false
+}
+
 // skipValue skips one JSON value. It checks structure, not every literal.
 func (s *scanner) skipValue(depth int) bool {
 	if depth > maxDepth {
-		return false
+		return s.skipDeep()
 	}
 	s.ws()
 	if s.i >= len(s.b) {

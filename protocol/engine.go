@@ -168,6 +168,10 @@ func (e *Engine) Feed(m *Message) {
 			e.dispatch(only, m)
 			return
 		}
+		if m.Fields.Array {
+			e.streamFinding("STREAM-NOT-JSON", m, "a JSON array", "message %d is a JSON array, not an object: check reads one message per line (JSON lines) or per capture record, so an array of events must be split into one event per line (e.g. jq -c '.[]')", m.Index)
+			return
+		}
 		e.streamFinding("STREAM-NOT-JSON", m, "not JSON", "message %d is not a JSON object, and the stream holds no single protocol it could belong to", m.Index)
 		return
 	}

@@ -168,3 +168,44 @@ func TestCheckFailOnNever(t *testing.T) {
 		t.Errorf("JSON: exit %d failed=%v verdict=%q fail_on=%q complete=%v", code, doc.Failed, doc.Verdict, doc.FailOn, doc.Complete)
 	}
 }
+
+// TestCheckMalformedFiles: files as editors and tools write them. A BOM
+// before the first event (Windows editors) is ENV-UTF8 on that message and
+// nothing else: the session still starts with it. A file holding one JSON
+// array of events says so. An event nested 20000 levels deep is "nested
+// too deeply" (ENV-SIZE), not "not a JSON object".
+func TestCheckMalformedFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bom := write("bom.jsonl", []byte("\xef\xbb\xbf"+strings.Join(cleanSession, "\n")+"\n"))
+	array := write("array.json", []byte("["+strings.Join(cleanSession, ",")+"]\n"))
+	deepEvent := strings.Replace(cleanSession[0], `"summary_normal"`, `"extensions":{"x":`+strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+`},"summary_normal"`, 1)
+	deep := write("deep.jsonl", []byte(deepEvent+"\n"+cleanSession[1]+"\n"))
+	for _, tc := range []struct {
+		path    string
+		want    []string
+		notWant []string
+	}{
+		{bom, []string{"ENV-UTF8", "byte-order mark", "1 MUST"}, []string{"SEQ-START-FIRST", "STREAM-NOT-JSON"}},
+		{array, []string{"STREAM-NOT-JSON", "JSON array", "one event per line"}, []string{"not a JSON object"}},
+		{deep, []string{"ENV-SIZE", "nested too deeply", "ended in completed"}, []string{"not a JSON object", "ENV-JSON-OBJECT", "STREAM-NOT-JSON"}},
+	} {
+		_, out, _ := replay(t, "check", tc.path)
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: report lacks %q\n%s", filepath.Base(tc.path), w, out)
+			}
+		}
+		for _, w := range tc.notWant {
+			if strings.Contains(out, w) {
+				t.Errorf("%s: report says %q\n%s", filepath.Base(tc.path), w, out)
+			}
+		}
+	}
+}

@@ -823,11 +823,13 @@ type scanStats struct {
 	dupKey     string // a top-level key that occurs twice, "" if none
 	keys       int    // number of top-level members
 	nonASCII   bool   // a string holds a byte of 0x80 or above
+	tooDeep    bool   // nesting went past maxScanDepth (skipped without recursion)
 }
 
 type scanner struct {
 	b        []byte
 	i        int
+	deep     int    // untracked nesting (depth 0 values), to bound recursion
 	ev       *Event // nil: validate only
 	topKey   string
 	escaped  bool // a string with an escape sequence was read
@@ -867,6 +869,9 @@ func (s *scanner) document() error {
 			s.ws()
 			if s.i == len(s.b) {
 				s.i = start
+				if s.b[start] == '[' {
+					return s.fail("a JSON array, not an object: each message is one event; split an array of events into one per line (e.g. jq -c '.[]')")
+				}
 				return s.fail("a JSON value that is not an object")
 			}
 		}
@@ -945,6 +950,77 @@ func (s *scanner) document() error {
 	return nil
 }
 
+// deepValue skips a container nested beyond maxScanDepth without
+// recursion, validating it as strictly as value does: nesting that deep is
+// valid JSON (RFC 8259 lets a parser limit it, §9), so the message is still
+// read, and ENV-SIZE says it is nested too deeply.
+func (s *scanner) deepValue() error {
+	var stack []byte
+	for {
+		s.ws()
+		switch c := s.peek(); c {
+		case '{', '[':
+			s.i++
+			s.ws()
+			if (c == '{' && s.peek() == '}') || (c == '[' && s.peek() == ']') {
+				s.i++
+				break // an empty container: a complete value
+			}
+			stack = append(stack, c)
+			if c == '{' {
+				if err := s.memberName(); err != nil {
+					return err
+				}
+			}
+			continue // its first value
+		default:
+			if err := s.value(0); err != nil {
+				return err
+			}
+		}
+		// A value ended: close containers, or go on after a comma.
+		for {
+			if len(stack) == 0 {
+				return nil
+			}
+			s.ws()
+			top, c := stack[len(stack)-1], s.peek()
+			if c == ',' {
+				s.i++
+				if top == '{' {
+					if err := s.memberName(); err != nil {
+						return err
+					}
+				}
+				break
+			}
+			if (top == '{' && c == '}') || (top == '[' && c == ']') {
+				s.i++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			return s.fail("expected ',' or the end of the container")
+		}
+	}
+}
+
+// memberName reads a member name and its colon.
+func (s *scanner) memberName() error {
+	s.ws()
+	if s.peek() != '"' {
+		return s.fail("expected a quoted member name")
+	}
+	if err := s.skipString(); err != nil {
+		return err
+	}
+	s.ws()
+	if s.peek() != ':' {
+		return s.fail("expected ':' after a member name")
+	}
+	s.i++
+	return nil
+}
+
 // value skips one JSON value, validating it strictly; depth is the nesting
 // level a container starting here would have (0: do not track).
 func (s *scanner) value(depth int) error {
@@ -964,8 +1040,15 @@ func (s *scanner) value(depth int) error {
 		}
 		return nil
 	case c == '{' || c == '[':
-		if depth > maxScanDepth {
-			return s.fail("nesting deeper than 10000 levels")
+		if depth > maxScanDepth || (depth == 0 && s.deep >= maxScanDepth) {
+			if s.ev != nil {
+				s.ev.scan.tooDeep = true
+			}
+			return s.deepValue()
+		}
+		if depth == 0 {
+			s.deep++
+			defer func() { s.deep-- }()
 		}
 		if s.ev != nil && depth > s.ev.scan.depth {
 			s.ev.scan.depth = depth

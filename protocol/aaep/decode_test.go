@@ -220,6 +220,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		var ev Event
 		err := decode(data, &ev, nil)
+		if err == nil && ev.scan.tooDeep {
+			return // encoding/json refuses nesting past 10000 levels; the decoder reads it
+		}
 		var want map[string]json.RawMessage
 		isObject := json.Valid(data) && json.Unmarshal(data, &want) == nil && want != nil
 		if (err == nil) != isObject {
@@ -427,6 +430,32 @@ func TestDecodeManyUnknownKeys(t *testing.T) {
 			if k, ok := ev.Int(fmt.Sprintf("x%d", n-1)); !ok || k != int64(n-1) {
 				t.Errorf("%d keys, round %d: last key = %d %v", n, round, k, ok)
 			}
+		}
+	}
+}
+
+// TestDecodeDeepNesting: nesting past maxScanDepth is valid JSON that the
+// decoder reads without recursion, marking it too deep; a deep value with a
+// mismatched bracket or a bad literal is still an error.
+func TestDecodeDeepNesting(t *testing.T) {
+	deep := func(open, mid, close string) []byte {
+		return []byte(`{"a":1,"x":` + strings.Repeat(open, 3*maxScanDepth) + mid + strings.Repeat(close, 3*maxScanDepth) + `,"z":"end"}`)
+	}
+	var ev Event
+	if err := decode(deep(`[`, `{"k":[true,null,"s"]}`, `]`), &ev, nil); err != nil || !ev.scan.tooDeep || ev.Fields()["z"] == nil {
+		t.Errorf("deep arrays: err %v tooDeep %v fields %v", err, ev.scan.tooDeep, ev.Fields())
+	}
+	if err := decode(deep(`{"k":`, `[]`, `}`), &ev, nil); err != nil || !ev.scan.tooDeep {
+		t.Errorf("deep objects: err %v tooDeep %v", err, ev.scan.tooDeep)
+	}
+	for name, bad := range map[string][]byte{
+		"mismatched bracket": deep(`[`, `1`, `}`),
+		"bad literal":        deep(`[`, `nul`, `]`),
+		"missing colon":      deep(`{"k"`, ``, `}`),
+		"unterminated":       []byte(`{"x":` + strings.Repeat(`[`, 3*maxScanDepth)),
+	} {
+		if err := decode(bad, &ev, nil); err == nil {
+			t.Errorf("%s: no error", name)
 		}
 	}
 }

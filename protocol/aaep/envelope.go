@@ -802,9 +802,12 @@ func (c *checker) envSize() {
 		c.report("ENV-SIZE", "over 32 fields",
 			"the event has %d envelope-level fields (top-level keys plus extension prefixes), over the limit of 32 (§3.7)", keys)
 	}
-	if d := ev.scan.depth - 1; d > maxPayloadDepth {
-		c.report("ENV-SIZE", "nested too deep",
-			"the event's payload nests %d levels deep, over the limit of 8 (§3.7)", d)
+	if ev.scan.tooDeep {
+		c.report("ENV-SIZE", "nested too deeply",
+			"the event's payload is nested too deeply: more than %d levels, where §3.7 sets a limit of 8; the levels past %d were checked for syntax only", maxScanDepth, maxScanDepth)
+	} else if d := ev.scan.depth - 1; d > maxPayloadDepth {
+		c.report("ENV-SIZE", "nested too deeply",
+			"the event's payload is nested too deeply: %d levels, over the limit of 8 (§3.7)", d)
 	}
 	if ev.scan.longStr > maxStringBytes {
 		at := ev.scan.longStrAt

@@ -1,6 +1,7 @@
 package aaep_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -49,12 +50,14 @@ func envCases() []ruleCase {
 
 		// ENV-UTF8
 		pass("ENV-UTF8", "non-ASCII text", event(started, set("summary_normal", "Überweisung läuft 🚀 日本語"))),
-		fail("ENV-UTF8", "invalid byte", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"caf\xe9\"}")),
+		// Every rule but ENV-UTF8 passes on these events: the encoding fault
+		// is reported on the message, which is otherwise checked as usual.
+		fail("ENV-UTF8", "invalid byte", swapBytes(event(started, set("summary_normal", "cafX")), "X", "\xe9")),
 		fail("ENV-UTF8", "byte-order mark", append([]byte("\xef\xbb\xbf"), event(started)...)),
-		fail("ENV-UTF8", "invalid byte early in a long string", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"\xffThis sentence is long enough for the word-at-a-time scan.\"}")),
-		fail("ENV-UTF8", "invalid byte in a key", []byte("{\"type\":\"aaep:agent.session.started\",\"x\xff\":1}")),
-		fail("ENV-UTF8", "invalid byte after valid non-ASCII text", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"Überweisung läuft\",\"summary_terse\":\"Überweisung l\xe4uft, long enough for words\"}")),
-		fail("ENV-UTF8", "truncated sequence at the end of a string", []byte("{\"type\":\"aaep:agent.session.started\",\"summary_normal\":\"caf\xc3\"}")),
+		fail("ENV-UTF8", "invalid byte early in a long string", swapBytes(event(started, set("summary_normal", "XThis sentence is long enough for the word-at-a-time scan.")), "X", "\xff")),
+		fail("ENV-UTF8", "invalid byte in a key", swapBytes(event(started, set("xX", 1)), "xX", "x\xff"), "ENV-FORBIDDEN-FIELDS"),
+		fail("ENV-UTF8", "invalid byte after valid non-ASCII text", swapBytes(event(started, set("summary_normal", "Überweisung läuft"), set("summary_terse", "Überweisung lXuft, long enough for words")), "X", "\xe4")),
+		fail("ENV-UTF8", "truncated sequence at the end of a string", swapBytes(event(started, set("summary_normal", "cafX")), "X", "\xc3")),
 		fail("ENV-UTF8", "invalid byte outside strings", []byte("{\"type\":\"aaep:agent.session.started\"}\xff")),
 
 		// ENV-INT-RANGE
@@ -252,4 +255,10 @@ func langs(n int) []string {
 		out[i] = fmt.Sprintf("x-%d", i)
 	}
 	return out
+}
+
+// swapBytes replaces the first old in msg by new (raw bytes, so new may be
+// invalid UTF-8).
+func swapBytes(msg []byte, old, new string) []byte {
+	return bytes.Replace(msg, []byte(old), []byte(new), 1)
 }

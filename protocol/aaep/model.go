@@ -202,7 +202,7 @@ const peekDepth = 500
 // than peek's limit) is left to peek.Peek. The decoding is kept for Handle.
 func (c *checker) ReadFields(m *protocol.Message) {
 	c.pre = c.decodeMessage(m.Raw, nil)
-	if c.pre.badUTF8 || c.pre.err != nil || c.ev.scan.dupKey != "" || c.ev.scan.depth > peekDepth {
+	if c.pre.badUTF8 || c.pre.err != nil || c.ev.scan.dupKey != "" || c.ev.scan.depth > peekDepth || c.ev.scan.tooDeep {
 		m.Fields = peek.Peek(m.Raw)
 		return
 	}
@@ -211,17 +211,24 @@ func (c *checker) ReadFields(m *protocol.Message) {
 
 // decodeMessage decodes raw into c.ev and checks that it is UTF-8 (only
 // when it holds non-ASCII bytes or is not JSON: an ASCII JSON object is
-// UTF-8).
+// UTF-8). A byte-order mark before the JSON is an encoding fault of its own
+// (ENV-UTF8), not a reason to lose the message: the rest is decoded.
 func (c *checker) decodeMessage(raw []byte, known *peek.Fields) preDecoded {
 	p := preDecoded{ok: true, raw: raw}
-	p.err = decode(raw, &c.ev, known)
+	body := raw
+	if bytes.HasPrefix(raw, utf8BOM) {
+		body, p.bom = raw[len(utf8BOM):], true
+	}
+	p.err = decode(body, &c.ev, known)
 	if p.err != nil || c.ev.scan.nonASCII {
-		if ok, bom := validUTF8(raw); !ok {
-			p.badUTF8, p.bom = true, bom
+		if ok, _ := validUTF8(body); !ok {
+			p.badUTF8 = true
 		}
 	}
 	return p
 }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // decoded returns ReadFields' decoding when it is of raw.
 func (c *checker) decoded(raw []byte) (preDecoded, bool) {
@@ -277,17 +284,25 @@ func (c *checker) Handle(m *protocol.Message) {
 	if len(c.afterReply) > 0 {
 		delete(c.afterReply, m.Source)
 	}
-	if pre.badUTF8 {
-		bom := pre.bom
+	if pre.badUTF8 || pre.bom {
+		// The encoding fault is the message's (ENV-UTF8, §3.8); a message
+		// that still decodes goes on to every other rule and to the
+		// sequence checks, so one bad byte does not change the verdict of
+		// the events around it.
 		if c.utf8On {
 			what := "is not valid UTF-8"
-			if bom {
+			if pre.bom {
 				what = "starts with a byte-order mark, which RFC 8259 does not allow"
+				if pre.badUTF8 {
+					what += ", and is not valid UTF-8 after it"
+				}
 			}
 			c.r.Report("ENV-UTF8", m.Fields.SessionKey(), m, "not UTF-8",
 				"message %d %s; AAEP messages must be UTF-8 JSON without a BOM (§3.8)", m.Index, what)
 		}
-		return
+		if pre.err != nil {
+			return // not JSON in any encoding we read: nothing more to judge
+		}
 	}
 	if err := pre.err; err != nil {
 		if c.jsonOn {

@@ -1,6 +1,7 @@
 package aaep
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +69,105 @@ func TestReplayReplyTiming(t *testing.T) {
 	res := runInfo(t, "", protocol.StreamInfo{Tool: "aaep-capture/test"}, msgs()...)
 	if !hasRule(res, "SEQ-REPLY-NOT-EXPIRED") {
 		t.Errorf("live recording: want SEQ-REPLY-NOT-EXPIRED for a reply decided 10 minutes after a 300 s prompt\n%s", res.describe())
+	}
+}
+
+// runRaw builds msgs, lets edit change their bytes, and checks them.
+func runRaw(t testing.TB, edit func(ms []*protocol.Message), msgs ...*tm) result {
+	t.Helper()
+	var res result
+	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", nil, protocol.Sink{
+		Finding:     func(f protocol.Finding) { res.findings = append(res.findings, f) },
+		Step:        func(s protocol.Step) { res.steps = append(res.steps, s) },
+		SessionDone: func(s protocol.SessionSummary) { res.summaries = append(res.summaries, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := build(msgs)
+	edit(ms)
+	for _, m := range ms {
+		eng.Feed(m)
+	}
+	eng.Finish()
+	return res
+}
+
+func ruleIDs(res result) []string {
+	var ids []string
+	for _, f := range res.findings {
+		ids = append(ids, f.RuleID)
+	}
+	return ids
+}
+
+// TestMalformedBytesKeepTheEvent: an encoding fault is the message's own
+// (ENV-UTF8, §3.8: UTF-8 JSON, and RFC 8259 forbids a BOM); it must not
+// take the event out of the sequence and so change the verdict of the good
+// events around it (no SEQ-START-FIRST after a BOM, no SEQ-STATE-CHAIN after
+// a bad byte).
+func TestMalformedBytesKeepTheEvent(t *testing.T) {
+	clean := func() []*tm {
+		return stream(S(), SC("idle", "thinking"), SC("thinking", "idle"), C())
+	}
+	cases := []struct {
+		name string
+		edit func(ms []*protocol.Message)
+	}{
+		{"byte-order mark before the first event", func(ms []*protocol.Message) {
+			ms[0].Raw = append([]byte{0xEF, 0xBB, 0xBF}, ms[0].Raw...)
+		}},
+		{"invalid UTF-8 in a state change", func(ms []*protocol.Message) {
+			ms[1].Raw = []byte(strings.Replace(string(ms[1].Raw), "idle to thinking", "idle to thinking \xff\xfe", 1))
+		}},
+		{"byte-order mark and invalid UTF-8", func(ms []*protocol.Message) {
+			ms[2].Raw = append([]byte{0xEF, 0xBB, 0xBF}, strings.Replace(string(ms[2].Raw), "thinking to idle", "thinking to idle \xc3", 1)...)
+		}},
+	}
+	for _, c := range cases {
+		res := runRaw(t, c.edit, clean()...)
+		if ids := strings.Join(ruleIDs(res), " "); ids != "ENV-UTF8" {
+			t.Errorf("%s: findings [%s], want [ENV-UTF8] only\n%s", c.name, ids, res.describe())
+		}
+		if len(res.summaries) != 1 || res.summaries[0].State != StateCompleted || res.summaries[0].Messages != 4 {
+			t.Errorf("%s: summaries %+v, want one completed session of 4 messages", c.name, res.summaries)
+		}
+	}
+}
+
+// TestArrayAndDeepNesting: a JSON array where an event should be gets a
+// message that says so (one event per message, §3.9(1)); an event nested
+// past the decoder's recursion limit is still read, and ENV-SIZE (§3.7,
+// at most 8 levels) says it is nested too deeply, not that it is not a
+// JSON object.
+func TestArrayAndDeepNesting(t *testing.T) {
+	res := runRaw(t, func(ms []*protocol.Message) {
+		ms[1].Raw = []byte("[" + string(ms[1].Raw) + "," + string(ms[1].Raw) + "]")
+	}, S(), SC("idle", "thinking"), C())
+	found := false
+	for _, f := range res.findings {
+		if f.RuleID == "ENV-JSON-OBJECT" && strings.Contains(f.Message, "JSON array") && strings.Contains(f.Message, "one per line") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("an array of events: no ENV-JSON-OBJECT that names the array\n%s", res.describe())
+	}
+
+	deep := strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000)
+	res = runRaw(t, func(ms []*protocol.Message) {
+		ms[1].Raw = []byte(strings.Replace(string(ms[1].Raw), `"from_state"`, `"progress":`+deep+`,"from_state"`, 1))
+	}, S(), SC("idle", "thinking"), SC("thinking", "idle"), C())
+	var size *protocol.Finding
+	for i, f := range res.findings {
+		if f.RuleID == "ENV-SIZE" {
+			size = &res.findings[i]
+		}
+		if f.RuleID == "ENV-JSON-OBJECT" || strings.HasPrefix(f.RuleID, "SEQ-STATE") {
+			t.Errorf("deep nesting: %s %s", f.RuleID, f.Message)
+		}
+	}
+	if size == nil || !strings.Contains(size.Message, "nested too deeply") || size.Index != 1 {
+		t.Errorf("deep nesting: ENV-SIZE %+v, want one on message 1 saying nested too deeply\n%s", size, res.describe())
 	}
 }
