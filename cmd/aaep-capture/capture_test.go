@@ -299,10 +299,10 @@ func TestCaptureExitCodes(t *testing.T) {
 		stderr  string
 		records bool
 	}{
-		{"unreachable", []string{"http://127.0.0.1:1/aaep/v1/events", "-o", filepath.Join(dir, "a.aaep"), "--max-retries", "0"}, 1, "source failed", true},
+		{"unreachable", []string{"http://127.0.0.1:1/aaep/v1/events", "-o", filepath.Join(dir, "a.aaep"), "--max-retries", "0"}, 1, "source failed", false},
 		{"authorization denied", []string{rejectURL, "-o", filepath.Join(dir, "b.aaep")}, 1, "4003 authorization denied", true},
 		{"output directory missing", []string{rejectURL, "-o", filepath.Join(dir, "nope", "c.aaep")}, 2, "create", false},
-		{"input file missing", []string{filepath.Join(dir, "missing.jsonl"), "-o", filepath.Join(dir, "d.aaep")}, 2, "open input", true},
+		{"input file missing", []string{filepath.Join(dir, "missing.jsonl"), "-o", filepath.Join(dir, "d.aaep")}, 2, "open input", false},
 		{"bad cacert", []string{rejectURL, "-o", filepath.Join(dir, "e.aaep"), "--cacert", filepath.Join(dir, "none.pem")}, 2, "--cacert", false},
 		{"unsupported scheme", []string{"ftp://x", "-o", filepath.Join(dir, "f.aaep")}, 2, "unsupported scheme", false},
 	} {
@@ -313,6 +313,8 @@ func TestCaptureExitCodes(t *testing.T) {
 			}
 			if tc.records {
 				readCapture(t, tc.args[2]) // a complete capture even so
+			} else if _, err := os.Stat(tc.args[2]); !os.IsNotExist(err) {
+				t.Errorf("a capture that recorded nothing left %s (%v)", tc.args[2], err)
 			}
 		})
 	}

@@ -203,7 +203,7 @@ func (s *summary) line() string {
 	if s.Reconnects > 0 || s.Disconnects > 0 {
 		fmt.Fprintf(&b, ", %d reconnects", s.Reconnects)
 	}
-	file := "no file"
+	file := "no file (nothing was recorded)"
 	if len(s.Files) == 1 {
 		file = s.Files[0]
 	} else if len(s.Files) > 1 {

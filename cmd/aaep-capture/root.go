@@ -46,6 +46,7 @@ type options struct {
 	endpoints   []string
 	execArgs    []string // --exec: the command after "--"
 	output      string
+	force       bool
 	duration    time.Duration
 	maxEvents   int64
 	maxBytes    sizeFlag
@@ -129,7 +130,8 @@ written.`,
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringArrayVarP(&o.endpoints, "endpoint", "e", nil, "endpoint to record (repeatable); the first argument works too")
-	f.StringVarP(&o.output, "output", "o", "", "capture file to write, or s3://BUCKET/PREFIX/name.aaep (required)")
+	f.StringVarP(&o.output, "output", "o", "", "capture file to write, - for standard output, or s3://BUCKET/PREFIX/name.aaep (required)")
+	f.BoolVar(&o.force, "force", false, "replace an existing non-empty capture file (refused without it: live data cannot be recorded again)")
 	numflag.Duration(f, &o.duration, "duration", 0, numflag.NonNegative("no limit"), "stop after this long (e.g. 30s, 1h); 0: no limit")
 	numflag.Int64(f, &o.maxEvents, "max-events", 0, numflag.NonNegative("no limit"), "stop after recording this many events (handshake messages do not count); 0: no limit")
 	f.Var(&o.maxBytes, "max-bytes", "stop after recording this many bytes of received messages (e.g. 100MiB); 0: no limit")
@@ -181,7 +183,14 @@ func (o *options) parseArgs(args []string, dash int) error {
 		return cli.Usagef("--output is required")
 	}
 	if o.output == "-" {
-		return cli.Usagef("--output -: a capture must go to a file (it is indexed at the end)")
+		// A capture is a stream (its index comes last), so it can be piped
+		// onward; a single one only, and not mixed with a JSON summary.
+		switch {
+		case o.rotateSize > 0 || o.rotateEvery > 0:
+			return cli.Usagef("--output - (standard output) is one stream: it cannot be rotated")
+		case o.json:
+			return cli.Usagef("--output - (standard output) carries the capture: --json cannot print there too")
+		}
 	}
 	// The numeric flags refused their own bad values as they were parsed
 	// (numflag); what is left are the rules between flags.

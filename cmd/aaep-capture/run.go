@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/objstore"
@@ -92,6 +94,9 @@ func captureRun(o *options) error {
 	if o.follow && !hasFileSource(sources) {
 		return cli.Usagef("--follow applies to a file endpoint; there is none")
 	}
+	if err := o.checkFileEndpoints(); err != nil {
+		return err
+	}
 
 	h := capfile.Header{Tool: "aaep-capture/" + version, Meta: meta(o)}
 	for i, s := range sources {
@@ -121,6 +126,9 @@ func captureRun(o *options) error {
 	}
 	rcfg := recorder.Config{
 		Path:        outPath,
+		Force:       o.force,
+		Inputs:      o.inputFiles(),
+		Stdout:      o.Out,
 		Header:      h,
 		Writer:      capfile.WriterOptions{FlushInterval: o.flushEvery},
 		Clock:       clock,
@@ -249,6 +257,45 @@ func exitCode(results []sourceResult, closeErr error) int {
 		}
 	}
 	return code
+}
+
+// inputFiles are the files the capture reads: file endpoints,
+// --subscribe-file and --cacert. The output is never one of them.
+func (o *options) inputFiles() []string {
+	var files []string
+	for _, e := range o.endpoints {
+		if isFileEndpoint(e) {
+			files = append(files, e)
+		}
+	}
+	return append(files, o.subFile, o.cacert)
+}
+
+// isFileEndpoint reports an endpoint that names a local file (not a URL,
+// not exec:, not standard input).
+func isFileEndpoint(e string) bool {
+	return e != "-" && !strings.Contains(e, "://") && !strings.HasPrefix(e, "exec:")
+}
+
+// checkFileEndpoints refuses file endpoints that are not JSON Lines: a
+// capture, a zstd file, a file none of whose lines is JSON.
+func (o *options) checkFileEndpoints() error {
+	for _, e := range o.endpoints {
+		if !isFileEndpoint(e) {
+			continue
+		}
+		if err := capedit.SniffJSONL(e); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return cli.WithCode(cli.ExitUsage, fmt.Errorf("open input: %w", err))
+			}
+			if errors.Is(err, capedit.ErrIsCapture) {
+				return cli.Usagef("%v: aaep-replay serves, checks and draws it as it is", err)
+			}
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+	}
+	return nil
 }
 
 func hasFileSource(sources []source.Source) bool {

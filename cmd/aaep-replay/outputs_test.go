@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -26,20 +25,7 @@ var replayBin = binarytest.New(".", "aaep-replay")
 // runBinary runs aaep-replay in dir and returns its exit code, stdout and stderr.
 func runBinary(t *testing.T, dir string, args ...string) (int, []byte, string) {
 	t.Helper()
-	cmd := exec.Command(replayBin.Path(t), args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.Bytes(), errb.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.Bytes(), errb.String()
-	}
-	t.Fatal(err)
-	return 0, nil, ""
+	return replayBin.Run(t, dir, args...)
 }
 
 func hashOf(t *testing.T, path string) [32]byte {
@@ -116,15 +102,7 @@ func TestOutputIsInputRefused(t *testing.T) {
 	}
 }
 
-func noTempFiles(t *testing.T, dir string) {
-	t.Helper()
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.Contains(e.Name(), ".tmp-") || e.Name() == "-" {
-			t.Errorf("left behind: %s", e.Name())
-		}
-	}
-}
+func noTempFiles(t *testing.T, dir string) { t.Helper(); binarytest.NoLeftovers(t, dir) }
 
 func TestOutputThroughSymlinkAndModes(t *testing.T) {
 	mask := syscall.Umask(0o022)

@@ -3,11 +3,13 @@
 package binarytest
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -49,5 +51,37 @@ func (b *Binary) Path(t testing.TB) string {
 func (b *Binary) Remove() {
 	if b.dir != "" {
 		os.RemoveAll(b.dir)
+	}
+}
+
+// Run runs the command with args in dir to completion and returns its exit
+// status, standard output and standard error.
+func (b *Binary) Run(t testing.TB, dir string, args ...string) (int, []byte, string) {
+	t.Helper()
+	cmd := exec.Command(b.Path(t), args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.Bytes(), errb.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.Bytes(), errb.String()
+	}
+	t.Fatal(err)
+	return 0, nil, ""
+}
+
+// NoLeftovers fails t if dir holds a temporary output file (".NAME.tmp-...")
+// or a file named "-".
+func NoLeftovers(t testing.TB, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") || e.Name() == "-" {
+			t.Errorf("left behind in %s: %s", dir, e.Name())
+		}
 	}
 }

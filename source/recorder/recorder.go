@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,6 +33,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/source"
 )
@@ -90,6 +92,15 @@ type Config struct {
 	// path of every capture file once it is closed (index written, synced):
 	// each rotated part, and the last file at Close. It must not block.
 	OnPartClosed func(path string)
+	// Force lets the capture replace existing non-empty files; without it
+	// they are refused (outfile.ErrExists), as live data cannot be
+	// recorded again.
+	Force bool
+	// Inputs are files the sources read: the capture never writes over them
+	// (outfile.ErrSameFile).
+	Inputs []string
+	// Stdout is where a Path of "-" writes (without rotation).
+	Stdout io.Writer
 	// Secrets are strings that must never reach a file (header values,
 	// passwords). Connection events have them replaced; received and sent
 	// payloads are recorded as they are.
@@ -142,8 +153,12 @@ type Recorder struct {
 	connected map[uint16]int
 	stopOnce  sync.Once
 
+	worth bool // a message or a connection was recorded: the file is kept
+
 	// Owned by the writer goroutine.
 	w         *capfile.Writer
+	out       *outfile.File // the current file, under internal/outfile's policy
+	shown     bool          // out is visible at its path (Publish ran)
 	part      int
 	fileBase  int64 // clock time of the current file's start
 	closedB   int64 // file bytes of closed files
@@ -179,6 +194,12 @@ func New(cfg Config) (*Recorder, error) {
 		spare:     &batch{},
 		connected: map[uint16]int{},
 		writerOut: make(chan struct{}),
+	}
+	if r.rotating && cfg.PartName == nil && !cfg.Force {
+		// Later parts are opened mid-capture: refuse now, not then.
+		if err := checkParts(cfg.Path); err != nil {
+			return nil, err
+		}
 	}
 	r.stats.CloseCodes = map[int]int64{}
 	r.work = sync.NewCond(&r.mu)
@@ -290,6 +311,9 @@ func (c *classifier) emit(m *source.Message) error {
 	case capfile.KindConn:
 		r.stats.ConnEvents++
 		r.countConn(c.src, m.Conn)
+	}
+	if m.Kind != capfile.KindConn || (m.Conn != nil && m.Conn.Event == source.EventConnected) {
+		r.worth = true
 	}
 	if flags&capfile.FlagInvalidJSON != 0 {
 		r.stats.InvalidJSON++
@@ -459,7 +483,15 @@ func (r *Recorder) write(b *batch) error {
 			Payload: payload,
 		}
 		if err := r.w.Append(&r.rec); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrWrite, r.files[len(r.files)-1], err)
+			return fmt.Errorf("%w: %s: %w", ErrWrite, r.curPath, err)
+		}
+	}
+	r.mu.Lock()
+	worth := r.worth
+	r.mu.Unlock()
+	if worth && !r.shown {
+		if err := r.publish(); err != nil {
+			return err
 		}
 	}
 	ws := r.w.Stats()
@@ -491,18 +523,81 @@ func (r *Recorder) rotate(base int64) error {
 	return r.openPart(base)
 }
 
+// closeFile closes the current file. A file that recorded neither a message
+// nor a connection (only failures to connect, or nothing) is removed: a
+// recording that fails before it records anything leaves no file behind.
 func (r *Recorder) closeFile() error {
 	if r.w == nil {
 		return nil
 	}
+	r.mu.Lock()
+	worth := r.worth
+	r.mu.Unlock()
 	err := r.w.Close()
 	r.closedB += r.w.Stats().FileBytes
 	r.w = nil
+	if !r.shown && !worth {
+		r.out.Discard()
+		return nil
+	}
+	if err == nil && !r.shown {
+		err = r.publish()
+	}
+	if cerr := r.out.Commit(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return fmt.Errorf("%w: close %s: %w", ErrWrite, r.curPath, err)
 	}
 	if r.cfg.OnPartClosed != nil {
 		r.cfg.OnPartClosed(r.curPath)
+	}
+	return nil
+}
+
+// publish makes the current file visible at its path and lists it; with a
+// ring, the oldest file beyond it is removed.
+func (r *Recorder) publish() error {
+	if err := r.out.Publish(); err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	r.shown = true
+	r.files = append(r.files, r.curPath)
+	if r.cfg.Ring > 0 && len(r.files) > r.cfg.Ring {
+		old := r.files[0]
+		r.files = r.files[1:]
+		if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: ring: %w", ErrWrite, err)
+		}
+	}
+	r.mu.Lock()
+	r.stats.Files = append(r.stats.Files[:0], r.files...)
+	r.mu.Unlock()
+	return nil
+}
+
+// checkParts refuses an earlier rotated capture with the same pattern: a
+// non-empty file named like one of its parts.
+func checkParts(path string) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	ext := filepath.Ext(base)
+	prefix := strings.TrimSuffix(base, ext) + "-"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // the part's own open reports what is wrong
+	}
+	for _, e := range ents {
+		n := e.Name()
+		digits := strings.TrimSuffix(strings.TrimPrefix(n, prefix), ext)
+		if len(n) != len(prefix)+6+len(ext) || !strings.HasPrefix(n, prefix) || !strings.HasSuffix(n, ext) || strings.Trim(digits, "0123456789") != "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			return fmt.Errorf("%w: %w", ErrWrite, &outfile.Error{Op: "refuse", Path: filepath.Join(dir, n), Err: outfile.ErrExists})
+		}
 	}
 	return nil
 }
@@ -534,24 +629,20 @@ func (r *Recorder) openPart(base int64) error {
 		}
 		h.Meta = meta
 	}
-	w, err := capfile.Create(path, h, &r.cfg.Writer)
+	// A live recording: never over an input or (without Force) an earlier
+	// recording; out of sight until publish.
+	out, err := outfile.Open(path, outfile.Options{Inputs: r.cfg.Inputs, Stdout: r.cfg.Stdout, Binary: true, Live: true, Force: r.cfg.Force})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
-	r.w = w
+	w, err := capfile.NewWriter(out, h, &r.cfg.Writer)
+	if err != nil {
+		out.Discard()
+		return fmt.Errorf("%w: %s: %w", ErrWrite, path, err)
+	}
+	r.w, r.out, r.shown = w, out, false
 	r.curPath = path
 	r.fileBase = base
-	r.files = append(r.files, path)
-	if r.cfg.Ring > 0 && len(r.files) > r.cfg.Ring {
-		old := r.files[0]
-		r.files = r.files[1:]
-		if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%w: ring: %w", ErrWrite, err)
-		}
-	}
-	r.mu.Lock()
-	r.stats.Files = append(r.stats.Files[:0], r.files...)
-	r.mu.Unlock()
 	return nil
 }
 

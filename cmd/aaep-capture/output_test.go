@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
+	"github.com/aaep-tools/aaepkit/source/sourcetest"
+)
+
+// runCapture runs the real aaep-capture in dir to completion.
+func runCapture(t *testing.T, dir string, args ...string) (int, []byte, string) {
+	t.Helper()
+	return captureBin.Run(t, dir, args...)
+}
+
+// jsonlDir holds events.jsonl, a JSON Lines file of 50 events.
+func jsonlDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for _, e := range sourcetest.Events(50) {
+		b.Write(e)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "events.jsonl"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func received(t *testing.T, data []byte) int {
+	t.Helper()
+	r, err := capfile.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not a capture: %v", err)
+	}
+	n := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return n
+		}
+		if rec.Kind == capfile.KindReceived {
+			n++
+		}
+	}
+}
+
+func TestCaptureOutputIsInputRefused(t *testing.T) {
+	dir := jsonlDir(t)
+	in := filepath.Join(dir, "events.jsonl")
+	before, _ := os.ReadFile(in)
+	os.Symlink("events.jsonl", filepath.Join(dir, "sym.aaep"))
+	os.Link(in, filepath.Join(dir, "hard.aaep"))
+	for _, out := range []string{"events.jsonl", "./events.jsonl", "sym.aaep", "hard.aaep"} {
+		code, _, stderr := runCapture(t, dir, "events.jsonl", "-o", out, "--force")
+		if code != 2 || !strings.Contains(stderr, "same file as an input") {
+			t.Errorf("-o %s: exit %d, %q; want 2 and a refusal", out, code, stderr)
+		}
+	}
+	// --subscribe-file and --cacert are inputs too.
+	os.WriteFile(filepath.Join(dir, "sub.json"), []byte("{}"), 0o644)
+	code, _, stderr := runCapture(t, dir, "events.jsonl", "--subscribe-file", "sub.json", "-o", "sub.json", "--force")
+	if code != 2 || !strings.Contains(stderr, "same file as an input") {
+		t.Errorf("-o onto --subscribe-file: exit %d, %q", code, stderr)
+	}
+	if after, _ := os.ReadFile(in); !bytes.Equal(after, before) {
+		t.Fatal("the input was changed")
+	}
+	if lst, _ := os.Lstat(filepath.Join(dir, "sym.aaep")); lst.Mode()&fs.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+	noTemp(t, dir)
+}
+
+func noTemp(t *testing.T, dir string) { t.Helper(); binarytest.NoLeftovers(t, dir) }
+
+// TestCaptureKeepsEarlierRecording: a recording does not replace an
+// existing non-empty file without --force, as zstd does not.
+func TestCaptureKeepsEarlierRecording(t *testing.T) {
+	dir := jsonlDir(t)
+	earlier := filepath.Join(dir, "session.aaep")
+	os.WriteFile(earlier, []byte("an earlier recording"), 0o640)
+	code, _, stderr := runCapture(t, dir, "events.jsonl", "-o", "session.aaep")
+	if code != 2 || !strings.Contains(stderr, "session.aaep: already exists; not overwritten") {
+		t.Errorf("exit %d, %q; want 2 and zstd's refusal", code, stderr)
+	}
+	if got, _ := os.ReadFile(earlier); string(got) != "an earlier recording" {
+		t.Fatal("the earlier recording was changed")
+	}
+	// An empty file is no recording: it is replaced.
+	os.WriteFile(filepath.Join(dir, "empty.aaep"), nil, 0o644)
+	if code, _, stderr := runCapture(t, dir, "events.jsonl", "-o", "empty.aaep"); code != 0 {
+		t.Errorf("over an empty file: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCapture(t, dir, "events.jsonl", "-o", "session.aaep", "--force")
+	if code != 0 {
+		t.Fatalf("--force: exit %d, %s", code, stderr)
+	}
+	data, _ := os.ReadFile(earlier)
+	if n := received(t, data); n != 50 {
+		t.Errorf("the replacing capture holds %d events, want 50", n)
+	}
+	if st, _ := os.Stat(earlier); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want the replaced file's 0640", st.Mode().Perm())
+	}
+	// Rotation: the parts of an earlier rotated capture are kept too.
+	os.WriteFile(filepath.Join(dir, "long-000002.aaep"), []byte("part 2"), 0o644)
+	code, _, stderr = runCapture(t, dir, "events.jsonl", "-o", "long.aaep", "--rotate-every", "1h")
+	if code != 2 || !strings.Contains(stderr, "long-000002.aaep: already exists") {
+		t.Errorf("rotation over earlier parts: exit %d, %q", code, stderr)
+	}
+	noTemp(t, dir)
+}
+
+// TestCaptureFailedLeavesNoFile: an endpoint that never answers leaves no
+// file behind (exit 1), not even a temporary one.
+func TestCaptureFailedLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	code, _, stderr := runCapture(t, dir, "ws://"+addr+"/aaep/v1/ws", "-o", "run.aaep", "--max-retries", "1", "--retry-max-wait", "10ms")
+	if code != 1 {
+		t.Errorf("exit %d, %q; want 1", code, stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+	if !strings.Contains(stderr, "nothing was recorded") {
+		t.Errorf("stderr %q does not say nothing was recorded", stderr)
+	}
+}
+
+// TestCaptureFileEndpointMustBeJSONL: a capture, a zstd file and bytes with
+// no JSON line are refused as file endpoints, before anything is written.
+func TestCaptureFileEndpointMustBeJSONL(t *testing.T) {
+	dir := jsonlDir(t)
+	if code, _, stderr := runCapture(t, dir, "events.jsonl", "-o", "cap.aaep"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	os.WriteFile(filepath.Join(dir, "x.zst"), []byte{0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x05, 0x29, 0x00, 0x00, 'h', 'e', 'l', 'l', 'o'}, 0o644)
+	os.WriteFile(filepath.Join(dir, "random.bin"), bytes.Repeat([]byte("\x01\x02garbage\xff\n"), 500), 0o644)
+	for _, c := range []struct{ in, want string }{
+		{"cap.aaep", "already a capture"},
+		{"x.zst", "zstd-compressed"},
+		{"random.bin", "no line is JSON"},
+	} {
+		code, _, stderr := runCapture(t, dir, c.in, "-o", "out.aaep")
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, c.in) {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", c.in, code, stderr, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out.aaep")); err == nil {
+			t.Fatalf("%s: an output was written", c.in)
+		}
+	}
+}
+
+// TestCaptureToStdoutAndDevices: -o - pipes the capture onward; a device is
+// written in place; - cannot be rotated or share stdout with --json.
+func TestCaptureToStdoutAndDevices(t *testing.T) {
+	dir := jsonlDir(t)
+	code, stdout, stderr := runCapture(t, dir, "events.jsonl", "-o", "-")
+	if code != 0 || received(t, stdout) != 50 {
+		t.Errorf("-o -: exit %d, %s", code, stderr)
+	}
+	for _, args := range [][]string{{"--rotate-every", "1h"}, {"--json"}} {
+		code, _, stderr := runCapture(t, dir, append([]string{"events.jsonl", "-o", "-"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "standard output") {
+			t.Errorf("-o - %v: exit %d, %q", args, code, stderr)
+		}
+	}
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		if errors.Is(err, syscall.EPERM) {
+			t.Skipf("mknod not permitted: %v", err)
+		}
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCapture(t, dir, "events.jsonl", "-o", "null"); code != 0 {
+		t.Errorf("-o a device: exit %d, %s", code, stderr)
+	}
+	if st, _ := os.Lstat(null); st.Mode()&fs.ModeCharDevice == 0 {
+		t.Errorf("the device is now a %v", st.Mode())
+	}
+	noTemp(t, dir)
+}
