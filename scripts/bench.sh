@@ -80,6 +80,7 @@ log "go benchmarks (capfile, visualize/render)"
 	{ status=1; log "an end-to-end measurement failed; its rows say missing"; }
 
 seek_key="Seek/${seek_mib}MiB"
+view_key="View/${seek_mib}MiB"
 check_label=$(echo "$check_events" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta')
 
 cat > "$work/rows.txt" <<EOF
@@ -138,6 +139,13 @@ Graphviz layout + SVG only, 10,000 events (render BenchmarkSVG) | render/SVG/eve
 open + seek to the middle + first record (capfile API) | e2e/$seek_key | open+middle-ms | ms | | < 50 ms
 seek to a random time on an open reader | e2e/$seek_key | seek-ms | ms | |
 serve --from middle: connect to first event | e2e/$seek_key | serve-first-event-ms | ms | | < 50 ms
+## aaep-replay view (the $seek_label capture above; a session of 100,000 events)
+view FILE: start to listening (header and index read) | e2e/$view_key | listening-ms | ms | |
+view FILE: start to first page answered (page, summary, sessions, 200 messages) | e2e/$view_key | first-page-ms | ms | | < 1,000 ms
+timeline window of 10 s (10,000 events) from the middle | e2e/$view_key | timeline-window-ms | ms | |
+100,000-event session: whole timeline (density per lane) | e2e/ViewSession/events=100000 | whole-ms | ms | |
+100,000-event session: zoomed window of ~5,000 events | e2e/ViewSession/events=100000 | window-ms | ms | |
+100,000-event session: steps list for the trace | e2e/ViewSession/events=100000 | steps-ms | ms | |
 EOF
 
 table=$(cat "$out/gobench.txt" "$out/e2e.txt" | "$work/benchtable" -rows "$work/rows.txt")

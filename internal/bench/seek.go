@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -76,7 +77,10 @@ func Seek(ctx context.Context, e *Env, size int64) error {
 		}})
 		e.logf("seek run %d: open+middle %v, random seek %v, serve first event %v", run+1, open, random, first)
 	}
-	return nil
+	// The same file in aaep-replay view: the first page comes from the
+	// index, not from a read of the whole capture.
+	srv.Stop()
+	return View(ctx, e, path, "View/"+strings.TrimPrefix(name, "Seek/"), mid, 10*time.Second)
 }
 
 // openSeek opens the capture, seeks to time t and reads one record.

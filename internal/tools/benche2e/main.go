@@ -32,7 +32,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "recorder"}
+var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "recorder"}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "discard" {
@@ -159,6 +159,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = bench.Trace(ctx, env, []int{100, 1_000, 10_000})
 		case "seek":
 			err = bench.Seek(ctx, env, seekBytes)
+		case "viewsession":
+			err = bench.ViewSession(ctx, env, 100_000)
 		case "recorder":
 			span := 20 * time.Second
 			if *quick {
