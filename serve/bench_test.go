@@ -128,7 +128,7 @@ func benchFanout(b *testing.B, path string, n, subs int, shared, stalled bool) {
 	var total int64
 	var elapsed time.Duration
 	for b.Loop() {
-		srv, err := New(Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: shared, Grace: time.Hour})
+		srv, err := New(Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: shared, Grace: time.Hour})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -235,7 +235,7 @@ func BenchmarkPacingWebSocket(b *testing.B) {
 			gap := 5 * time.Millisecond
 			n := int(float64(wall)*bc.speed/float64(gap)) + 1
 			path := benchCapture(b, n, gap)
-			opts := Options{Open: OpenFile(path), Timing: timing.Config{Speed: bc.speed}, Grace: time.Millisecond}
+			opts := Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{Speed: bc.speed}, Grace: time.Millisecond}
 			if bc.precise {
 				opts.Clock = timing.Precise(0)
 			}
@@ -281,7 +281,7 @@ func BenchmarkStartMiddle(b *testing.B) {
 	mb := envInt(b, "AAEP_BENCH_CAPTURE_MB", 32)
 	n := mb << 20 / len(realisticPayload(0))
 	path := benchCapture(b, n, time.Millisecond)
-	opts := Options{Open: OpenFile(path), Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: int64(n / 2)}}}
+	opts := Options{CloseAtEnd: true, Open: OpenFile(path), Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: int64(n / 2)}}}
 	if err := opts.withDefaults(); err != nil {
 		b.Fatal(err)
 	}

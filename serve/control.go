@@ -278,6 +278,7 @@ func (t *timeline) runControlled() {
 				}
 				pass++
 				ct.c.Restart()
+				t.newPass()
 				continue
 			}
 			ct.setPhase(true, true)
@@ -288,6 +289,7 @@ func (t *timeline) runControlled() {
 				failure = err
 				return
 			}
+			t.newPass() // resume positions refer to the order before the seek
 			ct.setPhase(true, false)
 			continue
 		}
@@ -302,6 +304,7 @@ func (t *timeline) runControlled() {
 				failure = err
 				return
 			}
+			t.newPass() // resume positions refer to the order before the seek
 			continue
 		}
 		if err != nil {

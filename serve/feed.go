@@ -1,11 +1,8 @@
 package serve
 
 import (
-	"context"
 	"errors"
 	"io"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/timing"
@@ -34,7 +31,7 @@ func (s *Server) openTimeline(resumeAfter string) (st *stream, first *event, err
 				st.close()
 				return nil, nil, err
 			}
-			if ev.ID == resumeAfter {
+			if ev.matchesID(resumeAfter) {
 				first, err = st.next()
 				if errors.Is(err, io.EOF) {
 					return st, nil, nil
@@ -63,6 +60,28 @@ func (s *Server) openTimeline(resumeAfter string) (st *stream, first *event, err
 		return nil, nil, err
 	}
 	return st, first, nil
+}
+
+// findEvent returns the record index of the event a Last-Event-ID names
+// (found false when the range holds none).
+func (s *Server) findEvent(id string) (index int64, found bool, err error) {
+	st, err := openStream(s.opts.Open, s.opts.Range, s.opts.Filter)
+	if err != nil {
+		return 0, false, err
+	}
+	defer st.close()
+	for {
+		ev, err := st.next()
+		if errors.Is(err, io.EOF) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		if ev.matchesID(id) {
+			return ev.Index, true, nil
+		}
+	}
 }
 
 // feedLookahead is how long before its deadline an event of a subscriber's
@@ -133,143 +152,4 @@ func (s *Server) feed(sub *subscriber, st *stream, first *event) {
 		}
 	}
 	sub.q.end()
-}
-
-// timeline is the one shared timeline of Options.Shared. It starts when the
-// first subscriber joins and runs to its end; a subscriber that arrives when
-// none is running starts a new one.
-type timeline struct {
-	srv     *Server
-	mu      sync.Mutex
-	subs    []*subscriber // copy-on-write
-	running bool
-}
-
-// join adds sub to the running timeline, starting one if needed.
-func (t *timeline) join(sub *subscriber) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	subs := make([]*subscriber, 0, len(t.subs)+1)
-	for _, o := range t.subs {
-		if o.ctx.Err() == nil {
-			subs = append(subs, o)
-		}
-	}
-	t.subs = append(subs, sub)
-	if !t.running {
-		t.running = true
-		t.srv.wg.Add(1)
-		if t.srv.ctl != nil {
-			go t.runControlled()
-		} else {
-			go t.run()
-		}
-	}
-}
-
-func (t *timeline) snapshot() []*subscriber {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.subs
-}
-
-// run plays the shared timeline.
-func (t *timeline) run() {
-	s := t.srv
-	defer s.wg.Done()
-	var failure error
-	defer func() { t.end(failure) }()
-	st, err := openStream(s.opts.Open, s.opts.Range, s.opts.Filter)
-	if err != nil {
-		failure = err
-		s.notify(Notice{Kind: NoticeMessage, Reason: err.Error()})
-		return
-	}
-	defer st.close()
-	pacer := timing.NewPacer(s.clock, s.opts.Timing)
-	for pass := 1; ; pass++ {
-		played := 0
-		for {
-			ev, err := st.next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			played++
-			if err != nil {
-				failure = err
-				s.notify(Notice{Kind: NoticeMessage, Reason: err.Error()})
-				return
-			}
-			deadline, err := pacer.Wait(s.ctx, ev.Offset)
-			if err != nil {
-				return
-			}
-			ev.Deadline = deadline
-			t.broadcast(ev)
-		}
-		if played == 0 || s.opts.Passes > 0 && pass >= s.opts.Passes {
-			return // done, or an empty range that would loop forever
-		}
-		if err := st.restart(); err != nil {
-			failure = err
-			return
-		}
-		pacer.Restart()
-	}
-}
-
-// end closes the timeline: its subscribers' queues end (their writers
-// finish what is queued), or, after a failure, the subscriptions stop.
-func (t *timeline) end(failure error) {
-	t.mu.Lock()
-	subs := t.subs
-	t.subs, t.running = nil, false
-	t.mu.Unlock()
-	for _, sub := range subs {
-		if failure != nil {
-			sub.stop(CloseInternal, "capture read error", CauseCaptureError)
-		} else {
-			sub.q.end()
-		}
-	}
-}
-
-// sharedFullWait is the longest a no-delay shared timeline waits for room in
-// one subscriber's queue. The writer empties the whole queue whenever it
-// takes a batch, so a queue that stays full this long belongs to a
-// subscriber that has not finished one write in that time.
-const sharedFullWait = time.Second
-
-// broadcast queues ev for every subscriber whose terms allow it. A paced
-// timeline never waits for anyone: a full queue closes that subscriber. With
-// NoDelay the timeline runs as fast as its subscribers read, waiting at most
-// sharedFullWait (or the write timeout, if shorter) for one whose queue is
-// full before closing it.
-func (t *timeline) broadcast(ev *event) {
-	s := t.srv
-	for _, sub := range t.snapshot() {
-		if sub.ctx.Err() != nil {
-			continue
-		}
-		if !sub.getTerms().Allows(ev) {
-			sub.filtered.Add(1)
-			continue
-		}
-		if sub.q.tryPush(ev) {
-			continue
-		}
-		if s.opts.Timing.NoDelay {
-			ctx, cancel := context.WithTimeout(sub.ctx, min(s.opts.WriteTimeout, sharedFullWait))
-			err := sub.q.push(ctx, ev)
-			cancel()
-			if err == nil {
-				continue
-			}
-			if sub.ctx.Err() != nil {
-				continue
-			}
-		}
-		sub.dropped.Add(1)
-		sub.stop(CloseViolation, "too slow: queue full ("+strconv.Itoa(sub.q.depth())+" events)", CauseTooSlow)
-	}
 }

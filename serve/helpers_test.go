@@ -35,22 +35,30 @@ type rec struct {
 	at      time.Duration
 	payload string
 	flags   capfile.Flags
+	attrs   []capfile.Attr
 }
 
-// writeCapture writes recs to a capture file under t.TempDir().
+// writeCapture writes recs to a capture file under t.TempDir(), recorded
+// from a WebSocket (so without SSE framing).
 func writeCapture(t testing.TB, recs []rec) string {
+	t.Helper()
+	return writeCaptureFrom(t, capfile.Source{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:9/aaep/v1/ws"}, recs)
+}
+
+// writeCaptureFrom writes recs as recorded from src.
+func writeCaptureFrom(t testing.TB, src capfile.Source, recs []rec) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.aaep")
 	w, err := capfile.Create(path, capfile.Header{
 		Start:   time.Date(2026, 5, 24, 14, 22, 0, 0, time.UTC),
 		Tool:    "serve-test",
-		Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}},
+		Sources: []capfile.Source{src},
 	}, &capfile.WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		cr := &capfile.Record{Kind: r.kind, Flags: r.flags, Time: int64(r.at), Payload: []byte(r.payload)}
+		cr := &capfile.Record{Kind: r.kind, Flags: r.flags, Time: int64(r.at), Attrs: r.attrs, Payload: []byte(r.payload)}
 		if r.kind == capfile.KindReceived {
 			if s := sessionOf(r.payload); s != "" {
 				cr.Session = s

@@ -175,7 +175,6 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status, resp := s.handleInbound(nil, body, TransportHTTP)
-	allowCORS(w)
 	writeJSON(w, status, resp)
 }
 
@@ -186,7 +185,6 @@ func (s *Server) serveSubscribe(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	allowCORS(w)
 	f := peek.Peek(body)
 	if !f.Object || f.Type != "subscription.request" {
 		writeJSON(w, http.StatusBadRequest, errorBody("malformed", "expected a subscription.request JSON object"))
@@ -221,10 +219,6 @@ func (s *Server) serveSubscribe(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Location", "/aaep/v1/events?subscription_id="+id)
 	writeJSON(w, http.StatusCreated, n.Response)
-}
-
-func allowCORS(w http.ResponseWriter) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
 }
 
 func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {

@@ -23,6 +23,7 @@ const (
 	NoticeHandshake  = "handshake"  // a subscription.request was answered
 	NoticeReply      = "reply"      // a confirmation.reply or clarification.reply
 	NoticeMessage    = "message"    // any other message from a subscriber
+	NoticeComplete   = "complete"   // a subscriber has received the whole replay
 	NoticeClosed     = "closed"     // a subscription ended; Stats holds its figures
 )
 
@@ -119,6 +120,14 @@ func FormatNotice(n Notice) string {
 		if n.Reason != "" {
 			fmt.Fprintf(&b, ": %s", n.Reason)
 		}
+	case NoticeComplete:
+		b.WriteString("received the whole replay")
+		if st := n.Stats; st != nil {
+			fmt.Fprintf(&b, ": %d events", st.Sent)
+		}
+		if n.Reason != "" {
+			fmt.Fprintf(&b, "; %s", n.Reason)
+		}
 	case NoticeClosed:
 		b.WriteString("closed")
 		if st := n.Stats; st != nil {
@@ -131,6 +140,9 @@ func FormatNotice(n Notice) string {
 			}
 			if st.Filtered > 0 {
 				fmt.Fprintf(&b, ", %d filtered", st.Filtered)
+			}
+			if st.Complete {
+				b.WriteString(" (the whole replay)")
 			}
 			if l := st.Lateness; l.Count > 0 {
 				fmt.Fprintf(&b, "; lateness p50 %s p99 %s max %s; drift %s",

@@ -111,6 +111,8 @@ func (w *fakeWire) flush() error {
 
 func (w *fakeWire) interrupt() { signal(w.interr) }
 
+func (w *fakeWire) keepalive() error { return nil }
+
 func (w *fakeWire) close(code int, _ string) {
 	w.mu.Lock()
 	w.closeCode = code
@@ -182,7 +184,7 @@ func TestServePacingFakeClock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newFakeWire()
-				srv, got := runFake(t, Options{Open: memOpener(recs), Timing: tt.timing, Clock: tt.clock, Passes: tt.passes}, nil, w)
+				srv, got := runFake(t, Options{CloseAtEnd: true, Open: memOpener(recs), Timing: tt.timing, Clock: tt.clock, Passes: tt.passes}, nil, w)
 				sameDurations(t, got, tt.want)
 				if w.closeCode != CloseClean {
 					t.Errorf("close code %d", w.closeCode)
@@ -212,7 +214,7 @@ func TestRateLimitHoldsNonCritical(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		terms := &subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.*"}, MaxRate: 2}
 		w := newFakeWire()
-		srv, got := runFake(t, Options{Open: memOpener(recs)}, terms, w)
+		srv, got := runFake(t, Options{CloseAtEnd: true, Open: memOpener(recs)}, terms, w)
 		// Two tokens at once, then one every 500 ms; the critical event
 		// takes no token (it waits only for the events ahead of it, whose
 		// order the replay keeps); after a quiet spell the bucket is full.
@@ -246,7 +248,7 @@ func TestSlowSubscriberClosesFakeClock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				opts := tt.opts
-				opts.Open = memOpener(recs)
+				opts.Open, opts.CloseAtEnd = memOpener(recs), true
 				w := tt.wire()
 				srv, _ := runFake(t, opts, nil, w)
 				st := srv.Stats()
@@ -267,7 +269,7 @@ func TestSharedTimelineFakeClock(t *testing.T) {
 		recs = append(recs, rec{kind: capfile.KindReceived, at: time.Duration(i) * 100 * time.Millisecond, payload: ev(i, "progress.updated", "sess_a", "")})
 	}
 	synctest.Test(t, func(t *testing.T) {
-		srv, err := New(Options{Open: memOpener(recs), Shared: true, QueueSize: 3, WriteTimeout: time.Hour})
+		srv, err := New(Options{CloseAtEnd: true, Open: memOpener(recs), Shared: true, QueueSize: 3, WriteTimeout: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,10 +43,12 @@ var ErrNotFinished = errors.New("replay did not finish")
 // (ws:// or wss://), offering the aaep.v1 subprotocol, and replays to it as
 // the server would to a subscriber that connected: a subscription.request
 // sent within the grace period is answered, replies are handled, and the
-// replay is paced the same way. It returns the subscription's figures when
+// replay is paced the same way (it always closes at the end: CloseAtEnd). It returns the subscription's figures when
 // the replay ends; the error is nil only when the replay finished (or ctx
 // was cancelled, which stops it early).
 func Push(ctx context.Context, url string, opts Options, popts PushOptions) (SubscriberStats, error) {
+	// A push is one replay to one subscriber: it ends with the replay.
+	opts.CloseAtEnd = true
 	srv, err := New(opts)
 	if err != nil {
 		return SubscriberStats{}, err

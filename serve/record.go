@@ -15,9 +15,12 @@ func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *event) {
 	}
 	attrs := []capfile.Attr{{Key: "subscription", Value: sub.id}}
 	if sub.transport == TransportSSE && !ev.Control {
-		attrs = append(attrs, capfile.Attr{Key: "event", Value: sseEventName})
-		if validSSEID(ev.ID) {
-			attrs = append(attrs, capfile.Attr{Key: "id", Value: ev.ID})
+		name, named, id := s.sseFrame(ev)
+		if named {
+			attrs = append(attrs, capfile.Attr{Key: "event", Value: name})
+		}
+		if id != "" {
+			attrs = append(attrs, capfile.Attr{Key: "id", Value: id})
 		}
 	}
 	var flags capfile.Flags

@@ -32,7 +32,7 @@ func TestHundredClients(t *testing.T) {
 			if shared {
 				grace = time.Hour
 			}
-			srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: shared, Grace: grace})
+			srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: shared, Grace: grace})
 			conns := make([]*websocket.Conn, n)
 			for i := range conns {
 				conns[i] = dialWS(t, ts)
@@ -124,7 +124,7 @@ func TestRangeAndFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Range: tt.rng, Filter: tt.filter, Grace: time.Millisecond})
+			srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Range: tt.rng, Filter: tt.filter, Grace: time.Millisecond})
 			c := dialWS(t, ts)
 			frames, ce := readAll(t, c)
 			if ce.Code != CloseClean {
@@ -141,7 +141,7 @@ func TestLoop(t *testing.T) {
 	path := writeCapture(t, recs)
 	all := received(recs)
 	t.Run("three passes", func(t *testing.T) {
-		srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{Speed: 1000}, Passes: 3, Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: 9}}, Grace: time.Millisecond})
+		srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{Speed: 1000}, Passes: 3, Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: 9}}, Grace: time.Millisecond})
 		c := dialWS(t, ts)
 		frames, ce := readAll(t, c)
 		if ce.Code != CloseClean {
@@ -159,7 +159,7 @@ func TestLoop(t *testing.T) {
 		}
 	})
 	t.Run("forever until the subscriber leaves", func(t *testing.T) {
-		srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Passes: -1, Grace: time.Millisecond})
+		srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Passes: -1, Grace: time.Millisecond})
 		c := dialWS(t, ts)
 		c.SetReadDeadline(time.Now().Add(testTimeout))
 		const n = 5
@@ -227,7 +227,7 @@ func TestPush(t *testing.T) {
 	var record memRecord
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	st, err := Push(ctx, wsURL(listener, "/subscriber"), Options{Open: OpenFile(path), Timing: timing.Config{Speed: 100}, Notify: seen.add, Record: &record}, PushOptions{})
+	st, err := Push(ctx, wsURL(listener, "/subscriber"), Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{Speed: 100}, Notify: seen.add, Record: &record}, PushOptions{})
 	if err != nil {
 		t.Fatalf("Push: %v", err)
 	}
@@ -248,7 +248,7 @@ func TestPush(t *testing.T) {
 		l := httptest.NewServer(http.NotFoundHandler())
 		url := wsURL(l, "/")
 		l.Close()
-		_, err := Push(ctx, url, Options{Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
+		_, err := Push(ctx, url, Options{CloseAtEnd: true, Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
 		var ce *ConnectError
 		if !errors.As(err, &ce) {
 			t.Fatalf("Push to a closed port: %v, want a ConnectError", err)
@@ -257,7 +257,7 @@ func TestPush(t *testing.T) {
 	t.Run("not a websocket", func(t *testing.T) {
 		l := httptest.NewServer(http.NotFoundHandler())
 		defer l.Close()
-		_, err := Push(ctx, wsURL(l, "/"), Options{Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
+		_, err := Push(ctx, wsURL(l, "/"), Options{CloseAtEnd: true, Open: OpenFile(path)}, PushOptions{DialTimeout: time.Second})
 		var ce *ConnectError
 		if !errors.As(err, &ce) || ce.Status != "404 Not Found" {
 			t.Fatalf("Push to a plain HTTP server: %v, want a ConnectError with status 404", err)
@@ -270,7 +270,7 @@ func TestPush(t *testing.T) {
 func TestEmptyRange(t *testing.T) {
 	path := writeCapture(t, standardRecords())
 	for _, shared := range []bool{false, true} {
-		srv, ts := startServer(t, Options{Open: OpenFile(path), Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: 13}},
+		srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Range: Range{From: timing.Position{Set: true, ByIndex: true, Index: 13}},
 			Passes: -1, Shared: shared, Grace: time.Millisecond})
 		c := dialWS(t, ts)
 		frames, ce := readAll(t, c)

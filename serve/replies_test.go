@@ -53,7 +53,7 @@ func TestReplies(t *testing.T) {
 	path := writeCapture(t, openEndedRecords())
 	var seen notices
 	var record memRecord
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Notify: seen.add, Record: &record})
+	srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Notify: seen.add, Record: &record})
 	c := dialWS(t, ts)
 	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"replier","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true}}`
 	if err := c.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
@@ -191,7 +191,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestRenegotiateAndClose(t *testing.T) {
 	path := writeCapture(t, openEndedRecords())
 	var record memRecord
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Record: &record})
+	srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Record: &record})
 
 	t.Run("websocket renegotiation", func(t *testing.T) {
 		c := dialWS(t, ts)
@@ -283,7 +283,7 @@ func TestSharedFirstReplyWins(t *testing.T) {
 	var seen notices
 	// Slowed down so that both subscribers have joined (a few ms after
 	// each other) well before the confirmation (400 ms in).
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Shared: true, Grace: time.Hour, Notify: seen.add, Timing: timing.Config{Speed: 0.05}})
+	srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Shared: true, Grace: time.Hour, Notify: seen.add, Timing: timing.Config{Speed: 0.05}})
 	req := []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"s","capabilities":{"supports_confirmation_reply":true}}`)
 	a, b := dialWS(t, ts), dialWS(t, ts)
 	waitFor(t, func() bool { return srv.Stats().Active == 2 })

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -23,6 +25,7 @@ const (
 	DefaultQueueBytes   = 8 << 20
 	DefaultWriteTimeout = 10 * time.Second
 	DefaultMaxLag       = 30 * time.Second
+	DefaultKeepalive    = 15 * time.Second
 	// MaxMessage bounds what a subscriber may send in one message or POST.
 	MaxMessage = 1 << 20
 	// keepClosed is how many closed subscriptions Stats still lists.
@@ -80,6 +83,22 @@ type Options struct {
 	// Control, if set, steers the shared timeline (Shared is required) and
 	// adds the control API under /control (see control.go).
 	Control *timing.Controller
+	// SSEEvent chooses the SSE event: line: SSEEventRecorded (or empty)
+	// frames each message as recorded, SSEEventNone sends unnamed events,
+	// anything else is the name for every event.
+	SSEEvent string
+	// CORSOrigins are the browser origins (scheme://host[:port]) allowed to
+	// call the server from their pages; empty allows any origin.
+	CORSOrigins []string
+	// Keepalive is the silence after which a subscriber gets an SSE comment
+	// or a WebSocket ping (default DefaultKeepalive; negative: never). A
+	// WebSocket peer that leaves a ping unanswered until the next one is due
+	// is closed as unresponsive.
+	Keepalive time.Duration
+	// CloseAtEnd closes each subscription when its replay has ended. By
+	// default a finished subscription stays open (with keepalives) until
+	// the subscriber leaves, as a live producer that went quiet would.
+	CloseAtEnd bool
 }
 
 func (o *Options) withDefaults() error {
@@ -88,6 +107,12 @@ func (o *Options) withDefaults() error {
 	}
 	if err := o.Timing.Validate(); err != nil {
 		return err
+	}
+	if err := CheckSSEEvent(o.SSEEvent); err != nil {
+		return err
+	}
+	if o.Keepalive == 0 {
+		o.Keepalive = DefaultKeepalive
 	}
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace
@@ -147,6 +172,9 @@ type Server struct {
 	shared *timeline
 	reg    *registry // shared timeline's tokens
 	ctl    *control  // nil without Options.Control
+
+	cors     corsPolicy
+	upgrader websocket.Upgrader
 }
 
 // pendingSub is a subscription negotiated by POST, waiting for its stream.
@@ -176,8 +204,13 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Producer) > 0 {
 		producer = opts.Producer
 	}
+	cors, err := newCORSPolicy(opts.CORSOrigins)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
+		cors:     cors,
 		opts:     opts,
 		clock:    opts.Clock,
 		producer: producer,
@@ -189,9 +222,10 @@ func New(opts Options) (*Server, error) {
 		closes:   make(map[string]int64),
 		recStart: time.Now(),
 	}
+	s.upgrader = newUpgrader(cors)
 	if opts.Shared {
 		s.reg = newRegistry()
-		s.shared = &timeline{srv: s}
+		s.shared = newTimeline(s)
 	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /aaep/v1/ws", s.serveWS)
@@ -229,8 +263,14 @@ func findProducer(st *stream) (json.RawMessage, error) {
 	return nil, nil
 }
 
-// ServeHTTP routes a request to the replay's endpoints.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP routes a request to the replay's endpoints, after the CORS
+// headers every response carries (and the answer to a CORS preflight).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cors.handle(w, r) {
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Shutdown closes every subscription (WebSocket code 1001) and waits for
 // their goroutines until ctx ends.
@@ -311,6 +351,7 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *subs
 		done:      make(chan struct{}),
 	}
 	sub.lastIndex.Store(-1)
+	sub.skipThrough.Store(-1)
 	if terms == nil {
 		terms = &subscriptionTerms{}
 	}
@@ -380,6 +421,16 @@ func (s *Server) findByToken(token string) *subscriber {
 		}
 	}
 	return nil
+}
+
+// notifyComplete tells the operator that sub has received the whole replay.
+func (s *Server) notifyComplete(sub *subscriber) {
+	st := sub.stats()
+	n := Notice{Kind: NoticeComplete, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote, Stats: &st}
+	if !s.opts.CloseAtEnd {
+		n.Reason = "the stream stays open until the subscriber leaves"
+	}
+	s.notify(n)
 }
 
 func (s *Server) notify(n Notice) {

@@ -70,6 +70,27 @@ type event struct {
 	Type, ID, Session, Urgency string
 	// Blocking is set for awaiting.confirmation/clarification events.
 	Blocking *blocking
+	// SSE is the SSE framing the capture recorded for this message.
+	SSE sseFraming
+}
+
+// sseFraming is how a message was framed on a recorded SSE stream.
+// Recorded is false for messages that did not arrive over SSE (WebSocket,
+// Unix, stdio, JSONL imports). Otherwise Named says whether the producer
+// sent an event: line (without one the message was an unnamed "message"
+// event, the only kind EventSource.onmessage sees), Name is its value and
+// ID the id: value ("" when none).
+type sseFraming struct {
+	Recorded bool
+	Named    bool
+	Name     string
+	ID       string
+}
+
+// matchesID reports whether id (a Last-Event-ID) names this event: its
+// recorded SSE id, or its event_id.
+func (e *event) matchesID(id string) bool {
+	return id != "" && (e.ID == id || e.SSE.ID == id)
 }
 
 func (e *event) critical() bool { return e.Urgency == "critical" }
@@ -183,7 +204,15 @@ type stream struct {
 	lazy bool
 	// pool, when set, supplies recycled events (a subscriber's own timeline).
 	pool chan *event
+	// sse marks the capture's sources whose transport is SSE: their
+	// records carry the stream's framing (or its absence).
+	sse map[uint16]bool
 }
+
+// headerReader is implemented by cursors that know the capture's header
+// (*capfile.Reader does); without it, only records with SSE attributes
+// count as framed.
+type headerReader interface{ Header() capfile.Header }
 
 // openStream opens a cursor and positions it at the range's start.
 func openStream(open Opener, rng Range, filter peek.Filter) (*stream, error) {
@@ -192,6 +221,16 @@ func openStream(open Opener, rng Range, filter peek.Filter) (*stream, error) {
 		return nil, err
 	}
 	s := &stream{cur: cur, rng: rng, filter: filter}
+	if h, ok := cur.(headerReader); ok {
+		for _, src := range h.Header().Sources {
+			if src.Transport == "sse" {
+				if s.sse == nil {
+					s.sse = make(map[uint16]bool)
+				}
+				s.sse[src.ID] = true
+			}
+		}
+	}
 	if len(filter.Sessions) == 1 && !rng.From.Set {
 		s.seek = filter.Sessions[0]
 	}
@@ -271,8 +310,25 @@ func (s *stream) next() (*event, error) {
 			ev = new(event)
 		}
 		fillEvent(ev, rec, idx, fp)
+		ev.SSE = s.framing(rec)
 		return ev, nil
 	}
+}
+
+// framing returns the recorded SSE framing of rec: from its "event" and "id"
+// attributes when its source is an SSE stream or it carries them (a replay's
+// own recording); Recorded is false otherwise.
+func (s *stream) framing(rec *capfile.Record) sseFraming {
+	f := sseFraming{Recorded: s.sse[rec.Source]}
+	for _, a := range rec.Attrs {
+		switch a.Key {
+		case "event":
+			f.Recorded, f.Named, f.Name = true, true, a.Value
+		case "id":
+			f.Recorded, f.ID = true, a.Value
+		}
+	}
+	return f
 }
 
 // restart rewinds for another loop.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -16,16 +17,69 @@ import (
 // sseEventName is the SSE event name of AAEP events (Appendix B.1.3).
 const sseEventName = "aaep.event"
 
+// Values of Options.SSEEvent beside an event name.
+const (
+	// SSEEventRecorded frames each message as the capture recorded it: with
+	// the producer's event name, or none when it sent none. Messages that
+	// did not arrive over SSE are named aaep.event. This is the default.
+	SSEEventRecorded = "recorded"
+	// SSEEventNone sends every message unnamed (no event: line), the only
+	// kind EventSource.onmessage receives.
+	SSEEventNone = "none"
+)
+
+// CheckSSEEvent validates a value of Options.SSEEvent.
+func CheckSSEEvent(v string) error {
+	switch {
+	case v == "" || v == SSEEventRecorded || v == SSEEventNone:
+		return nil
+	case strings.ContainsAny(v, "\r\n\x00"):
+		return fmt.Errorf("SSE event name %q contains a line break or NUL", v)
+	}
+	return nil
+}
+
 // validSSEID reports whether id can go on an SSE id: line.
 func validSSEID(id string) bool {
 	return id != "" && !strings.ContainsAny(id, "\r\n\x00")
 }
 
+// sseFrame returns the event: and id: lines' values for ev under the
+// server's SSEEvent policy: named says whether an event: line is written.
+// The id is the recorded one, else the event_id, so that Last-Event-ID
+// resumes even where the producer sent no ids.
+func (s *Server) sseFrame(ev *event) (name string, named bool, id string) {
+	switch p := s.opts.SSEEvent; p {
+	case "", SSEEventRecorded:
+		if ev.SSE.Recorded {
+			name, named = ev.SSE.Name, ev.SSE.Named
+		} else {
+			name, named = sseEventName, true
+		}
+	case SSEEventNone:
+	default:
+		name, named = p, true
+	}
+	if named && !validSSEID(name) {
+		// A recorded name cannot hold a line break; be safe anyway.
+		name, named = "", false
+	}
+	id = ev.SSE.ID
+	if !validSSEID(id) {
+		id = ev.ID
+	}
+	if !validSSEID(id) {
+		id = ""
+	}
+	return name, named, id
+}
+
 // sseWire is a subscriber's Server-Sent Events stream.
 type sseWire struct {
-	rc *http.ResponseController
-	bw *bufio.Writer // over dw
-	dw *deadlineWriter
+	srv *Server
+	rc  *http.ResponseController
+	bw  *bufio.Writer // over dw
+	dw  *deadlineWriter
 }
 
 // deadlineWriter renews the write deadline before every write to the
@@ -46,10 +100,10 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 	return d.w.Write(p)
 }
 
-func newSSEWire(w http.ResponseWriter, timeout time.Duration) *sseWire {
+func newSSEWire(srv *Server, w http.ResponseWriter) *sseWire {
 	rc := http.NewResponseController(w)
-	dw := &deadlineWriter{w: w, rc: rc, timeout: timeout}
-	return &sseWire{rc: rc, bw: bufio.NewWriterSize(dw, batchLimit), dw: dw}
+	dw := &deadlineWriter{w: w, rc: rc, timeout: srv.opts.WriteTimeout}
+	return &sseWire{srv: srv, rc: rc, bw: bufio.NewWriterSize(dw, batchLimit), dw: dw}
 }
 
 func (w *sseWire) write(ev *event) error {
@@ -57,10 +111,15 @@ func (w *sseWire) write(ev *event) error {
 		return nil // handshake answers go in POST responses, not on the stream
 	}
 	bw := w.bw
-	bw.WriteString("event: " + sseEventName + "\n")
-	if validSSEID(ev.ID) {
+	name, named, id := w.srv.sseFrame(ev)
+	if named {
+		bw.WriteString("event: ")
+		bw.WriteString(name)
+		bw.WriteByte('\n')
+	}
+	if id != "" {
 		bw.WriteString("id: ")
-		bw.WriteString(ev.ID)
+		bw.WriteString(id)
 		bw.WriteByte('\n')
 	}
 	p := ev.Payload
@@ -99,6 +158,17 @@ func (w *sseWire) flush() error {
 	return w.rc.Flush()
 }
 
+// sseKeepalive is the comment a silent stream gets: EventSource ignores it,
+// and it keeps read timeouts and proxies from ending the stream.
+const sseKeepalive = ": keepalive\n\n"
+
+func (w *sseWire) keepalive() error {
+	if _, err := w.bw.WriteString(sseKeepalive); err != nil {
+		return err
+	}
+	return w.flush()
+}
+
 func (w *sseWire) interrupt() {
 	if w.dw != nil {
 		w.dw.interrupted.Store(true)
@@ -117,10 +187,10 @@ func (w *sseWire) close(int, string) {
 // subscription_id selects the terms negotiated by POST /aaep/v1/subscriptions;
 // without it the stream is unfiltered. Last-Event-ID (header, or the
 // lastEventId query parameter) resumes after that event on a per-subscriber
-// timeline; when nothing is left after it, the answer is 204, which tells
-// an EventSource to stop reconnecting.
+// timeline, or on the shared one (after an event still to come, or with
+// what it missed of one already sent); when nothing is left after it, the
+// answer is 204, which tells an EventSource to stop reconnecting.
 func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
-	allowCORS(w)
 	var terms *subscriptionTerms
 	id := r.URL.Query().Get("subscription_id")
 	var (
@@ -163,7 +233,26 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	var (
 		st    *stream
 		first *event
+		after int64 = -1 // shared: the record index to resume after
 	)
+	if s.opts.Shared && resume != "" {
+		idx, found, err := s.findEvent(resume)
+		if err != nil {
+			release()
+			writeJSON(w, http.StatusInternalServerError, errorBody("capture_error", err.Error()))
+			return
+		}
+		if found {
+			if s.shared.locate(idx) == resumeOver {
+				// The timeline is over: 204 stops an EventSource.
+				release()
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			after = idx
+		}
+		// An id the range does not hold: join live.
+	}
 	if !s.opts.Shared {
 		var err error
 		st, first, err = s.openTimeline(resume)
@@ -181,7 +270,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	wire := newSSEWire(w, s.opts.WriteTimeout)
+	wire := newSSEWire(s, w)
 	rc := wire.rc
 	sub, err := s.newSubscriber(TransportSSE, r.RemoteAddr, id, wire, terms)
 	if err != nil {
@@ -207,7 +296,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	})
 	defer stopWatch()
 	if s.opts.Shared {
-		s.shared.join(sub)
+		s.shared.joinAfter(sub, after)
 	} else {
 		s.launch(sub, st, first)
 	}

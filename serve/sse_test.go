@@ -14,7 +14,7 @@ import (
 func TestSSEStream(t *testing.T) {
 	recs := standardRecords()
 	path := writeCapture(t, recs)
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
+	srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
 	for _, p := range []string{"/events", "/aaep/v1/events"} {
 		t.Run(p, func(t *testing.T) {
 			resp := getSSE(t, ts.URL+p, nil)
@@ -63,7 +63,7 @@ func TestSSEMultiLineData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		w := &sseWire{bw: bufioWriter(&buf)}
+		w := &sseWire{srv: &Server{}, bw: bufioWriter(&buf)}
 		if err := w.write(&event{Payload: []byte(tt.payload), ID: "evt_1"}); err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestSSEMultiLineData(t *testing.T) {
 func TestSSELastEventID(t *testing.T) {
 	recs := standardRecords()
 	path := writeCapture(t, recs)
-	_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
+	_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
 	all := received(recs)
 	tests := []struct {
 		name   string
@@ -114,7 +114,7 @@ func TestSSELastEventID(t *testing.T) {
 func TestSSESubscriptionHandshake(t *testing.T) {
 	recs := standardRecords()
 	path := writeCapture(t, recs)
-	_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
+	_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
 	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"sse-sub","capabilities":{"supports_clarification_reply":true,"event_filters":{"include":["aaep:agent.session.*"]}}}`
 	resp, err := http.Post(ts.URL+"/aaep/v1/subscriptions", "application/json", strings.NewReader(req))
 	if err != nil {

@@ -63,7 +63,7 @@ func TestStalledBesideHealthy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, ts := startServer(t, Options{
-				Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: tt.shared,
+				Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: tt.shared, CloseAtEnd: true,
 				Grace: time.Millisecond, QueueSize: 8, WriteTimeout: 300 * time.Millisecond,
 			})
 			// The healthy subscriber comes first, so that on the shared

@@ -35,7 +35,11 @@ type SubscriberStats struct {
 	QueueDepth int            `json:"queue_depth"`
 	QueueLimit int            `json:"queue_limit"`
 	Lateness   timing.Summary `json:"lateness"`
-	Close      *CloseInfo     `json:"close,omitempty"`
+	// Complete says the subscriber has received the whole replay (every
+	// pass); CompletedAt is when.
+	Complete    bool       `json:"complete"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	Close       *CloseInfo `json:"close,omitempty"`
 }
 
 // Stats are the server's figures, as served on GET /stats.
@@ -47,9 +51,12 @@ type Stats struct {
 	// Closes counts ended subscriptions by cause (finished, too_slow,
 	// stalled, lagging, subscriber, disconnected, rejected, shutdown,
 	// capture_error).
-	Closes          map[string]int64 `json:"closes"`
-	RepliesAccepted int64            `json:"replies_accepted"`
-	RepliesIgnored  int64            `json:"replies_ignored"`
+	Closes map[string]int64 `json:"closes"`
+	// Complete counts the listed subscribers that have received the whole
+	// replay (see SubscriberStats.Complete).
+	Complete        int   `json:"complete"`
+	RepliesAccepted int64 `json:"replies_accepted"`
+	RepliesIgnored  int64 `json:"replies_ignored"`
 	// Subscribers lists the active subscriptions and the most recently
 	// closed ones, oldest first.
 	Subscribers []SubscriberStats `json:"subscribers"`
@@ -76,6 +83,10 @@ func (s *subscriber) stats() SubscriberStats {
 		QueueLimit:     s.q.limit,
 		Lateness:       s.lat.Summary(),
 		Close:          s.getClose(),
+	}
+	if ns := s.completed.Load(); ns != 0 {
+		t := time.Unix(0, ns)
+		st.Complete, st.CompletedAt = true, &t
 	}
 	s.mu.Lock()
 	st.SubscriberID = s.subscriber
@@ -119,7 +130,11 @@ func (s *Server) Stats() Stats {
 	sort.Slice(subs, func(i, j int) bool { return subs[i].num < subs[j].num })
 	st.Subscribers = make([]SubscriberStats, 0, len(subs))
 	for _, sub := range subs {
-		st.Subscribers = append(st.Subscribers, sub.stats())
+		ss := sub.stats()
+		if ss.Complete {
+			st.Complete++
+		}
+		st.Subscribers = append(st.Subscribers, ss)
 	}
 	return st
 }

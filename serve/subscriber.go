@@ -34,7 +34,12 @@ const (
 	CauseRejected     = "rejected"      // the handshake was rejected
 	CauseShutdown     = "shutdown"      // the server is shutting down
 	CauseCaptureError = "capture_error" // the capture could not be read
+	CauseUnresponsive = "unresponsive"  // a WebSocket peer left a ping unanswered
 )
+
+// errUnresponsive is a keepalive's error for a WebSocket peer that did not
+// answer the previous ping.
+var errUnresponsive = errors.New("no answer to the last ping")
 
 // wire is one subscriber's connection as the writer sees it.
 type wire interface {
@@ -45,6 +50,10 @@ type wire interface {
 	flush() error
 	// interrupt makes a blocked flush fail at once (from any goroutine).
 	interrupt()
+	// keepalive tells a silent subscriber the stream is alive: an SSE
+	// comment, a WebSocket ping. It returns errUnresponsive when the peer
+	// did not answer the previous one.
+	keepalive() error
 	// close ends the connection with code and reason (where the transport
 	// can say so). It is called once, by the writer.
 	close(code int, reason string)
@@ -90,6 +99,11 @@ type subscriber struct {
 	lastIndex  atomic.Int64
 	lastOffset atomic.Int64
 	pass       atomic.Int64
+	// skipThrough, when not -1, is the record index of the event a shared
+	// timeline subscriber resumed after (Last-Event-ID) before it came.
+	skipThrough atomic.Int64
+	// completed is when the subscriber had received the whole replay (0: not yet).
+	completed atomic.Int64
 }
 
 func (s *subscriber) getTerms() *subscriptionTerms { return s.terms.Load() }
@@ -148,7 +162,9 @@ func (s *subscriber) writeLoop() {
 		pending []sentEvent
 		bucket  tokenBucket
 		held    time.Time // release time of the last event the rate limit held
+		idle    = newIdler(srv.opts.Keepalive)
 	)
+	defer idle.stop()
 	flush := func() bool {
 		if len(pending) == 0 {
 			return true
@@ -181,6 +197,7 @@ func (s *subscriber) writeLoop() {
 			s.recycle(p.ev)
 		}
 		pending = pending[:0]
+		idle.reset()
 		if srv.opts.MaxLag > 0 && worst > srv.opts.MaxLag {
 			s.setClose(CloseViolation, "lagging: "+worst.Round(time.Millisecond).String()+" behind schedule", CauseLagging)
 			return false
@@ -189,18 +206,27 @@ func (s *subscriber) writeLoop() {
 	}
 	for {
 		batch, ending := s.q.take(spare)
-		if ending {
-			s.setClose(CloseClean, "replay finished", CauseFinished)
+		if ending && s.ctx.Err() == nil && s.getClose() == nil {
+			// The replay has ended for this subscriber.
+			if s.completed.Load() == 0 {
+				s.completed.Store(time.Now().UnixNano())
+				srv.notifyComplete(s)
+			}
+			if srv.opts.CloseAtEnd {
+				s.setClose(CloseClean, "replay finished", CauseFinished)
+				break
+			}
+			// Stay open, like a producer that went quiet: closing would
+			// make an EventSource reconnect and replay it all again.
+		} else if ending {
 			break
 		}
 		if len(batch) == 0 {
 			spare = batch
-			select {
-			case <-s.q.wake:
-				continue
-			case <-s.ctx.Done():
+			if !s.waitIdle(idle) {
+				break
 			}
-			break
+			continue
 		}
 		ok := true
 		consumed := 0 // events of the batch written (or dropped by flush)
@@ -303,9 +329,69 @@ func (s *subscriber) recycle(ev *event) {
 	}
 }
 
+// waitIdle waits for the queue to have something (true) or the
+// subscription to end (false), sending keepalives while it is silent.
+func (s *subscriber) waitIdle(idle *idler) bool {
+	for {
+		select {
+		case <-s.q.wake:
+			return true
+		case <-s.ctx.Done():
+			return false
+		case <-idle.due():
+			if err := s.wire.keepalive(); err != nil {
+				s.failed(err)
+				return false
+			}
+			idle.reset()
+		}
+	}
+}
+
+// idler times the silence on a subscriber's connection: due fires when a
+// keepalive is due (never when keepalives are off).
+type idler struct {
+	every time.Duration
+	t     *time.Timer
+}
+
+func newIdler(every time.Duration) *idler {
+	i := &idler{every: every}
+	if every > 0 {
+		i.t = time.NewTimer(every)
+	}
+	return i
+}
+
+// due is the channel that fires when the connection has been silent for
+// the keepalive interval (nil, which never fires, without keepalives).
+func (i *idler) due() <-chan time.Time {
+	if i.t == nil {
+		return nil
+	}
+	return i.t.C
+}
+
+// reset restarts the silence: something was just written.
+func (i *idler) reset() {
+	if i.t != nil {
+		i.t.Reset(i.every)
+	}
+}
+
+func (i *idler) stop() {
+	if i.t != nil {
+		i.t.Stop()
+	}
+}
+
 // failed records why a write failed: a timeout means the subscriber stalled.
 // A reason set earlier (by stop, which interrupts the write) is kept.
 func (s *subscriber) failed(err error) {
+	if errors.Is(err, errUnresponsive) {
+		s.setClose(CloseViolation, "unresponsive: no answer to a ping within "+s.srv.opts.Keepalive.String(), CauseUnresponsive)
+		return
+	}
 	if isTimeout(err) {
 		s.setClose(CloseViolation, "stalled: nothing written for "+s.srv.opts.WriteTimeout.String(), CauseStalled)
 		return

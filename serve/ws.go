@@ -22,13 +22,16 @@ const Subprotocol = "aaep.v1"
 // closeWait is how long a closing WebSocket waits for the peer's close frame.
 const closeWait = 2 * time.Second
 
-var upgrader = websocket.Upgrader{
-	Subprotocols: []string{Subprotocol},
-	// Any origin may connect: browser-based subscribers are served from
-	// their own origin. The listener is loopback unless the operator says
-	// otherwise (and is warned).
-	CheckOrigin:      func(*http.Request) bool { return true },
-	HandshakeTimeout: 10 * time.Second,
+// newUpgrader accepts WebSocket subscribers from the origins the CORS
+// policy allows (any by default: browser-based subscribers are served from
+// their own origin; the listener is loopback unless the operator says
+// otherwise, and is warned).
+func newUpgrader(cors corsPolicy) websocket.Upgrader {
+	return websocket.Upgrader{
+		Subprotocols:     []string{Subprotocol},
+		CheckOrigin:      cors.checkOrigin,
+		HandshakeTimeout: 10 * time.Second,
+	}
 }
 
 // batchConn sits under a gorilla WebSocket connection and turns the one
@@ -180,7 +183,28 @@ type wsWire struct {
 	inBatch    bool
 	broken     bool // a write failed: the stream may end inside a frame
 	readerDone chan struct{}
+	// pinged is when the last keepalive ping went out (writer only);
+	// heard is when the peer last sent anything, pongs included (UnixNano).
+	pinged time.Time
+	heard  atomic.Int64
 }
+
+// keepalive pings the peer, after checking that it answered the previous
+// ping (or sent anything since).
+func (w *wsWire) keepalive() error {
+	if !w.pinged.IsZero() && w.heard.Load() < w.pinged.UnixNano() {
+		return errUnresponsive
+	}
+	w.pinged = time.Now()
+	err := w.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.timeout))
+	if err != nil {
+		w.broken = true
+	}
+	return err
+}
+
+// heardNow notes that the peer sent something.
+func (w *wsWire) heardNow() { w.heard.Store(time.Now().UnixNano()) }
 
 func (w *wsWire) write(ev *event) error {
 	if !w.inBatch {
@@ -240,7 +264,7 @@ func (w *wsWire) close(code int, reason string) {
 // serveWS handles GET /aaep/v1/ws.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	hw := &hijackWriter{ResponseWriter: w}
-	conn, err := upgrader.Upgrade(hw, r, nil)
+	conn, err := s.upgrader.Upgrade(hw, r, nil)
 	if err != nil {
 		return // Upgrade has answered with an HTTP error
 	}
@@ -255,6 +279,7 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 	// whole frames; gorilla's default would write it from the reader.
 	conn.SetCloseHandler(func(int, string) error { return nil })
 	ww := &wsWire{conn: conn, bc: bc, server: transport != TransportPush, timeout: s.opts.WriteTimeout, readerDone: make(chan struct{})}
+	conn.SetPongHandler(func(string) error { ww.heardNow(); return nil })
 	sub, err := s.newSubscriber(transport, remote, "", ww, nil)
 	if err != nil {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseGoingAway, "server shutting down"), time.Now().Add(time.Second))
@@ -269,7 +294,7 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.readWebSocket(sub, conn, ww.readerDone, first, handshook)
+		s.readWebSocket(sub, conn, ww, first, handshook)
 	}()
 	ok := s.handshake(sub, first)
 	close(handshook)
@@ -283,10 +308,11 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 // readWebSocket reads what the subscriber sends: a message that arrives
 // while the handshake waits goes to first; the rest (and a first message
 // after the grace period) are handled as replies and requests.
-func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, done chan struct{}, first chan []byte, handshook chan struct{}) {
-	defer close(done)
+func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, ww *wsWire, first chan []byte, handshook chan struct{}) {
+	defer close(ww.readerDone)
 	for {
 		_, msg, err := conn.ReadMessage()
+		ww.heardNow()
 		if err != nil {
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) {

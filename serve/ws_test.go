@@ -16,7 +16,7 @@ func TestWebSocketHandshakeByteExact(t *testing.T) {
 	recs := standardRecords()
 	path := writeCapture(t, recs)
 	var seen notices
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{Speed: 100}, Notify: seen.add})
+	srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{Speed: 100}, Notify: seen.add})
 	c := dialWS(t, ts)
 	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"test-sub","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true,"event_filters":{"include":["aaep:agent.*"]}}}`
 	if err := c.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
@@ -57,7 +57,7 @@ func TestWebSocketHandshakeByteExact(t *testing.T) {
 func TestWebSocketGraceWithoutRequest(t *testing.T) {
 	recs := standardRecords()
 	path := writeCapture(t, recs)
-	_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: 20 * time.Millisecond})
+	_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: 20 * time.Millisecond})
 	c := dialWS(t, ts)
 	frames, ce := readAll(t, c)
 	if ce.Code != CloseClean {
@@ -102,7 +102,7 @@ func TestWebSocketHandshakeTerms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
+			_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}})
 			c := dialWS(t, ts)
 			if err := c.WriteMessage(websocket.TextMessage, []byte(tt.req)); err != nil {
 				t.Fatal(err)
@@ -133,7 +133,7 @@ func TestWebSocketHandshakeTerms(t *testing.T) {
 func TestWebSocketLateFirstMessage(t *testing.T) {
 	path := writeCapture(t, openEndedRecords())
 	var seen notices
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Grace: time.Millisecond, Notify: seen.add})
+	srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Grace: time.Millisecond, Notify: seen.add})
 	c := dialWS(t, ts)
 	readUntil(t, c, "rpl_conf1") // the stream started unnegotiated
 	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"confirmation.reply","reply_token":"rpl_conf1","decision":"accept"}`))
@@ -154,7 +154,7 @@ func TestWebSocketFrameSizes(t *testing.T) {
 	}
 	recs = append(recs, rec{kind: capfile.KindReceived, at: 10, payload: "{\"x\":\"\xff\xfe\"}", flags: capfile.FlagInvalidUTF8})
 	path := writeCapture(t, recs)
-	_, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: time.Millisecond})
+	_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: time.Millisecond})
 	c := dialWS(t, ts)
 	c.SetReadDeadline(time.Now().Add(testTimeout))
 	for i, want := range received(recs) {

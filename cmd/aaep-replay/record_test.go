@@ -20,7 +20,7 @@ import (
 // subscriber's replies as going to it.
 func TestRecordedReplayReadsLikeACapture(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "wire.aaep")
-	srv := startServe(t, "serve", demoCapture, "--listen", "127.0.0.1:0", "--speed", "50", "--record", record)
+	srv := startServe(t, "serve", demoCapture, "--listen", "127.0.0.1:0", "--speed", "50", "--close-at-end", "--record", record)
 	addr := srv.addr
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
 	c, _, err := d.Dial("ws://"+addr+"/aaep/v1/ws", nil)

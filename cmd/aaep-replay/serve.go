@@ -130,11 +130,15 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 
 func newServeCmd(a *app) *cobra.Command {
 	var (
-		f       replayFlags
-		listen  string
-		shared  bool
-		control bool
-		paused  bool
+		f          replayFlags
+		listen     string
+		shared     bool
+		control    bool
+		paused     bool
+		sseEvent   string
+		corsOrigin []string
+		keepalive  time.Duration
+		closeAtEnd bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
@@ -147,7 +151,9 @@ subscribers, until interrupted (Ctrl-C):
              starts after a short grace period, unfiltered).
   SSE        http://ADDR/aaep/v1/events and http://ADDR/events; resume with
              Last-Event-ID. POST /aaep/v1/subscriptions to negotiate first,
-             then open the stream at the Location it returns.
+             then open the stream at the Location it returns. Events are
+             framed as recorded (--sse-event): a producer that sent unnamed
+             events (EventSource.onmessage) is replayed unnamed.
   Replies    POST /aaep/v1/replies or /messages: confirmation.reply and
              clarification.reply (204, or 400 for an unknown token),
              subscription.renegotiate, subscription.close.
@@ -158,7 +164,13 @@ subscribers, until interrupted (Ctrl-C):
              GET /control/log (what each subscriber received and sent).
 
 Each subscriber gets its own replay from the start; --shared puts everyone on
-one timeline that starts with the first subscriber (later ones join live).
+one timeline that starts with the first subscriber (later ones join live, and
+an SSE subscriber reconnecting with Last-Event-ID resumes where it was).
+When a replay has ended, its stream stays open with keepalives (--keepalive)
+until the subscriber leaves, as a producer that went quiet would;
+--close-at-end closes it instead. GET /stats says which subscribers have
+received the whole replay ("complete"). Browsers on any origin may subscribe
+and POST replies (CORS); --cors-origin restricts that.
 Payloads go out byte for byte. Timing follows the capture's receive times,
 scheduled at absolute deadlines. --from and --to take a time offset (1m30s,
 1:30) or a record number (#120 or 120, counting every record from 0, as info
@@ -171,7 +183,9 @@ and drift are printed to stdout (--json: one JSON object per line).`,
   aaep-replay serve session.aaep --shared --loop 0 --listen 0.0.0.0:8765
   aaep-replay serve session.aaep --from 1m30s --to #400 --session sess_2c91a7
   aaep-replay serve session.aaep --record subscriber-run.aaep --json
-  aaep-replay serve session.aaep --control --paused   # then: curl -X POST localhost:8765/control/step`,
+  aaep-replay serve session.aaep --control --paused   # then: curl -X POST localhost:8765/control/step
+
+  aaep-replay serve session.aaep --sse-event none --cors-origin http://localhost:3000`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			input := args[0]
@@ -183,6 +197,28 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			if paused && !control {
 				return cli.Usagef("--paused goes with --control")
 			}
+			if err := serve.CheckSSEEvent(sseEvent); err != nil {
+				return cli.Usagef("--sse-event: %v", err)
+			}
+			opts.SSEEvent = sseEvent
+			for _, o := range corsOrigin {
+				if o == "*" {
+					continue
+				}
+				if _, err := serve.NormalizeOrigin(o); err != nil {
+					return cli.Usagef("--cors-origin: %v", err)
+				}
+			}
+			opts.CORSOrigins = corsOrigin
+			switch {
+			case keepalive < 0:
+				return cli.Usagef("--keepalive %v: must not be negative (0 turns keepalives off)", keepalive)
+			case keepalive == 0:
+				opts.Keepalive = -1
+			default:
+				opts.Keepalive = keepalive
+			}
+			opts.CloseAtEnd = closeAtEnd
 			if control {
 				opts.Control = timing.NewController(opts.Clock, opts.Timing, paused)
 			}
@@ -194,6 +230,10 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.BoolVar(&shared, "shared", false, "one timeline for all subscribers; late joiners join live")
 	fs.BoolVar(&control, "control", false, "steer the replay through the JSON API under /control (play, pause, step, seek, speed); implies --shared")
 	fs.BoolVar(&paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
+	fs.StringVar(&sseEvent, "sse-event", serve.SSEEventRecorded, `SSE event: line: "recorded" (as captured; aaep.event when the capture has no SSE framing), "none" (unnamed events, for EventSource.onmessage), or a NAME for every event`)
+	fs.StringArrayVar(&corsOrigin, "cors-origin", nil, "browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; default: any origin)")
+	fs.DurationVar(&keepalive, "keepalive", serve.DefaultKeepalive, "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
+	fs.BoolVar(&closeAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
 	f.add(fs, "to")
 	return cmd
 }

@@ -108,7 +108,7 @@ func TestServeCommand(t *testing.T) {
 	in, payloads := replayCapture(t)
 	record := filepath.Join(t.TempDir(), "wire.aaep")
 	// The documented short form, rewritten by root to "serve".
-	srv := startServe(t, "--input", in, "--listen", "127.0.0.1:0", "--no-delay", "--record", record)
+	srv := startServe(t, "--input", in, "--listen", "127.0.0.1:0", "--no-delay", "--close-at-end", "--record", record)
 	addr, out, errb := srv.addr, srv.out, srv.errb
 	deadline := time.Now().Add(10 * time.Second)
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}

@@ -156,9 +156,10 @@ type ReplayServer struct {
 var serveAddr = regexp.MustCompile(`on ws://([0-9.:\[\]a-f]+)/aaep/v1/ws`)
 
 // StartReplayServer starts `replayBin serve FILE --listen 127.0.0.1:0
-// --json extra...` and waits (at most 30 s) until it says where it listens.
+// --json --close-at-end extra...` and waits (at most 30 s) until it says
+// where it listens. The measurements read each replay to its close frame.
 func StartReplayServer(ctx context.Context, replayBin, file string, extra ...string) (*ReplayServer, error) {
-	args := append([]string{"serve", file, "--listen", "127.0.0.1:0", "--json"}, extra...)
+	args := append([]string{"serve", file, "--listen", "127.0.0.1:0", "--json", "--close-at-end"}, extra...)
 	cmd := exec.Command(replayBin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
