@@ -23,6 +23,8 @@ type CutOptions struct {
 	To timing.Position
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// TimeShift re-anchors the output's wall clock (see TimeShift).
+	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
 }
@@ -71,7 +73,7 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 			case opts.From.Set && first != nil:
 				shift = first.Time
 			}
-			hdr.Start = hdr.Start.Add(time.Duration(shift))
+			hdr.Start = opts.TimeShift.shiftHeader(hdr.Start.Add(time.Duration(shift)), hdr.Meta)
 			var err error
 			cw, err = newCaptureWriter(w, hdr)
 			return err

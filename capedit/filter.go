@@ -24,6 +24,8 @@ type FilterOptions struct {
 	MessagesOnly bool
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// TimeShift re-anchors the output's wall clock (see TimeShift).
+	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
 }
@@ -43,6 +45,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	hdr := cloneHeader(src.r.Header())
 	hdr.Meta["derived_from"] = filepath.Base(in)
 	hdr.Meta["filter"] = describeFilter(opts)
+	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	matched := int64(0)
 	err = writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)

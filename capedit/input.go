@@ -11,8 +11,8 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
-	"github.com/aaep-tools/aaepkit/progress"
 	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/progress"
 )
 
 // Warning is a problem an operation worked around: a torn input whose intact
@@ -78,6 +78,9 @@ func openInput(path string, meter *progress.Meter) (*input, error) {
 	meter.AddTotal(inputs.Total(r))
 	return &input{path: path, r: r, meter: meter}, nil
 }
+
+// inputsTotal is the record count of a clean capture's index, or -1.
+func inputsTotal(r *capfile.Reader) int64 { return inputs.Total(r) }
 
 // openSource opens a capture source (a file, standard input, a remote
 // object); meter (which may be nil) counts its records.

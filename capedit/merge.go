@@ -24,6 +24,10 @@ type MergeOptions struct {
 	JoinSources bool
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// TimeShifts re-anchor the inputs' wall clocks before they are merged,
+	// one per input in order (missing ones shift nothing): align captures
+	// of machines whose clocks differ.
+	TimeShifts []TimeShift
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
 }
@@ -82,7 +86,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	res.Sources = ids
 	shift := make([]int64, len(srcs))
 	for i, s := range srcs {
-		shift[i] = s.r.Header().Start.Sub(hdr.Start).Nanoseconds()
+		shift[i] = opts.shift(i).Apply(s.r.Header().Start).Sub(hdr.Start).Nanoseconds()
 	}
 	err = writeOutput(out, opts.Stdout, inputs, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
@@ -193,14 +197,17 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 		taken[uint16(next)] = true
 		return uint16(next), nil
 	}
-	var names, tools []string
+	var names, tools, shifts []string
 	metaSeen := map[string]string{}
 	metaConflict := map[string]bool{}
 	for i, s := range srcs {
 		h := s.r.Header()
 		names = append(names, filepath.Base(s.path))
-		if i == 0 || h.Start.Before(hdr.Start) {
-			hdr.Start = h.Start
+		if start := opts.shift(i).Apply(h.Start); i == 0 || start.Before(hdr.Start) {
+			hdr.Start = start
+		}
+		if ts := opts.shift(i); !ts.IsZero() {
+			shifts = append(shifts, filepath.Base(s.path)+" "+ts.String())
 		}
 		if !contains(tools, h.Tool) {
 			tools = append(tools, h.Tool)
@@ -266,10 +273,21 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 	delete(hdr.Meta, "cut")
 	delete(hdr.Meta, "filter")
 	hdr.Meta["merged_from"] = strings.Join(names, ", ")
+	if len(shifts) > 0 {
+		hdr.Meta["time_shift"] = strings.Join(shifts, ", ")
+	}
 	if hdr.Start.IsZero() {
 		hdr.Start = time.Unix(0, 0).UTC()
 	}
 	return hdr, ids, nil
+}
+
+// shift returns the time shift of input i.
+func (o *MergeOptions) shift(i int) TimeShift {
+	if i < len(o.TimeShifts) {
+		return o.TimeShifts[i]
+	}
+	return TimeShift{}
 }
 
 func contains(list []string, s string) bool {

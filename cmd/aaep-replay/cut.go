@@ -13,7 +13,10 @@ import (
 func init() { register(newCutCmd) }
 
 func newCutCmd(a *app) *cobra.Command {
-	var out, from, to string
+	var (
+		out, from, to string
+		ts            timeShiftFlag
+	)
 	cmd := &cobra.Command{
 		Use:   "cut FILE [--from POS] [--to POS] -o OUT",
 		Short: "Write the part of a capture between two times or record numbers",
@@ -46,6 +49,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 				*p.dst = pos
 			}
 			opts.Stdout = a.Out
+			opts.TimeShift = ts.v
 			opts.Progress = a.meter("cut")
 			res, err := capedit.Cut(a.ctx, args[0], out, opts)
 			opts.Progress.Stop()
@@ -61,5 +65,6 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.StringVar(&from, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
 	f.StringVar(&to, "to", "", "last position kept (inclusive): a time offset or a record number")
+	addTimeShift(f, &ts)
 	return cmd
 }

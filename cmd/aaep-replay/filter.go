@@ -15,6 +15,7 @@ func newFilterCmd(a *app) *cobra.Command {
 	var (
 		out  string
 		opts capedit.FilterOptions
+		ts   timeShiftFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "filter FILE [--session ID]... [--filter-type TYPE]... -o OUT",
@@ -39,6 +40,7 @@ the capture's start are unchanged.`,
 				return cli.Usagef("filter needs at least one of --session, --filter-type, --urgency, --messages-only")
 			}
 			opts.Stdout = a.Out
+			opts.TimeShift = ts.v
 			opts.Progress = a.meter("filter")
 			res, err := capedit.Filter(a.ctx, args[0], out, opts)
 			opts.Progress.Stop()
@@ -56,5 +58,6 @@ the capture's start are unchanged.`,
 	f.StringSliceVar(&opts.Match.Types, "filter-type", nil, "keep messages of this type (exact or suffix)")
 	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "keep messages of this urgency")
 	f.BoolVar(&opts.MessagesOnly, "messages-only", false, "drop connection events and markers too")
+	addTimeShift(f, &ts)
 	return cmd
 }
