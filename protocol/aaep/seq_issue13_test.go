@@ -171,3 +171,91 @@ func TestArrayAndDeepNesting(t *testing.T) {
 		t.Errorf("deep nesting: ENV-SIZE %+v, want one on message 1 saying nested too deeply\n%s", size, res.describe())
 	}
 }
+
+func findingsOf(res result, rule string) []protocol.Finding {
+	var out []protocol.Finding
+	for _, f := range res.findings {
+		if f.RuleID == rule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestConfirmedActionByName: §4.4.1 has a confirmation describe "a specific
+// action" (action, and extra_context for structure); §6.1(3) lets the
+// producer "continue with non-blocked work" meanwhile; §6.2.2 makes each
+// accept authorize one action. So the action is the invocation the
+// confirmation names, not the next one in line.
+func TestConfirmedActionByName(t *testing.T) {
+	transfer := func(token string) *tm { return AC(token, "reject", 300).set("action", "Transfer $500 to savings.") }
+	for _, profile := range []string{"lenient", "strict"} {
+		// A balance check between the accept and the transfer is not the
+		// confirmed action (the catalog's SEQ-CONF-ONE-ACTION).
+		res := run(t, profile, stream(preConf(), transfer("rpl_1"), CR("rpl_1", "accept"),
+			SC("awaiting_input", "calling_tool"), TI("get_balance", "call_1"), TC("get_balance", "call_1", "success"),
+			TIrr("transfer_funds", "call_2"), TC("transfer_funds", "call_2", "success"), SC("calling_tool", "idle"), C())...)
+		for _, f := range res.findings {
+			if f.Level >= protocol.Should && (strings.HasPrefix(f.RuleID, "SEQ-") || strings.HasPrefix(f.RuleID, "NEG-")) {
+				t.Errorf("%s: a lookup before the approved transfer: %s %s\n%s", profile, f.Level, f.RuleID, res.describe())
+			}
+		}
+	}
+
+	// Two confirmations open, one accepted and one rejected: the rejected
+	// action's run is blamed on its own confirmation, at its own message.
+	msgs := stream(preConf(), transfer("rpl_1"),
+		AC("rpl_2", "reject", 300).set("action", "Delete the old account.", "extra_context", map[string]any{"tool": "delete_account"}),
+		CR("rpl_1", "accept"), CR("rpl_2", "reject"),
+		SC("awaiting_input", "calling_tool"),
+		TIrr("delete_account", "call_3"), TC("delete_account", "call_3", "success"),
+		TIrr("transfer_funds", "call_4"), TC("transfer_funds", "call_4", "success"), SC("calling_tool", "idle"), C())
+	res := run(t, "", msgs...)
+	bad := findingsOf(res, "SEQ-CONF-NO-ACTION-AFTER-REJECT")
+	if len(bad) != 1 || bad[0].Index != 8 || !strings.Contains(bad[0].Message, "rpl_2") || !strings.Contains(bad[0].Message, "matched by the tool") {
+		t.Errorf("the rejected delete: %+v, want one SEQ-CONF-NO-ACTION-AFTER-REJECT at message 8 naming rpl_2 and the match\n%s", bad, res.describe())
+	}
+	if n := len(findingsOf(res, "SEQ-CONF-ONE-ACTION")); n != 0 {
+		t.Errorf("the accepted transfer is blamed (%d SEQ-CONF-ONE-ACTION)\n%s", n, res.describe())
+	}
+	// The trace says which confirmation each run was matched to.
+	var details []string
+	for _, s := range res.steps {
+		if s.Label == "tool.invoked" {
+			details = append(details, s.Detail)
+		}
+	}
+	if len(details) != 2 || !strings.HasSuffix(details[0], "for rpl_2") || !strings.HasSuffix(details[1], "for rpl_1") {
+		t.Errorf("tool.invoked steps %q, want the delete for rpl_2 and the transfer for rpl_1", details)
+	}
+
+	// A rejected action that runs later, after the producer went back to
+	// thinking (§4.5.3, §6.1: no action after a reject), named by its tool.
+	res = run(t, "", stream(preConf(),
+		AC("rpl_1", "reject", 60).set("action", "Email the report to the team.", "irreversible", false, "risk_level", "low", "extra_context", map[string]any{"tool": "send_email"}),
+		CR("rpl_1", "reject"), SC("awaiting_input", "thinking"), SC("thinking", "calling_tool"),
+		TI("send_email", "call_1"), TC("send_email", "call_1", "success"), SC("calling_tool", "idle"), C())...)
+	if bad := findingsOf(res, "SEQ-CONF-NO-ACTION-AFTER-REJECT"); len(bad) != 1 || bad[0].Index != 7 {
+		t.Errorf("a rejected email sent later: %+v, want SEQ-CONF-NO-ACTION-AFTER-REJECT at message 7\n%s", bad, res.describe())
+	}
+
+	// Matched by tool_call_id: the named call runs while the confirmation
+	// is pending (a blocking violation), another call of the same tool is
+	// not that action.
+	res = run(t, "", stream(preConf(),
+		AC("rpl_1", "reject", 300).set("extra_context", map[string]any{"tool_call_id": "call_9"}),
+		TI("transfer_funds", "call_8"), TC("transfer_funds", "call_8", "success"),
+		TI("transfer_funds", "call_9"), TC("transfer_funds", "call_9", "success"),
+		CR("rpl_1", "accept"), SC("awaiting_input", "idle"), C())...)
+	if bad := findingsOf(res, "SEQ-CONF-BLOCKING"); len(bad) != 1 || bad[0].Index != 6 || !strings.Contains(bad[0].Message, "tool_call_id") {
+		t.Errorf("the named call while pending: %+v, want one SEQ-CONF-BLOCKING at message 6 matched by tool_call_id\n%s", bad, res.describe())
+	}
+
+	// Nothing named: order decides, and the finding says so.
+	res = run(t, "", stream(preConf(), AC("rpl_1", "reject", 300).set("action", "Proceed?"), CR("rpl_1", "accept"),
+		SC("awaiting_input", "calling_tool"), TIrr("wipe", "call_1"), TC("wipe", "call_1", "success"),
+		TIrr("purge", "call_2"), TC("purge", "call_2", "success"), SC("calling_tool", "idle"), C())...)
+	if bad := findingsOf(res, "SEQ-CONF-ONE-ACTION"); len(bad) != 1 || bad[0].Index != 8 || !strings.Contains(bad[0].Message, "by order") {
+		t.Errorf("two irreversible runs on one unnamed accept: %+v, want SEQ-CONF-ONE-ACTION at message 8 matched by order\n%s", bad, res.describe())
+	}
+}

@@ -81,7 +81,7 @@ var seqRuleTable = []protocol.Rule{
 	{ID: "SEQ-IRREV-NEEDS-CONF", Level: must, Summary: "An irreversible tool.invoked is preceded by an unused awaiting.confirmation in its session."},
 	// Lenient: a defaulted accept (§4.5.3, §6.1) authorizes; strict: only an accept reply (§4.3.1).
 	{ID: "SEQ-IRREV-NEEDS-ACCEPT", Level: must, Summary: "That confirmation was resolved as accept before the irreversible tool.invoked."},
-	{ID: "SEQ-CONF-ONE-ACTION", Level: must, Summary: "One accepted confirmation authorizes exactly one action."},
+	{ID: "SEQ-CONF-ONE-ACTION", Level: must, Summary: "One accepted confirmation authorizes exactly one action: the one it names (tool_call_id, tool or action text), else the next irreversible one by order."},
 	{ID: "SEQ-CONF-BLOCKING", Level: must, Summary: "No tool.invoked for the confirmed action before the confirmation is resolved."},
 	{ID: "SEQ-CONF-NO-ACTION-AFTER-REJECT", Level: must, Summary: "No tool.invoked for an action whose confirmation was rejected or cancelled."},
 	{ID: "SEQ-CONF-REJECT-FOLLOWUP", Level: must, Summary: "A reject is followed by an event reflecting the cancelled action (strict: a state change to thinking or deciding)."},

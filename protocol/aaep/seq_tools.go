@@ -168,7 +168,7 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 	if register {
 		t.open = append(t.open, c)
 	}
-	s.attributeAction(ss, m, tool, irrev)
+	conf := s.attributeAction(ss, m, tool, id, irrev)
 	ss.state = stateCallingTool
 	detail := tool
 	if id != "" {
@@ -176,6 +176,9 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 	}
 	if irrev {
 		detail += " irreversible"
+	}
+	if conf != "" {
+		detail += " for " + conf // the confirmation it was matched to
 	}
 	return detail
 }
