@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"net/http"
@@ -115,12 +116,17 @@ func TestControlStepSeekPlay(t *testing.T) {
 	// A read deadline that expires breaks a gorilla connection for good,
 	// so absence is checked on a second subscriber.
 	c2 := dialWS(t, ts)
-	waitSubscribers(t, ts, 2)
+	// And an SSE subscriber on the same timeline.
+	sse := sseEvents(t, getSSE(t, ts.URL+"/aaep/v1/events", nil))
+	waitSubscribers(t, ts, 3)
 	expectNothing(t, ts, c2, 0)
 
 	st := controlPost(t, ts, "/control/step", "", http.StatusOK)
 	if got := readFrame(t, c); !bytes.Equal(got, want[0]) {
 		t.Fatalf("step sent %s, want %s", got, want[0])
+	}
+	if got := nextSSE(t, sse); !bytes.Equal(got, want[0]) {
+		t.Fatalf("step sent %s to the SSE subscriber, want %s", got, want[0])
 	}
 	st = controlPost(t, ts, "/control/step?count=2", "", http.StatusOK)
 	for i := 1; i <= 2; i++ {
@@ -138,6 +144,12 @@ func TestControlStepSeekPlay(t *testing.T) {
 	controlPost(t, ts, "/control/step", `{"count": 1}`, http.StatusOK)
 	if got := readFrame(t, c); !bytes.Equal(got, want[5]) {
 		t.Fatalf("after seek to #7: %s, want %s", got, want[5])
+	}
+	for i := 1; i <= 2; i++ {
+		nextSSE(t, sse)
+	}
+	if got := nextSSE(t, sse); !bytes.Equal(got, want[5]) {
+		t.Fatalf("after seek to #7 the SSE subscriber got %s, want %s", got, want[5])
 	}
 	subID := waitReleased(t, ts, 4).Subscribers[0].Subscription
 	reply := `{"type":"confirmation.reply","reply_token":"rpl_conf1","decision":"accept","subscription_id":"` + subID + `","timestamp":"2026-05-24T14:22:30.000Z"}`
@@ -166,7 +178,7 @@ func TestControlStepSeekPlay(t *testing.T) {
 			t.Fatalf("play sent %s, want %s", got, w)
 		}
 	}
-	if st := waitState(t, ts, StateEnded); len(st.Subscribers) != 2 || st.Subscribers[0].State != "active" {
+	if st := waitState(t, ts, StateEnded); len(st.Subscribers) != 3 || st.Subscribers[0].State != "active" {
 		t.Fatalf("at the end: %+v", st)
 	}
 	// Seek by time to 20ms (record 5) plays again from there.
@@ -191,6 +203,49 @@ func TestControlStepSeekPlay(t *testing.T) {
 		{"/control/rewind", "", http.StatusNotFound},
 	} {
 		controlPost(t, ts, bad.path, bad.body, bad.code)
+	}
+}
+
+// sseEvents reads the data of each SSE event of resp in the background.
+func sseEvents(t *testing.T, resp *http.Response) <-chan []byte {
+	t.Helper()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("SSE: %s", resp.Status)
+	}
+	out := make(chan []byte, 64)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		var data []string
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" {
+				if data != nil {
+					out <- []byte(strings.Join(data, "\n"))
+				}
+				data = nil
+				continue
+			}
+			if v, ok := strings.CutPrefix(line, "data:"); ok {
+				data = append(data, strings.TrimPrefix(v, " "))
+			}
+		}
+	}()
+	return out
+}
+
+func nextSSE(t *testing.T, events <-chan []byte) []byte {
+	t.Helper()
+	select {
+	case ev, ok := <-events:
+		if !ok {
+			t.Fatal("the SSE stream ended")
+		}
+		return ev
+	case <-time.After(testTimeout):
+		t.Fatal("no SSE event")
+		return nil
 	}
 }
 

@@ -270,6 +270,44 @@ func TestViewInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("keyboard", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		keyOn := func(p *browsertest.Page, k, code string, vk int, text string) {
+			t.Helper()
+			for _, typ := range []string{"keyDown", "keyUp"} {
+				params := map[string]any{"type": typ, "key": k, "code": code, "windowsVirtualKeyCode": vk}
+				if typ == "keyDown" && text != "" {
+					params["text"] = text
+				}
+				if err := p.Call(ctx, "Input.dispatchKeyEvent", params, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		key := func(k, code string, vk int, text string) { t.Helper(); keyOn(p, k, code, vk, text) }
+		// On a fresh page, Tab reaches the skip link first; Enter on it
+		// moves the focus to the inspector.
+		p2 := b.NewPage(t)
+		p2.Navigate(t, ts.URL+"/")
+		keyOn(p2, "Tab", "Tab", 9, "")
+		if got := text(t, p2, ":focus"); !strings.Contains(got, "Skip to the event inspector") {
+			t.Errorf("first Tab focuses %q, want the skip link", got)
+		}
+		keyOn(p2, "Enter", "Enter", 13, "\r")
+		p2.WaitFor(t, 10*time.Second, `location.hash === "#inspector-h"`)
+		// The timeline zooms with + and selects the event at its centre with Enter.
+		p.Eval(t, `document.getElementById("tl-canvas").focus(); true`, nil)
+		before := text(t, p, "#tl-range")
+		key("+", "Equal", 187, "+")
+		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("tl-range").textContent !== %q`, before))
+		heading := text(t, p, "#inspector-h")
+		key("Home", "Home", 36, "")
+		p.WaitFor(t, 10*time.Second, `document.getElementById("tl-range").textContent.includes("108 events")`)
+		key("Enter", "Enter", 13, "\r")
+		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, heading))
+	})
+
 	t.Run("axe-core audit", func(t *testing.T) {
 		src, err := os.ReadFile(filepath.Join(npmDir(), "node_modules", "axe-core", "axe.min.js"))
 		if err != nil {
