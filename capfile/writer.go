@@ -40,9 +40,9 @@ type WriterOptions struct {
 	// Level is the zstd compression level used while records arrive
 	// quickly. Default DefaultLevel. When timed flushes find fewer than 50
 	// records per second (and until the first timed flush), new frames use
-	// zstd.SpeedBetterCompression with a 256 KiB window instead: each flush
-	// then ends a small block, which compresses worse, and the stronger
-	// level costs little CPU at such rates.
+	// zstd.SpeedDefault with a 256 KiB window instead: each flush then ends
+	// a small block, which compresses worse, and the stronger level costs
+	// little CPU at such rates.
 	Level zstd.EncoderLevel
 	// SyncOnFlush makes every timed flush also fsync the file (when the
 	// underlying writer has a Sync method).
@@ -195,13 +195,15 @@ func newEncoder(level zstd.EncoderLevel, window int) (*zstd.Encoder, error) {
 // current frame and lets the other mode's encoder go.
 //
 // The level and window were chosen by measurement on realistic AAEP events
-// flushed one by one (the 10 events/s case): SpeedBestCompression makes
-// blocks 3% smaller than SpeedBetterCompression but its encoder holds 35 MiB
-// of match tables against 5.5 MiB, which is most of a sidecar recorder's
-// memory; a window beyond 256 KiB (about a minute of history at such rates)
-// gains under 1%.
+// flushed one by one (the 10 events/s case), in bytes per event and the
+// encoder's heap: SpeedBestCompression 57.9 B and 35 MiB, SpeedBetterCompression
+// 59.7 B and 5.5 MiB, SpeedDefault 66.7 B and 2.7 MiB, SpeedFastest 67.6 B
+// and 1.6 MiB. The encoder is most of a sidecar recorder's memory, and the
+// budget of one (16 MiB resident at 10 events/s, S3 client included) leaves
+// room for SpeedDefault only. A window beyond 256 KiB (about a minute of
+// history at such rates) gains under 1%.
 const (
-	lowRateLevel  = zstd.SpeedBetterCompression
+	lowRateLevel  = zstd.SpeedDefault
 	lowRateWindow = 256 << 10
 	slowBelow     = 50  // records per second
 	fastAbove     = 500 // records per second

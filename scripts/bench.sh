@@ -139,6 +139,9 @@ Graphviz layout + SVG only, 10,000 events (render BenchmarkSVG) | render/SVG/eve
 open + seek to the middle + first record (capfile API) | e2e/$seek_key | open+middle-ms | ms | | < 50 ms
 seek to a random time on an open reader | e2e/$seek_key | seek-ms | ms | |
 serve --from middle: connect to first event | e2e/$seek_key | serve-first-event-ms | ms | | < 50 ms
+s3:// object on a local S3 server (objstore.Remote): HTTP requests to open + seek to the middle + first record | e2e/$seek_key/remote | requests | | | ≤ 3
+s3:// object: bytes read for it | e2e/$seek_key/remote | KiB-read | KiB | |
+s3:// object: time for it | e2e/$seek_key/remote | open+middle-ms | ms | |
 ## aaep-replay view (the $seek_label capture above; a session of 100,000 events)
 view FILE: start to listening (header and index read) | e2e/$view_key | listening-ms | ms | |
 view FILE: start to first page answered (page, summary, sessions, 200 messages) | e2e/$view_key | first-page-ms | ms | | < 1,000 ms
@@ -146,6 +149,18 @@ timeline window of 10 s (10,000 events) from the middle | e2e/$view_key | timeli
 100,000-event session: whole timeline (density per lane) | e2e/ViewSession/events=100000 | whole-ms | ms | |
 100,000-event session: zoomed window of ~5,000 events | e2e/ViewSession/events=100000 | window-ms | ms | |
 100,000-event session: steps list for the trace | e2e/ViewSession/events=100000 | steps-ms | ms | |
+## Recorder cost (aaep-capture, one SSE producer at a steady rate, default 100 ms flush; the reference Python tool was not available to measure beside it)
+10 events/s: peak resident memory | e2e/Recorder/rate=10 | peak-MiB | MiB | | ≤ 16 MiB
+10 events/s: CPU per event, whole run (start-up included) | e2e/Recorder/rate=10 | cpu-µs/event | µs | |
+10 events/s: CPU per event, steady state | e2e/Recorder/rate=10 | steady-cpu-µs/event | µs | |
+10 events/s to s3:// (spooled, a part uploaded every 5 s): peak resident memory | e2e/Recorder/rate=10/s3 | peak-MiB | MiB | | ≤ 16 MiB
+10 events/s to s3://: CPU per event, steady state | e2e/Recorder/rate=10/s3 | steady-cpu-µs/event | µs | |
+1,000 events/s: peak resident memory | e2e/Recorder/rate=1000 | peak-MiB | MiB | |
+1,000 events/s: CPU per event, whole run | e2e/Recorder/rate=1000 | cpu-µs/event | µs | |
+1,000 events/s: CPU per event, steady state | e2e/Recorder/rate=1000 | steady-cpu-µs/event | µs | |
+10,000 events/s: peak resident memory | e2e/Recorder/rate=10000 | peak-MiB | MiB | |
+10,000 events/s: CPU per event, whole run | e2e/Recorder/rate=10000 | cpu-µs/event | µs | |
+10,000 events/s: CPU per event, steady state | e2e/Recorder/rate=10000 | steady-cpu-µs/event | µs | |
 EOF
 
 table=$(cat "$out/gobench.txt" "$out/e2e.txt" | "$work/benchtable" -rows "$work/rows.txt")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/objstore/s3test"
 )
 
 // PacedSSE serves events (cycled) over SSE at a steady rate of Rate events
@@ -93,17 +94,31 @@ func (p *PacedSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // is the default 100 ms, so the durability bound is the one users get.
 func RecorderCost(ctx context.Context, e *Env, rates []float64, span time.Duration) error {
 	pool := sample.Events(4096, 17)
+	// The same recorder writing to s3:// on a local S3 server (spooled,
+	// a part uploaded every 5 s) at the lowest rate.
+	srv, err := s3test.New("bench")
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
 	for run := 0; run < e.Runs; run++ {
 		for _, rate := range rates {
-			if err := e.recorderOnce(ctx, pool, rate, span, run); err != nil {
+			if err := e.recorderOnce(ctx, pool, rate, span, run, ""); err != nil {
 				return err
 			}
+		}
+		if err := e.recorderOnce(ctx, pool, rates[0], span, run, "s3://bench/cost/run.aaep"); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, span time.Duration, run int) error {
+func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, span time.Duration, run int, remote string) error {
 	p := &PacedSSE{Events: pool, Rate: rate, Span: span}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
@@ -117,6 +132,13 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 		cpu0, cpu1   time.Duration
 		sent0, sent1 int64
 		ok           bool
+	}
+	args := []string{"--endpoint", srv.URL + "/aaep/v1/events", "--output", out, "--json", "--max-retries", "0", "--duration", (span + 30*time.Second).String()}
+	name := fmt.Sprintf("Recorder/rate=%g", rate)
+	if remote != "" {
+		args[3] = remote
+		args = append(args, "--spool", filepath.Join(e.Dir, "spool"), "--rotate-every", "5s")
+		name += "/s3"
 	}
 	started := time.Now()
 	res, err := RunProcWatch(cctx, func(pid int) {
@@ -133,8 +155,7 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 		if sent > steady.sent1 || steady.sent1 == 0 {
 			steady.cpu1, steady.sent1 = cpu, sent
 		}
-	}, e.CaptureBin, "--endpoint", srv.URL+"/aaep/v1/events",
-		"--output", out, "--json", "--max-retries", "0", "--duration", (span + 30*time.Second).String())
+	}, e.CaptureBin, args...)
 	if err != nil {
 		return err
 	}
@@ -151,8 +172,8 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 		steadyUS = us(steady.cpu1-steady.cpu0) / float64(n)
 	}
 	steady.Unlock()
-	e.logf("recorder %g events/s run %d: %d events, peak RSS %.1f MiB, CPU per event %.1f µs (steady state %.1f µs)", rate, run+1, sum.Events, float64(res.MaxRSS)/(1<<20), total, steadyUS)
-	e.Emit(Result{Name: fmt.Sprintf("Recorder/rate=%g", rate), Metrics: []Metric{
+	e.logf("recorder %s run %d: %d events, peak RSS %.1f MiB, CPU per event %.1f µs (steady state %.1f µs)", name, run+1, sum.Events, float64(res.MaxRSS)/(1<<20), total, steadyUS)
+	e.Emit(Result{Name: name, Metrics: []Metric{
 		{float64(res.MaxRSS) / (1 << 20), "peak-MiB"},
 		{total, "cpu-µs/event"},
 		{steadyUS, "steady-cpu-µs/event"},

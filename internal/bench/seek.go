@@ -31,16 +31,19 @@ func Seek(ctx context.Context, e *Env, size int64) error {
 	}
 	e.logf("seek: %d records, %.0f MiB, spanning %v, written in %v; %d runs", sc.Records, float64(sc.Bytes)/(1<<20), sc.LastTime, time.Since(start).Round(time.Second), e.Runs)
 	mid := sc.LastTime / 2
-	srv, err := StartReplayServer(ctx, e.ReplayBin, path, "--no-delay", "--from", mid.String())
-	if err != nil {
-		return err
-	}
-	defer srv.Stop()
 	// Named by the size asked for; the file is a little larger.
 	name := fmt.Sprintf("Seek/%dKiB", size>>10)
 	if size%(1<<20) == 0 {
 		name = fmt.Sprintf("Seek/%dMiB", size>>20)
 	}
+	if err := RemoteSeek(ctx, e, name, path, mid); err != nil {
+		return fmt.Errorf("remote seek: %w", err)
+	}
+	srv, err := StartReplayServer(ctx, e.ReplayBin, path, "--no-delay", "--from", mid.String())
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
 	rng := rand.New(rand.NewPCG(5, 6))
 	if _, err := openSeek(path, mid); err != nil { // warm-up
 		return err
