@@ -108,6 +108,10 @@ func checkRun(a *app, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if isPrefixArg(opts.inputs) {
+		// The captures of a fleet: each checked on its own, concurrently.
+		return checkEach(a, opts, srcs, threshold)
+	}
 	name := strings.Join(inputs.Names(srcs), ", ")
 	// The report streams: each session is written when it ends, so memory
 	// holds only the sessions open at once, however long the input.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,19 +100,75 @@ func TestS3Inputs(t *testing.T) {
 	if got := fileopsRecords(t, filtered); len(got) != len(recs)-1 { // all but the connection event
 		t.Errorf("filter of the prefix kept %d records, want %d", len(got), len(recs)-1)
 	}
-	// check over the prefix finds what it finds in the whole.
-	lc, lout, _ := replay(t, "check", "--json", whole)
-	rc, rout, rerr := replay(t, "check", "--json", "s3://caps/run/")
-	ld, rd := parseCheckJSON(t, lout), parseCheckJSON(t, rout)
-	if rc != lc || rd.Messages != ld.Messages || rd.Verdict != ld.Verdict || !rd.Complete {
-		t.Errorf("check of the prefix: exit %d (file %d): %s", rc, lc, rerr)
-	}
-
 	// Errors name the object and say what is wrong.
 	if c, _, e := replay(t, "info", "s3://caps/one/missing.aaep"); c == 0 || !strings.Contains(e, "s3://caps/one/missing.aaep") || !strings.Contains(e, "no such object") {
 		t.Errorf("missing object: exit %d: %s", c, e)
 	}
 	if c, _, e := replay(t, "check", "s3://caps/none/"); c != 2 || !strings.Contains(e, "s3://caps/none/") {
 		t.Errorf("empty prefix: exit %d: %s", c, e)
+	}
+}
+
+// check over a prefix checks each capture on its own: one report, the
+// sessions of each capture under its name, and a summary line per capture.
+func TestS3CheckPrefixPerCapture(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	dir := t.TempDir()
+	var names []string
+	for i := 0; i < 6; i++ {
+		name := "agent-" + string(rune('a'+i)) + ".aaep"
+		path, _ := fileopsCapture(t, dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Put("caps", "fleet/"+name, data); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, "s3://caps/fleet/"+name)
+	}
+	lc, lout, _ := replay(t, "check", "--all", filepath.Join(dir, "agent-a.aaep"))
+	code, out, errs := replay(t, "check", "--all", "s3://caps/fleet/")
+	if code != lc {
+		t.Errorf("exit %d, want %d (that of each capture): %s", code, lc, errs)
+	}
+	// Each capture's report appears whole, under its name, in key order.
+	last := -1
+	for _, n := range names {
+		at := strings.Index(out, "=== "+n+"\n")
+		if at <= last {
+			t.Fatalf("report of %s missing or out of order:\n%s", n, out)
+		}
+		last = at
+		want := strings.ReplaceAll(lout, filepath.Join(dir, "agent-a.aaep"), n)
+		if !strings.Contains(out[at:], want) {
+			t.Errorf("report of %s differs from the file's", n)
+		}
+	}
+	summary := out[strings.Index(out, "6 captures checked:"):]
+	for _, n := range names {
+		if !strings.Contains(summary, " "+n+": 54 messages") {
+			t.Errorf("no summary line for %s:\n%s", n, summary)
+		}
+	}
+	if strings.Count(summary, "\n") != 7 {
+		t.Errorf("summary has %d lines, want a title and 6:\n%s", strings.Count(summary, "\n"), summary)
+	}
+	// JSON: every capture's report and the summary.
+	_, jout, _ := replay(t, "check", "--json", "s3://caps/fleet/")
+	var doc struct {
+		Captures []map[string]any
+		Summary  []struct {
+			Input    string
+			Verdict  string
+			Messages int64
+		}
+	}
+	if err := json.Unmarshal([]byte(jout), &doc); err != nil {
+		t.Fatalf("%v: %s", err, jout)
+	}
+	if len(doc.Captures) != 6 || len(doc.Summary) != 6 || doc.Summary[2].Input != names[2] || doc.Summary[2].Messages == 0 {
+		t.Errorf("JSON: %d reports, summary %+v", len(doc.Captures), doc.Summary)
 	}
 }
