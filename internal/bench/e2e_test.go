@@ -83,9 +83,11 @@ func TestMeasurements(t *testing.T) {
 		{"trace", func() error { return Trace(ctx, env, []int{10, 100}) },
 			[]string{"Trace/events=10", "Trace/events=100"}, []string{"ms", "svg-KiB"}},
 		{"seek", func() error { return Seek(ctx, env, 256<<10) },
-			[]string{"Seek/256KiB", "View/256KiB"}, []string{"open+middle-ms", "seek-ms", "serve-first-event-ms", "first-page-ms", "timeline-window-ms", "window-events"}},
+			[]string{"Seek/256KiB/remote", "Seek/256KiB", "View/256KiB"}, []string{"open+middle-ms", "seek-ms", "serve-first-event-ms", "first-page-ms", "timeline-window-ms", "window-events", "requests", "KiB-read"}},
 		{"viewsession", func() error { return ViewSession(ctx, env, 2000) },
 			[]string{"ViewSession/events=2000"}, []string{"whole-ms", "window-ms", "window-events", "steps-ms"}},
+		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second) },
+			[]string{"Recorder/rate=50", "Recorder/rate=50/s3"}, []string{"peak-MiB", "cpu-µs/event", "events"}},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			results = nil
