@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // Options configure a source. Clock is required; the zero value of every
@@ -41,6 +42,27 @@ type Options struct {
 	Stdin io.Reader
 	// Stderr receives a child process's standard error (default os.Stderr).
 	Stderr io.Writer
+	// Status, if set, is told when an SSE request starts and stops waiting
+	// for the producer's response headers (a producer may send none until
+	// its first event, minutes later). It may be called from several
+	// goroutines.
+	Status func(Status)
+}
+
+// Status is a source's waiting state, for a progress display.
+type Status struct {
+	// URL is the endpoint (without credentials).
+	URL string
+	// Waiting is true while the request has been sent and no response
+	// header has come; Since is when the wait began.
+	Waiting bool
+	Since   time.Time
+}
+
+func (o *Options) status(st Status) {
+	if o.Status != nil {
+		o.Status(st)
+	}
 }
 
 func (o *Options) maxMessageSize() int64 {
@@ -132,13 +154,20 @@ func unwrapURLError(err error) error {
 	return err
 }
 
+// DefaultCapabilities are the capabilities of the default
+// subscription.request: everything a user's subscriber would get. A
+// recorder exists to audit the stream, so it claims reply support: without
+// it a producer withholds awaiting.confirmation and awaiting.clarification
+// (§5.3.1.4-5). The recorder never replies; the producer applies each
+// request's timeout and default_decision, as it would for a user who does
+// not answer.
+const DefaultCapabilities = `{"preferred_verbosity":"detailed","supports_confirmation_reply":true,"supports_clarification_reply":true}`
+
 // SubscriptionRequest builds the subscription.request a source sends. spec
-// is the content of a --subscribe-file: nil for the default capabilities, a
-// complete subscription.request (sent as is), or a capabilities object. The
-// default asks for detailed verbosity and declares no reply support, so the
-// producer never waits for the recorder.
+// is the content of a --subscribe-file: nil for DefaultCapabilities, a
+// complete subscription.request (sent as is), or a capabilities object.
 func SubscriptionRequest(spec []byte, version string) ([]byte, error) {
-	caps := json.RawMessage(`{"preferred_verbosity":"detailed","supports_confirmation_reply":false,"supports_clarification_reply":false}`)
+	caps := json.RawMessage(DefaultCapabilities)
 	if len(spec) > 0 {
 		var probe map[string]json.RawMessage
 		if err := json.Unmarshal(spec, &probe); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"syscall"
 	"time"
 )
 
@@ -22,6 +24,25 @@ type Retry struct {
 	// the source gives up; negative means forever. A connection that
 	// delivered a message resets the count.
 	MaxRetries int
+	// Wait keeps retrying when the very first attempt is refused (nothing
+	// listens at the address yet). Without it, such a source gives up at
+	// once: a wrong address is not a quiet producer.
+	Wait bool
+}
+
+// ErrRefusedAtFirst is wrapped by the error of a source whose very first
+// connection attempt was refused (without Retry.Wait).
+var ErrRefusedAtFirst = errors.New("connection refused on the first attempt")
+
+// refused reports whether err is a dial that found nothing listening: a
+// refused TCP connection, or a Unix socket path that does not exist or has
+// no listener.
+func refused(err error) bool {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "dial" {
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
 
 // DefaultRetry is used for the zero Retry fields.
@@ -75,11 +96,17 @@ type outcome struct {
 func runRetrying(ctx context.Context, e *emitter, r Retry, initial func() time.Duration, attempt func(ctx context.Context, n int) outcome) error {
 	r = r.withDefaults()
 	failures := 0
+	first := true // no attempt has been made yet
 	for {
 		o := attempt(ctx, failures+1)
 		if e.err != nil {
 			return e.err
 		}
+		if first && !o.connected && !r.Wait && o.err != nil && refused(o.err) {
+			o.permanent = true
+			o.err = fmt.Errorf("%w (is the address right? --wait keeps retrying until the producer is up): %w", ErrRefusedAtFirst, o.err)
+		}
+		first = false
 		if o.ev.Event == "" {
 			if o.connected {
 				o.ev.Event = EventDisconnected

@@ -9,9 +9,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -46,7 +48,11 @@ func newSSE(u *url.URL, opts Options) *sseSource {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = opts.TLS
 	tr.ReadBufferSize = readBufferSize
-	tr.ResponseHeaderTimeout = 30 * time.Second
+	// Only connecting has a time limit (the transport's dial and TLS
+	// handshake timeouts): a producer may send no response headers until
+	// its first event (Node's HTTP server buffers them), and curl, browsers
+	// and the reference tools wait for them as long as it takes.
+	tr.ResponseHeaderTimeout = 0
 	s.client = &http.Client{Transport: tr}
 	return s
 }
@@ -98,7 +104,7 @@ func (s *sseSource) attempt(ctx context.Context, e *emitter, st *sseState, n int
 		if st.lastID != "" {
 			req.Header.Set("Last-Event-ID", st.lastID)
 		}
-		r, err := s.client.Do(req)
+		r, err := s.do(req, e.url)
 		if err != nil {
 			return outcome{err: err}
 		}
@@ -164,6 +170,31 @@ func (s *sseSource) attempt(ctx context.Context, e *emitter, st *sseState, n int
 			return outcome{err: err}
 		}
 	}
+}
+
+// do sends a stream request, telling Options.Status while the response
+// headers are awaited.
+func (s *sseSource) do(req *http.Request, url string) (*http.Response, error) {
+	if s.opts.Status == nil {
+		return s.client.Do(req)
+	}
+	var waiting atomic.Bool
+	stopWaiting := func() {
+		if waiting.CompareAndSwap(true, false) {
+			s.opts.status(Status{URL: url})
+		}
+	}
+	trace := &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			if waiting.CompareAndSwap(false, true) {
+				s.opts.status(Status{URL: url, Waiting: true, Since: time.Now()})
+			}
+		},
+		GotFirstResponseByte: stopWaiting,
+	}
+	r, err := s.client.Do(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	stopWaiting()
+	return r, err
 }
 
 // sseStatus classifies a stream response. ok means a stream (or 204) to read;

@@ -341,6 +341,7 @@ func TestRetriesExhausted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := testOpts()
 			opts.Retry.MaxRetries = 2
+			opts.Retry.Wait = true // retry a refused first attempt
 			src, err := source.New(tc.endpoint, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -359,6 +360,39 @@ func TestRetriesExhausted(t *testing.T) {
 				if conns[i].Conn.Attempt != i+1 {
 					t.Errorf("attempt %d numbered %d", i+1, conns[i].Conn.Attempt)
 				}
+			}
+		})
+	}
+}
+
+// TestRefusedAtFirst checks that a first attempt that finds nothing
+// listening fails at once without Retry.Wait, with a reason that says so.
+func TestRefusedAtFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		endpoint string
+	}{
+		{"sse", "http://127.0.0.1:1/aaep/v1/events"},
+		{"websocket", "ws://127.0.0.1:1/aaep/v1/ws"},
+		{"unix", "unix://" + t.TempDir() + "/missing.sock"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testOpts()
+			opts.Retry.MaxRetries = 5
+			src, err := source.New(tc.endpoint, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &collector{}
+			err = run(t, src, c)
+			if !errors.Is(err, source.ErrFailed) || !errors.Is(err, source.ErrRefusedAtFirst) || !strings.Contains(err.Error(), "--wait") {
+				t.Fatalf("Run error %v, want ErrFailed and ErrRefusedAtFirst mentioning --wait", err)
+			}
+			if got, want := c.events(), []string{"failed", "gave_up"}; !slices.Equal(got, want) {
+				t.Fatalf("events %v, want %v", got, want)
+			}
+			if e := c.kind(capfile.KindConn)[0].Conn.Error; !strings.Contains(e, "refused") && !strings.Contains(e, "no such file") {
+				t.Errorf("failed attempt's error %q names no reason", e)
 			}
 		})
 	}

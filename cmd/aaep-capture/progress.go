@@ -28,10 +28,12 @@ type progress struct {
 	wg    sync.WaitGroup
 	rec   *recorder.Recorder
 	clock *source.Clock
+	// conn, when set, says what connecting endpoints are doing.
+	conn func(now time.Time) string
 }
 
-func startProgress(o *options, rec *recorder.Recorder, clock *source.Clock) *progress {
-	p := &progress{w: o.Err, on: o.ErrIsTTY && !o.quiet, done: make(chan struct{}), rec: rec, clock: clock}
+func startProgress(o *options, rec *recorder.Recorder, clock *source.Clock, conn func(time.Time) string) *progress {
+	p := &progress{w: o.Err, on: o.ErrIsTTY && !o.quiet, done: make(chan struct{}), rec: rec, clock: clock, conn: conn}
 	if p.on {
 		p.wg.Add(1)
 		go p.loop()
@@ -53,8 +55,14 @@ func (p *progress) loop() {
 			st := p.rec.Stats()
 			rate := float64(st.Events-lastEvents) / now.Sub(last).Seconds()
 			lastEvents, last = st.Events, now
+			line := statusLine(st, rate, time.Duration(p.clock.Now()))
+			if p.conn != nil {
+				if c := p.conn(now); c != "" {
+					line += "  " + c
+				}
+			}
 			p.mu.Lock()
-			fmt.Fprintf(p.w, "\r\x1b[K%s", statusLine(st, rate, time.Duration(p.clock.Now())))
+			fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 			p.live = true
 			p.mu.Unlock()
 		}
@@ -123,8 +131,11 @@ type summary struct {
 	CloseCodes       []closeCodeCount `json:"close_codes"`
 	Files            []string         `json:"files"`
 	Sources          []sourceSummary  `json:"sources"`
-	Upload           *uploadSummary   `json:"upload,omitempty"`
-	ExitCode         int              `json:"exit_code"`
+	// Withheld lists what producers' subscription.accepted said they would
+	// not send (event types, reply-bearing events, a rate limit).
+	Withheld []string       `json:"withheld_by_producer"`
+	Upload   *uploadSummary `json:"upload,omitempty"`
+	ExitCode int            `json:"exit_code"`
 }
 
 // uploadSummary says what reached object storage.
@@ -157,7 +168,7 @@ func newSummary(st recorder.Stats, results []sourceResult, reason string, elapse
 		InvalidJSON: st.InvalidJSON, InvalidUTF8: st.InvalidUTF8, Redacted: st.Redacted, Refused: st.Refused,
 		Reconnects: st.Reconnects, Disconnects: st.Disconnects, EventBytes: st.EventBytes, FileBytes: st.FileBytes,
 		Seconds: elapsed.Seconds(), StopReason: reason, Files: st.Files, ExitCode: code,
-		CloseCodes: []closeCodeCount{},
+		CloseCodes: []closeCodeCount{}, Withheld: []string{},
 	}
 	if st.FileBytes > 0 {
 		s.Ratio = float64(st.PayloadBytes) / float64(st.FileBytes)
@@ -224,6 +235,9 @@ func (s *summary) line() string {
 			cc = append(cc, fmt.Sprintf("%d%s x%d", c.Code, name, c.Count))
 		}
 		fmt.Fprintf(&b, "; closed: %s", strings.Join(cc, ", "))
+	}
+	if len(s.Withheld) > 0 {
+		fmt.Fprintf(&b, "; the producer withheld: %s", strings.Join(s.Withheld, ", "))
 	}
 	fmt.Fprintf(&b, "; stopped: %s", s.StopReason)
 	return b.String()

@@ -67,6 +67,7 @@ type options struct {
 	follow      bool
 	maxMessage  sizeFlag
 	maxRetries  int
+	wait        bool
 	retryWait   time.Duration
 	rotateSize  sizeFlag
 	rotateEvery time.Duration
@@ -152,6 +153,7 @@ written.`,
 	f.BoolVar(&o.follow, "follow", false, "keep reading a file endpoint as it grows")
 	f.Var(&o.maxMessage, "max-message-size", "largest message to record; a larger one is recorded as a refusal")
 	numflag.Int(f, &o.maxRetries, "max-retries", source.DefaultRetry.MaxRetries, numflag.AtLeast(-1), "reconnection attempts after a failure before giving up; -1: forever")
+	f.BoolVar(&o.wait, "wait", false, "keep retrying when the very first connection is refused (start before the producer); without it a refused first attempt fails at once")
 	numflag.Duration(f, &o.retryWait, "retry-max-wait", source.DefaultRetry.Max, numflag.Positive(), "longest wait between reconnection attempts")
 	f.Var(&o.rotateSize, "rotate-size", "start a new file when the current one reaches this size (e.g. 512MiB)")
 	numflag.Duration(f, &o.rotateEvery, "rotate-every", 0, numflag.NonNegative("no rotation by time"), "start a new file at every multiple of this duration (e.g. 1h)")

@@ -60,12 +60,14 @@ func captureRun(o *options) error {
 	framing, _ := source.ParseFraming(o.framing)
 
 	clock := source.NewClock()
+	watch := newWatcher(nil)
 	sopts := source.Options{
+		Status:         watch.status,
 		Clock:          clock,
 		Header:         header,
 		TLS:            tlsConf,
 		MaxMessageSize: int64(o.maxMessage),
-		Retry:          source.Retry{Max: o.retryWait, MaxRetries: o.maxRetries},
+		Retry:          source.Retry{Max: o.retryWait, MaxRetries: o.maxRetries, Wait: o.wait},
 		Subscribe:      o.subscribe,
 		Request:        request,
 		Framing:        framing,
@@ -156,7 +158,10 @@ func captureRun(o *options) error {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 
-	prog := startProgress(o, rec, clock)
+	prog := startProgress(o, rec, clock, watch.line)
+	if !o.quiet {
+		watch.print = prog.printf
+	}
 	if remote != nil {
 		remote.logs.use(prog.printf)
 	}
@@ -166,7 +171,7 @@ func captureRun(o *options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := src.Run(runCtx, rec.Emit(uint16(i)))
+			err := src.Run(runCtx, watch.emit(uint16(i), rec.Emit(uint16(i))))
 			results[i] = sourceResult{info: src.Info(), err: err}
 			if err != nil && !errors.Is(err, recorder.ErrWrite) {
 				prog.printf("aaep-capture: %s: %v\n", src.Info().Endpoint, err)
@@ -204,6 +209,7 @@ func captureRun(o *options) error {
 		code = cli.ExitFailure
 	}
 	sum := newSummary(st, results, reason, elapsed, code)
+	sum.Withheld = watch.withheld()
 	if remote != nil {
 		us := remote.up.Stats()
 		sum.Upload = &uploadSummary{Spool: remote.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending}

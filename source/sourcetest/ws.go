@@ -44,6 +44,8 @@ type WSProducer struct {
 	// RequireHeader, when set ("Name", "value"), answers 401 to handshakes
 	// without that header.
 	RequireHeader [2]string
+	// Accepted, when set, replaces the subscription.accepted answer.
+	Accepted []byte
 
 	srv      *httptest.Server
 	mu       sync.Mutex
@@ -116,7 +118,11 @@ func (p *WSProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			drain(conn)
 			return
 		}
-		if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.accepted","subscription_id":"sub_test","aaep_version":"1.0.0","producer":{"agent_id":"retirement-planner"},"honored_capabilities":{}}`)); err != nil {
+		accepted := p.Accepted
+		if accepted == nil {
+			accepted = []byte(`{"type":"subscription.accepted","subscription_id":"sub_test","aaep_version":"1.0.0","producer":{"agent_id":"retirement-planner"},"honored_capabilities":{}}`)
+		}
+		if err := conn.WriteMessage(websocket.TextMessage, accepted); err != nil {
 			return
 		}
 	}
