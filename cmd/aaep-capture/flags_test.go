@@ -31,6 +31,11 @@ func TestNewCaptureCmd(t *testing.T) {
 				t.Errorf("endpoints %q", o.endpoints)
 			}
 		}},
+		{name: "one vocabulary: --type, --session, --urgency, and the old spellings", args: "http://a -o x.aaep --type a --filter-type b --session s1 --filter-session s2 --urgency critical --filter-urgency high", check: func(t *testing.T, o *options) {
+			if !slices.Equal(o.filterTypes, []string{"a", "b"}) || !slices.Equal(o.filterSess, []string{"s1", "s2"}) || !slices.Equal(o.filterUrg, []string{"critical", "high"}) {
+				t.Errorf("types %q sessions %q urgencies %q", o.filterTypes, o.filterSess, o.filterUrg)
+			}
+		}},
 		{name: "exec", args: "--exec -o x.aaep -- ./producer --flag value", check: func(t *testing.T, o *options) {
 			if !slices.Equal(o.execArgs, []string{"./producer", "--flag", "value"}) || len(o.endpoints) != 0 {
 				t.Errorf("exec %q endpoints %q", o.execArgs, o.endpoints)

@@ -108,7 +108,7 @@ exited with an error), 2 for a usage error or a file that cannot be read or
 written.`,
 		Example: `  aaep-capture --endpoint http://localhost:8080 --output session.aaep
   aaep-capture wss://agent.example/aaep/v1/ws -o run.aaep --header "Authorization: Bearer $TOKEN"
-  aaep-capture http://localhost:8080 -o tools.aaep --filter-type tool.invoked --max-events 100
+  aaep-capture http://localhost:8080 -o tools.aaep --type tool.invoked --max-events 100
   aaep-capture unix:///run/user/1000/aaep/planner.sock -o local.aaep --framing lp
   aaep-capture --exec -o child.aaep -- ./producer --verbose
   aaep-capture session.jsonl -o imported.aaep
@@ -137,9 +137,9 @@ written.`,
 	numflag.Int64(f, &o.maxEvents, "max-events", 0, numflag.NonNegative("no limit"), "stop after recording this many events (handshake messages do not count); 0: no limit")
 	f.Var(&o.maxBytes, "max-bytes", "stop after recording this many bytes of received messages (e.g. 100MiB); 0: no limit")
 	numflag.Duration(f, &o.flushEvery, "flush-interval", 100*time.Millisecond, numflag.Positive(), "flush to disk at least this often; a killed capture loses at most this much")
-	f.StringArrayVar(&o.filterTypes, "filter-type", nil, "record only this event type, exact or a suffix such as tool.invoked (repeatable)")
-	f.StringArrayVar(&o.filterSess, "filter-session", nil, "record only this session (repeatable)")
-	f.StringArrayVar(&o.filterUrg, "filter-urgency", nil, "record only this urgency, e.g. critical; absent counts as normal (repeatable)")
+	f.StringArrayVar(&o.filterTypes, "type", nil, "record only this event type, exact or a suffix such as tool.invoked (repeatable; --filter-type too)")
+	f.StringArrayVar(&o.filterSess, "session", nil, "record only this session (repeatable)")
+	f.StringArrayVar(&o.filterUrg, "urgency", nil, "record only this urgency, e.g. critical; absent counts as normal (repeatable)")
 	f.StringArrayVar(&o.headers, "header", nil, `request header "Name: value" for HTTP and WebSocket (repeatable); never recorded`)
 	f.StringVar(&o.cacert, "cacert", "", "PEM file of CA certificates to trust for https:// and wss://")
 	f.BoolVar(&o.insecure, "insecure", false, "do not verify TLS certificates (prints a warning)")
@@ -159,6 +159,7 @@ written.`,
 	numflag.Duration(f, &o.rotateEvery, "rotate-every", 0, numflag.NonNegative("no rotation by time"), "start a new file at every multiple of this duration (e.g. 1h)")
 	numflag.Int(f, &o.ring, "ring", 0, numflag.NonNegative("keep every file"), "with rotation, keep only the newest N files")
 	addStorageFlags(f, &o.storage)
+	cli.UseVocabulary(cmd)
 	return cmd
 }
 

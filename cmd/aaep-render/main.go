@@ -11,4 +11,10 @@ import (
 	"github.com/aaep-tools/aaepkit/visualize/render"
 )
 
-func main() { os.Exit(render.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	render.Version = version
+	os.Exit(render.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

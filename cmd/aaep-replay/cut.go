@@ -18,21 +18,21 @@ func newCutCmd(a *app) *cobra.Command {
 		ts            timeShiftFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "cut FILE [--from POS] [--to POS] -o OUT",
+		Use:   "cut FILE [--from POS] [--until POS] -o OUT",
 		Short: "Write the part of a capture between two times or record numbers",
-		Long: `cut writes the records from --from to --to (both included) into a new
+		Long: `cut writes the records from --from to --until (both included) into a new
 capture. A position is read as serve reads it: a time since the capture's
 start (1m30s, 250ms, or a clock time 1:30 or 01:02:03.5) or a record number
 (#120 or 120; the first record is #0, and every record kind counts).
-"--to #99" and "--from #100" split a capture without losing a record, and
+"--until #99" and "--from #100" split a capture without losing a record, and
 merge --join-sources puts the pieces back together.
 
 The cut's start moves to --from (or to its first record when --from is a
 record number), so its records keep their absolute times and a replay of the
 cut starts at once. Only the frames that hold the range are decompressed.`,
-		Example: `  aaep-replay cut session.aaep --from 1m30s --to 2m -o part.aaep
+		Example: `  aaep-replay cut session.aaep --from 1m30s --until 2m -o part.aaep
   aaep-replay cut session.aaep --from '#120' -o tail.aaep`,
-		Args: cobra.ExactArgs(1),
+		Args: needFiles("cut", "the capture FILE to cut", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return cli.Usagef("cut needs an output file: -o OUT")
@@ -41,7 +41,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 			for _, p := range []struct {
 				flag, val string
 				dst       *timing.Position
-			}{{"--from", from, &opts.From}, {"--to", to, &opts.To}} {
+			}{{"--from", from, &opts.From}, {"--until", to, &opts.To}} {
 				pos, err := timing.ParsePosition(p.val)
 				if err != nil {
 					return cli.Usagef("%s: %v", p.flag, err)
@@ -64,7 +64,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.StringVar(&from, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
-	f.StringVar(&to, "to", "", "last position kept (inclusive): a time offset or a record number")
+	f.StringVar(&to, "until", "", "last position kept (inclusive): a time offset or a record number")
 	addTimeShift(f, &ts)
 	return cmd
 }

@@ -39,7 +39,7 @@ number in the attribute "line"; blank lines are skipped.
 A file written by export --with-meta is recognised by its first line and
 turned back into the capture it came from, record for record.`,
 		Example: `  aaep-replay import session.jsonl -o session.aaep`,
-		Args:    cobra.ExactArgs(1),
+		Args:    needFiles("import", "the JSON Lines FILE to import", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return cli.Usagef("import needs an output file: -o FILE.aaep")

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/progress"
@@ -58,4 +59,36 @@ func needFiles(verb, what string, lo, hi int) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// oneCapture turns a replaying verb's FILE arguments into the one capture
+// it replays: the input itself when there is one (a file, or an object
+// store URL the verb opens itself), or several inputs (a rotated set, a
+// glob, a directory) merged in time order into a temporary capture that
+// done removes.
+func (a *app) oneCapture(verb string, args []string) (path string, done func(), err error) {
+	srcs, err := a.sources(verb, args)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(srcs) == 1 {
+		if srcs[0].Name() == "-" {
+			return "", nil, cli.Usagef("%s replays a capture file; standard input cannot be replayed (it must be read more than once)", verb)
+		}
+		return srcs[0].Name(), func() {}, nil
+	}
+	tmp, err := os.CreateTemp("", "aaep-"+verb+"-*.aaep")
+	if err != nil {
+		return "", nil, cli.WithCode(cli.ExitUsage, err)
+	}
+	tmp.Close()
+	done = func() { os.Remove(tmp.Name()) }
+	meter := a.meter(verb)
+	_, err = capedit.Merge(a.ctx, inputs.Names(srcs), tmp.Name(), capedit.MergeOptions{JoinSources: true, Progress: meter})
+	meter.Stop()
+	if err != nil {
+		done()
+		return "", nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: reading %d captures as one: %w", verb, len(srcs), err))
+	}
+	return tmp.Name(), done, nil
 }

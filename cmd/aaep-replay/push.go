@@ -33,9 +33,13 @@ Exit status: 0 when the replay finished (or was interrupted), 1 when the
 connection failed or the subscriber left early, 2 for usage and file errors.`,
 		Example: `  aaep-replay push session.aaep --to ws://127.0.0.1:9000/aaep
   aaep-replay push session.aaep --to ws://127.0.0.1:9000/aaep --speed 2 --until 5m --record run.aaep`,
-		Args: cobra.ExactArgs(1),
+		Args: needFiles("push", "the capture FILE to replay (several, a glob or a directory are replayed as one, in time order)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			input := args[0]
+			input, done, err := a.oneCapture("push", args)
+			if err != nil {
+				return err
+			}
+			defer done()
 			u, err := url.Parse(target)
 			if target == "" || err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 				return cli.Usagef("--to %q: want a ws:// or wss:// URL", target)

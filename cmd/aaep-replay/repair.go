@@ -23,7 +23,7 @@ FILE, with a fresh index, and reports what it kept and which byte ranges it
 dropped. FILE is only read: it is never modified, renamed or deleted. OUT
 appears only when complete.`,
 		Example: `  aaep-replay repair crashed.aaep -o fixed.aaep`,
-		Args:    cobra.ExactArgs(1),
+		Args:    needFiles("repair", "the damaged or torn capture FILE to repair", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return cli.Usagef("repair needs an output file: -o OUT")

@@ -63,8 +63,12 @@ Any other flag given with --input is passed to that verb.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          rootArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// normalizeArgs has rewritten every --input form into a verb.
+			if cmd.Flags().Changed("visualize") || cmd.Flags().Changed("input") {
+				return cli.Usagef("--visualize needs --input FILE (or: aaep-replay visualize FILE)")
+			}
 			return cmd.Help()
 		},
 	}
@@ -79,6 +83,9 @@ Any other flag given with --input is passed to that verb.`,
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
 		root.AddCommand(c)
 	}
+	cli.UseVocabulary(root)
+	addCompletions(root)
+	root.SuggestionsMinimumDistance = 2
 	return root
 }
 

@@ -43,7 +43,7 @@ type replayFlags struct {
 }
 
 // add registers the flags; toName is the name of the range-end flag
-// ("to" for serve; push uses --to for its target and "until" here).
+// ("until"; push also has --to, its target).
 func (f *replayFlags) add(fs *pflag.FlagSet, toName string) {
 	numflag.Float(fs, &f.speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("replay speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
 	fs.BoolVar(&f.noDelay, "no-delay", false, "send every event as fast as possible")
@@ -52,7 +52,7 @@ func (f *replayFlags) add(fs *pflag.FlagSet, toName string) {
 	fs.StringVar(&f.from, "from", "", "start at a time offset (1m30s, 1:30) or record number (#120 or 120)")
 	fs.StringVar(&f.to, toName, "", "stop after a time offset or record number (inclusive)")
 	fs.StringSliceVar(&f.sessions, "session", nil, "replay only this session (repeatable)")
-	fs.StringSliceVar(&f.types, "filter-type", nil, "replay only this event type, exact or suffix such as tool.invoked (repeatable)")
+	fs.StringSliceVar(&f.types, "type", nil, "replay only this event type, exact or suffix such as tool.invoked (repeatable)")
 	numflag.Int(fs, &f.loop, "loop", 1, numflag.NonNegative("forever"), "play the range N times; 0 loops forever")
 	fs.StringVar(&f.record, "record", "", "write the replay as seen on the wire to this capture file (never over an existing one without --force)")
 	fs.BoolVar(&f.force, "force", false, "let --record replace an existing non-empty file")
@@ -172,7 +172,7 @@ until the subscriber leaves, as a producer that went quiet would;
 received the whole replay ("complete"). Browsers on any origin may subscribe
 and POST replies (CORS); --cors-origin restricts that.
 Payloads go out byte for byte. Timing follows the capture's receive times,
-scheduled at absolute deadlines. --from and --to take a time offset (1m30s,
+scheduled at absolute deadlines. --from and --until take a time offset (1m30s,
 1:30) or a record number (#120 or 120, counting every record from 0, as info
 and check show them); both ends are inclusive.
 
@@ -181,15 +181,19 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 		Example: `  aaep-replay serve session.aaep
   aaep-replay --input session.aaep --speed 4 --max-idle 2s
   aaep-replay serve session.aaep --shared --loop 0 --listen 0.0.0.0:8765
-  aaep-replay serve session.aaep --from 1m30s --to #400 --session sess_2c91a7
+  aaep-replay serve session.aaep --from 1m30s --until #400 --session sess_2c91a7
   aaep-replay serve session.aaep --record subscriber-run.aaep --json
   aaep-replay serve session.aaep --control --paused   # then: curl -X POST localhost:8765/control/step
 
   aaep-replay serve session.aaep --sse-event none --cors-origin http://localhost:3000`,
-		Args: cobra.ExactArgs(1),
+		Args: needFiles("serve", "the capture FILE to replay (several, a glob or a directory are replayed as one, in time order)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			input := args[0]
-			opts, err := f.options(input, "to")
+			input, done, err := a.oneCapture("serve", args)
+			if err != nil {
+				return err
+			}
+			defer done()
+			opts, err := f.options(input, "until")
 			if err != nil {
 				return err
 			}
@@ -234,7 +238,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.StringArrayVar(&corsOrigin, "cors-origin", nil, "browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; default: any origin)")
 	fs.DurationVar(&keepalive, "keepalive", serve.DefaultKeepalive, "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
 	fs.BoolVar(&closeAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
-	f.add(fs, "to")
+	f.add(fs, "until")
 	return cmd
 }
 

@@ -223,7 +223,7 @@ func TestReplayCommandErrors(t *testing.T) {
 		{"negative max-idle", []string{"serve", in, "--max-idle", "-2s"}, 2, `"--max-idle" flag: want 0 (no cap) or a positive duration`},
 		{"negative loop", []string{"serve", in, "--loop", "-1"}, 2, `invalid argument "-1" for "--loop" flag: want 0 (forever) or a positive whole number`},
 		{"zero max findings", []string{"check", in, "--max-findings", "0"}, 2, `invalid argument "0" for "--max-findings" flag`},
-		{"wrong argument count", []string{"serve"}, 2, "accepts 1 arg"},
+		{"wrong argument count", []string{"serve"}, 2, "serve needs the capture FILE"},
 		{"bad from", []string{"serve", in, "--from", "soon"}, 2, "--from"},
 		{"record over input", []string{"serve", in, "--record", in}, 2, "same file as an input"},
 		{"missing capture", []string{"serve", filepath.Join(t.TempDir(), "none.aaep")}, 2, "none.aaep"},

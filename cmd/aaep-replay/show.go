@@ -33,7 +33,7 @@ INFO findings); findings the checker makes later, such as a session that
 never ended, get a line of their own starting with "!!".
 
 --follow keeps reading a capture that aaep-capture is still writing and
-stops when the recorder closes it (or on Ctrl-C). --session, --filter-type,
+stops when the recorder closes it (or on Ctrl-C). --session, --type,
 --urgency and --messages-only select lines as filter does; the checker still
 reads every message.
 
@@ -44,7 +44,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
   aaep-replay show session.aaep | grep ' !! '
   aaep-replay show live.aaep --follow --session sess_1
   aaep-replay show session.aaep --pace --speed 2 --max-idle 2s`,
-		Args: cobra.ExactArgs(1),
+		Args: needFiles("show", "the capture FILE to show", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
 			if !opts.Pace && (fs.Changed("speed") || fs.Changed("max-idle") || fs.Changed("paused")) {
@@ -58,7 +58,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 	f.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a capture that is being written, until it is closed")
 	numflag.Duration(f, &opts.Poll, "poll", show.DefaultPoll, numflag.Positive(), "with --follow: how often to look for new records")
 	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "show messages of this session (repeatable)")
-	f.StringSliceVar(&opts.Match.Types, "filter-type", nil, "show messages of this type, exact or suffix (repeatable)")
+	f.StringSliceVar(&opts.Match.Types, "type", nil, "show messages of this type, exact or suffix (repeatable)")
 	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "show messages of this urgency (repeatable)")
 	f.BoolVar(&opts.MessagesOnly, "messages-only", false, "leave out connection events and markers")
 	f.BoolVar(&opts.Relative, "relative", false, "print the offset since the capture's start instead of the time")

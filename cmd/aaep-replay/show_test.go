@@ -42,7 +42,7 @@ func TestShowCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no file", []string{"show"}, "accepts 1 arg"},
+		{"no file", []string{"show"}, "show needs the capture FILE"},
 		{"missing file", []string{"show", filepath.Join(dir, "nope.aaep")}, "no such file"},
 		{"speed without pace", []string{"show", src, "--speed", "2"}, "go with --pace"},
 		{"bad speed", []string{"show", src, "--pace", "--speed", "0"}, "--speed"},

@@ -53,10 +53,10 @@ The page works offline: everything it needs is inside aaep-replay.`,
 		Example: `  aaep-replay view session.aaep --open
   aaep-replay view session.aaep --listen 127.0.0.1:9000 --speed 2
   # attach a subscriber to ws://127.0.0.1:8765/aaep/v1/ws, then in the page: Step`,
-		Args: cobra.ExactArgs(1),
+		Args: needFiles("view", "the capture FILE to explore", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			input := args[0]
-			opts, err := f.options(input, "to")
+			opts, err := f.options(input, "until")
 			if err != nil {
 				return err
 			}
@@ -97,7 +97,7 @@ The page works offline: everything it needs is inside aaep-replay.`,
 	fs.BoolVar(&paused, "paused", true, "start the replay paused (step or play from the page or /control)")
 	fs.StringVar(&protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
 	fs.StringVar(&profile, "profile", "lenient", "checker profile: lenient or strict")
-	f.add(fs, "to")
+	f.add(fs, "until")
 	return cmd
 }
 

@@ -53,7 +53,7 @@ func TestViewCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no file", []string{"view"}, "accepts 1 arg"},
+		{"no file", []string{"view"}, "view needs the capture FILE"},
 		{"missing file", []string{"view", filepath.Join(dir, "nope.aaep"), "--listen", "127.0.0.1:0"}, "no such file"},
 		{"bad profile", []string{"view", src, "--profile", "loose"}, "--profile"},
 		{"bad protocol", []string{"view", src, "--protocol", "smtp"}, "--protocol"},

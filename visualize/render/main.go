@@ -28,12 +28,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(args, stdin, stdout, stderr, MaxDOT)
 }
 
+// Version is what --version prints; aaep-render's main sets it.
+var Version = "0.1.0-dev"
+
 // run is Main with the input limit as a parameter.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, limit int) int {
 	for _, a := range args {
 		switch a {
 		case "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
+			return 0
+		case "-v", "--version":
+			fmt.Fprintf(stdout, "aaep-render version %s (Graphviz through go-graphviz)\n", Version)
 			return 0
 		default:
 			fmt.Fprintf(stderr, "aaep-render: unexpected argument %q\n%s", a, usage)

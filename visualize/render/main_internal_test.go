@@ -26,3 +26,12 @@ func TestRunInputLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestRunVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-v"} {
+		var out, errOut strings.Builder
+		if code := run([]string{arg}, strings.NewReader(""), &out, &errOut, MaxDOT); code != 0 || !strings.HasPrefix(out.String(), "aaep-render version "+Version) {
+			t.Errorf("%s: exit %d, %q %q", arg, code, out.String(), errOut.String())
+		}
+	}
+}
