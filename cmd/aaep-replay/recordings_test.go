@@ -233,3 +233,57 @@ func TestCheckRecordingCutOffByTheSubscriber(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRecordingOfAFilteredSubscription records, with the real
+// aaep-capture over WebSocket, a subscription whose accepted answer honors
+// an event filter that excludes state changes and no reply support, so the
+// producer withholds confirmations (§5.3.1.4, §5.3.1.7). The session it
+// carries has no state changes and an irreversible tool without a
+// confirmation: by agreement, not by fault. The check says once what the
+// subscription withholds and reports no MUST or SHOULD about the absence.
+func TestCheckRecordingOfAFilteredSubscription(t *testing.T) {
+	at := time.Now().Add(-time.Minute)
+	var frames [][]byte
+	frames = append(frames, []byte(`{"type":"subscription.accepted","subscription_id":"sub_filtered","aaep_version":"1.0.0","producer":{"agent_id":"ts-minimal"},"honored_capabilities":{"preferred_verbosity":"normal","event_filters":{"exclude":["aaep:agent.state.changed"]}}}`))
+	for i, e := range tsSession("f", at) {
+		if strings.Contains(e, "state.changed") {
+			continue
+		}
+		if i == 3 { // the tool becomes irreversible: its confirmation is withheld
+			e = strings.Replace(e, `"tool":"lookup"`, `"tool":"lookup","irreversible":true,"risk_level":"high"`, 1)
+		}
+		frames = append(frames, []byte(e))
+	}
+	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(frames), NoHandshake: true, Hold: true}
+	out := filepath.Join(t.TempDir(), "filtered.aaep")
+	runCapture(t, p.Start(t), "-o", out, "--max-events", fmt.Sprint(len(frames)-1), "-q")
+	for _, profile := range []string{"lenient", "strict"} {
+		code, js, _ := replay(t, "check", "--json", "--fail-on", "should", "--profile", profile, out)
+		var doc struct {
+			Counts   map[string]int
+			Sessions []struct {
+				Findings []struct{ Rule, Level string }
+			}
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		withheld := 0
+		for _, s := range doc.Sessions {
+			for _, f := range s.Findings {
+				if f.Rule == "NEG-TYPES-WITHHELD" {
+					withheld++
+				}
+				if f.Level != "INFO" && !strings.HasPrefix(f.Rule, "ENV-LOCHINTS") {
+					t.Errorf("%s: %s %s on a filtered subscription", profile, f.Level, f.Rule)
+				}
+			}
+		}
+		if withheld != 1 {
+			t.Errorf("%s: NEG-TYPES-WITHHELD %d times, want once\n%s", profile, withheld, js)
+		}
+		if profile == "lenient" && code != 0 {
+			t.Errorf("lenient: exit %d, want 0", code)
+		}
+	}
+}

@@ -235,6 +235,9 @@ type subscription struct {
 	renegRej bool
 
 	noted map[string]bool // once-per-subscription findings already reported
+	withheldNoted string // the types NEG-TYPES-WITHHELD last named
+	noting        bool   // reporting NEG-TYPES-WITHHELD
+	acceptedRef   ref    // the accepted answer that set the current terms
 	// reported is set when a finding was filed under the source's
 	// pseudo-session without a handshake (a redelivery count), so that the
 	// pseudo-session gets a summary.
@@ -448,6 +451,7 @@ func (n *negChecker) accepted(sub *subscription, m *protocol.Message, ev *Event)
 	}
 	sub.terms = newTerms
 	sub.state = subActive
+	sub.acceptedRef = refOf(m)
 	if n := int(newTerms.rate); n > 0 && n <= maxRateWindow && len(sub.window) != n {
 		sub.window = make([]time.Duration, 0, n)
 		sub.wNext = 0

@@ -471,6 +471,19 @@ func seqCases() []seqCase {
 	// §3.7 negotiated stream.
 	sess := func() []*tm { return stream(pre(), C()) }
 	add(
+		// §5.3.1.7 / §5.3.1.4: what the handshake withholds is not missed.
+		seqCase{"state changes excluded: a reject's follow-up is not missed", "NEG-TYPES-WITHHELD", "",
+			stream(handshake(0, "sub_1", withReplies(exclude("aaep:agent.state.changed")), withReplies(exclude("aaep:agent.state.changed"))),
+				S(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), C()), []string{"NEG-TYPES-WITHHELD"}},
+		seqCase{"strict: state changes excluded", "NEG-TYPES-WITHHELD", "strict",
+			stream(handshake(0, "sub_1", withReplies(exclude("aaep:agent.state.changed")), withReplies(exclude("aaep:agent.state.changed"))),
+				S(), AC("rpl_1", "reject", 300), CR("rpl_1", "reject"), C()), []string{"NEG-TYPES-WITHHELD"}},
+		seqCase{"no reply support: confirmations withheld (§5.3.1.4)", "NEG-TYPES-WITHHELD", "",
+			stream(handshake(0, "sub_1", caps{}, caps{}), pre(), SC("thinking", "calling_tool"), TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "idle"), C()),
+			[]string{"NEG-TYPES-WITHHELD"}},
+		seqCase{"reply support and no filters: nothing withheld", "NEG-TYPES-WITHHELD", "",
+			stream(handshake(0, "sub_1", withReplies(nil), withReplies(nil)), pre(), SC("thinking", "calling_tool"), TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "idle"), C()),
+			[]string{"SEQ-IRREV-NEEDS-CONF"}},
 		seqCase{"request never answered", "NEG-RESPONSE-REQUIRED", "",
 			stream(SREQ(caps{}), sess()), []string{"NEG-NO-EVENTS-BEFORE-ACCEPT", "NEG-RESPONSE-REQUIRED"}},
 		seqCase{"request answered twice", "NEG-RESPONSE-REQUIRED", "",
@@ -747,14 +760,15 @@ func TestSeqRuleCoverage(t *testing.T) {
 }
 
 // TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus four
-// companions and SEQ-REPLY-UNOBSERVED), 26 NEG, 3 TRN.
+// companions and SEQ-REPLY-UNOBSERVED), 26 NEG (plus NEG-TYPES-WITHHELD),
+// 3 TRN.
 func TestSeqRuleCounts(t *testing.T) {
 	n := map[string]int{}
 	for _, r := range seqRules() {
 		n[r.ID[:strings.IndexByte(r.ID, '-')]]++
 	}
-	if n["SEQ"] != 61 || n["NEG"] != 26 || n["TRN"] != 3 {
-		t.Errorf("rule counts %v, want SEQ 61 (56 + 4 companions + SEQ-REPLY-UNOBSERVED), NEG 26, TRN 3", n)
+	if n["SEQ"] != 61 || n["NEG"] != 27 || n["TRN"] != 3 {
+		t.Errorf("rule counts %v, want SEQ 61 (56 + 4 companions + SEQ-REPLY-UNOBSERVED), NEG 27 (26 + NEG-TYPES-WITHHELD), TRN 3", n)
 	}
 }
 

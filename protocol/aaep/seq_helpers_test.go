@@ -218,6 +218,21 @@ func producerClose(sub string) *tm {
 
 type caps = map[string]any
 
+// withReplies is a capability object that supports both kinds of reply,
+// with more (may be nil) added.
+func withReplies(more caps) caps {
+	c := caps{"supports_confirmation_reply": true, "supports_clarification_reply": true}
+	for k, v := range more {
+		c[k] = v
+	}
+	return c
+}
+
+// exclude is the event_filters capability excluding types.
+func exclude(types ...string) caps {
+	return caps{"event_filters": map[string]any{"exclude": types}}
+}
+
 // result is what a run produced.
 type result struct {
 	findings  []protocol.Finding

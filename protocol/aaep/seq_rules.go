@@ -124,6 +124,9 @@ var seqRuleTable = []protocol.Rule{
 	{ID: "SEQ-STREAM-POSITION-CONTIGUOUS", Level: should, Summary: "The first chunk is at position 0 and each next one at the previous position plus the previous chunk's length in code points."},
 
 	// §3.7 Negotiated stream.
+	// Not in the catalog: says once what a subscription withholds by its
+	// handshake, whose absence the other rules then do not judge.
+	{ID: "NEG-TYPES-WITHHELD", Level: info, Summary: "The handshake withholds event types (filters, or no reply support for confirmations and clarifications): their absence is not judged on that subscription."},
 	{ID: "NEG-RESPONSE-REQUIRED", Level: must, Summary: "Every subscription.request gets exactly one accepted or rejected."},
 	{ID: "NEG-NO-EVENTS-BEFORE-ACCEPT", Level: must, Summary: "No events on a handshaked channel before subscription.accepted or after subscription.rejected."},
 	{ID: "NEG-HONORED-RATE", Level: must, Summary: "The honored max_events_per_second is not above the requested one."},
