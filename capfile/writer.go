@@ -47,6 +47,14 @@ type WriterOptions struct {
 	// SyncOnFlush makes every timed flush also fsync the file (when the
 	// underlying writer has a Sync method).
 	SyncOnFlush bool
+	// HeaderReserve keeps this many bytes of room after the header's JSON
+	// (as spaces, which readers skip), so that AddSource can grow the
+	// source table in place. 0 keeps none.
+	HeaderReserve int
+	// HeaderAt is where AddSource rewrites the header, which must start at
+	// its offset 0; nil means the destination itself when it is an
+	// io.WriterAt (a fresh *os.File is).
+	HeaderAt io.WriterAt
 }
 
 func (o *WriterOptions) withDefaults() WriterOptions {
@@ -108,7 +116,18 @@ type Writer struct {
 	stats  WriterStats
 	err    error
 	closed bool
+
+	// The header as written, the size of its JSON (padding included) and
+	// where to rewrite it (nil: the header cannot grow).
+	hdr     Header
+	hdrJSON int
+	hdrAt   io.WriterAt
 }
+
+// ErrHeaderFixed is AddSource's error when the header cannot be rewritten:
+// no HeaderReserve, an output that is not a seekable file, or a source
+// table that has outgrown the reserve.
+var ErrHeaderFixed = errors.New("capfile: the header's source table cannot grow")
 
 type countingWriter struct {
 	w io.Writer
@@ -165,9 +184,17 @@ func NewWriter(w io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	if s, ok := w.(interface{ Sync() error }); ok {
 		cw.syncer = s
 	}
-	hdr, err := encodeHeader(h)
+	h = normalHeader(h)
+	hdr, js, err := encodeHeaderSized(h, 0, o.HeaderReserve)
 	if err != nil {
 		return nil, err
+	}
+	cw.hdr, cw.hdrJSON = h, js
+	if o.HeaderReserve > 0 {
+		cw.hdrAt = o.HeaderAt
+		if wa, ok := w.(io.WriterAt); ok && cw.hdrAt == nil {
+			cw.hdrAt = wa
+		}
 	}
 	if _, err := cw.cw.Write(hdr); err != nil {
 		return nil, fmt.Errorf("capfile: write header: %w", err)
@@ -227,9 +254,53 @@ func (w *Writer) encoder() (*zstd.Encoder, error) {
 	return w.fast, err
 }
 
-// encodeHeader returns the header skippable frame for h, with the version set
-// and credentials removed from endpoints.
-func encodeHeader(h Header) ([]byte, error) {
+// AddSource adds src to the source table of the header already written,
+// rewriting the header in place (a no-op when its id is listed). It needs
+// WriterOptions.HeaderReserve and a destination that is an io.WriterAt with
+// the header at offset 0, such as a fresh *os.File; otherwise, or when the
+// reserve is used up, it returns ErrHeaderFixed and the file is unchanged.
+// The rewrite is one write of the header's bytes: a killed writer leaves
+// either header, both complete.
+func (w *Writer) AddSource(src Source) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	for _, s := range w.hdr.Sources {
+		if s.ID == src.ID {
+			return nil
+		}
+	}
+	if w.hdrAt == nil {
+		return ErrHeaderFixed
+	}
+	h := w.hdr
+	h.Sources = append(append([]Source(nil), h.Sources...), src)
+	h = normalHeader(h)
+	frame, _, err := encodeHeaderSized(h, w.hdrJSON, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrHeaderFixed, err)
+	}
+	if _, err := w.hdrAt.WriteAt(frame, 0); err != nil {
+		return w.fail("rewrite header", err)
+	}
+	w.hdr = h
+	return nil
+}
+
+// Header returns the header as written (with AddSource's sources).
+func (w *Writer) Header() Header {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	h := w.hdr
+	h.Sources = append([]Source(nil), h.Sources...)
+	return h
+}
+
+// normalHeader sets the version and start and removes credentials from
+// endpoints.
+func normalHeader(h Header) Header {
 	h.Version = Version
 	if h.Start.IsZero() {
 		h.Start = time.Now()
@@ -239,12 +310,35 @@ func encodeHeader(h Header) ([]byte, error) {
 	for i := range h.Sources {
 		h.Sources[i].Endpoint = StripCredentials(h.Sources[i].Endpoint)
 	}
+	return h
+}
+
+// encodeHeader returns the header skippable frame for h, with the version set
+// and credentials removed from endpoints.
+func encodeHeader(h Header) ([]byte, error) {
+	frame, _, err := encodeHeaderSized(normalHeader(h), 0, 0)
+	return frame, err
+}
+
+// encodeHeaderSized encodes a normalized header with its JSON padded by
+// spaces to exactly size bytes (size 0: no padding but reserve spaces). It
+// returns the frame and the JSON's length, padding included.
+func encodeHeaderSized(h Header, size, reserve int) ([]byte, int, error) {
 	js, err := json.Marshal(&h)
 	if err != nil {
-		return nil, fmt.Errorf("capfile: encode header: %w", err)
+		return nil, 0, fmt.Errorf("capfile: encode header: %w", err)
 	}
-	if len(js) > MaxHeaderSize {
-		return nil, fmt.Errorf("capfile: header of %d bytes exceeds MaxHeaderSize (%d)", len(js), MaxHeaderSize)
+	if size == 0 {
+		size = len(js) + reserve
+	}
+	if len(js) > size {
+		return nil, 0, fmt.Errorf("capfile: header of %d bytes exceeds its room (%d)", len(js), size)
+	}
+	if size > MaxHeaderSize {
+		return nil, 0, fmt.Errorf("capfile: header of %d bytes exceeds MaxHeaderSize (%d)", size, MaxHeaderSize)
+	}
+	for len(js) < size {
+		js = append(js, ' ')
 	}
 	c := make([]byte, 0, headerFixedLen+len(js))
 	c = append(c, headerSig...)
@@ -252,7 +346,7 @@ func encodeHeader(h Header) ([]byte, error) {
 	c = binary.LittleEndian.AppendUint16(c, 0)
 	c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(js, castagnoli))
 	c = append(c, js...)
-	return appendSkippable(make([]byte, 0, skippableHeaderLen+len(c)), headerMagic, c), nil
+	return appendSkippable(make([]byte, 0, skippableHeaderLen+len(c)), headerMagic, c), size, nil
 }
 
 // sensitiveParams are query parameters dropped from endpoint URLs.

@@ -294,10 +294,18 @@ func (n *notices) kind(kind string) []Notice {
 	return out
 }
 
-// memRecord collects a replay's recording.
+// memRecord collects a replay's recording and the sources it lists.
 type memRecord struct {
-	mu   sync.Mutex
-	recs []capfile.Record
+	mu      sync.Mutex
+	recs    []capfile.Record
+	sources []capfile.Source
+}
+
+func (m *memRecord) AddSource(src capfile.Source) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sources = append(m.sources, src)
+	return nil
 }
 
 func (m *memRecord) Append(r *capfile.Record) error {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -431,4 +432,50 @@ func readSSENoFatal(body io.Reader) []sseEvent {
 		}
 	}
 	return out
+}
+
+// sourceless is a recording whose header cannot grow.
+type sourceless struct{ memRecord }
+
+func (*sourceless) AddSource(capfile.Source) error { return capfile.ErrHeaderFixed }
+
+// TestRecordListsSubscribers checks that each subscriber is listed as a
+// source before its first record, and that a recording that cannot list it
+// gets source 0 (listed) and a warning.
+func TestRecordListsSubscribers(t *testing.T) {
+	path := writeCapture(t, standardRecords())
+	var listed memRecord
+	_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: time.Millisecond, Record: &listed})
+	readAll(t, dialWS(t, ts))
+	readSSE(t, getSSE(t, ts.URL+"/events", nil).Body)
+	listed.mu.Lock()
+	srcs := fmt.Sprint(listed.sources)
+	ids := map[uint16]bool{0: true}
+	for _, s := range listed.sources {
+		ids[s.ID] = true
+	}
+	for _, r := range listed.recs {
+		if !ids[r.Source] {
+			t.Errorf("record of source %d, listed %s", r.Source, srcs)
+		}
+	}
+	listed.mu.Unlock()
+	if len(ids) != 3 || !strings.Contains(srcs, "websocket") || !strings.Contains(srcs, "sse") {
+		t.Errorf("listed %s, want a websocket and an sse subscriber", srcs)
+	}
+
+	var fixed sourceless
+	var seen notices
+	_, ts = startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: time.Millisecond, Record: &fixed, Notify: seen.add})
+	readAll(t, dialWS(t, ts))
+	fixed.mu.Lock()
+	for _, r := range fixed.recs {
+		if r.Source != 0 {
+			t.Errorf("record of source %d in a recording that lists none", r.Source)
+		}
+	}
+	fixed.mu.Unlock()
+	if w := seen.kind(NoticeWarning); len(w) != 1 || !strings.Contains(w[0].Reason, "source 0") {
+		t.Errorf("warnings %+v", w)
+	}
 }

@@ -24,6 +24,7 @@ const (
 	NoticeReply      = "reply"      // a confirmation.reply or clarification.reply
 	NoticeMessage    = "message"    // any other message from a subscriber
 	NoticeComplete   = "complete"   // a subscriber has received the whole replay
+	NoticeWarning    = "warning"    // something the operator should know (Reason)
 	NoticeClosed     = "closed"     // a subscription ended; Stats holds its figures
 )
 
@@ -120,6 +121,8 @@ func FormatNotice(n Notice) string {
 		if n.Reason != "" {
 			fmt.Fprintf(&b, ": %s", n.Reason)
 		}
+	case NoticeWarning:
+		b.WriteString("warning: " + n.Reason)
 	case NoticeComplete:
 		b.WriteString("received the whole replay")
 		if st := n.Stats; st != nil {

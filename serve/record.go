@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -74,5 +75,36 @@ func (s *Server) appendRecord(rec *capfile.Record) {
 	rec.Time = int64(time.Since(s.recStart))
 	if err := s.opts.Record.Append(rec); err != nil {
 		s.recErr = fmt.Errorf("record: %w", err)
+	}
+}
+
+// listSource adds sub to the recording's source table, so that every
+// source id used in a record is listed in the header; when the table cannot
+// grow, sub is recorded as source 0 (the operator is told once).
+func (s *Server) listSource(sub *subscriber) {
+	if s.opts.Record == nil {
+		return
+	}
+	transport, endpoint := sub.transport, sub.remote
+	if transport == TransportPush {
+		transport = TransportWebSocket
+	} else {
+		endpoint = "subscriber " + sub.remote
+	}
+	err := errors.New("the recording cannot list sources")
+	if sa, ok := s.opts.Record.(SourceAdder); ok && sub.num != 0 {
+		src := capfile.Source{ID: sub.num, Transport: transport, Endpoint: endpoint}
+		if transport == TransportWebSocket {
+			src.Subprotocol = Subprotocol
+		}
+		err = sa.AddSource(src)
+	}
+	if err == nil {
+		return
+	}
+	sub.num = 0
+	if s.unlisted.CompareAndSwap(false, true) {
+		s.notify(Notice{Kind: NoticeWarning, Subscription: sub.id, Transport: sub.transport,
+			Reason: "recording: " + err.Error() + "; this and further subscribers are recorded as source 0, told apart by their subscription attribute"})
 	}
 }

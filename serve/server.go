@@ -43,6 +43,15 @@ type RecordWriter interface {
 	Append(rec *capfile.Record) error
 }
 
+// SourceAdder is implemented by a RecordWriter whose header's source table
+// can grow (*capfile.Writer with a HeaderReserve): each subscriber is then
+// listed as its source before its first record. A subscriber that cannot
+// be listed is recorded as source 0 (the server), its records still told
+// apart by their "subscription" attribute.
+type SourceAdder interface {
+	AddSource(src capfile.Source) error
+}
+
 // Options configure a Server or a Push.
 type Options struct {
 	// Open opens the capture (required).
@@ -168,6 +177,7 @@ type Server struct {
 	recMu    sync.Mutex
 	recStart time.Time
 	recErr   error
+	unlisted atomic.Bool // a subscriber could not be listed as a source
 
 	shared *timeline
 	reg    *registry // shared timeline's tokens
@@ -372,6 +382,7 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *subs
 	sub.num = uint16(s.nextNum)
 	s.subs[id] = sub
 	s.mu.Unlock()
+	s.listSource(sub)
 	s.total.Add(1)
 	s.wg.Add(1)
 	s.recordConn(sub, map[string]any{"event": "connected", "transport": transport, "remote": remote})

@@ -57,6 +57,9 @@ type recording struct {
 	shown bool
 }
 
+// AddSource lists a subscriber in the recording's header (serve.SourceAdder).
+func (r *recording) AddSource(src capfile.Source) error { return r.w.AddSource(src) }
+
 // Append records rec; serve calls it from one goroutine at a time.
 func (r *recording) Append(rec *capfile.Record) error {
 	if !r.shown && (rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent) {

@@ -120,12 +120,26 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 		Tool:    "aaep-replay/" + version,
 		Sources: []capfile.Source{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
 		Meta:    meta,
-	}, &capfile.WriterOptions{})
+	}, recordWriterOptions(out))
 	if err != nil {
 		out.Discard()
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
 	}
 	return &recording{name: f.record, w: w, f: out}, nil
+}
+
+// recordHeaderRoom is the room kept in a --record header for subscribers'
+// sources, listed as they arrive: some 900 of them.
+const recordHeaderRoom = 64 << 10
+
+// recordWriterOptions lets a --record file's header grow with each
+// subscriber (a stream output cannot: its subscribers are then source 0).
+func recordWriterOptions(out *outfile.File) *capfile.WriterOptions {
+	o := &capfile.WriterOptions{}
+	if at, ok := out.HeaderAt(); ok {
+		o.HeaderReserve, o.HeaderAt = recordHeaderRoom, at
+	}
+	return o
 }
 
 func newServeCmd(a *app) *cobra.Command {

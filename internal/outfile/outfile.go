@@ -310,6 +310,16 @@ func (f *File) Name() string { return f.name }
 // Kind says whether the output is a regular file or a stream.
 func (f *File) Kind() Kind { return f.kind }
 
+// HeaderAt returns the file being written for in-place rewrites of what
+// was written first (a capture's header); ok is false for streams, which
+// cannot seek.
+func (f *File) HeaderAt() (w io.WriterAt, ok bool) {
+	if f.kind != Regular || f.file == nil {
+		return nil, false
+	}
+	return f.file, true
+}
+
 // Written is the number of bytes written so far.
 func (f *File) Written() int64 { return f.nbytes }
 
