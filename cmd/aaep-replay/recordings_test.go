@@ -244,7 +244,7 @@ func TestCheckRecordingCutOffByTheSubscriber(t *testing.T) {
 func TestCheckRecordingOfAFilteredSubscription(t *testing.T) {
 	at := time.Now().Add(-time.Minute)
 	var frames [][]byte
-	frames = append(frames, []byte(`{"type":"subscription.accepted","subscription_id":"sub_filtered","aaep_version":"1.0.0","producer":{"agent_id":"ts-minimal"},"honored_capabilities":{"preferred_verbosity":"normal","event_filters":{"exclude":["aaep:agent.state.changed"]}}}`))
+	frames = append(frames, []byte(`{"type":"subscription.accepted","subscription_id":"sub_filtered","aaep_version":"1.0.0","producer":{"agent_id":"ts-minimal"},"honored_capabilities":{"preferred_verbosity":"normal","supports_confirmation_reply":false,"event_filters":{"exclude":["aaep:agent.state.changed"]}}}`))
 	for i, e := range tsSession("f", at) {
 		if strings.Contains(e, "state.changed") {
 			continue

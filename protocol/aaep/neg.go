@@ -234,10 +234,10 @@ type subscription struct {
 	bySub    bool // closed by the subscriber
 	renegRej bool
 
-	noted map[string]bool // once-per-subscription findings already reported
-	withheldNoted string // the types NEG-TYPES-WITHHELD last named
-	noting        bool   // reporting NEG-TYPES-WITHHELD
-	acceptedRef   ref    // the accepted answer that set the current terms
+	noted         map[string]bool // once-per-subscription findings already reported
+	withheldNoted string          // the types NEG-TYPES-WITHHELD last named
+	noting        bool            // reporting NEG-TYPES-WITHHELD
+	acceptedRef   ref             // the accepted answer that set the current terms
 	// reported is set when a finding was filed under the source's
 	// pseudo-session without a handshake (a redelivery count), so that the
 	// pseudo-session gets a summary.
