@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -181,6 +182,14 @@ func TestCaptureToStdoutAndDevices(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "standard output") {
 			t.Errorf("-o - %v: exit %d, %q", args, code, stderr)
 		}
+	}
+	// Never to a terminal.
+	cmd := exec.Command(binary(t), "events.jsonl", "-o", "-")
+	cmd.Dir = dir
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = binarytest.Terminal(t), &errb
+	if err := cmd.Run(); err == nil || !strings.Contains(errb.String(), "standard output is a terminal") {
+		t.Errorf("-o - to a terminal: %v, %q; want a refusal", err, errb.String())
 	}
 	null := filepath.Join(dir, "null")
 	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -242,6 +243,15 @@ func TestVisualizeOutputIsInput(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "same file as an input") || hashOf(t, filepath.Join(dir, "same.aaep")) != before {
 		t.Errorf("visualize -o its input: exit %d, %q", code, stderr)
 	}
+	// Several inputs: none of them may be the output.
+	code, _, stderr = runBinary(t, dir, "visualize", "other.aaep", "same.aaep", "--format", "dot", "-o", "same.aaep")
+	if code != 2 || !strings.Contains(stderr, "same file as an input") || hashOf(t, filepath.Join(dir, "same.aaep")) != before {
+		t.Errorf("visualize of two inputs -o the second: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runBinary(t, dir, "export", "other.aaep", "same.aaep", "-o", "same.aaep")
+	if code != 2 || !strings.Contains(stderr, "same file as an input") || hashOf(t, filepath.Join(dir, "same.aaep")) != before {
+		t.Errorf("export of two inputs -o the second: exit %d, %q", code, stderr)
+	}
 	// The default name FILE.dot made a link to the input.
 	os.Symlink("same.aaep", filepath.Join(dir, "same.aaep.dot"))
 	code, _, stderr = runBinary(t, dir, "--input", "same.aaep", "--visualize", "--format", "dot")
@@ -286,4 +296,33 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	replayBin.Remove()
 	os.Exit(code)
+}
+
+// TestBinaryNotToTerminal: a capture or a PNG is not written to a terminal;
+// text is.
+func TestBinaryNotToTerminal(t *testing.T) {
+	dir := outputsDir(t)
+	tty := binarytest.Terminal(t)
+	for _, c := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"cut", "src.aaep", "-o", "-"}, false},
+		{[]string{"merge", "src.aaep", "other.aaep", "-o", "-"}, false},
+		{[]string{"repair", "src.aaep", "-o", "-"}, false},
+		{[]string{"export", "src.aaep"}, true},
+		{[]string{"visualize", "src.aaep", "--format", "dot", "-o", "-"}, true},
+	} {
+		cmd := exec.Command(replayBin.Path(t), c.args...)
+		cmd.Dir = dir
+		var errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = tty, &errb
+		err := cmd.Run()
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%q to a terminal: %v %s", c.args, err, errb.String())
+		case !c.ok && (err == nil || !strings.Contains(errb.String(), "standard output is a terminal")):
+			t.Errorf("%q to a terminal: %v %q; want a refusal", c.args, err, errb.String())
+		}
+	}
 }

@@ -103,7 +103,6 @@ func showRun(a *app, path string, opts show.Options) error {
 	return nil
 }
 
-func isTerminalFile(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminalFile reports a terminal (golang.org/x/term: /dev/null, a
+// character device, is not one).
+func isTerminalFile(f *os.File) bool { return cli.IsTerminal(f) }

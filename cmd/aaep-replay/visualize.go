@@ -125,7 +125,7 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	default:
 		output = o.input + "." + string(format)
 	}
-	if err := outfile.Check(output, o.input); err != nil {
+	if err := outfile.Check(output, inputs.Paths(srcs)...); err != nil {
 		return err // before the capture is read and drawn
 	}
 	mods := models.All()
@@ -177,7 +177,7 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("draw %s: %w", o.input, err))
 	}
-	err = outfile.WriteFile(output, outfile.Options{Inputs: []string{o.input}, Stdout: a.Out, Binary: format == visualize.FormatPNG},
+	err = outfile.WriteFile(output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Binary: format == visualize.FormatPNG},
 		func(w io.Writer) error {
 			_, err := w.Write(out)
 			return err

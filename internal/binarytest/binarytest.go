@@ -5,13 +5,17 @@ package binarytest
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // Binary is a command built on first use.
@@ -84,4 +88,32 @@ func NoLeftovers(t testing.TB, dir string) {
 			t.Errorf("left behind in %s: %s", dir, e.Name())
 		}
 	}
+}
+
+// Terminal opens a new pseudo-terminal and returns its terminal side, for
+// tests of what a command does when standard output is a terminal. What is
+// written to it is read and discarded; both sides are closed at the end of
+// the test.
+func Terminal(t testing.TB) *os.File {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open /dev/ptmx: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatalf("unlock pseudo-terminal: %v", e)
+	}
+	var n uint32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Fatalf("pseudo-terminal number: %v", e)
+	}
+	tty, err := os.OpenFile("/dev/pts/"+strconv.FormatUint(uint64(n), 10), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	go io.Copy(io.Discard, ptmx) // what is written to the terminal is read, as a screen would
+	return tty
 }
