@@ -44,6 +44,7 @@ connection failed or the subscriber left early, 2 for usage and file errors.`,
 			if target == "" || err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 				return cli.Usagef("--to %q: want a ws:// or wss:// URL", target)
 			}
+			f.sources = a.sourcePaths("push", args)
 			opts, err := f.options(input, "until")
 			if err != nil {
 				return err

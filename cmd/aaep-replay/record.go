@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
@@ -16,7 +17,7 @@ import (
 // summaries are printed there).
 func (f *replayFlags) recordOptions(input string) outfile.Options {
 	return outfile.Options{
-		Inputs:   []string{input},
+		Inputs:   append([]string{input}, f.sources...),
 		Live:     true,
 		Force:    f.force,
 		NoStdout: "replies and summaries are printed there; name a file",
@@ -35,7 +36,7 @@ func (f *replayFlags) checkRecord(input string) error {
 		_, err := outfile.Open("-", f.recordOptions(input))
 		return wrap(err)
 	}
-	if err := outfile.Check(f.record, input); err != nil {
+	if err := outfile.Check(f.record, append([]string{input}, f.sources...)...); err != nil {
 		return wrap(err)
 	}
 	if !f.force {
@@ -44,6 +45,16 @@ func (f *replayFlags) checkRecord(input string) error {
 		}
 	}
 	return nil
+}
+
+// sourcePaths lists the local files args name (several are merged into one
+// temporary input: --record must not be any of them either).
+func (a *app) sourcePaths(verb string, args []string) []string {
+	srcs, err := a.sources(verb, args)
+	if err != nil {
+		return nil
+	}
+	return inputs.Paths(srcs)
 }
 
 // recording is the --record capture, a serve.RecordWriter. The file appears

@@ -54,6 +54,14 @@ func TestRecordRefusals(t *testing.T) {
 			}
 		}
 	}
+	// Several captures replayed as one: --record is none of them.
+	other := filepath.Join(dir, "other.aaep")
+	os.WriteFile(other, data, 0o644)
+	code, _, stderr := replay(t, "serve", other, in, "--listen", "127.0.0.1:0", "--record", filepath.Join(dir, "hard.aaep"), "--force")
+	if code != 2 || !strings.Contains(stderr, "same file as an input") {
+		t.Errorf("serve of two captures --record a link to the second: exit %d, %q", code, stderr)
+	}
+	os.Remove(other)
 	if got, _ := os.ReadFile(in); string(got) != string(data) {
 		t.Fatal("the capture being replayed was changed")
 	}

@@ -39,6 +39,7 @@ type replayFlags struct {
 	loop     int
 	record   string
 	force    bool
+	sources  []string // the files named on the command line (merged into one input when several)
 	json     bool
 }
 
@@ -206,6 +207,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			if err != nil {
 				return err
 			}
+			f.sources = a.sourcePaths("serve", args)
 			defer done()
 			opts, err := f.options(input, "until")
 			if err != nil {
