@@ -66,13 +66,14 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log "machine: $machine"
 log "mode: $mode, $runs runs per figure; load average $load_start"
 
-# Go benchmarks: capfile write/read on one goroutine, Graphviz layout and SVG.
+# Go benchmarks: capfile write/read on one goroutine, Graphviz layout and SVG, show --pace.
 status=0
 log "go benchmarks (capfile, visualize/render)"
 {
 	$GO test -run '^$' -bench '^BenchmarkWrite$/^default$' -benchtime "$benchtime" -count "$runs" ./capfile
 	$GO test -run '^$' -bench '^BenchmarkRead$' -benchtime "$benchtime" -count "$runs" ./capfile
 	$GO test -run '^$' -bench '^BenchmarkSVG$' -benchtime "$benchtime" -count "$runs" ./visualize/render
+	$GO test -run '^$' -bench '^BenchmarkPace$' -benchtime 1x -count "$runs" ./show
 } > "$out/gobench.txt" || { status=1; log "a Go benchmark failed; see $out/gobench.txt"; }
 
 # End-to-end measurements against bin/aaep-capture and bin/aaep-replay.
@@ -142,6 +143,10 @@ serve --from middle: connect to first event | e2e/$seek_key | serve-first-event-
 s3:// object on a local S3 server (objstore.Remote): HTTP requests to open + seek to the middle + first record | e2e/$seek_key/remote | requests | | | ≤ 3
 s3:// object: bytes read for it | e2e/$seek_key/remote | KiB-read | KiB | |
 s3:// object: time for it | e2e/$seek_key/remote | open+middle-ms | ms | |
+## show --pace (the demo capture at --speed 20; lateness = line written − due time)
+lateness p99 | show/Pace | p99-late-µs | µs | |
+lateness max | show/Pace | max-late-µs | µs | |
+drift at the last line | show/Pace | drift-µs | µs | |
 ## aaep-replay view (the $seek_label capture above; a session of 100,000 events)
 view FILE: start to listening (header and index read) | e2e/$view_key | listening-ms | ms | |
 view FILE: start to first page answered (page, summary, sessions, 200 messages) | e2e/$view_key | first-page-ms | ms | | < 1,000 ms

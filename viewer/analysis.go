@@ -17,6 +17,9 @@ import (
 const (
 	maxFindings = 200000
 	maxValues   = 64
+	// maxSessions bounds the sessions the check describes; later ones are
+	// only counted in the totals.
+	maxSessions = 100000
 )
 
 // Verdict counts a session's findings by level.
@@ -69,17 +72,19 @@ func addValue[T comparable](list []T, v T) []T {
 // message, verdicts by session, progress. It is filled by run and read by
 // the API under mu.
 type analysis struct {
-	mu       sync.Mutex
-	done     bool
-	err      string
-	read     int64 // messages read so far
-	findings []protocol.Finding
-	dropped  int64
-	byIndex  map[int64][]int32 // message index -> positions in findings
-	sessions map[string]*sessionFacts
-	order    []string // sessions in order of first message
-	counts   Verdict
-	stats    protocol.Stats
+	mu        sync.Mutex
+	done      bool
+	err       string
+	read      int64 // messages read so far
+	findings  []protocol.Finding
+	dropped   int64
+	byIndex   map[int64][]int32 // message index -> positions in findings
+	sessions  map[string]*sessionFacts
+	order     []string // sessions in order of first message
+	spare     sessionFacts
+	truncated bool // more sessions than maxSessions
+	counts    Verdict
+	stats     protocol.Stats
 }
 
 func newAnalysis() *analysis {
@@ -89,6 +94,12 @@ func newAnalysis() *analysis {
 func (a *analysis) session(id string) *sessionFacts {
 	s := a.sessions[id]
 	if s == nil {
+		if len(a.sessions) >= maxSessions {
+			// Counted in the totals, not described.
+			a.truncated = true
+			a.spare = sessionFacts{Rules: map[string]int64{}}
+			return &a.spare
+		}
 		s = &sessionFacts{Rules: map[string]int64{}}
 		a.sessions[id] = s
 		a.order = append(a.order, id)

@@ -98,11 +98,14 @@ type indexSession struct {
 }
 
 type checkProgress struct {
-	Done     bool   `json:"done"`
-	Read     int64  `json:"read"`
-	Error    string `json:"error,omitempty"`
-	Dropped  int64  `json:"findings_not_kept,omitempty"`
-	Messages int64  `json:"messages"`
+	Done    bool   `json:"done"`
+	Read    int64  `json:"read"`
+	Error   string `json:"error,omitempty"`
+	Dropped int64  `json:"findings_not_kept,omitempty"`
+	// Truncated is set when the capture has more sessions than the check
+	// describes one by one (see maxSessions).
+	Truncated bool  `json:"sessions_truncated,omitempty"`
+	Messages  int64 `json:"messages"`
 }
 
 func (s *Server) indexSessions() []indexSession {
@@ -121,7 +124,7 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 	}
 	a := s.an
 	a.mu.Lock()
-	info.Check = checkProgress{Done: a.done, Read: a.read, Error: a.err, Dropped: a.dropped, Messages: a.stats.Messages}
+	info.Check = checkProgress{Done: a.done, Read: a.read, Error: a.err, Dropped: a.dropped, Truncated: a.truncated, Messages: a.stats.Messages}
 	info.Counts = map[string]int64{"must": a.counts.Must, "should": a.counts.Should, "info": a.counts.Info}
 	a.mu.Unlock()
 	writeJSON(w, http.StatusOK, info)
