@@ -161,8 +161,14 @@ function eventQuery(from) {
   return "/api/events?" + p.toString();
 }
 
+// Requests that may overlap (a filter changed twice, a second click) are
+// numbered: only the answer to the newest one is shown.
+const latest = { events: 0, event: 0, timeline: 0 };
+
 async function loadEvents(from) {
+  const n = ++latest.events;
   const r = await api(eventQuery(from));
+  if (n !== latest.events) return;
   state.pageFrom = from;
   state.nextFrom = r.next;
   const tb = $("events-table").tBodies[0];
@@ -192,7 +198,9 @@ async function loadEvents(from) {
 async function selectEvent(index, opts) {
   opts = opts || {};
   let d;
+  const n = ++latest.event;
   try { d = await api("/api/event/" + index); } catch (err) { reportError("Record " + index, err); return; }
+  if (n !== latest.event) return;
   state.selected = index;
   renderInspector(d);
   for (const tr of $("events-table").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.index === String(index));
@@ -309,7 +317,11 @@ async function loadTimeline() {
   const cv = $("tl-canvas");
   const width = Math.max(100, Math.floor(cv.clientWidth || 1000) - LANE_LABEL);
   const p = new URLSearchParams({ from_ns: String(Math.floor(v.from)), to_ns: String(Math.ceil(v.to)), buckets: String(width), max: "5000" });
-  try { state.tl = await api("/api/timeline?" + p.toString()); } catch (err) { reportError("Timeline", err); return; }
+  const n = ++latest.timeline;
+  let tl;
+  try { tl = await api("/api/timeline?" + p.toString()); } catch (err) { reportError("Timeline", err); return; }
+  if (n !== latest.timeline) return;
+  state.tl = tl;
   drawTimeline();
 }
 
