@@ -341,6 +341,38 @@ func RuleTable(models []Model) []Rule {
 	return rules
 }
 
+// RuleCount counts one protocol's rules by level.
+type RuleCount struct {
+	Protocol           string
+	Rules              int
+	Must, Should, Info int
+}
+
+// RuleCounts counts the rules of each model, then the stream rules (as
+// protocol StreamProtocol), in the order given.
+func RuleCounts(models []Model) []RuleCount {
+	var out []RuleCount
+	add := func(name string, rules []Rule) {
+		c := RuleCount{Protocol: name, Rules: len(rules)}
+		for _, r := range rules {
+			switch r.Level {
+			case Must:
+				c.Must++
+			case Should:
+				c.Should++
+			case Info:
+				c.Info++
+			}
+		}
+		out = append(out, c)
+	}
+	for _, m := range models {
+		add(m.Name(), m.Rules())
+	}
+	add(StreamProtocol, StreamRules())
+	return out
+}
+
 // FormatOffset renders an offset as seconds with millisecond precision, e.g. "12.345s".
 func FormatOffset(d time.Duration) string {
 	return fmt.Sprintf("%.3fs", d.Seconds())

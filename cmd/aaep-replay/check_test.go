@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,6 +15,8 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	goldenfile "github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/models"
 )
 
 // replay runs aaep-replay in-process with args and returns its exit code,
@@ -180,5 +184,47 @@ func TestCheckCorruptCapture(t *testing.T) {
 	}
 	if doc.Messages == 0 || doc.Messages >= len(msgs) {
 		t.Errorf("report covers %d messages, want the part before the damage (of %d)", doc.Messages, len(msgs))
+	}
+}
+
+// readmeRuleCounts is the README's sentence that gives the rule counts.
+var readmeRuleCounts = regexp.MustCompile(`\(\d+ AAEP rules, \d+ for npayload's ASP session protocol, \d+ for KAHN's agent transition and CI events, \d+ about the stream itself: \d+ in all, as ` + "`check --rules`" + ` counts them\)`)
+
+// TestRuleCountsAreTrue: check --rules ends with the true counts of the
+// rule tables, and the README says the same (go test -update rewrites the
+// README's sentence from the tables).
+func TestRuleCountsAreTrue(t *testing.T) {
+	counts := map[string]int{}
+	total := 0
+	for _, c := range protocol.RuleCounts(models.All()) {
+		counts[c.Protocol] = c.Rules
+		total += c.Rules
+	}
+	code, out, _ := replay(t, "check", "--rules")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != total+2 {
+		t.Fatalf("check --rules: exit %d, %d lines; want %d rules, a blank line and the counts", code, len(lines), total)
+	}
+	wantLine := fmt.Sprintf("%d rules: %d aaep, %d asp, %d kahn, %d kahn-ci, %d stream", total, counts["aaep"], counts["asp"], counts["kahn"], counts["kahn-ci"], counts["stream"])
+	if !strings.HasPrefix(lines[len(lines)-1], wantLine) {
+		t.Errorf("check --rules ends with %q, want it to start with %q", lines[len(lines)-1], wantLine)
+	}
+	want := fmt.Sprintf("(%d AAEP rules, %d for npayload's ASP session protocol, %d for KAHN's agent transition and CI events, %d about the stream itself: %d in all, as `check --rules` counts them)",
+		counts["aaep"], counts["asp"], counts["kahn"]+counts["kahn-ci"], counts["stream"], total)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := readmeRuleCounts.Find(readme)
+	switch {
+	case found == nil:
+		t.Fatalf("README.md has no rule-count sentence like %q", want)
+	case string(found) == want:
+	case goldenfile.Updating():
+		if err := os.WriteFile("../../README.md", readmeRuleCounts.ReplaceAll(readme, []byte(want)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Errorf("README.md says %s; the rule tables say %s (go test -update rewrites it)", found, want)
 	}
 }
