@@ -165,3 +165,23 @@ func Open(ctx context.Context, u URL, o Options) (Store, error) {
 	}
 	return open(ctx, u.Bucket, o)
 }
+
+// Exists reports whether object key exists, with one request that proves
+// the credentials: it reads one byte rather than asking for the object's
+// metadata, because an answer with a body says why credentials were refused
+// (a metadata answer has none). A missing bucket is an error (ErrNoBucket).
+func Exists(ctx context.Context, s Store, key string) (bool, error) {
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var b [1]byte
+	_, _, err := s.ReadRange(pctx, key, 0, b[:])
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, ErrNoBucket):
+		return false, err
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	}
+	return false, err
+}

@@ -96,7 +96,7 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		logs.w = io.Discard
 	}
 	// Prove the credentials and the bucket before recording anything.
-	exists, err := probe(ctx, store, u.Key)
+	exists, err := objstore.Exists(ctx, store, u.Key)
 	switch {
 	case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
 		return nil, cli.WithCode(cli.ExitFailure, err)
@@ -126,7 +126,7 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 				up.Close(context.Background())
 				return nil, cli.WithCode(cli.ExitFailure, err)
 			}
-			exists, _ = probe(ctx, store, u.Key)
+			exists, _ = objstore.Exists(ctx, store, u.Key)
 		}
 		if exists {
 			up.Close(context.Background())
@@ -134,25 +134,6 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		}
 	}
 	return ro, nil
-}
-
-// probe makes one authenticated request: whether key exists. It reads a
-// byte rather than asking for the object's metadata, because an answer with
-// a body says why credentials were refused.
-func probe(ctx context.Context, store objstore.Store, key string) (bool, error) {
-	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var b [1]byte
-	_, _, err := store.ReadRange(pctx, key, 0, b[:])
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, objstore.ErrNoBucket):
-		return false, err
-	case errors.Is(err, objstore.ErrNotFound):
-		return false, nil
-	}
-	return false, err
 }
 
 // partName names rotated part n, started at start, in the spool: the

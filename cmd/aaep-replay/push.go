@@ -81,6 +81,7 @@ connection failed or the subscriber left early, 2 for usage and file errors.`,
 	fs := cmd.Flags()
 	fs.StringVar(&target, "to", "", "WebSocket URL of the listening subscriber (required)")
 	f.add(fs, "until")
+	f.storage, f.stderr = &a.storage, a.Err
 	return cmd
 }
 

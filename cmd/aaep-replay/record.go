@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/objstore"
 )
 
 // recordOptions are the output policy of --record: a recording of live
@@ -30,6 +32,10 @@ func (f *replayFlags) recordOptions(input string) outfile.Options {
 func (f *replayFlags) checkRecord(input string) error {
 	if f.record == "" {
 		return nil
+	}
+	if objstore.IsURL(f.record) {
+		_, _, err := f.checkRemoteRecord(context.Background())
+		return err
 	}
 	wrap := func(err error) error { return cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err)) }
 	if f.record == "-" {
@@ -62,10 +68,11 @@ func (a *app) sourcePaths(verb string, args []string) []string {
 // that records no message leaves no file, and does not replace an earlier
 // one even with --force.
 type recording struct {
-	name  string
-	w     *capfile.Writer
-	f     *outfile.File
-	shown bool
+	name   string
+	w      *capfile.Writer
+	f      *outfile.File // nil for a recording to object storage
+	remote *remoteRecord // set for one
+	shown  bool
 }
 
 // AddSource lists a subscriber in the recording's header (serve.SourceAdder).
@@ -74,8 +81,10 @@ func (r *recording) AddSource(src capfile.Source) error { return r.w.AddSource(s
 // Append records rec; serve calls it from one goroutine at a time.
 func (r *recording) Append(rec *capfile.Record) error {
 	if !r.shown && (rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent) {
-		if err := r.f.Publish(); err != nil {
-			return err
+		if r.f != nil {
+			if err := r.f.Publish(); err != nil {
+				return err
+			}
 		}
 		r.shown = true
 	}
@@ -86,6 +95,20 @@ func (r *recording) Append(rec *capfile.Record) error {
 // says so on stderr.
 func (r *recording) close(stderr io.Writer) error {
 	if r == nil {
+		return nil
+	}
+	if r.remote != nil {
+		err := r.w.Close()
+		keep := r.shown && err == nil
+		if uerr := r.remote.finish(keep); err == nil {
+			err = uerr
+		}
+		if !r.shown {
+			fmt.Fprintf(stderr, "aaep-replay: --record %s: no message went over the wire; nothing uploaded\n", r.name)
+		}
+		if err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
 		return nil
 	}
 	if !r.shown {
@@ -106,8 +129,13 @@ func (r *recording) close(stderr io.Writer) error {
 
 // discard gives up a recording that never started (an error before serving).
 func (r *recording) discard() {
-	if r != nil {
-		r.w.Close()
-		r.f.Discard()
+	if r == nil {
+		return
 	}
+	r.w.Close()
+	if r.remote != nil {
+		r.remote.finish(false)
+		return
+	}
+	r.f.Discard()
 }

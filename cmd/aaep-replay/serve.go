@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -41,6 +43,9 @@ type replayFlags struct {
 	force    bool
 	sources  []string // the files named on the command line (merged into one input when several)
 	json     bool
+	// storage and stderr serve --record s3://...: set by the verb.
+	storage *objstore.Options
+	stderr  io.Writer
 }
 
 // add registers the flags; toName is the name of the range-end flag
@@ -112,16 +117,20 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 	if f.noDelay {
 		meta["replay_speed"] = "no-delay"
 	}
-	out, err := outfile.Open(f.record, f.recordOptions(input))
-	if err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err))
-	}
-	w, err := capfile.NewWriter(out, capfile.Header{
+	hdr := capfile.Header{
 		Start:   time.Now(),
 		Tool:    "aaep-replay/" + version,
 		Sources: []capfile.Source{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
 		Meta:    meta,
-	}, recordWriterOptions(out))
+	}
+	if objstore.IsURL(f.record) {
+		return f.openRemoteRecord(context.Background(), hdr, f.stderr)
+	}
+	out, err := outfile.Open(f.record, f.recordOptions(input))
+	if err != nil {
+		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err))
+	}
+	w, err := capfile.NewWriter(out, hdr, recordWriterOptions(out))
 	if err != nil {
 		out.Discard()
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
@@ -255,6 +264,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.DurationVar(&keepalive, "keepalive", serve.DefaultKeepalive, "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
 	fs.BoolVar(&closeAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
 	f.add(fs, "until")
+	f.storage, f.stderr = &a.storage, a.Err
 	return cmd
 }
 

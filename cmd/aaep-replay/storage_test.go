@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
 )
@@ -170,5 +172,45 @@ func TestS3CheckPrefixPerCapture(t *testing.T) {
 	}
 	if len(doc.Captures) != 6 || len(doc.Summary) != 6 || doc.Summary[2].Input != names[2] || doc.Summary[2].Messages == 0 {
 		t.Errorf("JSON: %d reports, summary %+v", len(doc.Captures), doc.Summary)
+	}
+}
+
+// serve --record s3://... uploads the recording when the replay ends, and
+// refuses an existing object without --force.
+func TestS3ServeRecord(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the default spool
+	dir := t.TempDir()
+	whole, _ := fileopsCapture(t, dir, "whole.aaep")
+	s := startServe(t, "serve", whole, "--listen", "127.0.0.1:0", "--no-delay", "--close-at-end", "--record", "s3://caps/rec/replay.aaep")
+	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
+	c, _, err := d.Dial("ws://"+s.addr+"/aaep/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n := 0
+	for {
+		if _, _, err := c.ReadMessage(); err != nil {
+			break
+		}
+		n++
+	}
+	c.Close()
+	if code := s.stop(t); code != 0 || n == 0 {
+		t.Fatalf("serve exit %d after %d messages: %s", code, n, s.errb.String())
+	}
+	data, err := srv.Get("caps", "rec/replay.aaep")
+	if err != nil {
+		t.Fatalf("recording not uploaded: %v", err)
+	}
+	r, err := capfile.NewReaderAt(strings.NewReader(string(data)), int64(len(data)))
+	if err != nil || !r.Clean() || r.Header().Meta["replay_of"] != "whole.aaep" {
+		t.Fatalf("uploaded recording: %v (clean %v)", err, r != nil && r.Clean())
+	}
+	code, _, e := replay(t, "serve", whole, "--record", "s3://caps/rec/replay.aaep")
+	if code != 2 || !strings.Contains(e, "already exists") {
+		t.Errorf("second --record to the same object: exit %d: %s", code, e)
 	}
 }

@@ -98,6 +98,7 @@ The page works offline: everything it needs is inside aaep-replay.`,
 	fs.StringVar(&protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
 	fs.StringVar(&profile, "profile", "lenient", "checker profile: lenient or strict")
 	f.add(fs, "until")
+	f.storage, f.stderr = &a.storage, a.Err
 	return cmd
 }
 
