@@ -96,16 +96,20 @@ func (f *replayFlags) openRemoteRecord(ctx context.Context, h capfile.Header, st
 // finish uploads a closed recording (keep) or drops it, and stops the
 // uploader.
 func (rr *remoteRecord) finish(keep bool) error {
-	if err := rr.file.Sync(); err != nil {
-		keep = false
-	}
+	serr := rr.file.Sync()
 	rr.file.Close()
-	if keep {
-		rr.up.Add(rr.local)
-	} else {
+	switch {
+	case !keep:
 		os.Remove(rr.local)
+	case serr == nil:
+		rr.up.Add(rr.local)
 	}
+	// A recording that could not be synced stays in the spool, where the
+	// next run finds it.
 	ctx, cancel := context.WithTimeout(context.Background(), recordUploadWait)
 	defer cancel()
-	return rr.up.Close(ctx)
+	if err := rr.up.Close(ctx); err != nil || !keep {
+		return err
+	}
+	return serr
 }
