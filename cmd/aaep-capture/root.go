@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/source"
 )
 
@@ -185,7 +186,7 @@ func (o *options) parseArgs(args []string, dash int) error {
 	if o.output == "" {
 		return cli.Usagef("--output is required")
 	}
-	if o.output == "-" {
+	if outfile.IsStdout(o.output) {
 		// A capture is a stream (its index comes last), so it can be piped
 		// onward; a single one only, and not mixed with a JSON summary.
 		switch {

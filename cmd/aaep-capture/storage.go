@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/spool"
 )
@@ -30,7 +31,7 @@ func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
 	f.StringVar(&o.spool, "spool", "", "with --output s3://...: local directory where parts are written before upload (default under the user's cache directory)")
 	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3-compatible server, e.g. http://127.0.0.1:9000 for MinIO (default AWS, or $AWS_ENDPOINT_URL_S3)")
 	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
-	f.DurationVar(&o.uploadWait, "upload-wait", 2*time.Minute, "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
+	numflag.Duration(f, &o.uploadWait, "upload-wait", 2*time.Minute, numflag.NonNegative("do not wait"), "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
 }
 
 // partStamp is the time format in part names: fixed width, so that names

@@ -214,16 +214,18 @@ func TestOutputToStdout(t *testing.T) {
 	for _, v := range writerVerbs() {
 		t.Run(v.name, func(t *testing.T) {
 			dir := outputsDir(t)
-			code, stdout, stderr := runBinary(t, dir, v.args(dir, "-")...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			if v.capture {
-				if len(recordPayloads(t, stdout)) == 0 {
-					t.Errorf("standard output holds a capture without records")
+			for _, name := range []string{"-", "/dev/stdout"} {
+				code, stdout, stderr := runBinary(t, dir, v.args(dir, name)...)
+				if code != 0 {
+					t.Fatalf("-o %s: exit %d: %s", name, code, stderr)
 				}
-			} else if len(stdout) == 0 || stdout[len(stdout)-1] != '\n' {
-				t.Errorf("standard output holds %d bytes", len(stdout))
+				if v.capture {
+					if len(recordPayloads(t, stdout)) == 0 {
+						t.Errorf("-o %s: standard output holds a capture without records", name)
+					}
+				} else if len(stdout) == 0 || stdout[len(stdout)-1] != '\n' {
+					t.Errorf("-o %s: standard output holds %d bytes", name, len(stdout))
+				}
 			}
 			if _, err := os.Lstat(filepath.Join(dir, "-")); err == nil {
 				t.Errorf("a file named - was created")

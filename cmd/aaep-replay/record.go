@@ -38,8 +38,8 @@ func (f *replayFlags) checkRecord(input string) error {
 		return err
 	}
 	wrap := func(err error) error { return cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err)) }
-	if f.record == "-" {
-		_, err := outfile.Open("-", f.recordOptions(input))
+	if outfile.IsStdout(f.record) {
+		_, err := outfile.Open(f.record, f.recordOptions(input))
 		return wrap(err)
 	}
 	if err := outfile.Check(f.record, append([]string{input}, f.sources...)...); err != nil {

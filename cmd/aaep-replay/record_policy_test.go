@@ -37,6 +37,7 @@ func TestRecordRefusals(t *testing.T) {
 		{filepath.Join(dir, ".", "sub", "..", "run.aaep"), "same file as an input"},
 		{earlier, "already exists; not overwritten"},
 		{"-", "cannot be standard output"},
+		{"/dev/stdout", "cannot be standard output"},
 	}
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	for _, verb := range [][]string{{"serve", in, "--listen", "127.0.0.1:0"}, {"push", in, "--to", "ws://127.0.0.1:1/"}} {

@@ -239,9 +239,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 				}
 			}
 			opts.CORSOrigins = corsOrigin
-			switch {
-			case keepalive < 0:
-				return cli.Usagef("--keepalive %v: must not be negative (0 turns keepalives off)", keepalive)
+			switch { // a negative --keepalive was refused as it was parsed (numflag)
 			case keepalive == 0:
 				opts.Keepalive = -1
 			default:
@@ -261,7 +259,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.BoolVar(&paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
 	fs.StringVar(&sseEvent, "sse-event", serve.SSEEventRecorded, `SSE event: line: "recorded" (as captured; aaep.event when the capture has no SSE framing), "none" (unnamed events, for EventSource.onmessage), or a NAME for every event`)
 	fs.StringArrayVar(&corsOrigin, "cors-origin", nil, "browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; default: any origin)")
-	fs.DurationVar(&keepalive, "keepalive", serve.DefaultKeepalive, "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
+	numflag.Duration(fs, &keepalive, "keepalive", serve.DefaultKeepalive, numflag.NonNegative("off"), "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
 	fs.BoolVar(&closeAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
 	f.add(fs, "until")
 	f.storage, f.stderr = &a.storage, a.Err

@@ -137,14 +137,10 @@ func Open(path string, o Options) (*File, error) {
 	if path == "" {
 		return fail("open", errors.New("no output file named"))
 	}
-	if path == "-" {
+	if path == "-" || isStdoutName(path) {
 		return openStdout(o)
 	}
-	target, err := resolve(path)
-	if err != nil {
-		return fail("open", err)
-	}
-	st, err := os.Stat(target)
+	st, err := os.Stat(path) // through every link, /proc's included
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fail("open", err)
@@ -154,16 +150,36 @@ func Open(path string, o Options) (*File, error) {
 			return nil, err
 		}
 	}
-	f := &File{name: path, target: target, opts: o}
+	f := &File{name: path, target: path, opts: o}
 	switch {
 	case exists && st.IsDir():
 		return fail("open", ErrDirectory)
 	case exists && !st.Mode().IsRegular():
-		return f.openInPlace(st)
+		return f.openInPlace(st) // by the name given: a pipe behind /dev/stderr has no other
 	case exists && o.Live && !o.Force && st.Size() > 0:
 		return fail("refuse", ErrExists)
 	}
+	// A regular file, or nothing yet: the temporary file goes beside the
+	// file the links lead to.
+	if f.target, err = resolve(path); err != nil {
+		return fail("open", err)
+	}
 	return f.openTemp(st)
+}
+
+// IsStdout reports whether path names standard output: "-", or one of the
+// names of this process's standard output (/dev/stdout, /dev/fd/1), which
+// are written as "-" is.
+func IsStdout(path string) bool { return path == "-" || isStdoutName(path) }
+
+// isStdoutName reports the names of this process's standard output, which
+// are written as "-" is.
+func isStdoutName(path string) bool {
+	switch filepath.Clean(path) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return true
+	}
+	return false
 }
 
 // Check refuses an output that is, or resolves to, one of inputs (a usage
@@ -173,11 +189,7 @@ func Check(path string, inputs ...string) error {
 	if path == "" || path == "-" {
 		return nil
 	}
-	target, err := resolve(path)
-	if err != nil {
-		return &Error{Op: "open", Path: path, Err: err}
-	}
-	st, err := os.Stat(target)
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil // nothing there: not an input
 	}

@@ -3,6 +3,7 @@ package outfile_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net"
@@ -498,4 +499,34 @@ func TestLiveRecording(t *testing.T) {
 			t.Errorf("file holds %q", got)
 		}
 	})
+}
+
+// TestDevStdout: /dev/stdout is standard output, as "-" is, whatever it
+// leads to (a pipe has no other name).
+func TestDevStdout(t *testing.T) {
+	for _, name := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
+		var buf bytes.Buffer
+		if err := writeAll(t, name, outfile.Options{Stdout: &buf}, "out"); err != nil || buf.String() != "out" {
+			t.Errorf("%s: %v, stdout got %q", name, err, buf.String())
+		}
+		if err := writeAll(t, name, outfile.Options{}, "out"); !errors.Is(err, outfile.ErrNoStdout) {
+			t.Errorf("%s where stdout cannot be: %v", name, err)
+		}
+	}
+	// /dev/stderr, here a pipe: written in place.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(r); got <- string(b) }()
+	name := filepath.Join("/proc/self/fd", fmt.Sprint(w.Fd()))
+	if err := writeAll(t, name, outfile.Options{}, "through the pipe"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if s := <-got; s != "through the pipe" {
+		t.Errorf("pipe got %q", s)
+	}
 }
