@@ -72,6 +72,9 @@ var ErrNoMatch = errors.New("no input matches")
 type Options struct {
 	// Stdin is what "-" reads (os.Stdin when nil).
 	Stdin io.Reader
+	// Extensions, when set, replaces the package's Extensions for
+	// directories (a command that reads only captures lists ".aaep").
+	Extensions []string
 }
 
 // Expand turns command-line arguments into sources, in order: each
@@ -129,7 +132,11 @@ func Expand(ctx context.Context, args []string, opts Options) ([]Source, error) 
 		st, err := os.Stat(arg)
 		switch {
 		case err == nil && st.IsDir():
-			files, err := dirInputs(arg)
+			exts := opts.Extensions
+			if len(exts) == 0 {
+				exts = Extensions
+			}
+			files, err := dirInputs(arg, exts)
 			if err != nil {
 				return nil, err
 			}
@@ -163,8 +170,8 @@ func Expand(ctx context.Context, args []string, opts Options) ([]Source, error) 
 	return out, nil
 }
 
-// dirInputs lists the capture and JSONL files of dir, sorted by name.
-func dirInputs(dir string) ([]string, error) {
+// dirInputs lists the files of dir ending in one of exts, sorted by name.
+func dirInputs(dir string, exts []string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -174,7 +181,7 @@ func dirInputs(dir string) ([]string, error) {
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		for _, ext := range Extensions {
+		for _, ext := range exts {
 			if strings.HasSuffix(e.Name(), ext) {
 				files = append(files, filepath.Join(dir, e.Name()))
 				break
@@ -182,7 +189,7 @@ func dirInputs(dir string) ([]string, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%w %s: the directory holds no %s file", ErrNoMatch, dir, strings.Join(Extensions, ", "))
+		return nil, fmt.Errorf("%w %s: the directory holds no %s file", ErrNoMatch, dir, strings.Join(exts, ", "))
 	}
 	sort.Strings(files)
 	return files, nil

@@ -178,6 +178,13 @@ func TestCheckRotatedSetAsOneStream(t *testing.T) {
 	if code, _, stderr := replay(t, "check", filepath.Join(dir, "nothing-*.aaep")); code != cli.ExitUsage || !strings.Contains(stderr, "check: no input matches") {
 		t.Errorf("glob without match: exit %d, %q", code, stderr)
 	}
+	// A directory gives info (which reads captures only) its captures.
+	if code, _, _ := replay(t, "export", whole, "-o", filepath.Join(dir, "whole.jsonl")); code != 0 {
+		t.Fatal("export")
+	}
+	if code, out, stderr := replay(t, "info", dir); code != 0 || strings.Count(out, "file:") != 3 {
+		t.Errorf("info of a directory with a JSON Lines file: exit %d, %d blocks, %s", code, strings.Count(out, "file:"), stderr)
+	}
 }
 
 func dropInput(report string) string {

@@ -38,7 +38,7 @@ A torn capture (its recorder did not finish) is summarised up to its last
 intact record, with a warning. A damaged one is summarised up to the damage
 and the command exits with status 2.
 
-` + inputsHelp + ` Each capture gets its own block, in
+` + inputsHelp + ` (A directory gives its .aaep files.) Each capture gets its own block, in
 the order given (globs and directories sorted by name), followed by a total
 over all of them (--json: {"files": [...], "total": {...}}).`,
 		Example: `  aaep-replay info session.aaep

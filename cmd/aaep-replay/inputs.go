@@ -20,12 +20,19 @@ const inputsHelp = `FILE may be repeated and may be a glob (run-*.aaep), a direc
 // sources expands a verb's FILE arguments; an argument that names nothing
 // is a usage error (exit 2) saying which.
 func (a *app) sources(verb string, args []string) ([]inputs.Source, error) {
-	srcs, err := inputs.Expand(a.ctx, args, inputs.Options{Stdin: a.In})
+	opts := inputs.Options{Stdin: a.In}
+	if !readsJSONL[verb] {
+		opts.Extensions = []string{".aaep"} // a directory gives its captures
+	}
+	srcs, err := inputs.Expand(a.ctx, args, opts)
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", verb, err))
 	}
 	return srcs, nil
 }
+
+// readsJSONL are the verbs that read JSON Lines as well as captures.
+var readsJSONL = map[string]bool{"check": true, "visualize": true}
 
 // meter starts the progress display of a verb that reads whole captures:
 // on stderr, only when it is a terminal and -q was not given.
