@@ -350,7 +350,7 @@ func screenshot(t *testing.T, p *browsertest.Page, path string) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond) // let the timeline redraw at the new width
-	if err := p.Evaluate(ctx, `window.scrollTo(0, 0); document.documentElement.scrollHeight`, &height); err != nil {
+	if err := p.Evaluate(ctx, `window.scrollTo(0, 0); Math.ceil(document.querySelector("footer").getBoundingClientRect().bottom + 8)`, &height); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
