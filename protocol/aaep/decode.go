@@ -1065,18 +1065,9 @@ func (s *scanner) value(depth int) error {
 				return nil
 			}
 			for {
-				s.ws()
-				if s.peek() != '"' {
-					return s.fail("expected a quoted member name")
-				}
-				if err := s.skipString(); err != nil {
+				if err := s.memberName(); err != nil {
 					return err
 				}
-				s.ws()
-				if s.peek() != ':' {
-					return s.fail("expected ':' after a member name")
-				}
-				s.i++
 				s.ws()
 				if err := s.value(next); err != nil {
 					return err

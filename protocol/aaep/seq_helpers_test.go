@@ -290,6 +290,12 @@ func build(msgs []*tm) []*protocol.Message {
 // run checks msgs with the profile and returns everything reported.
 func run(t testing.TB, profile string, msgs ...*tm) result {
 	t.Helper()
+	return runMessages(t, profile, protocol.StreamInfo{}, build(msgs))
+}
+
+// runMessages checks built messages of a stream described by info.
+func runMessages(t testing.TB, profile string, info protocol.StreamInfo, ms []*protocol.Message) result {
+	t.Helper()
 	var res result
 	sink := protocol.Sink{
 		Finding:     func(f protocol.Finding) { res.findings = append(res.findings, f) },
@@ -300,7 +306,8 @@ func run(t testing.TB, profile string, msgs ...*tm) result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range build(msgs) {
+	eng.Begin(info)
+	for _, m := range ms {
 		eng.Feed(m)
 	}
 	eng.Finish()

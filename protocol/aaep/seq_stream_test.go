@@ -37,30 +37,12 @@ func sampleMessages(msgs []sample.Msg) []*protocol.Message {
 	return out
 }
 
-func runMessages(t testing.TB, profile string, msgs []*protocol.Message) result {
-	t.Helper()
-	var res result
-	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", &protocol.Options{Profile: profile}, protocol.Sink{
-		Finding:     func(f protocol.Finding) { res.findings = append(res.findings, f) },
-		Step:        func(s protocol.Step) { res.steps = append(res.steps, s) },
-		SessionDone: func(s protocol.SessionSummary) { res.summaries = append(res.summaries, s) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range msgs {
-		eng.Feed(m)
-	}
-	eng.Finish()
-	return res
-}
-
 // TestInterleavedSessions: eight realistic sessions interleaved in one
 // stream are all followed to their end without sequence findings, each with
 // its own complete summary and its own steps.
 func TestInterleavedSessions(t *testing.T) {
 	msgs := sample.Stream(sample.Options{Sessions: 8, Seed: 11})
-	res := runMessages(t, "", sampleMessages(msgs))
+	res := runMessages(t, "", protocol.StreamInfo{}, sampleMessages(msgs))
 	if ids := res.seqIDs(); len(ids) != 0 {
 		t.Errorf("clean interleaved sessions gave sequence findings %v\n%s", ids, res.describe())
 	}
@@ -105,7 +87,7 @@ func TestInterleavedSessions(t *testing.T) {
 // their own session and nowhere else.
 func TestInterleavedViolations(t *testing.T) {
 	msgs := sample.Stream(sample.Options{Sessions: 8, Seed: 5, Violations: true})
-	res := runMessages(t, "", sampleMessages(msgs))
+	res := runMessages(t, "", protocol.StreamInfo{}, sampleMessages(msgs))
 	broken := map[string]bool{}
 	byRule := map[string]int{}
 	for _, f := range res.findings {
@@ -293,7 +275,7 @@ func TestMachine(t *testing.T) {
 // realistic stream (clean and broken sessions) with
 // testdata/seq/sample.golden.jsonl; run with -update to rewrite it.
 func TestStepsGolden(t *testing.T) {
-	res := runMessages(t, "", sampleMessages(sample.Stream(sample.Options{Sessions: 4, Seed: 3, Violations: true})))
+	res := runMessages(t, "", protocol.StreamInfo{}, sampleMessages(sample.Stream(sample.Options{Sessions: 4, Seed: 3, Violations: true})))
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

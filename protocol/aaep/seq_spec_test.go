@@ -11,22 +11,7 @@ import (
 // runInfo is run with the stream described by info (protocol.Engine.Begin).
 func runInfo(t testing.TB, profile string, info protocol.StreamInfo, msgs ...*tm) result {
 	t.Helper()
-	var res result
-	sink := protocol.Sink{
-		Finding:     func(f protocol.Finding) { res.findings = append(res.findings, f) },
-		Step:        func(s protocol.Step) { res.steps = append(res.steps, s) },
-		SessionDone: func(s protocol.SessionSummary) { res.summaries = append(res.summaries, s) },
-	}
-	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", &protocol.Options{Profile: profile}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.Begin(info)
-	for _, m := range build(msgs) {
-		eng.Feed(m)
-	}
-	eng.Finish()
-	return res
+	return runMessages(t, profile, info, build(msgs))
 }
 
 func hasRule(res result, rule string) bool {
@@ -75,22 +60,9 @@ func TestReplayReplyTiming(t *testing.T) {
 // runRaw builds msgs, lets edit change their bytes, and checks them.
 func runRaw(t testing.TB, edit func(ms []*protocol.Message), msgs ...*tm) result {
 	t.Helper()
-	var res result
-	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", nil, protocol.Sink{
-		Finding:     func(f protocol.Finding) { res.findings = append(res.findings, f) },
-		Step:        func(s protocol.Step) { res.steps = append(res.steps, s) },
-		SessionDone: func(s protocol.SessionSummary) { res.summaries = append(res.summaries, s) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ms := build(msgs)
 	edit(ms)
-	for _, m := range ms {
-		eng.Feed(m)
-	}
-	eng.Finish()
-	return res
+	return runMessages(t, "", protocol.StreamInfo{}, ms)
 }
 
 func ruleIDs(res result) []string {
