@@ -68,9 +68,16 @@ func TestS3Inputs(t *testing.T) {
 		}
 	}
 	const obj = "s3://caps/one/whole.aaep"
+	// Without -o, the drawing of an object goes to the current directory.
+	t.Chdir(dir)
+	if c, _, e := replay(t, "visualize", "--format", "dot", obj); c != 0 {
+		t.Errorf("visualize of the object: exit %d: %s", c, e)
+	} else if _, err := os.Stat(filepath.Join(dir, "whole.aaep.dot")); err != nil {
+		t.Errorf("visualize of the object: %v", err)
+	}
 
 	// info and check: the same report as for the file, but for its name.
-	for _, verb := range [][]string{{"info"}, {"check", "--all"}, {"export"}} {
+	for _, verb := range [][]string{{"info"}, {"check", "--all"}, {"export"}, {"show"}, {"visualize", "--format", "dot", "-o", "-"}} {
 		lc, lout, lerr := replay(t, append(verb, whole)...)
 		rc, rout, rerr := replay(t, append(verb, obj)...)
 		if rc != lc || strings.ReplaceAll(rout, obj, whole) != lout {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/visualize"
@@ -122,6 +124,9 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	case output != "":
 	case o.input == "-":
 		output = "-"
+	case objstore.IsURL(o.input):
+		// An object: the drawing goes to the current directory.
+		output = path.Base(o.input) + "." + string(format)
 	default:
 		output = o.input + "." + string(format)
 	}
