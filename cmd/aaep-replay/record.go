@@ -92,7 +92,8 @@ func (r *recording) Append(rec *capfile.Record) error {
 }
 
 // close finishes the recording, or removes it when it holds no message; it
-// says so on stderr.
+// says so on stderr. A stream (a device, a FIFO) already carries the
+// capture's start, so it is always finished.
 func (r *recording) close(stderr io.Writer) error {
 	if r == nil {
 		return nil
@@ -111,7 +112,7 @@ func (r *recording) close(stderr io.Writer) error {
 		}
 		return nil
 	}
-	if !r.shown {
+	if !r.shown && r.f.Kind() == outfile.Regular {
 		r.w.Close()
 		r.f.Discard()
 		fmt.Fprintf(stderr, "aaep-replay: --record %s: no message went over the wire; no file written\n", r.name)

@@ -1,7 +1,9 @@
 package recorder
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,4 +128,37 @@ func TestEarlierRotatedPartsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
+}
+
+// TestStreamOutputAlwaysFinished: standard output already carries the
+// capture's header, so even a capture that recorded nothing is finished
+// there (a reader gets a complete, empty capture).
+func TestStreamOutputAlwaysFinished(t *testing.T) {
+	var buf bytes.Buffer
+	r, err := New(Config{Path: "-", Stdout: &buf, Clock: source.NewClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Emit(0)(connEvent(0, source.EventFailed))
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := capfile.NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		_, err := cr.Next()
+		if err != nil {
+			if err != io.EOF {
+				t.Errorf("end of the capture on stdout: %v", err)
+			}
+			break
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d records on stdout, want the one failure", n)
+	}
 }

@@ -536,7 +536,7 @@ func (r *Recorder) closeFile() error {
 	err := r.w.Close()
 	r.closedB += r.w.Stats().FileBytes
 	r.w = nil
-	if !r.shown && !worth {
+	if !r.shown && !worth && r.out.Kind() == outfile.Regular {
 		r.out.Discard()
 		return nil
 	}
