@@ -113,25 +113,42 @@ func tsSession(id string, at time.Time) []string {
 	}
 }
 
+// tsConfirmSession is tsSession with the user asked to confirm the lookup
+// first (12 events): a confirmation carries a reply token, which a
+// redelivery repeats.
+func tsConfirmSession(id string, at time.Time) []string {
+	ev := tsSession(id, at)
+	conf := strings.NewReplacer(`"type":"aaep:agent.state.changed"`, `"type":"aaep:agent.awaiting.confirmation"`, `"urgency":"normal"`, `"urgency":"critical"`,
+		`"from_state":"thinking","to_state":"calling_tool","summary_normal":"Looking it up."`,
+		`"action":"Look up the weather.","consequence":"A weather service is called.","reply_token":"rpl_`+id+`1","timeout_seconds":60,"default_decision":"reject","risk_level":"low","summary_normal":"May I look it up?"`).Replace(ev[2])
+	enter := strings.Replace(ev[2], `"to_state":"calling_tool","summary_normal":"Looking it up."`, `"to_state":"awaiting_input","summary_normal":"Asking."`, 1)
+	leave := strings.Replace(ev[2], `"from_state":"thinking"`, `"from_state":"awaiting_input"`, 1)
+	// Distinct event ids for the inserted events.
+	conf = strings.Replace(conf, `"event_id":"evt_`+id+`03"`, `"event_id":"evt_`+id+`c1"`, 1)
+	enter = strings.Replace(enter, `"event_id":"evt_`+id+`03"`, `"event_id":"evt_`+id+`c0"`, 1)
+	return append(append(ev[:2:2], enter, conf, leave), ev[3:]...)
+}
+
 // TestCheckRecordingOfReconnectingProducer records, with the real
 // aaep-capture, a producer that behaves like the TypeScript reference: it
 // drops the connection twice and re-sends everything it sent before on
 // each new connection (§8.2.4 allows duplicate delivery). The stream is
 // clean, so the check reports no MUST and no SHOULD: the re-sent events are
 // counted once per reconnect (SEQ-EVENT-ID-REDELIVERED, INFO, with the
-// count) and judged no further (no SEQ-SESSION-ID-REUSE, no finding twice),
+// count) and judged no further (no SEQ-SESSION-ID-REUSE, no
+// SEQ-REPLY-TOKEN-UNIQUE for the re-sent confirmation, no finding twice),
 // and summary_normal on output.streaming is allowed (§3.3.1).
 func TestCheckRecordingOfReconnectingProducer(t *testing.T) {
 	at := time.Now().Add(-time.Minute)
 	p := &tsProducer{batches: [][]string{
 		tsSession("a", at),
-		tsSession("b", at.Add(5*time.Second)),
+		tsConfirmSession("b", at.Add(5*time.Second)),
 		tsSession("c", at.Add(10*time.Second)),
 	}}
 	url := p.start(t)
 	out := filepath.Join(t.TempDir(), "ts.aaep")
-	// 10 + (10 + 10) + (20 + 10) events: three connections.
-	runCapture(t, url, "-o", out, "--max-events", "60", "-q")
+	// 10 + (10 + 12) + (22 + 10) events: three connections.
+	runCapture(t, url, "-o", out, "--max-events", "64", "-q")
 	_, recs := capfiletest.ReadAll(t, out)
 	connects := 0
 	for _, r := range recs {
@@ -181,8 +198,8 @@ func TestCheckRecordingOfReconnectingProducer(t *testing.T) {
 		t.Errorf("%d sessions, want 3", sessions)
 	}
 	if len(redelivered) != 2 || !strings.Contains(redelivered[0], "reconnect 1") || !strings.Contains(redelivered[0], "10 events") ||
-		!strings.Contains(redelivered[1], "reconnect 2") || !strings.Contains(redelivered[1], "20 events") {
-		t.Errorf("redelivery findings %q; want one per reconnect, 10 then 20 events", redelivered)
+		!strings.Contains(redelivered[1], "reconnect 2") || !strings.Contains(redelivered[1], "22 events") {
+		t.Errorf("redelivery findings %q; want one per reconnect, 10 then 22 events", redelivered)
 	}
 }
 
