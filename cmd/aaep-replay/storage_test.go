@@ -189,8 +189,16 @@ func TestS3ServeRecord(t *testing.T) {
 	srv.SetEnv(t)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the default spool
 	dir := t.TempDir()
-	whole, _ := fileopsCapture(t, dir, "whole.aaep")
-	s := startServe(t, "serve", whole, "--listen", "127.0.0.1:0", "--no-delay", "--close-at-end", "--record", "s3://caps/rec/replay.aaep")
+	whole, recs := fileopsCapture(t, dir, "whole.aaep")
+	data0, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Put("caps", "in/whole.aaep", data0); err != nil {
+		t.Fatal(err)
+	}
+	// The replayed capture is an object too.
+	s := startServe(t, "serve", "s3://caps/in/whole.aaep", "--listen", "127.0.0.1:0", "--no-delay", "--close-at-end", "--record", "s3://caps/rec/replay.aaep")
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
 	c, _, err := d.Dial("ws://"+s.addr+"/aaep/v1/ws", nil)
 	if err != nil {
@@ -205,8 +213,8 @@ func TestS3ServeRecord(t *testing.T) {
 		n++
 	}
 	c.Close()
-	if code := s.stop(t); code != 0 || n == 0 {
-		t.Fatalf("serve exit %d after %d messages: %s", code, n, s.errb.String())
+	if code := s.stop(t); code != 0 || n != len(kindsOf(recs, capfile.KindReceived)) {
+		t.Fatalf("serve exit %d after %d messages, want %d: %s", code, n, len(kindsOf(recs, capfile.KindReceived)), s.errb.String())
 	}
 	data, err := srv.Get("caps", "rec/replay.aaep")
 	if err != nil {
@@ -220,4 +228,14 @@ func TestS3ServeRecord(t *testing.T) {
 	if code != 2 || !strings.Contains(e, "already exists") {
 		t.Errorf("second --record to the same object: exit %d: %s", code, e)
 	}
+}
+
+func kindsOf(recs []capfile.Record, k capfile.Kind) []capfile.Record {
+	var out []capfile.Record
+	for _, r := range recs {
+		if r.Kind == k {
+			out = append(out, r)
+		}
+	}
+	return out
 }
