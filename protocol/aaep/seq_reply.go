@@ -1,0 +1,225 @@
+// Subscriber replies (confirmation.reply, clarification.reply): matching a
+// reply to its request, timing, allowed decisions and responses, and
+// retiring reply tokens.
+
+package aaep
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// reply handles confirmation.reply and clarification.reply.
+func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
+	kind, label := kindConfirm, "confirmation.reply"
+	if ev.Type == MsgClarificationReply {
+		kind, label = kindClarify, "clarification.reply"
+	}
+	token, _ := ev.Str("reply_token")
+	decision, _ := ev.Str("decision")
+	a := s.tokens[token]
+	session := s.neg.key(m.Source)
+	if a != nil {
+		session = a.sess.id
+	} else if sid, ok := s.retired[token]; ok {
+		session = sid
+	}
+	if by, _ := ev.Str("decided_by"); len(by) >= 5 && by[:5] == "auto:" {
+		s.report("SEQ-REPLY-AUTO", session, m, "automatic reply",
+			"this %s was decided automatically (decided_by %q); subscribers must not auto-respond unless the user configured it, so surface it", label, by)
+	}
+	if a == nil {
+		what := "no earlier confirmation or clarification issued it"
+		if sid, ok := s.retired[token]; ok {
+			what = "its session " + sid + " has already ended"
+		}
+		s.report("SEQ-REPLY-KNOWN-TOKEN", session, m, "unknown reply_token",
+			"this %s carries reply_token %q, but %s; a reply must match an outstanding blocking event, otherwise the producer ignores it", label, token, what)
+		return
+	}
+	a.replied = true
+	if a.flow != nil {
+		// The recording carries this flow's reply after all.
+		s.observeFlow(a.flow)
+		s.compactGroups()
+	}
+	ss := a.sess
+	ss.msgs++
+	ss.last = m.Offset
+	detail := token
+	if kind == kindConfirm {
+		detail += " " + decision
+	}
+	valid := s.checkReply(ss, a, m, ev, kind, label, decision)
+	if !valid {
+		detail += " (ignored)"
+	}
+	s.r.Step(protocol.Step{Session: ss.id, Index: m.Index, Offset: m.Offset, From: ss.state, To: ss.state,
+		Label: label, Detail: detail, Kind: protocol.StepReply})
+}
+
+// checkReply validates a reply against its blocking event and resolves it;
+// it reports whether the reply counts.
+func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *Event, kind awaitKind, label, decision string) bool {
+	if a.kind != kind {
+		s.report("SEQ-REPLY-KNOWN-TOKEN", ss.id, m, "reply of the wrong kind",
+			"this %s answers reply_token %s, which belongs to a %s (message %d); replies must match a blocking event of their own kind", label, a.token, a.kindName(), a.at.index)
+		return false
+	}
+	decided := s.replyInstant(m, ev)
+	expired := a.past(decided)
+	switch a.res {
+	case resPending:
+	case resSuperseded:
+		s.report("SEQ-REPLY-AFTER-CANCEL", ss.id, m, "reply to a cancelled prompt",
+			"this %s answers %s %s, which was cancelled at message %d; replies to a superseded prompt are invalid and no action may follow",
+			label, a.kindName(), a.token, a.resAt.index)
+		return false
+	case resAccept, resReject, resAnswered:
+		if kind == kindConfirm && !expired && s.decisionAllowed(a, decision) && decision != a.replyDecision {
+			if decision == "accept" {
+				a.laterAccept = true
+			} else {
+				a.laterReject = true
+			}
+		}
+		return false // only the first valid reply counts (SEQ-REPLY-FIRST-WINS is judged by what the producer does)
+	default:
+		if expired {
+			s.report("SEQ-REPLY-NOT-EXPIRED", ss.id, m, "reply after the timeout",
+				"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; an expired reply is invalid",
+				label, a.token, ev.Timestamp, a.timeout, a.at.index)
+		}
+		return false
+	}
+	switch {
+	case expired:
+		s.report("SEQ-REPLY-NOT-EXPIRED", ss.id, m, "reply after the timeout",
+			"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; an expired reply is invalid and must be ignored",
+			label, a.token, ev.Timestamp, a.timeout, a.at.index)
+		return false
+	case decided.ok && a.when.ok && decided.t.Before(a.when.t):
+		s.report("SEQ-REPLY-NOT-EXPIRED", ss.id, m, "reply before the prompt",
+			"this %s for %s is stamped %s, before the event it answers (%s); such a reply is invalid",
+			label, a.token, ev.Timestamp, a.when.t.Format(time.RFC3339Nano))
+		return false
+	}
+	if kind == kindConfirm {
+		if !s.decisionAllowed(a, decision) {
+			allowed := a.allowed
+			if allowed == nil {
+				allowed = []string{"accept", "reject"}
+			}
+			s.report("SEQ-REPLY-DECISION-ALLOWED", ss.id, m, "decision not allowed",
+				"this confirmation.reply decides %q, which is not among the allowed_replies %v of confirmation %s; such a reply is invalid", decision, allowed, a.token)
+			return false
+		}
+		a.replyDecision = decision
+		if decision == "accept" {
+			a.res = resAccept
+			ss.prevAccept = true
+			if ev.Has("modified_action") {
+				a.modified = true
+				s.report("SEQ-REPLY-MODIFIED", ss.id, m, "accept with modified_action",
+					"this accept for %s carries modified_action; a producer that does not support modified actions must treat it as a reject, so check what the producer does next", a.token)
+			}
+		} else {
+			a.res = resReject
+		}
+	} else {
+		if why := s.responseMismatch(a, ev.raw("response")); why != "" {
+			s.report("SEQ-CLAR-RESPONSE-TYPE", ss.id, m, "response of the wrong kind",
+				"this clarification.reply for %s %s; it counts as no reply, so the producer keeps waiting", a.token, why)
+			return false
+		}
+		a.res = resAnswered
+	}
+	a.resAt = refOf(m)
+	s.settle(ss, a, m, since(a.when, decided))
+	return true
+}
+
+// replyInstant is when a reply was decided: its own timestamp (§6.3.4(4)),
+// else its receive time. In a recording of a replay (aaep-replay serve
+// --record) the prompts carry the original producer's timestamps, minutes
+// or days before the live subscriber answered, so the reply is placed on
+// the receive clock only: its timing is judged by the receive offsets of
+// prompt and reply.
+func (s *seqChecker) replyInstant(m *protocol.Message, ev *Event) instant {
+	if s.replay {
+		return instant{off: m.Offset}
+	}
+	decided := instant{t: ev.Time, ok: ev.TimeOK, off: m.Offset}
+	if !decided.ok && !m.Received.IsZero() {
+		decided.t, decided.ok = m.Received, true
+	}
+	return decided
+}
+
+func (s *seqChecker) decisionAllowed(a *await, decision string) bool {
+	if a.allowed == nil {
+		return decision == "accept" || decision == "reject"
+	}
+	return containsString(a.allowed, decision)
+}
+
+// responseMismatch checks a clarification response against the accepted
+// kinds (§6.5.2); it returns "" when the response fits one of them.
+func (s *seqChecker) responseMismatch(a *await, raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "has no response"
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "has an unreadable response"
+	}
+	kinds := a.kinds
+	if len(kinds) == 0 {
+		kinds = []string{"freetext", "yes_no", "numeric"}
+	}
+	for _, k := range kinds {
+		switch k {
+		case "freetext":
+			if _, ok := v.(string); ok {
+				return ""
+			}
+		case "yes_no":
+			if _, ok := v.(bool); ok {
+				return ""
+			}
+		case "numeric":
+			if _, ok := v.(float64); ok {
+				return ""
+			}
+		case "multiple_choice":
+			if str, ok := v.(string); ok && (len(a.choices) == 0 || containsString(a.choices, str)) {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("answers %s, which fits none of the accepted response kinds %v", string(raw), kinds)
+}
+
+// retireTokens drops a session's reply tokens from the lookup table and
+// remembers them (bounded) for reuse checks and late replies.
+func (s *seqChecker) retireTokens(ss *session) {
+	for _, t := range ss.tokens {
+		if a := s.tokens[t]; a != nil && a.sess == ss {
+			delete(s.tokens, t)
+		}
+		if _, ok := s.retired[t]; !ok {
+			if len(s.retQ) < maxRetiredTokens {
+				s.retQ = append(s.retQ, t)
+			} else {
+				delete(s.retired, s.retQ[s.retAt])
+				s.retQ[s.retAt] = t
+				s.retAt = (s.retAt + 1) % maxRetiredTokens
+			}
+		}
+		s.retired[t] = ss.id
+	}
+	ss.tokens = nil
+}
