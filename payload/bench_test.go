@@ -1,0 +1,50 @@
+package payload
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/internal/sample"
+)
+
+// BenchmarkDecode measures the front end alone: Decode into a reused Doc
+// over realistic ~430-byte AAEP events, in MB/s, events/s and allocations.
+func BenchmarkDecode(b *testing.B) {
+	events := sample.Events(4096, 42)
+	size := 0
+	for _, e := range events {
+		size += len(e)
+	}
+	var d Doc
+	b.SetBytes(int64(size / len(events)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d.Decode(events[i%len(events)])
+		if !d.IsObject() {
+			b.Fatal(d.Err())
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkDecodeBaseline is what BenchmarkDecode is measured against:
+// encoding/json validating and splitting the same events into
+// map[string]json.RawMessage.
+func BenchmarkDecodeBaseline(b *testing.B) {
+	events := sample.Events(4096, 42)
+	size := 0
+	for _, e := range events {
+		size += len(e)
+	}
+	b.SetBytes(int64(size / len(events)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(events[i%len(events)], &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

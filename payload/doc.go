@@ -1,0 +1,378 @@
+// Package payload is the one JSON front end of aaepkit: a single strict
+// RFC 8259 pass over a message's payload that yields everything the
+// recorder, the filters, the viewer and the protocol checks read from it.
+//
+// One call to (*Doc).Decode gives:
+//
+//   - validity, and for invalid input the first error: its byte offset in
+//     the payload and a sentence saying what is wrong (Err);
+//   - the encoding: a UTF-8 byte-order mark before the JSON is skipped and
+//     reported (BOM), and UTF-8 is validated (UTF8) — by a pass of its own
+//     only when a string holds a byte of 0x80 or above, or the payload is
+//     not JSON, since an ASCII JSON text is UTF-8;
+//   - for an object, its top-level members in order (Members), duplicate
+//     names detected (Stats.Dup), looked up by name (Get: the last of
+//     repeated members wins, as in encoding/json);
+//   - the statistics the size and range rules need (Stats): nesting depth,
+//     the longest string, the first integer beyond ±2^53, non-ASCII bytes;
+//   - the routing fields of every protocol (Routing): AAEP's type,
+//     identifiers and urgency, ASP's performative, sessionId and messageId,
+//     KAHN's run_id, event and ts.
+//
+// Values are read with the methods of Value, whose semantics are written
+// once, there: strings are unescaped, integers are whole numbers however
+// written (JSON Schema's "integer"), numbers are float64.
+//
+// # Depth
+//
+// MaxDepth (10000, encoding/json's limit) is the one nesting limit. Values
+// nested deeper are still read, without recursion and validated as
+// strictly, because RFC 8259 allows any depth; the document stays Valid and
+// Stats.TooDeep says the limit was passed, so that callers that need
+// encoding/json's answer (it refuses such input) can refuse it too.
+// Statistics cover the values nested up to MaxDepth.
+//
+// # Reuse
+//
+// A Doc is reused across messages: Decode resets it and keeps its buffers,
+// so decoding a typical message allocates only the routing strings that
+// are not already interned (identifiers). Everything a Doc holds except
+// its strings (Routing) aliases the payload and is valid only as long as
+// the payload is unchanged and until the next Decode. A Doc is not safe
+// for concurrent use.
+package payload
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxDepth is the nesting depth up to which values are scanned by
+// recursion and measured; the top-level container counts 1. It is
+// encoding/json's limit: a document nested deeper is Valid, with
+// Stats.TooDeep set (see the package documentation).
+const MaxDepth = 10000
+
+// SyntaxError says where and why a payload is not JSON.
+type SyntaxError struct {
+	// Offset is the byte offset in the payload as given (a byte-order mark
+	// included) where the scan stopped.
+	Offset int
+	// Msg says what is wrong, e.g. "unterminated string".
+	Msg string
+}
+
+// Error returns the message and the offset, e.g. "unterminated string at
+// byte 17".
+func (e *SyntaxError) Error() string { return e.Msg + " at byte " + strconv.Itoa(e.Offset) }
+
+// Member is one top-level member of an object.
+type Member struct {
+	// Name is the member's name, unescaped. It aliases the payload when
+	// the name has no escapes.
+	Name []byte
+	// Value is the member's value.
+	Value Value
+}
+
+// Stats are what the scan measured for the size and range rules.
+type Stats struct {
+	// Depth is the deepest container nesting (the top-level container
+	// counts 1; 0 for a scalar), up to MaxDepth.
+	Depth int
+	// TooDeep is set when nesting went past MaxDepth.
+	TooDeep bool
+	// LongString is the length of the longest string value (raw bytes
+	// between the quotes; member names are not counted), LongStringAt the
+	// offset of its opening quote in the payload, LongStringMember the
+	// index in Members of the top-level member it is in (-1: none).
+	LongString, LongStringAt, LongStringMember int
+	// BigInt is the first integer written without fraction or exponent
+	// whose magnitude is beyond 2^53 (nil if none), BigIntMember the index
+	// of the top-level member it is in (-1: none).
+	BigInt       Value
+	BigIntMember int
+	// NonASCII is set when a string holds a byte of 0x80 or above.
+	NonASCII bool
+	// Dup is the index in Members of the first member whose name repeats
+	// an earlier member's (-1: none).
+	Dup int
+}
+
+// Routing are the top-level fields that route a message to its protocol
+// and session. Each is the last top-level member of that name when it is a
+// string (unescaped), "" otherwise. On a payload that is not JSON they hold
+// what the members before the error gave.
+type Routing struct {
+	// AAEP (and the AAEP handshake messages).
+	Type      string // "type"
+	EventID   string // "event_id"
+	SessionID string // "session_id"
+	Urgency   string // "urgency"
+	Timestamp string // "timestamp"
+
+	// ASP.
+	Performative string // "performative"
+	ASPSessionID string // "sessionId"
+	ASPMessageID string // "messageId"
+	ASPEnvelope  bool   // the last "envelope" member is an object (ASP WebSocket frame)
+
+	// KAHN.
+	RunID string // "run_id"
+	Event string // "event"
+	TS    string // "ts"
+}
+
+// SessionKey is the session a message belongs to, whatever its protocol:
+// AAEP session_id, ASP sessionId, or KAHN run_id.
+func (r *Routing) SessionKey() string {
+	switch {
+	case r.SessionID != "":
+		return r.SessionID
+	case r.ASPSessionID != "":
+		return r.ASPSessionID
+	default:
+		return r.RunID
+	}
+}
+
+// TypeName is what type filters compare with and listings show: the AAEP
+// type, the ASP performative or the KAHN event.
+func (r *Routing) TypeName() string {
+	switch {
+	case r.Type != "":
+		return r.Type
+	case r.Performative != "":
+		return r.Performative
+	default:
+		return r.Event
+	}
+}
+
+// Doc is one decoded payload. The zero Doc is an empty, invalid payload;
+// Decode fills it. See the package documentation for reuse.
+type Doc struct {
+	// Routing are the routing fields (see Routing).
+	Routing Routing
+
+	raw     []byte
+	start   int // offset of the first byte after the BOM and white space
+	kind    Kind
+	bom     bool
+	utf8    bool
+	err     SyntaxError
+	invalid bool
+	members []Member
+	stats   Stats
+	// index maps member names to their last index once an object has
+	// indexMin members (nil until then; cleared, not dropped, on reuse).
+	index   map[string]int
+	indexed bool
+	// interned holds the strings of routing values seen before (types,
+	// urgencies, performatives, events), so that they are not allocated
+	// again for every message.
+	interned map[string]string
+}
+
+// indexMin is the member count from which names are indexed by a map
+// rather than searched.
+const indexMin = 16
+
+// Decode returns a new Doc of raw. Reusing a Doc with its Decode method
+// spares the allocations.
+func Decode(raw []byte) *Doc {
+	d := new(Doc)
+	d.Decode(raw)
+	return d
+}
+
+// Decode scans raw and sets d to what it found, reusing d's buffers.
+func (d *Doc) Decode(raw []byte) {
+	clear(d.members) // drop references to the previous payload
+	members, index, interned := d.members[:0], d.index, d.interned
+	if d.indexed {
+		clear(index)
+	}
+	*d = Doc{raw: raw, members: members, index: index, interned: interned}
+	d.stats.LongStringMember, d.stats.BigIntMember, d.stats.Dup = -1, -1, -1
+	off := 0
+	if len(raw) >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF {
+		off, d.bom = 3, true
+	}
+	s := scanner{b: raw, i: off, d: d, top: -1}
+	if err := s.document(); err != nil {
+		d.invalid, d.err = true, *err
+	}
+	d.stats.NonASCII = s.nonASCII
+	d.utf8 = true
+	if d.invalid || s.nonASCII {
+		d.utf8 = utf8.Valid(raw[off:])
+	}
+}
+
+// Raw returns the payload as given to Decode.
+func (d *Doc) Raw() []byte { return d.raw }
+
+// Valid reports whether the payload (after a byte-order mark) is exactly
+// one JSON value, with optional white space around it.
+func (d *Doc) Valid() bool { return !d.invalid }
+
+// Err returns the first syntax error, or nil when the payload is Valid.
+func (d *Doc) Err() *SyntaxError {
+	if !d.invalid {
+		return nil
+	}
+	return &d.err
+}
+
+// Kind returns the kind of the top-level value, judged by its first byte
+// (so an invalid payload starting with '{' is of kind Object: see
+// IsObject). An empty or blank payload is Absent.
+func (d *Doc) Kind() Kind { return d.kind }
+
+// IsObject reports whether the payload is a valid JSON object.
+func (d *Doc) IsObject() bool { return !d.invalid && d.kind == Object }
+
+// Start returns the offset of the top-level value in the payload (after a
+// byte-order mark and white space).
+func (d *Doc) Start() int { return d.start }
+
+// BOM reports whether the payload starts with a UTF-8 byte-order mark
+// (which RFC 8259 does not allow; the rest is decoded).
+func (d *Doc) BOM() bool { return d.bom }
+
+// UTF8 reports whether the payload after a byte-order mark is valid UTF-8.
+func (d *Doc) UTF8() bool { return d.utf8 }
+
+// Members returns the top-level members of an object in order, repeated
+// names included; on an invalid payload, those read before the error. The
+// slice is d's: valid until the next Decode.
+func (d *Doc) Members() []Member { return d.members }
+
+// Stats returns what the scan measured.
+func (d *Doc) Stats() *Stats { return &d.stats }
+
+// Get returns the value of the last top-level member named name, or nil
+// when there is none.
+func (d *Doc) Get(name string) Value {
+	if i := d.Lookup(name); i >= 0 {
+		return d.members[i].Value
+	}
+	return nil
+}
+
+// Lookup returns the index in Members of the last member named name, or -1.
+func (d *Doc) Lookup(name string) int {
+	if d.indexed {
+		if i, ok := d.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := len(d.members) - 1; i >= 0; i-- {
+		if string(d.members[i].Name) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// addMember appends a member, notes a repeated name and indexes the names
+// once there are many.
+func (d *Doc) addMember(name []byte, val Value) {
+	n := len(d.members)
+	if d.stats.Dup < 0 {
+		if d.indexed {
+			if _, ok := d.index[string(name)]; ok {
+				d.stats.Dup = n
+			}
+		} else {
+			for i := range d.members {
+				if string(d.members[i].Name) == string(name) {
+					d.stats.Dup = n
+					break
+				}
+			}
+		}
+	}
+	d.members = append(d.members, Member{Name: name, Value: val})
+	switch {
+	case d.indexed:
+		d.index[string(name)] = n
+	case n+1 == indexMin:
+		if d.index == nil {
+			d.index = make(map[string]int, 2*indexMin)
+		}
+		for i, m := range d.members {
+			d.index[string(m.Name)] = i
+		}
+		d.indexed = true
+	}
+}
+
+// route sets the routing field that member name fills.
+func (d *Doc) route(name []byte, val Value) {
+	r := &d.Routing
+	var dst *string
+	intern := false
+	switch string(name) {
+	case "type":
+		dst, intern = &r.Type, true
+	case "event_id":
+		dst = &r.EventID
+	case "session_id":
+		dst = &r.SessionID
+	case "urgency":
+		dst, intern = &r.Urgency, true
+	case "timestamp":
+		dst = &r.Timestamp
+	case "performative":
+		dst, intern = &r.Performative, true
+	case "sessionId":
+		dst = &r.ASPSessionID
+	case "messageId":
+		dst = &r.ASPMessageID
+	case "run_id":
+		dst = &r.RunID
+	case "event":
+		dst, intern = &r.Event, true
+	case "ts":
+		dst = &r.TS
+	case "envelope":
+		r.ASPEnvelope = len(val) > 0 && val[0] == '{'
+		return
+	default:
+		return
+	}
+	text, ok := val.Text()
+	switch {
+	case !ok:
+		*dst = ""
+	case intern:
+		*dst = d.intern(text)
+	default:
+		*dst = string(text)
+	}
+}
+
+// internMax bounds the interned strings, in number and length, so that
+// hostile input cannot grow them without end.
+const (
+	internMax    = 256
+	internMaxLen = 64
+)
+
+// intern returns b as a string, allocated once per distinct value.
+func (d *Doc) intern(b []byte) string {
+	if s, ok := d.interned[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(b) <= internMaxLen && len(d.interned) < internMax {
+		if d.interned == nil {
+			d.interned = make(map[string]string)
+		}
+		d.interned[s] = s
+	}
+	return s
+}
