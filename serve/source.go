@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -109,15 +110,8 @@ type blocking struct {
 	Choices []string
 }
 
-// typeConfirmation and typeClarification are matched as suffixes, so compact
-// and full-URI types both count.
-const (
-	typeConfirmation  = "agent.awaiting.confirmation"
-	typeClarification = "agent.awaiting.clarification"
-)
-
-// awaitingMarker is in the type of both blocking events; a payload without
-// it cannot be one, whatever its form.
+// awaitingMarker is in both spellings (compact and full URI) of the type of
+// both blocking events; a payload without it cannot be one.
 var awaitingMarker = []byte("agent.awaiting.")
 
 // fillEvent makes ev the event of a record, copying the payload into ev's
@@ -140,10 +134,10 @@ func fillEvent(ev *event, rec *capfile.Record, index int64, f *peek.Fields) {
 		f = &pf
 	}
 	ev.Type, ev.ID, ev.Session, ev.Urgency = f.Type, f.EventID, f.SessionKey(), f.Urgency
-	switch {
-	case peek.TypeMatches(f.Type, typeConfirmation):
+	switch vocab.Compact(f.Type) {
+	case vocab.TypeAwaitingConfirmation:
 		ev.Blocking = decodeBlocking(ev.Payload, "confirmation")
-	case peek.TypeMatches(f.Type, typeClarification):
+	case vocab.TypeAwaitingClarification:
 		ev.Blocking = decodeBlocking(ev.Payload, "clarification")
 	}
 }

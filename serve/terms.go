@@ -8,11 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 )
-
-// aaepVersion is the protocol version the replay speaks.
-const aaepVersion = "1.0.0"
 
 // offeredLevels are the conformance levels a replay can honour: it accepts
 // replies (level 2) but has no signed manifest (level 3).
@@ -38,10 +35,11 @@ func (t *subscriptionTerms) Allows(ev *event) bool {
 	if t == nil || !t.Negotiated || ev.Control {
 		return true
 	}
-	if ev.Blocking != nil || peek.TypeMatches(ev.Type, typeConfirmation) || peek.TypeMatches(ev.Type, typeClarification) {
+	typ := vocab.Compact(ev.Type)
+	if ev.Blocking != nil || typ == vocab.TypeAwaitingConfirmation || typ == vocab.TypeAwaitingClarification {
 		// §5.3.1.4-5: never send what the subscriber cannot answer. This
 		// rule is specific, so it wins over §5.5.4's critical exemption.
-		if peek.TypeMatches(ev.Type, typeConfirmation) {
+		if typ == vocab.TypeAwaitingConfirmation {
 			return t.Confirmations
 		}
 		return t.Clarifications
@@ -49,14 +47,13 @@ func (t *subscriptionTerms) Allows(ev *event) bool {
 	if ev.critical() {
 		return true
 	}
-	typ := compactType(ev.Type)
 	for _, p := range t.Exclude {
-		if patternMatches(p, typ) {
+		if vocab.MatchPattern(p, typ) {
 			return false
 		}
 	}
 	for _, p := range t.Include {
-		if patternMatches(p, typ) {
+		if vocab.MatchPattern(p, typ) {
 			return true
 		}
 	}
@@ -76,25 +73,6 @@ func (t *subscriptionTerms) needsFields() bool {
 // rateLimited reports whether ev counts against MaxRate.
 func (t *subscriptionTerms) rateLimited(ev *event) bool {
 	return t != nil && t.MaxRate > 0 && !ev.Control && !ev.critical()
-}
-
-// compactType turns a full-URI AAEP type into its compact form.
-func compactType(t string) string {
-	const uri = "https://aaep-protocol.org/types/"
-	if rest, ok := strings.CutPrefix(t, uri); ok {
-		return "aaep:" + rest
-	}
-	return t
-}
-
-// patternMatches matches an event_filters pattern: a literal type, or a
-// prefix ending in '*'.
-func patternMatches(pattern, typ string) bool {
-	pattern = compactType(pattern)
-	if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
-		return strings.HasPrefix(typ, prefix)
-	}
-	return pattern == typ
 }
 
 // request is a subscription.request (or renegotiate) as decoded.
@@ -177,7 +155,7 @@ func newSubscriptionID() string {
 func negotiate(raw []byte, subID string, producer json.RawMessage, prev map[string]json.RawMessage) *negotiation {
 	var req request
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return reject(subID, &rejection{"unknown", "the request is not a JSON object: " + err.Error()}, prev)
+		return reject(subID, &rejection{vocab.ReasonUnknown, "the request is not a JSON object: " + err.Error()}, prev)
 	}
 	caps := req.Capabilities
 	if prev != nil {
@@ -190,15 +168,17 @@ func negotiate(raw []byte, subID string, producer json.RawMessage, prev map[stri
 		}
 		caps = merged
 	} else if req.Capabilities == nil {
-		return reject(subID, &rejection{"capabilities_incompatible", "the request has no capabilities object"}, nil)
+		return reject(subID, &rejection{vocab.ReasonCapabilitiesIncompatible, "the request has no capabilities object"}, nil)
 	}
 	var notes []string
 	if prev == nil {
 		switch v := req.AAEPVersion; {
 		case v == "":
-			notes = append(notes, "no aaep_version requested; using "+aaepVersion)
-		case !strings.HasPrefix(v, "1.") && v != "1":
-			return reject(subID, &rejection{"version_unsupported", fmt.Sprintf("aaep_version %q is not supported; this producer speaks %s", v, aaepVersion)}, nil)
+			notes = append(notes, "no aaep_version requested; using "+vocab.Version)
+		case !vocab.ValidVersion(v):
+			return reject(subID, &rejection{vocab.ReasonVersionUnsupported, fmt.Sprintf("aaep_version %q is not a semantic version such as %q", v, vocab.Version)}, nil)
+		case !vocab.Serves(vocab.Version, v):
+			return reject(subID, &rejection{vocab.ReasonVersionUnsupported, fmt.Sprintf("aaep_version %q is not supported; this producer speaks %s", v, vocab.Version)}, nil)
 		}
 	}
 	h, terms, rej := honour(caps)
@@ -215,7 +195,7 @@ func negotiate(raw []byte, subID string, producer json.RawMessage, prev map[stri
 	msg, err := json.Marshal(accepted{
 		Type:                "subscription.accepted",
 		SubscriptionID:      subID,
-		AAEPVersion:         aaepVersion,
+		AAEPVersion:         vocab.Version,
 		Producer:            producer,
 		HonoredCapabilities: h,
 		NegotiationNotes:    strings.Join(notes, "; "),
@@ -235,14 +215,14 @@ func reject(subID string, r *rejection, prev map[string]json.RawMessage) *negoti
 // honour works out the honoured capabilities and the terms to enforce.
 func honour(caps map[string]json.RawMessage) (honored, *subscriptionTerms, *rejection) {
 	h := honored{
-		PreferredVerbosity: "normal",
-		Languages:          []string{"en-US"},
-		CoalesceBoundaries: []string{"sentence", "completion"},
-		EventFilters:       eventFilters{Include: []string{"aaep:agent.*"}, Exclude: []string{}},
+		PreferredVerbosity: vocab.DefaultVerbosity,
+		Languages:          vocab.DefaultLanguages(),
+		CoalesceBoundaries: vocab.DefaultCoalesce(),
+		EventFilters:       eventFilters{Include: vocab.DefaultInclude(), Exclude: []string{}},
 	}
-	levels := []int{1}
+	levels := vocab.DefaultLevels()
 	bad := func(field, want string) *rejection {
-		return &rejection{"capabilities_incompatible", fmt.Sprintf("capabilities.%s: want %s", field, want)}
+		return &rejection{vocab.ReasonCapabilitiesIncompatible, fmt.Sprintf("capabilities.%s: want %s", field, want)}
 	}
 	get := func(key string, dst any) bool {
 		v, ok := caps[key]
@@ -256,7 +236,7 @@ func honour(caps map[string]json.RawMessage) (honored, *subscriptionTerms, *reje
 		return h, nil, bad("max_events_per_second", "an integer of at least 1")
 	}
 	h.MaxEventsPerSecond = rate
-	if !get("preferred_verbosity", &h.PreferredVerbosity) || !slices.Contains([]string{"terse", "normal", "detailed"}, h.PreferredVerbosity) {
+	if !get("preferred_verbosity", &h.PreferredVerbosity) || !vocab.IsVerbosity(h.PreferredVerbosity) {
 		return h, nil, bad("preferred_verbosity", `"terse", "normal" or "detailed"`)
 	}
 	if !get("languages", &h.Languages) {
@@ -290,7 +270,7 @@ func honour(caps map[string]json.RawMessage) (honored, *subscriptionTerms, *reje
 		}
 	}
 	if len(h.SupportedConformanceLevels) == 0 {
-		return h, nil, &rejection{"capabilities_incompatible", fmt.Sprintf("conformance levels %v requested; a replay offers %v", levels, offeredLevels)}
+		return h, nil, &rejection{vocab.ReasonCapabilitiesIncompatible, fmt.Sprintf("conformance levels %v requested; a replay offers %v", levels, offeredLevels)}
 	}
 	if !get("supported_extensions", &h.SupportedExtensions) {
 		return h, nil, bad("supported_extensions", "an array of URIs")
@@ -306,7 +286,7 @@ func honour(caps map[string]json.RawMessage) (honored, *subscriptionTerms, *reje
 		return h, nil, bad("accept_signed_manifests_only", "a boolean")
 	}
 	if signed {
-		return h, nil, &rejection{"manifest_signature_required", "a replay has no signed manifest"}
+		return h, nil, &rejection{vocab.ReasonManifestSignatureRequired, "a replay has no signed manifest"}
 	}
 	t := &subscriptionTerms{
 		Negotiated:     true,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 )
 
 func TestNegotiate(t *testing.T) {
@@ -33,6 +35,14 @@ func TestNegotiate(t *testing.T) {
 			terms: &subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.tool.*"}, Exclude: []string{"aaep:agent.tool.completed"}, MaxRate: 3, Confirmations: true, Clarifications: true},
 		},
 		{name: "version 2", req: `{"type":"subscription.request","aaep_version":"2.0.0","capabilities":{}}`, rejected: "version_unsupported"},
+		{name: "later minor version", req: `{"type":"subscription.request","aaep_version":"1.2.0","capabilities":{}}`,
+			terms: &subscriptionTerms{Negotiated: true, Include: []string{"aaep:agent.*"}, Exclude: []string{}}},
+		// The replay speaks 1.0.0, above a pre-release of it (semantic
+		// versions, §3.4.4), and "1" is no version (MSG-REQ-SCHEMA): both
+		// were accepted before the replay and the checker shared package
+		// vocab, and the checker would report the first (NEG-VERSION).
+		{name: "pre-release below ours", req: `{"type":"subscription.request","aaep_version":"1.0.0-draft","capabilities":{}}`, rejected: "version_unsupported"},
+		{name: "version not semver", req: `{"type":"subscription.request","aaep_version":"1","capabilities":{}}`, rejected: "version_unsupported"},
 		{name: "no capabilities", req: `{"type":"subscription.request","aaep_version":"1.0.0"}`, rejected: "capabilities_incompatible"},
 		{name: "rate zero", req: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"max_events_per_second":0}}`, rejected: "capabilities_incompatible"},
 		{name: "rate not a number", req: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"max_events_per_second":"fast"}}`, rejected: "capabilities_incompatible"},
@@ -107,6 +117,42 @@ func TestTermsAllows(t *testing.T) {
 	var none *subscriptionTerms
 	if !none.Allows(&event{Type: "anything"}) || !(&subscriptionTerms{}).Allows(&event{Type: "aaep:agent.awaiting.confirmation"}) {
 		t.Error("unnegotiated terms must allow everything")
+	}
+}
+
+// TestAwaitingTypes: an awaiting event is one of the two spellings of its
+// core type (§3.2.2: compact or full URI), as the checker reads it; an
+// extension type that merely ends like one is an ordinary event (serve
+// matched a suffix before it shared package vocab with the checker).
+func TestAwaitingTypes(t *testing.T) {
+	terms := &subscriptionTerms{Negotiated: true, Include: []string{"*"}}
+	const body = `,"reply_token":"rpl_1"}`
+	tests := []struct {
+		typ      string
+		blocking string // Kind of the decoded blocking event, "" for none
+	}{
+		{"aaep:agent.awaiting.confirmation", "confirmation"},
+		{"https://aaep-protocol.org/types/agent.awaiting.confirmation", "confirmation"},
+		{"aaep:agent.awaiting.clarification", "clarification"},
+		{"https://aaep-protocol.org/types/agent.awaiting.clarification", "clarification"},
+		{"medai:agent.awaiting.confirmation", ""},
+		{"xagent.awaiting.clarification", ""},
+		{"aaep:agent.awaiting.confirmation.v2", ""},
+	}
+	for _, tt := range tests {
+		var ev event
+		fillEvent(&ev, &capfile.Record{Payload: []byte(`{"type":"` + tt.typ + `"` + body)}, 0, nil)
+		got := ""
+		if ev.Blocking != nil {
+			got = ev.Blocking.Kind
+		}
+		if got != tt.blocking {
+			t.Errorf("%s: blocking %q, want %q", tt.typ, got, tt.blocking)
+		}
+		// Without reply support, awaiting events are withheld; others pass.
+		if allowed := terms.Allows(&ev); allowed != (tt.blocking == "") {
+			t.Errorf("%s: Allows = %v, want %v", tt.typ, allowed, tt.blocking == "")
+		}
 	}
 }
 

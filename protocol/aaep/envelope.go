@@ -31,9 +31,6 @@ var (
 	reTimestampProse = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]{3}|\.[0-9]{6})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`)
 )
 
-// publishedVersions are the published AAEP versions (CHANGELOG: only 1.0.0).
-var publishedVersions = []string{"1.0.0"}
-
 // maxChecked bounds how many @context entries and extension prefixes the
 // declaration heuristics compare, so that hostile messages cost linear time
 // (the §3.7 limit of 32 envelope-level fields is far below it).

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 )
 
 // absenceRules lists, for each rule that judges missing events, the event
@@ -74,9 +75,9 @@ func (n *negChecker) withheld(source int, typ string) bool {
 	case alwaysCritical(typ):
 		return false
 	}
-	incl := t.inc().match(typ)
-	excl := t.exc().match(typ)
-	return incl == "" || (excl != "" && (n.s.strict || specificity(excl) > specificity(incl)))
+	incl := t.inc().Match(typ)
+	excl := t.exc().Match(typ)
+	return incl == "" || (excl != "" && (n.s.strict || vocab.Specificity(excl) > vocab.Specificity(incl)))
 }
 
 // withheldTypes lists the core types source's subscription does not deliver.
