@@ -15,26 +15,32 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
 
-func init() { register(newCheckCmd) }
+// CheckOptions are what check was asked: its inputs and flags.
+type CheckOptions struct {
+	*app
 
-type checkOptions struct {
-	inputs   []string
-	summary  bool
-	all      bool
-	json     bool
-	failOn   string
-	protocol string
-	profile  string
-	disable  []string
-	rules    bool
-	max      int
-	// allowIncomplete exits by the findings of what was read when part of
+	Inputs []string
+	// Rules lists the rules instead of checking anything.
+	Rules  bool
+	JSON   bool
+	FailOn string
+	// Threshold is FailOn parsed: the lowest level that fails the check.
+	Threshold   protocol.Level
+	Protocol    string
+	Profile     string
+	Disable     []string
+	MaxFindings int
+	Summary     bool
+	All         bool
+	// AllowIncomplete exits by the findings of what was read when part of
 	// the input could not be read (the report still says INCOMPLETE).
-	allowIncomplete bool
+	AllowIncomplete bool
 }
 
-func newCheckCmd(a *app) *cobra.Command {
-	opts := &checkOptions{}
+// NewCmdCheck builds check; runF, when given, runs instead of checkRun
+// (tests of the command line).
+func NewCmdCheck(a *app, runF func(*CheckOptions) error) *cobra.Command {
+	opts := &CheckOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Check every session of captures (or JSONL files) against its protocol",
@@ -69,64 +75,80 @@ read).`,
   aaep-replay check --protocol kahn run.jsonl
   aaep-replay check --rules`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if opts.rules {
+			if opts.Rules {
 				return cobra.NoArgs(cmd, args)
 			}
 			return needFiles("check", "a capture or JSONL FILE (several, a glob, a directory, or - for standard input)", 1, -1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.rules {
-				return listRules(a, opts.json)
+			if !opts.Rules {
+				if opts.Summary && opts.All {
+					return cli.Usagef("--summary and --all exclude each other")
+				}
+				var err error
+				if opts.Threshold, err = parseFailOn(opts.FailOn); err != nil {
+					return err
+				}
+				// Rules and options are checked once, before anything is read.
+				if _, err := opts.newEngine(protocol.Sink{}); err != nil {
+					return cli.Usagef("%v", err)
+				}
+				opts.Inputs = args
 			}
-			if opts.summary && opts.all {
-				return cli.Usagef("--summary and --all exclude each other")
+			if runF != nil {
+				return runF(opts)
 			}
-			opts.inputs = args
-			return checkRun(a, opts)
+			return checkRun(opts)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.json, "json", false, "print the report as JSON (for CI)")
-	f.StringVar(&opts.failOn, "fail-on", "must", "lowest level that makes the exit status 1: must, should, info or never")
-	f.StringVar(&opts.protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of detecting it")
-	f.StringVar(&opts.profile, "profile", "lenient", "where a specification contradicts itself: lenient or strict")
-	f.StringSliceVar(&opts.disable, "disable", nil, "rule IDs not to report (repeatable, comma-separated)")
-	f.BoolVar(&opts.rules, "rules", false, "list every rule with its level and exit")
-	numflag.Int(f, &opts.max, "max-findings", protocol.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
-	f.BoolVar(&opts.summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
-	f.BoolVar(&opts.all, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
-	f.BoolVar(&opts.allowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
+	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON (for CI)")
+	f.StringVar(&opts.FailOn, "fail-on", "must", "lowest level that makes the exit status 1: must, should, info or never")
+	f.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of detecting it")
+	f.StringVar(&opts.Profile, "profile", "lenient", "where a specification contradicts itself: lenient or strict")
+	f.StringSliceVar(&opts.Disable, "disable", nil, "rule IDs not to report (repeatable, comma-separated)")
+	f.BoolVar(&opts.Rules, "rules", false, "list every rule with its level and exit")
+	numflag.Int(f, &opts.MaxFindings, "max-findings", protocol.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
+	f.BoolVar(&opts.Summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
+	f.BoolVar(&opts.All, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
+	f.BoolVar(&opts.AllowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
 }
 
-func checkRun(a *app, opts *checkOptions) error {
-	threshold, err := parseFailOn(opts.failOn)
+// newEngine starts a checker with the rules and options asked for.
+func (opts *CheckOptions) newEngine(sink protocol.Sink) (*protocol.Engine, error) {
+	return protocol.NewEngine(models.All(), opts.Protocol, &protocol.Options{Profile: opts.Profile, Disabled: opts.Disable}, sink)
+}
+
+// checkRun checks the inputs (or lists the rules) and prints the report.
+func checkRun(opts *CheckOptions) error {
+	if opts.Rules {
+		return listRules(opts.app, opts.JSON)
+	}
+	a, threshold := opts.app, opts.Threshold
+	srcs, err := a.sources("check", opts.Inputs)
 	if err != nil {
 		return err
 	}
-	srcs, err := a.sources("check", opts.inputs)
-	if err != nil {
-		return err
-	}
-	if isPrefixArg(opts.inputs) {
+	if isPrefixArg(opts.Inputs) {
 		// The captures of a fleet: each checked on its own, concurrently.
-		return checkEach(a, opts, srcs, threshold)
+		return checkEach(opts, srcs)
 	}
 	name := strings.Join(inputs.Names(srcs), ", ")
 	// The report streams: each session is written when it ends, so memory
 	// holds only the sessions open at once, however long the input.
 	rep := protocol.NewReport(name)
-	rep.MaxFindings = opts.max
+	rep.MaxFindings = opts.MaxFindings
 	switch {
-	case opts.all:
+	case opts.All:
 		rep.View = protocol.ViewAll
-	case opts.summary:
+	case opts.Summary:
 		rep.View = protocol.ViewSummary
 	default:
 		rep.View, rep.Screen = protocol.ViewAuto, a.screenLines()
 	}
-	rep.Stream(a.Out, opts.json, threshold)
-	eng, err := protocol.NewEngine(models.All(), opts.protocol, &protocol.Options{Profile: opts.profile, Disabled: opts.disable}, rep.Sink(nil))
+	rep.Stream(a.Out, opts.JSON, threshold)
+	eng, err := opts.newEngine(rep.Sink(nil))
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -154,7 +176,7 @@ func checkRun(a *app, opts *checkOptions) error {
 	if werr := rep.Close(); werr != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
 	}
-	if !rep.Complete() && !opts.allowIncomplete {
+	if !rep.Complete() && !opts.AllowIncomplete {
 		if err != nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}

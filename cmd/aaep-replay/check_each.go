@@ -13,7 +13,6 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/models"
 )
 
 // checkParallel bounds the captures of a prefix checked at once: reading
@@ -46,11 +45,8 @@ type eachResult struct {
 // checkEach checks every capture under a prefix on its own, at most
 // checkParallel at once, and prints one report: each capture's sessions
 // under its name, in key (time) order, then a summary line per capture.
-func checkEach(a *app, opts *checkOptions, srcs []inputs.Source, threshold protocol.Level) error {
-	// Rules and options are checked once, before anything is read.
-	if _, err := protocol.NewEngine(models.All(), opts.protocol, &protocol.Options{Profile: opts.profile, Disabled: opts.disable}, protocol.Sink{}); err != nil {
-		return cli.Usagef("%v", err)
-	}
+func checkEach(opts *CheckOptions, srcs []inputs.Source) error {
+	a := opts.app
 	results := make([]*eachResult, len(srcs))
 	sem := make(chan struct{}, checkParallel)
 	var wg sync.WaitGroup
@@ -60,7 +56,7 @@ func checkEach(a *app, opts *checkOptions, srcs []inputs.Source, threshold proto
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = checkOne(a, opts, src, threshold)
+			results[i] = checkOne(opts, src)
 		}()
 	}
 	wg.Wait()
@@ -76,7 +72,7 @@ func checkEach(a *app, opts *checkOptions, srcs []inputs.Source, threshold proto
 			incomplete++
 		}
 	}
-	if opts.json {
+	if opts.JSON {
 		doc := struct {
 			Captures []json.RawMessage `json:"captures"`
 			Summary  []*eachResult     `json:"summary"`
@@ -106,7 +102,7 @@ func checkEach(a *app, opts *checkOptions, srcs []inputs.Source, threshold proto
 		}
 	}
 	switch {
-	case incomplete > 0 && !opts.allowIncomplete:
+	case incomplete > 0 && !opts.AllowIncomplete:
 		fmt.Fprintf(a.Err, "aaep-replay: %d of %d captures INCOMPLETE (--allow-incomplete judges what was read)\n", incomplete, len(results))
 		return cli.Silent(cli.ExitUsage)
 	case failed > 0:
@@ -116,16 +112,17 @@ func checkEach(a *app, opts *checkOptions, srcs []inputs.Source, threshold proto
 }
 
 // checkOne checks one capture into its own report.
-func checkOne(a *app, opts *checkOptions, src inputs.Source, threshold protocol.Level) *eachResult {
+func checkOne(opts *CheckOptions, src inputs.Source) *eachResult {
+	a, threshold := opts.app, opts.Threshold
 	res := &eachResult{Input: src.Name()}
 	rep := protocol.NewReport(src.Name())
-	rep.MaxFindings = opts.max
+	rep.MaxFindings = opts.MaxFindings
 	rep.View = protocol.ViewAll
-	if opts.summary {
+	if opts.Summary {
 		rep.View = protocol.ViewSummary
 	}
-	rep.Stream(&res.report, opts.json, threshold)
-	eng, err := protocol.NewEngine(models.All(), opts.protocol, &protocol.Options{Profile: opts.profile, Disabled: opts.disable}, rep.Sink(nil))
+	rep.Stream(&res.report, opts.JSON, threshold)
+	eng, err := opts.newEngine(rep.Sink(nil))
 	if err != nil {
 		rep.Incomplete(err.Error())
 	} else {

@@ -10,8 +10,6 @@ import (
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-func init() { register(newCutCmd) }
-
 func newCutCmd(a *app) *cobra.Command {
 	var (
 		out, from, to string

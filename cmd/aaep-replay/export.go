@@ -11,8 +11,6 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
-func init() { register(newExportCmd) }
-
 func newExportCmd(a *app) *cobra.Command {
 	var (
 		out  string

@@ -9,8 +9,6 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 )
 
-func init() { register(newFilterCmd) }
-
 func newFilterCmd(a *app) *cobra.Command {
 	var (
 		out  string

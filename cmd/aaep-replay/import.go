@@ -10,8 +10,6 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
-func init() { register(newImportCmd) }
-
 // fileopsCount writes n with the singular or plural words that follow it.
 func fileopsCount(n int64, one, many string) string {
 	if n == 1 {

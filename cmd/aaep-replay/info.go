@@ -15,8 +15,6 @@ import (
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-func init() { register(newInfoCmd) }
-
 type infoOptions struct {
 	json    bool
 	speed   float64

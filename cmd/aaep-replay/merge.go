@@ -12,8 +12,6 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 )
 
-func init() { register(newMergeCmd) }
-
 func newMergeCmd(a *app) *cobra.Command {
 	var (
 		out    string

@@ -11,13 +11,20 @@ import (
 	"github.com/aaep-tools/aaepkit/serve"
 )
 
-func init() { register(newPushCmd) }
+// PushOptions are what push was asked: its inputs and flags.
+type PushOptions struct {
+	*app
 
-func newPushCmd(a *app) *cobra.Command {
-	var (
-		f      replayFlags
-		target string
-	)
+	Inputs []string
+	// To is the subscriber's WebSocket URL.
+	To     string
+	Replay replayFlags
+}
+
+// NewCmdPush builds push; runF, when given, runs instead of pushRun (tests
+// of the command line).
+func NewCmdPush(a *app, runF func(*PushOptions) error) *cobra.Command {
+	opts := &PushOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "push FILE --to ws://HOST/PATH",
 		Short: "Replay a capture into a subscriber that listens for a WebSocket connection",
@@ -35,54 +42,69 @@ connection failed or the subscriber left early, 2 for usage and file errors.`,
   aaep-replay push session.aaep --to ws://127.0.0.1:9000/aaep --speed 2 --until 5m --record run.aaep`,
 		Args: needFiles("push", "the capture FILE to replay (several, a glob or a directory are replayed as one, in time order)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			input, done, err := a.oneCapture("push", args)
-			if err != nil {
+			opts.Inputs = args
+			u, err := url.Parse(opts.To)
+			if opts.To == "" || err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+				return cli.Usagef("--to %q: want a ws:// or wss:// URL", opts.To)
+			}
+			if err := opts.Replay.validate("until"); err != nil {
 				return err
 			}
-			defer done()
-			u, err := url.Parse(target)
-			if target == "" || err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-				return cli.Usagef("--to %q: want a ws:// or wss:// URL", target)
+			if runF != nil {
+				return runF(opts)
 			}
-			f.sources = a.sourcePaths("push", args)
-			opts, err := f.options(input, "until")
-			if err != nil {
-				return err
-			}
-			printer := serve.NewPrinter(a.Out, f.json)
-			opts.Notify = printer.Notify
-			hdr, err := checkCapture(input)
-			if err != nil {
-				return err
-			}
-			rec, err := f.openRecord(input, hdr, target, "push")
-			if err != nil {
-				return err
-			}
-			if rec != nil {
-				opts.Record = rec
-			}
-			_, err = serve.Push(a.ctx, target, opts, serve.PushOptions{})
-			if cerr := rec.close(a.Err); cerr != nil && err == nil {
-				return cli.WithCode(cli.ExitUsage, cerr)
-			}
-			switch {
-			case err == nil:
-				return nil
-			case errors.Is(err, serve.ErrNotFinished):
-				return cli.WithCode(cli.ExitFailure, err)
-			case isConnectError(err):
-				return cli.WithCode(cli.ExitFailure, err)
-			default:
-				return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
-			}
+			return pushRun(opts)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&target, "to", "", "WebSocket URL of the listening subscriber (required)")
-	f.add(fs, "until")
-	f.storage, f.stderr = &a.storage, a.Err
+	fs.StringVar(&opts.To, "to", "", "WebSocket URL of the listening subscriber (required)")
+	opts.Replay.add(fs, "until")
 	return cmd
+}
+
+// pushRun replays the inputs, merged into one capture when there are
+// several, into the subscriber at opts.To.
+func pushRun(opts *PushOptions) error {
+	a, target := opts.app, opts.To
+	input, done, err := a.oneCapture("push", opts.Inputs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	f := &opts.Replay
+	f.sources = a.sourcePaths("push", opts.Inputs)
+	f.storage, f.stderr = &a.storage, a.Err
+	so, err := f.options(input, "until")
+	if err != nil {
+		return err
+	}
+	printer := serve.NewPrinter(a.Out, f.json)
+	so.Notify = printer.Notify
+	hdr, err := checkCapture(input)
+	if err != nil {
+		return err
+	}
+	rec, err := f.openRecord(input, hdr, target, "push")
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		so.Record = rec
+	}
+	_, err = serve.Push(a.ctx, target, so, serve.PushOptions{})
+	if cerr := rec.close(a.Err); cerr != nil && err == nil {
+		return cli.WithCode(cli.ExitUsage, cerr)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, serve.ErrNotFinished):
+		return cli.WithCode(cli.ExitFailure, err)
+	case isConnectError(err):
+		return cli.WithCode(cli.ExitFailure, err)
+	default:
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+	}
 }
 
 // isConnectError reports a failure to reach the subscriber.

@@ -15,8 +15,10 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// app is what every subcommand shares: its streams and the context that
-// SIGINT/SIGTERM cancel.
+// app is what every verb's options start from, as cli/cli's Factory: the
+// streams, the context that SIGINT/SIGTERM cancel, and the root's own
+// flags. Its methods create what a verb needs when it runs (its inputs,
+// the progress display), never while the command line is parsed.
 type app struct {
 	cli.Streams
 	ctx context.Context
@@ -25,12 +27,6 @@ type app struct {
 	// quiet (-q) turns the progress display off.
 	quiet bool
 }
-
-// subcommands are the constructors of aaep-replay's verbs; each verb's file
-// adds its own in an init function, so verbs stay independent of each other.
-var subcommands []func(a *app) *cobra.Command
-
-func register(newCmd func(a *app) *cobra.Command) { subcommands = append(subcommands, newCmd) }
 
 // Main runs aaep-replay with args and returns the process exit code.
 func Main(args []string) int {
@@ -50,7 +46,32 @@ func run(ctx context.Context, s cli.Streams, args []string) int {
 	return cli.Report(s.Err, "aaep-replay", err)
 }
 
+// newRootCmd builds aaep-replay and every verb.
 func newRootCmd(a *app) *cobra.Command {
+	return newRoot(a,
+		NewCmdCheck(a, nil),
+		newCutCmd(a),
+		newDedupeCmd(a),
+		newExportCmd(a),
+		newFilterCmd(a),
+		newImportCmd(a),
+		newInfoCmd(a),
+		newMergeCmd(a),
+		NewCmdPush(a, nil),
+		newRepairCmd(a),
+		NewCmdServe(a, nil),
+		newShowCmd(a),
+		newSplitCmd(a),
+		NewCmdView(a, nil),
+		newVisualizeCmd(a),
+	)
+}
+
+// newRoot builds the root command over verbs: the legacy --input forms,
+// the flags every verb shares (-q, object storage), usage errors for bad
+// flags, the one vocabulary of flag names and shell completion. (Tests of
+// a verb's flags build it over that verb alone.)
+func newRoot(a *app, verbs ...*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "aaep-replay",
 		Short: "Replay, check, visualize and edit AAEP capture files",
@@ -78,8 +99,7 @@ Any other flag given with --input is passed to that verb.`,
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "no progress display on a terminal's stderr")
 	addStorageFlags(root, &a.storage)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
-	for _, newCmd := range subcommands {
-		c := newCmd(a)
+	for _, c := range verbs {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
 		root.AddCommand(c)
 	}

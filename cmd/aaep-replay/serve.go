@@ -26,8 +26,6 @@ import (
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-func init() { register(newServeCmd) }
-
 // replayFlags are the options serve and push share: timing, range, filters,
 // loop, recording and output.
 type replayFlags struct {
@@ -36,14 +34,17 @@ type replayFlags struct {
 	maxIdle  time.Duration
 	precise  bool
 	from, to string
-	sessions []string
-	types    []string
-	loop     int
-	record   string
-	force    bool
-	sources  []string // the files named on the command line (merged into one input when several)
-	json     bool
-	// storage and stderr serve --record s3://...: set by the verb.
+	// fromPos and toPos are --from and --until (push and view too) parsed.
+	fromPos, toPos timing.Position
+	sessions       []string
+	types          []string
+	loop           int
+	record         string
+	force          bool
+	sources        []string // the files named on the command line (merged into one input when several)
+	json           bool
+	// storage and stderr serve --record s3://...: set by the verb when it
+	// runs.
 	storage *objstore.Options
 	stderr  io.Writer
 }
@@ -65,16 +66,35 @@ func (f *replayFlags) add(fs *pflag.FlagSet, toName string) {
 	fs.BoolVar(&f.json, "json", false, "print replies and subscriber summaries as JSON lines")
 }
 
-// options validates the flags into serve.Options for the capture at input.
+// timing is the replay's timing as the flags set it.
+func (f *replayFlags) timing() timing.Config {
+	return timing.Config{Speed: f.speed, NoDelay: f.noDelay, MaxIdle: f.maxIdle}
+}
+
+// validate checks the flags that need no input (the range's ends are
+// parsed into fromPos and toPos); toName is the name of the range-end flag.
+func (f *replayFlags) validate(toName string) error {
+	if err := f.timing().Validate(); err != nil {
+		return cli.Usagef("--speed/--max-idle: %v", err)
+	}
+	var err error
+	if f.fromPos, err = timing.ParsePosition(f.from); err != nil {
+		return cli.Usagef("--from: %v", err)
+	}
+	if f.toPos, err = timing.ParsePosition(f.to); err != nil {
+		return cli.Usagef("--%s: %v", toName, err)
+	}
+	return nil
+}
+
+// options turns the validated flags into serve.Options for the capture at
+// input, refusing a --record output or a selection that input rules out.
 func (f *replayFlags) options(input string, toName string) (serve.Options, error) {
 	o := serve.Options{
 		Open:   serve.OpenFile(input),
-		Timing: timing.Config{Speed: f.speed, NoDelay: f.noDelay, MaxIdle: f.maxIdle},
+		Timing: f.timing(),
 		Filter: peek.Filter{Sessions: f.sessions, Types: f.types},
 		Passes: f.loop,
-	}
-	if err := o.Timing.Validate(); err != nil {
-		return o, cli.Usagef("--speed/--max-idle: %v", err)
 	}
 	if f.loop == 0 {
 		o.Passes = -1
@@ -82,13 +102,7 @@ func (f *replayFlags) options(input string, toName string) (serve.Options, error
 	if f.precise {
 		o.Clock = timing.Precise(0)
 	}
-	var err error
-	if o.Range.From, err = timing.ParsePosition(f.from); err != nil {
-		return o, cli.Usagef("--from: %v", err)
-	}
-	if o.Range.To, err = timing.ParsePosition(f.to); err != nil {
-		return o, cli.Usagef("--%s: %v", toName, err)
-	}
+	o.Range.From, o.Range.To = f.fromPos, f.toPos
 	if err := f.checkRecord(input); err != nil {
 		return o, err
 	}
@@ -152,18 +166,26 @@ func recordWriterOptions(out *outfile.File) *capfile.WriterOptions {
 	return o
 }
 
-func newServeCmd(a *app) *cobra.Command {
-	var (
-		f          replayFlags
-		listen     string
-		shared     bool
-		control    bool
-		paused     bool
-		sseEvent   string
-		corsOrigin []string
-		keepalive  time.Duration
-		closeAtEnd bool
-	)
+// ServeOptions are what serve was asked: its inputs and flags.
+type ServeOptions struct {
+	*app
+
+	Inputs     []string
+	Replay     replayFlags
+	Listen     string
+	Shared     bool
+	Control    bool
+	Paused     bool
+	SSEEvent   string
+	CORSOrigin []string
+	Keepalive  time.Duration
+	CloseAtEnd bool
+}
+
+// NewCmdServe builds serve; runF, when given, runs instead of serveRun
+// (tests of the command line).
+func NewCmdServe(a *app, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
 		Short: "Replay a capture to subscribers over WebSocket and SSE",
@@ -212,25 +234,17 @@ and drift are printed to stdout (--json: one JSON object per line).`,
   aaep-replay serve session.aaep --sse-event none --cors-origin http://localhost:3000`,
 		Args: needFiles("serve", "the capture FILE to replay (several, a glob or a directory are replayed as one, in time order)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			input, done, err := a.oneCapture("serve", args)
-			if err != nil {
+			opts.Inputs = args
+			if err := opts.Replay.validate("until"); err != nil {
 				return err
 			}
-			f.sources = a.sourcePaths("serve", args)
-			defer done()
-			opts, err := f.options(input, "until")
-			if err != nil {
-				return err
-			}
-			opts.Shared = shared || control
-			if paused && !control {
+			if opts.Paused && !opts.Control {
 				return cli.Usagef("--paused goes with --control")
 			}
-			if err := serve.CheckSSEEvent(sseEvent); err != nil {
+			if err := serve.CheckSSEEvent(opts.SSEEvent); err != nil {
 				return cli.Usagef("--sse-event: %v", err)
 			}
-			opts.SSEEvent = sseEvent
-			for _, o := range corsOrigin {
+			for _, o := range opts.CORSOrigin {
 				if o == "*" {
 					continue
 				}
@@ -238,32 +252,55 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 					return cli.Usagef("--cors-origin: %v", err)
 				}
 			}
-			opts.CORSOrigins = corsOrigin
-			switch { // a negative --keepalive was refused as it was parsed (numflag)
-			case keepalive == 0:
-				opts.Keepalive = -1
-			default:
-				opts.Keepalive = keepalive
+			if runF != nil {
+				return runF(opts)
 			}
-			opts.CloseAtEnd = closeAtEnd
-			if control {
-				opts.Control = timing.NewController(opts.Clock, opts.Timing, paused)
-			}
-			return serveReplay(a, input, listen, &f, opts, nil)
+			return serveRun(opts)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
-	fs.BoolVar(&shared, "shared", false, "one timeline for all subscribers; late joiners join live")
-	fs.BoolVar(&control, "control", false, "steer the replay through the JSON API under /control (play, pause, step, seek, speed); implies --shared")
-	fs.BoolVar(&paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
-	fs.StringVar(&sseEvent, "sse-event", serve.SSEEventRecorded, `SSE event: line: "recorded" (as captured; aaep.event when the capture has no SSE framing), "none" (unnamed events, for EventSource.onmessage), or a NAME for every event`)
-	fs.StringArrayVar(&corsOrigin, "cors-origin", nil, "browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; default: any origin)")
-	numflag.Duration(fs, &keepalive, "keepalive", serve.DefaultKeepalive, numflag.NonNegative("off"), "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
-	fs.BoolVar(&closeAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
-	f.add(fs, "until")
-	f.storage, f.stderr = &a.storage, a.Err
+	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
+	fs.BoolVar(&opts.Shared, "shared", false, "one timeline for all subscribers; late joiners join live")
+	fs.BoolVar(&opts.Control, "control", false, "steer the replay through the JSON API under /control (play, pause, step, seek, speed); implies --shared")
+	fs.BoolVar(&opts.Paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
+	fs.StringVar(&opts.SSEEvent, "sse-event", serve.SSEEventRecorded, `SSE event: line: "recorded" (as captured; aaep.event when the capture has no SSE framing), "none" (unnamed events, for EventSource.onmessage), or a NAME for every event`)
+	fs.StringArrayVar(&opts.CORSOrigin, "cors-origin", nil, "browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; default: any origin)")
+	numflag.Duration(fs, &opts.Keepalive, "keepalive", serve.DefaultKeepalive, numflag.NonNegative("off"), "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
+	fs.BoolVar(&opts.CloseAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
+	opts.Replay.add(fs, "until")
 	return cmd
+}
+
+// serveRun replays the inputs, merged into one capture when there are
+// several, to subscribers until interrupted.
+func serveRun(opts *ServeOptions) error {
+	a := opts.app
+	input, done, err := a.oneCapture("serve", opts.Inputs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	f := &opts.Replay
+	f.sources = a.sourcePaths("serve", opts.Inputs)
+	f.storage, f.stderr = &a.storage, a.Err
+	so, err := f.options(input, "until")
+	if err != nil {
+		return err
+	}
+	so.Shared = opts.Shared || opts.Control
+	so.SSEEvent = opts.SSEEvent
+	so.CORSOrigins = opts.CORSOrigin
+	switch { // a negative --keepalive was refused as it was parsed (numflag)
+	case opts.Keepalive == 0:
+		so.Keepalive = -1
+	default:
+		so.Keepalive = opts.Keepalive
+	}
+	so.CloseAtEnd = opts.CloseAtEnd
+	if opts.Control {
+		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
+	}
+	return serveReplay(a, input, opts.Listen, f, so, nil)
 }
 
 // serveReplay listens on listen, serves the replay of input (wrapped by

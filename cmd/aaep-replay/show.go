@@ -15,8 +15,6 @@ import (
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-func init() { register(newShowCmd) }
-
 func newShowCmd(a *app) *cobra.Command {
 	var (
 		opts  show.Options

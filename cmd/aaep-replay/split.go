@@ -12,11 +12,6 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 )
 
-func init() {
-	register(newSplitCmd)
-	register(newDedupeCmd)
-}
-
 // timeShiftFlag is --time-shift on the verbs that write one capture.
 type timeShiftFlag struct{ v capedit.TimeShift }
 

@@ -16,18 +16,24 @@ import (
 	"github.com/aaep-tools/aaepkit/viewer"
 )
 
-func init() { register(newViewCmd) }
+// ViewOptions are what view was asked: its input and flags.
+type ViewOptions struct {
+	*app
 
-func newViewCmd(a *app) *cobra.Command {
-	var (
-		f        replayFlags
-		listen   string
-		open     bool
-		shared   bool
-		paused   bool
-		protocol string
-		profile  string
-	)
+	Input    string
+	Replay   replayFlags
+	Listen   string
+	Open     bool
+	Shared   bool
+	Paused   bool
+	Protocol string
+	Profile  string
+}
+
+// NewCmdView builds view; runF, when given, runs instead of viewRun (tests
+// of the command line).
+func NewCmdView(a *app, runF func(*ViewOptions) error) *cobra.Command {
+	opts := &ViewOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "view FILE",
 		Short: "Explore a capture in a web browser and step its replay into subscribers",
@@ -55,51 +61,65 @@ The page works offline: everything it needs is inside aaep-replay.`,
   # attach a subscriber to ws://127.0.0.1:8765/aaep/v1/ws, then in the page: Step`,
 		Args: needFiles("view", "the capture FILE to explore", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			input := args[0]
-			opts, err := f.options(input, "until")
-			if err != nil {
+			opts.Input = args[0]
+			if err := opts.Replay.validate("until"); err != nil {
 				return err
 			}
-			if protocol != "" {
-				if _, ok := knownModel(protocol); !ok {
-					return cli.Usagef("--protocol %q: want one of %s", protocol, strings.Join(models.Names(), ", "))
+			if opts.Protocol != "" {
+				if _, ok := knownModel(opts.Protocol); !ok {
+					return cli.Usagef("--protocol %q: want one of %s", opts.Protocol, strings.Join(models.Names(), ", "))
 				}
 			}
-			if profile != "lenient" && profile != "strict" {
-				return cli.Usagef("--profile %q: want lenient or strict", profile)
+			if opts.Profile != "lenient" && opts.Profile != "strict" {
+				return cli.Usagef("--profile %q: want lenient or strict", opts.Profile)
 			}
-			opts.Shared = shared
-			if shared {
-				opts.Control = timing.NewController(opts.Clock, opts.Timing, paused)
-			} else if cmd.Flags().Changed("paused") {
+			if !opts.Shared && cmd.Flags().Changed("paused") {
 				return cli.Usagef("--paused needs the shared timeline (--shared)")
 			}
-			return serveReplay(a, input, listen, &f, opts, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
-				v, err := viewer.New(viewer.Options{Path: input, Replay: srv, Protocol: protocol, Profile: profile})
-				if err != nil {
-					return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
-				}
-				url := "http://" + addr + "/"
-				fmt.Fprintf(a.Err, "aaep-replay: viewing %s at %s\n", input, url)
-				if open {
-					if err := openBrowser(url); err != nil {
-						fmt.Fprintf(a.Err, "aaep-replay: warning: could not open a browser (%v); open %s yourself\n", err, url)
-					}
-				}
-				return v, func() { v.Close() }, nil
-			})
+			if runF != nil {
+				return runF(opts)
+			}
+			return viewRun(opts)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
-	fs.BoolVar(&open, "open", false, "open the page in the default browser")
-	fs.BoolVar(&shared, "shared", true, "one steerable timeline for all subscribers (--shared=false: each its own, no control)")
-	fs.BoolVar(&paused, "paused", true, "start the replay paused (step or play from the page or /control)")
-	fs.StringVar(&protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
-	fs.StringVar(&profile, "profile", "lenient", "checker profile: lenient or strict")
-	f.add(fs, "until")
-	f.storage, f.stderr = &a.storage, a.Err
+	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
+	fs.BoolVar(&opts.Open, "open", false, "open the page in the default browser")
+	fs.BoolVar(&opts.Shared, "shared", true, "one steerable timeline for all subscribers (--shared=false: each its own, no control)")
+	fs.BoolVar(&opts.Paused, "paused", true, "start the replay paused (step or play from the page or /control)")
+	fs.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
+	fs.StringVar(&opts.Profile, "profile", "lenient", "checker profile: lenient or strict")
+	opts.Replay.add(fs, "until")
 	return cmd
+}
+
+// viewRun serves the page and the replay of opts.Input until interrupted.
+func viewRun(opts *ViewOptions) error {
+	a, input := opts.app, opts.Input
+	f := &opts.Replay
+	f.storage, f.stderr = &a.storage, a.Err
+	so, err := f.options(input, "until")
+	if err != nil {
+		return err
+	}
+	so.Shared = opts.Shared
+	if opts.Shared {
+		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
+	}
+	return serveReplay(a, input, opts.Listen, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
+		v, err := viewer.New(viewer.Options{Path: input, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile})
+		if err != nil {
+			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+		}
+		url := "http://" + addr + "/"
+		fmt.Fprintf(a.Err, "aaep-replay: viewing %s at %s\n", input, url)
+		if opts.Open {
+			if err := openBrowser(url); err != nil {
+				fmt.Fprintf(a.Err, "aaep-replay: warning: could not open a browser (%v); open %s yourself\n", err, url)
+			}
+		}
+		return v, func() { v.Close() }, nil
+	})
 }
 
 func knownModel(name string) (string, bool) {

@@ -21,8 +21,6 @@ import (
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
-func init() { register(newVisualizeCmd) }
-
 type visualizeOptions struct {
 	input       string   // the first input, or the names of several
 	inputs      []string // the FILE arguments
