@@ -14,14 +14,38 @@ import (
 const StreamProtocol = "stream"
 
 // Stream-level rules, reported by the engine itself.
-var streamRules = []Rule{
-	{ID: "STREAM-NOT-JSON", Level: Must, Summary: "Every message is a JSON object; this one is not, and no single protocol of the stream could claim it."},
-	{ID: "STREAM-UNKNOWN-PROTOCOL", Level: Should, Summary: "Every message belongs to a known protocol (AAEP, ASP or KAHN); this one matches none and is skipped, not guessed."},
-	{ID: "STREAM-AMBIGUOUS-PROTOCOL", Level: Must, Summary: "A message matches the discriminators of more than one protocol; it is skipped rather than guessed."},
-}
+var (
+	ruleNotJSON = &Rule{ID: "STREAM-NOT-JSON", Level: Must,
+		Summary: "Every message is a JSON object; this one is not, and no single protocol of the stream could claim it.",
+		Doc: "A message that is not a JSON object (not JSON at all, or an array) goes to the stream's protocol when the stream so far holds " +
+			"only one, whose own rules judge it (ENV-JSON-OBJECT, ASP-E01, KA-B01); only when no single protocol can claim it is it a " +
+			"fault of the stream. An array gets a hint to split it into one message per line.",
+		Spec: "asp-kahn.md §3 (R8, stream level: one JSON object per line or record)"}
+	ruleUnknownProtocol = &Rule{ID: "STREAM-UNKNOWN-PROTOCOL", Level: Should,
+		Summary: "Every message belongs to a known protocol (AAEP, ASP or KAHN); this one matches none and is skipped, not guessed.",
+		Doc: "Recognition reads top-level members only (an aaep: type, an ASP performative, KAHN's event with run_id and ts); " +
+			"a checker may still claim a message its protocol placed there (an AAEP producer's error answer to a reply). " +
+			"A warning, because a capture may carry other traffic.",
+		Spec: "asp-kahn.md §3 (R8)"}
+	ruleAmbiguousProtocol = &Rule{ID: "STREAM-AMBIGUOUS-PROTOCOL", Level: Must,
+		Summary: "A message matches the discriminators of more than one protocol; it is skipped rather than guessed.",
+		Doc:     "The three protocols' discriminators sit on disjoint top-level keys, so a message that has two is broken; --protocol forces one.",
+		Spec:    "asp-kahn.md §3 (R7)"}
+)
+
+var streamRules = []*Rule{ruleNotJSON, ruleUnknownProtocol, ruleAmbiguousProtocol}
 
 // StreamRules lists the rules the engine itself reports.
-func StreamRules() []Rule { return append([]Rule(nil), streamRules...) }
+func StreamRules() []Rule { return Values(streamRules) }
+
+// Values copies declared rules into a list of values (Model.Rules).
+func Values(rules []*Rule) []Rule {
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		out[i] = *r
+	}
+	return out
+}
 
 // Sink receives what a run produces. Any field may be nil.
 type Sink struct {
@@ -169,10 +193,10 @@ func (e *Engine) Feed(m *Message) {
 			return
 		}
 		if m.Fields.Array {
-			e.streamFinding("STREAM-NOT-JSON", m, "a JSON array", "message %d is a JSON array, not an object: check reads one message per line (JSON lines) or per capture record, so an array of events must be split into one event per line (e.g. jq -c '.[]')", m.Index)
+			e.streamFinding(ruleNotJSON, m, "a JSON array", "message %d is a JSON array, not an object: check reads one message per line (JSON lines) or per capture record, so an array of events must be split into one event per line (e.g. jq -c '.[]')", m.Index)
 			return
 		}
-		e.streamFinding("STREAM-NOT-JSON", m, "not JSON", "message %d is not a JSON object, and the stream holds no single protocol it could belong to", m.Index)
+		e.streamFinding(ruleNotJSON, m, "not JSON", "message %d is not a JSON object, and the stream holds no single protocol it could belong to", m.Index)
 		return
 	}
 	match, count := -1, 0
@@ -193,7 +217,7 @@ func (e *Engine) Feed(m *Message) {
 				return
 			}
 		}
-		e.streamFinding("STREAM-UNKNOWN-PROTOCOL", m, "unknown protocol", "message %d belongs to no known protocol (%s): it has neither an \"aaep:\" type, an ASP performative, nor KAHN's event/run_id/ts", m.Index, modelNames(e.models))
+		e.streamFinding(ruleUnknownProtocol, m, "unknown protocol", "message %d belongs to no known protocol (%s): it has neither an \"aaep:\" type, an ASP performative, nor KAHN's event/run_id/ts", m.Index, modelNames(e.models))
 	case 1:
 		e.seen[match]++
 		e.dispatch(match, m)
@@ -204,7 +228,7 @@ func (e *Engine) Feed(m *Message) {
 				names = append(names, mod.Name())
 			}
 		}
-		e.streamFinding("STREAM-AMBIGUOUS-PROTOCOL", m, "ambiguous protocol", "message %d matches more than one protocol (%v); it is skipped (use --protocol to force one)", m.Index, names)
+		e.streamFinding(ruleAmbiguousProtocol, m, "ambiguous protocol", "message %d matches more than one protocol (%v); it is skipped (use --protocol to force one)", m.Index, names)
 	}
 }
 
@@ -274,11 +298,11 @@ func (e *Engine) Stats() Stats {
 	return e.stats
 }
 
-func (e *Engine) streamFinding(id string, m *Message, short, format string, args ...any) {
+func (e *Engine) streamFinding(rule *Rule, m *Message, short, format string, args ...any) {
 	e.emit(Finding{
 		Protocol: StreamProtocol,
 		Session:  m.Fields.SessionKey(),
-		RuleID:   id,
+		RuleID:   rule.ID,
 		Index:    m.Index,
 		Offset:   m.Offset,
 		Short:    short,

@@ -87,15 +87,62 @@ func parseLevel(s string) (Level, error) {
 	return 0, fmt.Errorf("unknown level %q (want must, should or info)", s)
 }
 
-// Rule is one checkable requirement of a protocol.
+// Rule is one checkable requirement of a protocol, declared once as a
+// value (as golang.org/x/tools/go/analysis declares an Analyzer): its ID,
+// level, summary, documentation, the text that states it and how each
+// profile reads it. Checkers report a finding by handing the rule value to
+// Reporter.Report, so a misspelt rule does not compile; `aaep-replay check
+// --rules` prints these values (WriteRules).
+//
+// A model declares each rule as a package-level *Rule and lists them in
+// Model.Rules. The values are read-only once declared.
 type Rule struct {
 	// ID is the rule's catalog ID, e.g. "SEQ-STATE-CHAIN" or "ASP-S01".
+	// --disable names rules by it.
 	ID string `json:"id"`
 	// Level is the rule's requirement level.
 	Level Level `json:"level"`
 	// Summary says in one sentence what the rule requires.
 	Summary string `json:"summary"`
+	// Doc is the rationale: why the rule has its level, which reading of
+	// an unclear or self-contradicting text the checker takes, and what it
+	// leaves alone. Empty when the summary says it all.
+	Doc string `json:"doc,omitempty"`
+	// Spec says where the requirement is stated: sections of the
+	// protocol's specification (shared/spec/) and of the rule catalog
+	// (shared/notes/aaep-rules.md, shared/notes/asp-kahn.md).
+	Spec string `json:"spec"`
+	// Profiles says how the lenient and the strict profile read the rule
+	// where they differ; zero when both read it alike.
+	Profiles Profiles `json:"profiles,omitzero"`
 }
+
+// Profiles holds a rule's reading in each profile (Options.Profile). A rule
+// only one profile checks says so in the other's reading.
+type Profiles struct {
+	// Lenient is the reading of the lenient (default) profile.
+	Lenient string `json:"lenient"`
+	// Strict is the reading of the strict profile.
+	Strict string `json:"strict"`
+}
+
+// Differ reports whether the two profiles read the rule differently.
+func (p Profiles) Differ() bool { return p != Profiles{} }
+
+// Only names the one profile that reports the rule ("lenient" or
+// "strict"), or returns "" when both do.
+func (p Profiles) Only() string {
+	switch {
+	case p.Lenient == NotChecked:
+		return "strict"
+	case p.Strict == NotChecked:
+		return "lenient"
+	}
+	return ""
+}
+
+// NotChecked is the reading of a profile that does not report a rule at all.
+const NotChecked = "not checked"
 
 // Direction says which way a message travelled.
 type Direction uint8

@@ -220,26 +220,5 @@ func parseFailOn(s string) (protocol.Level, error) {
 }
 
 func listRules(a *app, asJSON bool) error {
-	rules := protocol.RuleTable(models.All())
-	if asJSON {
-		return writeJSON(a.Out, rules)
-	}
-	for _, r := range rules {
-		fmt.Fprintf(a.Out, "%-6s %-34s %s\n", r.Level, r.ID, r.Summary)
-	}
-	fmt.Fprintf(a.Out, "\n%s\n", ruleCountLine(protocol.RuleCounts(models.All())))
-	return nil
-}
-
-// ruleCountLine sums rule counts up in one line: "218 rules: 142 aaep, ...
-// (160 MUST, 38 SHOULD, 20 INFO)".
-func ruleCountLine(counts []protocol.RuleCount) string {
-	var total, must, should, info int
-	var parts []string
-	for _, c := range counts {
-		total += c.Rules
-		must, should, info = must+c.Must, should+c.Should, info+c.Info
-		parts = append(parts, fmt.Sprintf("%d %s", c.Rules, c.Protocol))
-	}
-	return fmt.Sprintf("%d rules: %s (%d MUST, %d SHOULD, %d INFO)", total, strings.Join(parts, ", "), must, should, info)
+	return protocol.WriteRules(a.Out, models.All(), asJSON)
 }

@@ -1,0 +1,77 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// ListedRule is one rule of a rule listing: the declared value and the
+// protocol that reports it.
+type ListedRule struct {
+	Rule
+	// Protocol is the model's name, or StreamProtocol for the engine's own rules.
+	Protocol string `json:"protocol"`
+}
+
+// ListRules returns every rule of models and the stream rules with their
+// protocols, sorted by ID.
+func ListRules(models []Model) []ListedRule {
+	var out []ListedRule
+	for _, r := range StreamRules() {
+		out = append(out, ListedRule{Rule: r, Protocol: StreamProtocol})
+	}
+	for _, m := range models {
+		for _, r := range m.Rules() {
+			out = append(out, ListedRule{Rule: r, Protocol: m.Name()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// WriteRules writes the rule table of models, as `aaep-replay check
+// --rules` prints it. The text form has one line per rule (level, ID,
+// summary, where the rule is stated and, where the profiles differ, how
+// each reads it), then a blank line and the counts (RuleCountLine). The
+// JSON form is an array of the rules with every field of their declared
+// values (the doc included) and their protocol.
+func WriteRules(w io.Writer, models []Model, asJSON bool) error {
+	rules := ListRules(models)
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rules); err != nil {
+			return fmt.Errorf("writing the rule list: %w", err)
+		}
+		return nil
+	}
+	var b strings.Builder
+	for _, r := range rules {
+		fmt.Fprintf(&b, "%-6s %-34s %s [%s: %s]", r.Level, r.ID, r.Summary, r.Protocol, r.Spec)
+		if p := r.Profiles; p.Differ() {
+			fmt.Fprintf(&b, " lenient: %s | strict: %s", p.Lenient, p.Strict)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "\n%s\n", RuleCountLine(RuleCounts(models)))
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("writing the rule list: %w", err)
+	}
+	return nil
+}
+
+// RuleCountLine sums rule counts up in one line: "218 rules: 142 aaep, ...
+// (160 MUST, 38 SHOULD, 20 INFO)".
+func RuleCountLine(counts []RuleCount) string {
+	var total, must, should, info int
+	var parts []string
+	for _, c := range counts {
+		total += c.Rules
+		must, should, info = must+c.Must, should+c.Should, info+c.Info
+		parts = append(parts, fmt.Sprintf("%d %s", c.Rules, c.Protocol))
+	}
+	return fmt.Sprintf("%d rules: %s (%d MUST, %d SHOULD, %d INFO)", total, strings.Join(parts, ", "), must, should, info)
+}
