@@ -99,6 +99,10 @@ func (s *Summary) Started() bool { return s.Messages > 0 }
 type Options struct {
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Sequential reads on the caller's goroutine, one record at a time,
+	// instead of ahead of the handler on a goroutine of its own (see
+	// ReadSources).
+	Sequential bool
 }
 
 // Each reads path (a capture file, a JSONL file, or "-" for standard input)
@@ -137,6 +141,14 @@ func Read(ctx context.Context, path string, h Handler) (Summary, error) {
 // the record number it has in "aaep-replay merge" of the same inputs, and
 // sources with the same transport and endpoint are one source
 // (inputs.SourceMap).
+//
+// Unless opts.Sequential is set, the inputs are read (decompressed,
+// checksummed, parsed) on a goroutine of their own, a few hundred messages
+// ahead of h, so that reading and handling use two cores; h is still
+// called on the caller's goroutine, in order, and an error of the input
+// comes after every message read before it. Read-ahead is bounded (a few
+// batches of at most 256 messages or 512 KiB), and when h fails or ctx ends
+// ReadSources returns only once reading has stopped.
 func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Handler) (Summary, error) {
 	if len(srcs) == 0 {
 		return Summary{}, errors.New("no input")
@@ -168,11 +180,17 @@ func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Hand
 	if h.Header != nil {
 		h.Header(sum.Format, sum.Header)
 	}
+	read := func(ctx context.Context, sum *Summary, h Handler) error {
+		if len(readers) == 1 {
+			return readers[0].each(ctx, sum, h)
+		}
+		return eachMerged(ctx, readers, sum, opts.Progress, h)
+	}
 	var err error
-	if len(readers) == 1 {
-		err = readers[0].each(ctx, &sum, h)
+	if opts.Sequential {
+		err = read(ctx, &sum, h)
 	} else {
-		err = eachMerged(ctx, readers, &sum, opts.Progress, h)
+		err = readAhead(ctx, &sum, h, nil, read)
 	}
 	sum.Empty = err == nil && sum.Messages == 0
 	for _, r := range readers {
