@@ -329,7 +329,7 @@ func (c *checker) chain(s *session, m *protocol.Message, e *envelope) bool {
 		}
 	}
 	switch {
-	case s.messages == 1 && !s.adopted && isInvitation(e):
+	case s.messages == 1 && !s.adopted && isInvitation(s, e):
 		if e.prevHash != "" && e.prevHash != genesisHash {
 			c.r.Report(ruleH01, s.id, m, "chain does not start at genesis", "the session's first message has previousHash %s, but a chain starts at the genesis value sha256:000…0 (64 zeros)", protocol.Clip(e.prevHash, 24))
 		}
@@ -346,54 +346,71 @@ func (c *checker) chain(s *session, m *protocol.Message, e *envelope) bool {
 	return true
 }
 
-func isInvitation(e *envelope) bool {
+// isInvitation guards the edge that opens a session: a PROPOSE of type
+// session-invitation.
+func isInvitation(_ *session, e *envelope) bool {
 	return e.perf == pPropose && e.str("type") == "session-invitation"
 }
 
-// expired checks the session's clocks at time t. When one ran out it
-// reports the timeout, adds the synthetic step to FAILED and returns true.
-// m is nil at the end of the stream.
+// expired checks the clocks of the session's state (the table's timed
+// edges) at time t. When one ran out it reports the timeout, adds the
+// synthetic step to FAILED and returns true. m is nil at the end of the
+// stream.
 func (c *checker) expired(s *session, m *protocol.Message, t time.Time) bool {
-	at := func() string { return t.Format(time.RFC3339Nano) }
-	switch s.state {
-	case sInvited:
-		if !s.inviteDeadline.IsZero() && t.After(s.inviteDeadline) {
-			what := "answered (ACCEPT or REJECT)"
-			if c.strict {
-				what = "answered and the introduction finished"
-			}
-			c.r.Report(ruleT01, s.id, m, "invitation timed out", "the invitation was not %s by its deadline %s (validUntil, or 30 s); at %s the session had already failed", what, s.inviteDeadline.Format(time.RFC3339Nano), at())
-			c.synthetic(s, m, protocol.StepTimeout, "timeout", "invitation")
+	for _, r := range index.timers[s.state] {
+		if r.timer.expired(c, s, m, t) {
+			c.synthetic(s, m, r.kind, "timeout", r.timer.name)
 			return true
 		}
-	case sEscalated:
-		if n := len(s.stack); n > 0 && !s.stack[n-1].deadline.IsZero() && t.After(s.stack[n-1].deadline) {
-			c.r.Report(ruleT04, s.id, m, "escalation timed out", "the escalation was not resolved by %s (its timeout, 3600 s by default); at %s the session had already failed", s.stack[n-1].deadline.Format(time.RFC3339Nano), at())
-			c.synthetic(s, m, protocol.StepTimeout, "timeout", "escalation")
+	}
+	return false
+}
+
+// invitationExpired: the invitation was not answered by its deadline (row 3).
+func (c *checker) invitationExpired(s *session, m *protocol.Message, t time.Time) bool {
+	if s.inviteDeadline.IsZero() || !t.After(s.inviteDeadline) {
+		return false
+	}
+	what := "answered (ACCEPT or REJECT)"
+	if c.strict {
+		what = "answered and the introduction finished"
+	}
+	c.r.Report(ruleT01, s.id, m, "invitation timed out", "the invitation was not %s by its deadline %s (validUntil, or 30 s); at %s the session had already failed", what, s.inviteDeadline.Format(time.RFC3339Nano), t.Format(time.RFC3339Nano))
+	return true
+}
+
+// escalationExpired: the escalation was not resolved in time.
+func (c *checker) escalationExpired(s *session, m *protocol.Message, t time.Time) bool {
+	n := len(s.stack)
+	if n == 0 || s.stack[n-1].deadline.IsZero() || !t.After(s.stack[n-1].deadline) {
+		return false
+	}
+	c.r.Report(ruleT04, s.id, m, "escalation timed out", "the escalation was not resolved by %s (its timeout, 3600 s by default); at %s the session had already failed", s.stack[n-1].deadline.Format(time.RFC3339Nano), t.Format(time.RFC3339Nano))
+	return true
+}
+
+// sessionExpired: the session timeout ran out (row 8) — in the lenient
+// profile an idle limit (with a warning once the lifetime exceeds it), in
+// the strict profile the total lifetime, escalations not counted.
+func (c *checker) sessionExpired(s *session, m *protocol.Message, t time.Time) bool {
+	if s.convStart.IsZero() {
+		return false
+	}
+	active := t.Sub(s.convStart) - s.paused
+	if !c.strict {
+		if !s.lastTS.IsZero() && t.Sub(s.lastTS) > s.timeout {
+			c.r.Report(ruleT03, s.id, m, "session timed out", "no message for %s since %s, longer than the session timeout of %s, so the session failed (lenient profile: the timeout is an idle limit)", t.Sub(s.lastTS).Round(time.Millisecond), s.lastTS.Format(time.RFC3339Nano), s.timeout)
 			return true
 		}
-	case sConversing, sAgreeing, sExecuting:
-		if s.convStart.IsZero() {
-			return false
+		if active > s.timeout && !s.lifetimeWarned && m != nil {
+			s.lifetimeWarned = true
+			c.r.Report(ruleT03, s.id, m, "session lifetime exceeded", "the session has been active for %s, longer than its timeout of %s (the strict profile fails it here)", active.Round(time.Millisecond), s.timeout)
 		}
-		active := t.Sub(s.convStart) - s.paused
-		if !c.strict {
-			if !s.lastTS.IsZero() && t.Sub(s.lastTS) > s.timeout {
-				c.r.Report(ruleT03, s.id, m, "session timed out", "no message for %s since %s, longer than the session timeout of %s, so the session failed (lenient profile: the timeout is an idle limit)", t.Sub(s.lastTS).Round(time.Millisecond), s.lastTS.Format(time.RFC3339Nano), s.timeout)
-				c.synthetic(s, m, protocol.StepTimeout, "timeout", "session")
-				return true
-			}
-			if active > s.timeout && !s.lifetimeWarned && m != nil {
-				s.lifetimeWarned = true
-				c.r.Report(ruleT03, s.id, m, "session lifetime exceeded", "the session has been active for %s, longer than its timeout of %s (the strict profile fails it here)", active.Round(time.Millisecond), s.timeout)
-			}
-			return false
-		}
-		if active > s.timeout {
-			c.r.Report(ruleT03, s.id, m, "session timed out", "the session's lifetime exceeded its timeout of %s at %s, so it failed (strict profile: the timeout is the total lifetime)", s.timeout, s.convStart.Add(s.paused+s.timeout).Format(time.RFC3339Nano))
-			c.synthetic(s, m, protocol.StepTimeout, "timeout", "session")
-			return true
-		}
+		return false
+	}
+	if active > s.timeout {
+		c.r.Report(ruleT03, s.id, m, "session timed out", "the session's lifetime exceeded its timeout of %s at %s, so it failed (strict profile: the timeout is the total lifetime)", s.timeout, s.convStart.Add(s.paused+s.timeout).Format(time.RFC3339Nano))
+		return true
 	}
 	return false
 }

@@ -1,6 +1,6 @@
-// The ASP state machine in the checker: which performative moves a session
-// from which state, with the lenient profile's extra edges, invitations,
-// proposals, escalation and its resolution.
+// The checker's side of the state machine: δ(state, message) read from the
+// table of machine.go, and the guards and actions of its edges
+// (invitations, proposals, commitments, escalation and its resolution).
 
 package asp
 
@@ -28,38 +28,16 @@ func (c *checker) refuse(s *session, m *protocol.Message, rule, short, format st
 	return move{to: s.state, kind: protocol.StepOther, note: "refused", violation: c.strict}
 }
 
-// notAllowed refuses a performative missing from the allowed table.
+// notAllowed refuses a performative that no edge of the state takes.
 func (c *checker) notAllowed(s *session, m *protocol.Message, e *envelope) move {
 	return c.refuse(s, m, ruleS02, e.perf+" not allowed in "+s.state,
 		"%s is not allowed while the session is %s (allowed: %s); the receiver must reject it, answering REJECT with code invalid_state_transition", e.perf, s.state, allowedList(s.state))
 }
 
-// lenientEdge takes a transition only the lenient profile accepts.
-func (c *checker) lenientEdge(s *session, m *protocol.Message, e *envelope, to string, why string) move {
-	if c.strict {
-		return c.notAllowed(s, m, e)
-	}
-	c.r.Report(ruleS02W, s.id, m, e.perf+" in "+s.state+" (lenient)", "%s is not in the allowed-performatives table for %s, but %s; the lenient profile accepts it (the strict profile rejects it)", e.perf, s.state, why)
-	return move{to: to, kind: protocol.StepState}
-}
-
-const (
-	whyAnyClose    = "the transition table's rows 16–17 let WITHDRAW and CLOSE end a session from any state"
-	whyAnyEscalate = "the state diagram lets ESCALATE leave any state"
-	whyCounter     = "the sessions page lets the invited agent COUNTER an invitation"
-)
-
-func (c *checker) closeMove(s *session, e *envelope, mv move) move {
-	if mv.to == sClosed {
-		mv.kind = protocol.StepLifecycle
-		if e.perf == pClose && !c.strict {
-			s.grace, s.graceFrom = graceMutualClose, e.sender
-		}
-	}
-	return mv
-}
-
-// transition applies the normalised transition function δ(state, message).
+// transition applies the normalised transition function δ(state, message)
+// of the machine's table (machine.go): the first edge of the state that
+// the performative takes and whose guard holds, its lenient reading, and
+// its action.
 func (c *checker) transition(s *session, m *protocol.Message, e *envelope) move {
 	p := e.perf
 	if p == "" {
@@ -71,190 +49,181 @@ func (c *checker) transition(s *session, m *protocol.Message, e *envelope) move 
 	}
 	s.afterViolation = false
 
-	switch s.state {
-	case sIdle:
-		if isInvitation(e) {
-			c.invite(s, e)
-			return move{to: sInvited, kind: protocol.StepLifecycle}
+	var r *edge
+	for _, x := range index.byMsg[s.state][p] {
+		if x.guard == nil || x.guard(s, e) {
+			r = x
+			break
 		}
-		c.r.Report(ruleS01, s.id, m, "no invitation", "the first message of session %s is %s, not a PROPOSE of type session-invitation; the session's start was not recorded, so checking goes on as if it were CONVERSING", protocol.Clip(s.id, 40), p)
-		s.adopted, s.state = true, sConversing
-		mv := c.transition(s, m, e)
-		mv.from = sConversing
-		return mv
-
-	case sInvited:
-		switch p {
-		case pAccept:
-			if e.sender != "" && e.sender == s.inviter {
-				return c.refuse(s, m, ruleS03, "inviter accepted", "%s accepted its own invitation; only the invited agent can accept it", e.sender)
-			}
-			s.accepted = true
-			if e.sender != "" && !slices.Contains(s.acceptors, e.sender) && len(s.acceptors) < maxIdentity {
-				s.acceptors = append(s.acceptors, e.sender)
-			}
-			if !c.strict {
-				s.inviteDeadline = time.Time{}
-			}
-			return move{to: sInvited, kind: protocol.StepReply}
-		case pReject:
-			return move{to: sFailed, kind: protocol.StepReply}
-		case pInform:
-			if e.info != "identity" {
-				return c.refuse(s, m, ruleS10, "INFORM not identity", "while INVITED the only INFORM is informType identity, got %q", e.info)
-			}
-			if !s.accepted {
-				return c.refuse(s, m, ruleS03, "identity before ACCEPT", "the identity exchange starts only after the invited agent's ACCEPT; this INFORM identity came before it")
-			}
-			if e.sender != "" && !slices.Contains(s.identities, e.sender) && len(s.identities) < maxIdentity {
-				s.identities = append(s.identities, e.sender)
-			}
-			if c.introduced(s) {
-				s.inviteDeadline = time.Time{}
-				return move{to: sIntroduced, kind: protocol.StepHandshake}
-			}
-			return move{to: sInvited, kind: protocol.StepHandshake}
-		case pCounter:
-			mv := c.lenientEdge(s, m, e, sInvited, whyCounter)
-			mv.kind = protocol.StepReply
-			return mv
-		case pWithdraw, pClose:
-			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
-		case pEscalate:
-			return c.escalateLenient(s, m, e)
-		}
-		return c.notAllowed(s, m, e)
-
-	case sIntroduced:
-		switch p {
-		case pPropose, pQuery, pInform, pObserve:
-			c.remember(s, e)
-			return move{to: sConversing, kind: protocol.StepState}
-		case pWithdraw, pClose:
-			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
-		case pEscalate:
-			return c.escalateLenient(s, m, e)
-		}
-		return c.notAllowed(s, m, e)
-
-	case sConversing:
-		switch p {
-		case pCommit:
-			s.pending, s.pendingMsg, s.committer = e.str("commitmentId"), e.messageID, e.sender
-			return move{to: sAgreeing, kind: protocol.StepState}
-		case pClose, pWithdraw:
-			return c.closeMove(s, e, move{to: sClosed})
-		case pEscalate:
-			return c.escalate(s, e)
-		case pAccept:
-			if ref := acceptRef(e); ref != "" && slices.Contains(s.cleared, ref) {
-				return c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; it can no longer be accepted", ref)
-			}
-			c.voidProposal(s, m, e)
-			return move{to: sConversing, kind: protocol.StepReply}
-		case pReject, pCounter:
-			c.remember(s, e)
-			return move{to: sConversing, kind: protocol.StepReply}
-		case pQuery, pClarify:
-			return move{to: sConversing, kind: protocol.StepClarification}
-		case pDelegate:
-			return move{to: sConversing, kind: protocol.StepHandoff}
-		case pInform:
-			return move{to: sConversing, kind: protocol.StepProgress}
-		case pPropose, pObserve:
-			c.remember(s, e)
-			return move{to: sConversing, kind: protocol.StepOther}
-		}
-		return c.notAllowed(s, m, e)
-
-	case sAgreeing:
-		switch p {
-		case pAccept:
-			ref := acceptRef(e)
-			if ref != "" && slices.Contains(s.cleared, ref) {
-				return c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; only the pending commitment %s can be accepted", ref, s.pending)
-			}
-			switch {
-			case ref == "":
-				c.r.Report(ruleS04, s.id, m, "ACCEPT names no commitment", "this ACCEPT moves the session to EXECUTING but does not name the pending commitment %s (body.commitmentId or inReplyTo)", s.pending)
-			case ref != s.pending && ref != s.pendingMsg:
-				c.r.Report(ruleS04, s.id, m, "ACCEPT names another commitment", "this ACCEPT names %s, but the pending commitment is %s", ref, s.pending)
-			}
-			if e.sender != "" && e.sender == s.committer {
-				c.r.Report(ruleS04, s.id, m, "committer accepted", "%s accepted its own COMMIT; the other party is the one to accept it", e.sender)
-			}
-			return move{to: sExecuting, kind: protocol.StepReply}
-		case pReject, pCounter:
-			if s.pending != "" {
-				if len(s.cleared) >= maxCleared {
-					s.cleared = s.cleared[1:]
-				}
-				s.cleared = append(s.cleared, s.pending)
-			}
-			s.pending, s.pendingMsg, s.committer = "", "", ""
-			c.remember(s, e)
-			return move{to: sConversing, kind: protocol.StepReply}
-		case pClarify:
-			return move{to: sAgreeing, kind: protocol.StepClarification}
-		case pEscalate:
-			return c.escalate(s, e)
-		case pClose:
-			return c.closeMove(s, e, move{to: sClosed})
-		case pWithdraw:
-			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
-		}
-		return c.notAllowed(s, m, e)
-
-	case sExecuting:
-		switch p {
-		case pInform:
-			switch e.info {
-			case "result":
-				s.resultSeen = true
-				return move{to: sExecuting, kind: protocol.StepProgress}
-			case "progress", "error":
-				return move{to: sExecuting, kind: protocol.StepProgress}
-			}
-			return c.refuse(s, m, ruleS10, "INFORM type not for EXECUTING", "while EXECUTING an INFORM is progress, result or error, got %q", e.info)
-		case pQuery:
-			return move{to: sExecuting, kind: protocol.StepClarification}
-		case pEscalate:
-			return c.escalate(s, e)
-		case pClose:
-			if reason := e.str("reason"); !s.resultSeen || reason == "unilateral" {
-				why := "before any INFORM result confirmed the obligations were fulfilled"
-				if reason == "unilateral" {
-					why = "with reason unilateral"
-				}
-				c.r.Report(ruleS09, s.id, m, "possible breach", "%s closed the session during EXECUTING %s; a unilateral close of an agreement in progress may be treated as a breach", e.sender, why)
-			}
-			return c.closeMove(s, e, move{to: sClosed})
-		case pWithdraw:
-			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
-		}
-		return c.notAllowed(s, m, e)
-
-	case sEscalated:
-		switch p {
-		case pInform:
-			if e.info != "resolution" {
-				return c.refuse(s, m, ruleS10, "INFORM not resolution", "while ESCALATED the only INFORM is informType resolution, got %q", e.info)
-			}
-			return c.resolve(s, e)
-		case pClose:
-			return c.closeMove(s, e, move{to: sClosed})
-		case pWithdraw:
-			return c.closeMove(s, e, c.lenientEdge(s, m, e, sClosed, whyAnyClose))
-		case pEscalate:
-			return c.escalateLenient(s, m, e)
-		}
-		return c.refuse(s, m, ruleS06, p+" while ESCALATED", "%s cannot leave or act in an ESCALATED session: only INFORM resolution (back to %s) or CLOSE may follow an escalation", p, s.escalatedFrom())
 	}
-	return c.notAllowed(s, m, e)
+	if r == nil {
+		otherwise := refuseUnlisted
+		if st := index.states[s.state]; st != nil {
+			otherwise = st.otherwise
+		}
+		switch otherwise {
+		case adoptConversing:
+			c.r.Report(ruleS01, s.id, m, "no invitation", "the first message of session %s is %s, not a PROPOSE of type session-invitation; the session's start was not recorded, so checking goes on as if it were CONVERSING", protocol.Clip(s.id, 40), p)
+			s.adopted, s.state = true, sConversing
+			mv := c.transition(s, m, e)
+			mv.from = sConversing
+			return mv
+		case refuseEscalated:
+			return c.refuse(s, m, ruleS06, p+" while ESCALATED", "%s cannot leave or act in an ESCALATED session: only INFORM resolution (back to %s) or CLOSE may follow an escalation", p, s.escalatedFrom())
+		}
+		return c.notAllowed(s, m, e)
+	}
+	if r.lenient != "" {
+		if c.strict {
+			return c.notAllowed(s, m, e)
+		}
+		c.r.Report(ruleS02W, s.id, m, p+" in "+s.state+" (lenient)", "%s is not in the allowed-performatives table for %s, but %s; the lenient profile accepts it (the strict profile rejects it)", p, s.state, r.lenient)
+	}
+	mv := move{to: r.to, kind: r.kind}
+	if r.act != nil {
+		r.act(c, s, m, e, &mv)
+	}
+	return mv
 }
 
-// invite starts the invitation's clocks.
-func (c *checker) invite(s *session, e *envelope) {
+// The actions and guards of the table's edges.
+
+// acceptInvitation: the invited agent's ACCEPT (row 2's first half).
+func (c *checker) acceptInvitation(s *session, m *protocol.Message, e *envelope, mv *move) {
+	if e.sender != "" && e.sender == s.inviter {
+		*mv = c.refuse(s, m, ruleS03, "inviter accepted", "%s accepted its own invitation; only the invited agent can accept it", e.sender)
+		return
+	}
+	s.accepted = true
+	if e.sender != "" && !slices.Contains(s.acceptors, e.sender) && len(s.acceptors) < maxIdentity {
+		s.acceptors = append(s.acceptors, e.sender)
+	}
+	if !c.strict {
+		s.inviteDeadline = time.Time{}
+	}
+}
+
+// identity: an INFORM identity of the exchange after the ACCEPT (row 2's
+// second half); the edge to INTRODUCED is taken by the last one.
+func (c *checker) identity(s *session, m *protocol.Message, e *envelope, mv *move) {
+	if e.info != "identity" {
+		*mv = c.refuse(s, m, ruleS10, "INFORM not identity", "while INVITED the only INFORM is informType identity, got %q", e.info)
+		return
+	}
+	if !s.accepted {
+		*mv = c.refuse(s, m, ruleS03, "identity before ACCEPT", "the identity exchange starts only after the invited agent's ACCEPT; this INFORM identity came before it")
+		return
+	}
+	if e.sender != "" && !slices.Contains(s.identities, e.sender) && len(s.identities) < maxIdentity {
+		s.identities = append(s.identities, e.sender)
+	}
+	if mv.to == sIntroduced {
+		s.inviteDeadline = time.Time{}
+	}
+}
+
+// completesIntroduction guards the edge to INTRODUCED: an accepted
+// invitation's INFORM identity after which every participant has sent its
+// identity.
+func completesIntroduction(s *session, e *envelope) bool {
+	if e.info != "identity" || !s.accepted {
+		return false
+	}
+	sent := func(p string) bool {
+		return slices.Contains(s.identities, p) || (p == e.sender && len(s.identities) < maxIdentity)
+	}
+	n := 0
+	for _, p := range append([]string{s.inviter}, s.acceptors...) {
+		if p == "" {
+			continue
+		}
+		if !sent(p) {
+			return false
+		}
+		n++
+	}
+	return n >= 2 || (s.inviter == "" && n >= 1)
+}
+
+// acceptProposal: an ACCEPT while CONVERSING, of a proposal that must not
+// be void or cleared.
+func (c *checker) acceptProposal(s *session, m *protocol.Message, e *envelope, mv *move) {
+	if ref := acceptRef(e); ref != "" && slices.Contains(s.cleared, ref) {
+		*mv = c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; it can no longer be accepted", ref)
+		return
+	}
+	c.voidProposal(s, m, e)
+}
+
+// commit: a COMMIT makes its commitment the pending one (row 5).
+func (c *checker) commit(s *session, _ *protocol.Message, e *envelope, _ *move) {
+	s.pending, s.pendingMsg, s.committer = e.str("commitmentId"), e.messageID, e.sender
+}
+
+// acceptCommitment: the ACCEPT of the pending COMMIT (row 9).
+func (c *checker) acceptCommitment(s *session, m *protocol.Message, e *envelope, mv *move) {
+	ref := acceptRef(e)
+	if ref != "" && slices.Contains(s.cleared, ref) {
+		*mv = c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; only the pending commitment %s can be accepted", ref, s.pending)
+		return
+	}
+	switch {
+	case ref == "":
+		c.r.Report(ruleS04, s.id, m, "ACCEPT names no commitment", "this ACCEPT moves the session to EXECUTING but does not name the pending commitment %s (body.commitmentId or inReplyTo)", s.pending)
+	case ref != s.pending && ref != s.pendingMsg:
+		c.r.Report(ruleS04, s.id, m, "ACCEPT names another commitment", "this ACCEPT names %s, but the pending commitment is %s", ref, s.pending)
+	}
+	if e.sender != "" && e.sender == s.committer {
+		c.r.Report(ruleS04, s.id, m, "committer accepted", "%s accepted its own COMMIT; the other party is the one to accept it", e.sender)
+	}
+}
+
+// clearCommitment: a REJECT or COUNTER of the pending COMMIT clears it (row 10).
+func (c *checker) clearCommitment(s *session, m *protocol.Message, e *envelope, mv *move) {
+	if s.pending != "" {
+		if len(s.cleared) >= maxCleared {
+			s.cleared = s.cleared[1:]
+		}
+		s.cleared = append(s.cleared, s.pending)
+	}
+	s.pending, s.pendingMsg, s.committer = "", "", ""
+	c.remember(s, m, e, mv)
+}
+
+// executionReport: an INFORM while EXECUTING is progress, result or error.
+func (c *checker) executionReport(s *session, m *protocol.Message, e *envelope, mv *move) {
+	switch e.info {
+	case "result":
+		s.resultSeen = true
+	case "progress", "error":
+	default:
+		*mv = c.refuse(s, m, ruleS10, "INFORM type not for EXECUTING", "while EXECUTING an INFORM is progress, result or error, got %q", e.info)
+	}
+}
+
+// closeExecution: a CLOSE during EXECUTING before the obligations were
+// reported fulfilled may be a breach (row 11).
+func (c *checker) closeExecution(s *session, m *protocol.Message, e *envelope, mv *move) {
+	if reason := e.str("reason"); !s.resultSeen || reason == "unilateral" {
+		why := "before any INFORM result confirmed the obligations were fulfilled"
+		if reason == "unilateral" {
+			why = "with reason unilateral"
+		}
+		c.r.Report(ruleS09, s.id, m, "possible breach", "%s closed the session during EXECUTING %s; a unilateral close of an agreement in progress may be treated as a breach", e.sender, why)
+	}
+	c.closeSession(s, m, e, mv)
+}
+
+// closeSession: the lenient profile keeps a session closed by CLOSE open
+// for the other participant's CLOSE (mutual close).
+func (c *checker) closeSession(s *session, _ *protocol.Message, e *envelope, _ *move) {
+	if e.perf == pClose && !c.strict {
+		s.grace, s.graceFrom = graceMutualClose, e.sender
+	}
+}
+
+// invite: the session-invitation PROPOSE starts the invitation's clocks (row 1).
+func (c *checker) invite(s *session, _ *protocol.Message, e *envelope, _ *move) {
 	s.inviter = e.sender
 	if e.hasTS {
 		s.inviteDeadline = e.ts.Add(invitationTimeout)
@@ -276,27 +245,8 @@ func (c *checker) invite(s *session, e *envelope) {
 	}
 }
 
-// introduced reports whether every participant has sent its identity.
-func (c *checker) introduced(s *session) bool {
-	if !s.accepted {
-		return false
-	}
-	need := append([]string{s.inviter}, s.acceptors...)
-	n := 0
-	for _, p := range need {
-		if p == "" {
-			continue
-		}
-		if !slices.Contains(s.identities, p) {
-			return false
-		}
-		n++
-	}
-	return n >= 2 || (s.inviter == "" && n >= 1)
-}
-
 // remember records a proposal's validUntil for ASP-T05.
-func (c *checker) remember(s *session, e *envelope) {
+func (c *checker) remember(s *session, _ *protocol.Message, e *envelope, _ *move) {
 	id := e.str("proposalId")
 	if id == "" {
 		return
@@ -341,7 +291,9 @@ func acceptRef(e *envelope) string {
 	return e.inReplyTo
 }
 
-func (c *checker) escalate(s *session, e *envelope) move {
+// escalate: an ESCALATE pauses the session and starts the escalation's
+// clock; the state it leaves is pushed for the resolution.
+func (c *checker) escalate(s *session, _ *protocol.Message, e *envelope, _ *move) {
 	x := escalation{prev: s.state}
 	if e.hasTS {
 		timeout := escalationTimeout
@@ -357,29 +309,24 @@ func (c *checker) escalate(s *session, e *envelope) move {
 	} else {
 		s.stack[len(s.stack)-1].deadline = x.deadline
 	}
-	return move{to: sEscalated, kind: protocol.StepState}
 }
 
-func (c *checker) escalateLenient(s *session, m *protocol.Message, e *envelope) move {
-	mv := c.lenientEdge(s, m, e, sEscalated, whyAnyEscalate)
-	if mv.to == sEscalated {
-		return c.escalate(s, e)
+// resolve: an INFORM resolution leaves ESCALATED for the state the
+// escalation left (row 14).
+func (c *checker) resolve(s *session, m *protocol.Message, e *envelope, mv *move) {
+	if e.info != "resolution" {
+		*mv = c.refuse(s, m, ruleS10, "INFORM not resolution", "while ESCALATED the only INFORM is informType resolution, got %q", e.info)
+		return
 	}
-	return mv
-}
-
-// resolve leaves ESCALATED for the state the escalation left.
-func (c *checker) resolve(s *session, e *envelope) move {
-	to := sConversing // a session adopted while ESCALATED: the state left is unknown
+	mv.to = sConversing // a session adopted while ESCALATED: the state left is unknown
 	if n := len(s.stack); n > 0 {
 		x := s.stack[n-1]
 		s.stack = s.stack[:n-1]
-		to = x.prev
-		if to != sEscalated && e.hasTS && !x.start.IsZero() && e.ts.After(x.start) {
+		mv.to = x.prev
+		if mv.to != sEscalated && e.hasTS && !x.start.IsZero() && e.ts.After(x.start) {
 			s.paused += e.ts.Sub(x.start)
 		}
 	}
-	return move{to: to, kind: protocol.StepState}
 }
 
 func (s *session) escalatedFrom() string {
