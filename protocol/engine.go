@@ -1,12 +1,11 @@
 package protocol
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // StreamProtocol is the protocol name of findings about the stream itself:
@@ -54,22 +53,6 @@ type Sink struct {
 	SessionDone func(SessionSummary)
 }
 
-// FieldReader is an optional interface of a Checker that decodes each of
-// its messages completely anyway: reading the routing fields in the same
-// pass spares the engine a second scan of the message with peek.Peek.
-//
-// While the messages keep going to the same model, the engine asks that
-// model's checker, if it is a FieldReader, to read the next message's
-// fields, and otherwise calls peek.Peek. Handle(m) of a FieldReader is
-// always directly preceded by its ReadFields(m) (the engine calls it before
-// Handle when it read m's fields another way), so the checker may keep its
-// decoding of m for Handle; a message read by ReadFields may also go to
-// another model, or nowhere.
-type FieldReader interface {
-	// ReadFields sets m.Fields from m.Raw exactly as peek.Peek(m.Raw) does.
-	ReadFields(m *Message)
-}
-
 // Claimer is an optional interface of a Checker for messages that no
 // model recognises by their own fields but that the run so far places in
 // the checker's protocol: a producer's error answer to a subscriber's reply
@@ -77,7 +60,7 @@ type FieldReader interface {
 // offers a Claimer each message no model recognised, before reporting it
 // as of unknown protocol; a claimed message goes to that checker's Handle.
 type Claimer interface {
-	// Claim reports whether the checker takes m (m.Fields are read).
+	// Claim reports whether the checker takes m (m.Doc is decoded).
 	Claim(m *Message) bool
 }
 
@@ -85,10 +68,9 @@ type Claimer interface {
 type Engine struct {
 	models   []Model
 	checkers []Checker
-	readers  []FieldReader // per model; nil when its checker is not a FieldReader
-	forced   int           // index into models, or -1
-	last     int           // model of the previous dispatched message, or -1
-	read     int           // model whose reader read the current message, or -1
+	forced   int // index into models, or -1
+	// doc decodes the messages that come undecoded (Message.Doc nil).
+	doc      payload.Doc
 	sink     Sink
 	levels   map[string]Level
 	disabled map[string]bool
@@ -121,8 +103,6 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 	e := &Engine{
 		models:   models,
 		forced:   -1,
-		last:     -1,
-		read:     -1,
 		sink:     sink,
 		levels:   map[string]Level{},
 		disabled: map[string]bool{},
@@ -151,10 +131,8 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 		e.disabled[id] = true
 	}
 	e.checkers = make([]Checker, len(models))
-	e.readers = make([]FieldReader, len(models))
 	for i, m := range models {
 		e.checkers[i] = m.NewChecker(&reporter{e: e, protocol: m.Name()}, opts)
-		e.readers[i], _ = e.checkers[i].(FieldReader)
 	}
 	return e, nil
 }
@@ -170,44 +148,42 @@ func modelNames(models []Model) string {
 	return s
 }
 
-// Feed checks one message. m.Fields is filled by Feed from m.Raw.
+// Feed checks one message. Unless m.Doc already holds the decoding of
+// m.Raw (Message.Decode), Feed decodes it, once, and every model's
+// recognition and checks read that decoding.
+//
+// A payload that is not a valid JSON object goes to the one protocol the
+// stream has held so far, or else to the one model that recognises what
+// its members before the error gave; otherwise it is STREAM-NOT-JSON.
 func (e *Engine) Feed(m *Message) {
 	e.stats.Messages++
-	e.read = e.forced
-	if e.read < 0 {
-		e.read = e.last
-	}
-	if e.read >= 0 && e.readers[e.read] != nil {
-		e.readers[e.read].ReadFields(m)
-	} else {
-		e.read = -1
-		m.Fields = peek.Peek(m.Raw)
+	if !m.decoded() {
+		m.Decode(&e.doc)
 	}
 	if e.forced >= 0 {
 		e.dispatch(e.forced, m)
 		return
 	}
-	if !m.Fields.Object {
+	if !m.Doc.IsObject() {
 		if only := e.onlyProtocol(); only >= 0 {
 			e.dispatch(only, m)
 			return
 		}
-		if m.Fields.Array {
+		if m.Doc.Valid() && m.Doc.Kind() == payload.Array {
 			e.streamFinding(ruleNotJSON, m, "a JSON array", "message %d is a JSON array, not an object: check reads one message per line (JSON lines) or per capture record, so an array of events must be split into one event per line (e.g. jq -c '.[]')", m.Index)
 			return
+		}
+		if m.Doc.Kind() == payload.Object {
+			if match, count := e.recognize(m); count == 1 {
+				e.seen[match]++
+				e.dispatch(match, m)
+				return
+			}
 		}
 		e.streamFinding(ruleNotJSON, m, "not JSON", "message %d is not a JSON object, and the stream holds no single protocol it could belong to", m.Index)
 		return
 	}
-	match, count := -1, 0
-	for i, mod := range e.models {
-		if mod.Recognize(m) {
-			if count == 0 {
-				match = i
-			}
-			count++
-		}
-	}
+	match, count := e.recognize(m)
 	switch count {
 	case 0:
 		for i, c := range e.checkers {
@@ -232,12 +208,23 @@ func (e *Engine) Feed(m *Message) {
 	}
 }
 
+// recognize asks every model about m: the first that recognises it, and
+// how many do.
+func (e *Engine) recognize(m *Message) (match, count int) {
+	match = -1
+	for i, mod := range e.models {
+		if mod.Recognize(m) {
+			if count == 0 {
+				match = i
+			}
+			count++
+		}
+	}
+	return match, count
+}
+
 func (e *Engine) dispatch(i int, m *Message) {
 	e.byModel[i]++
-	if r := e.readers[i]; r != nil && e.read != i {
-		r.ReadFields(m) // the same fields again; the checker keeps its decoding for Handle
-	}
-	e.last = i
 	e.checkers[i].Handle(m)
 }
 
@@ -267,11 +254,9 @@ func (e *Engine) Begin(info StreamInfo) {
 // Connection passes a capture's connection record to the checkers that
 // observe connections. c.Event is filled from c.Raw.
 func (e *Engine) Connection(c *Conn) {
-	var ev struct {
-		Event string `json:"event"`
-	}
-	if json.Unmarshal(c.Raw, &ev) == nil {
-		c.Event = ev.Event
+	var d payload.Doc
+	if d.Decode(c.Raw); d.IsObject() {
+		c.Event = d.Routing.Event
 	}
 	for _, ch := range e.checkers {
 		if o, ok := ch.(StreamObserver); ok {
@@ -301,7 +286,7 @@ func (e *Engine) Stats() Stats {
 func (e *Engine) streamFinding(rule *Rule, m *Message, short, format string, args ...any) {
 	e.emit(Finding{
 		Protocol: StreamProtocol,
-		Session:  m.Fields.SessionKey(),
+		Session:  m.Doc.Routing.SessionKey(),
 		RuleID:   rule.ID,
 		Index:    m.Index,
 		Offset:   m.Offset,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -38,7 +38,7 @@ type toyChecker struct {
 }
 
 func (c *toyChecker) Handle(m *protocol.Message) {
-	if !m.Fields.Object {
+	if !m.Doc.IsObject() {
 		c.r.Report("TOY-NOT-JSON", "", m, "not JSON", "message %d is not JSON", m.Index)
 		return
 	}
@@ -110,6 +110,10 @@ func TestEngineRouting(t *testing.T) {
 		{"violation and open session", "", nil, []string{`{"toy":"open","session":"s1"}`, `{"toy":"bad","session":"s1"}`}, []string{"toy/TOY-BAD@1", "toy/TOY-OPEN@-1"}},
 		{"unknown protocol", "", nil, []string{`{"other":1}`}, []string{"stream/STREAM-UNKNOWN-PROTOCOL@0"}},
 		{"not json, no protocol yet", "", nil, []string{`nope`}, []string{"stream/STREAM-NOT-JSON@0"}},
+		{"an object with a broken value is not JSON", "", nil, []string{`{"a": @@@}`}, []string{"stream/STREAM-NOT-JSON@0"}},
+		{"a truncated object is not JSON", "", nil, []string{`{"other":1`}, []string{"stream/STREAM-NOT-JSON@0"}},
+		{"a JSON array is not an object", "", nil, []string{`[{"toy":"open"}]`}, []string{"stream/STREAM-NOT-JSON@0"}},
+		{"a broken object its members place in a protocol goes to it", "", nil, []string{`{"toy":"open","session":"s1","x":tru}`}, []string{"toy/TOY-NOT-JSON@0"}},
 		{"not json in a single-protocol stream goes to that protocol", "", nil, []string{`{"toy":"open","session":"s1"}`, `nope`, `{"toy":"close","session":"s1"}`}, []string{"toy/TOY-NOT-JSON@1"}},
 		{"forced protocol takes unknown messages", "toy", nil, []string{`{"other":1}`}, nil},
 		{"disabled rule", "", &protocol.Options{Disabled: []string{"TOY-OPEN"}}, []string{`{"toy":"open","session":"s1"}`}, nil},
@@ -217,68 +221,86 @@ func TestSessionsBoundedClosedMemory(t *testing.T) {
 	}
 }
 
-// readerModel is toyModel whose checker is a protocol.FieldReader that
-// logs its calls.
-type readerModel struct {
+// docModel is toyModel that logs which decoding its recognition and its
+// checker are handed.
+type docModel struct {
 	toyModel
 	log *[]string
+	// docs names the Docs it has seen, by pointer.
+	docs map[*payload.Doc]string
 }
 
-func (m readerModel) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Checker {
-	return &readerChecker{toyChecker: m.toyModel.NewChecker(r, opts).(*toyChecker), log: m.log}
-}
-
-type readerChecker struct {
-	*toyChecker
-	log  *[]string
-	read *protocol.Message
-	at   int64
-}
-
-func (c *readerChecker) ReadFields(m *protocol.Message) {
-	m.Fields = peek.Peek(m.Raw)
-	c.read, c.at = m, m.Index
-	*c.log = append(*c.log, fmt.Sprintf("read %d", m.Index))
-}
-
-func (c *readerChecker) Handle(m *protocol.Message) {
-	if c.read != m || c.at != m.Index {
-		*c.log = append(*c.log, fmt.Sprintf("handle %d without its ReadFields", m.Index))
+func (m docModel) name(d *payload.Doc) string {
+	if _, ok := m.docs[d]; !ok {
+		m.docs[d] = fmt.Sprintf("doc%d", len(m.docs))
 	}
-	c.read = nil
-	*c.log = append(*c.log, fmt.Sprintf("handle %d", m.Index))
-	c.toyChecker.Handle(m)
+	return m.docs[d]
 }
 
-// TestEngineFieldReader: while messages keep going to the same model, its
-// FieldReader reads the next message's fields instead of peek.Peek; when
-// the engine peeked a message that then goes to a FieldReader, it calls
-// ReadFields before Handle, so Handle always follows its own ReadFields.
-func TestEngineFieldReader(t *testing.T) {
+func (m docModel) Recognize(msg *protocol.Message) bool {
+	*m.log = append(*m.log, fmt.Sprintf("recognize %d %s %s", msg.Index, m.name(msg.Doc), msg.Doc.Routing.Type))
+	return m.toyModel.Recognize(msg)
+}
+
+func (m docModel) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Checker {
+	return docChecker{m.toyModel.NewChecker(r, opts).(*toyChecker), m}
+}
+
+type docChecker struct {
+	*toyChecker
+	m docModel
+}
+
+func (c docChecker) Handle(msg *protocol.Message) {
+	d := msg.Doc
+	same := &d.Raw()[0] == &msg.Raw[0] && len(d.Raw()) == len(msg.Raw)
+	*c.m.log = append(*c.m.log, fmt.Sprintf("handle %d %s %v", msg.Index, c.m.name(d), same))
+	c.toyChecker.Handle(msg)
+}
+
+// TestEngineDecodesOnce: the engine decodes each message once and hands
+// the same decoding to every model's recognition and to the checker; a
+// message the caller decoded (Message.Decode) keeps its decoding, and one
+// whose Doc holds other bytes is decoded again.
+func TestEngineDecodesOnce(t *testing.T) {
 	var log []string
-	e, err := protocol.NewEngine([]protocol.Model{readerModel{log: &log}, kahnLike{}}, "", nil, protocol.Sink{})
+	dm := docModel{log: &log, docs: map[*payload.Doc]string{}}
+	e, err := protocol.NewEngine([]protocol.Model{dm, docModel{log: &log, docs: dm.docs}}, "", nil, protocol.Sink{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := []string{`{"toy":"open","session":"s1"}`, `{"toy":"go","session":"s1"}`, `{"kahn":1}`, `{"toy":"go","session":"s1"}`, `{"toy":"close","session":"s1"}`}
-	var m protocol.Message // reused, as package input does
-	for i, l := range lines {
-		m = protocol.Message{Index: int64(i), Raw: []byte(l)}
-		e.Feed(&m)
-		if want := peek.Peek(m.Raw); m.Fields != want {
-			t.Errorf("message %d: fields %+v, want %+v", i, m.Fields, want)
+	var ahead, stale payload.Doc
+	stale.Decode([]byte(`{"toy":"stale","type":"old"}`))
+	dm.name(&ahead)
+	dm.name(&stale)
+	for i, l := range []string{`{"toy":"open","session":"s1","type":"a"}`, `{"toy":"go","session":"s1","type":"b"}`, `{"toy":"go","session":"s1","type":"c"}`} {
+		m := protocol.Message{Index: int64(i), Raw: []byte(l)}
+		switch i {
+		case 1:
+			m.Decode(&ahead)
+		case 2:
+			m.Doc = &stale
 		}
+		e.Feed(&m)
 	}
-	e.Finish()
-	// 0: no model yet, peeked, then read before Handle. 1: read by the
-	// toy reader. 2: read by it too, but goes to the other model. 3: peeked
-	// (the last message went elsewhere), read before Handle. 4: read.
-	want := "read 0|handle 0|read 1|handle 1|read 2|read 3|handle 3|read 4|handle 4"
+	// Both models recognise each message, so it is ambiguous and handled by
+	// neither; the log shows which decoding each call saw.
+	want := "recognize 0 doc2 a|recognize 0 doc2 a|recognize 0 doc2 a|recognize 0 doc2 a|" +
+		"recognize 1 doc0 b|recognize 1 doc0 b|recognize 1 doc0 b|recognize 1 doc0 b|" +
+		"recognize 2 doc2 c|recognize 2 doc2 c|recognize 2 doc2 c|recognize 2 doc2 c"
 	if got := strings.Join(log, "|"); got != want {
 		t.Errorf("calls\n got %s\nwant %s", got, want)
 	}
-	if n := e.Stats().ByProtocol["kahnlike"]; n != 1 {
-		t.Errorf("%d messages for the other model, want 1", n)
+	log = nil
+	e, err = protocol.NewEngine([]protocol.Model{dm}, "", nil, protocol.Sink{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := protocol.Message{Index: 3, Raw: []byte(`{"toy":"open","session":"s2","type":"d"}`)}
+	m.Decode(&ahead)
+	e.Feed(&m)
+	if got, want := strings.Join(log, "|"), "recognize 3 doc0 d|handle 3 doc0 true"; got != want {
+		t.Errorf("calls\n got %s\nwant %s", got, want)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Level is how serious a rule is. The order matters: Must > Should > Info.
@@ -180,8 +180,30 @@ type Message struct {
 	Raw []byte
 	// Attrs are transport attributes (SSE id/event, JSON-RPC method), may be nil.
 	Attrs map[string]string
-	// Fields are the routing fields, read once by the engine.
-	Fields peek.Fields
+	// Doc is the payload decoded once (validity, members, routing fields,
+	// statistics) for recognition and every check. Engine.Feed decodes Raw
+	// into a Doc of its own when Doc is nil or was decoded from other bytes;
+	// a caller may decode earlier, on another goroutine, with Decode. Like
+	// Raw it is valid only during the call that receives the Message.
+	Doc *payload.Doc
+}
+
+// Decode decodes m.Raw into d (reset first, its buffers reused) and sets
+// m.Doc to d, so that Engine.Feed need not decode m again. It touches no
+// engine state: a reading goroutine may decode messages ahead of the
+// engine, each into a Doc of its own.
+func (m *Message) Decode(d *payload.Doc) {
+	d.Decode(m.Raw)
+	m.Doc = d
+}
+
+// decoded reports whether m.Doc holds the decoding of m.Raw.
+func (m *Message) decoded() bool {
+	if m.Doc == nil {
+		return false
+	}
+	r := m.Doc.Raw()
+	return len(r) == len(m.Raw) && (len(r) == 0 || &r[0] == &m.Raw[0])
 }
 
 // Conn is one connection record of a capture: a source connected, lost its
@@ -370,7 +392,9 @@ type Model interface {
 	// Machine is the protocol's state machine.
 	Machine() Machine
 	// Recognize reports whether m is a message of this protocol, judging
-	// by its top-level fields only.
+	// by its decoded top-level members (m.Doc) only. It is also asked about
+	// payloads that are not JSON, with the routing fields their members
+	// before the error gave.
 	Recognize(m *Message) bool
 	// NewChecker starts a run: the checker keeps the run's state and
 	// reports to r.

@@ -140,7 +140,7 @@ func (a *analysis) run(ctx context.Context, path, force string, opts *protocol.O
 	}
 	_, err = input.Each(ctx, path, func(m *protocol.Message) error {
 		eng.Feed(m)
-		key := m.Fields.SessionKey()
+		key := m.Doc.Routing.SessionKey()
 		a.mu.Lock()
 		a.read++
 		if key != "" {
@@ -150,11 +150,11 @@ func (a *analysis) run(ctx context.Context, path, force string, opts *protocol.O
 			}
 			s.Messages++
 			s.Last = m.Offset
-			if t := m.Fields.TypeName(); t != "" {
+			if t := m.Doc.Routing.TypeName(); t != "" {
 				s.Types = addValue(s.Types, t)
 			}
-			u := m.Fields.Urgency
-			if u == "" && m.Fields.Type != "" {
+			u := m.Doc.Routing.Urgency
+			if u == "" && m.Doc.Routing.Type != "" {
 				u = "normal"
 			}
 			if u != "" {

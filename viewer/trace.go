@@ -10,6 +10,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -85,8 +86,9 @@ func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protoco
 	info, ok := s.idx.Session(id)
 	if !ok {
 		// Not keyed in the index: read everything and keep the session's messages.
+		var d payload.Doc
 		_, err := input.Each(ctx, s.opts.Path, func(m *protocol.Message) error {
-			if k := m.Fields.SessionKey(); k == id || k == "" {
+			if m.Decode(&d); d.Routing.SessionKey() == id || d.Routing.SessionKey() == "" {
 				fn(m)
 			}
 			return nil

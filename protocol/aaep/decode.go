@@ -1,16 +1,13 @@
 package aaep
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"math"
 	"math/bits"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Event is one decoded AAEP message: a core or extension event (Type has the
@@ -49,8 +46,6 @@ type Event struct {
 	typeExact bool
 	// ts is Timestamp read by the prose-strict grammar.
 	ts tsParse
-	// escaped marks the known keys whose string value has escapes.
-	escaped keySet
 	// present marks the known keys the message has.
 	present keySet
 	// vals holds the raw values of the known top-level keys, by key.
@@ -155,17 +150,8 @@ func (e *Event) Fields() map[string]json.RawMessage {
 }
 
 // text returns the content of known top-level string field k: without
-// copying when it has no escapes (the scan knows), unescaped otherwise.
-func (e *Event) text(k key) ([]byte, bool) {
-	r := e.vals[k]
-	if len(r) < 2 || r[0] != '"' {
-		return nil, false
-	}
-	if !e.escaped.has(k) {
-		return r[1 : len(r)-1], true
-	}
-	return rawText(r)
-}
+// copying when it has no escapes, unescaped otherwise.
+func (e *Event) text(k key) ([]byte, bool) { return rawText(e.vals[k]) }
 
 // decodeError says why a payload is not a JSON object.
 type decodeError struct {
@@ -175,153 +161,87 @@ type decodeError struct {
 
 func (e *decodeError) Error() string { return e.msg + " at byte " + strconv.Itoa(e.offset) }
 
-// decode validates raw as one strict RFC 8259 JSON object and decodes it
-// into ev, reusing ev's buffers. It returns a *decodeError when raw is not
-// a JSON object. It does not validate UTF-8: when ev.scan.nonASCII is set
-// (or raw is not an object), the caller does. known, when not nil, holds
-// the routing fields the engine already read from raw: equal strings are
-// taken from it instead of being allocated again.
-func decode(raw []byte, ev *Event, known *peek.Fields) error {
+// decode builds ev from d, the engine's one decoding of the message,
+// reusing ev's buffers. It returns a *decodeError when the payload is not
+// a JSON object; its offset, like ev.Raw, counts from after a byte-order
+// mark (which ENV-UTF8 reports on its own).
+func decode(d *payload.Doc, ev *Event) error {
 	unknown, unknownVals, idx := ev.unknown[:0], ev.unknownVals[:0], ev.unknownIdx
 	clear(ev.unknownVals) // drop references to the previous payload
 	if len(ev.unknown) >= unknownIndexMin {
 		clear(idx)
 	}
+	bom := 0
+	if d.BOM() {
+		bom = 3
+	}
+	raw := d.Raw()[bom:]
 	*ev = Event{Raw: raw, unknown: unknown, unknownVals: unknownVals, unknownIdx: idx}
-	s := scanner{b: raw, ev: ev}
-	err := s.document()
-	ev.scan.nonASCII = s.nonASCII
-	if err != nil {
-		return err
+	st := d.Stats()
+	ev.scan.nonASCII = st.NonASCII
+	if !d.IsObject() {
+		return notObject(d, bom)
 	}
-	if known == nil {
-		known = &peek.Fields{}
+	members := d.Members()
+	for _, m := range members {
+		val := json.RawMessage(m.Value)
+		if k := lookupKeyBytes(m.Name); k != kUnknown {
+			ev.vals[k] = val
+			ev.present.add(k)
+		} else {
+			ev.addUnknown(string(m.Name), val)
+		}
 	}
-	ev.fill(known)
+	ev.scan.keys = len(members)
+	ev.scan.depth, ev.scan.tooDeep = st.Depth, st.TooDeep
+	if st.Dup >= 0 {
+		ev.scan.dupKey = string(members[st.Dup].Name)
+	}
+	if st.BigInt != nil {
+		ev.scan.bigInt = string(st.BigInt)
+		if st.BigIntMember >= 0 {
+			ev.scan.bigIntKey = string(members[st.BigIntMember].Name)
+		}
+	}
+	if st.LongString > 0 {
+		ev.scan.longStr, ev.scan.longStrAt = st.LongString, st.LongStringAt-bom
+		ev.scan.longStrTok = json.RawMessage(d.Raw()[st.LongStringAt : st.LongStringAt+st.LongString+2])
+		if st.LongString > maxStringBytes && st.LongStringMember >= 0 {
+			// Only ENV-SIZE reads the name, past that length.
+			ev.scan.longStrKey = string(members[st.LongStringMember].Name)
+		}
+	}
+	ev.fill(&d.Routing)
 	return nil
 }
 
-// str returns top-level string field k, reusing known when it is equal.
-func (ev *Event) str(k key, known string) string {
-	b, ok := ev.text(k)
+// notObject says why d, which is not a JSON object, cannot be an AAEP
+// message, at offsets counted after a byte-order mark of bom bytes.
+func notObject(d *payload.Doc, bom int) error {
+	at := d.Start() - bom
 	switch {
-	case !ok:
-		return ""
-	case string(b) == known:
-		return known
+	case d.Kind() == payload.Absent:
+		return &decodeError{offset: len(d.Raw()) - bom, msg: "empty message"}
+	case d.Kind() == payload.Object:
+		e := d.Err()
+		return &decodeError{offset: e.Offset - bom, msg: e.Msg}
+	case !d.Valid():
+		return &decodeError{offset: at, msg: "not JSON: expected '{'"}
+	case d.Kind() == payload.Array:
+		return &decodeError{offset: at, msg: "a JSON array, not an object: each message is one event; split an array of events into one per line (e.g. jq -c '.[]')"}
 	}
-	return string(b)
+	return &decodeError{offset: at, msg: "a JSON value that is not an object"}
 }
 
-// typeName returns the type field as a string, without allocating for the
-// core and handshake types.
-func (ev *Event) typeName(known string) string {
-	b, ok := ev.text(kType)
-	if !ok {
-		return ""
-	}
-	switch string(b) { // a switch on the conversion does not allocate
-	case TypeSessionStarted:
-		return TypeSessionStarted
-	case TypeSessionCompleted:
-		return TypeSessionCompleted
-	case TypeSessionErrored:
-		return TypeSessionErrored
-	case TypeSessionCancelled:
-		return TypeSessionCancelled
-	case TypeStateChanged:
-		return TypeStateChanged
-	case TypeProgressUpdated:
-		return TypeProgressUpdated
-	case TypeToolInvoked:
-		return TypeToolInvoked
-	case TypeToolCompleted:
-		return TypeToolCompleted
-	case TypeOutputStreaming:
-		return TypeOutputStreaming
-	case TypeAwaitingConfirmation:
-		return TypeAwaitingConfirmation
-	case TypeAwaitingClarification:
-		return TypeAwaitingClarification
-	case TypeHandoffRequested:
-		return TypeHandoffRequested
-	case MsgSubscriptionRequest:
-		return MsgSubscriptionRequest
-	case MsgSubscriptionAccepted:
-		return MsgSubscriptionAccepted
-	case MsgSubscriptionRejected:
-		return MsgSubscriptionRejected
-	case MsgSubscriptionRenegotiate:
-		return MsgSubscriptionRenegotiate
-	case MsgSubscriptionClose:
-		return MsgSubscriptionClose
-	case MsgConfirmationReply:
-		return MsgConfirmationReply
-	case MsgClarificationReply:
-		return MsgClarificationReply
-	case known:
-		return known
-	}
-	return string(b)
-}
-
-// urgencyName returns the urgency field as a string, without allocating
-// for the three defined values.
-func (ev *Event) urgencyName(known string) string {
-	b, ok := ev.text(kUrgency)
-	if !ok {
-		return ""
-	}
-	switch string(b) {
-	case "normal":
-		return "normal"
-	case "critical":
-		return "critical"
-	case "background":
-		return "background"
-	case known:
-		return known
-	}
-	return string(b)
-}
-
-// routing sets f to the routing fields of the message, as peek.Peek reads
-// them: the AAEP fields, the ASP and KAHN ones among the unknown keys, and
-// whether an "envelope" object is present.
-func (ev *Event) routing(f *peek.Fields) {
-	*f = peek.Fields{Object: true, Type: ev.Type, EventID: ev.EventID, SessionID: ev.SessionID,
-		Urgency: ev.Urgency, Timestamp: ev.Timestamp}
-	for i, name := range ev.unknown {
-		var dst *string
-		switch name {
-		case "performative":
-			dst = &f.Performative
-		case "sessionId":
-			dst = &f.ASPSessionID
-		case "messageId":
-			dst = &f.ASPMessageID
-		case "run_id":
-			dst = &f.RunID
-		case "event":
-			dst = &f.Event
-		case "ts":
-			dst = &f.TS
-		case "envelope":
-			f.ASPHasEnvelop = len(ev.unknownVals[i]) > 0 && ev.unknownVals[i][0] == '{'
-		}
-		if dst != nil {
-			*dst, _ = rawString(ev.unknownVals[i])
-		}
-	}
-}
-
-// fill derives the convenience fields from the raw values.
-func (ev *Event) fill(known *peek.Fields) {
-	ev.Type = ev.typeName(known.Type)
-	ev.EventID = ev.str(kEventID, known.EventID)
-	ev.SessionID = ev.str(kSessionID, known.SessionID)
-	ev.Timestamp = ev.str(kTimestamp, known.Timestamp)
-	ev.Urgency = ev.urgencyName(known.Urgency)
+// fill derives the convenience fields from the raw values; the string
+// fields are the decoding's routing fields (the same last-member-wins
+// reading, allocated once).
+func (ev *Event) fill(r *payload.Routing) {
+	ev.Type = r.Type
+	ev.EventID = r.EventID
+	ev.SessionID = r.SessionID
+	ev.Timestamp = r.Timestamp
+	ev.Urgency = r.Urgency
 	ev.SeqNo, ev.HasSeqNo = rawInt(ev.vals[kSeqNo])
 	ev.typeExact = true
 	if n := NormalizeType(ev.Type); coreIndex(n) >= 0 {
@@ -489,101 +409,35 @@ func parseLenient(s string) (time.Time, bool) {
 
 // ---- raw value helpers ----
 
+// The raw value helpers read with the one semantics of payload.Value (see
+// there): an integer is a whole number however written (JSON Schema's
+// "integer", which the AAEP schemas use), strings are unescaped.
+
 // rawString returns r as a string when it is a JSON string.
-func rawString(r json.RawMessage) (string, bool) {
-	b, ok := rawText(r)
-	if !ok {
-		return "", false
-	}
-	return string(b), true
-}
+func rawString(r json.RawMessage) (string, bool) { return payload.Value(r).Str() }
 
 // rawText returns the content of JSON string r without copying when it
 // holds no escapes, unescaped otherwise.
-func rawText(r json.RawMessage) ([]byte, bool) {
-	if len(r) < 2 || r[0] != '"' {
-		return nil, false
-	}
-	in := r[1 : len(r)-1]
-	for _, c := range in {
-		if c == '\\' {
-			var s string
-			if err := json.Unmarshal(r, &s); err != nil {
-				return nil, false
-			}
-			return []byte(s), true
-		}
-	}
-	return in, true
-}
+func rawText(r json.RawMessage) ([]byte, bool) { return payload.Value(r).Text() }
 
 // rawNumber reports whether r is a JSON number and returns its value.
-func rawNumber(r json.RawMessage) (float64, bool) {
-	if len(r) == 0 || !(r[0] == '-' || (r[0] >= '0' && r[0] <= '9')) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(r), 64)
-	if err != nil && !isRangeErr(err) {
-		return 0, false
-	}
-	return f, true
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
-}
+func rawNumber(r json.RawMessage) (float64, bool) { return payload.Value(r).Number() }
 
 // rawInt returns r as an int64 when it is a JSON number with an integral
 // value (JSON Schema's "integer": 3 and 3.0 both count) that fits.
-func rawInt(r json.RawMessage) (int64, bool) {
-	if len(r) == 0 || !(r[0] == '-' || (r[0] >= '0' && r[0] <= '9')) {
-		return 0, false
-	}
-	neg := r[0] == '-'
-	i := 0
-	if neg {
-		i = 1
-	}
-	var v int64
-	j := i
-	for ; j < len(r) && r[j] >= '0' && r[j] <= '9'; j++ {
-		if v > (math.MaxInt64-9)/10 {
-			return 0, false
-		}
-		v = v*10 + int64(r[j]-'0')
-	}
-	if j == len(r) && j > i {
-		if neg {
-			v = -v
-		}
-		return v, true
-	}
-	f, ok := rawNumber(r)
-	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<62 {
-		return 0, false
-	}
-	return int64(f), true
-}
+func rawInt(r json.RawMessage) (int64, bool) { return payload.Value(r).Int() }
 
-func rawBool(r json.RawMessage) (bool, bool) {
-	switch string(r) {
-	case "true":
-		return true, true
-	case "false":
-		return false, true
-	}
-	return false, false
-}
+func rawBool(r json.RawMessage) (bool, bool) { return payload.Value(r).Bool() }
 
 func rawObject(r json.RawMessage) (map[string]json.RawMessage, bool) {
 	if len(r) == 0 || r[0] != '{' {
 		return nil, false
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(r, &m); err != nil {
-		return nil, false
-	}
+	m := map[string]json.RawMessage{}
+	payload.Value(r).Members(func(k []byte, v payload.Value) bool {
+		m[string(k)] = json.RawMessage(v)
+		return true
+	})
 	return m, true
 }
 
@@ -611,547 +465,33 @@ func jsonKind(r json.RawMessage) string {
 // in order, stopping when fn returns false. It returns false when r is not
 // an object.
 func eachMember(r json.RawMessage, fn func(key []byte, val json.RawMessage) bool) bool {
-	if len(r) == 0 || r[0] != '{' {
-		return false
-	}
-	s := scanner{b: r}
-	s.i = 1
-	s.ws()
-	if s.peek() == '}' {
-		return true
-	}
-	for {
-		s.ws()
-		ks := s.i
-		if s.skipString() != nil {
-			return true
-		}
-		key := s.b[ks+1 : s.i-1]
-		s.ws()
-		s.i++ // ':'
-		s.ws()
-		vs := s.i
-		if s.value(0) != nil {
-			return true
-		}
-		if !fn(key, s.b[vs:s.i]) {
-			return true
-		}
-		s.ws()
-		if s.peek() != ',' {
-			return true
-		}
-		s.i++
-	}
+	return payload.Value(r).Members(func(k []byte, v payload.Value) bool { return fn(k, json.RawMessage(v)) })
 }
 
 // eachElement calls fn for each element of JSON array r (already
 // validated), stopping when fn returns false. It returns false when r is not
 // an array.
 func eachElement(r json.RawMessage, fn func(i int, val json.RawMessage) bool) bool {
-	if len(r) == 0 || r[0] != '[' {
-		return false
-	}
-	s := scanner{b: r}
-	s.i = 1
-	s.ws()
-	if s.peek() == ']' {
-		return true
-	}
-	for n := 0; ; n++ {
-		s.ws()
-		vs := s.i
-		if s.value(0) != nil {
-			return true
-		}
-		if !fn(n, s.b[vs:s.i]) {
-			return true
-		}
-		s.ws()
-		if s.peek() != ',' {
-			return true
-		}
-		s.i++
-	}
+	return payload.Value(r).Elements(func(i int, v payload.Value) bool { return fn(i, json.RawMessage(v)) })
 }
-
-// ---- the validating scanner ----
-
-// maxScanDepth bounds nesting, like encoding/json, so hostile input cannot
-// exhaust the stack.
-const maxScanDepth = 10000
-
-// bigIntLimit is 2^53: integers beyond ±2^53 must be strings (§3.8).
-const bigIntLimit = "9007199254740992"
-
-// scanStats is what the scan measures for the size and range rules.
-type scanStats struct {
-	depth      int    // deepest container nesting; the message object is 1
-	bigInt     string // first integer literal beyond ±2^53, "" if none
-	bigIntKey  string // the top-level key it was found under
-	longStr    int    // longest string token, raw bytes between the quotes
-	longStrAt  int    // offset of that token's opening quote
-	longStrKey string // the top-level key it was found under
-	dupKey     string // a top-level key that occurs twice, "" if none
-	keys       int    // number of top-level members
-	nonASCII   bool   // a string holds a byte of 0x80 or above
-	tooDeep    bool   // nesting went past maxScanDepth (skipped without recursion)
-}
-
-type scanner struct {
-	b        []byte
-	i        int
-	deep     int    // untracked nesting (depth 0 values), to bound recursion
-	ev       *Event // nil: validate only
-	topKey   string
-	escaped  bool // a string with an escape sequence was read
-	nonASCII bool // a byte of 0x80 or above was met in a string
-}
-
-func (s *scanner) fail(msg string) error { return &decodeError{offset: s.i, msg: msg} }
-
-func (s *scanner) peek() byte {
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
-}
-
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// document reads one top-level object and records its members into s.ev.
-func (s *scanner) document() error {
-	s.ws()
-	if s.peek() != '{' {
-		if s.i >= len(s.b) {
-			return s.fail("empty message")
-		}
-		// Tell a valid non-object JSON value from garbage.
-		start := s.i
-		if err := s.value(1); err == nil {
-			s.ws()
-			if s.i == len(s.b) {
-				s.i = start
-				if s.b[start] == '[' {
-					return s.fail("a JSON array, not an object: each message is one event; split an array of events into one per line (e.g. jq -c '.[]')")
-				}
-				return s.fail("a JSON value that is not an object")
-			}
-		}
-		s.i = start
-		return s.fail("not JSON: expected '{'")
-	}
-	s.i++
-	ev := s.ev
-	ev.scan.depth = 1
-	s.ws()
-	if s.peek() == '}' {
-		s.i++
-	} else {
-		for {
-			s.ws()
-			ks := s.i
-			if s.peek() != '"' {
-				return s.fail("expected a quoted member name")
-			}
-			if err := s.skipString(); err != nil {
-				return err
-			}
-			kraw := s.b[ks:s.i]
-			s.ws()
-			if s.peek() != ':' {
-				return s.fail("expected ':' after a member name")
-			}
-			s.i++
-			s.ws()
-			vs := s.i
-			var name string
-			k := kUnknown
-			if kb, ok := rawText(kraw); ok {
-				k = lookupKeyBytes(kb)
-				if k != kUnknown {
-					name = keyNames[k]
-				} else {
-					name = string(kb)
-				}
-			}
-			s.topKey = name
-			s.escaped = false
-			if err := s.value(2); err != nil {
-				return err
-			}
-			if s.escaped && k != kUnknown {
-				ev.escaped.add(k)
-			}
-			val := json.RawMessage(s.b[vs:s.i:s.i])
-			ev.scan.keys++
-			if k != kUnknown {
-				if ev.vals[k] != nil && ev.scan.dupKey == "" {
-					ev.scan.dupKey = name
-				}
-				ev.vals[k] = val
-				ev.present.add(k)
-			} else if !ev.addUnknown(name, val) && ev.scan.dupKey == "" {
-				ev.scan.dupKey = name
-			}
-			s.ws()
-			if s.peek() == ',' {
-				s.i++
-				continue
-			}
-			if s.peek() == '}' {
-				s.i++
-				break
-			}
-			return s.fail("expected ',' or '}' after a member")
-		}
-	}
-	s.ws()
-	if s.i != len(s.b) {
-		return s.fail("data after the end of the object")
-	}
-	return nil
-}
-
-// deepValue skips a container nested beyond maxScanDepth without
-// recursion, validating it as strictly as value does: nesting that deep is
-// valid JSON (RFC 8259 lets a parser limit it, §9), so the message is still
-// read, and ENV-SIZE says it is nested too deeply.
-func (s *scanner) deepValue() error {
-	var stack []byte
-	for {
-		s.ws()
-		switch c := s.peek(); c {
-		case '{', '[':
-			s.i++
-			s.ws()
-			if (c == '{' && s.peek() == '}') || (c == '[' && s.peek() == ']') {
-				s.i++
-				break // an empty container: a complete value
-			}
-			stack = append(stack, c)
-			if c == '{' {
-				if err := s.memberName(); err != nil {
-					return err
-				}
-			}
-			continue // its first value
-		default:
-			if err := s.value(0); err != nil {
-				return err
-			}
-		}
-		// A value ended: close containers, or go on after a comma.
-		for {
-			if len(stack) == 0 {
-				return nil
-			}
-			s.ws()
-			top, c := stack[len(stack)-1], s.peek()
-			if c == ',' {
-				s.i++
-				if top == '{' {
-					if err := s.memberName(); err != nil {
-						return err
-					}
-				}
-				break
-			}
-			if (top == '{' && c == '}') || (top == '[' && c == ']') {
-				s.i++
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			return s.fail("expected ',' or the end of the container")
-		}
-	}
-}
-
-// memberName reads a member name and its colon.
-func (s *scanner) memberName() error {
-	s.ws()
-	if s.peek() != '"' {
-		return s.fail("expected a quoted member name")
-	}
-	if err := s.skipString(); err != nil {
-		return err
-	}
-	s.ws()
-	if s.peek() != ':' {
-		return s.fail("expected ':' after a member name")
-	}
-	s.i++
-	return nil
-}
-
-// value skips one JSON value, validating it strictly; depth is the nesting
-// level a container starting here would have (0: do not track).
-func (s *scanner) value(depth int) error {
-	if s.i >= len(s.b) {
-		return s.fail("unexpected end of input")
-	}
-	switch c := s.b[s.i]; {
-	case c == '"':
-		start := s.i
-		if err := s.skipString(); err != nil {
-			return err
-		}
-		if s.ev != nil && depth > 0 {
-			if n := s.i - start - 2; n > s.ev.scan.longStr {
-				s.ev.scan.longStr, s.ev.scan.longStrAt, s.ev.scan.longStrKey = n, start, s.topKey
-			}
-		}
-		return nil
-	case c == '{' || c == '[':
-		if depth > maxScanDepth || (depth == 0 && s.deep >= maxScanDepth) {
-			if s.ev != nil {
-				s.ev.scan.tooDeep = true
-			}
-			return s.deepValue()
-		}
-		if depth == 0 {
-			s.deep++
-			defer func() { s.deep-- }()
-		}
-		if s.ev != nil && depth > s.ev.scan.depth {
-			s.ev.scan.depth = depth
-		}
-		next := 0
-		if depth > 0 {
-			next = depth + 1
-		}
-		s.i++
-		s.ws()
-		if c == '{' {
-			if s.peek() == '}' {
-				s.i++
-				return nil
-			}
-			for {
-				if err := s.memberName(); err != nil {
-					return err
-				}
-				s.ws()
-				if err := s.value(next); err != nil {
-					return err
-				}
-				s.ws()
-				switch s.peek() {
-				case ',':
-					s.i++
-				case '}':
-					s.i++
-					return nil
-				default:
-					return s.fail("expected ',' or '}' in an object")
-				}
-			}
-		}
-		if s.peek() == ']' {
-			s.i++
-			return nil
-		}
-		for {
-			s.ws()
-			if err := s.value(next); err != nil {
-				return err
-			}
-			s.ws()
-			switch s.peek() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return nil
-			default:
-				return s.fail("expected ',' or ']' in an array")
-			}
-		}
-	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number(depth > 0)
-	case c == 't':
-		return s.literal("true")
-	case c == 'f':
-		return s.literal("false")
-	case c == 'n':
-		return s.literal("null")
-	}
-	return s.fail("unexpected character " + strconv.QuoteRune(rune(s.b[s.i])))
-}
-
-func (s *scanner) literal(lit string) error {
-	if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
-		s.i += len(lit)
-		return nil
-	}
-	return s.fail("invalid literal (JSON allows only true, false and null)")
-}
-
-// number reads an RFC 8259 number and notes integers beyond ±2^53.
-func (s *scanner) number(track bool) error {
-	start := s.i
-	if s.b[s.i] == '-' {
-		s.i++
-	}
-	ds := s.i
-	switch {
-	case s.i < len(s.b) && s.b[s.i] == '0':
-		s.i++
-	case s.i < len(s.b) && s.b[s.i] >= '1' && s.b[s.i] <= '9':
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-		}
-	default:
-		return s.fail("invalid number")
-	}
-	de := s.i
-	integer := true
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		integer = false
-		s.i++
-		fs := s.i
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-		}
-		if s.i == fs {
-			return s.fail("invalid number: no digits after the decimal point")
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		integer = false
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		es := s.i
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-		}
-		if s.i == es {
-			return s.fail("invalid number: no digits in the exponent")
-		}
-	}
-	if track && integer && s.ev != nil && s.ev.scan.bigInt == "" {
-		d := s.b[ds:de]
-		if len(d) > len(bigIntLimit) || (len(d) == len(bigIntLimit) && string(d) > bigIntLimit) {
-			s.ev.scan.bigInt, s.ev.scan.bigIntKey = string(s.b[start:s.i]), s.topKey
-		}
-	}
-	return nil
-}
-
-// skipString reads a JSON string at the cursor, validating escapes and
-// rejecting raw control characters. It does not validate UTF-8, but notes
-// in s.nonASCII that a byte of 0x80 or above was met, so that a message
-// made of ASCII needs no UTF-8 pass of its own.
-func (s *scanner) skipString() error {
-	s.i++ // opening quote
-	for s.i < len(s.b) {
-		// Fast path: plain characters, eight at a time while no byte of
-		// the word is a quote, a backslash or a control character (nor,
-		// until one was met, a non-ASCII byte).
-		i, b := s.i, s.b
-		hi, special := uint64(msbs), &strSpecialASCII
-		if s.nonASCII {
-			hi, special = 0, &strSpecial
-		}
-		for i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			q, bs := w^quotes, w^backslashes
-			if ((q-lsbs)&^q|(bs-lsbs)&^bs|(w-controls)&^w)&msbs|w&hi != 0 {
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && !special[b[i]] {
-			i++
-		}
-		s.i = i
-		if i >= len(b) {
-			break
-		}
-		c := b[i]
-		switch {
-		case c == '"':
-			s.i++
-			return nil
-		case c == '\\':
-			s.escaped = true
-			s.i++
-			if s.i >= len(s.b) {
-				return s.fail("unterminated string")
-			}
-			switch s.b[s.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
-			case 'u':
-				if len(s.b)-s.i < 5 || !isHex(s.b[s.i+1]) || !isHex(s.b[s.i+2]) || !isHex(s.b[s.i+3]) || !isHex(s.b[s.i+4]) {
-					return s.fail(`invalid \u escape in a string`)
-				}
-				s.i += 5
-			default:
-				return s.fail("invalid escape in a string")
-			}
-		case c < 0x20:
-			return s.fail("control character in a string (must be escaped)")
-		default: // the first non-ASCII byte
-			s.nonASCII = true
-			s.i++
-		}
-	}
-	return s.fail("unterminated string")
-}
-
-// Word-at-a-time constants for skipString: a byte b of word w is zero in
-// (w^x) exactly where b == the byte of x, and (v-lsbs)&^v&msbs is non-zero
-// when v has a zero byte; (w-controls)&^w&msbs is non-zero when w has a
-// byte below 0x20.
-const (
-	lsbs        = 0x0101010101010101
-	msbs        = 0x8080808080808080
-	quotes      = lsbs * '"'
-	backslashes = lsbs * '\\'
-	controls    = lsbs * 0x20
-)
-
-// strSpecial marks the bytes that end the plain run of a JSON string: the
-// quote, the backslash and control characters.
-var strSpecial = func() (t [256]bool) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = true
-	}
-	t['"'], t['\\'] = true, true
-	return t
-}()
-
-// strSpecialASCII is strSpecial plus the non-ASCII bytes.
-var strSpecialASCII = func() (t [256]bool) {
-	t = strSpecial
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = true
-	}
-	return t
-}()
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// validUTF8 reports whether b is UTF-8 without a byte-order mark.
-func validUTF8(b []byte) (ok bool, bom bool) {
-	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-		return false, true
-	}
-	return utf8.Valid(b), false
+// scanStats is what the decoding measured for the size and range rules.
+type scanStats struct {
+	depth      int             // deepest container nesting; the message object is 1
+	bigInt     string          // first integer literal beyond ±2^53, "" if none
+	bigIntKey  string          // the top-level key it was found under
+	longStr    int             // longest string token, raw bytes between the quotes
+	longStrAt  int             // offset of that token's opening quote
+	longStrTok json.RawMessage // that token
+	longStrKey string          // the top-level key it was found under (set past maxStringBytes)
+	dupKey     string          // a top-level key that occurs twice, "" if none
+	keys       int             // number of top-level members
+	nonASCII   bool            // a string holds a byte of 0x80 or above
+	tooDeep    bool            // nesting went past payload.MaxDepth (read without recursion)
 }
 
 // ---- known top-level keys ----

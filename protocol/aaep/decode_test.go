@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -147,7 +146,7 @@ func TestDecodeFields(t *testing.T) {
 		`"timestamp":"2026-05-24T15:22:11.342+01:00","urgency":"normal","sequence_number":7,"tool":"x","custom":{"a":[1,{"b":2}]},` +
 		`"irreversible":true,"custom":3} `)
 	var ev Event
-	if err := decode(raw, &ev, nil); err != nil {
+	if err := decodeBytes(raw, &ev); err != nil {
 		t.Fatal(err)
 	}
 	if ev.Type != "https://aaep-protocol.org/types/agent.tool.invoked" || ev.Core != TypeToolInvoked || !ev.IsEvent {
@@ -181,7 +180,7 @@ func TestDecodeFields(t *testing.T) {
 		t.Error("Has is wrong")
 	}
 	// The map is reused for the next message and holds only its fields.
-	if err := decode([]byte(`{"type":"subscription.close"}`), &ev, nil); err != nil {
+	if err := decodeBytes([]byte(`{"type":"subscription.close"}`), &ev); err != nil {
 		t.Fatal(err)
 	}
 	if len(ev.Fields()) != 1 || ev.IsEvent || ev.Core != "" || ev.Has("tool") {
@@ -194,7 +193,7 @@ func TestDecodeErrors(t *testing.T) {
 	for _, in := range []string{"", " ", "[]", `"x"`, "{", `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":tru}`, `{"a":1.}`, `{"a":-}`,
 		`{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}", `{"a":1}x`, `{a:1}`, `{"a":[1,]}`, `{"a":NaN}`} {
 		var ev Event
-		err := decode([]byte(in), &ev, nil)
+		err := decodeBytes([]byte(in), &ev)
 		var de *decodeError
 		if !errors.As(err, &de) {
 			t.Errorf("decode(%q) = %v, want a decodeError", in, err)
@@ -206,63 +205,42 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// FuzzDecode holds the decoder to encoding/json: for valid UTF-8 it
-// accepts exactly the JSON objects json.Valid accepts, and splits them into
-// the same top-level fields.
-func FuzzDecode(f *testing.F) {
+// FuzzEventFromDoc: the Event built from a payload decoding holds the
+// decoding's members (the last of a repeated name), its routing strings and
+// its verdict. (payload.FuzzDecode holds the decoding to encoding/json.)
+func FuzzEventFromDoc(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, `{"a":[1,2,{"b":null}],"c":"\u00e9\n"}`, `[1]`, `{"a":1,"a":2}`, `{"a":-0.5e+3}`, `{"\u0061":true}`,
+		`{"type":"aaep:agent.tool.invoked","session_id":"sess_1","type":3}`, "\xef\xbb\xbf{\"a\":1}", `{"a":tru}`,
 		`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":"again","k17":17}`} {
 		f.Add([]byte(s))
 	}
+	var ev Event
+	var d payload.Doc
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !utf8.Valid(data) || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-			return
-		}
-		var ev Event
-		err := decode(data, &ev, nil)
-		if err == nil && ev.scan.tooDeep {
-			return // encoding/json refuses nesting past 10000 levels; the decoder reads it
-		}
-		var want map[string]json.RawMessage
-		isObject := json.Valid(data) && json.Unmarshal(data, &want) == nil && want != nil
-		if (err == nil) != isObject {
-			t.Fatalf("decode(%q) error %v, but encoding/json says object=%v", data, err, isObject)
+		d.Decode(data)
+		err := decode(&d, &ev)
+		if (err == nil) != d.IsObject() {
+			t.Fatalf("decode(%q) error %v, but the decoding says object=%v", data, err, d.IsObject())
 		}
 		if err != nil {
 			return
 		}
 		fields := ev.Fields()
-		if len(fields) != len(want) {
-			t.Fatalf("decode(%q): %d fields, encoding/json %d", data, len(fields), len(want))
-		}
-		for k, v := range want {
-			if got, ok := fields[k]; !ok || !bytes.Equal(got, v) {
-				t.Fatalf("decode(%q): field %q = %s, encoding/json %s", data, k, got, v)
+		for _, m := range d.Members() {
+			want := d.Get(string(m.Name))
+			if got, ok := fields[string(m.Name)]; !ok || !bytes.Equal(got, want) {
+				t.Fatalf("decode(%q): field %q = %s, the decoding %s", data, m.Name, got, want)
 			}
-			if got := ev.raw(k); !bytes.Equal(got, v) {
-				t.Fatalf("decode(%q): raw(%q) = %s, encoding/json %s", data, k, got, v)
+			if got := ev.raw(string(m.Name)); !bytes.Equal(got, want) {
+				t.Fatalf("decode(%q): raw(%q) = %s, the decoding %s", data, m.Name, got, want)
 			}
 		}
-		// The member and element walkers see what encoding/json sees.
-		for k, v := range want {
-			switch v[0] {
-			case '{':
-				var m map[string]json.RawMessage
-				_ = json.Unmarshal(v, &m)
-				n := 0
-				eachMember(v, func(key []byte, val json.RawMessage) bool { n++; return true })
-				if n < len(m) {
-					t.Fatalf("eachMember(%s) saw %d members, encoding/json %d", k, n, len(m))
-				}
-			case '[':
-				var a []json.RawMessage
-				_ = json.Unmarshal(v, &a)
-				n := 0
-				eachElement(v, func(int, json.RawMessage) bool { n++; return true })
-				if n != len(a) {
-					t.Fatalf("eachElement(%s) saw %d elements, encoding/json %d", k, n, len(a))
-				}
-			}
+		if len(fields) > len(d.Members()) || (len(fields) < len(d.Members())) != (ev.scan.dupKey != "") {
+			t.Fatalf("decode(%q): %d fields of %d members, duplicate %q", data, len(fields), len(d.Members()), ev.scan.dupKey)
+		}
+		r := &d.Routing
+		if ev.Type != r.Type || ev.EventID != r.EventID || ev.SessionID != r.SessionID || ev.Urgency != r.Urgency || ev.Timestamp != r.Timestamp {
+			t.Fatalf("decode(%q): event strings differ from the routing fields %+v", data, *r)
 		}
 	})
 }
@@ -339,7 +317,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	cpu0 := ProcessCPU()
 	for i := 0; i < b.N; i++ {
-		if err := decode(raw, &ev, nil); err != nil {
+		if err := decodeBytes(raw, &ev); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -367,6 +345,9 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 	}
 }
 
+// decodeBytes decodes raw with the front end and builds ev from it.
+func decodeBytes(raw []byte, ev *Event) error { return decode(payload.Decode(raw), ev) }
+
 type nopReporter struct{}
 
 func (nopReporter) Report(string, string, *protocol.Message, string, string, ...any) {}
@@ -380,7 +361,8 @@ func BenchmarkSingleRules(b *testing.B) {
 	c := New().NewChecker(nopReporter{}, nil).(*checker)
 	msgs := make([]protocol.Message, len(events))
 	for i, e := range events {
-		msgs[i] = protocol.Message{Index: int64(i), Raw: e, Fields: peek.Peek(e)}
+		msgs[i] = protocol.Message{Index: int64(i), Raw: e}
+		msgs[i].Decode(new(payload.Doc))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -388,7 +370,7 @@ func BenchmarkSingleRules(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m := &msgs[i%len(msgs)]
 		c.m = m
-		if err := decode(m.Raw, &c.ev, &m.Fields); err != nil {
+		if err := decode(m.Doc, &c.ev); err != nil {
 			b.Fatal(err)
 		}
 		c.session = c.ev.SessionID
@@ -418,7 +400,7 @@ func TestDecodeManyUnknownKeys(t *testing.T) {
 		b.WriteString(`,"x1":"again"}`)
 		var ev Event
 		for round := 0; round < 2; round++ { // the second round reuses the Event
-			if err := decode([]byte(b.String()), &ev, nil); err != nil {
+			if err := decodeBytes([]byte(b.String()), &ev); err != nil {
 				t.Fatal(err)
 			}
 			if ev.scan.dupKey != "x1" || len(ev.unknown) != n {
@@ -434,27 +416,27 @@ func TestDecodeManyUnknownKeys(t *testing.T) {
 	}
 }
 
-// TestDecodeDeepNesting: nesting past maxScanDepth is valid JSON that the
+// TestDecodeDeepNesting: nesting past payload.MaxDepth is valid JSON that the
 // decoder reads without recursion, marking it too deep; a deep value with a
 // mismatched bracket or a bad literal is still an error.
 func TestDecodeDeepNesting(t *testing.T) {
 	deep := func(open, mid, close string) []byte {
-		return []byte(`{"a":1,"x":` + strings.Repeat(open, 3*maxScanDepth) + mid + strings.Repeat(close, 3*maxScanDepth) + `,"z":"end"}`)
+		return []byte(`{"a":1,"x":` + strings.Repeat(open, 3*payload.MaxDepth) + mid + strings.Repeat(close, 3*payload.MaxDepth) + `,"z":"end"}`)
 	}
 	var ev Event
-	if err := decode(deep(`[`, `{"k":[true,null,"s"]}`, `]`), &ev, nil); err != nil || !ev.scan.tooDeep || ev.Fields()["z"] == nil {
+	if err := decodeBytes(deep(`[`, `{"k":[true,null,"s"]}`, `]`), &ev); err != nil || !ev.scan.tooDeep || ev.Fields()["z"] == nil {
 		t.Errorf("deep arrays: err %v tooDeep %v fields %v", err, ev.scan.tooDeep, ev.Fields())
 	}
-	if err := decode(deep(`{"k":`, `[]`, `}`), &ev, nil); err != nil || !ev.scan.tooDeep {
+	if err := decodeBytes(deep(`{"k":`, `[]`, `}`), &ev); err != nil || !ev.scan.tooDeep {
 		t.Errorf("deep objects: err %v tooDeep %v", err, ev.scan.tooDeep)
 	}
 	for name, bad := range map[string][]byte{
 		"mismatched bracket": deep(`[`, `1`, `}`),
 		"bad literal":        deep(`[`, `nul`, `]`),
 		"missing colon":      deep(`{"k"`, ``, `}`),
-		"unterminated":       []byte(`{"x":` + strings.Repeat(`[`, 3*maxScanDepth)),
+		"unterminated":       []byte(`{"x":` + strings.Repeat(`[`, 3*payload.MaxDepth)),
 	} {
-		if err := decode(bad, &ev, nil); err == nil {
+		if err := decodeBytes(bad, &ev); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -496,16 +497,13 @@ func (c *checker) envSize() {
 	}
 	if ev.scan.tooDeep {
 		c.report("ENV-SIZE", "nested too deeply",
-			"the event's payload is nested too deeply: more than %d levels, where §3.7 sets a limit of 8; the levels past %d were checked for syntax only", maxScanDepth, maxScanDepth)
+			"the event's payload is nested too deeply: more than %d levels, where §3.7 sets a limit of 8; the levels past %d were checked for syntax only", payload.MaxDepth, payload.MaxDepth)
 	} else if d := ev.scan.depth - 1; d > maxPayloadDepth {
 		c.report("ENV-SIZE", "nested too deeply",
 			"the event's payload is nested too deeply: %d levels, over the limit of 8 (§3.7)", d)
 	}
 	if ev.scan.longStr > maxStringBytes {
-		at := ev.scan.longStrAt
-		sc := scanner{b: ev.Raw, i: at}
-		_ = sc.skipString() // the scan already validated it
-		if s, ok := rawText(ev.Raw[at:sc.i]); ok && len(s) > maxStringBytes {
+		if s, ok := rawText(ev.scan.longStrTok); ok && len(s) > maxStringBytes {
 			c.report("ENV-SIZE", "string over 16 KiB",
 				"a string under %q is %d bytes long, over the 16 KiB limit; long content should be split across events or referenced by URI (§3.7)",
 				ev.scan.longStrKey, len(s))

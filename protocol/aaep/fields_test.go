@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/aaep"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -24,8 +24,8 @@ func (discard) Step(protocol.Step)                                              
 func (discard) SessionDone(protocol.SessionSummary)                              {}
 
 // fieldCorpus is every message of the single-rule cases and of a sample
-// stream, lines of the ASP and KAHN fixtures, and messages where a strict
-// decoder and peek.Peek could part ways.
+// stream, lines of the ASP and KAHN fixtures, and messages at the edges of
+// the decoding (broken, duplicated, escaped, deep, not UTF-8).
 func fieldCorpus(t testing.TB) [][]byte {
 	var out [][]byte
 	for _, c := range allCases() {
@@ -74,55 +74,57 @@ func fileLines(t testing.TB, path string) [][]byte {
 	return out
 }
 
-func checkReadFields(t testing.TB, r protocol.FieldReader, raw []byte) {
-	m := &protocol.Message{Raw: raw}
-	r.ReadFields(m)
-	if want := peek.Peek(raw); m.Fields != want {
-		t.Fatalf("ReadFields(%q) = %+v, peek.Peek %+v", raw, m.Fields, want)
-	}
-}
-
-// TestReadFieldsAsPeek: the AAEP checker reads the routing fields exactly
-// as peek.Peek does, which is the engine's contract for a FieldReader.
-func TestReadFieldsAsPeek(t *testing.T) {
-	r, ok := aaep.New().NewChecker(discard{}, nil).(protocol.FieldReader)
-	if !ok {
-		t.Fatal("the AAEP checker is not a protocol.FieldReader")
-	}
+// TestCorpusDecodedAhead: each message of the corpus, after an AAEP
+// prelude, gets the same findings whether the engine decodes it or the
+// caller decoded it beforehand (Message.Decode, as a reading goroutine
+// does), and the AAEP model recognises it by the decoding's routing fields.
+func TestCorpusDecodedAhead(t *testing.T) {
 	corpus := fieldCorpus(t)
 	if len(corpus) < 200 {
 		t.Fatalf("corpus of %d messages", len(corpus))
 	}
+	prelude := []byte(`{"type":"aaep:agent.session.started","session_id":"sess_1","event_id":"evt_1"}`)
+	check := func(raw []byte, ahead bool) string {
+		rep := protocol.NewReport("corpus")
+		eng, err := protocol.NewEngine(models.All(), "", nil, rep.Sink(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs [2]payload.Doc
+		for i, r := range [][]byte{prelude, raw} {
+			m := protocol.Message{Index: int64(i), Raw: r}
+			if ahead {
+				m.Decode(&docs[i])
+			}
+			eng.Feed(&m)
+		}
+		eng.Finish()
+		var out bytes.Buffer
+		if err := rep.WriteJSON(&out, protocol.Must); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
 	for _, raw := range corpus {
-		checkReadFields(t, r, raw)
+		if got, want := check(raw, true), check(raw, false); got != want {
+			t.Fatalf("%q decoded ahead:\n%s\ndecoded by the engine:\n%s", raw, got, want)
+		}
+		d := payload.Decode(raw)
+		m := &protocol.Message{Raw: raw, Doc: d}
+		rt := &d.Routing
+		aaepLike := strings.HasPrefix(rt.Type, "aaep:") || strings.HasPrefix(rt.EventID, "evt_") || strings.HasPrefix(rt.SessionID, "sess_")
+		if aaepLike && !aaep.New().Recognize(m) {
+			t.Errorf("%q: routing %+v, not recognised as AAEP", raw, *rt)
+		}
 	}
 }
 
-func FuzzReadFields(f *testing.F) {
-	for _, raw := range fieldCorpus(f) {
-		f.Add(raw)
-	}
-	r := aaep.New().NewChecker(discard{}, nil).(protocol.FieldReader)
-	f.Fuzz(func(t *testing.T, raw []byte) { checkReadFields(t, r, raw) })
-}
-
-// plainModel hides its checker's FieldReader, so the engine peeks.
-type plainModel struct{ protocol.Model }
-
-type plainChecker struct{ c protocol.Checker }
-
-func (p plainModel) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Checker {
-	return plainChecker{p.Model.NewChecker(r, opts)}
-}
-func (p plainChecker) Handle(m *protocol.Message) { p.c.Handle(m) }
-func (p plainChecker) Finish()                    { p.c.Finish() }
-
-// TestEngineReadsFieldsOnce: a stream mixing AAEP with ASP and KAHN
-// messages, fed the way package input does (one Message and one payload
-// buffer reused for every record), gets the same report, steps and
-// summaries whether the AAEP checker reads the routing fields or the
-// engine peeks.
-func TestEngineReadsFieldsOnce(t *testing.T) {
+// TestEngineDecodesOnce: a stream mixing AAEP with ASP and KAHN messages,
+// fed the way package input does (one Message and one payload buffer
+// reused for every record), gets the same report, steps and summaries
+// whether the engine decodes each message or a reader decoded them ahead
+// into Docs of its own, several messages in flight at once.
+func TestEngineDecodesOnce(t *testing.T) {
 	var stream [][]byte
 	aaepMsgs := sample.Stream(sample.Options{Sessions: 6, Seed: 9, Violations: true})
 	asp := fileLines(t, "../asp/testdata/negotiation.jsonl")
@@ -161,10 +163,10 @@ func TestEngineReadsFieldsOnce(t *testing.T) {
 	}
 	stream = append(stream, []byte("not json"), []byte(`{"unknown":true}`))
 
-	run := func(ms []protocol.Model) string {
+	run := func(ahead bool) string {
 		rep := protocol.NewReport("mixed")
 		var steps bytes.Buffer
-		eng, err := protocol.NewEngine(ms, "", nil, rep.Sink(func(s protocol.Step) {
+		eng, err := protocol.NewEngine(models.All(), "", nil, rep.Sink(func(s protocol.Step) {
 			steps.WriteString(s.Session + " " + s.Label + " " + s.From + ">" + s.To + "\n")
 		}))
 		if err != nil {
@@ -172,9 +174,16 @@ func TestEngineReadsFieldsOnce(t *testing.T) {
 		}
 		var m protocol.Message
 		buf := make([]byte, 0, 1<<16)
+		var docs [4]payload.Doc // a reader's ring of decodings
 		for i, raw := range stream {
-			buf = append(buf[:0], raw...)
-			m = protocol.Message{Index: int64(i), Offset: time.Duration(i) * time.Millisecond, Raw: buf}
+			if !ahead {
+				buf = append(buf[:0], raw...)
+				m = protocol.Message{Index: int64(i), Offset: time.Duration(i) * time.Millisecond, Raw: buf}
+				eng.Feed(&m)
+				continue
+			}
+			m = protocol.Message{Index: int64(i), Offset: time.Duration(i) * time.Millisecond, Raw: bytes.Clone(raw)}
+			m.Decode(&docs[i%len(docs)])
 			eng.Feed(&m)
 		}
 		eng.Finish()
@@ -185,16 +194,12 @@ func TestEngineReadsFieldsOnce(t *testing.T) {
 		}
 		return out.String() + steps.String()
 	}
-	var plain []protocol.Model
-	for _, m := range models.All() {
-		plain = append(plain, plainModel{m})
-	}
-	got, want := run(models.All()), run(plain)
+	got, want := run(true), run(false)
 	if got != want {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "got"), []byte(got), 0o644)
 		os.WriteFile(filepath.Join(dir, "want"), []byte(want), 0o644)
-		t.Fatalf("reports differ (with FieldReader: %s/got, peeking: %s/want)", dir, dir)
+		t.Fatalf("reports differ (decoded ahead: %s/got, by the engine: %s/want)", dir, dir)
 	}
 	if !strings.Contains(got, `"aaep":`) || !strings.Contains(got, `"asp":`) || !strings.Contains(got, `"kahn":`) {
 		t.Fatalf("the mixed stream does not reach all three protocols:\n%.400s", got)

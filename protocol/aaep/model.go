@@ -27,12 +27,13 @@
 //
 // # Decoding
 //
-// Each message is scanned once: a strict RFC 8259 validation that also
-// splits the top-level members (decode.go) and notes whether any byte is
-// non-ASCII (only then is UTF-8 validated in a pass of its own). Rules read
-// the members by key index, unknown keys from a short list. The checker is
-// a protocol.FieldReader: the engine takes the routing fields from this
-// scan instead of peeking at each AAEP message first. A message that is
+// Each message is scanned once, by the engine, with the one JSON front end
+// (package payload): a strict RFC 8259 validation that also splits the
+// top-level members, reads the routing fields and notes whether any byte
+// is non-ASCII (only then is UTF-8 validated in a pass of its own). The
+// checker builds its Event from that decoding (decode.go) without reading
+// the payload again; rules read the members by key index, unknown keys
+// from a short list. A message that is
 // not UTF-8 or not a JSON object gets ENV-UTF8 or ENV-JSON-OBJECT and
 // nothing else. Events get the ENV rules, core-typed events also the EVT
 // rules; handshake and reply messages get the MSG rules only, filed under
@@ -58,7 +59,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -77,7 +77,7 @@ func (model) Machine() protocol.Machine { return appendixAMachine() }
 
 // Recognize implements protocol.Model; see the package documentation.
 func (model) Recognize(m *protocol.Message) bool {
-	f := &m.Fields
+	f := &m.Doc.Routing
 	t := f.Type
 	switch {
 	case strings.HasPrefix(t, CorePrefix), strings.HasPrefix(t, TypeURIPrefix):
@@ -173,68 +173,10 @@ type checker struct {
 	ev      Event
 	session string
 
-	// pre is ReadFields' decoding of the message Handle gets next.
-	pre preDecoded
 	// afterReply marks the sources whose last AAEP message was a reply
 	// towards the producer; claimed is set by Claim for Handle.
 	afterReply map[int]bool
 	claimed    bool
-}
-
-// preDecoded is what ReadFields found, kept for Handle.
-type preDecoded struct {
-	ok      bool   // set by ReadFields, cleared by Handle
-	raw     []byte // the message it decoded
-	badUTF8 bool
-	bom     bool
-	err     error // decode's error
-}
-
-// peekDepth is the nesting depth (the message object counting 1) up to
-// which peek.Peek reads an object as this decoder does; deeper messages
-// are left to peek.Peek.
-const peekDepth = 500
-
-// ReadFields implements protocol.FieldReader: the validating decode of an
-// AAEP message yields its routing fields, so the engine need not scan it a
-// second time. Whatever peek.Peek might read differently from the strict
-// decoder (not UTF-8 or not strict JSON, duplicate keys, nesting deeper
-// than peek's limit) is left to peek.Peek. The decoding is kept for Handle.
-func (c *checker) ReadFields(m *protocol.Message) {
-	c.pre = c.decodeMessage(m.Raw, nil)
-	if c.pre.badUTF8 || c.pre.err != nil || c.ev.scan.dupKey != "" || c.ev.scan.depth > peekDepth || c.ev.scan.tooDeep {
-		m.Fields = peek.Peek(m.Raw)
-		return
-	}
-	c.ev.routing(&m.Fields)
-}
-
-// decodeMessage decodes raw into c.ev and checks that it is UTF-8 (only
-// when it holds non-ASCII bytes or is not JSON: an ASCII JSON object is
-// UTF-8). A byte-order mark before the JSON is an encoding fault of its own
-// (ENV-UTF8), not a reason to lose the message: the rest is decoded.
-func (c *checker) decodeMessage(raw []byte, known *peek.Fields) preDecoded {
-	p := preDecoded{ok: true, raw: raw}
-	body := raw
-	if bytes.HasPrefix(raw, utf8BOM) {
-		body, p.bom = raw[len(utf8BOM):], true
-	}
-	p.err = decode(body, &c.ev, known)
-	if p.err != nil || c.ev.scan.nonASCII {
-		if ok, _ := validUTF8(body); !ok {
-			p.badUTF8 = true
-		}
-	}
-	return p
-}
-
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
-// decoded returns ReadFields' decoding when it is of raw.
-func (c *checker) decoded(raw []byte) (preDecoded, bool) {
-	p := c.pre
-	c.pre = preDecoded{}
-	return p, p.ok && len(p.raw) == len(raw) && (len(raw) == 0 || &p.raw[0] == &raw[0])
 }
 
 // Claim implements protocol.Claimer: a message no model recognises is an
@@ -244,7 +186,7 @@ func (c *checker) decoded(raw []byte) (preDecoded, bool) {
 // with nothing but error-description members beside it. Only the
 // transport rules (TRN-NO-FAILURE-REASON) apply to it.
 func (c *checker) Claim(m *protocol.Message) bool {
-	if m.Dir != protocol.FromProducer || !c.afterReply[m.Source] || !m.Fields.Object || m.Fields.Type != "" || !isErrorAnswer(m.Raw) {
+	if m.Dir != protocol.FromProducer || !c.afterReply[m.Source] || !m.Doc.IsObject() || m.Doc.Routing.Type != "" || !isErrorAnswer(m.Raw) {
 		return false
 	}
 	delete(c.afterReply, m.Source)
@@ -277,36 +219,35 @@ func (c *checker) Handle(m *protocol.Message) {
 	c.m = m
 	claimed := c.claimed
 	c.claimed = false
-	pre, ok := c.decoded(m.Raw)
-	if !ok {
-		pre = c.decodeMessage(m.Raw, &m.Fields)
-	}
+	d := m.Doc
+	err := decode(d, &c.ev)
+	badUTF8, bom := !d.UTF8(), d.BOM()
 	if len(c.afterReply) > 0 {
 		delete(c.afterReply, m.Source)
 	}
-	if pre.badUTF8 || pre.bom {
+	if badUTF8 || bom {
 		// The encoding fault is the message's (ENV-UTF8, §3.8); a message
 		// that still decodes goes on to every other rule and to the
 		// sequence checks, so one bad byte does not change the verdict of
 		// the events around it.
 		if c.utf8On {
 			what := "is not valid UTF-8"
-			if pre.bom {
+			if bom {
 				what = "starts with a byte-order mark, which RFC 8259 does not allow"
-				if pre.badUTF8 {
+				if badUTF8 {
 					what += ", and is not valid UTF-8 after it"
 				}
 			}
-			c.r.Report("ENV-UTF8", m.Fields.SessionKey(), m, "not UTF-8",
+			c.r.Report("ENV-UTF8", m.Doc.Routing.SessionKey(), m, "not UTF-8",
 				"message %d %s; AAEP messages must be UTF-8 JSON without a BOM (§3.8)", m.Index, what)
 		}
-		if pre.err != nil {
+		if err != nil {
 			return // not JSON in any encoding we read: nothing more to judge
 		}
 	}
-	if err := pre.err; err != nil {
+	if err != nil {
 		if c.jsonOn {
-			c.r.Report("ENV-JSON-OBJECT", m.Fields.SessionKey(), m, "not a JSON object",
+			c.r.Report("ENV-JSON-OBJECT", m.Doc.Routing.SessionKey(), m, "not a JSON object",
 				"message %d is not a strict RFC 8259 JSON object (%v); every AAEP message must be one (§3.8, §3.9)", m.Index, err)
 		}
 		return

@@ -334,7 +334,7 @@ func TestRecognize(t *testing.T) {
 		msg := &protocol.Message{Raw: []byte(c.raw)}
 		rep := protocol.NewReport("t")
 		eng, _ := protocol.NewEngine([]protocol.Model{m}, "", nil, rep.Sink(nil))
-		eng.Feed(msg) // fills msg.Fields the way the engine does
+		eng.Feed(msg) // decodes msg.Doc the way the engine does
 		if got := m.Recognize(msg); got != c.want {
 			t.Errorf("Recognize(%s) = %v, want %v", c.raw, got, c.want)
 		}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -209,7 +209,7 @@ func TestBoundedMemory(t *testing.T) {
 	for round := uint64(0); n < 2500; round++ {
 		for _, m := range sampleMessages(sample.Stream(sample.Options{Sessions: 8, Seed: round})) {
 			m.Index = int64(n)
-			m.Fields = peek.Peek(m.Raw)
+			m.Decode(new(payload.Doc))
 			c.Handle(m)
 			n++
 		}
@@ -368,7 +368,7 @@ func BenchmarkSeq(b *testing.B) {
 					s.finish()
 					s = newSeqChecker(&recorder{}, &protocol.Options{})
 				}
-				if err := decode(msgs[j].Raw, &ev, nil); err != nil {
+				if err := decodeBytes(msgs[j].Raw, &ev); err != nil {
 					b.Fatal(err)
 				}
 				if withSeq {

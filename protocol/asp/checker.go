@@ -155,15 +155,15 @@ func newCheckerSized(md *model, r protocol.Reporter, strict bool, memory int) *c
 
 // Handle checks one ASP message, WebSocket frame or foreign-protocol message.
 func (c *checker) Handle(m *protocol.Message) {
-	if !m.Fields.Object {
+	if !m.Doc.IsObject() {
 		c.r.Report(ruleE01, "", m, "not JSON", "message %d is not a JSON object, so it cannot be an ASP envelope", m.Index)
 		return
 	}
-	f := &m.Fields
+	f := &m.Doc.Routing
 	raw, frame := json.RawMessage(m.Raw), frameNone
 	if f.Performative == "" {
 		switch {
-		case (f.Type == "message" || f.Type == "send") && f.ASPHasEnvelop:
+		case (f.Type == "message" || f.Type == "send") && f.ASPEnvelope:
 			if raw = envelopeOf(m.Raw); raw == nil {
 				c.r.Report(ruleE01, "", m, "bad envelope", "the WebSocket %s frame's envelope is not a readable JSON object", f.Type)
 				return
@@ -526,7 +526,7 @@ func (c *checker) stateFrame(m *protocol.Message) {
 	if id == "" {
 		return
 	}
-	typ := m.Fields.Type
+	typ := m.Doc.Routing.Type
 	if !stateNames[state] {
 		c.r.Report(ruleS11, id, m, "unknown server state", "the server's %s frame names state %q, which is not one of the 9 ASP session states", typ, protocol.Clip(state, 30))
 		return

@@ -101,7 +101,7 @@ var controlFrames = map[string]bool{"ack": true, "trust_update": true, "error": 
 //     (type "session.*" with id, created_at and data), which the checker
 //     reports as unsupported (ASP-X01).
 func (md *model) Recognize(m *protocol.Message) bool {
-	f := &m.Fields
+	f := &m.Doc.Routing
 	if f.Performative != "" {
 		if isPerformative(f.Performative) {
 			md.seen.Store(true)
@@ -113,7 +113,7 @@ func (md *model) Recognize(m *protocol.Message) bool {
 		return false
 	}
 	switch {
-	case (f.Type == "message" || f.Type == "send") && f.ASPHasEnvelop:
+	case (f.Type == "message" || f.Type == "send") && f.ASPEnvelope:
 		env := envelopeOf(m.Raw)
 		if env == nil {
 			return false

@@ -146,10 +146,17 @@ func (e *event) str(k string) string {
 
 func (e *event) int(k string) (int64, bool) { return jsonval.IntVal(e.obj[k]) }
 
+// isJSONObject reports whether m is a JSON object as KAHN's Python
+// reference reads one (json.loads): a byte-order mark is refused, and so is
+// nesting past payload.MaxDepth, beyond Python's recursion limit.
+func isJSONObject(m *protocol.Message) bool {
+	return m.Doc.IsObject() && !m.Doc.BOM() && !m.Doc.Stats().TooDeep
+}
+
 // Handle checks one KAHN event.
 func (c *checker) Handle(m *protocol.Message) {
-	if !m.Fields.Object || !json.Valid(m.Raw) {
-		c.r.Report(ruleB01, m.Fields.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
+	if !isJSONObject(m) {
+		c.r.Report(ruleB01, m.Doc.Routing.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
 		return
 	}
 	obj, ok := jsonval.ObjectVal(m.Raw)

@@ -130,7 +130,7 @@ func (ciModel) Rules() []protocol.Rule { return append([]protocol.Rule(nil), ciR
 // Recognize reports whether m is a KAHN CI event: event names one of the
 // four CI variants, with run_id and ts strings.
 func (ciModel) Recognize(m *protocol.Message) bool {
-	f := &m.Fields
+	f := &m.Doc.Routing
 	return ciEvents[f.Event] && f.RunID != "" && f.TS != ""
 }
 
@@ -171,8 +171,8 @@ type ciChecker struct {
 
 // Handle checks one CI event.
 func (c *ciChecker) Handle(m *protocol.Message) {
-	if !m.Fields.Object || !json.Valid(m.Raw) {
-		c.r.Report(ruleCB01, m.Fields.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
+	if !isJSONObject(m) {
+		c.r.Report(ruleCB01, m.Doc.Routing.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
 		return
 	}
 	obj, ok := jsonval.ObjectVal(m.Raw)

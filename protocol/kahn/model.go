@@ -29,7 +29,7 @@ var events = map[string]bool{evStart: true, evTransition: true, evTool: true, ev
 // Recognize reports whether m is a KAHN agent event: a top-level event
 // naming one of the five variants, with run_id and ts strings.
 func (model) Recognize(m *protocol.Message) bool {
-	f := &m.Fields
+	f := &m.Doc.Routing
 	return events[f.Event] && f.RunID != "" && f.TS != ""
 }
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -120,7 +120,7 @@ func Recognize(t testing.TB, md protocol.Model, line string) bool {
 // that look inside a checker.
 func Handle(c protocol.Checker, index int64, line string) {
 	m := &protocol.Message{Index: index, Raw: []byte(line)}
-	m.Fields = peek.Peek(m.Raw)
+	m.Decode(new(payload.Doc))
 	c.Handle(m)
 }
 
