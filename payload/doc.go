@@ -217,6 +217,11 @@ func (d *Doc) Raw() []byte { return d.raw }
 // one JSON value, with optional white space around it.
 func (d *Doc) Valid() bool { return !d.invalid }
 
+// JSONValid reports whether the payload is a JSON text as encoding/json
+// (json.Valid) accepts one: Valid, without a byte-order mark, and nested
+// within MaxDepth.
+func (d *Doc) JSONValid() bool { return !d.invalid && !d.bom && !d.stats.TooDeep }
+
 // Err returns the first syntax error, or nil when the payload is Valid.
 func (d *Doc) Err() *SyntaxError {
 	if !d.invalid {

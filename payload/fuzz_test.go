@@ -37,6 +37,9 @@ func FuzzDecode(f *testing.F) {
 			body = data[3:]
 		}
 		want := json.Valid(body)
+		if d.JSONValid() != json.Valid(data) {
+			t.Fatalf("Decode(%q): JSONValid %v, json.Valid %v", data, d.JSONValid(), json.Valid(data))
+		}
 		if got := d.Valid() && !d.Stats().TooDeep; got != want {
 			t.Fatalf("Decode(%q): valid %v (%v), encoding/json %v", data, got, d.Err(), want)
 		}

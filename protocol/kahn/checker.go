@@ -150,7 +150,7 @@ func (e *event) int(k string) (int64, bool) { return jsonval.IntVal(e.obj[k]) }
 // reference reads one (json.loads): a byte-order mark is refused, and so is
 // nesting past payload.MaxDepth, beyond Python's recursion limit.
 func isJSONObject(m *protocol.Message) bool {
-	return m.Doc.IsObject() && !m.Doc.BOM() && !m.Doc.Stats().TooDeep
+	return m.Doc.IsObject() && m.Doc.JSONValid()
 }
 
 // Handle checks one KAHN event.
