@@ -10,11 +10,22 @@ import (
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-func newCutCmd(a *app) *cobra.Command {
-	var (
-		out, from, to string
-		ts            timeShiftFlag
-	)
+// CutOptions are what cut was asked: its input and flags.
+type CutOptions struct {
+	*app
+
+	Input  string
+	Output string
+	// From and Until are the range as given; Cut holds them parsed.
+	From  string
+	Until string
+	Cut   capedit.CutOptions
+}
+
+// NewCmdCut builds cut; runF, when given, runs instead of cutRun (tests of
+// the command line).
+func NewCmdCut(a *app, runF func(*CutOptions) error) *cobra.Command {
+	o := &CutOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "cut FILE [--from POS] [--until POS] -o OUT",
 		Short: "Write the part of a capture between two times or record numbers",
@@ -32,37 +43,45 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
   aaep-replay cut session.aaep --from '#120' -o tail.aaep`,
 		Args: needFiles("cut", "the capture FILE to cut", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if o.Output == "" {
 				return cli.Usagef("cut needs an output file: -o OUT")
 			}
-			var opts capedit.CutOptions
 			for _, p := range []struct {
 				flag, val string
 				dst       *timing.Position
-			}{{"--from", from, &opts.From}, {"--until", to, &opts.To}} {
+			}{{"--from", o.From, &o.Cut.From}, {"--until", o.Until, &o.Cut.To}} {
 				pos, err := timing.ParsePosition(p.val)
 				if err != nil {
 					return cli.Usagef("%s: %v", p.flag, err)
 				}
 				*p.dst = pos
 			}
-			opts.Stdout = a.Out
-			opts.TimeShift = ts.v
-			opts.Progress = a.meter("cut")
-			res, err := capedit.Cut(a.ctx, args[0], out, opts)
-			opts.Progress.Stop()
-			if res != nil {
-				fileopsWarn(a.Err, res.Warnings)
+			o.Input = args[0]
+			if runF != nil {
+				return runF(o)
 			}
-			return fileopsDone(err, func() {
-				fmt.Fprintf(a.summaryTo(out), "wrote %d records to %s\n", res.Written, outName(out))
-			})
+			return cutRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
-	f.StringVar(&from, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
-	f.StringVar(&to, "until", "", "last position kept (inclusive): a time offset or a record number")
-	addTimeShift(f, &ts)
+	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.StringVar(&o.From, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
+	f.StringVar(&o.Until, "until", "", "last position kept (inclusive): a time offset or a record number")
+	addTimeShift(f, &o.Cut.TimeShift)
 	return cmd
+}
+
+// cutRun writes the range into the output.
+func cutRun(o *CutOptions) error {
+	a, out, opts := o.app, o.Output, o.Cut
+	opts.Stdout = a.Out
+	opts.Progress = a.meter("cut")
+	res, err := capedit.Cut(a.ctx, o.Input, out, opts)
+	opts.Progress.Stop()
+	if res != nil {
+		fileopsWarn(a.Err, res.Warnings)
+	}
+	return fileopsDone(err, func() {
+		fmt.Fprintf(a.summaryTo(out), "wrote %d records to %s\n", res.Written, outName(out))
+	})
 }

@@ -11,11 +11,20 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
-func newExportCmd(a *app) *cobra.Command {
-	var (
-		out  string
-		opts capedit.ExportOptions
-	)
+// ExportOptions are what export was asked: its inputs and flags.
+type ExportOptions struct {
+	*app
+
+	Inputs []string
+	// Output is the file written, - for standard output (the default).
+	Output string
+	Export capedit.ExportOptions
+}
+
+// NewCmdExport builds export; runF, when given, runs instead of exportRun
+// (tests of the command line).
+func NewCmdExport(a *app, runF func(*ExportOptions) error) *cobra.Command {
+	o := &ExportOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "export FILE...",
 		Short: "Write a capture's messages as JSON Lines",
@@ -38,37 +47,47 @@ one, in time order, as "merge --join-sources" of them would be.`,
   aaep-replay export --with-meta -o session.meta.jsonl session.aaep`,
 		Args: needFiles("export", "a capture FILE (several, a glob, a directory, or - for standard input)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			srcs, err := a.sources("export", args)
-			if err != nil {
-				return err
+			o.Inputs = args
+			if o.Output == "" {
+				o.Output = "-"
 			}
-			run := func(w io.Writer) error {
-				opts.Progress = a.meter("export")
-				st, err := capedit.ExportSources(a.ctx, srcs, w, opts)
-				opts.Progress.Stop()
-				if st != nil {
-					fileopsWarn(a.Err, st.Warnings)
-					if st.Empty > 0 {
-						fmt.Fprintf(a.Err, "aaep-replay: warning: left out %d empty messages (an empty line is not a message; --with-meta keeps them)\n", st.Empty)
-					}
-					if st.Reflowed > 0 {
-						fmt.Fprintf(a.Err, "aaep-replay: warning: %d messages held line breaks, written with spaces instead (use --with-meta for byte-exact output)\n", st.Reflowed)
-					}
-				}
-				return err
+			if runF != nil {
+				return runF(o)
 			}
-			if out == "" {
-				out = "-"
-			}
-			// Damage: every line before it is written (Export's error is
-			// marked outfile.KeepPartial, so a file output is kept), then
-			// the damage is reported.
-			return fileopsError(outfile.WriteFile(out, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out}, run))
+			return exportRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "write to this file instead of standard output (-: standard output)")
-	f.BoolVar(&opts.WithMeta, "with-meta", false, "wrap every record with its time, kind, direction, source and attributes")
-	f.BoolVar(&opts.Sent, "sent", false, "also export the messages the recorder sent (without --with-meta)")
+	f.StringVarP(&o.Output, "output", "o", "", "write to this file instead of standard output (-: standard output)")
+	f.BoolVar(&o.Export.WithMeta, "with-meta", false, "wrap every record with its time, kind, direction, source and attributes")
+	f.BoolVar(&o.Export.Sent, "sent", false, "also export the messages the recorder sent (without --with-meta)")
 	return cmd
+}
+
+// exportRun writes the inputs' messages as JSON Lines.
+func exportRun(o *ExportOptions) error {
+	a, opts := o.app, o.Export
+	srcs, err := a.sources("export", o.Inputs)
+	if err != nil {
+		return err
+	}
+	run := func(w io.Writer) error {
+		opts.Progress = a.meter("export")
+		st, err := capedit.ExportSources(a.ctx, srcs, w, opts)
+		opts.Progress.Stop()
+		if st != nil {
+			fileopsWarn(a.Err, st.Warnings)
+			if st.Empty > 0 {
+				fmt.Fprintf(a.Err, "aaep-replay: warning: left out %d empty messages (an empty line is not a message; --with-meta keeps them)\n", st.Empty)
+			}
+			if st.Reflowed > 0 {
+				fmt.Fprintf(a.Err, "aaep-replay: warning: %d messages held line breaks, written with spaces instead (use --with-meta for byte-exact output)\n", st.Reflowed)
+			}
+		}
+		return err
+	}
+	// Damage: every line before it is written (Export's error is marked
+	// outfile.KeepPartial, so a file output is kept), then the damage is
+	// reported.
+	return fileopsError(outfile.WriteFile(o.Output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out}, run))
 }

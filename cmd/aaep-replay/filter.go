@@ -9,12 +9,20 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 )
 
-func newFilterCmd(a *app) *cobra.Command {
-	var (
-		out  string
-		opts capedit.FilterOptions
-		ts   timeShiftFlag
-	)
+// FilterOptions are what filter was asked: its input and flags.
+type FilterOptions struct {
+	*app
+
+	Input  string
+	Output string
+	Filter capedit.FilterOptions
+}
+
+// NewCmdFilter builds filter; runF, when given, runs instead of filterRun
+// (tests of the command line).
+func NewCmdFilter(a *app, runF func(*FilterOptions) error) *cobra.Command {
+	o := &FilterOptions{app: a}
+	opts := &o.Filter
 	cmd := &cobra.Command{
 		Use:   "filter FILE [--session ID]... [--type TYPE]... -o OUT",
 		Short: "Write the messages of chosen sessions or types into a new capture",
@@ -31,31 +39,40 @@ the capture's start are unchanged.`,
   aaep-replay filter session.aaep --type tool.invoked,tool.completed -o tools.aaep`,
 		Args: needFiles("filter", "the capture FILE to filter", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if o.Output == "" {
 				return cli.Usagef("filter needs an output file: -o OUT")
 			}
 			if opts.Match.Empty() && !opts.MessagesOnly {
 				return cli.Usagef("filter needs at least one of --session, --type, --urgency, --messages-only")
 			}
-			opts.Stdout = a.Out
-			opts.TimeShift = ts.v
-			opts.Progress = a.meter("filter")
-			res, err := capedit.Filter(a.ctx, args[0], out, opts)
-			opts.Progress.Stop()
-			if res != nil {
-				fileopsWarn(a.Err, res.Warnings)
+			o.Input = args[0]
+			if runF != nil {
+				return runF(o)
 			}
-			return fileopsDone(err, func() {
-				fmt.Fprintf(a.summaryTo(out), "kept %d of %d records in %s\n", res.Written, res.Read, outName(out))
-			})
+			return filterRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "keep messages of this session")
 	f.StringSliceVar(&opts.Match.Types, "type", nil, "keep messages of this type (exact or suffix)")
 	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "keep messages of this urgency")
 	f.BoolVar(&opts.MessagesOnly, "messages-only", false, "drop connection events and markers too")
-	addTimeShift(f, &ts)
+	addTimeShift(f, &opts.TimeShift)
 	return cmd
+}
+
+// filterRun writes the chosen messages into the output.
+func filterRun(o *FilterOptions) error {
+	a, out, opts := o.app, o.Output, o.Filter
+	opts.Stdout = a.Out
+	opts.Progress = a.meter("filter")
+	res, err := capedit.Filter(a.ctx, o.Input, out, opts)
+	opts.Progress.Stop()
+	if res != nil {
+		fileopsWarn(a.Err, res.Warnings)
+	}
+	return fileopsDone(err, func() {
+		fmt.Fprintf(a.summaryTo(out), "kept %d of %d records in %s\n", res.Written, res.Read, outName(out))
+	})
 }

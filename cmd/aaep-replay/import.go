@@ -10,19 +10,19 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
-// fileopsCount writes n with the singular or plural words that follow it.
-func fileopsCount(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+// ImportOptions are what import was asked: its input and flags.
+type ImportOptions struct {
+	*app
+
+	Input  string
+	Output string
+	Import capedit.ImportOptions
 }
 
-func newImportCmd(a *app) *cobra.Command {
-	var (
-		out  string
-		opts capedit.ImportOptions
-	)
+// NewCmdImport builds import; runF, when given, runs instead of importRun
+// (tests of the command line).
+func NewCmdImport(a *app, runF func(*ImportOptions) error) *cobra.Command {
+	o := &ImportOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "import FILE.jsonl -o FILE.aaep",
 		Short: "Turn JSON Lines (one message per line) into a capture",
@@ -39,36 +39,46 @@ turned back into the capture it came from, record for record.`,
 		Example: `  aaep-replay import session.jsonl -o session.aaep`,
 		Args:    needFiles("import", "the JSON Lines FILE to import", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if o.Output == "" {
 				return cli.Usagef("import needs an output file: -o FILE.aaep")
 			}
-			opts.Tool = "aaep-replay/" + version
-			opts.Stdout = a.Out
-			opts.Progress = a.meter("import")
-			st, err := capedit.Import(a.ctx, args[0], out, opts)
-			opts.Progress.Stop()
-			if err != nil && !outfile.IsPartial(err) {
-				return fileopsError(err)
+			o.Input = args[0]
+			if runF != nil {
+				return runF(o)
 			}
-			form := "plain JSON Lines"
-			if st.WithMeta {
-				form = "a --with-meta export"
-			}
-			fmt.Fprintf(a.summaryTo(out), "imported %d records from %d lines of %s into %s\n", st.Records, st.Lines, form, outName(out))
-			if st.Invalid > 0 {
-				fmt.Fprintf(a.Err, "aaep-replay: warning: %s not valid JSON or UTF-8; kept as flagged records with their line numbers\n", fileopsCount(st.Invalid, "line is", "lines are"))
-			}
-			if st.Backwards > 0 {
-				fmt.Fprintf(a.Err, "aaep-replay: warning: %s went backwards; those messages took the previous message's time\n", fileopsCount(st.Backwards, "timestamp", "timestamps"))
-			}
-			if !st.WithMeta && st.Untimed > 0 {
-				fmt.Fprintf(a.Err, "aaep-replay: warning: %s no readable timestamp; they took the previous message's time\n", fileopsCount(st.Untimed, "message has", "messages have"))
-			}
-			return fileopsError(err)
+			return importRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
-	f.BoolVar(&opts.Plain, "plain", false, "read every line as a message, even if the file looks like a --with-meta export")
+	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.BoolVar(&o.Import.Plain, "plain", false, "read every line as a message, even if the file looks like a --with-meta export")
 	return cmd
+}
+
+// importRun writes the JSON Lines input as a capture.
+func importRun(o *ImportOptions) error {
+	a, out, opts := o.app, o.Output, o.Import
+	opts.Tool = "aaep-replay/" + version
+	opts.Stdout = a.Out
+	opts.Progress = a.meter("import")
+	st, err := capedit.Import(a.ctx, o.Input, out, opts)
+	opts.Progress.Stop()
+	if err != nil && !outfile.IsPartial(err) {
+		return fileopsError(err)
+	}
+	form := "plain JSON Lines"
+	if st.WithMeta {
+		form = "a --with-meta export"
+	}
+	fmt.Fprintf(a.summaryTo(out), "imported %d records from %d lines of %s into %s\n", st.Records, st.Lines, form, outName(out))
+	if st.Invalid > 0 {
+		fmt.Fprintf(a.Err, "aaep-replay: warning: %s not valid JSON or UTF-8; kept as flagged records with their line numbers\n", fileopsCount(st.Invalid, "line is", "lines are"))
+	}
+	if st.Backwards > 0 {
+		fmt.Fprintf(a.Err, "aaep-replay: warning: %s went backwards; those messages took the previous message's time\n", fileopsCount(st.Backwards, "timestamp", "timestamps"))
+	}
+	if !st.WithMeta && st.Untimed > 0 {
+		fmt.Fprintf(a.Err, "aaep-replay: warning: %s no readable timestamp; they took the previous message's time\n", fileopsCount(st.Untimed, "message has", "messages have"))
+	}
+	return fileopsError(err)
 }

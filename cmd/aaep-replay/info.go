@@ -2,28 +2,31 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capedit"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
-	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-type infoOptions struct {
-	json    bool
-	speed   float64
-	maxIdle time.Duration
-	gap     time.Duration
+// InfoOptions are what info was asked: its inputs and flags.
+type InfoOptions struct {
+	*app
+
+	Inputs  []string
+	JSON    bool
+	Speed   float64
+	MaxIdle time.Duration
+	Gap     time.Duration
 }
 
-func newInfoCmd(a *app) *cobra.Command {
-	var o infoOptions
+// NewCmdInfo builds info; runF, when given, runs instead of infoRun (tests
+// of the command line).
+func NewCmdInfo(a *app, runF func(*InfoOptions) error) *cobra.Command {
+	o := &InfoOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "info FILE...",
 		Short: "Summarise captures: times, records, types, sessions, sources, gaps, sizes",
@@ -46,22 +49,28 @@ over all of them (--json: {"files": [...], "total": {...}}).`,
   aaep-replay info --json session.aaep`,
 		Args: needFiles("info", "a capture FILE (several, a glob, a directory, or - for standard input)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			srcs, err := a.sources("info", args)
-			if err != nil {
-				return err
+			o.Inputs = args
+			if runF != nil {
+				return runF(o)
 			}
-			return infoRun(a, &o, srcs)
+			return infoRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.json, "json", false, "print the summary as JSON")
-	numflag.Float(f, &o.speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), "replay speed for the replay time estimate")
-	numflag.Duration(f, &o.maxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "cap on each wait between events for the replay time estimate (0: no cap)")
-	numflag.Duration(f, &o.gap, "gap", capedit.DefaultGap, numflag.Positive(), "shortest silence between received messages reported as a gap")
+	f.BoolVar(&o.JSON, "json", false, "print the summary as JSON")
+	numflag.Float(f, &o.Speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), "replay speed for the replay time estimate")
+	numflag.Duration(f, &o.MaxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "cap on each wait between events for the replay time estimate (0: no cap)")
+	numflag.Duration(f, &o.Gap, "gap", capedit.DefaultGap, numflag.Positive(), "shortest silence between received messages reported as a gap")
 	return cmd
 }
 
-func infoRun(a *app, o *infoOptions, srcs []inputs.Source) error {
+// infoRun summarises each input, then all of them.
+func infoRun(o *InfoOptions) error {
+	a := o.app
+	srcs, err := a.sources("info", o.Inputs)
+	if err != nil {
+		return err
+	}
 	meter := a.meter("info")
 	defer meter.Stop()
 	var (
@@ -70,7 +79,7 @@ func infoRun(a *app, o *infoOptions, srcs []inputs.Source) error {
 	)
 	for i, src := range srcs {
 		meter.File(src.Name())
-		s, err := capedit.InfoSource(a.ctx, src, capedit.InfoOptions{Speed: o.speed, MaxIdle: o.maxIdle, Gap: o.gap, Progress: meter})
+		s, err := capedit.InfoSource(a.ctx, src, capedit.InfoOptions{Speed: o.Speed, MaxIdle: o.MaxIdle, Gap: o.Gap, Progress: meter})
 		if err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -86,7 +95,7 @@ func infoRun(a *app, o *infoOptions, srcs []inputs.Source) error {
 		if s.Status == "torn" {
 			meter.Printf(a.Err, "aaep-replay: warning: %s was not closed cleanly; summarised its %d intact records (aaep-replay repair writes a clean copy)\n", s.File, s.Records)
 		}
-		if o.json {
+		if o.JSON {
 			continue
 		}
 		if i > 0 {
@@ -99,9 +108,9 @@ func infoRun(a *app, o *infoOptions, srcs []inputs.Source) error {
 	meter.Stop()
 	var werr error
 	switch {
-	case o.json && len(srcs) == 1 && len(sums) == 1:
+	case o.JSON && len(srcs) == 1 && len(sums) == 1:
 		werr = writeJSON(a.Out, sums[0])
-	case o.json:
+	case o.JSON:
 		werr = writeJSON(a.Out, struct {
 			Files []*capedit.Summary `json:"files"`
 			Total *capedit.Total     `json:"total"`
@@ -120,41 +129,4 @@ func infoRun(a *app, o *infoOptions, srcs []inputs.Source) error {
 		return cli.WithCode(cli.ExitUsage, firstErr)
 	}
 	return nil
-}
-
-// fileopsWarn reports the torn inputs an edit worked around.
-func fileopsWarn(w io.Writer, ws []capedit.Warning) {
-	for _, x := range ws {
-		fmt.Fprintf(w, "aaep-replay: warning: %s\n", x)
-	}
-}
-
-// fileopsError gives an edit's error the exit code of a file error.
-func fileopsError(err error) error { return cli.WithCode(cli.ExitUsage, err) }
-
-// summaryTo is where an edit says what it wrote: standard output, unless the
-// output itself went there ("-o -").
-func (a *app) summaryTo(out string) io.Writer {
-	if out == "-" {
-		return a.Err
-	}
-	return a.Out
-}
-
-// outName names an output in messages.
-func outName(out string) string {
-	if out == "-" {
-		return "standard output"
-	}
-	return out
-}
-
-// fileopsDone ends an edit: on success or after damage in an input (the
-// output then holds every record read before it: outfile.IsPartial) the
-// summary is printed, then the damage is reported (exit 2).
-func fileopsDone(err error, summary func()) error {
-	if err == nil || outfile.IsPartial(err) {
-		summary()
-	}
-	return fileopsError(err)
 }

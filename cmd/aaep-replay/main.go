@@ -1,6 +1,36 @@
 // Command aaep-replay replays, checks, visualizes and edits AAEP capture files.
+//
+// Each verb has its own file: an XxxOptions struct (the app every verb
+// shares, then the verb's arguments and flags), NewCmdXxx(app, runF), whose
+// RunE only validates the command line into the options, and xxxRun, which
+// does the work. root.go builds the root command over every verb.
 package main
 
-import "os"
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+)
 
 func main() { os.Exit(Main(os.Args[1:])) }
+
+// Main runs aaep-replay with args and returns the process exit code.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, cli.System(), args)
+}
+
+func run(ctx context.Context, s cli.Streams, args []string) int {
+	a := &app{Streams: s, ctx: ctx}
+	root := newRootCmd(a)
+	root.SetArgs(normalizeArgs(args))
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	err := cli.Execute(ctx, root)
+	return cli.Report(s.Err, "aaep-replay", err)
+}

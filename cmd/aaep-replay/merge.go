@@ -12,12 +12,30 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 )
 
-func newMergeCmd(a *app) *cobra.Command {
-	var (
-		out    string
-		opts   capedit.MergeOptions
-		shifts []string
-	)
+// MergeOptions are what merge was asked: its inputs and flags.
+type MergeOptions struct {
+	*app
+
+	Inputs []string
+	Output string
+	Merge  capedit.MergeOptions
+	// TimeShifts are the --time-shift FILE=SHIFT flags as given; Shifts
+	// holds them read.
+	TimeShifts []string
+	Shifts     []inputShift
+}
+
+// inputShift is one --time-shift FILE=SHIFT of merge.
+type inputShift struct {
+	flag  string // as given
+	name  string // FILE
+	shift capedit.TimeShift
+}
+
+// NewCmdMerge builds merge; runF, when given, runs instead of mergeRun
+// (tests of the command line).
+func NewCmdMerge(a *app, runF func(*MergeOptions) error) *cobra.Command {
+	o := &MergeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "merge A B ... -o OUT",
 		Short: "Merge captures into one, ordered by receive time",
@@ -39,63 +57,84 @@ two machines whose clocks differ.`,
   aaep-replay merge a.aaep b.aaep --time-shift b.aaep=-1.2s -o both.aaep`,
 		Args: needFiles("merge", "the capture FILEs to merge", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if o.Output == "" {
 				return cli.Usagef("merge needs an output file: -o OUT")
 			}
-			srcs, err := a.sources("merge", args)
-			if err != nil {
+			var err error
+			if o.Shifts, err = readShifts(o.TimeShifts); err != nil {
 				return err
 			}
-			args = inputs.Names(srcs)
-			for _, in := range args {
-				if in == "-" {
-					return cli.Usagef("merge cannot read standard input (it reads each input twice); name the files")
-				}
+			o.Inputs = args
+			if runF != nil {
+				return runF(o)
 			}
-			if opts.TimeShifts, err = mergeShifts(args, shifts); err != nil {
-				return err
-			}
-			opts.Stdout = a.Out
-			opts.Progress = a.meter("merge")
-			res, err := capedit.Merge(a.ctx, args, out, opts)
-			opts.Progress.Stop()
-			if res != nil {
-				fileopsWarn(a.Err, res.Warnings)
-			}
-			return fileopsDone(err, func() {
-				fmt.Fprintf(a.summaryTo(out), "merged %d records from %d captures into %s\n", res.Written, len(args), outName(out))
-			})
+			return mergeRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
-	f.BoolVar(&opts.JoinSources, "join-sources", false, "give identical sources of different inputs one id")
-	f.StringArrayVar(&shifts, "time-shift", nil, "FILE=SHIFT: move that input's wall clock by a duration (+1.5s) or to a start time (repeatable)")
+	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.BoolVar(&o.Merge.JoinSources, "join-sources", false, "give identical sources of different inputs one id")
+	f.StringArrayVar(&o.TimeShifts, "time-shift", nil, "FILE=SHIFT: move that input's wall clock by a duration (+1.5s) or to a start time (repeatable)")
 	return cmd
 }
 
-// mergeShifts reads the --time-shift FILE=SHIFT flags of merge into one
-// shift per input.
-func mergeShifts(inputs, flags []string) ([]capedit.TimeShift, error) {
-	out := make([]capedit.TimeShift, len(inputs))
+// mergeRun merges the inputs into the output.
+func mergeRun(o *MergeOptions) error {
+	a, out, opts := o.app, o.Output, o.Merge
+	srcs, err := a.sources("merge", o.Inputs)
+	if err != nil {
+		return err
+	}
+	args := inputs.Names(srcs)
+	for _, in := range args {
+		if in == "-" {
+			return cli.Usagef("merge cannot read standard input (it reads each input twice); name the files")
+		}
+	}
+	if opts.TimeShifts, err = mergeShifts(args, o.Shifts); err != nil {
+		return err
+	}
+	opts.Stdout = a.Out
+	opts.Progress = a.meter("merge")
+	res, err := capedit.Merge(a.ctx, args, out, opts)
+	opts.Progress.Stop()
+	if res != nil {
+		fileopsWarn(a.Err, res.Warnings)
+	}
+	return fileopsDone(err, func() {
+		fmt.Fprintf(a.summaryTo(out), "merged %d records from %d captures into %s\n", res.Written, len(args), outName(out))
+	})
+}
+
+// readShifts reads the --time-shift FILE=SHIFT flags of merge.
+func readShifts(flags []string) ([]inputShift, error) {
+	var out []inputShift
 	for _, fl := range flags {
 		eq := strings.LastIndex(fl, "=")
 		if eq <= 0 {
 			return nil, cli.Usagef("--time-shift %q: say which input, as FILE=SHIFT (b.aaep=-1.2s)", fl)
 		}
-		name, val := fl[:eq], fl[eq+1:]
-		ts, err := capedit.ParseTimeShift(val)
+		ts, err := capedit.ParseTimeShift(fl[eq+1:])
 		if err != nil {
 			return nil, cli.Usagef("--time-shift: %v", err)
 		}
+		out = append(out, inputShift{flag: fl, name: fl[:eq], shift: ts})
+	}
+	return out, nil
+}
+
+// mergeShifts gives each of the inputs its shift.
+func mergeShifts(inputs []string, shifts []inputShift) ([]capedit.TimeShift, error) {
+	out := make([]capedit.TimeShift, len(inputs))
+	for _, sh := range shifts {
 		found := false
 		for i, in := range inputs {
-			if in == name || filepath.Base(in) == name || filepath.Clean(in) == filepath.Clean(name) {
-				out[i], found = ts, true
+			if in == sh.name || filepath.Base(in) == sh.name || filepath.Clean(in) == filepath.Clean(sh.name) {
+				out[i], found = sh.shift, true
 			}
 		}
 		if !found {
-			return nil, cli.Usagef("--time-shift %s: %s is not one of the inputs", fl, name)
+			return nil, cli.Usagef("--time-shift %s: %s is not one of the inputs", sh.flag, sh.name)
 		}
 	}
 	return out, nil

@@ -11,8 +11,18 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
-func newRepairCmd(a *app) *cobra.Command {
-	var out string
+// RepairOptions are what repair was asked: its input and output.
+type RepairOptions struct {
+	*app
+
+	Input  string
+	Output string
+}
+
+// NewCmdRepair builds repair; runF, when given, runs instead of repairRun
+// (tests of the command line).
+func NewCmdRepair(a *app, runF func(*RepairOptions) error) *cobra.Command {
+	o := &RepairOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "repair FILE -o OUT",
 		Short: "Copy every intact record of a damaged or torn capture into a clean one",
@@ -23,36 +33,46 @@ appears only when complete.`,
 		Example: `  aaep-replay repair crashed.aaep -o fixed.aaep`,
 		Args:    needFiles("repair", "the damaged or torn capture FILE to repair", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if o.Output == "" {
 				return cli.Usagef("repair needs an output file: -o OUT")
 			}
-			f, err := outfile.Open(out, outfile.Options{Inputs: args, Stdout: a.Out, Binary: true})
-			if err != nil {
-				return err
+			o.Input = args[0]
+			if runF != nil {
+				return runF(o)
 			}
-			defer f.Abort()
-			meter := a.meter("repair")
-			rep, err := capfile.RepairToWith(args[0], f, capfile.RepairOptions{
-				Progress: func(t int64) { meter.Record(time.Duration(t)) },
-				Total:    meter.AddTotal,
-			})
-			meter.Stop()
-			if err != nil {
-				return fileopsError(err)
-			}
-			if rep.Kept == 0 {
-				// Nothing to save: no empty "repaired" capture, and no
-				// success status.
-				fmt.Fprintln(a.Err, rep)
-				return cli.Usagef("%s: no intact record found; nothing written", args[0])
-			}
-			if err := f.Commit(); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.summaryTo(out), "%s\nwrote %s (%d bytes)\n", rep, outName(out), rep.Bytes)
-			return nil
+			return repairRun(o)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "capture file to write (required; - for standard output)")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
 	return cmd
+}
+
+// repairRun copies the input's intact records into the output.
+func repairRun(o *RepairOptions) error {
+	a, in, out := o.app, o.Input, o.Output
+	f, err := outfile.Open(out, outfile.Options{Inputs: []string{in}, Stdout: a.Out, Binary: true})
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	meter := a.meter("repair")
+	rep, err := capfile.RepairToWith(in, f, capfile.RepairOptions{
+		Progress: func(t int64) { meter.Record(time.Duration(t)) },
+		Total:    meter.AddTotal,
+	})
+	meter.Stop()
+	if err != nil {
+		return fileopsError(err)
+	}
+	if rep.Kept == 0 {
+		// Nothing to save: no empty "repaired" capture, and no success
+		// status.
+		fmt.Fprintln(a.Err, rep)
+		return cli.Usagef("%s: no intact record found; nothing written", in)
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.summaryTo(out), "%s\nwrote %s (%d bytes)\n", rep, outName(out), rep.Bytes)
+	return nil
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -28,42 +25,24 @@ type app struct {
 	quiet bool
 }
 
-// Main runs aaep-replay with args and returns the process exit code.
-func Main(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return run(ctx, cli.System(), args)
-}
-
-func run(ctx context.Context, s cli.Streams, args []string) int {
-	a := &app{Streams: s, ctx: ctx}
-	root := newRootCmd(a)
-	root.SetArgs(normalizeArgs(args))
-	root.SetIn(s.In)
-	root.SetOut(s.Out)
-	root.SetErr(s.Err)
-	err := cli.Execute(ctx, root)
-	return cli.Report(s.Err, "aaep-replay", err)
-}
-
 // newRootCmd builds aaep-replay and every verb.
 func newRootCmd(a *app) *cobra.Command {
 	return newRoot(a,
 		NewCmdCheck(a, nil),
-		newCutCmd(a),
-		newDedupeCmd(a),
-		newExportCmd(a),
-		newFilterCmd(a),
-		newImportCmd(a),
-		newInfoCmd(a),
-		newMergeCmd(a),
+		NewCmdCut(a, nil),
+		NewCmdDedupe(a, nil),
+		NewCmdExport(a, nil),
+		NewCmdFilter(a, nil),
+		NewCmdImport(a, nil),
+		NewCmdInfo(a, nil),
+		NewCmdMerge(a, nil),
 		NewCmdPush(a, nil),
-		newRepairCmd(a),
+		NewCmdRepair(a, nil),
 		NewCmdServe(a, nil),
-		newShowCmd(a),
-		newSplitCmd(a),
+		NewCmdShow(a, nil),
+		NewCmdSplit(a, nil),
 		NewCmdView(a, nil),
-		newVisualizeCmd(a),
+		NewCmdVisualize(a, nil),
 	)
 }
 

@@ -15,11 +15,21 @@ import (
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-func newShowCmd(a *app) *cobra.Command {
-	var (
-		opts  show.Options
-		speed float64
-	)
+// ShowOptions are what show was asked: its input and flags.
+type ShowOptions struct {
+	*app
+
+	Input string
+	// Show holds the flags show.Run reads (the terminal's keys are added
+	// when it runs).
+	Show show.Options
+}
+
+// NewCmdShow builds show; runF, when given, runs instead of showRun (tests
+// of the command line).
+func NewCmdShow(a *app, runF func(*ShowOptions) error) *cobra.Command {
+	o := &ShowOptions{app: a}
+	opts := &o.Show
 	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Print a capture one line per message, as tcpdump -r does",
@@ -48,8 +58,11 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 			if !opts.Pace && (fs.Changed("speed") || fs.Changed("max-idle") || fs.Changed("paused")) {
 				return cli.Usagef("--speed, --max-idle and --paused go with --pace")
 			}
-			opts.Timing.Speed = speed
-			return showRun(a, args[0], opts)
+			o.Input = args[0]
+			if runF != nil {
+				return runF(o)
+			}
+			return showRun(o)
 		},
 	}
 	f := cmd.Flags()
@@ -64,13 +77,15 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 	f.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
 	f.StringVar(&opts.Profile, "profile", "lenient", "checker profile: lenient or strict")
 	f.BoolVar(&opts.Pace, "pace", false, "print each line at its recorded time")
-	numflag.Float(f, &speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("with --pace: speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
+	numflag.Float(f, &opts.Timing.Speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("with --pace: speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
 	numflag.Duration(f, &opts.Timing.MaxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "with --pace: cap every wait between two lines at this time (0: no cap)")
 	f.BoolVar(&opts.Paused, "paused", false, "with --pace: start paused (space plays, . steps)")
 	return cmd
 }
 
-func showRun(a *app, path string, opts show.Options) error {
+// showRun prints the capture, one line per record.
+func showRun(o *ShowOptions) error {
+	a, path, opts := o.app, o.Input, o.Show
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
 	if opts.Pace {

@@ -21,19 +21,29 @@ import (
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
-type visualizeOptions struct {
-	input       string   // the first input, or the names of several
-	inputs      []string // the FILE arguments
-	output      string
-	format      string
-	session     string
-	protocol    string
-	profile     string
-	maxSessions int
+// VisualizeOptions are what visualize was asked: its inputs and flags.
+type VisualizeOptions struct {
+	*app
+
+	// Inputs are the FILE arguments; Input names what is drawn: the first
+	// input (several get their names joined when they are expanded).
+	Inputs []string
+	Input  string
+	Output string
+	// FormatName is --format as given; Format is the format drawn, from
+	// --format or else the --output file's extension.
+	FormatName  string
+	Format      visualize.Format
+	Session     string
+	Protocol    string
+	Profile     string
+	MaxSessions int
 }
 
-func newVisualizeCmd(a *app) *cobra.Command {
-	var o visualizeOptions
+// NewCmdVisualize builds visualize; runF, when given, runs instead of
+// visualizeRun (tests of the command line).
+func NewCmdVisualize(a *app, runF func(*VisualizeOptions) error) *cobra.Command {
+	o := &VisualizeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "visualize FILE...",
 		Short: "Draw each session's path through its protocol's state machine, violations in red",
@@ -68,80 +78,85 @@ stream in time order, into the --output they then need.`,
   aaep-replay --input session.aaep --visualize --output trace.svg`,
 		Args: needFiles("visualize", "a capture or JSONL FILE (several with --output, a glob, a directory, or - for standard input)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.inputs = args
-			o.input = args[0]
-			return runVisualize(a, &o, cmd.Flags().Changed("format"))
+			o.Inputs, o.Input = args, args[0]
+			var err error
+			if o.Format, err = outputFormat(o.Output, o.FormatName, cmd.Flags().Changed("format")); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return visualizeRun(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "file to write (default: FILE.<format> beside the input; - for standard output)")
-	f.StringVar(&o.format, "format", "svg", "output format: svg, png or dot (default: from the --output extension, else svg)")
-	f.StringVar(&o.session, "session", "", "draw only the session with this ID")
-	f.StringVar(&o.protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of recognising each")
-	f.StringVar(&o.profile, "profile", "lenient", "reading of contradictory specification text: lenient or strict")
-	numflag.Int(f, &o.maxSessions, "max-sessions", visualize.DefaultMaxSessions, numflag.NonNegative("no limit"), "draw at most this many sessions, the first ones seen (0: no limit)")
+	f.StringVarP(&o.Output, "output", "o", "", "file to write (default: FILE.<format> beside the input; - for standard output)")
+	f.StringVar(&o.FormatName, "format", "svg", "output format: svg, png or dot (default: from the --output extension, else svg)")
+	f.StringVar(&o.Session, "session", "", "draw only the session with this ID")
+	f.StringVar(&o.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of recognising each")
+	f.StringVar(&o.Profile, "profile", "lenient", "reading of contradictory specification text: lenient or strict")
+	numflag.Int(f, &o.MaxSessions, "max-sessions", visualize.DefaultMaxSessions, numflag.NonNegative("no limit"), "draw at most this many sessions, the first ones seen (0: no limit)")
 	return cmd
 }
 
-// outputFormat works out the format from --format and the --output name.
-func outputFormat(o *visualizeOptions, formatSet bool) (visualize.Format, error) {
-	byName, named := visualize.FormatOf(o.output)
+// outputFormat works out the format from --format (name, when formatSet)
+// and the --output name.
+func outputFormat(output, name string, formatSet bool) (visualize.Format, error) {
+	byName, named := visualize.FormatOf(output)
 	if !formatSet {
 		if named {
 			return byName, nil
 		}
 		return visualize.FormatSVG, nil
 	}
-	f, err := visualize.ParseFormat(o.format)
+	f, err := visualize.ParseFormat(name)
 	if err != nil {
 		return "", cli.Usagef("--format: %v", err)
 	}
 	if named && byName != f {
-		return "", cli.Usagef("--format %s does not match the --output file %s", f, o.output)
+		return "", cli.Usagef("--format %s does not match the --output file %s", f, output)
 	}
 	return f, nil
 }
 
-func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
-	format, err := outputFormat(o, formatSet)
-	if err != nil {
-		return err
-	}
-	srcs, err := a.sources("visualize", o.inputs)
+// visualizeRun checks the inputs and draws their sessions.
+func visualizeRun(o *VisualizeOptions) error {
+	a, format := o.app, o.Format
+	srcs, err := a.sources("visualize", o.Inputs)
 	if err != nil {
 		return err
 	}
 	if len(srcs) > 1 {
-		if o.output == "" {
+		if o.Output == "" {
 			return cli.Usagef("visualize of several inputs needs --output (-o FILE.svg, or - for standard output)")
 		}
-		o.input = strings.Join(inputs.Names(srcs), ", ")
+		o.Input = strings.Join(inputs.Names(srcs), ", ")
 	}
-	output := o.output
+	output := o.Output
 	switch {
 	case output != "":
-	case o.input == "-":
+	case o.Input == "-":
 		output = "-"
-	case objstore.IsURL(o.input):
+	case objstore.IsURL(o.Input):
 		// An object: the drawing goes to the current directory.
-		output = path.Base(o.input) + "." + string(format)
+		output = path.Base(o.Input) + "." + string(format)
 	default:
-		output = o.input + "." + string(format)
+		output = o.Input + "." + string(format)
 	}
 	if err := outfile.Check(output, inputs.Paths(srcs)...); err != nil {
 		return err // before the capture is read and drawn
 	}
 	mods := models.All()
-	maxSessions := o.maxSessions
+	maxSessions := o.MaxSessions
 	if maxSessions == 0 {
 		maxSessions = -1
 	}
-	col := visualize.NewCollector(visualize.CollectorOptions{Session: o.session, MaxSessions: maxSessions})
+	col := visualize.NewCollector(visualize.CollectorOptions{Session: o.Session, MaxSessions: maxSessions})
 	seen := newVisSessionNames(8)
 	sink := col.Sink()
 	step := sink.Step
 	sink.Step = func(s protocol.Step) { seen.add(s.Session); step(s) }
-	eng, err := protocol.NewEngine(mods, o.protocol, &protocol.Options{Profile: o.profile}, sink)
+	eng, err := protocol.NewEngine(mods, o.Protocol, &protocol.Options{Profile: o.Profile}, sink)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -155,17 +170,17 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 	if gaps := sum.Gaps(); len(gaps) > 0 {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %s", o.input, strings.Join(gaps, "; ")))
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %s", o.Input, strings.Join(gaps, "; ")))
 	}
 	messages := sum.Messages
 	if sum.Torn != nil {
-		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", o.input, sum.Torn, visPlural(messages, "message"))
+		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", o.Input, sum.Torn, visPlural(messages, "message"))
 	}
 	eng.Finish()
 
 	traces := col.Traces()
-	if o.session != "" && len(traces) == 0 {
-		return cli.Usagef("no session %q in %s (sessions seen: %s)", o.session, o.input, seen)
+	if o.Session != "" && len(traces) == 0 {
+		return cli.Usagef("no session %q in %s (sessions seen: %s)", o.Session, o.Input, seen)
 	}
 	if n := col.Dropped(); n > 0 {
 		fmt.Fprintf(a.Err, "aaep-replay: note: drew the first %s; %s more left out (raise --max-sessions, or draw one with --session ID)\n",
@@ -175,10 +190,10 @@ func runVisualize(a *app, o *visualizeOptions, formatSet bool) error {
 	for _, m := range mods {
 		machines[m.Name()] = m.Machine()
 	}
-	dot := visualize.DOT(traces, visualize.DOTOptions{Title: filepath.Base(o.input), Machines: machines})
+	dot := visualize.DOT(traces, visualize.DOTOptions{Title: filepath.Base(o.Input), Machines: machines})
 	out, err := visualize.Draw(a.ctx, dot, format, nil)
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("draw %s: %w", o.input, err))
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("draw %s: %w", o.Input, err))
 	}
 	err = outfile.WriteFile(output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Binary: format == visualize.FormatPNG},
 		func(w io.Writer) error {
