@@ -21,6 +21,9 @@ type reportWriter struct {
 	blocks    int64 // blocks written, the stream-level one included
 	begun     bool
 	err       error
+	// buf holds the JSON of a session block (and the document's opening
+	// before the first one) until it is written.
+	buf []byte
 
 	// The text views (see View): the listing held back while ViewAuto
 	// decides, and what the summary shows.
@@ -42,10 +45,19 @@ func newReportWriter(w io.Writer, r *Report, asJSON bool, threshold Level) *repo
 // the summary, so that nothing is written for a run that never got going.
 func (rw *reportWriter) begin() {
 	if rw.asJSON && !rw.begun {
-		input, _ := json.Marshal(rw.r.Input)
-		rw.printf("{\n  \"input\": %s,\n  \"sessions\": [", input)
+		rw.buf = append(rw.buf, "{\n  \"input\": "...)
+		rw.buf = appendJSONString(rw.buf, rw.r.Input)
+		rw.buf = append(rw.buf, ",\n  \"sessions\": ["...)
 	}
 	rw.begun = true
+}
+
+// flush writes the JSON held in buf.
+func (rw *reportWriter) flush() {
+	if rw.err == nil && len(rw.buf) > 0 {
+		_, rw.err = rw.w.Write(rw.buf)
+	}
+	rw.buf = rw.buf[:0]
 }
 
 func (rw *reportWriter) printf(format string, args ...any) {
@@ -69,19 +81,12 @@ func (rw *reportWriter) session(s *SessionReport) {
 	}
 	rw.blocks++
 	if rw.asJSON {
-		if s.Findings == nil {
-			s.Findings = []Finding{}
+		if rw.blocks > 1 {
+			rw.buf = append(rw.buf, ',')
 		}
-		b, err := json.MarshalIndent(s, "    ", "  ")
-		if err != nil {
-			rw.err = err
-			return
-		}
-		sep := ","
-		if rw.blocks == 1 {
-			sep = ""
-		}
-		rw.printf("%s\n    %s", sep, b)
+		rw.buf = append(rw.buf, "\n    "...)
+		rw.buf = appendSessionJSON(rw.buf, s)
+		rw.flush() // a streaming report writes each session when it is done
 		return
 	}
 	rw.textSession(s, func() { rw.sessionText(s) })
@@ -162,7 +167,10 @@ func (rw *reportWriter) finish() error {
 			return err
 		}
 		// Splice the summary's fields in after the sessions array.
-		rw.printf("\n  ],\n%s\n", strings.TrimPrefix(string(b), "{\n"))
+		rw.buf = append(rw.buf, "\n  ],\n"...)
+		rw.buf = append(rw.buf, strings.TrimPrefix(string(b), "{\n")...)
+		rw.buf = append(rw.buf, '\n')
+		rw.flush()
 		return rw.err
 	}
 	switch rw.view {

@@ -1,0 +1,127 @@
+package protocol
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The JSON report is written by hand, not through encoding/json: a large
+// check writes hundreds of thousands of session blocks, and reflection
+// and re-indenting were a tenth of its time. The bytes are exactly what
+// json.MarshalIndent(s, "    ", "  ") gives for a *SessionReport (a test
+// compares the two on every field, by reflection, and a fuzz target on
+// arbitrary strings), so the format stays encoding/json's.
+
+// appendSessionJSON appends s as json.MarshalIndent(s, "    ", "  ")
+// writes it (findings nil or empty both as []).
+func appendSessionJSON(b []byte, s *SessionReport) []byte {
+	b = append(b, "{\n      \"protocol\": "...)
+	b = appendJSONString(b, s.Protocol)
+	b = append(b, ",\n      \"session\": "...)
+	b = appendJSONString(b, s.Session)
+	b = append(b, ",\n      \"messages\": "...)
+	b = strconv.AppendInt(b, int64(s.Messages), 10)
+	b = append(b, ",\n      \"first_offset_ns\": "...)
+	b = strconv.AppendInt(b, int64(s.First), 10)
+	b = append(b, ",\n      \"last_offset_ns\": "...)
+	b = strconv.AppendInt(b, int64(s.Last), 10)
+	b = append(b, ",\n      \"state\": "...)
+	b = appendJSONString(b, s.State)
+	b = append(b, ",\n      \"complete\": "...)
+	b = strconv.AppendBool(b, s.Complete)
+	if len(s.Findings) == 0 {
+		return append(b, ",\n      \"findings\": []\n    }"...)
+	}
+	b = append(b, ",\n      \"findings\": ["...)
+	for i := range s.Findings {
+		f := &s.Findings[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n        {\n          \"protocol\": "...)
+		b = appendJSONString(b, f.Protocol)
+		if f.Session != "" {
+			b = append(b, ",\n          \"session\": "...)
+			b = appendJSONString(b, f.Session)
+		}
+		b = append(b, ",\n          \"rule\": "...)
+		b = appendJSONString(b, f.RuleID)
+		b = append(b, ",\n          \"level\": "...)
+		b = appendJSONString(b, f.Level.String())
+		b = append(b, ",\n          \"index\": "...)
+		b = strconv.AppendInt(b, f.Index, 10)
+		b = append(b, ",\n          \"offset_ns\": "...)
+		b = strconv.AppendInt(b, int64(f.Offset), 10)
+		b = append(b, ",\n          \"message\": "...)
+		b = appendJSONString(b, f.Message)
+		b = append(b, ",\n          \"short\": "...)
+		b = appendJSONString(b, f.Short)
+		b = append(b, "\n        }"...)
+	}
+	return append(b, "\n      ]\n    }"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plainJSON marks the ASCII bytes encoding/json writes as they are (with
+// its HTML escaping: <, > and & are escaped too).
+var plainJSON = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendJSONString appends s as a JSON string the way encoding/json's
+// Marshal does: short escapes for \b \f \n \r \t, \u00XX for the other
+// control bytes and for <, > and &, \ufffd for each byte of invalid UTF-8,
+// and \u2028 and \u2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plainJSON[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
