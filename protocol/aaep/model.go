@@ -71,10 +71,6 @@ func (model) Name() string { return "aaep" }
 
 func (model) Rules() []protocol.Rule { return append(singleRules(), seqRules()...) }
 
-// Machine returns the session state machine of Appendix A (defined with
-// the sequence rules, seq_rules.go).
-func (model) Machine() protocol.Machine { return appendixAMachine() }
-
 // Recognize implements protocol.Model; see the package documentation.
 func (model) Recognize(m *protocol.Message) bool {
 	f := &m.Doc.Routing

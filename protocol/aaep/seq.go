@@ -483,7 +483,7 @@ func (s *seqChecker) primaryEvent(ss *session, lg *leg, m *protocol.Message, ev 
 		detail = s.onAwait(ss, m, ev, now, kindClarify)
 	case TypeHandoffRequested:
 		ss.handoff = true
-		ss.state = stateHandingOff
+		ss.state = impliedState(ev.Core)
 		detail, _ = ev.Str("target_kind")
 	}
 	s.r.Step(protocol.Step{Session: ss.id, Index: m.Index, Offset: m.Offset, From: from, To: ss.state,

@@ -232,7 +232,7 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 	}
 	s.pruneAwaits(ss)
 	ss.awaits = append(ss.awaits, a)
-	ss.state = stateAwaitingInput
+	ss.state = impliedState(ev.Core)
 	detail := a.token
 	if kind == kindConfirm && a.defaultDecision != "" {
 		detail += " default " + a.defaultDecision

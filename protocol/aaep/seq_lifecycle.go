@@ -20,7 +20,7 @@ func (s *seqChecker) onStarted(ss *session, m *protocol.Message, ev *Event, now 
 	ss.started = true
 	ss.start = now
 	if ss.msgs == 1 {
-		ss.state = stateIdle
+		ss.state = impliedState(ev.Core)
 	}
 	if raw := ev.vals[kToolsAvailable]; raw != nil {
 		ss.toolsAvail = map[string]bool{}

@@ -1,6 +1,6 @@
 package aaep
 
-// The rule table of the sequence checker and the Appendix A state machine.
+// The rule table of the sequence checker.
 
 import "github.com/aaep-tools/aaepkit/protocol"
 
@@ -174,52 +174,3 @@ var seqRuleTable = []protocol.Rule{
 
 // seqRules returns the rules of the sequence checker.
 func seqRules() []protocol.Rule { return append([]protocol.Rule(nil), seqRuleTable...) }
-
-// appendixAMachine is the AAEP session state machine of Appendix A: the
-// lifecycle (started, then the internal states of A.2, then a terminal
-// state) and the transitions the appendix draws. Producers may use other
-// states; the checker follows them as written.
-func appendixAMachine() protocol.Machine {
-	states := []protocol.State{
-		{Name: StateStarted, Kind: protocol.StateInitial},
-		{Name: stateIdle}, {Name: stateThinking}, {Name: stateDeciding}, {Name: stateCallingTool},
-		{Name: stateWritingOutput}, {Name: stateAwaitingInput}, {Name: stateHandingOff},
-		{Name: StateCompleted, Kind: protocol.StateTerminal},
-		{Name: StateErrored, Kind: protocol.StateError},
-		{Name: StateCancelled, Kind: protocol.StateTerminal},
-	}
-	sc := "state.changed"
-	tr := []protocol.Transition{
-		{From: StateStarted, To: stateIdle, Label: "session.started"},
-		{From: stateIdle, To: stateThinking, Label: sc},
-		{From: stateThinking, To: stateCallingTool, Label: sc},
-		{From: stateThinking, To: stateDeciding, Label: sc},
-		{From: stateThinking, To: stateWritingOutput, Label: sc},
-		{From: stateDeciding, To: stateThinking, Label: sc},
-		{From: stateDeciding, To: stateCallingTool, Label: sc},
-		{From: stateThinking, To: stateCallingTool, Label: "tool.invoked"},
-		{From: stateDeciding, To: stateCallingTool, Label: "tool.invoked"},
-		{From: stateCallingTool, To: stateThinking, Label: sc},
-		{From: stateCallingTool, To: stateWritingOutput, Label: sc},
-		{From: stateCallingTool, To: stateDeciding, Label: sc},
-		{From: stateWritingOutput, To: stateThinking, Label: sc},
-		{From: stateWritingOutput, To: stateIdle, Label: sc},
-		{From: stateThinking, To: stateAwaitingInput, Label: "awaiting.confirmation"},
-		{From: stateDeciding, To: stateAwaitingInput, Label: "awaiting.clarification"},
-		{From: stateCallingTool, To: stateAwaitingInput, Label: sc},
-		{From: stateDeciding, To: stateAwaitingInput, Label: sc},
-		{From: stateWritingOutput, To: stateAwaitingInput, Label: sc},
-		{From: stateAwaitingInput, To: stateThinking, Label: "reply or timeout"},
-		{From: stateAwaitingInput, To: stateCallingTool, Label: "accept"},
-		{From: stateThinking, To: stateHandingOff, Label: "handoff.requested"},
-		{From: stateHandingOff, To: StateCompleted, Label: "session.completed"},
-		{From: stateHandingOff, To: StateCancelled, Label: "session.cancelled"},
-	}
-	for _, st := range []string{stateIdle, stateThinking, stateDeciding, stateCallingTool, stateWritingOutput, stateAwaitingInput} {
-		tr = append(tr,
-			protocol.Transition{From: st, To: StateCompleted, Label: "session.completed"},
-			protocol.Transition{From: st, To: StateErrored, Label: "session.errored"},
-			protocol.Transition{From: st, To: StateCancelled, Label: "session.cancelled"})
-	}
-	return protocol.Machine{States: states, Transitions: tr}
-}

@@ -48,7 +48,7 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 	complete, _ := rawBool(ev.vals[kComplete])
 	ss.prevComplete = complete
 	ss.sawOS = true
-	ss.state = stateWritingOutput
+	ss.state = impliedState(ev.Core)
 	if ss.outputs == nil {
 		ss.outputs = map[string]*output{}
 	}

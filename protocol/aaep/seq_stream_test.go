@@ -249,28 +249,6 @@ func TestRedeliveryIgnoresOrder(t *testing.T) {
 	}
 }
 
-// TestMachine: the Appendix A machine has one initial state, the three
-// terminal states, and transitions only between its own states.
-func TestMachine(t *testing.T) {
-	m := appendixAMachine()
-	kinds := map[string]protocol.StateKind{}
-	for _, s := range m.States {
-		kinds[s.Name] = s.Kind
-	}
-	if kinds[StateStarted] != protocol.StateInitial || kinds[StateErrored] != protocol.StateError ||
-		kinds[StateCompleted] != protocol.StateTerminal || kinds[StateCancelled] != protocol.StateTerminal {
-		t.Errorf("state kinds %v", kinds)
-	}
-	for _, tr := range m.Transitions {
-		if _, ok := kinds[tr.From]; !ok {
-			t.Errorf("transition from unknown state %q", tr.From)
-		}
-		if _, ok := kinds[tr.To]; !ok {
-			t.Errorf("transition to unknown state %q", tr.To)
-		}
-	}
-}
-
 // TestStepsGolden compares the steps, summaries and sequence findings of a
 // realistic stream (clean and broken sessions) with
 // testdata/seq/sample.golden.jsonl; run with -update to rewrite it.

@@ -169,7 +169,7 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 		t.open = append(t.open, c)
 	}
 	conf := s.attributeAction(ss, m, tool, id, irrev)
-	ss.state = stateCallingTool
+	ss.state = impliedState(ev.Core)
 	detail := tool
 	if id != "" {
 		detail += " " + id

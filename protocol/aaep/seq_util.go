@@ -52,20 +52,6 @@ func field(ev *Event, k key) (string, bool) {
 	return string(b), true
 }
 
-func isTerminal(core string) bool {
-	return core == TypeSessionCompleted || core == TypeSessionErrored || core == TypeSessionCancelled
-}
-
-func terminalState(core string) string {
-	switch core {
-	case TypeSessionCompleted:
-		return StateCompleted
-	case TypeSessionErrored:
-		return StateErrored
-	}
-	return StateCancelled
-}
-
 // shortType is the type without the "aaep:agent." prefix.
 func shortType(ev *Event) string {
 	if ev.Core != "" {
