@@ -1,13 +1,12 @@
 package asp
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // Timeout defaults of the state-machine page, and other bounds.
@@ -160,15 +159,16 @@ func (c *checker) Handle(m *protocol.Message) {
 		return
 	}
 	f := &m.Doc.Routing
-	raw, frame := json.RawMessage(m.Raw), frameNone
+	get, frame := m.Doc.Get, frameNone
 	if f.Performative == "" {
 		switch {
 		case (f.Type == "message" || f.Type == "send") && f.ASPEnvelope:
-			if raw = envelopeOf(m.Raw); raw == nil {
+			env, _ := envelopeOf(m.Doc).Object()
+			if env == nil {
 				c.r.Report(ruleE01, "", m, "bad envelope", "the WebSocket %s frame's envelope is not a readable JSON object", f.Type)
 				return
 			}
-			frame = frameMessage
+			get, frame = func(name string) payload.Value { return env[name] }, frameMessage
 			if f.Type == "send" {
 				frame = frameSend
 			}
@@ -177,12 +177,12 @@ func (c *checker) Handle(m *protocol.Message) {
 			return
 		case controlFrames[f.Type]:
 			return // transport bookkeeping; nothing to check
-		case strings.HasPrefix(f.Type, "session.") && isOtherASP(m.Raw):
+		case strings.HasPrefix(f.Type, "session.") && isOtherASP(m.Doc):
 			c.r.Report(ruleX01, "", m, "other Agent Session Protocol", "message %d (type %q with id, created_at and data) belongs to agentsessionprotocol.org's Agent Session Protocol, a different protocol from npayload ASP; it is not checked", m.Index, protocol.Clip(f.Type, 40))
 			return
 		}
 	}
-	c.handle(m, decode(raw, c.md), frame)
+	c.handle(m, decode(get, c.md), frame)
 }
 
 func (c *checker) handle(m *protocol.Message, e *envelope, frame frameKind) {
@@ -481,7 +481,7 @@ func (c *checker) replies(s *session, m *protocol.Message, e *envelope) {
 func (c *checker) reasons(s *session, m *protocol.Message, e *envelope) {
 	var missing []string
 	need := func(k string) {
-		if v, ok := jsonval.StringVal(e.body[k]); !ok || v == "" {
+		if v, ok := e.body[k].Str(); !ok || v == "" {
 			missing = append(missing, k)
 		}
 	}
@@ -503,20 +503,13 @@ func (c *checker) reasons(s *session, m *protocol.Message, e *envelope) {
 // frame against the computed state (ASP-S11). A frame that names a session
 // not seen yet anchors it in the announced state.
 func (c *checker) stateFrame(m *protocol.Message) {
-	var fr struct {
-		SessionID json.RawMessage `json:"sessionId"`
-		State     json.RawMessage `json:"state"`
-		Previous  json.RawMessage `json:"previous"`
-	}
-	if json.Unmarshal(m.Raw, &fr) != nil {
-		return
-	}
-	state, ok := jsonval.StringVal(fr.State)
+	d := m.Doc
+	state, ok := d.Get("state").Str()
 	if !ok {
 		return
 	}
-	prev, _ := jsonval.StringVal(fr.Previous)
-	id, explicit := jsonval.StringVal(fr.SessionID)
+	prev, _ := d.Get("previous").Str()
+	id, explicit := d.Get("sessionId").Str()
 	if id == "" {
 		id, explicit = c.bySource[m.Source], false
 		if id == "" {

@@ -1,15 +1,13 @@
 package asp
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // genesisHash is the previousHash of the first message of a chain.
@@ -36,33 +34,20 @@ const invalidStateTransition = "invalid_state_transition"
 
 // rawEnvelope holds the top-level members of an ASP message.
 type rawEnvelope struct {
-	Version, MessageID, SessionID, SequenceNumber, Timestamp json.RawMessage
-	Sender, Recipient, Performative, Content, Integrity      json.RawMessage
-	Constraints, InReplyTo, InformType                       json.RawMessage
+	Version, MessageID, SessionID, SequenceNumber, Timestamp payload.Value
+	Sender, Recipient, Performative, Content, Integrity      payload.Value
+	Constraints, InReplyTo, InformType                       payload.Value
 }
 
-// readEnvelope splits raw into its top-level members; keys match exactly.
-func readEnvelope(raw []byte) (rawEnvelope, error) {
-	var r rawEnvelope
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v) // for the syntax error's position
-		if err == nil {
-			err = errors.New("invalid JSON")
-		}
-		return r, err
+// readEnvelope reads the top-level members of an envelope through get,
+// which returns a member by its exact name (the last of repeated names).
+func readEnvelope(get func(name string) payload.Value) rawEnvelope {
+	return rawEnvelope{
+		Version: get("version"), MessageID: get("messageId"), SessionID: get("sessionId"), SequenceNumber: get("sequenceNumber"),
+		Timestamp: get("timestamp"), Sender: get("sender"), Recipient: get("recipient"), Performative: get("performative"),
+		Content: get("content"), Integrity: get("integrity"), Constraints: get("constraints"), InReplyTo: get("inReplyTo"),
+		InformType: get("informType"),
 	}
-	m, ok := jsonval.ObjectVal(raw)
-	if !ok {
-		return r, fmt.Errorf("a JSON %s, not an object", jsonval.KindOf(raw))
-	}
-	r = rawEnvelope{
-		Version: m["version"], MessageID: m["messageId"], SessionID: m["sessionId"], SequenceNumber: m["sequenceNumber"],
-		Timestamp: m["timestamp"], Sender: m["sender"], Recipient: m["recipient"], Performative: m["performative"],
-		Content: m["content"], Integrity: m["integrity"], Constraints: m["constraints"], InReplyTo: m["inReplyTo"],
-		InformType: m["informType"],
-	}
-	return r, nil
 }
 
 // envelope is a decoded ASP message: the fields the checker needs, read
@@ -82,7 +67,7 @@ type envelope struct {
 	hasTrust  bool
 	perf      string // upper case; "" when unusable
 	rawPerf   string
-	body      map[string]json.RawMessage
+	body      map[string]payload.Value
 	info      string // INFORM informType
 	inReplyTo string
 	hash      string
@@ -107,22 +92,18 @@ func (e *envelope) add(rule, short, format string, args ...any) {
 
 // str returns a body member as a string ("" when absent or not a string).
 func (e *envelope) str(key string) string {
-	s, _ := jsonval.StringVal(e.body[key])
+	s, _ := e.body[key].Str()
 	return s
 }
 
-// decode reads raw as an ASP envelope and checks the per-message rules
-// (ASP-E01 … ASP-E12).
-func decode(raw []byte, md *model) *envelope {
+// decode reads an ASP envelope, a JSON object whose members get returns,
+// and checks the per-message rules (ASP-E01 … ASP-E12).
+func decode(get func(name string) payload.Value, md *model) *envelope {
 	e := &envelope{}
-	r, err := readEnvelope(raw)
-	if err != nil {
-		e.add(ruleE01, "not a JSON object", "the message is not a JSON object an ASP envelope could be read from (%v)", err)
-		return e
-	}
+	r := readEnvelope(get)
 
 	// Performative first: it decides what is required.
-	if p, ok := jsonval.StringVal(r.Performative); ok {
+	if p, ok := r.Performative.Str(); ok {
 		e.rawPerf = p
 		switch up := strings.ToUpper(p); {
 		case performatives[p]:
@@ -134,15 +115,15 @@ func decode(raw []byte, md *model) *envelope {
 			e.add(ruleE10, "unknown performative", "performative %q is not one of the 13 ASP performatives (PROPOSE, ACCEPT, REJECT, COUNTER, INFORM, QUERY, CLARIFY, COMMIT, DELEGATE, ESCALATE, WITHDRAW, OBSERVE, CLOSE)", protocol.Clip(p, 40))
 		}
 	} else if r.Performative != nil {
-		e.add(ruleE10, "performative not a string", "performative must be a string naming one of the 13 performatives, not a JSON %s", jsonval.KindOf(r.Performative))
+		e.add(ruleE10, "performative not a string", "performative must be a string naming one of the 13 performatives, not a JSON %s", r.Performative.Kind())
 	}
 
-	e.sessionID, _ = jsonval.StringVal(r.SessionID)
+	e.sessionID, _ = r.SessionID.Str()
 	e.discovery = r.SessionID == nil && (e.perf == pQuery || e.perf == pInform)
 
 	var missing, discoveryMissing []string
-	need := func(name string, v json.RawMessage) {
-		if v == nil || jsonval.KindOf(v) == jsonval.Null {
+	need := func(name string, v payload.Value) {
+		if v == nil || v.Kind() == payload.Null {
 			if e.discovery && (name == "sessionId" || name == "sequenceNumber") {
 				discoveryMissing = append(discoveryMissing, name)
 				return
@@ -168,10 +149,10 @@ func decode(raw []byte, md *model) *envelope {
 
 	// ASP-E02.
 	if r.Version != nil {
-		v, ok := jsonval.StringVal(r.Version)
+		v, ok := r.Version.Str()
 		switch {
 		case !ok:
-			e.add(ruleE02, "version not a string", "version must be a string like \"asp/0.1\", not a JSON %s", jsonval.KindOf(r.Version))
+			e.add(ruleE02, "version not a string", "version must be a string like \"asp/0.1\", not a JSON %s", r.Version.Kind())
 		case !versionRe.MatchString(v):
 			e.add(ruleE02, "bad version", "version %q does not have the form asp/{major}.{minor}", protocol.Clip(v, 40))
 		case !md.versions[v]:
@@ -182,10 +163,10 @@ func decode(raw []byte, md *model) *envelope {
 
 	// ASP-E04, E04W.
 	if r.MessageID != nil {
-		id, ok := jsonval.StringVal(r.MessageID)
+		id, ok := r.MessageID.Str()
 		switch {
 		case !ok:
-			e.add(ruleE04, "messageId not a string", "messageId must be a UUID string, not a JSON %s", jsonval.KindOf(r.MessageID))
+			e.add(ruleE04, "messageId not a string", "messageId must be a UUID string, not a JSON %s", r.MessageID.Kind())
 		case !isUUID(id):
 			e.add(ruleE04, "messageId not a UUID", "messageId %q is not a UUID", protocol.Clip(id, 60))
 		case id[14] != '7':
@@ -195,13 +176,15 @@ func decode(raw []byte, md *model) *envelope {
 	}
 
 	// ASP-E05 (sessionId) is reported once per session by the checker.
-	if r.SessionID != nil && jsonval.KindOf(r.SessionID) != jsonval.String {
-		e.add(ruleE01, "sessionId not a string", "sessionId must be a string (a UUID), not a JSON %s", jsonval.KindOf(r.SessionID))
+	if r.SessionID != nil && r.SessionID.Kind() != payload.String {
+		e.add(ruleE01, "sessionId not a string", "sessionId must be a string (a UUID), not a JSON %s", r.SessionID.Kind())
 	}
 
-	// ASP-E06 (form; the order is the checker's).
+	// ASP-E06 (form; the order is the checker's). The integer is read by
+	// its token, not payload.Value's common reading: 3.0 is not a
+	// sequenceNumber (the schema's type is integer as written).
 	if r.SequenceNumber != nil {
-		n, ok := jsonval.IntVal(r.SequenceNumber)
+		n, ok := r.SequenceNumber.IntToken()
 		switch {
 		case !ok:
 			e.add(ruleE06, "sequenceNumber not an integer", "sequenceNumber must be an integer, got %s", protocol.Clip(string(r.SequenceNumber), 40))
@@ -214,11 +197,11 @@ func decode(raw []byte, md *model) *envelope {
 
 	// ASP-E07.
 	if r.Timestamp != nil {
-		s, ok := jsonval.StringVal(r.Timestamp)
+		s, ok := r.Timestamp.Str()
 		t, zulu, tok := parseTime(s)
 		switch {
 		case !ok:
-			e.add(ruleE07, "timestamp not a string", "timestamp must be an ISO 8601 string, not a JSON %s", jsonval.KindOf(r.Timestamp))
+			e.add(ruleE07, "timestamp not a string", "timestamp must be an ISO 8601 string, not a JSON %s", r.Timestamp.Kind())
 		case !tok:
 			e.add(ruleE07, "bad timestamp", "timestamp %q is not an RFC 3339 date-time", protocol.Clip(s, 40))
 		default:
@@ -234,36 +217,36 @@ func decode(raw []byte, md *model) *envelope {
 	e.checkContent(r.Content, r.InformType)
 	e.checkIntegrity(r.Integrity, md.cfg.DocsExamples)
 	e.readConstraints(r.Constraints)
-	e.inReplyTo, _ = jsonval.StringVal(r.InReplyTo)
+	e.inReplyTo, _ = r.InReplyTo.Str()
 	return e
 }
 
-func (e *envelope) checkSender(raw json.RawMessage) {
-	if raw == nil || jsonval.KindOf(raw) == jsonval.Null {
+func (e *envelope) checkSender(raw payload.Value) {
+	if raw == nil || raw.Kind() == payload.Null {
 		return // ASP-E01
 	}
-	obj, ok := jsonval.ObjectVal(raw)
+	obj, ok := raw.Object()
 	if !ok {
-		e.add(ruleE08, "sender not an object", "sender must be an object {agentId, orgId, trustScore, dpopProof}, not a JSON %s", jsonval.KindOf(raw))
+		e.add(ruleE08, "sender not an object", "sender must be an object {agentId, orgId, trustScore, dpopProof}, not a JSON %s", raw.Kind())
 		return
 	}
 	var bad []string
-	if id, ok := jsonval.StringVal(obj["agentId"]); !ok || !strings.HasPrefix(id, "agent://") {
+	if id, ok := obj["agentId"].Str(); !ok || !strings.HasPrefix(id, "agent://") {
 		bad = append(bad, "agentId is not an agent:// URI")
 	} else {
 		e.sender = id
 	}
-	if _, ok := jsonval.StringVal(obj["orgId"]); !ok {
+	if _, ok := obj["orgId"].Str(); !ok {
 		bad = append(bad, "orgId is missing or not a string")
 	}
-	if ts, ok := jsonval.NumberVal(obj["trustScore"]); !ok {
+	if ts, ok := obj["trustScore"].Number(); !ok {
 		bad = append(bad, "trustScore is missing or not a number")
 	} else if ts < 0 || ts > 100 {
 		bad = append(bad, fmt.Sprintf("trustScore %g is outside 0–100", ts))
 	} else {
 		e.trust, e.hasTrust = ts, true
 	}
-	if _, ok := jsonval.StringVal(obj["dpopProof"]); !ok && !e.discovery {
+	if _, ok := obj["dpopProof"].Str(); !ok && !e.discovery {
 		bad = append(bad, "dpopProof is missing or not a string")
 	}
 	if len(bad) > 0 {
@@ -271,51 +254,51 @@ func (e *envelope) checkSender(raw json.RawMessage) {
 	}
 }
 
-func (e *envelope) checkRecipient(raw json.RawMessage) {
-	switch jsonval.KindOf(raw) {
-	case jsonval.Absent:
+func (e *envelope) checkRecipient(raw payload.Value) {
+	switch raw.Kind() {
+	case payload.Absent:
 		return
-	case jsonval.String:
-		s, _ := jsonval.StringVal(raw)
+	case payload.String:
+		s, _ := raw.Str()
 		if !strings.HasPrefix(s, "agent://") {
 			e.add(ruleE09, "recipient not agent://", "recipient %q is not an agent:// URI", protocol.Clip(s, 60))
 		}
 		e.recipient = s
-	case jsonval.Object:
-		obj, _ := jsonval.ObjectVal(raw)
-		id, ok := jsonval.StringVal(obj["agentId"])
+	case payload.Object:
+		obj, _ := raw.Object()
+		id, ok := obj["agentId"].Str()
 		if !ok || !strings.HasPrefix(id, "agent://") {
 			e.add(ruleE09, "recipient.agentId not agent://", "recipient.agentId must be an agent:// URI")
 		}
 		e.recipient = id
-		if v, present := obj["orgId"]; present && jsonval.KindOf(v) != jsonval.String {
+		if v, present := obj["orgId"]; present && v.Kind() != payload.String {
 			e.add(ruleE09, "recipient.orgId not a string", "recipient.orgId must be a string")
 		}
 	default:
-		e.add(ruleE09, "bad recipient", "recipient must be an agent:// string or an {agentId, orgId} object, not a JSON %s", jsonval.KindOf(raw))
+		e.add(ruleE09, "bad recipient", "recipient must be an agent:// string or an {agentId, orgId} object, not a JSON %s", raw.Kind())
 	}
 }
 
-func (e *envelope) checkContent(raw, topInform json.RawMessage) {
-	if raw == nil || jsonval.KindOf(raw) == jsonval.Null {
+func (e *envelope) checkContent(raw, topInform payload.Value) {
+	if raw == nil || raw.Kind() == payload.Null {
 		return // ASP-E01
 	}
-	obj, ok := jsonval.ObjectVal(raw)
+	obj, ok := raw.Object()
 	if !ok {
-		e.add(ruleE11, "content not an object", "content must be an object {mimeType, body, context}, not a JSON %s", jsonval.KindOf(raw))
+		e.add(ruleE11, "content not an object", "content must be an object {mimeType, body, context}, not a JSON %s", raw.Kind())
 		return
 	}
-	if _, ok := jsonval.StringVal(obj["mimeType"]); !ok {
+	if _, ok := obj["mimeType"].Str(); !ok {
 		e.add(ruleE11, "no mimeType", "content.mimeType must be a string such as application/json")
 	}
-	body, ok := jsonval.ObjectVal(obj["body"])
+	body, ok := obj["body"].Object()
 	if !ok {
-		e.add(ruleE11, "body not an object", "content.body must be an object, not %s", jsonval.KindOf(obj["body"]))
+		e.add(ruleE11, "body not an object", "content.body must be an object, not %s", obj["body"].Kind())
 	}
 	e.body = body
 	// informType: content.body.informType [INFERRED], also content.informType or top level.
-	for _, r := range []json.RawMessage{body["informType"], obj["informType"], topInform} {
-		if s, ok := jsonval.StringVal(r); ok {
+	for _, r := range []payload.Value{body["informType"], obj["informType"], topInform} {
+		if s, ok := r.Str(); ok {
 			e.info = s
 			break
 		}
@@ -326,7 +309,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	var missing []string
 	req := func(keys ...string) {
 		for _, k := range keys {
-			if v, ok := body[k]; !ok || jsonval.KindOf(v) == jsonval.Null {
+			if v, ok := body[k]; !ok || v.Kind() == payload.Null {
 				missing = append(missing, k)
 			}
 		}
@@ -334,7 +317,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	switch e.perf {
 	case pPropose:
 		req("proposalId", "type", "subject", "terms")
-		if t, ok := jsonval.StringVal(body["type"]); ok && !proposeTypes[t] {
+		if t, ok := body["type"].Str(); ok && !proposeTypes[t] {
 			e.add(ruleE11, "unknown proposal type", "PROPOSE body.type %q is not one of service-agreement, data-exchange, session-invitation, resource-allocation", protocol.Clip(t, 40))
 		}
 	case pCommit:
@@ -342,7 +325,7 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	case pQuery:
 		req("queryId")
 	case pReject:
-		if c, ok := jsonval.StringVal(body["code"]); ok && !rejectCodes[c] {
+		if c, ok := body["code"].Str(); ok && !rejectCodes[c] {
 			e.add(ruleE11W, "unknown reject code", "REJECT code %q is not in the rejection-code registry (insufficient_trust_score, unauthorized, schema_unsupported, budget_exceeded, capacity_unavailable, policy_violation, timeout, duplicate, escalation_required, unspecified, invalid_state_transition)", protocol.Clip(c, 40))
 		}
 	}
@@ -351,13 +334,13 @@ func (e *envelope) checkContent(raw, topInform json.RawMessage) {
 	}
 }
 
-func (e *envelope) checkIntegrity(raw json.RawMessage, docs bool) {
-	if raw == nil || jsonval.KindOf(raw) == jsonval.Null {
+func (e *envelope) checkIntegrity(raw payload.Value, docs bool) {
+	if raw == nil || raw.Kind() == payload.Null {
 		return // ASP-E01
 	}
-	obj, ok := jsonval.ObjectVal(raw)
+	obj, ok := raw.Object()
 	if !ok {
-		e.add(ruleE12, "integrity not an object", "integrity must be an object {hash, previousHash, signature}, not a JSON %s", jsonval.KindOf(raw))
+		e.add(ruleE12, "integrity not an object", "integrity must be an object {hash, previousHash, signature}, not a JSON %s", raw.Kind())
 		return
 	}
 	hre, sre := isHash, isSignature
@@ -365,9 +348,9 @@ func (e *envelope) checkIntegrity(raw json.RawMessage, docs bool) {
 		hre, sre = docsHashRe.MatchString, docsSignatureRe.MatchString
 	}
 	var bad []string
-	e.hash, _ = jsonval.StringVal(obj["hash"])
-	e.prevHash, _ = jsonval.StringVal(obj["previousHash"])
-	sig, _ := jsonval.StringVal(obj["signature"])
+	e.hash, _ = obj["hash"].Str()
+	e.prevHash, _ = obj["previousHash"].Str()
+	sig, _ := obj["signature"].Str()
 	if !hre(e.hash) {
 		bad = append(bad, "hash is not sha256:<64 lower-case hex digits>")
 	}
@@ -382,18 +365,18 @@ func (e *envelope) checkIntegrity(raw json.RawMessage, docs bool) {
 	}
 }
 
-func (e *envelope) readConstraints(raw json.RawMessage) {
-	obj, ok := jsonval.ObjectVal(raw)
+func (e *envelope) readConstraints(raw payload.Value) {
+	obj, ok := raw.Object()
 	if !ok {
 		return
 	}
-	if ms, ok := jsonval.NumberVal(obj["maxResponseTimeMs"]); ok && ms > 0 {
+	if ms, ok := obj["maxResponseTimeMs"].Number(); ok && ms > 0 {
 		e.maxResponse = time.Duration(ms * float64(time.Millisecond))
 	}
 	if l, ok := rawStrings(obj["allowedPerformatives"]); ok {
 		e.allowedPerfs = l
 	}
-	if t, ok := jsonval.NumberVal(obj["requiredTrustScore"]); ok {
+	if t, ok := obj["requiredTrustScore"].Number(); ok {
 		e.reqTrust, e.hasReqTrust = t, true
 	}
 }
@@ -422,8 +405,8 @@ func uuidTime(id string) (time.Time, bool) {
 }
 
 // bodyDuration reads a duration from a body member given in milliseconds.
-func bodyMillis(v json.RawMessage) (time.Duration, bool) {
-	ms, ok := jsonval.NumberVal(v)
+func bodyMillis(v payload.Value) (time.Duration, bool) {
+	ms, ok := v.Number()
 	if !ok || ms <= 0 || ms > 1e15 {
 		return 0, false
 	}
@@ -431,8 +414,8 @@ func bodyMillis(v json.RawMessage) (time.Duration, bool) {
 }
 
 // bodySeconds reads a duration from a body member given in seconds.
-func bodySeconds(v json.RawMessage) (time.Duration, bool) {
-	s, ok := jsonval.NumberVal(v)
+func bodySeconds(v payload.Value) (time.Duration, bool) {
+	s, ok := v.Number()
 	if !ok || s <= 0 || s > 1e9 {
 		return 0, false
 	}

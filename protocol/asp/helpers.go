@@ -1,24 +1,33 @@
 package asp
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/protocol/jsonval"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Small helpers of the checker: a string-array reader and a timestamp
-// parser (the other JSON readers are in protocol/jsonval; the bounded memory
+// parser (values are read with payload.Value's readers; the bounded memory
 // and Clip are in protocol).
 
-// rawStrings reads an array of strings.
-func rawStrings(r json.RawMessage) ([]string, bool) {
-	if jsonval.KindOf(r) != jsonval.Array {
+// rawStrings reads an array of strings; a null element reads as "", as
+// encoding/json decodes it into a []string.
+func rawStrings(r payload.Value) ([]string, bool) {
+	if r.Kind() != payload.Array {
 		return nil, false
 	}
-	var s []string
-	if err := json.Unmarshal(r, &s); err != nil {
+	s, ok := []string{}, true
+	r.Elements(func(_ int, e payload.Value) bool {
+		if e.IsNull() {
+			s = append(s, "")
+			return true
+		}
+		v, isStr := e.Str()
+		s, ok = append(s, v), isStr
+		return ok
+	})
+	if !ok {
 		return nil, false
 	}
 	return s, true

@@ -1,13 +1,11 @@
 package asp
 
 import (
-	"encoding/json"
 	"strings"
 	"sync/atomic"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // Config adjusts the ASP model beyond the common protocol.Options.
@@ -114,52 +112,36 @@ func (md *model) Recognize(m *protocol.Message) bool {
 	}
 	switch {
 	case (f.Type == "message" || f.Type == "send") && f.ASPEnvelope:
-		env := envelopeOf(m.Raw)
-		if env == nil {
-			return false
-		}
-		if p := peek.Peek(env); isPerformative(p.Performative) {
+		if p, _ := envelopeOf(m.Doc).Get("performative").Str(); isPerformative(p) {
 			md.seen.Store(true)
 			return true
 		}
 	case stateFrames[f.Type]:
-		var fr struct {
-			State json.RawMessage `json:"state"`
-		}
-		if json.Unmarshal(m.Raw, &fr) == nil {
-			if s, ok := jsonval.StringVal(fr.State); ok && stateNames[s] {
-				return true
-			}
+		if s, ok := m.Doc.Get("state").Str(); ok && m.Doc.IsObject() && stateNames[s] {
+			return true
 		}
 		return md.seen.Load()
 	case controlFrames[f.Type]:
 		return md.seen.Load()
 	case strings.HasPrefix(f.Type, "session."):
-		return isOtherASP(m.Raw)
+		return isOtherASP(m.Doc)
 	}
 	return false
 }
 
-// envelopeOf returns the "envelope" member of a WebSocket frame, or nil.
-func envelopeOf(raw []byte) json.RawMessage {
-	var fr struct {
-		Envelope json.RawMessage `json:"envelope"`
+// envelopeOf returns the "envelope" member of a WebSocket frame when it is
+// an object, or nil.
+func envelopeOf(d *payload.Doc) payload.Value {
+	if env := d.Get("envelope"); d.IsObject() && env.Kind() == payload.Object {
+		return env
 	}
-	if json.Unmarshal(raw, &fr) != nil || jsonval.KindOf(fr.Envelope) != jsonval.Object {
-		return nil
-	}
-	return fr.Envelope
+	return nil
 }
 
 // isOtherASP reports whether raw looks like agentsessionprotocol.org's
 // envelope {"id","type":"session.*","created_at","data"}.
-func isOtherASP(raw []byte) bool {
-	var v struct {
-		ID        json.RawMessage `json:"id"`
-		CreatedAt json.RawMessage `json:"created_at"`
-		Data      json.RawMessage `json:"data"`
-	}
-	return json.Unmarshal(raw, &v) == nil && v.ID != nil && v.CreatedAt != nil && v.Data != nil
+func isOtherASP(d *payload.Doc) bool {
+	return d.IsObject() && d.Get("id") != nil && d.Get("created_at") != nil && d.Get("data") != nil
 }
 
 // NewChecker starts a run; opts.Strict() selects the strict profile.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // move is the outcome of one message for the state machine.
@@ -227,13 +226,13 @@ func (c *checker) invite(s *session, _ *protocol.Message, e *envelope, _ *move) 
 	s.inviter = e.sender
 	if e.hasTS {
 		s.inviteDeadline = e.ts.Add(invitationTimeout)
-		if v, ok := jsonval.StringVal(e.body["validUntil"]); ok {
+		if v, ok := e.body["validUntil"].Str(); ok {
 			if t, _, ok := parseTime(v); ok {
 				s.inviteDeadline = t
 			}
 		}
 	}
-	if terms, ok := jsonval.ObjectVal(e.body["terms"]); ok {
+	if terms, ok := e.body["terms"].Object(); ok {
 		// Each name in its own unit (asp-kahn notes §1.6 item 7): the
 		// sessions page's proposedDuration in milliseconds, the state
 		// machine's proposed_duration in seconds (its default is 3600 s).
@@ -252,7 +251,7 @@ func (c *checker) remember(s *session, _ *protocol.Message, e *envelope, _ *move
 		return
 	}
 	p := proposal{id: id, sender: e.sender}
-	if v, ok := jsonval.StringVal(e.body["validUntil"]); ok {
+	if v, ok := e.body["validUntil"].Str(); ok {
 		if t, _, ok := parseTime(v); ok {
 			p.validUntil = t
 		}

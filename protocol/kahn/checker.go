@@ -1,7 +1,6 @@
 package kahn
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -9,8 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 var (
@@ -130,7 +129,7 @@ func newCheckerSized(r protocol.Reporter, strict bool, memory int) *checker {
 // event is one decoded KAHN event.
 type event struct {
 	m       *protocol.Message
-	obj     map[string]json.RawMessage
+	obj     map[string]payload.Value
 	kind    string
 	runID   string
 	ts      time.Time
@@ -140,11 +139,15 @@ type event struct {
 }
 
 func (e *event) str(k string) string {
-	s, _ := jsonval.StringVal(e.obj[k])
+	s, _ := e.obj[k].Str()
 	return s
 }
 
-func (e *event) int(k string) (int64, bool) { return jsonval.IntVal(e.obj[k]) }
+// int reads an integer field of KAHN by its token, not by payload.Value's
+// common reading: KAHN's reference is Python, whose json.loads reads 3.0 as
+// a float, so a field typed int must be written as an integer (KC-B02,
+// K-B02 and every rule that reads step, counts or rc).
+func (e *event) int(k string) (int64, bool) { return e.obj[k].IntToken() }
 
 // isJSONObject reports whether m is a JSON object as KAHN's Python
 // reference reads one (json.loads): a byte-order mark is refused, and so is
@@ -153,18 +156,23 @@ func isJSONObject(m *protocol.Message) bool {
 	return m.Doc.IsObject() && m.Doc.JSONValid()
 }
 
+// members returns the top-level members of d by name (the last of
+// repeated names).
+func members(d *payload.Doc) map[string]payload.Value {
+	obj := make(map[string]payload.Value, len(d.Members()))
+	for _, mb := range d.Members() {
+		obj[string(mb.Name)] = mb.Value
+	}
+	return obj
+}
+
 // Handle checks one KAHN event.
 func (c *checker) Handle(m *protocol.Message) {
 	if !isJSONObject(m) {
 		c.r.Report(ruleB01, m.Doc.Routing.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
 		return
 	}
-	obj, ok := jsonval.ObjectVal(m.Raw)
-	if !ok {
-		c.r.Report(ruleB01, "", m, "not an object", "line %d is not a JSON object", m.Index+1)
-		return
-	}
-	e := &event{m: m, obj: obj}
+	e := &event{m: m, obj: members(m.Doc)}
 	if !c.base(e) {
 		return
 	}
@@ -217,7 +225,7 @@ const tsLayout = "2006-01-02T15:04:05.000Z07:00"
 func (c *checker) base(e *event) bool {
 	m := e.m
 	var bad []string
-	runID, ok := jsonval.StringVal(e.obj["run_id"])
+	runID, ok := e.obj["run_id"].Str()
 	switch {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("run_id is %s, not a string", describe(e.obj["run_id"])))
@@ -225,7 +233,7 @@ func (c *checker) base(e *event) bool {
 		bad = append(bad, fmt.Sprintf("run_id %q does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", protocol.Clip(runID, 70)))
 	}
 	e.runID = runID
-	ts, ok := jsonval.StringVal(e.obj["ts"])
+	ts, ok := e.obj["ts"].Str()
 	switch {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("ts is %s, not a string", describe(e.obj["ts"])))
@@ -238,7 +246,7 @@ func (c *checker) base(e *event) bool {
 			bad = append(bad, fmt.Sprintf("ts %q is not a valid date and time", ts))
 		}
 	}
-	ev, ok := jsonval.StringVal(e.obj["event"])
+	ev, ok := e.obj["event"].Str()
 	switch {
 	case !ok:
 		bad = append(bad, fmt.Sprintf("event is %s, not a string", describe(e.obj["event"])))
@@ -252,8 +260,8 @@ func (c *checker) base(e *event) bool {
 	return runID != "" && events[ev]
 }
 
-func describe(r json.RawMessage) string {
-	if k := jsonval.KindOf(r); k != jsonval.Absent {
+func describe(r payload.Value) string {
+	if k := r.Kind(); k != payload.Absent {
 		return "a JSON " + k.String()
 	}
 	return "missing"
@@ -263,7 +271,7 @@ func describe(r json.RawMessage) string {
 // (B04) and limits (B06).
 func (c *checker) fields(e *event) {
 	m, sess := e.m, e.runID
-	if id, ok := jsonval.StringVal(e.obj["agent_id"]); ok {
+	if id, ok := e.obj["agent_id"].Str(); ok {
 		sess = e.runID + "/" + id
 	}
 	var missing, wrong []string
@@ -275,45 +283,45 @@ func (c *checker) fields(e *event) {
 			}
 			continue
 		}
-		k := jsonval.KindOf(v)
+		k := v.Kind()
 		switch f.typ {
 		case tAgentID:
 			switch {
-			case k == jsonval.String:
-				id, _ := jsonval.StringVal(v)
+			case k == payload.String:
+				id, _ := v.Str()
 				if !agentIDRe.MatchString(id) {
 					c.r.Report(ruleB04, sess, m, "bad agent_id", "agent_id %q does not match ^[a-z0-9][a-z0-9:-]{0,63}$ (lower case, digits, ':' and '-')", protocol.Clip(id, 70))
 				}
 				e.agentID = id
-			case k == jsonval.Null && e.kind == evAudit:
+			case k == payload.Null && e.kind == evAudit:
 				// run-scoped
-			case k == jsonval.Null:
+			case k == payload.Null:
 				c.r.Report(ruleB04, sess, m, "agent_id null", "agent_id is null on %s; only audit_checkpoint may have a null agent_id (a run-scoped checkpoint)", e.kind)
 			default:
 				wrong = append(wrong, fmt.Sprintf("agent_id is a JSON %s, not a string", k))
 			}
 		case tString:
-			if k != jsonval.String {
+			if k != payload.String {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not a string", f.name, k))
 			}
 		case tInt:
-			if _, ok := jsonval.IntVal(v); !ok {
-				if k == jsonval.Number {
+			if _, ok := v.IntToken(); !ok { // an integer token, as Python reads one (event.int)
+				if k == payload.Number {
 					wrong = append(wrong, fmt.Sprintf("%s is %s, not an integer", f.name, protocol.Clip(string(v), 20)))
 				} else {
 					wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not an integer", f.name, k))
 				}
 			}
 		case tNumber:
-			if k != jsonval.Number {
+			if k != payload.Number {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not a number", f.name, k))
 			}
 		case tBool:
-			if k != jsonval.Bool {
+			if k != payload.Bool {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not a boolean", f.name, k))
 			}
 		case tObject:
-			if k != jsonval.Object {
+			if k != payload.Object {
 				wrong = append(wrong, fmt.Sprintf("%s is a JSON %s, not an object", f.name, k))
 			}
 		}
@@ -332,7 +340,7 @@ func (c *checker) fields(e *event) {
 		if e.kind != evTransition {
 			break
 		}
-		if s, ok := jsonval.StringVal(e.obj[k]); ok && !statuses[s] {
+		if s, ok := e.obj[k].Str(); ok && !statuses[s] {
 			if s == "blocked_on_clarification" && !c.strict {
 				c.r.Report(ruleB03W, sess, m, "underscored status", "%s is %q; the AgentStatus enum spells it blocked-on-clarification, with hyphens (the lifecycle diagram's underscores come from mermaid); the lenient profile reads it as blocked-on-clarification", k, s)
 				continue
@@ -344,27 +352,27 @@ func (c *checker) fields(e *event) {
 			c.r.Report(ruleB03, sess, m, "unknown status "+protocol.Clip(s, 30), "%s %q is not an AgentStatus (thinking, tool_call, tool_result, response, reflect, blocked-on-clarification, converged, failed)%s", k, protocol.Clip(s, 40), hint)
 		}
 	}
-	if s, ok := jsonval.StringVal(e.obj["outcome"]); ok && e.kind == evEnd && !outcomes[s] {
+	if s, ok := e.obj["outcome"].Str(); ok && e.kind == evEnd && !outcomes[s] {
 		hint := ""
 		if s == "unknown" {
 			hint = " (\"unknown\" is what readers show for a missing outcome, not a value producers write)"
 		}
 		c.r.Report(ruleB03, sess, m, "unknown outcome", "outcome %q is not an AgentOutcome (converged, partial, escaped, aborted)%s", protocol.Clip(s, 40), hint)
 	}
-	if s, ok := jsonval.StringVal(e.obj["result"]); ok && e.kind == evAudit && !auditResults[s] {
+	if s, ok := e.obj["result"].Str(); ok && e.kind == evAudit && !auditResults[s] {
 		c.r.Report(ruleB03, sess, m, "unknown audit result", "result %q is not an AuditResult (pass, fail, warn)", protocol.Clip(s, 40))
 	}
-	if s, ok := jsonval.StringVal(e.obj["checkpoint_id"]); ok && e.kind == evAudit && !checkpointRe.MatchString(s) {
+	if s, ok := e.obj["checkpoint_id"].Str(); ok && e.kind == evAudit && !checkpointRe.MatchString(s) {
 		c.r.Report(ruleB04, sess, m, "bad checkpoint_id", "checkpoint_id %q does not match ^[a-z0-9][a-z0-9:.-]{0,127}$", protocol.Clip(s, 70))
 	}
 
 	// Limits.
-	if s, ok := jsonval.StringVal(e.obj["output_summary"]); ok && e.kind == evTool {
+	if s, ok := e.obj["output_summary"].Str(); ok && e.kind == evTool {
 		if n := utf8.RuneCountInString(s); n > maxOutputSummary {
 			c.r.Report(ruleB06, sess, m, "output_summary too long", "output_summary has %d characters; the schema caps it at %d", n, maxOutputSummary)
 		}
 	}
-	if v, ok := jsonval.NumberVal(e.obj["convergence_score"]); ok && e.kind == evEnd && (v < 0 || v > 1) {
+	if v, ok := e.obj["convergence_score"].Number(); ok && e.kind == evEnd && (v < 0 || v > 1) {
 		c.r.Report(ruleB06, sess, m, "convergence_score out of range", "convergence_score %g is outside [0,1]", v)
 	}
 	var negative []string
@@ -372,7 +380,7 @@ func (c *checker) fields(e *event) {
 		if f.typ != tNumber && f.typ != tInt || f.name == "step" {
 			continue
 		}
-		if v, ok := jsonval.NumberVal(e.obj[f.name]); ok && v < 0 {
+		if v, ok := e.obj[f.name].Number(); ok && v < 0 {
 			negative = append(negative, fmt.Sprintf("%s is %g", f.name, v))
 		}
 	}
@@ -560,7 +568,7 @@ func auditDetail(e *event) string {
 
 // laneAudit handles a run-scoped audit checkpoint (agent_id null or absent).
 func (c *checker) laneAudit(e *event) {
-	if _, ok := e.obj["agent_id"]; ok && jsonval.KindOf(e.obj["agent_id"]) != jsonval.Null {
+	if _, ok := e.obj["agent_id"]; ok && e.obj["agent_id"].Kind() != payload.Null {
 		return // a malformed agent_id, reported by fields
 	}
 	r := c.runs[e.runID]
@@ -582,7 +590,7 @@ func (c *checker) laneAudit(e *event) {
 func (c *checker) end(a *agent, e *event) {
 	m := e.m
 	outcome := e.str("outcome")
-	score, hasScore := jsonval.NumberVal(e.obj["convergence_score"])
+	score, hasScore := e.obj["convergence_score"].Number()
 	switch outcome {
 	case "converged":
 		if a.status != stConv {

@@ -1,7 +1,6 @@
 package kahn
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -9,8 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/jsonval"
 )
 
 // The CI sibling schema (contracts/schemas/transitions.schema.json, written
@@ -175,11 +174,7 @@ func (c *ciChecker) Handle(m *protocol.Message) {
 		c.r.Report(ruleCB01, m.Doc.Routing.RunID, m, "not JSON", "line %d is not a JSON object; KAHN streams hold one JSON object per line", m.Index+1)
 		return
 	}
-	obj, ok := jsonval.ObjectVal(m.Raw)
-	if !ok {
-		return
-	}
-	e := &event{m: m, obj: obj}
+	e := &event{m: m, obj: members(m.Doc)}
 	if !c.base(e) {
 		return
 	}
@@ -228,15 +223,15 @@ func intOr(e *event, k string) int64 {
 
 func (c *ciChecker) base(e *event) bool {
 	var bad []string
-	runID, ok := jsonval.StringVal(e.obj["run_id"])
+	runID, ok := e.obj["run_id"].Str()
 	if !ok || !runIDRe.MatchString(runID) {
 		bad = append(bad, fmt.Sprintf("run_id %s does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", protocol.Clip(string(e.obj["run_id"]), 70)))
 	}
-	ts, ok := jsonval.StringVal(e.obj["ts"])
+	ts, ok := e.obj["ts"].Str()
 	if !ok || !tsRe.MatchString(ts) {
 		bad = append(bad, fmt.Sprintf("ts %s is not an RFC 3339 UTC time with milliseconds", protocol.Clip(string(e.obj["ts"]), 40)))
 	}
-	ev, _ := jsonval.StringVal(e.obj["event"])
+	ev, _ := e.obj["event"].Str()
 	if !ciEvents[ev] {
 		bad = append(bad, fmt.Sprintf("event %s is not one of run_start, node_transition, node_attempt, run_end", protocol.Clip(string(e.obj["event"]), 40)))
 	}
@@ -249,7 +244,7 @@ func (c *ciChecker) base(e *event) bool {
 
 func (c *ciChecker) fields(e *event) {
 	sess := e.runID
-	if id, ok := jsonval.StringVal(e.obj["node_id"]); ok {
+	if id, ok := e.obj["node_id"].Str(); ok {
 		sess += "/" + id
 	}
 	var problems []string
@@ -272,33 +267,33 @@ func (c *ciChecker) fields(e *event) {
 		c.r.Report(ruleCB02, sess, e.m, "bad "+e.kind+" fields", "%s: %s", e.kind, strings.Join(problems, "; "))
 	}
 	for _, k := range []string{"from", "to"} {
-		if s, ok := jsonval.StringVal(e.obj[k]); ok && e.kind == ciTransition && !nodeStatuses[s] {
+		if s, ok := e.obj[k].Str(); ok && e.kind == ciTransition && !nodeStatuses[s] {
 			c.r.Report(ruleCB03, sess, e.m, "unknown node status", "%s %q is not a NodeStatus (pending, ready, running, done, failed, blocked)", k, protocol.Clip(s, 40))
 		}
 	}
-	if s, ok := jsonval.StringVal(e.obj["outcome"]); ok && e.kind == ciRunEnd && !ciOutcomes[s] {
+	if s, ok := e.obj["outcome"].Str(); ok && e.kind == ciRunEnd && !ciOutcomes[s] {
 		c.r.Report(ruleCB03, sess, e.m, "unknown outcome", "outcome %q is not an Outcome (clean, clean_with_flake, partial, stuck, catastrophic)", protocol.Clip(s, 40))
 	}
 }
 
 // typeProblem describes a field of the wrong JSON type, or returns "".
-func typeProblem(f field, v json.RawMessage) string {
-	k := jsonval.KindOf(v)
+func typeProblem(f field, v payload.Value) string {
+	k := v.Kind()
 	switch f.typ {
 	case tString:
-		if k != jsonval.String {
+		if k != payload.String {
 			return fmt.Sprintf("%s is a JSON %s, not a string", f.name, k)
 		}
 	case tInt:
-		if _, ok := jsonval.IntVal(v); !ok {
+		if _, ok := v.IntToken(); !ok { // an integer token, as Python's json.loads reads one (event.int)
 			return fmt.Sprintf("%s is %s, not an integer", f.name, protocol.Clip(string(v), 20))
 		}
 	case tNumber:
-		if k != jsonval.Number {
+		if k != payload.Number {
 			return fmt.Sprintf("%s is a JSON %s, not a number", f.name, k)
 		}
 	case tBool:
-		if k != jsonval.Bool {
+		if k != payload.Bool {
 			return fmt.Sprintf("%s is a JSON %s, not a boolean", f.name, k)
 		}
 	}
@@ -312,17 +307,15 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 	if !ok {
 		return []string{"missing done_when_results"}
 	}
-	if jsonval.KindOf(v) != jsonval.Array {
-		return []string{fmt.Sprintf("done_when_results is a JSON %s, not an array", jsonval.KindOf(v))}
+	if v.Kind() != payload.Array {
+		return []string{fmt.Sprintf("done_when_results is a JSON %s, not an array", v.Kind())}
 	}
-	var items []json.RawMessage
-	if json.Unmarshal(v, &items) != nil {
-		return []string{"done_when_results is not an array of objects"}
-	}
+	var items []payload.Value
+	v.Elements(func(_ int, it payload.Value) bool { items = append(items, it); return true })
 	var problems []string
 	fields := []field{{"cmd", tString, true}, {"rc", tInt, true}, {"duration_s", tNumber, true}, {"tail", tString, false}, {"truncated", tBool, false}}
 	for i, it := range items {
-		obj, ok := jsonval.ObjectVal(it)
+		obj, ok := it.Object()
 		if !ok {
 			problems = append(problems, fmt.Sprintf("done_when_results[%d] is not an object", i))
 			continue
@@ -339,8 +332,8 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 				problems = append(problems, fmt.Sprintf("done_when_results[%d].%s", i, p))
 			}
 		}
-		rc, hasRC := jsonval.IntVal(obj["rc"])
-		if tail, ok := jsonval.StringVal(obj["tail"]); ok {
+		rc, hasRC := obj["rc"].IntToken()
+		if tail, ok := obj["tail"].Str(); ok {
 			if hasRC && rc == 0 {
 				c.r.Report(ruleC03, sess, e.m, "tail with rc 0", "done_when_results[%d] (%s) has a tail although rc is 0; the tail is kept only for failing commands", i, protocol.Clip(strOf(obj["cmd"]), 40))
 			}
@@ -352,8 +345,8 @@ func (c *ciChecker) doneWhen(e *event, sess string) []string {
 	return problems
 }
 
-func strOf(r json.RawMessage) string {
-	s, _ := jsonval.StringVal(r)
+func strOf(r payload.Value) string {
+	s, _ := r.Str()
 	return s
 }
 
@@ -398,7 +391,7 @@ func (c *ciChecker) transition(e *event, sess string, n *ciNode) {
 
 func (c *ciChecker) attempt(e *event, sess string, n *ciNode) {
 	a, hasA := e.int("attempt")
-	b, hasB := jsonval.NumberVal(e.obj["backoff_s"])
+	b, hasB := e.obj["backoff_s"].Number()
 	switch {
 	case hasA && a == 1 && hasB:
 		c.r.Report(ruleC02, sess, e.m, "backoff on attempt 1", "attempt 1 has backoff_s %g; the first attempt has no backoff, so backoff_s is omitted", b)
