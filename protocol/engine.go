@@ -318,8 +318,8 @@ type reporter struct {
 	protocol string
 }
 
-func (r *reporter) Report(ruleID, session string, m *Message, short, format string, args ...any) {
-	f := Finding{Protocol: r.protocol, Session: session, RuleID: ruleID, Index: -1, Short: short, Message: fmt.Sprintf(format, args...)}
+func (r *reporter) Report(rule *Rule, session string, m *Message, short, format string, args ...any) {
+	f := Finding{Protocol: r.protocol, Session: session, RuleID: rule.ID, Index: -1, Short: short, Message: fmt.Sprintf(format, args...)}
 	if m != nil {
 		f.Index, f.Offset = m.Index, m.Offset
 	}

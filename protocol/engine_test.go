@@ -17,12 +17,16 @@ import (
 type toyModel struct{}
 
 func (toyModel) Name() string { return "toy" }
+
+// The toy model's rules, declared as values.
+var (
+	toyBad     = &protocol.Rule{ID: "TOY-BAD", Level: protocol.Must, Summary: "no bad steps"}
+	toyOpen    = &protocol.Rule{ID: "TOY-OPEN", Level: protocol.Should, Summary: "sessions are closed"}
+	toyNotJSON = &protocol.Rule{ID: "TOY-NOT-JSON", Level: protocol.Must, Summary: "toy messages are JSON"}
+)
+
 func (toyModel) Rules() []protocol.Rule {
-	return []protocol.Rule{
-		{ID: "TOY-BAD", Level: protocol.Must, Summary: "no bad steps"},
-		{ID: "TOY-OPEN", Level: protocol.Should, Summary: "sessions are closed"},
-		{ID: "TOY-NOT-JSON", Level: protocol.Must, Summary: "toy messages are JSON"},
-	}
+	return protocol.Values([]*protocol.Rule{toyBad, toyOpen, toyNotJSON})
 }
 func (toyModel) Machine() protocol.Machine { return protocol.Machine{} }
 func (toyModel) Recognize(m *protocol.Message) bool {
@@ -39,7 +43,7 @@ type toyChecker struct {
 
 func (c *toyChecker) Handle(m *protocol.Message) {
 	if !m.Doc.IsObject() {
-		c.r.Report("TOY-NOT-JSON", "", m, "not JSON", "message %d is not JSON", m.Index)
+		c.r.Report(toyNotJSON, "", m, "not JSON", "message %d is not JSON", m.Index)
 		return
 	}
 	var v struct{ Toy, Session string }
@@ -59,7 +63,7 @@ func (c *toyChecker) Handle(m *protocol.Message) {
 			*n++
 		}
 		if v.Toy == "bad" {
-			c.r.Report("TOY-BAD", v.Session, m, "bad step", "step %q is bad", v.Toy)
+			c.r.Report(toyBad, v.Session, m, "bad step", "step %q is bad", v.Toy)
 		}
 		c.r.Step(protocol.Step{Session: v.Session, Index: m.Index, From: "a", To: "b", Label: v.Toy})
 	}
@@ -67,7 +71,7 @@ func (c *toyChecker) Handle(m *protocol.Message) {
 
 func (c *toyChecker) Finish() {
 	for _, id := range c.sessions.Keys() {
-		c.r.Report("TOY-OPEN", id, nil, "still open", "session %s was never closed", id)
+		c.r.Report(toyOpen, id, nil, "still open", "session %s was never closed", id)
 		c.r.SessionDone(protocol.SessionSummary{Session: id, Messages: *c.sessions.Get(id), State: "open"})
 	}
 }

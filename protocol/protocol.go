@@ -133,15 +133,16 @@ func (p Profiles) Differ() bool { return p != Profiles{} }
 // "strict"), or returns "" when both do.
 func (p Profiles) Only() string {
 	switch {
-	case p.Lenient == NotChecked:
+	case strings.HasPrefix(p.Lenient, NotChecked):
 		return "strict"
-	case p.Strict == NotChecked:
+	case strings.HasPrefix(p.Strict, NotChecked):
 		return "lenient"
 	}
 	return ""
 }
 
-// NotChecked is the reading of a profile that does not report a rule at all.
+// NotChecked starts the reading of a profile that does not report a rule
+// at all ("not checked", or "not checked: " and why).
 const NotChecked = "not checked"
 
 // Direction says which way a message travelled.
@@ -333,9 +334,10 @@ type SessionSummary struct {
 // Reporter receives what checkers find. The engine's reporter adds the
 // protocol name and level; checkers fill the rest.
 type Reporter interface {
-	// Report records a violation of rule at message m (nil m: end of stream
-	// or of session) in session. The level comes from the rule table.
-	Report(ruleID, session string, m *Message, short, format string, args ...any)
+	// Report records a violation of rule (one of the model's declared
+	// rules, named by its identifier) at message m (nil m: end of stream or
+	// of session) in session. The level comes from the rule table.
+	Report(rule *Rule, session string, m *Message, short, format string, args ...any)
 	// Step records a move through the state machine.
 	Step(s Step)
 	// SessionDone records that a session is finished (terminal, or the stream ended).

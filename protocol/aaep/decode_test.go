@@ -350,9 +350,9 @@ func decodeBytes(raw []byte, ev *Event) error { return decode(payload.Decode(raw
 
 type nopReporter struct{}
 
-func (nopReporter) Report(string, string, *protocol.Message, string, string, ...any) {}
-func (nopReporter) Step(protocol.Step)                                               {}
-func (nopReporter) SessionDone(protocol.SessionSummary)                              {}
+func (nopReporter) Report(*protocol.Rule, string, *protocol.Message, string, string, ...any) {}
+func (nopReporter) Step(protocol.Step)                                                       {}
+func (nopReporter) SessionDone(protocol.SessionSummary)                                      {}
 
 // BenchmarkSingleRules measures decoding plus every single-message rule
 // (no engine, no sequence checker) over realistic ~430-byte events.

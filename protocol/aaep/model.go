@@ -234,7 +234,7 @@ func (c *checker) Handle(m *protocol.Message) {
 					what += ", and is not valid UTF-8 after it"
 				}
 			}
-			c.r.Report("ENV-UTF8", m.Doc.Routing.SessionKey(), m, "not UTF-8",
+			c.r.Report(ruleOf("ENV-UTF8"), m.Doc.Routing.SessionKey(), m, "not UTF-8",
 				"message %d %s; AAEP messages must be UTF-8 JSON without a BOM (§3.8)", m.Index, what)
 		}
 		if err != nil {
@@ -243,7 +243,7 @@ func (c *checker) Handle(m *protocol.Message) {
 	}
 	if err != nil {
 		if c.jsonOn {
-			c.r.Report("ENV-JSON-OBJECT", m.Doc.Routing.SessionKey(), m, "not a JSON object",
+			c.r.Report(ruleOf("ENV-JSON-OBJECT"), m.Doc.Routing.SessionKey(), m, "not a JSON object",
 				"message %d is not a strict RFC 8259 JSON object (%v); every AAEP message must be one (§3.8, §3.9)", m.Index, err)
 		}
 		return
@@ -301,7 +301,7 @@ func (c *checker) Connection(conn *protocol.Conn) { c.seq.connection(conn) }
 
 // report records a finding of rule id on the current message.
 func (c *checker) report(id, short, format string, args ...any) {
-	c.r.Report(id, c.session, c.m, short, format, args...)
+	c.r.Report(ruleOf(id), c.session, c.m, short, format, args...)
 }
 
 // Lifecycle states of a session (Appendix A); the internal states between

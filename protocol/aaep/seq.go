@@ -272,7 +272,7 @@ func (s *seqChecker) report(rule, session string, m *protocol.Message, short, fo
 	if s.unjudgeable(rule, session) {
 		return // it rests on events the subscription does not deliver (seq_withheld.go)
 	}
-	s.r.Report(rule, session, m, short, format, args...)
+	s.r.Report(ruleOf(rule), session, m, short, format, args...)
 }
 
 // handle takes every decodable AAEP message in capture order.

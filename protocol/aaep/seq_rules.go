@@ -172,5 +172,28 @@ var seqRuleTable = []protocol.Rule{
 	{ID: "TRN-NO-FAILURE-REASON", Level: must, Summary: "A producer does not reveal why a reply failed validation."},
 }
 
+// ruleOf returns the declared rule of id (an ID missing from the tables
+// gets a rule of its own, which the engine reports as missing from the rule
+// table).
+func ruleOf(id string) *protocol.Rule {
+	if r, ok := ruleIndex[id]; ok {
+		return r
+	}
+	return &protocol.Rule{ID: id}
+}
+
+// ruleIndex is filled in by init: the checks refer to it through ruleOf,
+// and the tables refer to the checks.
+var ruleIndex = map[string]*protocol.Rule{}
+
+func init() {
+	for _, r := range singleRuleTable() {
+		ruleIndex[r.ID] = &r.Rule
+	}
+	for i := range seqRuleTable {
+		ruleIndex[seqRuleTable[i].ID] = &seqRuleTable[i]
+	}
+}
+
 // seqRules returns the rules of the sequence checker.
 func seqRules() []protocol.Rule { return append([]protocol.Rule(nil), seqRuleTable...) }

@@ -193,9 +193,11 @@ func TestSummaries(t *testing.T) {
 // recorder is a protocol.Reporter that keeps counts only.
 type recorder struct{ findings, steps, done int }
 
-func (r *recorder) Report(string, string, *protocol.Message, string, string, ...any) { r.findings++ }
-func (r *recorder) Step(protocol.Step)                                               { r.steps++ }
-func (r *recorder) SessionDone(protocol.SessionSummary)                              { r.done++ }
+func (r *recorder) Report(*protocol.Rule, string, *protocol.Message, string, string, ...any) {
+	r.findings++
+}
+func (r *recorder) Step(protocol.Step)                  { r.steps++ }
+func (r *recorder) SessionDone(protocol.SessionSummary) { r.done++ }
 
 // TestBoundedMemory: after many sessions have ended, the checker holds no
 // per-session state: sessions, event ids and reply tokens are dropped, and

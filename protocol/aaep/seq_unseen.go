@@ -187,7 +187,7 @@ func (s *seqChecker) observeFlow(fl *unseenFlow) {
 	fl.done = true
 	s.unseen.held--
 	for _, f := range fl.findings {
-		s.r.Report(f.rule, fl.session, f.at.msg(), f.short, "%s", f.text)
+		s.r.Report(ruleOf(f.rule), fl.session, f.at.msg(), f.short, "%s", f.text)
 	}
 	for i := len(fl.undo) - 1; i >= 0; i-- {
 		fl.undo[i]()
@@ -283,7 +283,7 @@ func (s *seqChecker) reportGroup(g *unseenGroup) {
 	}
 	first := inc[0]
 	a := first.a
-	s.r.Report("SEQ-REPLY-UNOBSERVED", g.session, first.at.msg(), "reply not in the recording",
+	s.r.Report(ruleOf("SEQ-REPLY-UNOBSERVED"), g.session, first.at.msg(), "reply not in the recording",
 		"%s %s (message %d) was resolved by a reply this recording did not carry: %s%s; the recording carries no replies on this subscription, so %s cannot be judged here",
 		a.kindName(), a.token, a.at.index, first.how, also, strings.Join(names, ", "))
 }

@@ -50,7 +50,7 @@
 //
 // The published text contradicts itself in places; protocol.Options
 // selects the reading. The lenient profile is the default. The rules'
-// doc comments (rules.go) describe each contradiction:
+// declared values (rules.go: Doc, Profiles) describe each contradiction:
 //   - ASP-S02: a refused message leaves the session as it was (lenient)
 //     or fails it, row 18 (strict);
 //   - ASP-S02W: the transitions only rows 16–17, the diagram's "any state"

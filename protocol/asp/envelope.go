@@ -83,10 +83,11 @@ type envelope struct {
 }
 
 type issue struct {
-	rule, short, text string
+	rule        *protocol.Rule
+	short, text string
 }
 
-func (e *envelope) add(rule, short, format string, args ...any) {
+func (e *envelope) add(rule *protocol.Rule, short, format string, args ...any) {
 	e.issues = append(e.issues, issue{rule, short, fmt.Sprintf(format, args...)})
 }
 

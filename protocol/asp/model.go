@@ -54,7 +54,7 @@ type model struct {
 func (*model) Name() string { return "asp" }
 
 // Rules lists every rule the ASP checker reports.
-func (*model) Rules() []protocol.Rule { return append([]protocol.Rule(nil), rules...) }
+func (*model) Rules() []protocol.Rule { return protocol.Values(rules) }
 
 // The 13 performatives.
 const (

@@ -21,7 +21,7 @@ type move struct {
 }
 
 // refuse reports a message the current state does not allow.
-func (c *checker) refuse(s *session, m *protocol.Message, rule, short, format string, args ...any) move {
+func (c *checker) refuse(s *session, m *protocol.Message, rule *protocol.Rule, short, format string, args ...any) move {
 	c.r.Report(rule, s.id, m, short, format, args...)
 	s.afterViolation = true
 	return move{to: s.state, kind: protocol.StepOther, note: "refused", violation: c.strict}

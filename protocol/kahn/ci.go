@@ -18,53 +18,82 @@ import (
 // Its rules are KC-* (shared/notes/asp-kahn.md §2.4).
 
 // CI rule IDs.
-const (
-	// ruleCB01: ts, run_id and event are present and well formed.
-	ruleCB01 = "KC-B01"
-	// ruleCB02: the variant's fields are present with their JSON types.
-	ruleCB02 = "KC-B02"
-	// ruleCB03: from/to are NodeStatus values, outcome an Outcome.
-	ruleCB03 = "KC-B03"
-	// ruleC01: node_transition.attempt is present if and only if to is running.
-	ruleC01 = "KC-01"
-	// ruleC02: node_attempt.backoff_s is absent on attempt 1; when given
-	// it is min(2^(attempt-1), 60) seconds.
-	ruleC02 = "KC-02"
-	// ruleC02W: backoff_s is present on attempts after the first [INFERRED].
-	ruleC02W = "KC-02W"
-	// ruleC03: a done_when result has a tail only when rc != 0, of at most
-	// 4096 characters.
-	ruleC03 = "KC-03"
-	// ruleC04: run_end.exit_code is omitted when 0 and present on stuck and
-	// catastrophic outcomes.
-	ruleC04 = "KC-04"
-	// ruleC05: reason reads <kind>[:<detail>].
-	ruleC05 = "KC-05"
-	// ruleC06: a clean_with_flake outcome has flake_retries > 0 [INFERRED].
-	ruleC06 = "KC-06"
-	// ruleCS01: node transitions follow pending → ready → running → done,
-	// failed or running (retry), pending|ready → blocked, each starting
-	// where the node's previous one ended [INFERRED graph: not published].
-	ruleCS01 = "KC-S01"
-	// ruleCR01: run_end's done/failed/blocked counts match the nodes' last
-	// statuses in the stream [INFERRED; producers may abbreviate].
-	ruleCR01 = "KC-R01"
+var (
+	ruleCB01 = &protocol.Rule{
+		ID: "KC-B01", Level: protocol.Must,
+		Summary: "Every CI event has ts (RFC 3339 with milliseconds and Z), run_id and event (run_start, node_transition, node_attempt, run_end).",
+		Doc:     "ts, run_id and event are present and well formed.",
+		Spec:    "asp-kahn.md §2.4 (CI transitions.schema.json base)",
+	}
+	ruleCB02 = &protocol.Rule{
+		ID: "KC-B02", Level: protocol.Must,
+		Summary: "Each CI event's required fields are present with their JSON types.",
+		Doc:     "The variant's fields are present with their JSON types.",
+		Spec:    "asp-kahn.md §2.4 (CI event variants)",
+	}
+	ruleCB03 = &protocol.Rule{
+		ID: "KC-B03", Level: protocol.Must,
+		Summary: "from/to are NodeStatus values (pending, ready, running, done, failed, blocked) and outcome an Outcome (clean, clean_with_flake, partial, stuck, catastrophic).",
+		Doc:     "from/to are NodeStatus values, outcome an Outcome.",
+		Spec:    "asp-kahn.md §2.4 (NodeStatus, Outcome)",
+	}
+	ruleC01 = &protocol.Rule{
+		ID: "KC-01", Level: protocol.Must,
+		Summary: "node_transition carries attempt if and only if it moves to running.",
+		Doc:     "Node_transition.attempt is present if and only if to is running.",
+		Spec:    "asp-kahn.md §2.4 KC-01",
+	}
+	ruleC02 = &protocol.Rule{
+		ID: "KC-02", Level: protocol.Must,
+		Summary: "node_attempt has no backoff_s on attempt 1, and a given backoff_s is min(2^(attempt-1), 60) seconds.",
+		Doc:     "Node_attempt.backoff_s is absent on attempt 1; when given it is min(2^(attempt-1), 60) seconds.",
+		Spec:    "asp-kahn.md §2.4 KC-02",
+	}
+	ruleC02W = &protocol.Rule{
+		ID: "KC-02W", Level: protocol.Should,
+		Summary: "node_attempt gives backoff_s on every attempt after the first [INFERRED].",
+		Doc:     "backoff_s is present on attempts after the first [INFERRED].",
+		Spec:    "asp-kahn.md §2.4 KC-02 ([INFERRED] half)",
+	}
+	ruleC03 = &protocol.Rule{
+		ID: "KC-03", Level: protocol.Must,
+		Summary: "A done_when result has a tail only when rc is not 0, and the tail has at most 4096 characters.",
+		Doc:     "A done_when result has a tail only when rc != 0, of at most 4096 characters.",
+		Spec:    "asp-kahn.md §2.4 KC-03",
+	}
+	ruleC04 = &protocol.Rule{
+		ID: "KC-04", Level: protocol.Must,
+		Summary: "run_end omits exit_code when it is 0 and gives it on stuck and catastrophic outcomes.",
+		Doc:     "run_end.exit_code is omitted when 0 and present on stuck and catastrophic outcomes.",
+		Spec:    "asp-kahn.md §2.4 KC-04",
+	}
+	ruleC05 = &protocol.Rule{
+		ID: "KC-05", Level: protocol.Must,
+		Summary: "A node_transition reason reads <kind>[:<detail>].",
+		Doc:     "reason reads <kind>[:<detail>].",
+		Spec:    "asp-kahn.md §2.4 KC-05",
+	}
+	ruleC06 = &protocol.Rule{
+		ID: "KC-06", Level: protocol.Should,
+		Summary: "A clean_with_flake outcome counts flake_retries above 0 [INFERRED].",
+		Doc:     "A clean_with_flake outcome has flake_retries > 0 [INFERRED].",
+		Spec:    "asp-kahn.md §2.4 KC-06 ([INFERRED])",
+	}
+	ruleCS01 = &protocol.Rule{
+		ID: "KC-S01", Level: protocol.Should,
+		Summary: "Node transitions follow pending → ready → running → done/failed/running and pending|ready → blocked, continuously [INFERRED].",
+		Doc:     "Node transitions follow pending → ready → running → done, failed or running (retry), pending|ready → blocked, each starting where the node's previous one ended [INFERRED graph: not published].",
+		Spec:    "asp-kahn.md §2.4 (node transition graph, [INFERRED]: not published)",
+	}
+	ruleCR01 = &protocol.Rule{
+		ID: "KC-R01", Level: protocol.Should,
+		Summary: "run_end's done, failed and blocked counts match the nodes' last statuses in the stream [INFERRED].",
+		Doc:     "run_end's done/failed/blocked counts match the nodes' last statuses in the stream [INFERRED; producers may abbreviate].",
+		Spec:    "asp-kahn.md §2.4 (run_end counts, [INFERRED])",
+	}
 )
 
-var ciRules = []protocol.Rule{
-	{ID: ruleCB01, Level: protocol.Must, Summary: "Every CI event has ts (RFC 3339 with milliseconds and Z), run_id and event (run_start, node_transition, node_attempt, run_end)."},
-	{ID: ruleCB02, Level: protocol.Must, Summary: "Each CI event's required fields are present with their JSON types."},
-	{ID: ruleCB03, Level: protocol.Must, Summary: "from/to are NodeStatus values (pending, ready, running, done, failed, blocked) and outcome an Outcome (clean, clean_with_flake, partial, stuck, catastrophic)."},
-	{ID: ruleC01, Level: protocol.Must, Summary: "node_transition carries attempt if and only if it moves to running."},
-	{ID: ruleC02, Level: protocol.Must, Summary: "node_attempt has no backoff_s on attempt 1, and a given backoff_s is min(2^(attempt-1), 60) seconds."},
-	{ID: ruleC02W, Level: protocol.Should, Summary: "node_attempt gives backoff_s on every attempt after the first [INFERRED]."},
-	{ID: ruleC03, Level: protocol.Must, Summary: "A done_when result has a tail only when rc is not 0, and the tail has at most 4096 characters."},
-	{ID: ruleC04, Level: protocol.Must, Summary: "run_end omits exit_code when it is 0 and gives it on stuck and catastrophic outcomes."},
-	{ID: ruleC05, Level: protocol.Must, Summary: "A node_transition reason reads <kind>[:<detail>]."},
-	{ID: ruleC06, Level: protocol.Should, Summary: "A clean_with_flake outcome counts flake_retries above 0 [INFERRED]."},
-	{ID: ruleCS01, Level: protocol.Should, Summary: "Node transitions follow pending → ready → running → done/failed/running and pending|ready → blocked, continuously [INFERRED]."},
-	{ID: ruleCR01, Level: protocol.Should, Summary: "run_end's done, failed and blocked counts match the nodes' last statuses in the stream [INFERRED]."},
-}
+var ciRules = []*protocol.Rule{ruleCB01, ruleCB02, ruleCB03, ruleC01, ruleC02, ruleC02W, ruleC03, ruleC04, ruleC05, ruleC06, ruleCS01, ruleCR01}
 
 // CI events and enums.
 const (
@@ -124,7 +153,7 @@ type ciModel struct{}
 func (ciModel) Name() string { return "kahn-ci" }
 
 // Rules lists the CI rules.
-func (ciModel) Rules() []protocol.Rule { return append([]protocol.Rule(nil), ciRules...) }
+func (ciModel) Rules() []protocol.Rule { return protocol.Values(ciRules) }
 
 // Recognize reports whether m is a KAHN CI event: event names one of the
 // four CI variants, with run_id and ts strings.

@@ -25,7 +25,7 @@
 // # Profiles
 //
 // The lenient profile is the default; the strict profile differs where the
-// published text leaves a contradiction (see the rule comments in
+// published text leaves a contradiction (see the rules' Profiles in
 // rules.go):
 //   - KA-B03W: "blocked_on_clarification" (the diagram's spelling) is read
 //     as blocked-on-clarification with a warning (lenient) or rejected

@@ -13,7 +13,7 @@ type model struct{}
 func (model) Name() string { return "kahn" }
 
 // Rules lists every rule the KAHN agent checker reports.
-func (model) Rules() []protocol.Rule { return append([]protocol.Rule(nil), rules...) }
+func (model) Rules() []protocol.Rule { return protocol.Values(rules) }
 
 // The five event variants.
 const (

@@ -129,7 +129,7 @@ func Handle(c protocol.Checker, index int64, line string) {
 type SessionCounter struct{ Done int }
 
 // Report drops the finding.
-func (*SessionCounter) Report(string, string, *protocol.Message, string, string, ...any) {}
+func (*SessionCounter) Report(*protocol.Rule, string, *protocol.Message, string, string, ...any) {}
 
 // Step drops the step.
 func (*SessionCounter) Step(protocol.Step) {}
