@@ -66,6 +66,7 @@ func Test_NewCmdFilter(t *testing.T) {
 		{name: "old spellings", argv: "filter in.aaep --filter-type a --filter-session s --filter-urgency high -o out.aaep", want: func(o *FilterOptions) {
 			o.Filter.Match.Types, o.Filter.Match.Sessions, o.Filter.Match.Urgencies = []string{"a"}, []string{"s"}, []string{"high"}
 		}},
+		{name: "long output flag", argv: "filter in.aaep --output=out.aaep --urgency low", want: func(o *FilterOptions) { o.Filter.Match.Urgencies = []string{"low"} }},
 		{name: "messages-only alone", argv: "filter in.aaep --messages-only -o -", want: func(o *FilterOptions) {
 			o.Filter.MessagesOnly, o.Output = true, "-"
 		}},
@@ -130,6 +131,7 @@ func Test_NewCmdMerge(t *testing.T) {
 	}
 	testNewCmd(t, NewCmdMerge, defaults, []cmdCase[MergeOptions]{
 		{name: "defaults", argv: "merge a.aaep b.aaep -o both.aaep"},
+		{name: "long output flag", argv: "merge a.aaep b.aaep --output both.aaep"},
 		{name: "one input (a glob or a directory)", argv: "merge dir/ -o both.aaep", want: func(o *MergeOptions) { o.Inputs = []string{"dir/"} }},
 		{name: "join-sources", argv: "merge --join-sources a.aaep b.aaep -o both.aaep", want: func(o *MergeOptions) { o.Merge.JoinSources = true }},
 		{name: "time-shifts", argv: "merge a.aaep b.aaep --time-shift b.aaep=-1.2s --time-shift dir/a.aaep=2026-11-02T09:00:00Z -o both.aaep", want: func(o *MergeOptions) {
@@ -158,6 +160,7 @@ func Test_NewCmdSplit(t *testing.T) {
 	cases := []cmdCase[SplitOptions]{
 		{name: "records", argv: "split in.aaep --records 100000", want: func(o *SplitOptions) { o.Split.Records = 100000 }},
 		{name: "duration", argv: "split in.aaep --duration 10m -o long.aaep", want: func(o *SplitOptions) { o.Split.Duration, o.Output = 10*time.Minute, "long.aaep" }},
+		{name: "long output flag", argv: "split in.aaep --records 5 --output=run.aaep", want: func(o *SplitOptions) { o.Split.Records, o.Output = 5, "run.aaep" }},
 		{name: "by-session", argv: "split in.aaep --by-session -o parts/session.aaep --force", want: func(o *SplitOptions) {
 			o.Split.BySession, o.Split.Force, o.Output = true, true, "parts/session.aaep"
 		}},
@@ -184,6 +187,7 @@ func Test_NewCmdDedupe(t *testing.T) {
 	}
 	cases := []cmdCase[DedupeOptions]{
 		{name: "defaults", argv: "dedupe in.aaep -o once.aaep"},
+		{name: "long output flag", argv: "dedupe in.aaep --output once.aaep"},
 		{name: "window", argv: "dedupe in.aaep --window 5m -o once.aaep", want: func(o *DedupeOptions) { o.Dedupe.Window = 5 * time.Minute }},
 		{name: "the whole capture", argv: "dedupe in.aaep --window 0 -o once.aaep", want: func(o *DedupeOptions) { o.Dedupe.Window = 0 }},
 

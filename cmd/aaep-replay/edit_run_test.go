@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+// Test_editRun feeds the edits' options straight to their run functions,
+// as the second table of each cli/cli verb does: the files they write
+// (records counted back), what they print on stdout and stderr, and their
+// exit codes. The input is a copy of the demo capture (108 records, 102
+// messages; session sess_eb1273ca151c1c3d has 8).
+func Test_editRun(t *testing.T) {
+	upTo := func(i int64) timing.Position { return timing.Position{Set: true, ByIndex: true, Index: i} }
+	for _, tc := range []struct {
+		name string
+		// run runs the verb on in, writing into dir.
+		run            func(a *app, in, dir string) error
+		stdout, stderr string // exact, DIR standing for dir
+		code           int
+		err            string // the error's text, DIR standing for dir
+		// records are the outputs' record counts ("-": standard output).
+		records map[string]int
+	}{
+		{name: "cut into a file", run: func(a *app, in, dir string) error {
+			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(9)}})
+		}, stdout: "wrote 10 records to DIR/cut.aaep\n", records: map[string]int{"cut.aaep": 10}},
+		{name: "cut to standard output", run: func(a *app, in, dir string) error {
+			return cutRun(&CutOptions{app: a, Input: in, Output: "-", Cut: capedit.CutOptions{From: upTo(100)}})
+		}, stderr: "wrote 8 records to standard output\n", records: map[string]int{"-": 8}},
+		{name: "cut over its input", run: func(a *app, in, dir string) error {
+			return cutRun(&CutOptions{app: a, Input: in, Output: in})
+		}, code: cli.ExitUsage, err: "DIR/in.aaep: output is the same file as an input"},
+		{name: "filter by session", run: func(a *app, in, dir string) error {
+			o := &FilterOptions{app: a, Input: in, Output: filepath.Join(dir, "one.aaep")}
+			o.Filter.Match.Sessions = []string{"sess_eb1273ca151c1c3d"}
+			return filterRun(o)
+		}, stdout: "kept 8 of 108 records in DIR/one.aaep\n", records: map[string]int{"one.aaep": 8}},
+		{name: "dedupe", run: func(a *app, in, dir string) error {
+			return dedupeRun(&DedupeOptions{app: a, Input: in, Output: filepath.Join(dir, "once.aaep")})
+		}, stdout: "dropped 0 redelivered events of 108 records; wrote 108 to DIR/once.aaep\n", records: map[string]int{"once.aaep": 108}},
+		{name: "repair of an intact capture", run: func(a *app, in, dir string) error {
+			return repairRun(&RepairOptions{app: a, Input: in, Output: filepath.Join(dir, "fixed.aaep")})
+		}, stdout: "kept 108 records; the source was intact\nwrote DIR/fixed.aaep (8906 bytes)\n", records: map[string]int{"fixed.aaep": 108}},
+		{name: "export, then import", run: func(a *app, in, dir string) error {
+			if err := exportRun(&ExportOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "x.jsonl")}); err != nil {
+				return err
+			}
+			return importRun(&ImportOptions{app: a, Input: filepath.Join(dir, "x.jsonl"), Output: filepath.Join(dir, "x.aaep")})
+		}, stdout: "imported 102 records from 102 lines of plain JSON Lines into DIR/x.aaep\n", records: map[string]int{"x.aaep": 102}},
+		{name: "merge", run: func(a *app, in, dir string) error {
+			return mergeRun(&MergeOptions{app: a, Inputs: []string{in, filepath.Join(dir, "copy.aaep")}, Output: filepath.Join(dir, "both.aaep")})
+		}, stdout: "merged 216 records from 2 captures into DIR/both.aaep\n", records: map[string]int{"both.aaep": 216}},
+		{name: "merge with a shift of no input", run: func(a *app, in, dir string) error {
+			shifts, err := readShifts([]string{"nope.aaep=+1s"})
+			if err != nil {
+				return err
+			}
+			return mergeRun(&MergeOptions{app: a, Inputs: []string{in, filepath.Join(dir, "copy.aaep")}, Output: filepath.Join(dir, "both.aaep"), Shifts: shifts})
+		}, code: cli.ExitUsage, err: "--time-shift nope.aaep=+1s: nope.aaep is not one of the inputs"},
+		{name: "split by count", run: func(a *app, in, dir string) error {
+			o := &SplitOptions{app: a, Input: in, Output: filepath.Join(dir, "p.aaep")}
+			o.Split.Records = 40
+			return splitRun(o)
+		}, stdout: "wrote 40 records to DIR/p-000001.aaep (232ms to 6.493s)\n" +
+			"wrote 40 records to DIR/p-000002.aaep (6.532s to 10.953s)\n" +
+			"wrote 28 records to DIR/p-000003.aaep (11.037s to 15.187s)\n" +
+			"split 108 records of DIR/in.aaep into 3 parts\n",
+			records: map[string]int{"p-000001.aaep": 40, "p-000002.aaep": 40, "p-000003.aaep": 28}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			demo, err := os.ReadFile(demoCapture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := filepath.Join(dir, "in.aaep")
+			for _, name := range []string{in, filepath.Join(dir, "copy.aaep")} {
+				if err := os.WriteFile(name, demo, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var stdout, stderr bytes.Buffer
+			a := &app{Streams: cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, ctx: context.Background()}
+			err = tc.run(a, in, dir)
+			dirOf := func(s string) string { return strings.ReplaceAll(s, "DIR", dir) }
+			if code := cli.Code(err); code != tc.code {
+				t.Fatalf("exit code %d (%v), want %d", code, err, tc.code)
+			}
+			if tc.err != "" && err.Error() != dirOf(tc.err) {
+				t.Errorf("error %q, want %q", err, dirOf(tc.err))
+			}
+			if _, toStdout := tc.records["-"]; !toStdout && stdout.String() != dirOf(tc.stdout) {
+				t.Errorf("stdout\n%s\nwant\n%s", stdout.String(), dirOf(tc.stdout))
+			}
+			if stderr.String() != dirOf(tc.stderr) {
+				t.Errorf("stderr %q, want %q", stderr.String(), dirOf(tc.stderr))
+			}
+			for name, want := range tc.records {
+				path := filepath.Join(dir, name)
+				if name == "-" {
+					path = filepath.Join(dir, "stdout.aaep")
+					if err := os.WriteFile(path, stdout.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, recs := capfiletest.ReadAll(t, path); len(recs) != want {
+					t.Errorf("%s holds %d records, want %d", name, len(recs), want)
+				}
+			}
+			if after, _ := os.ReadFile(in); !bytes.Equal(after, demo) {
+				t.Error("the input changed")
+			}
+		})
+	}
+}
