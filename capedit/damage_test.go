@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -43,7 +44,7 @@ func ops() []op {
 			return res.Warnings, err
 		}},
 		{"filter", func(in, out string) ([]Warning, error) {
-			res, err := Filter(ctx, in, out, FilterOptions{Match: peek.Filter{Types: []string{"aaep:agent.state.changed"}}})
+			res, err := Filter(ctx, in, out, FilterOptions{Match: msgfilter.Filter{Types: []string{"aaep:agent.state.changed"}}})
 			if res == nil {
 				return nil, err
 			}
@@ -139,7 +140,7 @@ func TestCorruptInput(t *testing.T) {
 				_, got := readCapture(t, out)
 				want := 0
 				for _, r := range sampleRecords()[:ce.Index] {
-					if keep(&r, &FilterOptions{Match: peek.Filter{Types: []string{"aaep:agent.state.changed"}}}) {
+					if keep(&r, &FilterOptions{Match: msgfilter.Filter{Types: []string{"aaep:agent.state.changed"}}}, new(payload.Doc)) {
 						want++
 					}
 				}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/progress"
 )
 
@@ -83,7 +83,8 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	seed := maphash.MakeSeed()
 	seen := map[dedupeKey]int64{} // key -> time of the latest delivery
-	var queue []seenAt            // in time order, for the window
+	var doc payload.Doc
+	var queue []seenAt // in time order, for the window
 	err = writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
 		hdr.Meta["dedupe"] = "redelivered events left out (same source, event_id and bytes)"
 		cw, err := newCaptureWriter(w, hdr)
@@ -107,7 +108,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 			}
 			res.Read++
 			if rec.Kind == capfile.KindReceived {
-				if f := peek.Peek(rec.Payload); f.EventID != "" {
+				if doc.Decode(rec.Payload); doc.Routing.EventID != "" {
 					if opts.Window > 0 {
 						for len(queue) > 0 && rec.Time-queue[0].at > int64(opts.Window) {
 							if seen[queue[0].key] == queue[0].at {
@@ -116,7 +117,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 							queue = queue[1:]
 						}
 					}
-					k := dedupeKey{source: rec.Source, id: f.EventID, size: len(rec.Payload), sum: maphash.Bytes(seed, rec.Payload)}
+					k := dedupeKey{source: rec.Source, id: doc.Routing.EventID, size: len(rec.Payload), sum: maphash.Bytes(seed, rec.Payload)}
 					_, dup := seen[k]
 					seen[k] = rec.Time
 					if opts.Window > 0 {

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -171,19 +172,18 @@ func TestFilter(t *testing.T) {
 		name string
 		opts FilterOptions
 	}{
-		{"session", FilterOptions{Match: peek.Filter{Sessions: []string{session}}}},
-		{"type suffix", FilterOptions{Match: peek.Filter{Types: []string{"tool.invoked", "state.changed"}}}},
-		{"urgency", FilterOptions{Match: peek.Filter{Urgencies: []string{"critical"}}}},
+		{"session", FilterOptions{Match: msgfilter.Filter{Sessions: []string{session}}}},
+		{"type suffix", FilterOptions{Match: msgfilter.Filter{Types: []string{"tool.invoked", "state.changed"}}}},
+		{"urgency", FilterOptions{Match: msgfilter.Filter{Urgencies: []string{"critical"}}}},
 		{"messages only", FilterOptions{MessagesOnly: true}},
-		{"session messages only", FilterOptions{Match: peek.Filter{Sessions: []string{session}}, MessagesOnly: true}},
+		{"session messages only", FilterOptions{Match: msgfilter.Filter{Sessions: []string{session}}, MessagesOnly: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var want []capfile.Record
 			for _, r := range recs {
 				if r.Kind == capfile.KindReceived || r.Kind == capfile.KindSent {
-					f := peek.Peek(r.Payload)
-					if !tc.opts.Match.Match(&f) {
+					if !tc.opts.Match.Match(&payload.Decode(r.Payload).Routing) {
 						continue
 					}
 				} else if tc.opts.MessagesOnly {
@@ -217,12 +217,12 @@ func TestFilterSessionKeepsOnlyThatSession(t *testing.T) {
 	src := writeCapture(t, dir, "src.aaep", testHeader(), recs)
 	session := recs[1].Session
 	out := filepath.Join(dir, "f.aaep")
-	if _, err := Filter(ctx, src, out, FilterOptions{Match: peek.Filter{Sessions: []string{session}}, MessagesOnly: true}); err != nil {
+	if _, err := Filter(ctx, src, out, FilterOptions{Match: msgfilter.Filter{Sessions: []string{session}}, MessagesOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	_, got := readCapture(t, out)
 	for i, r := range got {
-		f := peek.Peek(r.Payload)
+		f := &payload.Decode(r.Payload).Routing
 		if f.SessionKey() != session {
 			t.Errorf("record %d has session %q, want %q", i, f.SessionKey(), session)
 		}

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/progress"
 )
 
@@ -18,7 +19,7 @@ type FilterOptions struct {
 	// urgency, with the semantics of aaep-capture's filters: a type matches
 	// exactly or as a suffix, a session matches the AAEP session_id, the ASP
 	// sessionId or the KAHN run_id.
-	Match peek.Filter
+	Match msgfilter.Filter
 	// MessagesOnly also drops connection events and markers, which are
 	// otherwise kept: they describe the transport, not one session.
 	MessagesOnly bool
@@ -47,6 +48,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	hdr.Meta["filter"] = describeFilter(opts)
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	matched := int64(0)
+	var doc payload.Doc
 	err = writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {
@@ -66,7 +68,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 				break
 			}
 			res.Read++
-			if !keep(rec, &opts) {
+			if !keep(rec, &opts, &doc) {
 				continue
 			}
 			if rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent {
@@ -91,14 +93,15 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	return res, err
 }
 
-func keep(rec *capfile.Record, opts *FilterOptions) bool {
+// keep reports whether opts selects rec; d decodes the payload.
+func keep(rec *capfile.Record, opts *FilterOptions, d *payload.Doc) bool {
 	switch rec.Kind {
 	case capfile.KindReceived, capfile.KindSent:
 		if opts.Match.Empty() {
 			return true
 		}
-		f := peek.Peek(rec.Payload)
-		return opts.Match.Match(&f)
+		d.Decode(rec.Payload)
+		return opts.Match.Match(&d.Routing)
 	default:
 		return !opts.MessagesOnly
 	}

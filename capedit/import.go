@@ -3,7 +3,6 @@ package capedit
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/progress"
 )
 
@@ -139,7 +138,7 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 }
 
 // messageTime returns the time a message stamps itself with.
-func messageTime(f *peek.Fields) (time.Time, bool) {
+func messageTime(f *payload.Routing) (time.Time, bool) {
 	s := f.Timestamp
 	if s == "" {
 		s = f.TS
@@ -173,8 +172,8 @@ func firstTimestamp(path string) (time.Time, bool, error) {
 		if err != nil {
 			return time.Time{}, false, nil // damage: the import reports it where it is
 		}
-		fl := peek.Peek(line)
-		if t, ok := messageTime(&fl); ok && fl.Object {
+		d := payload.Decode(line)
+		if t, ok := messageTime(&d.Routing); ok && d.IsObject() {
 			return t, true, nil
 		}
 	}
@@ -189,6 +188,7 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 	cc := ctxCheck{ctx: ctx}
 	var last int64
 	var rec capfile.Record
+	var doc payload.Doc
 	for {
 		if err := cc.err(); err != nil {
 			return err
@@ -209,18 +209,18 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 		if !utf8.Valid(line) {
 			rec.Flags |= capfile.FlagInvalidUTF8
 		}
-		fl := peek.Peek(line)
-		if !json.Valid(line) {
+		doc.Decode(line)
+		if !doc.Valid() || doc.BOM() || doc.Stats().TooDeep {
 			rec.Flags |= capfile.FlagInvalidJSON
 		}
 		if rec.Flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 {
 			st.Invalid++
 			rec.Attrs = []capfile.Attr{{Key: LineAttr, Value: strconv.FormatInt(lr.line, 10)}}
-		} else if key := fl.SessionKey(); len(key) <= capfile.MaxSession {
+		} else if key := doc.Routing.SessionKey(); len(key) <= capfile.MaxSession {
 			rec.Session = key
 		}
 		if rec.Flags&capfile.FlagInvalidJSON == 0 {
-			if t, ok := messageTime(&fl); ok {
+			if t, ok := messageTime(&doc.Routing); ok {
 				ns := t.Sub(h.Start).Nanoseconds()
 				if ns < last {
 					st.Backwards++

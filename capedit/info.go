@@ -8,7 +8,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/inputs"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/progress"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -202,6 +202,7 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 		sources[src.ID] = &SourceSummary{Source: src, Listed: true}
 	}
 	var readErr error
+	var doc payload.Doc
 	for {
 		if err := cc.err(); err != nil {
 			return nil, err
@@ -225,11 +226,10 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 		}
 		src.Records++
 		countFlags(&s.Invalid, rec.Flags)
-		var f peek.Fields
 		switch rec.Kind {
 		case capfile.KindReceived, capfile.KindSent:
-			f = peek.Peek(rec.Payload)
-			tc := TypeCount{Type: typeName(&f, rec.Flags), Dir: dirOf(rec.Kind)}
+			doc.Decode(rec.Payload)
+			tc := TypeCount{Type: typeName(&doc, rec.Flags), Dir: dirOf(rec.Kind)}
 			if _, ok := types[tc]; !ok && len(types) >= maxTypes {
 				tc.Type = "(other)"
 			}
@@ -242,8 +242,8 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 				s.Replay.Duration = sched.Elapsed(time.Duration(rec.Time))
 			}
 		case capfile.KindConn:
-			f = peek.Peek(rec.Payload)
-			ev := f.Event
+			doc.Decode(rec.Payload)
+			ev := doc.Routing.Event
 			if ev == "" {
 				ev = "(unknown)"
 			}
@@ -257,7 +257,7 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 		}
 		key := rec.Session
 		if key == "" && (rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent) {
-			key = f.SessionKey()
+			key = doc.Routing.SessionKey()
 		}
 		if key != "" {
 			k, ok := sessions[key]
@@ -314,7 +314,8 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 }
 
 // typeName is the name a message is counted under.
-func typeName(f *peek.Fields, flags capfile.Flags) string {
+func typeName(d *payload.Doc, flags capfile.Flags) string {
+	f := &d.Routing
 	switch {
 	case f.Type != "":
 		return f.Type
@@ -324,7 +325,7 @@ func typeName(f *peek.Fields, flags capfile.Flags) string {
 		return f.Event
 	case flags&capfile.FlagInvalidJSON != 0:
 		return "(invalid JSON)"
-	case !f.Object:
+	case !d.IsObject():
 		return "(not a JSON object)"
 	}
 	return "(no type)"

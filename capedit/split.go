@@ -13,7 +13,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/progress"
 )
 
@@ -300,8 +300,7 @@ func sessionOf(rec *capfile.Record) (key string, ok bool) {
 	if rec.Session != "" {
 		return rec.Session, true
 	}
-	f := peek.Peek(rec.Payload)
-	return f.SessionKey(), true
+	return payload.Decode(rec.Payload).Routing.SessionKey(), true
 }
 
 // noSession is the part name of the messages outside any session.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/progress"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -30,6 +30,7 @@ type jsonlReader struct {
 	lastOff       time.Duration
 	lastAt        int64
 	msg           protocol.Message
+	doc           payload.Doc // decodes each line's timestamp and type
 }
 
 func newJSONLReader(r *bufio.Reader, meter *progress.Meter) *jsonlReader {
@@ -68,7 +69,8 @@ func (j *jsonlReader) next() (*protocol.Message, int64, bool, error) {
 		return nil, j.lastAt, true, nil
 	}
 	j.msg = protocol.Message{Index: j.line - 1, Raw: b}
-	f := peek.Peek(b)
+	j.doc.Decode(b)
+	f := &j.doc.Routing
 	ts := f.Timestamp
 	if ts == "" {
 		ts = f.TS

@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // handleInbound handles one message a subscriber sent over its connection
 // (sub set) or by POST (sub nil). It returns the HTTP status and body for a
 // POST.
 func (s *Server) handleInbound(sub *subscriber, raw []byte, via string) (int, []byte) {
-	f := peek.Peek(raw)
-	if !f.Object {
+	d := payload.Decode(raw)
+	f := &d.Routing
+	if !d.IsObject() {
 		s.recordMessage(sub, raw, "")
 		s.notifyMessage(sub, via, raw, "", "not a JSON object")
 		return http.StatusBadRequest, errorBody("malformed", "the message is not a JSON object")
@@ -185,8 +186,7 @@ func (s *Server) serveSubscribe(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f := peek.Peek(body)
-	if !f.Object || f.Type != "subscription.request" {
+	if d := payload.Decode(body); !d.IsObject() || d.Routing.Type != "subscription.request" {
 		writeJSON(w, http.StatusBadRequest, errorBody("malformed", "expected a subscription.request JSON object"))
 		return
 	}

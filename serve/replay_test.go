@@ -12,7 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -108,19 +108,19 @@ func TestRangeAndFilters(t *testing.T) {
 	tests := []struct {
 		name   string
 		rng    Range
-		filter peek.Filter
+		filter msgfilter.Filter
 		want   [][]byte
 	}{
-		{"all", Range{}, peek.Filter{}, all},
-		{"from record index", Range{From: pos("#5")}, peek.Filter{}, all[3:]},
-		{"to record index", Range{To: pos("5")}, peek.Filter{}, all[:4]},
-		{"from time", Range{From: pos("20ms")}, peek.Filter{}, all[3:]},
-		{"time window inclusive", Range{From: timing.Position{Set: true, Time: 15 * ms}, To: timing.Position{Set: true, Time: 30 * ms}}, peek.Filter{}, all[2:6]},
-		{"session", Range{}, peek.Filter{Sessions: []string{"sess_b"}}, [][]byte{all[2], all[4], all[6], all[9]}},
-		{"session and type", Range{}, peek.Filter{Sessions: []string{"sess_a"}, Types: []string{"session.completed", "tool.invoked"}}, [][]byte{all[3], all[8]}},
-		{"session with from", Range{From: pos("#6")}, peek.Filter{Sessions: []string{"sess_a"}}, [][]byte{all[5], all[7], all[8]}},
-		{"past the end", Range{From: pos("#13")}, peek.Filter{}, nil},
-		{"unknown session", Range{}, peek.Filter{Sessions: []string{"sess_none"}}, nil},
+		{"all", Range{}, msgfilter.Filter{}, all},
+		{"from record index", Range{From: pos("#5")}, msgfilter.Filter{}, all[3:]},
+		{"to record index", Range{To: pos("5")}, msgfilter.Filter{}, all[:4]},
+		{"from time", Range{From: pos("20ms")}, msgfilter.Filter{}, all[3:]},
+		{"time window inclusive", Range{From: timing.Position{Set: true, Time: 15 * ms}, To: timing.Position{Set: true, Time: 30 * ms}}, msgfilter.Filter{}, all[2:6]},
+		{"session", Range{}, msgfilter.Filter{Sessions: []string{"sess_b"}}, [][]byte{all[2], all[4], all[6], all[9]}},
+		{"session and type", Range{}, msgfilter.Filter{Sessions: []string{"sess_a"}, Types: []string{"session.completed", "tool.invoked"}}, [][]byte{all[3], all[8]}},
+		{"session with from", Range{From: pos("#6")}, msgfilter.Filter{Sessions: []string{"sess_a"}}, [][]byte{all[5], all[7], all[8]}},
+		{"past the end", Range{From: pos("#13")}, msgfilter.Filter{}, nil},
+		{"unknown session", Range{}, msgfilter.Filter{Sessions: []string{"sess_none"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

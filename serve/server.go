@@ -14,7 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -59,7 +59,7 @@ type Options struct {
 	// Range selects the part of the capture to replay.
 	Range Range
 	// Filter selects events by type and session (--filter-type, --session).
-	Filter peek.Filter
+	Filter msgfilter.Filter
 	// Timing sets speed, no-delay and the idle cap.
 	Timing timing.Config
 	// Clock paces the replay; nil means timing.System().

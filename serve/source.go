@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -119,7 +120,7 @@ var awaitingMarker = []byte("agent.awaiting.")
 // needs them (they stay empty); blocking events are recognised either way.
 // Only the two blocking event types are decoded in full (for their reply
 // token).
-func fillEvent(ev *event, rec *capfile.Record, index int64, f *peek.Fields) {
+func fillEvent(ev *event, rec *capfile.Record, index int64, f *payload.Routing) {
 	*ev = event{
 		Index:   index,
 		Offset:  rec.Offset(),
@@ -130,8 +131,7 @@ func fillEvent(ev *event, rec *capfile.Record, index int64, f *peek.Fields) {
 		if !bytes.Contains(rec.Payload, awaitingMarker) {
 			return
 		}
-		pf := peek.Peek(rec.Payload)
-		f = &pf
+		f = &payload.Decode(rec.Payload).Routing
 	}
 	ev.Type, ev.ID, ev.Session, ev.Urgency = f.Type, f.EventID, f.SessionKey(), f.Urgency
 	switch vocab.Compact(f.Type) {
@@ -191,8 +191,9 @@ func decodeBlocking(payload []byte, kind string) *blocking {
 type stream struct {
 	cur    Cursor
 	rng    Range
-	filter peek.Filter
-	seek   string // single --session to seek to, when no From
+	filter msgfilter.Filter
+	doc    payload.Doc // decodes each record's routing fields
+	seek   string      // single --session to seek to, when no From
 	err    error
 	// lazy skips reading routing fields that nothing needs (see fillEvent).
 	lazy bool
@@ -209,7 +210,7 @@ type stream struct {
 type headerReader interface{ Header() capfile.Header }
 
 // openStream opens a cursor and positions it at the range's start.
-func openStream(open Opener, rng Range, filter peek.Filter) (*stream, error) {
+func openStream(open Opener, rng Range, filter msgfilter.Filter) (*stream, error) {
 	cur, err := open()
 	if err != nil {
 		return nil, err
@@ -289,13 +290,13 @@ func (s *stream) next() (*event, error) {
 		if rec.Kind != capfile.KindReceived {
 			continue
 		}
-		var fp *peek.Fields
+		var fp *payload.Routing
 		if !s.lazy || !s.filter.Empty() {
-			f := peek.Peek(rec.Payload)
-			if !s.filter.Match(&f) {
+			s.doc.Decode(rec.Payload)
+			if !s.filter.Match(&s.doc.Routing) {
 				continue
 			}
-			fp = &f
+			fp = &s.doc.Routing
 		}
 		var ev *event
 		select {

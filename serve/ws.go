@@ -13,7 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Subprotocol is the WebSocket subprotocol of AAEP (Appendix B.2.1).
@@ -344,8 +344,7 @@ func (s *Server) handshake(sub *subscriber, first chan []byte) bool {
 	defer t.Stop()
 	select {
 	case msg := <-first:
-		f := peek.Peek(msg)
-		if f.Type != "subscription.request" {
+		if payload.Decode(msg).Routing.Type != "subscription.request" {
 			s.handleInbound(sub, msg, sub.transport)
 			return true
 		}

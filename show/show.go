@@ -35,7 +35,8 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/input"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -44,7 +45,7 @@ import (
 // Options configure Run.
 type Options struct {
 	// Match selects the messages printed, with filter's semantics.
-	Match peek.Filter
+	Match msgfilter.Filter
 	// MessagesOnly leaves out connection events and markers (which are
 	// otherwise printed whatever Match says).
 	MessagesOnly bool
@@ -100,6 +101,7 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 			return st, err
 		}
 	}
+	var doc payload.Doc // the current message, decoded
 	var ctl *timing.Controller
 	if opts.Pace {
 		ctl = timing.NewController(opts.Clock, opts.Timing, opts.Paused)
@@ -128,15 +130,14 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 		}
 		st.Records++
 		isMsg := rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent
-		var f peek.Fields
 		if isMsg {
 			input.FromRecord(&msg, rec, idx, src.hdr.Start, attrs)
 			if eng != nil {
 				eng.Feed(&msg)
 			}
-			f = peek.Peek(rec.Payload)
+			doc.Decode(rec.Payload)
 		}
-		show := isMsg && opts.Match.Match(&f) || !isMsg && !opts.MessagesOnly
+		show := isMsg && opts.Match.Match(&doc.Routing) || !isMsg && !opts.MessagesOnly
 		own := p.take(idx)
 		if show {
 			if ctl != nil {
@@ -144,7 +145,7 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 					break
 				}
 			}
-			p.line(rec, idx, &f, own)
+			p.line(rec, idx, &doc, own)
 			st.Shown++
 			if len(own) > 0 {
 				st.Marked++
@@ -216,7 +217,7 @@ func (p *printer) take(idx int64) []protocol.Finding {
 // late prints the pending findings about other records (or the end of the
 // stream) on lines of their own, those of sessions the filter lets through,
 // and returns how many there were.
-func (p *printer) late(m peek.Filter) int64 {
+func (p *printer) late(m msgfilter.Filter) int64 {
 	n := int64(len(p.found))
 	for _, f := range p.found {
 		if len(m.Sessions) > 0 && !contains(m.Sessions, f.Session) {
@@ -258,7 +259,8 @@ func (p *printer) write(s string) {
 }
 
 // line prints one record.
-func (p *printer) line(rec *capfile.Record, idx int64, f *peek.Fields, own []protocol.Finding) {
+func (p *printer) line(rec *capfile.Record, idx int64, d *payload.Doc, own []protocol.Finding) {
+	f := &d.Routing
 	b := p.buf[:0]
 	if p.opts.Relative {
 		b = append(b, '+')
@@ -281,7 +283,7 @@ func (p *printer) line(rec *capfile.Record, idx int64, f *peek.Fields, own []pro
 		b = append(b, orDash(f.SessionKey())...)
 		b = append(b, ' ')
 		b = append(b, orDash(oneWord(f.TypeName()))...)
-		if s := Summary(rec.Payload, f); s != "" {
+		if s := Summary(d); s != "" {
 			b = append(b, ' ')
 			b = append(b, s...)
 		}
@@ -325,12 +327,12 @@ func mark(fs []protocol.Finding) string {
 
 // connSummary renders a connection event or marker: its "event" first,
 // then its other scalar fields as key=value.
-func connSummary(payload []byte) string {
-	f := peek.Peek(payload)
-	if !f.Object {
-		return clip(string(payload))
+func connSummary(raw []byte) string {
+	d := payload.Decode(raw)
+	if !d.IsObject() {
+		return clip(string(raw))
 	}
-	return Summary(payload, &f)
+	return Summary(d)
 }
 
 func orDash(s string) string {

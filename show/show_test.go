@@ -13,7 +13,8 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/golden"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/show"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -32,8 +33,8 @@ func TestRunGolden(t *testing.T) {
 		opts     show.Options
 	}{
 		{"demo", demo, show.Options{NoCheck: true}},
-		{"demo-relative-broken-session", demo, show.Options{NoCheck: true, Relative: true, Match: peek.Filter{Sessions: []string{"sess_eb1273ca151c1c3d"}}}},
-		{"demo-replies", demo, show.Options{NoCheck: true, Match: peek.Filter{Types: []string{"reply"}}, MessagesOnly: true}},
+		{"demo-relative-broken-session", demo, show.Options{NoCheck: true, Relative: true, Match: msgfilter.Filter{Sessions: []string{"sess_eb1273ca151c1c3d"}}}},
+		{"demo-replies", demo, show.Options{NoCheck: true, Match: msgfilter.Filter{Types: []string{"reply"}}, MessagesOnly: true}},
 		{"golden-v1", goldenCapV, show.Options{NoCheck: true}},
 	}
 	for _, c := range cases {
@@ -108,11 +109,15 @@ func TestSummary(t *testing.T) {
 		{`{"type":"t","chunk":"Hi \"you\""}`, `chunk="Hi \"you\""`},
 		{`not json`, "(not JSON, 8 bytes)"},
 		{`{"type":"t"}`, ""},
+		{"\xef\xbb\xbf{\"summary_normal\":\"x\"}", "(not JSON, 25 bytes)"},
+		{`{"summary_normal":"x"} y`, "(not JSON, 24 bytes)"},
+		{"{\"type\":\"t\",\"chunk\":\"caf\xe9\xe9\"}", "chunk=\"caf\uFFFD\uFFFD\""},
+		{`{"tool":"top","payload":{"tool":"inner","status":"ok"},"status":null}`, "tool=top"},
+		{`{"tool":"a","tool":"b"}`, "tool=b"},
 		{`{"summary_normal":"` + strings.Repeat("é", 300) + `"}`, strings.Repeat("é", show.MaxSummary-1) + "…"},
 	}
 	for _, c := range cases {
-		f := peek.Peek([]byte(c.payload))
-		if got := show.Summary([]byte(c.payload), &f); got != c.want {
+		if got := show.Summary(payload.Decode([]byte(c.payload))); got != c.want {
 			t.Errorf("Summary(%s) = %q, want %q", c.payload, got, c.want)
 		}
 	}

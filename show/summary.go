@@ -1,13 +1,12 @@
 package show
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // MaxSummary bounds a summary, in runes.
@@ -25,41 +24,35 @@ var keyFields = []string{
 // ("tool=search_flights status=success"), else "" . Control characters
 // become spaces and the result is at most MaxSummary runes. It never fails:
 // a payload that is not a JSON object gives "(not JSON, N bytes)".
-func Summary(payload []byte, f *peek.Fields) string {
-	if f != nil && !f.Object {
-		return "(not JSON, " + strconv.Itoa(len(payload)) + " bytes)"
+func Summary(d *payload.Doc) string {
+	if !d.IsObject() || d.BOM() || d.Stats().TooDeep {
+		return "(not JSON, " + strconv.Itoa(len(d.Raw())) + " bytes)"
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &top); err != nil {
-		return "(not JSON, " + strconv.Itoa(len(payload)) + " bytes)"
-	}
-	obj := top
-	if s := str(top["summary_normal"]); s != "" {
+	if s := str(d.Get("summary_normal")); s != "" {
 		return clip(s)
 	}
-	if inner := top["payload"]; len(inner) > 0 && inner[0] == '{' {
-		var p map[string]json.RawMessage
-		if json.Unmarshal(inner, &p) == nil {
-			if s := str(p["summary_normal"]); s != "" {
-				return clip(s)
-			}
-			for k, v := range p {
-				if _, ok := top[k]; !ok {
-					top[k] = v
-				}
-			}
-			obj = top
+	// Fields of a nested "payload" object count where the top level lacks them.
+	inner := d.Get("payload")
+	if inner.Kind() != payload.Object {
+		inner = nil
+	} else if s := str(inner.Get("summary_normal")); s != "" {
+		return clip(s)
+	}
+	get := func(k string) payload.Value {
+		if v := d.Get(k); v != nil || inner == nil {
+			return v
 		}
+		return inner.Get(k)
 	}
 	var parts []string
-	if from, to := str(obj["from_state"]), str(obj["to_state"]); from != "" || to != "" {
+	if from, to := str(get("from_state")), str(get("to_state")); from != "" || to != "" {
 		parts = append(parts, from+"→"+to)
 	}
 	for _, k := range keyFields {
 		if k == "from_state" || k == "to_state" {
 			continue
 		}
-		v := scalar(obj[k])
+		v := scalar(get(k))
 		if v == "" {
 			continue
 		}
@@ -74,30 +67,28 @@ func Summary(payload []byte, f *peek.Fields) string {
 	return clip(strings.Join(parts, " "))
 }
 
-// str returns a JSON string value, or "".
-func str(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '"' {
+// str returns a JSON string value, or "". Bytes that are not UTF-8 become
+// U+FFFD, one each.
+func str(v payload.Value) string {
+	s, ok := v.Str()
+	if !ok {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
+	if !utf8.ValidString(s) {
+		s = strings.Map(func(r rune) rune { return r }, s)
 	}
 	return s
 }
 
 // scalar returns a string, number or boolean value as text, or "".
-func scalar(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
+func scalar(v payload.Value) string {
+	switch v.Kind() {
+	case payload.String:
+		return str(v)
+	case payload.Number, payload.Bool:
+		return string(v)
 	}
-	switch raw[0] {
-	case '"':
-		return str(raw)
-	case '{', '[', 'n':
-		return ""
-	}
-	return string(raw)
+	return ""
 }
 
 // oneLine turns control characters into spaces.

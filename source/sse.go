@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Paths tried, in order, when an SSE endpoint is a bare origin.
@@ -262,9 +262,8 @@ func (s *sseSource) subscribe(ctx context.Context, e *emitter, st *sseState) (ou
 			return outcome{err: err}, false
 		}
 	}
-	f := peek.Peek(reply)
 	switch {
-	case f.Type == "subscription.rejected" || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case payload.Decode(reply).Routing.Type == "subscription.rejected" || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return outcome{ev: ConnEvent{Code: resp.StatusCode}, err: fmt.Errorf("%w: HTTP %s", ErrRejected, resp.Status), permanent: true}, false
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
 		return outcome{ev: ConnEvent{Code: resp.StatusCode}, err: fmt.Errorf("subscribe: HTTP %s", resp.Status)}, false

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // stopGrace is how long a child gets to exit after SIGTERM before SIGKILL.
@@ -234,14 +234,8 @@ func (c *rpcConn) received(t int64, line []byte) error {
 	case env.method != "" && env.params != nil:
 		return c.e.message(capfile.KindReceived, t, env.params, c.method(env.method))
 	case env.result != nil && string(env.id) == c.subscribeID:
-		f := peek.Peek(env.result)
-		if f.Type == "subscription.accepted" {
-			var acc struct {
-				ID string `json:"subscription_id"`
-			}
-			if json.Unmarshal(env.result, &acc) == nil {
-				c.subscription = acc.ID
-			}
+		if d := payload.Decode(env.result); d.IsObject() && d.Routing.Type == "subscription.accepted" {
+			c.subscription, _ = d.Get("subscription_id").Str()
 		}
 		return c.e.message(capfile.KindReceived, t, env.result, c.method("aaep.subscribe"))
 	default:

@@ -13,7 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Subprotocol is the WebSocket subprotocol of AAEP (Appendix B.2.1).
@@ -129,15 +129,12 @@ func (s *wsSource) attempt(ctx context.Context, e *emitter, n int) outcome {
 		o.delivered = o.delivered || !handshake
 		if handshake {
 			handshake = false
-			switch f := peek.Peek(buf); f.Type {
+			switch d := payload.Decode(buf); d.Routing.Type {
 			default:
 				o.delivered = true
 			case "subscription.accepted":
-				var acc struct {
-					ID string `json:"subscription_id"`
-				}
-				if json.Unmarshal(buf, &acc) == nil {
-					subscription = acc.ID
+				if d.IsObject() {
+					subscription, _ = d.Get("subscription_id").Str()
 				}
 			case "subscription.rejected":
 				// Wait briefly for the producer's close frame (4001), then give up.

@@ -14,7 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/show"
@@ -186,10 +187,11 @@ var kindNames = map[capfile.Kind]string{capfile.KindReceived: "recv", capfile.Ki
 
 // rowFilter selects rows for /api/events.
 type rowFilter struct {
-	match    peek.Filter
+	match    msgfilter.Filter
 	sources  map[int]bool
 	rules    []string
-	messages bool // messages only
+	messages bool        // messages only
+	doc      payload.Doc // decodes each record
 }
 
 func list(q []string) []string {
@@ -206,7 +208,7 @@ func list(q []string) []string {
 
 func parseFilter(r *http.Request) (rowFilter, error) {
 	q := r.URL.Query()
-	f := rowFilter{match: peek.Filter{Sessions: list(q["session"]), Types: list(q["type"]), Urgencies: list(q["urgency"])}, rules: list(q["rule"])}
+	f := rowFilter{match: msgfilter.Filter{Sessions: list(q["session"]), Types: list(q["type"]), Urgencies: list(q["urgency"])}, rules: list(q["rule"])}
 	for _, v := range list(q["source"]) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -301,9 +303,10 @@ func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow,
 		return eventRow{}, false
 	}
 	row := eventRow{Index: idx, Offset: rec.Offset(), Kind: kindNames[rec.Kind], Source: int(rec.Source), Session: rec.Session}
-	f := peek.Peek(rec.Payload)
+	filt.doc.Decode(rec.Payload)
+	f := &filt.doc.Routing
 	if isMsg {
-		if !filt.match.Match(&f) {
+		if !filt.match.Match(f) {
 			return eventRow{}, false
 		}
 		if k := f.SessionKey(); k != "" {
@@ -311,7 +314,7 @@ func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow,
 		}
 		row.Type, row.Urgency = f.TypeName(), f.Urgency
 	}
-	row.Summary = show.Summary(rec.Payload, &f)
+	row.Summary = show.Summary(&filt.doc)
 	s.an.mu.Lock()
 	worst, hasRule := s.an.worstAt(idx, firstOr(filt.rules))
 	if len(filt.rules) > 1 {

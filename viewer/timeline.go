@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Event kinds on the timeline (the page's legend names them).
@@ -27,7 +27,7 @@ const (
 )
 
 // kindOf classifies a record for the timeline.
-func kindOf(rec *capfile.Record, f *peek.Fields) int {
+func kindOf(rec *capfile.Record, f *payload.Routing) int {
 	if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
 		return kindConn
 	}
@@ -146,6 +146,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 		b[1] = max(b[1], e[4])
 	}
 	scanned := 0
+	var doc payload.Doc
 	for {
 		rec, err := rd.Next()
 		if err != nil {
@@ -163,7 +164,8 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		idx := rd.Index()
-		f := peek.Peek(rec.Payload)
+		doc.Decode(rec.Payload)
+		f := &doc.Routing
 		key := rec.Session
 		if key == "" {
 			key = f.SessionKey()
@@ -175,7 +177,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 		s.an.mu.Lock()
 		worst, _ := s.an.worstAt(idx, "")
 		s.an.mu.Unlock()
-		e := [5]int64{idx, rec.Time, int64(lane), int64(kindOf(rec, &f)), int64(worst)}
+		e := [5]int64{idx, rec.Time, int64(lane), int64(kindOf(rec, f)), int64(worst)}
 		ans.Count++
 		if buckets == nil {
 			ans.Events = append(ans.Events, e)

@@ -11,7 +11,6 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/payload"
-	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/visualize"
@@ -124,8 +123,7 @@ func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protoco
 				continue
 			}
 			if rec.Session == "" {
-				f := peek.Peek(rec.Payload)
-				if k := f.SessionKey(); k != "" && k != id {
+				if k := payload.Decode(rec.Payload).Routing.SessionKey(); k != "" && k != id {
 					continue
 				}
 			}

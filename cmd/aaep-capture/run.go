@@ -14,8 +14,8 @@ import (
 	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/objstore"
-	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/source"
 	"github.com/aaep-tools/aaepkit/source/recorder"
 )
@@ -134,7 +134,7 @@ func captureRun(o *options) error {
 		Header:      h,
 		Writer:      capfile.WriterOptions{FlushInterval: o.flushEvery},
 		Clock:       clock,
-		Filter:      peek.Filter{Types: o.filterTypes, Sessions: o.filterSess, Urgencies: o.filterUrg},
+		Filter:      msgfilter.Filter{Types: o.filterTypes, Sessions: o.filterSess, Urgencies: o.filterUrg},
 		Redact:      o.redact,
 		MaxEvents:   o.maxEvents,
 		MaxBytes:    int64(o.maxBytes),

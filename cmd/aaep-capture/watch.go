@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/source"
 )
 
@@ -69,11 +69,11 @@ func (w *watcher) emit(src uint16, next source.Emit) source.Emit {
 		switch {
 		case m.Kind == capfile.KindConn && m.Conn != nil:
 			w.connEvent(m.Conn)
-		case m.Kind == capfile.KindSent && peek.Peek(m.Payload).Type == "subscription.request":
+		case m.Kind == capfile.KindSent && payload.Decode(m.Payload).Routing.Type == "subscription.request":
 			w.mu.Lock()
 			w.requests[src] = append([]byte(nil), m.Payload...)
 			w.mu.Unlock()
-		case m.Kind == capfile.KindReceived && peek.Peek(m.Payload).Type == "subscription.accepted":
+		case m.Kind == capfile.KindReceived && payload.Decode(m.Payload).Routing.Type == "subscription.accepted":
 			w.mu.Lock()
 			for _, x := range source.Exclusions(w.requests[src], m.Payload) {
 				if !slices.Contains(w.excluded, x) {

@@ -10,7 +10,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/internal/cli"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // TestDedupeRecordingOfReconnectingProducer records, with the real
@@ -40,7 +40,7 @@ func TestDedupeRecordingOfReconnectingProducer(t *testing.T) {
 	var want []capfile.Record
 	for _, r := range recs {
 		if r.Kind == capfile.KindReceived {
-			f := peek.Peek(r.Payload)
+			f := &payload.Decode(r.Payload).Routing
 			k := key{r.Source, f.EventID, string(r.Payload)}
 			if f.EventID != "" && seen[k] {
 				continue

@@ -20,8 +20,8 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/objstore"
-	"github.com/aaep-tools/aaepkit/peek"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -93,7 +93,7 @@ func (f *replayFlags) options(input string, toName string) (serve.Options, error
 	o := serve.Options{
 		Open:   serve.OpenFile(input),
 		Timing: f.timing(),
-		Filter: peek.Filter{Sessions: f.sessions, Types: f.types},
+		Filter: msgfilter.Filter{Sessions: f.sessions, Types: f.types},
 		Passes: f.loop,
 	}
 	if f.loop == 0 {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
@@ -31,7 +31,7 @@ func CapSize(ctx context.Context, e *Env, n int) error {
 	sessions := make([]string, n)
 	var jsonl bytes.Buffer
 	for i, p := range events {
-		sessions[i] = peek.Peek(p).SessionID
+		sessions[i] = payload.Decode(p).Routing.SessionID
 		jsonl.Write(p)
 		jsonl.WriteByte('\n')
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
 )
 
@@ -165,7 +165,7 @@ func countReceived(path string) (int64, error) {
 			}
 			return n, err
 		}
-		if rec.Kind == capfile.KindReceived && peek.Peek(rec.Payload).EventID != "" {
+		if rec.Kind == capfile.KindReceived && payload.Decode(rec.Payload).Routing.EventID != "" {
 			n++
 		}
 	}

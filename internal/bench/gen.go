@@ -9,7 +9,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // captureStart is the wall-clock start written into generated captures.
@@ -191,7 +191,7 @@ func WriteTimedCapture(path string, offs []time.Duration, pool [][]byte) error {
 	}
 	for i, off := range offs {
 		p := pool[i%len(pool)]
-		rec := capfile.Record{Kind: capfile.KindReceived, Time: int64(off), Session: peek.Peek(p).SessionID, Payload: p}
+		rec := capfile.Record{Kind: capfile.KindReceived, Time: int64(off), Session: payload.Decode(p).Routing.SessionID, Payload: p}
 		if err := w.Append(&rec); err != nil {
 			w.Close()
 			return fmt.Errorf("writing record %d: %w", i, err)
@@ -216,7 +216,7 @@ func WriteSizedCapture(path string, size int64, gap time.Duration, pool [][]byte
 	}
 	sessions := make([]string, len(pool))
 	for i, p := range pool {
-		sessions[i] = peek.Peek(p).SessionID
+		sessions[i] = payload.Decode(p).Routing.SessionID
 	}
 	var i int64
 	for ; ; i++ {

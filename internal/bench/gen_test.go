@@ -9,7 +9,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
@@ -41,16 +41,17 @@ func TestLongSession(t *testing.T) {
 		}
 		ids := map[string]bool{}
 		for i, m := range msgs {
-			p := peek.Peek(m.JSON)
-			if !p.Object || p.SessionID != msgs[0].Session || ids[p.EventID] || p.EventID == "" {
-				t.Fatalf("LongSession(%d) event %d: object %v, session %q, id %q (dup %v)", n, i, p.Object, p.SessionID, p.EventID, ids[p.EventID])
+			d := payload.Decode(m.JSON)
+			p := &d.Routing
+			if !d.IsObject() || p.SessionID != msgs[0].Session || ids[p.EventID] || p.EventID == "" {
+				t.Fatalf("LongSession(%d) event %d: object %v, session %q, id %q (dup %v)", n, i, d.IsObject(), p.SessionID, p.EventID, ids[p.EventID])
 			}
 			ids[p.EventID] = true
 			if i > 0 && m.Offset <= msgs[i-1].Offset {
 				t.Fatalf("LongSession(%d) event %d at %v, not after %v", n, i, m.Offset, msgs[i-1].Offset)
 			}
 		}
-		if first, last := peek.Peek(msgs[0].JSON).Type, peek.Peek(msgs[n-1].JSON).Type; first != "aaep:agent.session.started" || last != "aaep:agent.session.completed" {
+		if first, last := payload.Decode(msgs[0].JSON).Routing.Type, payload.Decode(msgs[n-1].JSON).Routing.Type; first != "aaep:agent.session.started" || last != "aaep:agent.session.completed" {
 			t.Errorf("LongSession(%d) runs from %s to %s", n, first, last)
 		}
 		// The session must be valid: the trace measurement draws a clean path.

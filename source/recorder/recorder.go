@@ -5,9 +5,10 @@
 // aaep-capture reports.
 //
 // Sources call the Emit function of their source id from their own
-// goroutines. The UTF-8 check, redaction, the filters (with peek) and the
-// stop conditions run there; one writer goroutine checks JSON validity and
-// finds the session key in a single pass (scanJSON), then appends records
+// goroutines. The UTF-8 check, redaction, the filters and the stop
+// conditions run there; one writer goroutine decodes each message once with
+// the JSON front end (package payload) for its validity and session key,
+// then appends records
 // to the capture, so reading and compressing use different cores. Emit copies a message
 // into a batch and returns; the writer takes whole batches, so a fast stream
 // is written in large batches and a slow one message by message.
@@ -34,7 +35,8 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/source"
 )
 
@@ -69,7 +71,7 @@ type Config struct {
 	// Filter selects the received messages to record (sent messages and
 	// connection events are always recorded, and so are received messages
 	// that are not JSON objects, so that garbage is never silently lost).
-	Filter peek.Filter
+	Filter msgfilter.Filter
 	// Redact lists JSON fields whose values are replaced (see RedactedValue).
 	Redact []string
 	// MaxEvents and MaxBytes stop the capture after that many received
@@ -165,6 +167,7 @@ type Recorder struct {
 	files     []string
 	curPath   string // the file being written (or last written)
 	rec       capfile.Record
+	doc       payload.Doc // the writer's decoding of each message
 	writerOut chan struct{}
 }
 
@@ -224,6 +227,7 @@ type classifier struct {
 	src    uint16
 	redact *redactor
 	scrub  []byte
+	doc    payload.Doc // decodes the message for redaction and the filters
 }
 
 func (c *classifier) emit(m *source.Message) error {
@@ -232,9 +236,10 @@ func (c *classifier) emit(m *source.Message) error {
 	var flags capfile.Flags
 	var session string
 	// check: JSON validity is still to be found; scan: the session key is.
-	// The writer goroutine does both in one pass (scanJSON), so that a
+	// The writer goroutine does both with one decoding, so that a
 	// message is parsed once, and the reading goroutine stays free to read.
 	keep, check, scan, handshake := true, false, false, false
+	decoded := false // c.doc holds payload
 	if m.Kind == capfile.KindConn {
 		payload = c.scrubSecrets(payload)
 	} else {
@@ -244,12 +249,15 @@ func (c *classifier) emit(m *source.Message) error {
 		if c.redact != nil {
 			// Validity is that of the message as received, so it is
 			// checked before redaction (which could repair it).
-			if !validJSON(payload) {
+			c.doc.Decode(payload)
+			decoded = true
+			if !jsonValid(&c.doc) {
 				flags |= capfile.FlagInvalidJSON
 			}
 			var changed bool
-			if payload, changed = c.redact.apply(payload); changed {
+			if payload, changed = c.redact.apply(payload, &c.doc); changed {
 				flags |= capfile.FlagRedacted
+				decoded = false
 			}
 		} else {
 			check = true
@@ -260,10 +268,13 @@ func (c *classifier) emit(m *source.Message) error {
 			// Filters and limits need the type now: handshake messages
 			// (subscription.*) are not events, so they are always kept
 			// and never counted towards --max-events or --max-bytes.
-			f := peek.Peek(payload)
+			if !decoded {
+				c.doc.Decode(payload)
+			}
+			f := &c.doc.Routing
 			session = f.SessionKey()
 			handshake = isHandshake(f.Type)
-			if m.Kind == capfile.KindReceived && f.Object && !handshake && !r.cfg.Filter.Match(&f) {
+			if m.Kind == capfile.KindReceived && c.doc.IsObject() && !handshake && !r.cfg.Filter.Match(f) {
 				keep = false
 			}
 		}
@@ -457,16 +468,15 @@ func (r *Recorder) write(b *batch) error {
 		e := &b.entries[i]
 		payload := b.data[e.off : e.off+e.n]
 		switch {
-		case e.scan:
-			var f peek.Fields
-			if !scanJSON(payload, &f) && e.check {
+		case e.scan || e.check:
+			r.doc.Decode(payload)
+			if e.check && !jsonValid(&r.doc) {
 				e.flags |= capfile.FlagInvalidJSON
 				invalid++
 			}
-			e.session = f.SessionKey()
-		case e.check && !validJSON(payload):
-			e.flags |= capfile.FlagInvalidJSON
-			invalid++
+			if e.scan {
+				e.session = r.doc.Routing.SessionKey()
+			}
 		}
 		if r.rotating {
 			if err := r.maybeRotate(e.time); err != nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/source"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
 )
@@ -110,7 +110,7 @@ func TestRecordsAndFlags(t *testing.T) {
 }
 
 func TestFilter(t *testing.T) {
-	r, path := newTest(t, Config{Filter: peek.Filter{Types: []string{"tool.invoked"}, Sessions: []string{"sess_a"}}})
+	r, path := newTest(t, Config{Filter: msgfilter.Filter{Types: []string{"tool.invoked"}, Sessions: []string{"sess_a"}}})
 	emit := r.Emit(0)
 	in := []string{
 		`{"type":"aaep:agent.tool.invoked","session_id":"sess_a"}`,   // kept
@@ -392,7 +392,7 @@ func zstdDecompress(raw []byte) ([]byte, error) {
 // even when a type filter would drop it, and it does not count towards
 // --max-events, which counts events as the reference tool does.
 func TestHandshakeIsNotAnEvent(t *testing.T) {
-	r, path := newTest(t, Config{MaxEvents: 2, Filter: peek.Filter{Types: []string{"tool.invoked"}}})
+	r, path := newTest(t, Config{MaxEvents: 2, Filter: msgfilter.Filter{Types: []string{"tool.invoked"}}})
 	emit := r.Emit(0)
 	in := []string{
 		`{"type":"subscription.accepted","subscription_id":"sub_1"}`,

@@ -3,6 +3,9 @@ package recorder
 import (
 	"bytes"
 	"encoding/json"
+	"unsafe"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // RedactedValue replaces the value of a redacted field.
@@ -14,14 +17,30 @@ const RedactedValue = `"[REDACTED]"`
 // received. A redacted value becomes the string "[REDACTED]" whatever its
 // type (an object or array value is replaced whole).
 //
-// A message that is not valid JSON is redacted on a best-effort basis: a
-// member "field": is still found, and when the end of its value cannot be
-// found, the rest of the message is replaced.
+// The members are found by the JSON front end (package payload), so a
+// field is what the checker and the filters take for one. A message that is
+// not valid JSON is redacted on a best-effort basis: the members before the
+// damage are redacted as usual, a member "field": whose value holds the
+// damage has the rest of the message replaced, and damage inside a
+// container is followed into it.
+//
+// Objects and arrays nested deeper than maxRedactDepth are not walked: one
+// that may hold a redacted field is replaced whole, so that hostile nesting
+// neither costs time quadratic in its depth nor hides a value.
 type redactor struct {
 	fields map[string]bool
 	quoted [][]byte // `"field"`, for the quick check
+	short  bool     // a field name has a character JSON may escape briefly
 	out    []byte
+	spans  []span
 }
+
+// span is a byte range of the payload whose value is replaced.
+type span struct{ from, to int }
+
+// maxRedactDepth bounds the nesting the redactor walks (AAEP allows a
+// payload depth of 8, §3.7).
+const maxRedactDepth = 64
 
 func newRedactor(fields []string) *redactor {
 	if len(fields) == 0 {
@@ -32,42 +51,41 @@ func newRedactor(fields []string) *redactor {
 		r.fields[f] = true
 		q, _ := json.Marshal(f)
 		r.quoted = append(r.quoted, q)
+		if bytes.ContainsAny([]byte(f), "\"\\/\b\f\n\r\t") {
+			r.short = true
+		}
 	}
 	return r
 }
 
-// apply returns b with the redacted fields' values replaced. The result is
-// b itself when nothing changed, else a buffer valid until the next call.
-func (r *redactor) apply(b []byte) ([]byte, bool) {
+// apply returns b with the redacted fields' values replaced. d holds b
+// decoded (it is decoded again when it holds something else). The result
+// is b itself when nothing changed, else a buffer valid until the next
+// call.
+func (r *redactor) apply(b []byte, d *payload.Doc) ([]byte, bool) {
 	if !r.mayContain(b) {
 		return b, false
 	}
-	n := len(b)
-	out := r.out[:0]
-	last, i := 0, 0
-	changed := false
-	for i < n {
-		if b[i] != '"' {
-			i++
-			continue
-		}
-		end := stringEnd(b, i)
-		if end < 0 {
-			break
-		}
-		j := skipWS(b, end)
-		if j < n && b[j] == ':' && r.match(b[i+1:end-1]) {
-			v := skipWS(b, j+1)
-			ve := valueEnd(b, v)
-			out = append(out, b[last:v]...)
-			out = append(out, RedactedValue...)
-			last, i, changed = ve, ve, true
-			continue
-		}
-		i = end
+	if raw := d.Raw(); len(raw) != len(b) || unsafe.SliceData(raw) != unsafe.SliceData(b) {
+		d.Decode(b)
 	}
-	if !changed {
+	r.spans = r.spans[:0]
+	if d.Valid() {
+		for _, m := range d.Members() {
+			r.member(b, m.Name, m.Value, 1)
+		}
+	} else if start := d.Start(); start < len(b) {
+		r.damaged(b, start, 0)
+	}
+	if len(r.spans) == 0 {
 		return b, false
+	}
+	out := r.out[:0]
+	last := 0
+	for _, s := range r.spans {
+		out = append(out, b[last:s.from]...)
+		out = append(out, RedactedValue...)
+		last = s.to
 	}
 	out = append(out, b[last:]...)
 	r.out = out
@@ -82,88 +100,141 @@ func (r *redactor) mayContain(b []byte) bool {
 			return true
 		}
 	}
-	return bytes.Contains(b, []byte(`\u`)) || bytes.IndexByte(b, '\\') >= 0 && r.escapedNames()
+	return bytes.Contains(b, []byte(`\u`)) || r.short && bytes.IndexByte(b, '\\') >= 0
 }
 
-// escapedNames reports whether a field name has characters that JSON may
-// escape with a short escape (\" \\ \/ \b ...), which the quoted check would
-// miss.
-func (r *redactor) escapedNames() bool {
-	for f := range r.fields {
-		if bytes.ContainsAny([]byte(f), "\"\\/\b\f\n\r\t") {
+// member redacts member name: val of b (val is a slice of b), or the
+// fields inside val.
+func (r *redactor) member(b, name []byte, val payload.Value, depth int) {
+	if r.fields[string(name)] {
+		r.replace(b, val)
+		return
+	}
+	r.value(b, val, depth)
+}
+
+// value redacts the fields inside val, a valid value at depth.
+func (r *redactor) value(b []byte, val payload.Value, depth int) {
+	k := val.Kind()
+	if k != payload.Object && k != payload.Array || !r.mayContain(val) {
+		return
+	}
+	if depth >= maxRedactDepth {
+		r.replace(b, val)
+		return
+	}
+	if k == payload.Object {
+		val.Members(func(name []byte, v payload.Value) bool {
+			r.member(b, name, v, depth+1)
 			return true
-		}
+		})
+		return
 	}
-	return false
+	val.Elements(func(_ int, v payload.Value) bool {
+		r.value(b, v, depth+1)
+		return true
+	})
 }
 
-func (r *redactor) match(rawKey []byte) bool {
-	if bytes.IndexByte(rawKey, '\\') < 0 {
-		return r.fields[string(rawKey)]
-	}
-	var k string
-	q := make([]byte, 0, len(rawKey)+2)
-	q = append(append(append(q, '"'), rawKey...), '"')
-	if json.Unmarshal(q, &k) != nil {
-		return false
-	}
-	return r.fields[k]
+// replace notes that val, a slice of b, is replaced.
+func (r *redactor) replace(b []byte, val payload.Value) {
+	from := offset(b, val)
+	r.spans = append(r.spans, span{from, from + len(val)})
 }
 
-// stringEnd returns the index after the string starting at b[i] == '"', or
-// -1 when it is not terminated. It tolerates any byte inside.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
+// offset is where v, a slice of b (the front end's values alias the
+// payload), starts in b.
+func offset(b []byte, v payload.Value) int {
+	return int(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 }
 
-// valueEnd returns the index after the JSON value starting at i, or len(b)
-// when its end cannot be found.
-func valueEnd(b []byte, i int) int {
-	n := len(b)
-	if i >= n {
-		return n
+// damaged redacts the container that starts at b[i] and holds damage (it
+// runs to the end of b): its complete members or elements as usual, then
+// the one the damage is in.
+func (r *redactor) damaged(b []byte, i, depth int) {
+	c := payload.Value(b[i:])
+	end := i + 1 // after the last complete member or element
+	switch {
+	case depth >= maxRedactDepth:
+		if r.mayContain(b[i:]) {
+			r.spans = append(r.spans, span{i, len(b)})
+		}
+		return
+	case b[i] == '{':
+		c.Members(func(name []byte, v payload.Value) bool {
+			r.member(b, name, v, depth+1)
+			end = offset(b, v) + len(v)
+			return true
+		})
+		// The member after the last complete one: "name" : value...
+		j := skipSep(b, end)
+		name, after, ok := memberName(b, j)
+		if !ok {
+			return
+		}
+		v := skipWS(b, after)
+		if v >= len(b) || b[v] != ':' {
+			return
+		}
+		v = skipWS(b, v+1)
+		if r.fields[name] {
+			r.spans = append(r.spans, span{v, len(b)})
+			return
+		}
+		if v < len(b) && (b[v] == '{' || b[v] == '[') {
+			r.damaged(b, v, depth+1)
+		}
+	case b[i] == '[':
+		c.Elements(func(_ int, v payload.Value) bool {
+			r.value(b, v, depth+1)
+			end = offset(b, v) + len(v)
+			return true
+		})
+		if v := skipSep(b, end); v < len(b) && (b[v] == '{' || b[v] == '[') {
+			r.damaged(b, v, depth+1)
+		}
 	}
-	switch b[i] {
-	case '"':
-		if e := stringEnd(b, i); e >= 0 {
-			return e
-		}
-		return n
-	case '{', '[':
-		depth := 0
-		for j := i; j < n; j++ {
-			switch b[j] {
-			case '"':
-				e := stringEnd(b, j)
-				if e < 0 {
-					return n
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return n
-	default:
-		for j := i; j < n; j++ {
-			switch b[j] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return j
-			}
-		}
-		return n
+}
+
+// memberName reads the member name that starts at b[i] with the front end:
+// it returns the name, unescaped, and the index after its closing quote.
+func memberName(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", 0, false
 	}
+	// The name is a JSON text followed by more: the front end stops right
+	// after it (and any white space), which is where the name ends.
+	d := payload.Decode(b[i:])
+	e := d.Err()
+	if d.Kind() != payload.String || e == nil {
+		return "", 0, false
+	}
+	raw := bytes.TrimRight(b[i:i+e.Offset], " \t\r\n")
+	if !payload.Decode(raw).Valid() {
+		return "", 0, false // the name itself is damaged
+	}
+	s, _ := payload.Value(raw).Str()
+	return s, i + len(raw), true
+}
+
+// skipSep skips white space and one comma after it, and white space again.
+func skipSep(b []byte, i int) int {
+	i = skipWS(b, i)
+	if i < len(b) && b[i] == ',' {
+		i = skipWS(b, i+1)
+	}
+	return i
+}
+
+// skipWS skips JSON white space.
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
 }

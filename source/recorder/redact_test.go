@@ -2,7 +2,10 @@ package recorder
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 func TestRedact(t *testing.T) {
@@ -22,10 +25,15 @@ func TestRedact(t *testing.T) {
 		{"invalid JSON: truncated value", `{"type":"x","token":"abc`, `{"type":"x","token":"[REDACTED]"`, []string{"token"}},
 		{"invalid JSON: truncated object", `{"token":{"a":1`, `{"token":"[REDACTED]"`, []string{"token"}},
 		{"absent field", `{"a":1}`, `{"a":1}`, []string{"zzz"}},
+		{"invalid JSON: damage after a nested field", `{"a":{"secret":"x","b":`, `{"a":{"secret":"[REDACTED]","b":`, []string{"secret"}},
+		{"invalid JSON: damage in an array", `{"l":[{"secret":1},{"secret":"ab`, `{"l":[{"secret":"[REDACTED]"},{"secret":"[REDACTED]"`, []string{"secret"}},
+		{"invalid JSON: damage after the member", `{"secret":[1,2],"x":}`, `{"secret":"[REDACTED]","x":}`, []string{"secret"}},
+		{"byte-order mark", "\xef\xbb\xbf{\"secret\":1}", "\xef\xbb\xbf{\"secret\":\"[REDACTED]\"}", []string{"secret"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRedactor(tc.fields)
-			got, changed := r.apply([]byte(tc.in))
+			in := []byte(tc.in)
+			got, changed := r.apply(in, payload.Decode(in))
 			if string(got) != tc.want {
 				t.Fatalf("apply(%s) =\n %s\nwant\n %s", tc.in, got, tc.want)
 			}
@@ -39,6 +47,22 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// TestRedactDeep: nesting past maxRedactDepth is not walked; a container
+// there that may hold a redacted field is replaced whole, and no value of
+// the field survives.
+func TestRedactDeep(t *testing.T) {
+	for _, depth := range []int{maxRedactDepth - 2, maxRedactDepth + 10, 5000} {
+		in := []byte(`{"keep":1,"d":` + strings.Repeat(`[`, depth) + `{"secret":"s3cr3t"}` + strings.Repeat(`]`, depth) + `}`)
+		got, changed := newRedactor([]string{"secret"}).apply(in, payload.Decode(in))
+		if !changed || !json.Valid(got) || strings.Contains(string(got), "s3cr3t") || !strings.HasPrefix(string(got), `{"keep":1,"d":`) {
+			t.Errorf("depth %d: changed %v, got %.80s...", depth, changed, got)
+		}
+		if shallow := depth < maxRedactDepth; shallow != strings.Contains(string(got), `{"secret":"[REDACTED]"}`) {
+			t.Errorf("depth %d: field redacted in place %v, want %v", depth, !shallow, shallow)
+		}
+	}
+}
+
 // FuzzRedact: redaction never panics, keeps valid JSON valid, and no value
 // of a redacted field survives in a valid document.
 func FuzzRedact(f *testing.F) {
@@ -46,7 +70,7 @@ func FuzzRedact(f *testing.F) {
 	f.Add([]byte(`{"a":"\"secret\":","secret":1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := newRedactor([]string{"secret"})
-		got, _ := r.apply(b)
+		got, _ := r.apply(b, payload.Decode(b))
 		if !json.Valid(b) {
 			return
 		}

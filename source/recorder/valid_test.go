@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
 )
 
@@ -16,8 +17,11 @@ var validCases = []string{
 	// invalid
 	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a"}`, `{"a":}`, `{a:1}`, `[1 2]`, `01`, `1.`, `.5`, `-`, `1e`, `1e+`,
 	`+1`, `tru`, `nul`, `truex`, `"abc`, "\"a\x01b\"", `"\x"`, `"\u12"`, `"\u12g4"`, `{"a":1}{}`, `[1]]`, `{"a":1]`,
-	`[1,{"a":2]}`, "\xff", `{"a":"b"} x`, `NaN`, `Infinity`, `'a'`,
+	`[1,{"a":2]}`, "\xff", `{"a":"b"} x`, `NaN`, `Infinity`, `'a'`, "\xef\xbb\xbf{}",
 }
+
+// validJSON is the recorder's verdict on b (FlagInvalidJSON).
+func validJSON(b []byte) bool { return jsonValid(payload.Decode(b)) }
 
 func TestValidJSONMatchesEncodingJSON(t *testing.T) {
 	cases := append([]string(nil), validCases...)
@@ -44,12 +48,15 @@ func FuzzValidJSON(f *testing.F) {
 	})
 }
 
+// BenchmarkValidJSON times the recorder's validity check of one event: the
+// front end's decoding, against encoding/json.Valid.
 func BenchmarkValidJSON(b *testing.B) {
 	ev := sourcetest.Event(12)
-	b.Run("validJSON", func(b *testing.B) {
+	b.Run("payload.Decode", func(b *testing.B) {
+		var d payload.Doc
 		b.SetBytes(int64(len(ev)))
 		for i := 0; i < b.N; i++ {
-			if !validJSON(ev) {
+			if d.Decode(ev); !jsonValid(&d) {
 				b.Fatal("invalid")
 			}
 		}
@@ -64,60 +71,46 @@ func BenchmarkValidJSON(b *testing.B) {
 	})
 }
 
-func TestSpecial8(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		for pos := 0; pos < 8; pos++ {
-			w := []byte("abcdefgh")
-			w[pos] = byte(c)
-			var x uint64
-			for i := 7; i >= 0; i-- {
-				x = x<<8 | uint64(w[i])
-			}
-			want := c < 0x20 || c == '"' || c == '\\'
-			if got := special8(x); got != want {
-				t.Fatalf("special8 with byte %#x at %d = %v, want %v", c, pos, got, want)
-			}
+// TestRecordedSession: the session key the writer records with each
+// message (the AAEP session_id, ASP sessionId or KAHN run_id at the top
+// level, the last member of a name winning) and its validity flag.
+func TestRecordedSession(t *testing.T) {
+	tests := []struct {
+		in, session string
+		invalid     bool
+	}{
+		{`{"type":"t","session_id":"s1","x":{"session_id":"nested"}}`, "s1", false},
+		{`{"x":{"session_id":"nested"},"l":["session_id"]}`, "", false},
+		{`{"session_id":["a"],"run_id":"r1"}`, "r1", false},
+		{`{"sessionId":"asp1"}`, "asp1", false},
+		{`{"session\u005fid":"e\"1"}`, `e"1`, false},
+		{`{"session_id":"a","session_id":"b"}`, "b", false},
+		// The last member named session_id is not a string: no session
+		// (the front end's reading, as the checker's; the recorder's own
+		// scanner kept the last string, "a").
+		{`{"session_id":"a","session_id":1}`, "", false},
+		{string(sourcetest.Event(3)), "sess_test01", false},
+		// Damaged messages keep the session their intact start names.
+		{`{"session_id":"s2","x":`, "s2", true},
+		{"\xef\xbb\xbf{\"session_id\":\"s3\"}", "s3", true},
+	}
+	r, path := newTest(t, Config{})
+	emit := r.Emit(0)
+	for i, tt := range tests {
+		if err := emit(msg(capfile.KindReceived, int64(i), tt.in)); err != nil {
+			t.Fatal(err)
 		}
 	}
-}
-
-// The session key scanJSON finds is the one peek finds, on every valid
-// JSON document.
-func FuzzScanSessionMatchesPeek(f *testing.F) {
-	f.Add([]byte(`{"type":"t","session_id":"s1","x":{"session_id":"nested"},"run_id":"r"}`))
-	f.Add([]byte(`{"sessionId":"asp","session_id":5,"a":["session_id","x"]}`))
-	f.Add([]byte(`{"session\u005fid":"esc\"aped","session_id":"last wins"}`))
-	f.Add([]byte("{\"run_id\":\"\xff\"}"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var fields peek.Fields
-		valid := scanJSON(b, &fields)
-		if valid != json.Valid(b) {
-			t.Fatalf("scanJSON(%q) valid = %v", b, valid)
-		}
-		if !valid {
-			return
-		}
-		pf := peek.Peek(b)
-		if got, want := fields.SessionKey(), pf.SessionKey(); got != want {
-			t.Fatalf("scanJSON(%q) session %q, peek says %q", b, got, want)
-		}
-	})
-}
-
-func TestScanSession(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"type":"t","session_id":"s1","x":{"session_id":"nested"}}`: "s1",
-		`{"x":{"session_id":"nested"},"l":["session_id"]}`:           "",
-		`{"session_id":["a"],"run_id":"r1"}`:                         "r1",
-		`{"sessionId":"asp1"}`:                                       "asp1",
-		`{"session\u005fid":"e\"1"}`:                                 `e"1`,
-		`{"session_id":"a","session_id":"b"}`:                        "b",
-		`{"session_id":"a","session_id":1}`:                          "a",
-		string(sourcetest.Event(3)):                                  "sess_test01",
-	} {
-		var f peek.Fields
-		if !scanJSON([]byte(in), &f) || f.SessionKey() != want {
-			t.Errorf("scanJSON(%s): session %q, want %q", in, f.SessionKey(), want)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, recs := readAll(t, path)
+	if len(recs) != len(tests) {
+		t.Fatalf("%d records, want %d", len(recs), len(tests))
+	}
+	for i, tt := range tests {
+		if recs[i].Session != tt.session || recs[i].Flags&capfile.FlagInvalidJSON != 0 != tt.invalid {
+			t.Errorf("%s: session %q invalid %v, want %q %v", tt.in, recs[i].Session, recs[i].Flags&capfile.FlagInvalidJSON != 0, tt.session, tt.invalid)
 		}
 	}
 }

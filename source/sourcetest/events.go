@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/peek"
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // EventSize is the size in bytes of every event Event returns.
@@ -94,8 +94,7 @@ func (f *Frame) sseID() string {
 	if f.ID != "" {
 		return f.ID
 	}
-	p := peek.Peek(f.Data)
-	return p.EventID
+	return payload.Decode(f.Data).Routing.EventID
 }
 
 // appendSSE appends the frame as one SSE event.
