@@ -25,6 +25,13 @@
 // causes — timeouts, a broken hash chain, and in the strict profile a
 // protocol violation — are synthetic steps to FAILED.
 //
+// The machine is one table (machine.go): the states with their kinds and
+// the edges of the normalised transition function, each with the
+// performatives that take it, a named guard and action where it needs one,
+// the clock of a timed edge and the reason when only the lenient profile
+// takes it. The checker's transitions, the allowed performatives its
+// ASP-S02 message lists and Machine() all come from it.
+//
 // # WebSocket frames
 //
 // Envelopes wrapped in {"type":"message"|"send","envelope":{…}} frames are
