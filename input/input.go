@@ -144,9 +144,10 @@ func Read(ctx context.Context, path string, h Handler) (Summary, error) {
 //
 // Unless opts.Sequential is set, the inputs are read (decompressed,
 // checksummed, parsed) on a goroutine of their own, a few hundred messages
-// ahead of h, so that reading and handling use two cores; h is still
-// called on the caller's goroutine, in order, and an error of the input
-// comes after every message read before it. Read-ahead is bounded (a few
+// ahead of h, and each message's payload is decoded there too (Message.Doc
+// is set, see Message.Decode), so that reading and handling use two cores.
+// h is still called on the caller's goroutine, in order, and an error of
+// the input comes after every message read before it. Read-ahead is bounded (a few
 // batches of at most 256 messages or 512 KiB), and when h fails or ctx ends
 // ReadSources returns only once reading has stopped.
 func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Handler) (Summary, error) {
@@ -190,7 +191,7 @@ func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Hand
 	if opts.Sequential {
 		err = read(ctx, &sum, h)
 	} else {
-		err = readAhead(ctx, &sum, h, nil, read)
+		err = readAhead(ctx, &sum, h, read)
 	}
 	sum.Empty = err == nil && sum.Messages == 0
 	for _, r := range readers {

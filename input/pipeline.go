@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -12,7 +13,9 @@ import (
 // record parsing, JSON lines) does not depend on what the handler does with
 // the messages, so ReadSources reads on a goroutine of its own and hands
 // the messages to the handler on the caller's goroutine, in batches: two
-// cores work at once. The batches are recycled and their number is fixed,
+// cores work at once. The reading goroutine also decodes each message's
+// payload (Message.Decode), which the protocol engine would otherwise do
+// on the handler's. The batches are recycled and their number is fixed,
 // so memory stays bounded however far reading could run ahead.
 const (
 	// batchItems is the number of items (messages and connection records)
@@ -55,7 +58,8 @@ type batch struct {
 	items []entry
 	msgs  []protocol.Message
 	conns []protocol.Conn
-	arena []byte // the payloads, copied
+	docs  []payload.Doc // docs[i] is the decoding of msgs[i], reused
+	arena []byte        // the payloads, copied
 	// last marks the final batch: err is the reading's result (nil at a
 	// clean end) and skipped its final Summary.Skipped.
 	last    bool
@@ -75,8 +79,16 @@ func (b *batch) reset() {
 func (b *batch) full() bool { return len(b.items) >= batchItems || len(b.arena) >= batchBytes }
 
 // seal points the payloads at their copies (the arena may have moved while
-// it grew) and prepares the messages.
-func (b *batch) seal(prepare func(*protocol.Message)) {
+// it grew) and decodes the messages.
+func (b *batch) seal(interned *payload.Doc) {
+	if n := len(b.msgs); len(b.docs) < n {
+		// Grown, not replaced: the Docs keep their buffers.
+		old := len(b.docs)
+		b.docs = append(b.docs, make([]payload.Doc, n-old)...)
+		for i := old; i < n; i++ {
+			b.docs[i].ShareInterned(interned)
+		}
+	}
 	for i := range b.items {
 		it := &b.items[i]
 		raw := b.arena[it.rawStart:it.rawEnd:it.rawEnd]
@@ -86,9 +98,7 @@ func (b *batch) seal(prepare func(*protocol.Message)) {
 		}
 		m := &b.msgs[it.i]
 		m.Raw = raw
-		if prepare != nil {
-			prepare(m)
-		}
+		m.Decode(&b.docs[it.i])
 	}
 }
 
@@ -100,7 +110,8 @@ type pipe struct {
 	cur     *batch
 	stopped bool    // the handler side has stopped: drop what is read
 	sum     Summary // the reading's own counts
-	prepare func(*protocol.Message)
+	// interned holds the routing strings every batch's Docs intern.
+	interned payload.Doc
 }
 
 // take gets an empty batch to fill.
@@ -117,7 +128,7 @@ func (p *pipe) take() error {
 
 // send hands the current batch over and takes the next.
 func (p *pipe) send() error {
-	p.cur.seal(p.prepare)
+	p.cur.seal(&p.interned)
 	select {
 	case p.full <- p.cur:
 	case <-p.stop:
@@ -167,20 +178,19 @@ func (p *pipe) conn(c *protocol.Conn) {
 
 // readAhead runs read on a goroutine of its own and passes what it finds to
 // h on the caller's goroutine, in order: every message and connection
-// record read before an error, then the error. sum.Messages and
-// sum.Skipped count what h was given. read must call only the Message and
-// Conn handlers it is given, and return their error when they fail.
-// prepare, when not nil, is called on the reading goroutine for every
-// message before h sees it. When h.Message fails or ctx ends, reading
-// stops; readAhead returns only after the reading goroutine has ended.
-func readAhead(ctx context.Context, sum *Summary, h Handler, prepare func(*protocol.Message), read func(context.Context, *Summary, Handler) error) error {
+// record read before an error, then the error, each message decoded
+// (Message.Doc set). sum.Messages and sum.Skipped count what h was given.
+// read must call only the Message and Conn handlers it is given, and
+// return their error when they fail. When h.Message fails or ctx ends,
+// reading stops; readAhead returns only after the reading goroutine has
+// ended.
+func readAhead(ctx context.Context, sum *Summary, h Handler, read func(context.Context, *Summary, Handler) error) error {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pipe{
-		full:    make(chan *batch, batchesInFlight),
-		free:    make(chan *batch, batchesInFlight),
-		stop:    make(chan struct{}),
-		prepare: prepare,
+		full: make(chan *batch, batchesInFlight),
+		free: make(chan *batch, batchesInFlight),
+		stop: make(chan struct{}),
 	}
 	for range batchesInFlight {
 		p.free <- &batch{}
@@ -201,7 +211,7 @@ func readAhead(ctx context.Context, sum *Summary, h Handler, prepare func(*proto
 		}
 		b := p.cur
 		b.last, b.err, b.skipped = true, err, p.sum.Skipped
-		b.seal(p.prepare)
+		b.seal(&p.interned)
 		select {
 		case p.full <- b:
 		case <-p.stop:

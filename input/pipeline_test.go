@@ -84,6 +84,8 @@ type trace struct {
 	lines []string
 	sum   Summary
 	err   error
+	// decoded counts the messages that came with Doc decoded from Raw.
+	decoded int
 }
 
 func (tr *trace) handler() Handler {
@@ -94,6 +96,9 @@ func (tr *trace) handler() Handler {
 				attrs = append(attrs, k+"="+v)
 			}
 			sort.Strings(attrs)
+			if d := m.Doc; d != nil && len(m.Raw) > 0 && len(d.Raw()) == len(m.Raw) && &d.Raw()[0] == &m.Raw[0] {
+				tr.decoded++
+			}
 			tr.lines = append(tr.lines, fmt.Sprintf("M %d %d %d %v %v %s", m.Index, m.Offset, m.Source, m.Dir, attrs, m.Raw))
 			return nil
 		},
@@ -196,6 +201,9 @@ func TestReadAheadSameAsSequential(t *testing.T) {
 			}
 			if len(seq.lines) < 2*batchItems {
 				t.Fatalf("only %d calls: want several batches", len(seq.lines))
+			}
+			if n := ahead.sum.Messages; int64(ahead.decoded) != n {
+				t.Fatalf("read ahead: %d of %d messages came decoded, want all", ahead.decoded, n)
 			}
 			if fmt.Sprint(ahead.err) != fmt.Sprint(seq.err) {
 				t.Fatalf("read ahead: error %v, sequential %v", ahead.err, seq.err)

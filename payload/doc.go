@@ -368,6 +368,17 @@ const (
 )
 
 // intern returns b as a string, allocated once per distinct value.
+// ShareInterned makes d intern its routing strings in the same table as
+// from, so that Docs decoded on one goroutine (a reader decoding messages
+// ahead, a Doc for each) find the strings any of them met. Docs sharing a
+// table must not be decoded concurrently.
+func (d *Doc) ShareInterned(from *Doc) {
+	if from.interned == nil {
+		from.interned = make(map[string]string)
+	}
+	d.interned = from.interned
+}
+
 func (d *Doc) intern(b []byte) string {
 	if s, ok := d.interned[string(b)]; ok {
 		return s
