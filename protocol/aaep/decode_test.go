@@ -374,12 +374,8 @@ func BenchmarkSingleRules(b *testing.B) {
 			b.Fatal(err)
 		}
 		c.session = c.ev.SessionID
-		for _, f := range c.eventChecks {
-			f(c)
-		}
-		for _, f := range c.coreChecks {
-			f(c)
-		}
+		c.runChecks(c.eventChecks)
+		c.runChecks(c.coreChecks)
 	}
 	cpu := ProcessCPU() - cpu0
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/payload"
-	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // Patterns of the rule catalog (§1.2), compiled once. Hot fields are checked
@@ -68,38 +67,6 @@ var anyPayloadKeys = setOf(kSummaryTerse, kSummaryNormal, kSummaryDetailed)
 // requiredEnvelope are the six required envelope fields of §3.2, in order.
 var requiredEnvelope = [...]key{kContext, kType, kEventID, kSessionID, kTimestamp, kProducer}
 
-// envRules are the envelope rules of catalog §1.5 (27), applied to every
-// event and never to handshake or reply messages.
-var envRules = []singleRule{
-	{protocol.Rule{ID: "ENV-JSON-OBJECT", Level: protocol.Must, Summary: "The message parses as strict RFC 8259 JSON and is an object."}, scopeRaw, nil},
-	{protocol.Rule{ID: "ENV-UTF8", Level: protocol.Must, Summary: "The message bytes are valid UTF-8 without a byte-order mark."}, scopeRaw, nil},
-	{protocol.Rule{ID: "ENV-INT-RANGE", Level: protocol.Must, Summary: "No JSON integer beyond ±2^53; larger values are encoded as strings."}, scopeEvent, (*checker).envIntRange},
-	{protocol.Rule{ID: "ENV-REQ-FIELDS", Level: protocol.Must, Summary: "All six required envelope fields are present: @context, type, event_id, session_id, timestamp, producer."}, scopeEvent, (*checker).envReqFields},
-	{protocol.Rule{ID: "ENV-CONTEXT", Level: protocol.Must, Summary: "@context is the core context URL, or an array of URIs whose first element is the core context URL."}, scopeEvent, (*checker).envContext},
-	{protocol.Rule{ID: "ENV-TYPE-FORM", Level: protocol.Must, Summary: "type is a non-empty compact prefix:local name or a full URI."}, scopeEvent, (*checker).envTypeForm},
-	{protocol.Rule{ID: "ENV-TYPE-CORE-KNOWN", Level: protocol.Must, Summary: "A type in the aaep: namespace is one of the 12 core event types."}, scopeEvent, (*checker).envTypeCoreKnown},
-	{protocol.Rule{ID: "ENV-TYPE-EXT-DECLARED", Level: protocol.Must, Summary: "A non-core type's vocabulary is declared in @context."}, scopeEvent, (*checker).envTypeExtDeclared},
-	{protocol.Rule{ID: "ENV-EVENT-ID-FORMAT", Level: protocol.Must, Summary: "event_id matches ^evt_[A-Za-z0-9]{1,64}$."}, scopeEvent, (*checker).envEventIDFormat},
-	{protocol.Rule{ID: "ENV-SESSION-ID-FORMAT", Level: protocol.Must, Summary: "session_id matches ^sess_[A-Za-z0-9]{1,64}$."}, scopeEvent, (*checker).envSessionIDFormat},
-	{protocol.Rule{ID: "ENV-TIMESTAMP-FORMAT", Level: protocol.Must, Summary: "timestamp has the form YYYY-MM-DDTHH:MM:SS[.fff]Z or ±HH:MM and is a real calendar instant."}, scopeEvent, (*checker).envTimestampFormat},
-	{protocol.Rule{ID: "ENV-TIMESTAMP-PRECISION", Level: protocol.Must, Summary: "timestamp fractional seconds are absent, 3 digits or 6 digits."}, scopeEvent, (*checker).envTimestampPrecision},
-	{protocol.Rule{ID: "ENV-TIMESTAMP-REAL", Level: protocol.Must, Summary: "timestamp is a real instant, not a placeholder such as the Unix epoch or 9999-12-31."}, scopeEvent, (*checker).envTimestampReal},
-	{protocol.Rule{ID: "ENV-PRODUCER", Level: protocol.Must, Summary: "producer is an object with a non-empty agent_id, only the five defined keys, non-empty string values and a URI manifest_uri."}, scopeEvent, (*checker).envProducer},
-	{protocol.Rule{ID: "ENV-AAEP-VERSION", Level: protocol.Must, Summary: "aaep_version, when present, is a semantic version of a published AAEP release (1.0.0)."}, scopeEvent, (*checker).envAAEPVersion},
-	{protocol.Rule{ID: "ENV-VERBOSITY-ENUM", Level: protocol.Must, Summary: "verbosity is terse, normal or detailed."}, scopeEvent, (*checker).envVerbosityEnum},
-	{protocol.Rule{ID: "ENV-URGENCY-ENUM", Level: protocol.Must, Summary: "urgency is background, normal or critical."}, scopeEvent, (*checker).envUrgencyEnum},
-	{protocol.Rule{ID: "ENV-SEQNO-TYPE", Level: protocol.Must, Summary: "sequence_number is an integer >= 0."}, scopeEvent, (*checker).envSeqNoType},
-	{protocol.Rule{ID: "ENV-CORRELATION-TYPE", Level: protocol.Must, Summary: "correlation_id is a string."}, scopeEvent, (*checker).envCorrelationType},
-	{protocol.Rule{ID: "ENV-LOCHINTS-SHAPE", Level: protocol.Must, Summary: "localization_hints has only its six keys, valid language tags and script, a text_direction of ltr/rtl/auto, and bounded unique lists."}, scopeEvent, (*checker).envLocHintsShape},
-	{protocol.Rule{ID: "ENV-LOCHINTS-PRESENT", Level: protocol.Must, Summary: "Events with human-readable text carry localization_hints.primary_language (Ch. 11; strict profile only, Ch. 3 only recommends it)."}, scopeEvent, (*checker).envLocHintsPresent},
-	{protocol.Rule{ID: "ENV-EXTENSIONS-SHAPE", Level: protocol.Must, Summary: "extensions is an object whose values are all objects."}, scopeEvent, (*checker).envExtensionsShape},
-	{protocol.Rule{ID: "ENV-EXT-PREFIX-DECLARED", Level: protocol.Must, Summary: "Every extensions key is a prefix declared in @context."}, scopeEvent, (*checker).envExtPrefixDeclared},
-	{protocol.Rule{ID: "ENV-EXT-RESERVED-PREFIX", Level: protocol.Must, Summary: "Extension prefixes are not aaep, xsd, rdf or rdfs and do not start with @."}, scopeEvent, (*checker).envExtReservedPrefix},
-	{protocol.Rule{ID: "ENV-FORBIDDEN-FIELDS", Level: protocol.Must, Summary: "Top-level keys are envelope fields, the type's payload fields or the verbosity forms summary_terse/normal/detailed (any type, §3.3.1); custom fields go inside extensions; no other aaep_* key and no @id, @graph, @base, @vocab."}, scopeEvent, (*checker).envForbiddenFields},
-	{protocol.Rule{ID: "ENV-SIZE", Level: protocol.Should, Summary: "The event respects the §3.7 limits: 64 KiB, 32 envelope-level fields, payload depth 8, strings of 16 KiB."}, scopeEvent, (*checker).envSize},
-	{protocol.Rule{ID: "ENV-SCHEMA", Level: protocol.Must, Summary: "Envelope fields have the JSON types envelope.schema.json gives them."}, scopeEvent, (*checker).envSchema},
-}
-
 // ---- ENV rules ----
 
 // envIntRange implements ENV-INT-RANGE (MUST, §3.8): a JSON integer literal
@@ -107,7 +74,7 @@ var envRules = []singleRule{
 // fraction or exponent are not integer literals and are not checked.
 func (c *checker) envIntRange() {
 	if s := &c.ev.scan; s.bigInt != "" {
-		c.report("ENV-INT-RANGE", "integer beyond 2^53",
+		c.report("integer beyond 2^53",
 			"the integer %s (under %q) lies outside ±2^53 and loses precision in JSON number semantics; integers that large must be sent as strings (§3.8)",
 			describe([]byte(s.bigInt)), s.bigIntKey)
 	}
@@ -124,7 +91,7 @@ func (c *checker) envReqFields() {
 		}
 	}
 	if len(missing) > 0 {
-		c.report("ENV-REQ-FIELDS", "missing "+strings.Join(missing, ", "),
+		c.report("missing "+strings.Join(missing, ", "),
 			"the event lacks the required envelope field(s) %s; every AAEP event must carry @context, type, event_id, session_id, timestamp and producer (§3.2)",
 			strings.Join(missing, ", "))
 	}
@@ -142,7 +109,7 @@ func (c *checker) envContext() {
 	switch r[0] {
 	case '"':
 		if s, _ := rawText(r); string(s) != ContextV1 {
-			c.report("ENV-CONTEXT", "wrong @context",
+			c.report("wrong @context",
 				"@context is %s but must be %q, or an array that starts with it (§3.2.1)", clipb(s), ContextV1)
 		}
 	case '[':
@@ -152,26 +119,26 @@ func (c *checker) envContext() {
 			s, ok := rawText(v)
 			switch {
 			case !ok:
-				c.report("ENV-CONTEXT", "@context item not a string",
+				c.report("@context item not a string",
 					"@context item %d is %s; every @context entry must be a URI string (§3.2.1)", i, jsonKind(v))
 				return false
 			case i == 0 && string(s) != ContextV1:
-				c.report("ENV-CONTEXT", "core context not first",
+				c.report("core context not first",
 					"the first @context entry is %s; when @context is an array its first element must be %q (§3.2.1)", clipb(s), ContextV1)
 				return false
 			case !isURI(s):
-				c.report("ENV-CONTEXT", "@context item not a URI",
+				c.report("@context item not a URI",
 					"@context item %d, %s, is not an absolute URI; context entries are vocabulary URIs (§3.2.1, schema format:uri)", i, clipb(s))
 				return false
 			}
 			return true
 		})
 		if n == 0 {
-			c.report("ENV-CONTEXT", "empty @context",
+			c.report("empty @context",
 				"@context is an empty array; it must hold at least the core context %q (§3.2.1)", ContextV1)
 		}
 	default:
-		c.report("ENV-CONTEXT", "@context not string/array",
+		c.report("@context not string/array",
 			"@context is %s; it must be the core context URL or an array of URIs starting with it (§3.2.1)", jsonKind(r))
 	}
 }
@@ -187,14 +154,14 @@ func (c *checker) envTypeForm() {
 	}
 	t := c.ev.Type
 	if t == "" {
-		c.report("ENV-TYPE-FORM", "empty type", "type is an empty string; it must name the event's type, e.g. \"aaep:agent.session.started\" (§3.2.2)")
+		c.report("empty type", "type is an empty string; it must name the event's type, e.g. \"aaep:agent.session.started\" (§3.2.2)")
 		return
 	}
 	if !c.ev.typeExact {
 		return // a near-miss of a core type: EVT-TYPE-CONST reports it
 	}
 	if problem := typeFormProblem(t); problem != "" {
-		c.report("ENV-TYPE-FORM", "malformed type",
+		c.report("malformed type",
 			"type %s is not a compact prefix:local name or a full URI (%s) (§3.2.2)", clip(t), problem)
 	}
 }
@@ -209,7 +176,7 @@ func (c *checker) envTypeCoreKnown() {
 	}
 	n := NormalizeType(ev.Type)
 	if strings.HasPrefix(n, CorePrefix) {
-		c.report("ENV-TYPE-CORE-KNOWN", "unknown core type",
+		c.report("unknown core type",
 			"type %s is in the aaep: namespace but is not one of the 12 core event types of Chapter 4; producers must not invent aaep: types (§3.2.2)", clip(ev.Type))
 	}
 }
@@ -219,7 +186,7 @@ func (c *checker) envTypeCoreKnown() {
 // is ENV-SCHEMA's.
 func (c *checker) envEventIDFormat() {
 	if s, ok := c.ev.text(kEventID); ok && !isID(s, "evt_") {
-		c.report("ENV-EVENT-ID-FORMAT", "bad event_id",
+		c.report("bad event_id",
 			"event_id %s does not match evt_ followed by 1 to 64 letters or digits (§3.2.3)", clipb(s))
 	}
 }
@@ -228,7 +195,7 @@ func (c *checker) envEventIDFormat() {
 // session_id matches ^sess_[A-Za-z0-9]{1,64}$.
 func (c *checker) envSessionIDFormat() {
 	if s, ok := c.ev.text(kSessionID); ok && !isID(s, "sess_") {
-		c.report("ENV-SESSION-ID-FORMAT", "bad session_id",
+		c.report("bad session_id",
 			"session_id %s does not match sess_ followed by 1 to 64 letters or digits (§3.2.4)", clipb(s))
 	}
 }
@@ -244,7 +211,7 @@ func (c *checker) envTimestampFormat() {
 		return
 	}
 	if p := &c.ev.ts; !p.ok {
-		c.report("ENV-TIMESTAMP-FORMAT", "malformed timestamp",
+		c.report("malformed timestamp",
 			"timestamp %s is not of the form YYYY-MM-DDTHH:MM:SS[.sss] followed by Z or ±HH:MM (%s) (§3.2.5)", clip(c.ev.Timestamp), p.problem)
 	}
 }
@@ -258,7 +225,7 @@ func (c *checker) envTimestampPrecision() {
 		return
 	}
 	if p := &c.ev.ts; p.ok && p.hasFrac && p.fracLen != 3 && p.fracLen != 6 {
-		c.report("ENV-TIMESTAMP-PRECISION", strconv.Itoa(p.fracLen)+" fraction digit(s)",
+		c.report(strconv.Itoa(p.fracLen)+" fraction digit(s)",
 			"timestamp %s has %d fraction digit(s); only milliseconds (3 digits) or microseconds (6 digits) are allowed (§3.2.5)", clip(c.ev.Timestamp), p.fracLen)
 	}
 }
@@ -277,7 +244,7 @@ func (c *checker) envTimestampReal() {
 		return
 	}
 	if t := ev.Time; t.Before(placeholderEarly) || !t.Before(placeholderLate) {
-		c.report("ENV-TIMESTAMP-REAL", "placeholder timestamp",
+		c.report("placeholder timestamp",
 			"timestamp %s is a placeholder, not the moment the event was created; producers must stamp real emission times (§3.2.5)", clip(ev.Timestamp))
 	}
 }
@@ -294,7 +261,7 @@ func (c *checker) envProducer() {
 		return
 	}
 	if problem := producerProblem(r); problem != "" {
-		c.report("ENV-PRODUCER", "bad producer", "%s (§3.2.6)", problem)
+		c.report("bad producer", "%s (§3.2.6)", problem)
 	}
 }
 
@@ -312,11 +279,11 @@ func (c *checker) envAAEPVersion() {
 		}
 	}
 	if !reAAEPVersion.Match(s) {
-		c.report("ENV-AAEP-VERSION", "malformed aaep_version",
+		c.report("malformed aaep_version",
 			"aaep_version %s is not a semantic version such as \"1.0.0\" (§3.4.4)", clipb(s))
 		return
 	}
-	c.report("ENV-AAEP-VERSION", "unpublished aaep_version",
+	c.report("unpublished aaep_version",
 		"aaep_version %s is not a published AAEP version (published: %s); it must name the version the producer conforms to (§3.4.4)",
 		clipb(s), strings.Join(publishedVersions, ", "))
 }
@@ -325,7 +292,7 @@ func (c *checker) envAAEPVersion() {
 // is terse, normal or detailed.
 func (c *checker) envVerbosityEnum() {
 	if s, ok := c.ev.text(kVerbosity); ok && !oneOf(s, "terse", "normal", "detailed") {
-		c.report("ENV-VERBOSITY-ENUM", "bad verbosity",
+		c.report("bad verbosity",
 			"verbosity is %s; it must be \"terse\", \"normal\" or \"detailed\" (§3.3.1)", clipb(s))
 	}
 }
@@ -334,7 +301,7 @@ func (c *checker) envVerbosityEnum() {
 // background, normal or critical.
 func (c *checker) envUrgencyEnum() {
 	if s, ok := c.ev.text(kUrgency); ok && !oneOf(s, "background", "normal", "critical") {
-		c.report("ENV-URGENCY-ENUM", "bad urgency",
+		c.report("bad urgency",
 			"urgency is %s; it must be \"background\", \"normal\" or \"critical\" (§3.3.2)", clipb(s))
 	}
 }
@@ -347,7 +314,7 @@ func (c *checker) envSeqNoType() {
 		return
 	}
 	if n, ok := rawInt(r); !ok || n < 0 {
-		c.report("ENV-SEQNO-TYPE", "bad sequence_number",
+		c.report("bad sequence_number",
 			"sequence_number is %s; it must be a non-negative integer (§3.4.1)", describe(r))
 	}
 }
@@ -356,7 +323,7 @@ func (c *checker) envSeqNoType() {
 // correlation_id is a string.
 func (c *checker) envCorrelationType() {
 	if r := c.ev.vals[kCorrelationID]; r != nil && r[0] != '"' {
-		c.report("ENV-CORRELATION-TYPE", "correlation_id not a string",
+		c.report("correlation_id not a string",
 			"correlation_id is %s; it must be a string such as a W3C traceparent (§3.4.2)", jsonKind(r))
 	}
 }
@@ -374,7 +341,7 @@ func (c *checker) envLocHintsShape() {
 		return
 	}
 	if p := locHintsProblem(r); p != "" {
-		c.report("ENV-LOCHINTS-SHAPE", "bad localization_hints", "%s (§3.3.3, Ch. 11)", p)
+		c.report("bad localization_hints", "%s (§3.3.3, Ch. 11)", p)
 	}
 }
 
@@ -414,7 +381,7 @@ func (c *checker) envLocHintsPresent() {
 			return
 		}
 	}
-	c.report("ENV-LOCHINTS-PRESENT", "no primary_language",
+	c.report("no primary_language",
 		"the event carries human-readable text (%s) but no localization_hints.primary_language; events with text for people must say its language (Ch. 11; §3.3.3 only recommends it)", text)
 }
 
@@ -459,7 +426,7 @@ func (c *checker) envForbiddenFields() {
 		if ev.Core != "" {
 			what = ev.Core
 		}
-		c.report("ENV-FORBIDDEN-FIELDS", "forbidden field "+clip(bad[0]),
+		c.report("forbidden field "+clip(bad[0]),
 			"the event has top-level field(s) %s that neither the envelope nor %s defines; custom data must go inside extensions under a declared prefix (§3.5)",
 			quoteList(bad), what)
 	}
@@ -484,7 +451,7 @@ func reservedJSONLD(k string) bool {
 func (c *checker) envSize() {
 	ev := &c.ev
 	if n := len(ev.Raw); n > maxEventBytes {
-		c.report("ENV-SIZE", "event over 64 KiB",
+		c.report("event over 64 KiB",
 			"the event is %d bytes, over the 64 KiB limit; large content should be referenced by URI or split (§3.7)", n)
 	}
 	keys := ev.scan.keys
@@ -492,19 +459,19 @@ func (c *checker) envSize() {
 		eachMember(r, func([]byte, json.RawMessage) bool { keys++; return true })
 	}
 	if keys > maxEnvelopeKeys {
-		c.report("ENV-SIZE", "over 32 fields",
+		c.report("over 32 fields",
 			"the event has %d envelope-level fields (top-level keys plus extension prefixes), over the limit of 32 (§3.7)", keys)
 	}
 	if ev.scan.tooDeep {
-		c.report("ENV-SIZE", "nested too deeply",
+		c.report("nested too deeply",
 			"the event's payload is nested too deeply: more than %d levels, where §3.7 sets a limit of 8; the levels past %d were checked for syntax only", payload.MaxDepth, payload.MaxDepth)
 	} else if d := ev.scan.depth - 1; d > maxPayloadDepth {
-		c.report("ENV-SIZE", "nested too deeply",
+		c.report("nested too deeply",
 			"the event's payload is nested too deeply: %d levels, over the limit of 8 (§3.7)", d)
 	}
 	if ev.scan.longStr > maxStringBytes {
 		if s, ok := rawText(ev.scan.longStrTok); ok && len(s) > maxStringBytes {
-			c.report("ENV-SIZE", "string over 16 KiB",
+			c.report("string over 16 KiB",
 				"a string under %q is %d bytes long, over the 16 KiB limit; long content should be split across events or referenced by URI (§3.7)",
 				ev.scan.longStrKey, len(s))
 		}
@@ -522,12 +489,12 @@ func (c *checker) envSchema() {
 	ev := &c.ev
 	for _, k := range [...]key{kType, kEventID, kSessionID, kTimestamp, kAAEPVersion, kVerbosity, kUrgency} {
 		if r := ev.vals[k]; r != nil && r[0] != '"' {
-			c.report("ENV-SCHEMA", keyNames[k]+" not a string",
+			c.report(keyNames[k]+" not a string",
 				"%s is %s; the envelope schema requires a string (§3.9)", keyNames[k], jsonKind(r))
 		}
 	}
 	if r := ev.vals[kLocHints]; r != nil && r[0] != '{' {
-		c.report("ENV-SCHEMA", "localization_hints not an object",
+		c.report("localization_hints not an object",
 			"localization_hints is %s; the envelope schema requires an object (§3.3.3, §3.9)", jsonKind(r))
 	}
 }

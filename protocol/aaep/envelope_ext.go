@@ -84,7 +84,7 @@ func (c *checker) envTypeExtDeclared() {
 		if uriType {
 			what = "vocabulary at " + vocab
 		}
-		c.report("ENV-TYPE-EXT-DECLARED", "extension type undeclared",
+		c.report("extension type undeclared",
 			"type %s is an extension type, but its %s is not declared in @context (only extension context URIs in an @context array declare vocabularies) (§3.9, §7.4)",
 			clip(ev.Type), what)
 	}
@@ -98,13 +98,13 @@ func (c *checker) envExtensionsShape() {
 		return
 	}
 	if r[0] != '{' {
-		c.report("ENV-EXTENSIONS-SHAPE", "extensions not an object",
+		c.report("extensions not an object",
 			"extensions is %s; it must be an object keyed by extension prefix (§3.4.3)", jsonKind(r))
 		return
 	}
 	eachMember(r, func(k []byte, v json.RawMessage) bool {
 		if v[0] != '{' {
-			c.report("ENV-EXTENSIONS-SHAPE", "extension value not an object",
+			c.report("extension value not an object",
 				"extensions.%s is %s; each extension's fields must be grouped in an object (§3.4.3)", clipb(k), jsonKind(v))
 			return false
 		}
@@ -132,7 +132,7 @@ func (c *checker) envExtPrefixDeclared() {
 			return true // ENV-EXT-RESERVED-PREFIX
 		}
 		if !c.declaredInContext(p, false) {
-			c.report("ENV-EXT-PREFIX-DECLARED", "extension prefix undeclared",
+			c.report("extension prefix undeclared",
 				"extensions uses the prefix %q, but no @context entry declares it; add the extension's context URI to an @context array (§3.4.3)", p)
 			return false
 		}
@@ -156,7 +156,7 @@ func (c *checker) envExtReservedPrefix() {
 	if r := c.ev.vals[kExtensions]; len(r) > 0 && r[0] == '{' {
 		eachMember(r, func(k []byte, v json.RawMessage) bool {
 			if reservedPrefix(string(k)) {
-				c.report("ENV-EXT-RESERVED-PREFIX", "reserved extension prefix",
+				c.report("reserved extension prefix",
 					"extensions uses the reserved prefix %s; aaep, xsd, rdf, rdfs and @-names cannot name an extension (§7.3.2)", clipb(k))
 				return false
 			}
@@ -165,7 +165,7 @@ func (c *checker) envExtReservedPrefix() {
 	}
 	if i := strings.IndexByte(c.ev.Type, ':'); i > 0 && !strings.HasPrefix(c.ev.Type[i:], "://") {
 		if p := c.ev.Type[:i]; p != "aaep" && reservedPrefix(p) {
-			c.report("ENV-EXT-RESERVED-PREFIX", "reserved type prefix",
+			c.report("reserved type prefix",
 				"type %s uses the reserved prefix %q; extension types need their own prefix (§7.3.2)", clip(c.ev.Type), p)
 		}
 	}

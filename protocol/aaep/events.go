@@ -4,29 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-
-	"github.com/aaep-tools/aaepkit/protocol"
 )
-
-// evtRules are the single-event payload rules of catalog §2.13 (15),
-// applied to events of the 12 core types.
-var evtRules = []singleRule{
-	{protocol.Rule{ID: "EVT-SCHEMA", Level: protocol.Must, Summary: "The payload validates against its core schema: required fields, types, enums, patterns and ranges."}, scopeCore, (*checker).evtSchema},
-	{protocol.Rule{ID: "EVT-TYPE-CONST", Level: protocol.Must, Summary: "type is exactly the compact core type (or its https://aaep-protocol.org/types/ URI form), not a variant spelling."}, scopeCore, (*checker).evtTypeConst},
-	{protocol.Rule{ID: "EVT-URGENCY-CRITICAL", Level: protocol.Must, Summary: "session.errored, awaiting.confirmation, awaiting.clarification and handoff.requested carry urgency \"critical\" (absent means normal)."}, scopeCore, (*checker).evtUrgencyCritical},
-	{protocol.Rule{ID: "EVT-URGENCY-RECOMMENDED", Level: protocol.Should, Summary: "The other core types use the urgency §3.3.2 recommends for them."}, scopeCore, (*checker).evtUrgencyRecommended},
-	{protocol.Rule{ID: "EVT-SUMMARY-NORMAL", Level: protocol.Must, Summary: "Events likely to be announced carry summary_normal."}, scopeCore, (*checker).evtSummaryNormal},
-	{protocol.Rule{ID: "EVT-CONF-DEFAULT-DECISION", Level: protocol.Must, Summary: "An irreversible confirmation with high or medium risk defaults to reject."}, scopeCore, (*checker).evtConfDefaultDecision},
-	{protocol.Rule{ID: "EVT-CONF-DEFAULT-SHOULD", Level: protocol.Should, Summary: "An irreversible low-risk, or a reversible high-risk, confirmation should default to reject."}, scopeCore, (*checker).evtConfDefaultShould},
-	{protocol.Rule{ID: "EVT-CONF-REVERSIBILITY-ONLY", Level: protocol.Info, Summary: "reversibility \"irreversible\" on a high/medium-risk confirmation comes with irreversible:true, or the schema's safety rule is bypassed."}, scopeCore, (*checker).evtConfReversibilityOnly},
-	{protocol.Rule{ID: "EVT-CONF-ALLOWED-REPLIES", Level: protocol.Info, Summary: "allowed_replies holds only values a confirmation.reply can carry (accept, reject), including default_decision."}, scopeCore, (*checker).evtConfAllowedReplies},
-	{protocol.Rule{ID: "EVT-CLAR-CHOICES", Level: protocol.Must, Summary: "A clarification accepting multiple_choice lists its choices."}, scopeCore, (*checker).evtClarChoices},
-	{protocol.Rule{ID: "EVT-CLAR-DEFAULT-RESPONSE", Level: protocol.Info, Summary: "A multiple-choice-only clarification's default_response is one of its choices."}, scopeCore, (*checker).evtClarDefaultResponse},
-	{protocol.Rule{ID: "EVT-PROGRESS-STEP-LE-TOTAL", Level: protocol.Should, Summary: "progress.step does not exceed progress.total_steps."}, scopeCore, (*checker).evtProgressStepLETotal},
-	{protocol.Rule{ID: "EVT-TOOLC-ERROR-MESSAGE", Level: protocol.Should, Summary: "A tool completion with status error or timeout carries error_message."}, scopeCore, (*checker).evtToolcErrorMessage},
-	{protocol.Rule{ID: "EVT-STREAM-HINT-COMPLETE", Level: protocol.Should, Summary: "coalesce_hint \"completion\" goes with complete:true, and complete:true with no hint or \"completion\"."}, scopeCore, (*checker).evtStreamHintComplete},
-	{protocol.Rule{ID: "EVT-SECRETS", Level: protocol.Must, Summary: "Human-readable fields carry no secrets: passwords, API keys, tokens, private keys, card or social security numbers."}, scopeCore, (*checker).evtSecrets},
-}
 
 // ---- EVT rules ----
 
@@ -41,7 +19,7 @@ var evtRules = []singleRule{
 // contradicting §2.2.7) with the prose's types/ URI.
 func (c *checker) evtTypeConst() {
 	if !c.ev.typeExact {
-		c.report("EVT-TYPE-CONST", "type spelled differently",
+		c.report("type spelled differently",
 			"type %s is not the exact type constant %q (or %q); type names are case-sensitive and must be written exactly (§3.2.2, Ch. 4 schemas)",
 			clip(c.ev.Type), c.ev.Core, TypeURIPrefix+strings.TrimPrefix(c.ev.Core, CorePrefix))
 	}
@@ -71,7 +49,7 @@ func (c *checker) evtUrgencyCritical() {
 	if r != nil {
 		seen = "has urgency " + describe(r)
 	}
-	c.report("EVT-URGENCY-CRITICAL", "urgency not critical",
+	c.report("urgency not critical",
 		"%s %s; this type must be emitted with urgency \"critical\" so subscribers never filter or delay it (Ch. 4, §5.5.4)", c.ev.Core, seen)
 }
 
@@ -105,7 +83,7 @@ func (c *checker) evtUrgencyRecommended() {
 		}
 	}
 	if !slices.Contains(rec, u) {
-		c.report("EVT-URGENCY-RECOMMENDED", "urgency "+string(u)+", not "+strings.Join(rec, "/"),
+		c.report("urgency "+string(u)+", not "+strings.Join(rec, "/"),
 			"%s has urgency %q; §3.3.2 recommends %s for this type, and a deviation should be deliberate and documented",
 			c.ev.Core, u, strings.Join(rec, " or "))
 	}
@@ -132,7 +110,7 @@ func (c *checker) evtSummaryNormal() {
 			return
 		}
 	}
-	c.report("EVT-SUMMARY-NORMAL", "no summary_normal",
+	c.report("no summary_normal",
 		"%s has no summary_normal; events a subscriber announces must carry the normal-verbosity sentence to speak (§9.3.1(9))", ev.Core)
 }
 
@@ -181,7 +159,7 @@ func (c *checker) evtConfDefaultDecision() {
 	if !ok || !f.irrev() || !f.accept || (f.risk != "high" && f.risk != "medium") {
 		return
 	}
-	c.report("EVT-CONF-DEFAULT-DECISION", "irreversible "+f.risk+"-risk defaults to accept",
+	c.report("irreversible "+f.risk+"-risk defaults to accept",
 		"the confirmation of an irreversible %s-risk action has default_decision \"accept\", so silence would carry it out; it must default to \"reject\" (§6.4.1)", f.risk)
 }
 
@@ -197,10 +175,10 @@ func (c *checker) evtConfDefaultShould() {
 	}
 	switch {
 	case f.irrev() && (f.risk == "low" || f.risk == ""):
-		c.report("EVT-CONF-DEFAULT-SHOULD", "irreversible low-risk defaults to accept",
+		c.report("irreversible low-risk defaults to accept",
 			"the confirmation of an irreversible low-risk action defaults to \"accept\"; §6.4.1 says it should default to \"reject\"")
 	case !f.irrev() && f.risk == "high":
-		c.report("EVT-CONF-DEFAULT-SHOULD", "high-risk defaults to accept",
+		c.report("high-risk defaults to accept",
 			"the confirmation of a high-risk action defaults to \"accept\"; §6.4.1 says high-risk actions should default to \"reject\" even when reversible")
 	}
 }
@@ -218,7 +196,7 @@ func (c *checker) evtConfReversibilityOnly() {
 		return
 	}
 	consequence := "set irreversible:true so that schema validators apply the safety rule of §6.4.1 too"
-	c.report("EVT-CONF-REVERSIBILITY-ONLY", "irreversible only via reversibility",
+	c.report("irreversible only via reversibility",
 		"the confirmation says reversibility \"irreversible\" at %s risk but does not set irreversible:true, which the schema's safety rule checks; %s", f.risk, consequence)
 }
 
@@ -255,10 +233,10 @@ func (c *checker) evtConfAllowedReplies() {
 	case n == 0:
 		// An empty or malformed list is EVT-SCHEMA's.
 	case len(custom) > 0:
-		c.report("EVT-CONF-ALLOWED-REPLIES", "custom allowed_replies",
+		c.report("custom allowed_replies",
 			"allowed_replies offers %s, but a confirmation.reply decision can only be \"accept\" or \"reject\", so the user cannot choose it (§6.3.1)", quoteList(custom))
 	case defOK && !hasDefault:
-		c.report("EVT-CONF-ALLOWED-REPLIES", "default not an allowed reply",
+		c.report("default not an allowed reply",
 			"default_decision %q is not among allowed_replies; the timeout outcome should be a decision the user could also choose (§4.4.1)", def)
 	}
 }
@@ -289,7 +267,7 @@ func (c *checker) evtClarChoices() {
 	kinds, _ := c.clarKinds()
 	for _, k := range kinds {
 		if k == "multiple_choice" {
-			c.report("EVT-CLAR-CHOICES", "multiple_choice without choices",
+			c.report("multiple_choice without choices",
 				"the clarification accepts multiple_choice answers but lists no choices; the user cannot pick an option that is not offered (clarification schema)")
 			return
 		}
@@ -335,7 +313,7 @@ func (c *checker) evtClarDefaultResponse() {
 		return !found
 	})
 	if !found {
-		c.report("EVT-CLAR-DEFAULT-RESPONSE", "default_response not a choice",
+		c.report("default_response not a choice",
 			"default_response %s is not one of the offered choice values (%s) of this multiple-choice clarification", clipb(def), quoteList(values))
 	}
 }
@@ -363,7 +341,7 @@ func (c *checker) evtProgressStepLETotal() {
 		return true
 	})
 	if hasStep && hasTotal && step > total {
-		c.report("EVT-PROGRESS-STEP-LE-TOTAL", "step > total_steps",
+		c.report("step > total_steps",
 			"progress reports step %d of %d total steps; the current step should not exceed the total (progress schema)", step, total)
 	}
 }
@@ -376,7 +354,7 @@ func (c *checker) evtToolcErrorMessage() {
 		return
 	}
 	if s, ok := c.ev.text(kStatus); ok && oneOf(s, "error", "timeout") {
-		c.report("EVT-TOOLC-ERROR-MESSAGE", "no error_message",
+		c.report("no error_message",
 			"the tool completed with status %q but without error_message; the user should hear what went wrong (§4.3.2)", s)
 	}
 }
@@ -393,10 +371,10 @@ func (c *checker) evtStreamHintComplete() {
 	complete, hasComplete := rawBool(c.ev.vals[kComplete])
 	switch {
 	case hasHint && string(hint) == "completion" && hasComplete && !complete:
-		c.report("EVT-STREAM-HINT-COMPLETE", "completion hint on non-final chunk",
+		c.report("completion hint on non-final chunk",
 			"the chunk has coalesce_hint \"completion\" but complete:false; \"completion\" marks the final chunk of an output (§5.6.3)")
 	case hasHint && complete && string(hint) != "completion":
-		c.report("EVT-STREAM-HINT-COMPLETE", "final chunk hint "+string(hint),
+		c.report("final chunk hint "+string(hint),
 			"the final chunk (complete:true) has coalesce_hint %q; a final chunk should have no hint or \"completion\" (§5.6.3)", hint)
 	}
 }

@@ -191,11 +191,11 @@ func (c *checker) evtSchema() {
 			continue
 		}
 		if p := c.fieldProblem(keyNames[f.k], f, r); p != "" {
-			c.report("EVT-SCHEMA", "bad "+keyNames[f.k], "%s (%s schema)", p, c.ev.Core)
+			c.report("bad "+keyNames[f.k], "%s (%s schema)", p, c.ev.Core)
 		}
 	}
 	if len(missing) > 0 {
-		c.report("EVT-SCHEMA", "missing "+strings.Join(missing, ", "),
+		c.report("missing "+strings.Join(missing, ", "),
 			"%s requires the payload field(s) %s, which the event lacks (Ch. 4)", c.ev.Core, strings.Join(missing, ", "))
 	}
 }

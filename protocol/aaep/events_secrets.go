@@ -27,7 +27,7 @@ func (c *checker) evtSecrets() {
 			continue
 		}
 		if what := findSecret(s); what != "" {
-			c.report("EVT-SECRETS", "secret in "+keyNames[k],
+			c.report("secret in "+keyNames[k],
 				"%s appears to contain %s; events are announced and logged, so they must never carry secrets or sensitive personal data (§4.3.1, §10.5)", keyNames[k], what)
 			return
 		}

@@ -4,24 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-
-	"github.com/aaep-tools/aaepkit/protocol"
 )
-
-// msgRules are the single-message handshake/reply rules of catalog §5.9
-// (9), applied to messages that are not events. Envelope rules are never
-// applied to these messages: they carry no envelope (catalog §0).
-var msgRules = []singleRule{
-	{protocol.Rule{ID: "MSG-TYPE-KNOWN", Level: protocol.Must, Summary: "A message that is not an event has one of the 7 handshake/reply types."}, scopeMessage, (*checker).msgTypeKnown},
-	{protocol.Rule{ID: "MSG-REQ-SCHEMA", Level: protocol.Must, Summary: "subscription.request validates against its schema, formats asserted."}, scopeMessage, (*checker).msgReqSchema},
-	{protocol.Rule{ID: "MSG-ACC-SCHEMA", Level: protocol.Must, Summary: "subscription.accepted validates against its schema."}, scopeMessage, (*checker).msgAccSchema},
-	{protocol.Rule{ID: "MSG-REJ-SCHEMA", Level: protocol.Must, Summary: "subscription.rejected validates against its schema, including the reason_code enum."}, scopeMessage, (*checker).msgRejSchema},
-	{protocol.Rule{ID: "MSG-RENEG-SHAPE", Level: protocol.Must, Summary: "subscription.renegotiate has a sub_ subscription_id and a capabilities object obeying §5.3."}, scopeMessage, (*checker).msgRenegShape},
-	{protocol.Rule{ID: "MSG-CLOSE-SHAPE", Level: protocol.Should, Summary: "subscription.close has a subscription_id; reason_code and reason_message are strings."}, scopeMessage, (*checker).msgCloseShape},
-	{protocol.Rule{ID: "MSG-CONF-REPLY-SCHEMA", Level: protocol.Must, Summary: "confirmation.reply validates against its schema."}, scopeMessage, (*checker).msgConfReplySchema},
-	{protocol.Rule{ID: "MSG-CLAR-REPLY-SCHEMA", Level: protocol.Must, Summary: "clarification.reply validates against its schema."}, scopeMessage, (*checker).msgClarReplySchema},
-	{protocol.Rule{ID: "MSG-CAP-UNKNOWN", Level: protocol.Info, Summary: "Unknown capability keys hold objects (extension capabilities); others are ignored as the prose demands, though the schema rejects them."}, scopeMessage, (*checker).msgCapUnknown},
-}
 
 var (
 	subIDSpec   = fieldSpec{k: kSubscriptionID, kind: fString, max: noMax, pat: idPat("sub_"), patText: reSubscription.String()}
@@ -181,7 +164,7 @@ func isDateTime(s []byte) bool {
 // validateMessage reports, under rule id, each field of the current
 // message that breaks specs, the missing required fields, and (closed) the
 // keys the schema does not define.
-func (c *checker) validateMessage(id string, specs []fieldSpec, closed bool, source string) {
+func (c *checker) validateMessage(specs []fieldSpec, closed bool, source string) {
 	ev := &c.ev
 	var missing, extra []string
 	var allowed keySet
@@ -197,11 +180,11 @@ func (c *checker) validateMessage(id string, specs []fieldSpec, closed bool, sou
 			continue
 		}
 		if p := c.fieldProblem(keyNames[f.k], f, r); p != "" {
-			c.report(id, "bad "+keyNames[f.k], "%s: %s (%s)", ev.Type, p, source)
+			c.report("bad "+keyNames[f.k], "%s: %s (%s)", ev.Type, p, source)
 		}
 	}
 	if len(missing) > 0 {
-		c.report(id, "missing "+strings.Join(missing, ", "),
+		c.report("missing "+strings.Join(missing, ", "),
 			"%s lacks the required field(s) %s (%s)", ev.Type, strings.Join(missing, ", "), source)
 	}
 	if !closed {
@@ -210,7 +193,7 @@ func (c *checker) validateMessage(id string, specs []fieldSpec, closed bool, sou
 	ev.present.minus(allowed).each(func(k key) { extra = append(extra, keyNames[k]) })
 	extra = append(extra, ev.unknown...)
 	if len(extra) > 0 {
-		c.report(id, "unexpected "+clip(extra[0]),
+		c.report("unexpected "+clip(extra[0]),
 			"%s has field(s) %s that its schema does not allow (additionalProperties:false); handshake and reply messages carry no envelope or custom fields (%s)",
 			ev.Type, quoteList(extra), source)
 	}
@@ -227,12 +210,12 @@ func (c *checker) msgTypeKnown() {
 	r := ev.vals[kType]
 	switch {
 	case r == nil:
-		c.report("MSG-TYPE-KNOWN", "no type",
+		c.report("no type",
 			"the message has neither an event envelope nor a type; AAEP messages are events or one of the handshake/reply messages (%s)", strings.Join(messageTypeList[:], ", "))
 	case r[0] != '"':
-		c.report("MSG-TYPE-KNOWN", "type not a string", "the message's type is %s; it must be a string naming the message", jsonKind(r))
+		c.report("type not a string", "the message's type is %s; it must be a string naming the message", jsonKind(r))
 	default:
-		c.report("MSG-TYPE-KNOWN", "unknown message type",
+		c.report("unknown message type",
 			"the message type %s is not an event type and not one of the handshake/reply messages %s (Ch. 5, Ch. 6)", clip(ev.Type), strings.Join(messageTypeList[:], ", "))
 	}
 }
@@ -244,7 +227,7 @@ func (c *checker) msgTypeKnown() {
 // MSG-CAP-UNKNOWN's (prose over schema).
 func (c *checker) msgReqSchema() {
 	if c.ev.Type == MsgSubscriptionRequest {
-		c.validateMessage("MSG-REQ-SCHEMA", requestSpecs, true, "§5.2")
+		c.validateMessage(requestSpecs, true, "§5.2")
 	}
 }
 
@@ -255,7 +238,7 @@ func (c *checker) msgReqSchema() {
 // negotiation_notes at most 4096 characters; no other field.
 func (c *checker) msgAccSchema() {
 	if c.ev.Type == MsgSubscriptionAccepted {
-		c.validateMessage("MSG-ACC-SCHEMA", acceptedSpecs, true, "§5.4")
+		c.validateMessage(acceptedSpecs, true, "§5.4")
 	}
 }
 
@@ -265,7 +248,7 @@ func (c *checker) msgAccSchema() {
 // retry_after_seconds is 0..86400; no other field.
 func (c *checker) msgRejSchema() {
 	if c.ev.Type == MsgSubscriptionRejected {
-		c.validateMessage("MSG-REJ-SCHEMA", rejectedSpecs, true, "§5.5")
+		c.validateMessage(rejectedSpecs, true, "§5.5")
 	}
 }
 
@@ -275,7 +258,7 @@ func (c *checker) msgRejSchema() {
 // judged, since no schema closes the message.
 func (c *checker) msgRenegShape() {
 	if c.ev.Type == MsgSubscriptionRenegotiate {
-		c.validateMessage("MSG-RENEG-SHAPE", renegotiateSpecs, false, "§5.7.1")
+		c.validateMessage(renegotiateSpecs, false, "§5.7.1")
 	}
 }
 
@@ -285,7 +268,7 @@ func (c *checker) msgRenegShape() {
 // codes are not enumerated).
 func (c *checker) msgCloseShape() {
 	if c.ev.Type == MsgSubscriptionClose {
-		c.validateMessage("MSG-CLOSE-SHAPE", closeSpecs, false, "§5.8.1")
+		c.validateMessage(closeSpecs, false, "§5.8.1")
 	}
 }
 
@@ -297,7 +280,7 @@ func (c *checker) msgCloseShape() {
 // item 19): the schema's closed shape is followed.
 func (c *checker) msgConfReplySchema() {
 	if c.ev.Type == MsgConfirmationReply {
-		c.validateMessage("MSG-CONF-REPLY-SCHEMA", confReplySpecs, true, "§6.3")
+		c.validateMessage(confReplySpecs, true, "§6.3")
 	}
 }
 
@@ -307,7 +290,7 @@ func (c *checker) msgConfReplySchema() {
 // timestamp are required; confidence is 0..1; no other field.
 func (c *checker) msgClarReplySchema() {
 	if c.ev.Type == MsgClarificationReply {
-		c.validateMessage("MSG-CLAR-REPLY-SCHEMA", clarReplySpecs, true, "§6.5")
+		c.validateMessage(clarReplySpecs, true, "§6.5")
 	}
 }
 
@@ -330,7 +313,7 @@ func (c *checker) msgCapUnknown() {
 	}
 	eachMember(r, func(k []byte, v json.RawMessage) bool {
 		if capabilitySpec(string(k)) == nil && v[0] != '{' {
-			c.report("MSG-CAP-UNKNOWN", "unknown capability "+clipb(k),
+			c.report("unknown capability "+clipb(k),
 				"%s declares the unknown capability %s as %s; extension capabilities are objects under their prefix, and unknown ones are ignored (§5.3.2)",
 				c.ev.Type, clipb(k), jsonKind(v))
 			return false

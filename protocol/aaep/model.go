@@ -96,18 +96,18 @@ func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Ch
 	for _, id := range opts.Disabled {
 		disabled[id] = true
 	}
-	c.utf8On, c.jsonOn = !disabled["ENV-UTF8"], !disabled["ENV-JSON-OBJECT"]
+	c.utf8On, c.jsonOn = !disabled[envUTF8.ID], !disabled[envJSONObject.ID]
 	for _, r := range singleRuleTable() {
 		if disabled[r.ID] || r.check == nil {
 			continue
 		}
 		switch r.scope {
 		case scopeEvent:
-			c.eventChecks = append(c.eventChecks, r.check)
+			c.eventChecks = append(c.eventChecks, r)
 		case scopeCore:
-			c.coreChecks = append(c.coreChecks, r.check)
+			c.coreChecks = append(c.coreChecks, r)
 		case scopeMessage:
-			c.msgChecks = append(c.msgChecks, r.check)
+			c.msgChecks = append(c.msgChecks, r)
 		}
 	}
 	return c
@@ -136,8 +136,8 @@ type singleRule struct {
 
 // singleRuleTable lists every single-message rule, in catalog order:
 // envelope (catalog §1.5), payload (§2.13), handshake/reply (§5.9).
-func singleRuleTable() []singleRule {
-	out := make([]singleRule, 0, len(envRules)+len(evtRules)+len(msgRules))
+func singleRuleTable() []*singleRule {
+	out := make([]*singleRule, 0, len(envRules)+len(evtRules)+len(msgRules))
 	out = append(out, envRules...)
 	out = append(out, evtRules...)
 	return append(out, msgRules...)
@@ -160,9 +160,12 @@ type checker struct {
 	seq    *seqChecker
 
 	utf8On, jsonOn bool
-	eventChecks    []func(*checker)
-	coreChecks     []func(*checker)
-	msgChecks      []func(*checker)
+	eventChecks    []*singleRule
+	coreChecks     []*singleRule
+	msgChecks      []*singleRule
+	// rule is the single-message rule being checked: report files its
+	// findings under it.
+	rule *singleRule
 
 	// The message being checked.
 	m       *protocol.Message
@@ -234,7 +237,7 @@ func (c *checker) Handle(m *protocol.Message) {
 					what += ", and is not valid UTF-8 after it"
 				}
 			}
-			c.r.Report(ruleOf("ENV-UTF8"), m.Doc.Routing.SessionKey(), m, "not UTF-8",
+			c.r.Report(&envUTF8.Rule, m.Doc.Routing.SessionKey(), m, "not UTF-8",
 				"message %d %s; AAEP messages must be UTF-8 JSON without a BOM (§3.8)", m.Index, what)
 		}
 		if err != nil {
@@ -243,7 +246,7 @@ func (c *checker) Handle(m *protocol.Message) {
 	}
 	if err != nil {
 		if c.jsonOn {
-			c.r.Report(ruleOf("ENV-JSON-OBJECT"), m.Doc.Routing.SessionKey(), m, "not a JSON object",
+			c.r.Report(&envJSONObject.Rule, m.Doc.Routing.SessionKey(), m, "not a JSON object",
 				"message %d is not a strict RFC 8259 JSON object (%v); every AAEP message must be one (§3.8, §3.9)", m.Index, err)
 		}
 		return
@@ -274,17 +277,11 @@ func (c *checker) Handle(m *protocol.Message) {
 		// under their source's pseudo-session, as the sequence checker
 		// files the handshake (neg.go).
 		c.session = "subscription-" + strconv.Itoa(m.Source)
-		for _, f := range c.msgChecks {
-			f(c)
-		}
+		c.runChecks(c.msgChecks)
 	default:
-		for _, f := range c.eventChecks {
-			f(c)
-		}
+		c.runChecks(c.eventChecks)
 		if ev.Core != "" {
-			for _, f := range c.coreChecks {
-				f(c)
-			}
+			c.runChecks(c.coreChecks)
 		}
 	}
 	c.seq.handle(m, ev)
@@ -299,9 +296,20 @@ func (c *checker) Begin(info protocol.StreamInfo) { c.seq.replay = info.Replay }
 // redeliveries (seq_redeliver.go).
 func (c *checker) Connection(conn *protocol.Conn) { c.seq.connection(conn) }
 
-// report records a finding of rule id on the current message.
-func (c *checker) report(id, short, format string, args ...any) {
-	c.r.Report(ruleOf(id), c.session, c.m, short, format, args...)
+// runChecks runs the checks of rules on the current message.
+func (c *checker) runChecks(rules []*singleRule) {
+	for _, r := range rules {
+		c.rule = r
+		r.check(c)
+	}
+	c.rule = nil
+}
+
+// report records a finding of the rule being checked (c.rule) on the
+// current message. A check cannot name another rule: each single-message
+// rule is one value with its check (rules_single.go).
+func (c *checker) report(short, format string, args ...any) {
+	c.r.Report(&c.rule.Rule, c.session, c.m, short, format, args...)
 }
 
 // Lifecycle states of a session (Appendix A); the internal states between

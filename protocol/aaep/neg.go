@@ -83,10 +83,10 @@ type subscription struct {
 	bySub    bool // closed by the subscriber
 	renegRej bool
 
-	noted         map[string]bool // once-per-subscription findings already reported
-	withheldNoted string          // the types NEG-TYPES-WITHHELD last named
-	noting        bool            // reporting NEG-TYPES-WITHHELD
-	acceptedRef   ref             // the accepted answer that set the current terms
+	noted         map[*protocol.Rule]bool // once-per-subscription findings already reported
+	withheldNoted string                  // the types NEG-TYPES-WITHHELD last named
+	noting        bool                    // reporting NEG-TYPES-WITHHELD
+	acceptedRef   ref                     // the accepted answer that set the current terms
 	// reported is set when a finding was filed under the source's
 	// pseudo-session without a handshake (a redelivery count), so that the
 	// pseudo-session gets a summary.
@@ -96,9 +96,9 @@ type subscription struct {
 	first, last time.Duration
 }
 
-func (sub *subscription) once(rule string) bool {
+func (sub *subscription) once(rule *protocol.Rule) bool {
 	if sub.noted == nil {
-		sub.noted = map[string]bool{}
+		sub.noted = map[*protocol.Rule]bool{}
 	}
 	if sub.noted[rule] {
 		return false
@@ -234,10 +234,10 @@ func (n *negChecker) message(m *protocol.Message, ev *Event) {
 func (n *negChecker) unanswered(sub *subscription) {
 	switch {
 	case sub.pending == 1 && sub.responses == 0:
-		n.s.report("NEG-RESPONSE-REQUIRED", sub.key, sub.pendingAt.msg(), "request never answered",
+		n.s.report(negResponseRequired, sub.key, sub.pendingAt.msg(), "request never answered",
 			"the subscription.request at message %d got neither subscription.accepted nor subscription.rejected; every request gets exactly one response", sub.pendingAt.index)
 	case sub.pending == 2 && sub.responses == 0:
-		n.s.report("NEG-RENEG-RESPONSE", sub.key, sub.pendingAt.msg(), "renegotiation never answered",
+		n.s.report(negRenegResponse, sub.key, sub.pendingAt.msg(), "renegotiation never answered",
 			"the subscription.renegotiate at message %d got neither subscription.accepted nor subscription.rejected; the producer must answer every renegotiation", sub.pendingAt.index)
 	}
 }
@@ -245,7 +245,7 @@ func (n *negChecker) unanswered(sub *subscription) {
 // response counts a response to the outstanding request.
 func (n *negChecker) response(sub *subscription, m *protocol.Message, what string) {
 	if sub.pending == 0 && sub.responses > 0 {
-		n.s.report("NEG-RESPONSE-REQUIRED", sub.key, m, "second response",
+		n.s.report(negResponseRequired, sub.key, m, "second response",
 			"this %s answers a request that was already answered (message %d); every request gets exactly one response", what, sub.pendingAt.index)
 	}
 	sub.responses++
@@ -313,13 +313,13 @@ func (n *negChecker) checkSubID(sub *subscription, m *protocol.Message, ev *Even
 	named := n.byID[id]
 	switch {
 	case named == nil:
-		n.s.report("NEG-SUBID-VALID", sub.key, m, "unknown subscription_id",
+		n.s.report(negSubidValid, sub.key, m, "unknown subscription_id",
 			"this %s names subscription %q, which no subscription.accepted in the capture created; it must name an accepted, open subscription", what, id)
 	case named.state == subClosed || named.state == subRejected:
-		n.s.report("NEG-SUBID-VALID", sub.key, m, "subscription no longer open",
+		n.s.report(negSubidValid, sub.key, m, "subscription no longer open",
 			"this %s names subscription %s, which is already %s; it must name an accepted, open subscription", what, id, named.state)
 	case sub.subID != "" && sub.subID != id:
-		n.s.report("NEG-SUBID-VALID", sub.key, m, "subscription_id of another channel",
+		n.s.report(negSubidValid, sub.key, m, "subscription_id of another channel",
 			"this %s arrives on subscription %s but names %s; replies and control messages travel on the subscription they name", what, sub.subID, id)
 	}
 }
@@ -342,16 +342,16 @@ func (n *negChecker) event(m *protocol.Message, ev *Event) {
 	session := ev.SessionID
 	switch sub.state {
 	case subRequested:
-		if sub.once("NEG-NO-EVENTS-BEFORE-ACCEPT") {
-			n.s.report("NEG-NO-EVENTS-BEFORE-ACCEPT", session, m, "event before accepted",
+		if sub.once(negNoEventsBeforeAccept) {
+			n.s.report(negNoEventsBeforeAccept, session, m, "event before accepted",
 				"this %s arrives on a subscription whose request (message %d) has not been accepted yet; no events flow before subscription.accepted (later ones on this subscription are not repeated)",
 				shortType(ev), sub.pendingAt.index)
 		}
 		return
 	case subRejected:
-		rule, why := "NEG-NO-EVENTS-BEFORE-ACCEPT", "was rejected"
+		rule, why := negNoEventsBeforeAccept, "was rejected"
 		if sub.renegRej {
-			rule, why = "NEG-RENEG-REJECT-ENDS", "ended when its renegotiation was rejected"
+			rule, why = negRenegRejectEnds, "ended when its renegotiation was rejected"
 		}
 		if sub.once(rule) {
 			n.s.report(rule, session, m, "event after rejection",
@@ -362,8 +362,8 @@ func (n *negChecker) event(m *protocol.Message, ev *Event) {
 		if sub.bySub && m.Offset <= sub.closedAt+closeGrace {
 			return // in flight when the subscriber closed
 		}
-		if sub.once("NEG-CLOSE-STOPS") {
-			n.s.report("NEG-CLOSE-STOPS", session, m, "event after close",
+		if sub.once(negCloseStops) {
+			n.s.report(negCloseStops, session, m, "event after close",
 				"this %s arrives %s after subscription.close; the producer stops emitting on a closed subscription (later ones are not repeated)",
 				shortType(ev), (m.Offset - sub.closedAt).Round(time.Millisecond))
 		}
@@ -389,18 +389,18 @@ func (n *negChecker) event(m *protocol.Message, ev *Event) {
 	}
 	switch ev.Core {
 	case TypeOutputStreaming:
-		if hint, ok := ev.Str("coalesce_hint"); ok && !containsString(t.coalesce, hint) && sub.once("NEG-COALESCE-HINT") {
-			n.s.report("NEG-COALESCE-HINT", session, m, "coalesce hint not negotiated",
+		if hint, ok := ev.Str("coalesce_hint"); ok && !containsString(t.coalesce, hint) && sub.once(negCoalesceHint) {
+			n.s.report(negCoalesceHint, session, m, "coalesce hint not negotiated",
 				"this chunk's coalesce_hint %q is not among the negotiated boundaries %v; the producer should stay within them (later ones are not repeated)", hint, t.coalesce)
 		}
 	case TypeAwaitingConfirmation:
 		if !t.confReply {
-			n.s.report("NEG-NO-CONF-WITHOUT-REPLY-CAP", session, m, "confirmation to a subscriber that cannot reply",
+			n.s.report(negNoConfWithoutReplyCap, session, m, "confirmation to a subscriber that cannot reply",
 				"a confirmation is sent on a subscription without supports_confirmation_reply (false by default): §5.3.1.4 says not to send it and to apply default_decision at once, though §5.5.4 says critical events go to every subscription, hence a warning")
 		}
 	case TypeAwaitingClarification:
 		if !t.clarReply {
-			n.s.report("NEG-NO-CONF-WITHOUT-REPLY-CAP", session, m, "clarification to a subscriber that cannot reply",
+			n.s.report(negNoConfWithoutReplyCap, session, m, "clarification to a subscriber that cannot reply",
 				"a clarification is sent on a subscription without supports_clarification_reply (false by default): §5.3.1.5 says not to send it, though §5.5.4 says critical events go to every subscription, hence a warning")
 		}
 	}
@@ -419,16 +419,16 @@ func (n *negChecker) event(m *protocol.Message, ev *Event) {
 func (n *negChecker) checkFilters(sub *subscription, m *protocol.Message, ev *Event, t *terms, typ string, fromReneg bool) {
 	incl := t.inc().Match(typ)
 	if excl := t.exc().Match(typ); excl != "" && (n.s.strict || incl == "" || vocab.Specificity(excl) > vocab.Specificity(incl)) {
-		rule := "NEG-FILTER-EXCLUDE"
+		rule := negFilterExclude
 		if fromReneg {
-			rule = "NEG-RENEG-APPLY"
+			rule = negRenegApply
 		}
 		n.s.report(rule, ev.SessionID, m, "excluded event sent",
 			"%s is sent although the subscription excludes %q and the event is not critical; excluded events must not be emitted", typ, excl)
 		return
 	}
 	if incl == "" {
-		n.s.report("NEG-FILTER-INCLUDE", ev.SessionID, m, "event not included",
+		n.s.report(negFilterInclude, ev.SessionID, m, "event not included",
 			"%s matches none of the subscription's include patterns %s (the default aaep:agent.* does not cover extension types); non-critical events outside the includes should not be emitted", typ, clipList(t.include))
 	}
 }
@@ -455,9 +455,9 @@ func (n *negChecker) checkRate(sub *subscription, m *protocol.Message, ev *Event
 	if now-oldest < time.Second {
 		if !sub.inBurst {
 			sub.inBurst = true
-			rule := "NEG-RATE"
+			rule := negRate
 			if fromReneg {
-				rule = "NEG-RENEG-APPLY"
+				rule = negRenegApply
 			}
 			n.s.report(rule, ev.SessionID, m, "rate exceeded",
 				"%d non-critical events arrived within %s on this subscription, over its negotiated max_events_per_second of %d",
@@ -470,8 +470,8 @@ func (n *negChecker) checkRate(sub *subscription, m *protocol.Message, ev *Event
 
 // checkVerbosity: NEG-VERBOSITY (first mismatch per subscription).
 func (n *negChecker) checkVerbosity(sub *subscription, m *protocol.Message, ev *Event, t *terms) {
-	if v, ok := ev.Str("verbosity"); ok && v != t.verbosity && sub.once("NEG-VERBOSITY") {
-		n.s.report("NEG-VERBOSITY", ev.SessionID, m, "verbosity not as negotiated",
+	if v, ok := ev.Str("verbosity"); ok && v != t.verbosity && sub.once(negVerbosity) {
+		n.s.report(negVerbosity, ev.SessionID, m, "verbosity not as negotiated",
 			"this %s has verbosity %q but the subscriber prefers %q (later mismatches on this subscription are not repeated)", shortType(ev), v, t.verbosity)
 		return
 	}
@@ -479,8 +479,8 @@ func (n *negChecker) checkVerbosity(sub *subscription, m *protocol.Message, ev *
 		return
 	}
 	hasAny := ev.Has("summary_terse") || ev.Has("summary_normal") || ev.Has("summary_detailed")
-	if hasAny && !ev.Has("summary_"+t.verbosity) && sub.once("NEG-VERBOSITY") {
-		n.s.report("NEG-VERBOSITY", ev.SessionID, m, "summary level missing",
+	if hasAny && !ev.Has("summary_"+t.verbosity) && sub.once(negVerbosity) {
+		n.s.report(negVerbosity, ev.SessionID, m, "summary level missing",
 			"this %s carries summaries but no summary_%s, the subscriber's preferred verbosity (later ones on this subscription are not repeated)", shortType(ev), t.verbosity)
 	}
 }
@@ -493,8 +493,8 @@ func (n *negChecker) checkLanguage(sub *subscription, m *protocol.Message, ev *E
 			lang, ok = rawString(h["primary_language"])
 		}
 	}
-	if ok && lang != "" && !sub.noted["NEG-LANGUAGE"] && !vocab.NewLanguages(t.languages).Has(lang) && sub.once("NEG-LANGUAGE") {
-		n.s.report("NEG-LANGUAGE", ev.SessionID, m, "language not negotiated",
+	if ok && lang != "" && !sub.noted[negLanguage] && !vocab.NewLanguages(t.languages).Has(lang) && sub.once(negLanguage) {
+		n.s.report(negLanguage, ev.SessionID, m, "language not negotiated",
 			"this %s is in %q, which is not among the negotiated languages %s (later ones on this subscription are not repeated)", shortType(ev), lang, clipList(t.languages))
 	}
 }
@@ -555,7 +555,7 @@ func (n *negChecker) sessionClosed(ss *session) {
 				if (sub.state == subClosed || sub.state == subRejected) && sub.closedAt <= c.at.offset+closeGrace {
 					continue
 				}
-				n.s.report("NEG-CRITICAL-EXEMPT", ss.id, c.at.msg(), "critical event not on every subscription",
+				n.s.report(negCriticalExempt, ss.id, c.at.msg(), "critical event not on every subscription",
 					"critical %s (%s) reached some subscriptions but not %s, which was active; critical events go to every subscription regardless of filters and rate limits",
 					c.label, c.eventID, sub.subIDOrKey())
 			}
@@ -586,7 +586,7 @@ func (n *negChecker) resolutionNotice(ss *session, a *await) {
 		if !n.handshaked(src) || containsInt(a.noticed, src) || n.sourceClosed(src) {
 			continue
 		}
-		n.s.report("NEG-RESOLUTION-NOTICE", ss.id, a.resAt.msg(), "no resolution notice",
+		n.s.report(negResolutionNotice, ss.id, a.resAt.msg(), "no resolution notice",
 			"subscription %s received confirmation %s but no state change told it the outcome (%s); every subscription that received a confirmation should get an informational event after its resolution",
 			n.sub(src).subIDOrKey(), a.token, a.res)
 	}

@@ -27,7 +27,7 @@ func (n *negChecker) checkL2(sub *subscription, m *protocol.Message, c capsJSON)
 		}
 	}
 	if l2 && (c.ConfReply == nil || !*c.ConfReply) {
-		n.s.report("NEG-L2-DECLARES-REPLY", sub.key, m, "Level 2 without reply support",
+		n.s.report(negL2DeclaresReply, sub.key, m, "Level 2 without reply support",
 			"the subscriber claims conformance levels %v but does not declare supports_confirmation_reply: true; Level 2 and 3 subscribers must", *c.Levels)
 	}
 }
@@ -40,14 +40,14 @@ func (n *negChecker) checkL2(sub *subscription, m *protocol.Message, c capsJSON)
 func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h capsJSON, req terms) {
 	k := sub.key
 	if h.MaxEPS != nil && req.rate > 0 && *h.MaxEPS > req.rate {
-		n.s.report("NEG-HONORED-RATE", k, m, "honored rate above request",
+		n.s.report(negHonoredRate, k, m, "honored rate above request",
 			"the producer honors max_events_per_second %d but the subscriber asked for at most %d; honored capabilities must not be more permissive", *h.MaxEPS, req.rate)
 	}
 	if h.Languages != nil {
 		reqLangs := vocab.NewLanguages(req.languages)
 		for i, l := range *h.Languages {
 			if i < 64 && !reqLangs.Has(l) {
-				n.s.report("NEG-HONORED-LANGUAGES", k, m, "language not requested",
+				n.s.report(negHonoredLanguages, k, m, "language not requested",
 					"the producer honors language %q, which is not among the requested languages %s (the default is [en-US]); honored languages must be a subset", l, clipList(req.languages))
 			}
 		}
@@ -59,7 +59,7 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 		}
 		for i, b := range *h.Coalesce {
 			if i < 8 && !want[b] {
-				n.s.report("NEG-HONORED-COALESCE", k, m, "coalesce boundary not requested",
+				n.s.report(negHonoredCoalesce, k, m, "coalesce boundary not requested",
 					"the producer honors coalesce boundary %q, which is not among the requested %s (the default is [sentence completion]); honored boundaries must be a subset", b, clipList(req.coalesce))
 			}
 		}
@@ -70,14 +70,14 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 		for _, inc := range hon.include {
 			if reported < 8 && !req.inc().Covers(inc) {
 				reported++
-				n.s.report("NEG-HONORED-FILTERS", k, m, "filter widened",
+				n.s.report(negHonoredFilters, k, m, "filter widened",
 					"the honored include pattern %q is not covered by the requested includes %s; honored filters must be at least as restrictive", inc, clipList(req.include))
 			}
 		}
 		for _, exc := range req.exclude {
 			if reported < 8 && !hon.exc().Covers(exc) && hon.inc().Overlaps(exc) {
 				reported++
-				n.s.report("NEG-HONORED-FILTERS", k, m, "exclude dropped",
+				n.s.report(negHonoredFilters, k, m, "exclude dropped",
 					"the subscriber excluded %q but the honored filters no longer exclude it; every requested exclude must stay excluded", exc)
 			}
 		}
@@ -124,7 +124,7 @@ func (n *negChecker) checkHonored(sub *subscription, m *protocol.Message, h caps
 		loose = append(loose, "accept_signed_manifests_only is false although the subscriber requires signed manifests")
 	}
 	for _, why := range loose {
-		n.s.report("NEG-HONORED-OTHER", k, m, "honored more than requested",
+		n.s.report(negHonoredOther, k, m, "honored more than requested",
 			"in honored_capabilities, %s; honored capabilities should not be more permissive than requested", why)
 	}
 }
@@ -137,10 +137,10 @@ func (n *negChecker) checkVersion(sub *subscription, m *protocol.Message, ev *Ev
 	}
 	switch {
 	case !vocab.IsPublished(v):
-		n.s.report("NEG-VERSION", sub.key, m, "unsupported version",
+		n.s.report(negVersion, sub.key, m, "unsupported version",
 			"the producer accepts with aaep_version %q, which is not a published AAEP version (%v); an unsupported version should be rejected with version_unsupported", v, publishedVersions)
 	case sub.reqVer != "" && vocab.CompareVersions(v, sub.reqVer) > 0:
-		n.s.report("NEG-VERSION", sub.key, m, "version above request",
+		n.s.report(negVersion, sub.key, m, "version above request",
 			"the producer accepts with aaep_version %s, higher than the requested %s; the accepted version may be lower than requested but must be supported by both sides", v, sub.reqVer)
 	}
 }
@@ -161,7 +161,7 @@ func (n *negChecker) checkSignedManifest(sub *subscription, m *protocol.Message,
 			}
 		}
 		if !hasURI {
-			n.s.report("NEG-SIGNED-MANIFEST", sub.key, m, "no signed manifest",
+			n.s.report(negSignedManifest, sub.key, m, "no signed manifest",
 				"the subscriber accepts signed manifests only, but subscription.accepted carries neither signed_manifest nor a manifest_uri publishing one; the producer must provide one or reject with manifest_signature_required")
 		}
 	}
@@ -170,7 +170,7 @@ func (n *negChecker) checkSignedManifest(sub *subscription, m *protocol.Message,
 	}
 	why := n.manifestProblem(jws, ev)
 	if why != "" {
-		n.s.report("NEG-SIGNED-MANIFEST-CONTENT", sub.key, m, "signed manifest inconsistent",
+		n.s.report(negSignedManifestContent, sub.key, m, "signed manifest inconsistent",
 			"the signed_manifest %s; its claims must match the producer that accepted (signature verification needs keys and is not done here)", why)
 	}
 }

@@ -268,11 +268,11 @@ func newSeqChecker(r protocol.Reporter, opts *protocol.Options) *seqChecker {
 	return s
 }
 
-func (s *seqChecker) report(rule, session string, m *protocol.Message, short, format string, args ...any) {
+func (s *seqChecker) report(rule *protocol.Rule, session string, m *protocol.Message, short, format string, args ...any) {
 	if s.unjudgeable(rule, session) {
 		return // it rests on events the subscription does not deliver (seq_withheld.go)
 	}
-	s.r.Report(ruleOf(rule), session, m, short, format, args...)
+	s.r.Report(rule, session, m, short, format, args...)
 }
 
 // handle takes every decodable AAEP message in capture order.
@@ -352,7 +352,7 @@ func (ss *session) leg(source int) *leg {
 // processed and whose state was dropped.
 func (s *seqChecker) afterClose(m *protocol.Message, ev *Event, info closedInfo) {
 	if ev.Core == TypeSessionStarted {
-		s.report("SEQ-SESSION-ID-REUSE", ev.SessionID, m, "session_id reused",
+		s.report(seqSessionIDReuse, ev.SessionID, m, "session_id reused",
 			"session %s starts again after it ended (%s); session_id values must be unique across a producer's sessions, so a new session needs a new id",
 			ev.SessionID, info.state)
 		ss := s.open(ev.SessionID, m)
@@ -367,11 +367,11 @@ func (s *seqChecker) afterClose(m *protocol.Message, ev *Event, info closedInfo)
 
 func (s *seqChecker) lateEvent(session, endState string, m *protocol.Message, ev *Event) {
 	if isTerminal(ev.Core) {
-		s.report("SEQ-TERMINAL-ONCE", session, m, "second terminal event",
+		s.report(seqTerminalOnce, session, m, "second terminal event",
 			"session %s already ended (%s) and now sends %s; a session has exactly one terminal event, and completed must never follow errored or cancelled",
 			session, endState, shortType(ev))
 	} else {
-		s.report("SEQ-NOTHING-AFTER-TERMINAL", session, m, "event after the end",
+		s.report(seqNothingAfterTerminal, session, m, "event after the end",
 			"%s arrives after session %s ended (%s); no event of a session may follow its terminal event",
 			shortType(ev), session, endState)
 	}
@@ -445,7 +445,7 @@ func (s *seqChecker) primaryEvent(ss *session, lg *leg, m *protocol.Message, ev 
 	from := ss.state
 
 	if !ss.started && ev.Core != TypeSessionStarted && ss.msgs == 1 {
-		s.report("SEQ-START-FIRST", ss.id, m, "no session.started first",
+		s.report(seqStartFirst, ss.id, m, "no session.started first",
 			"the first event of session %s is %s; every session must begin with agent.session.started before any other event", ss.id, shortType(ev))
 	}
 	s.checkTime(ss, m, ev)

@@ -92,10 +92,10 @@ func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool, id 
 	case irrev && last != nil:
 		s.blameReject(ss, m, last, tool, how)
 	case irrev && ss.consumed:
-		s.report("SEQ-CONF-ONE-ACTION", ss.id, m, "confirmation already used",
+		s.report(seqConfOneAction, ss.id, m, "confirmation already used",
 			"irreversible tool %s is invoked, but the session's accepted confirmation was already used by an earlier action; each accept authorizes exactly one action (%s)", tool, how)
 	case irrev:
-		s.report("SEQ-IRREV-NEEDS-CONF", ss.id, m, "no confirmation",
+		s.report(seqIrrevNeedsConf, ss.id, m, "no confirmation",
 			"irreversible tool %s is invoked without a preceding agent.awaiting.confirmation in this session that could authorize it; irreversible actions need the user's confirmation first", tool)
 	case last != nil && last.needReject:
 		s.blameReject(ss, m, last, tool, how)
@@ -138,7 +138,7 @@ func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how
 		if irrev {
 			s.blockedAction(fl, ss, m, a, tool, how)
 		} else {
-			s.judge(fl, "SEQ-CONF-BLOCKING", ss.id, refOf(m), "action while blocked",
+			s.judge(fl, seqConfBlocking, ss.id, refOf(m), "action while blocked",
 				"tool %s is invoked while confirmation %s (message %d) awaits its reply (%s); until a valid reply or the timeout, the producer must not perform the confirmed action",
 				tool, a.token, a.at.index, how)
 		}
@@ -151,7 +151,7 @@ func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how
 	case a.res.rejected():
 		s.blameReject(ss, m, a, tool, how)
 	case a.res.accepted() && a.consumed && irrev:
-		s.report("SEQ-CONF-ONE-ACTION", ss.id, m, "confirmation already used",
+		s.report(seqConfOneAction, ss.id, m, "confirmation already used",
 			"irreversible tool %s is invoked again on confirmation %s, whose accept already authorized an earlier run (%s); each accept authorizes exactly one action", tool, a.token, how)
 	}
 }
@@ -166,7 +166,7 @@ func (s *seqChecker) useAccept(ss *session, m *protocol.Message, a *await, how m
 		if a.res.byDefault() {
 			fl = s.flowFor(a, m, acted(tool, m))
 		}
-		s.judge(fl, "SEQ-IRREV-NEEDS-ACCEPT", ss.id, refOf(m), "no accept reply",
+		s.judge(fl, seqIrrevNeedsAccept, ss.id, refOf(m), "no accept reply",
 			"irreversible tool %s runs on confirmation %s, which was %s (%s); the strict profile follows §4.3.1, which requires an accept reply for an irreversible action",
 			tool, a.token, a.res, how)
 	}
@@ -179,7 +179,7 @@ func (s *seqChecker) candidateBlocked(ss *session, a *await, tool string) {
 	if a.res.byDefault() {
 		fl = s.flowFor(a, a.candAt.msg(), acted(tool, a.candAt.msg()))
 	}
-	s.judge(fl, "SEQ-CONF-BLOCKING", ss.id, a.candAt, "action before the reply",
+	s.judge(fl, seqConfBlocking, ss.id, a.candAt, "action before the reply",
 		"tool %s was invoked at message %d while confirmation %s was still pending, and again after its accept; the producer must not perform the action before the confirmation is resolved",
 		tool, a.candAt.index, a.token)
 }
@@ -187,10 +187,10 @@ func (s *seqChecker) candidateBlocked(ss *session, a *await, tool string) {
 // blockedAction reports (or holds with fl) an irreversible action invoked
 // while confirmation a is unresolved.
 func (s *seqChecker) blockedAction(fl *unseenFlow, ss *session, m *protocol.Message, a *await, tool string, how matchHow) {
-	s.judge(fl, "SEQ-IRREV-NEEDS-ACCEPT", ss.id, refOf(m), "invoked before the accept",
+	s.judge(fl, seqIrrevNeedsAccept, ss.id, refOf(m), "invoked before the accept",
 		"irreversible tool %s is invoked while confirmation %s (message %d) is still unresolved (%s); the action needs that confirmation accepted first",
 		tool, a.token, a.at.index, how)
-	s.judge(fl, "SEQ-CONF-BLOCKING", ss.id, refOf(m), "action while blocked",
+	s.judge(fl, seqConfBlocking, ss.id, refOf(m), "action while blocked",
 		"tool %s is invoked while confirmation %s (message %d) awaits its reply (%s); until a valid reply or the timeout, the producer must not perform the confirmed action",
 		tool, a.token, a.at.index, how)
 }
@@ -205,7 +205,7 @@ func (s *seqChecker) unseenAction(ss *session, m *protocol.Message, a *await, to
 	fl.at, fl.how = refOf(m), acted(tool, m)
 	switch {
 	case fl.today == resSuperseded && irrev:
-		s.judge(fl, "SEQ-CONF-NO-ACTION-AFTER-REJECT", ss.id, refOf(m), "action after cancel",
+		s.judge(fl, seqConfNoActionAfterReject, ss.id, refOf(m), "action after cancel",
 			"tool %s is invoked after confirmation %s was cancelled (message %d); a cancelled confirmation counts as a reject and allows no action",
 			tool, a.token, a.resAt.index)
 	case fl.today == resPending && irrev:
@@ -231,23 +231,23 @@ func (s *seqChecker) blameReject(ss *session, m *protocol.Message, a *await, too
 	switch a.res {
 	case resReject:
 		if a.laterAccept {
-			s.report("SEQ-REPLY-FIRST-WINS", ss.id, m, "followed a later reply",
+			s.report(seqReplyFirstWins, ss.id, m, "followed a later reply",
 				"tool %s runs after confirmation %s was rejected by its first reply (%s); a later accept reply does not count: only the first valid reply wins", tool, a.token, how)
 			return
 		}
-		s.report("SEQ-CONF-NO-ACTION-AFTER-REJECT", ss.id, m, "action after reject",
+		s.report(seqConfNoActionAfterReject, ss.id, m, "action after reject",
 			"tool %s is invoked after the user rejected confirmation %s (message %d; %s); after a reject the producer must not perform the action",
 			tool, a.token, a.resAt.index, how)
 	case resTimeoutReject:
-		s.report("SEQ-CONF-TIMEOUT-DEFAULT", ss.id, m, "action after default reject",
+		s.report(seqConfTimeoutDefault, ss.id, m, "action after default reject",
 			"tool %s is invoked after confirmation %s timed out unanswered with default_decision \"reject\" (%s); the default applies, so the action must not happen",
 			tool, a.token, how)
 	case resCloseReject:
-		s.report("NEG-CLOSE-PENDING-DEFAULT", ss.id, m, "action after close default",
+		s.report(negClosePendingDefault, ss.id, m, "action after close default",
 			"tool %s is invoked after the subscription awaiting confirmation %s closed (%s); its default_decision \"reject\" applies, so the action must not happen",
 			tool, a.token, how)
 	case resSuperseded:
-		s.report("SEQ-CONF-NO-ACTION-AFTER-REJECT", ss.id, m, "action after cancel",
+		s.report(seqConfNoActionAfterReject, ss.id, m, "action after cancel",
 			"tool %s is invoked after confirmation %s was cancelled (message %d; %s); a cancelled confirmation counts as a reject and allows no action",
 			tool, a.token, a.resAt.index, how)
 	}

@@ -182,7 +182,7 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 		for _, b := range ss.awaits {
 			if b.kind == kindConfirm && b.res == resPending && a.action != "" && b.action == a.action {
 				fl := s.flowFor(b, m, fmt.Sprintf("the producer went on as if it was resolved (it asked for the same action again at message %d)", m.Index))
-				s.judge(fl, "SEQ-CONF-NO-DUP-PENDING", ss.id, refOf(m), "duplicate pending confirmation",
+				s.judge(fl, seqConfNoDupPending, ss.id, refOf(m), "duplicate pending confirmation",
 					"a second confirmation for the same action (%q) is emitted while %s (message %d) is still unresolved; the first block must be released before asking again",
 					a.action, b.token, b.at.index)
 				if fl != nil {
@@ -215,11 +215,11 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 			if prev.sess != ss {
 				where = " of session " + prev.sess.id
 			}
-			s.report("SEQ-REPLY-TOKEN-UNIQUE", ss.id, m, "reply_token reused",
+			s.report(seqReplyTokenUnique, ss.id, m, "reply_token reused",
 				"reply_token %s was already issued by the %s at message %d%s; reply tokens are never reused, even after resolution",
 				a.token, prev.kindName(), prev.at.index, where)
 		} else if sid, ok := s.retired[a.token]; ok {
-			s.report("SEQ-REPLY-TOKEN-UNIQUE", ss.id, m, "reply_token reused",
+			s.report(seqReplyTokenUnique, ss.id, m, "reply_token reused",
 				"reply_token %s was already issued in session %s, which has ended; reply tokens are never reused for at least the session plus 24 hours",
 				a.token, sid)
 		}
@@ -292,7 +292,7 @@ func (s *seqChecker) checkTimeoutRange(ss *session, m *protocol.Message, a *awai
 	}
 	secs := int64(a.timeout / time.Second)
 	if secs < lo || secs > hi {
-		s.report("SEQ-CONF-TIMEOUT-RANGE", ss.id, m, "timeout outside recommended range",
+		s.report(seqConfTimeoutRange, ss.id, m, "timeout outside recommended range",
 			"timeout_seconds %d for %s lies outside the recommended %d to %d seconds (§6.4.2)", secs, what, lo, hi)
 	}
 }
@@ -344,7 +344,7 @@ func (s *seqChecker) settle(ss *session, a *await, at *protocol.Message, elapsed
 			need = 2
 		}
 		if a.progress < need {
-			s.report("SEQ-CONF-COUNTDOWN", ss.id, at, "no countdown progress",
+			s.report(seqConfCountdown, ss.id, at, "no countdown progress",
 				"%s %s (timeout %s) stayed unresolved for %s with %d progress.updated event(s); for timeouts over 60 s, emit progress at about 50%% and 10%% of the time remaining",
 				a.kindName(), a.token, a.timeout, elapsed.Round(time.Second), a.progress)
 		}
@@ -381,7 +381,7 @@ func (s *seqChecker) stateChangeAwaits(ss *session, m *protocol.Message, to stri
 			}
 		case a.kind == kindClarify:
 			fl := s.flowFor(a, m, fmt.Sprintf("the producer went on as if it was answered (it left awaiting_input for %q at message %d)", to, m.Index))
-			s.judge(fl, "SEQ-CLAR-BLOCKING", ss.id, refOf(m), "left awaiting_input before reply",
+			s.judge(fl, seqClarBlocking, ss.id, refOf(m), "left awaiting_input before reply",
 				"the state moves to %q while clarification %s (message %d) has neither a valid reply nor a passed timeout; the producer stays blocked until one of them",
 				to, a.token, a.at.index)
 			a.res = resSuperseded
@@ -414,7 +414,7 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 	}
 	for _, a := range ss.awaits {
 		if a.needReject {
-			s.report("SEQ-CONF-REJECT-FOLLOWUP", ss.id, m, "reject silently dropped",
+			s.report(seqConfRejectFollowup, ss.id, m, "reject silently dropped",
 				"confirmation %s was %s (message %d), but no event reflecting the cancelled action followed before the session ended; a reject must be followed by e.g. a state change back to thinking or deciding",
 				a.token, a.res, a.resAt.index)
 		}
@@ -429,11 +429,11 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 				if a.res.byDefault() {
 					fl = s.flowFor(a, a.candAt.msg(), acted(a.candTool, a.candAt.msg()))
 				}
-				s.judge(fl, "SEQ-CONF-BLOCKING", ss.id, a.candAt, "action before the reply",
+				s.judge(fl, seqConfBlocking, ss.id, a.candAt, "action before the reply",
 					"tool %s was invoked at message %d while confirmation %s was still pending, and nothing was invoked after its accept: the action ran before the confirmation was resolved",
 					a.candTool, a.candAt.index, a.token)
 			case a.laterReject:
-				s.report("SEQ-REPLY-FIRST-WINS", ss.id, m, "followed a later reply",
+				s.report(seqReplyFirstWins, ss.id, m, "followed a later reply",
 					"confirmation %s was accepted by its first reply but the action never ran, as if a later reject reply had won; only the first valid reply counts", a.token)
 			case a.modified:
 				// Accepted with modified_action: a producer without support treats it as a reject (SEQ-REPLY-MODIFIED).
@@ -441,7 +441,7 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 				if a.res.byDefault() {
 					fl = s.flowFor(a, m, fmt.Sprintf("the producer went on as if it was rejected (no tool was invoked before the session ended at message %d)", m.Index))
 				}
-				s.judge(fl, "SEQ-CONF-ACCEPT-INVOKES", ss.id, refOf(m), "accepted action never invoked",
+				s.judge(fl, seqConfAcceptInvokes, ss.id, refOf(m), "accepted action never invoked",
 					"confirmation %s was %s (message %d), but no agent.tool.invoked for the action followed before the session ended; an accept must be followed by the action",
 					a.token, a.res, a.resAt.index)
 			}

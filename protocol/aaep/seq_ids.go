@@ -136,7 +136,7 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 // repeatedID reports an event_id already seen on the same channel.
 func (s *seqChecker) repeatedID(ss *session, m *protocol.Message, ev *Event, rec idRec, h uint64) {
 	if rec.hash == h {
-		s.report("SEQ-EVENT-ID-REDELIVERED", ss.id, m, "duplicate delivery",
+		s.report(seqEventIDRedelivered, ss.id, m, "duplicate delivery",
 			"event %s arrives again on the same channel with identical content (first at message %d); this is at-least-once redelivery (§8), so it is ignored",
 			ev.EventID, rec.at.index)
 		return
@@ -145,7 +145,7 @@ func (s *seqChecker) repeatedID(ss *session, m *protocol.Message, ev *Event, rec
 	if rec.sess != ss {
 		where = " in session " + rec.sess.id
 	}
-	s.report("SEQ-EVENT-ID-UNIQUE", ss.id, m, "event_id reused",
+	s.report(seqEventIDUnique, ss.id, m, "event_id reused",
 		"event_id %s was already used on this channel by a different event (message %d%s); two different events of one producer stream must never share an event_id",
 		ev.EventID, rec.at.index, where)
 }
@@ -195,7 +195,7 @@ func (s *seqChecker) checkSeqNo(ss *session, lg *leg, m *protocol.Message, ev *E
 		lg.seqMode = mode
 		if mode == 1 {
 			if ev.Core == TypeSessionStarted && ev.SeqNo != 0 {
-				s.report("SEQ-SEQNO-ZERO", ss.id, m, "sequence_number ≠ 0",
+				s.report(seqSeqnoZero, ss.id, m, "sequence_number ≠ 0",
 					"session.started of %s has sequence_number %d; when sequence numbers are used, session.started carries 0", ss.id, ev.SeqNo)
 			}
 			lg.seqNext = ev.SeqNo + 1
@@ -208,7 +208,7 @@ func (s *seqChecker) checkSeqNo(ss *session, lg *leg, m *protocol.Message, ev *E
 			if mode == 2 {
 				have, lack = "has no", "the earlier events of the session have one"
 			}
-			s.report("SEQ-SEQNO-ALL-OR-NONE", ss.id, m, "sequence_number on some events only",
+			s.report(seqSeqnoAllOrNone, ss.id, m, "sequence_number on some events only",
 				"this %s %s sequence_number but %s; sequence_number must appear on every event of a session or on none (later mismatches in this session are not repeated)",
 				shortType(ev), have, lack)
 			if lg.seqMode == 1 {
@@ -243,11 +243,11 @@ func (s *seqChecker) checkSeqNo(ss *session, lg *leg, m *protocol.Message, ev *E
 		lg.seqNext = n + 1
 	default:
 		if s.fillGap(lg, n) || s.neg.gapsExpected(m.Source) {
-			s.report("SEQ-DELIVERY-ORDER", ss.id, m, "arrived out of order",
+			s.report(seqDeliveryOrder, ss.id, m, "arrived out of order",
 				"event %d of session %s arrives after event %d; the transport must deliver a session's events in emission order", n, ss.id, lg.seqNext-1)
 			return
 		}
-		s.report("SEQ-SEQNO-INCREMENT", ss.id, m, "sequence_number repeated",
+		s.report(seqSeqnoIncrement, ss.id, m, "sequence_number repeated",
 			"sequence_number %d is used again (the last one was %d) by a different event; each event carries the previous number plus one", n, lg.seqNext-1)
 	}
 }
@@ -290,7 +290,7 @@ func (s *seqChecker) reportGap(ss *session, g seqGap, at ref) {
 	if g.to-g.from > 1 {
 		missing = "numbers " + itoa(g.from) + " to " + itoa(g.to-1)
 	}
-	s.report("SEQ-SEQNO-INCREMENT", ss.id, at.msg(), "sequence_number gap",
+	s.report(seqSeqnoIncrement, ss.id, at.msg(), "sequence_number gap",
 		"session %s skips sequence %s (never received); each event carries the previous number plus one, with no gaps", ss.id, missing)
 }
 
@@ -318,7 +318,7 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 		}
 		found = true
 		if ev.Time.Before(c.last) {
-			s.report("SEQ-TIMESTAMP-ORDER", ss.id, m, "timestamp goes back",
+			s.report(seqTimestampOrder, ss.id, m, "timestamp goes back",
 				"this %s is stamped %s, %s before an earlier event of the same session (%s); timestamps must not decrease within a session",
 				shortType(ev), ev.Timestamp, c.last.Sub(ev.Time), c.last.Format("2006-01-02T15:04:05.000Z07:00"))
 		} else {
@@ -337,12 +337,12 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 	switch {
 	case d > futureSkew && !ss.reportedFuture:
 		ss.reportedFuture = true
-		s.report("SEQ-TIMESTAMP-NOT-FUTURE", ss.id, m, "future timestamp",
+		s.report(seqTimestampNotFuture, ss.id, m, "future timestamp",
 			"this %s is stamped %s, %s after it was received; events must not be future-dated (allowance %s; reported once per session)",
 			shortType(ev), ev.Timestamp, d.Round(1e6), futureSkew)
 	case d < -backdateLimit && !ss.reportedBackdated:
 		ss.reportedBackdated = true
-		s.report("SEQ-TIMESTAMP-BACKDATED", ss.id, m, "backdated timestamp",
+		s.report(seqTimestampBackdated, ss.id, m, "backdated timestamp",
 			"this %s is stamped %s, %s before it was received; events should not be backdated, so a delay over %s is suspect, unless the recording replays old events (reported once per session)",
 			shortType(ev), ev.Timestamp, (-d).Round(1e6), backdateLimit)
 	}

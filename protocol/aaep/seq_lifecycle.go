@@ -13,7 +13,7 @@ import (
 // onStarted handles agent.session.started.
 func (s *seqChecker) onStarted(ss *session, m *protocol.Message, ev *Event, now instant) string {
 	if ss.started {
-		s.report("SEQ-START-ONCE", ss.id, m, "second session.started",
+		s.report(seqStartOnce, ss.id, m, "second session.started",
 			"session %s sends agent.session.started a second time; a session has exactly one started event", ss.id)
 		return ""
 	}
@@ -136,10 +136,10 @@ func (s *seqChecker) finish() {
 		}
 		s.keepNotices(ss)
 		if s.neg.sessionShouldHaveEnded(ss) {
-			s.report("SEQ-TERMINAL-PRESENT", ss.id, nil, "no terminal event",
+			s.report(seqTerminalPresent, ss.id, nil, "no terminal event",
 				"session %s never ended although its subscription was closed: every session must end with agent.session.completed, errored or cancelled (last state %s)", ss.id, ss.state)
 		} else {
-			s.report("SEQ-SESSION-INCOMPLETE", ss.id, nil, "unfinished",
+			s.report(seqSessionIncomplete, ss.id, nil, "unfinished",
 				"the recording ends before session %s does (last state %s, no completed, errored or cancelled event): the stream stopped, a side closed the subscription or the connection dropped, which either side may do at any time (§5.8), so the session is unfinished, not in violation", ss.id, ss.state)
 		}
 		s.decideFlows(ss.id)
@@ -164,7 +164,7 @@ func (s *seqChecker) checkHandoffEnd(ss *session, m *protocol.Message, ev *Event
 		return
 	}
 	ss.handoffNoted = true
-	s.report("SEQ-HANDOFF-END", ss.id, m, "activity after handoff",
+	s.report(seqHandoffEnd, ss.id, m, "activity after handoff",
 		"session %s requested a handoff (or entered handing_off), which is terminal-equivalent, yet continues with %s; after a handoff expect only state changes and the terminal event", ss.id, shortType(ev))
 }
 
@@ -175,7 +175,7 @@ func (s *seqChecker) checkA7(ss *session, m *protocol.Message, ev *Event) {
 		ok := (ss.prevCore == TypeStateChanged && (ss.prevTo == stateCallingTool || ss.prevTo == stateThinking)) ||
 			ss.prevAccept || ss.prevCore == TypeToolInvoked
 		if !ok {
-			s.report("SEQ-A7-TABLES", ss.id, m, "unexpected predecessor",
+			s.report(seqA7Tables, ss.id, m, "unexpected predecessor",
 				"A.7.4 expects agent.tool.invoked right after a state change to calling_tool or thinking, or after an accepting confirmation.reply; here it follows %s", prevName(ss))
 		}
 	case TypeOutputStreaming:
@@ -183,13 +183,13 @@ func (s *seqChecker) checkA7(ss *session, m *protocol.Message, ev *Event) {
 		ok := (ss.prevCore == TypeStateChanged && ss.prevTo == stateWritingOutput) || ss.prevCore == TypeToolCompleted ||
 			(ss.prevCore == TypeOutputStreaming && ss.prevOutput == string(out) && !ss.prevComplete)
 		if !ok {
-			s.report("SEQ-A7-TABLES", ss.id, m, "unexpected predecessor",
+			s.report(seqA7Tables, ss.id, m, "unexpected predecessor",
 				"A.7.7 expects agent.output.streaming after a state change to writing_output, a tool completion or an unfinished chunk of the same output; here it follows %s", prevName(ss))
 		}
 	case TypeAwaitingConfirmation:
 		ok := (ss.prevCore == TypeStateChanged && ss.prevTo == stateAwaitingInput) || ss.prevCore == TypeSessionStarted
 		if !ok {
-			s.report("SEQ-A7-TABLES", ss.id, m, "unexpected predecessor",
+			s.report(seqA7Tables, ss.id, m, "unexpected predecessor",
 				"A.7.6 expects agent.awaiting.confirmation after a state change to awaiting_input or right after session.started; here it follows %s", prevName(ss))
 		}
 	}

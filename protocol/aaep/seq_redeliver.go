@@ -87,7 +87,7 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 		return true
 	case found:
 		session := ev.SessionID
-		s.report("SEQ-EVENT-ID-UNIQUE", session, m, "event_id reused",
+		s.report(seqEventIDUnique, session, m, "event_id reused",
 			"event_id %s was already used on this channel by a different event (the content differs); two different events of one producer stream must never share an event_id (§3.2.3)", ev.EventID)
 		s.idReported = true
 		r.seen[k] = h
@@ -134,11 +134,11 @@ func (s *seqChecker) flushRedelivered(src int, sc *sourceConns) {
 		sub.reported, sub.first, sub.last = true, sc.first.offset, sc.first.offset
 	}
 	if sc.connects > 1 {
-		s.report("SEQ-EVENT-ID-REDELIVERED", key, sc.first.msg(), "redelivered after reconnect",
+		s.report(seqEventIDRedelivered, key, sc.first.msg(), "redelivered after reconnect",
 			"after reconnect %d of source %d (record %d) the producer re-sent %s it had already delivered on this source (%s), identical; this is at-least-once redelivery (§8.2.4), so they are not judged again",
 			sc.connects-1, src, sc.reconnect.index, events, span)
 	} else {
-		s.report("SEQ-EVENT-ID-REDELIVERED", key, sc.first.msg(), "redelivered",
+		s.report(seqEventIDRedelivered, key, sc.first.msg(), "redelivered",
 			"source %d delivered %s a second time, identical, without a recorded reconnect (%s); this is at-least-once redelivery (§8.2.4), so they are not judged again",
 			src, events, span)
 	}

@@ -28,7 +28,7 @@ func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
 		session = sid
 	}
 	if by, _ := ev.Str("decided_by"); len(by) >= 5 && by[:5] == "auto:" {
-		s.report("SEQ-REPLY-AUTO", session, m, "automatic reply",
+		s.report(seqReplyAuto, session, m, "automatic reply",
 			"this %s was decided automatically (decided_by %q); subscribers must not auto-respond unless the user configured it, so surface it", label, by)
 	}
 	if a == nil {
@@ -36,7 +36,7 @@ func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
 		if sid, ok := s.retired[token]; ok {
 			what = "its session " + sid + " has already ended"
 		}
-		s.report("SEQ-REPLY-KNOWN-TOKEN", session, m, "unknown reply_token",
+		s.report(seqReplyKnownToken, session, m, "unknown reply_token",
 			"this %s carries reply_token %q, but %s; a reply must match an outstanding blocking event, otherwise the producer ignores it", label, token, what)
 		return
 	}
@@ -65,7 +65,7 @@ func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
 // it reports whether the reply counts.
 func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *Event, kind awaitKind, label, decision string) bool {
 	if a.kind != kind {
-		s.report("SEQ-REPLY-KNOWN-TOKEN", ss.id, m, "reply of the wrong kind",
+		s.report(seqReplyKnownToken, ss.id, m, "reply of the wrong kind",
 			"this %s answers reply_token %s, which belongs to a %s (message %d); replies must match a blocking event of their own kind", label, a.token, a.kindName(), a.at.index)
 		return false
 	}
@@ -74,7 +74,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 	switch a.res {
 	case resPending:
 	case resSuperseded:
-		s.report("SEQ-REPLY-AFTER-CANCEL", ss.id, m, "reply to a cancelled prompt",
+		s.report(seqReplyAfterCancel, ss.id, m, "reply to a cancelled prompt",
 			"this %s answers %s %s, which was cancelled at message %d; replies to a superseded prompt are invalid and no action may follow",
 			label, a.kindName(), a.token, a.resAt.index)
 		return false
@@ -89,7 +89,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 		return false // only the first valid reply counts (SEQ-REPLY-FIRST-WINS is judged by what the producer does)
 	default:
 		if expired {
-			s.report("SEQ-REPLY-NOT-EXPIRED", ss.id, m, "reply after the timeout",
+			s.report(seqReplyNotExpired, ss.id, m, "reply after the timeout",
 				"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; an expired reply is invalid",
 				label, a.token, ev.Timestamp, a.timeout, a.at.index)
 		}
@@ -97,12 +97,12 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 	}
 	switch {
 	case expired:
-		s.report("SEQ-REPLY-NOT-EXPIRED", ss.id, m, "reply after the timeout",
+		s.report(seqReplyNotExpired, ss.id, m, "reply after the timeout",
 			"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; an expired reply is invalid and must be ignored",
 			label, a.token, ev.Timestamp, a.timeout, a.at.index)
 		return false
 	case decided.ok && a.when.ok && decided.t.Before(a.when.t):
-		s.report("SEQ-REPLY-NOT-EXPIRED", ss.id, m, "reply before the prompt",
+		s.report(seqReplyNotExpired, ss.id, m, "reply before the prompt",
 			"this %s for %s is stamped %s, before the event it answers (%s); such a reply is invalid",
 			label, a.token, ev.Timestamp, a.when.t.Format(time.RFC3339Nano))
 		return false
@@ -113,7 +113,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 			if allowed == nil {
 				allowed = []string{"accept", "reject"}
 			}
-			s.report("SEQ-REPLY-DECISION-ALLOWED", ss.id, m, "decision not allowed",
+			s.report(seqReplyDecisionAllowed, ss.id, m, "decision not allowed",
 				"this confirmation.reply decides %q, which is not among the allowed_replies %v of confirmation %s; such a reply is invalid", decision, allowed, a.token)
 			return false
 		}
@@ -123,7 +123,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 			ss.prevAccept = true
 			if ev.Has("modified_action") {
 				a.modified = true
-				s.report("SEQ-REPLY-MODIFIED", ss.id, m, "accept with modified_action",
+				s.report(seqReplyModified, ss.id, m, "accept with modified_action",
 					"this accept for %s carries modified_action; a producer that does not support modified actions must treat it as a reject, so check what the producer does next", a.token)
 			}
 		} else {
@@ -131,7 +131,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 		}
 	} else {
 		if why := s.responseMismatch(a, ev.raw("response")); why != "" {
-			s.report("SEQ-CLAR-RESPONSE-TYPE", ss.id, m, "response of the wrong kind",
+			s.report(seqClarResponseType, ss.id, m, "response of the wrong kind",
 				"this clarification.reply for %s %s; it counts as no reply, so the producer keeps waiting", a.token, why)
 			return false
 		}

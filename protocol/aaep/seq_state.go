@@ -42,7 +42,7 @@ func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event,
 			if !s.strict && ss.state != StateStarted && ss.state != stateIdle {
 				implicit = fmt.Sprintf(" (nor the implicit state %q reached through the events before it)", ss.state)
 			}
-			s.report("SEQ-STATE-FIRST-IDLE", ss.id, m, "first from_state ≠ idle",
+			s.report(seqStateFirstIdle, ss.id, m, "first from_state ≠ idle",
 				"the first state change of session %s leaves %q, but the first agent.state.changed of a session must have from_state \"idle\"%s", ss.id, from, implicit)
 		}
 	} else if from != ss.explicit && (s.strict || from != ss.state) {
@@ -53,7 +53,7 @@ func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event,
 		if s.strict && ss.state != ss.explicit && from == ss.state {
 			why += fmt.Sprintf(" (the strict profile ignores the implicit state %q)", ss.state)
 		}
-		s.report("SEQ-STATE-CHAIN", ss.id, m, "from_state ≠ previous to_state",
+		s.report(seqStateChain, ss.id, m, "from_state ≠ previous to_state",
 			"this state change leaves %q but %s; each from_state must continue from the previous to_state (or the implicit state)", from, why)
 	}
 	if from == stateCallingTool || to == stateCallingTool {
@@ -64,11 +64,11 @@ func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event,
 	}
 	if c := ss.tools.oldestOpen(); c != nil && to != stateCallingTool {
 		if from == stateCallingTool {
-			s.report("SEQ-TOOL-BEFORE-STATE", ss.id, m, "state moves on before tool.completed",
+			s.report(seqToolBeforeState, ss.id, m, "state moves on before tool.completed",
 				"the state leaves calling_tool for %q while tool %s (message %d) has not completed; tool.completed must come before the state change that reflects the post-tool state",
 				to, c.describe(), c.at.index)
 		} else {
-			s.report("SEQ-STATE-CALLING-TOOL", ss.id, m, "state ≠ calling_tool during a tool",
+			s.report(seqStateCallingTool, ss.id, m, "state ≠ calling_tool during a tool",
 				"the state changes from %q to %q while tool %s (message %d) is still running; the state during tool execution should be calling_tool",
 				from, to, c.describe(), c.at.index)
 		}
@@ -131,7 +131,7 @@ func (s *seqChecker) checkEnterPending(ss *session, m *protocol.Message, ev *Eve
 			return
 		}
 	}
-	s.report("SEQ-STATE-AWAITING-ENTER", ss.id, a.at.msg(), "no state change to awaiting_input",
+	s.report(seqStateAwaitingEnter, ss.id, a.at.msg(), "no state change to awaiting_input",
 		"%s %s is not accompanied by agent.state.changed to awaiting_input (the state was %q); Appendix A.4 asks for that state change at or before the blocking event",
 		a.kindName(), a.token, a.stateBefore)
 }
@@ -163,13 +163,13 @@ func (s *seqChecker) checkFollowUps(ss *session, m *protocol.Message, ev *Event)
 			case s.strict && ev.Core == TypeProgressUpdated:
 			case s.strict:
 				a.needExit = false
-				s.report("SEQ-STATE-AWAITING-EXIT", ss.id, m, "no state change from awaiting_input",
+				s.report(seqStateAwaitingExit, ss.id, m, "no state change from awaiting_input",
 					"after %s %s was resolved (%s) the next event is %s; the strict profile (A.4) wants agent.state.changed away from awaiting_input first",
 					a.kindName(), a.token, a.res, shortType(ev))
 			default:
 				a.needExit = false
 				if (ev.Core == TypeSessionCompleted || ev.Core == TypeSessionErrored) && !a.needReject && !a.needAccept {
-					s.report("SEQ-STATE-AWAITING-EXIT", ss.id, m, "no follow-up after resolution",
+					s.report(seqStateAwaitingExit, ss.id, m, "no follow-up after resolution",
 						"after %s %s was resolved (%s) the session ends at once; a follow-up event (typically a state change away from awaiting_input) must reflect the resolution",
 						a.kindName(), a.token, a.res)
 				}
@@ -203,10 +203,10 @@ func (s *seqChecker) checkCoverage(ss *session, m *protocol.Message) {
 	}
 	switch len(missing) {
 	case 1:
-		s.report("SEQ-STATE-L1-COVERAGE", ss.id, m, "state changes missing",
+		s.report(seqStateL1Coverage, ss.id, m, "state changes missing",
 			"session %s %s; a Level 1 producer emits state changes to and from thinking, calling_tool and writing_output at minimum", ss.id, missing[0])
 	case 2:
-		s.report("SEQ-STATE-L1-COVERAGE", ss.id, m, "state changes missing",
+		s.report(seqStateL1Coverage, ss.id, m, "state changes missing",
 			"session %s %s, and %s; a Level 1 producer emits state changes to and from thinking, calling_tool and writing_output at minimum", ss.id, missing[0], missing[1])
 	}
 }

@@ -68,19 +68,19 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 		detail += " complete"
 	}
 	if o.complete {
-		s.report("SEQ-STREAM-AFTER-COMPLETE", ss.id, m, "chunk after complete",
+		s.report(seqStreamAfterComplete, ss.id, m, "chunk after complete",
 			"%s already sent its chunk with complete:true, yet another chunk follows; no chunk of an output may follow its completion", name)
 		return detail
 	}
 	if hasPos {
 		switch {
 		case o.chunks > 0 && (pos < o.last || (pos == o.last && !o.lastEmpty)):
-			s.report("SEQ-STREAM-POSITION-MONOTONIC", ss.id, m, "position does not increase",
+			s.report(seqStreamPositionMonotonic, ss.id, m, "position does not increase",
 				"chunk position %d of %s does not increase past the previous chunk's position %d; positions must increase monotonically", pos, name, o.last)
 		case pos != o.next && o.chunks > 0 && pos == o.nextBytes && o.nextBytes != o.next16:
 			if !o.bytesSeen {
 				o.bytesSeen = true
-				s.report("SEQ-STREAM-POSITION-BYTES", ss.id, m, "position counts bytes",
+				s.report(seqStreamPositionBytes, ss.id, m, "position counts bytes",
 					"chunk position %d of %s is the previous position %d plus the previous chunk's length in UTF-8 bytes; positions are character offsets (§4.3.3), %d in code points (%d in UTF-16 units), and bytes are no reading of character (reported once per output)",
 					pos, name, o.last, o.next, o.next16)
 			}
@@ -88,10 +88,10 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 			// UTF-16 code units: the TypeScript reading of "character".
 		case pos != o.next:
 			if o.chunks == 0 {
-				s.report("SEQ-STREAM-POSITION-CONTIGUOUS", ss.id, m, "first position ≠ 0",
+				s.report(seqStreamPositionContiguous, ss.id, m, "first position ≠ 0",
 					"the first chunk of %s is at position %d; positions are zero-based offsets, so the first chunk starts at 0", name, pos)
 			} else {
-				s.report("SEQ-STREAM-POSITION-CONTIGUOUS", ss.id, m, "position skips",
+				s.report(seqStreamPositionContiguous, ss.id, m, "position skips",
 					"chunk position %d of %s should be %d: the previous chunk started at %d and was %d characters (code points) long", pos, name, o.next, o.last, o.next-o.last)
 			}
 		}
@@ -148,7 +148,7 @@ func (s *seqChecker) finalizeOutputs(ss *session, m *protocol.Message) {
 		if name == "" {
 			name = "the implicit output"
 		}
-		s.report("SEQ-STREAM-ONE-COMPLETE", ss.id, m, "output never completed",
+		s.report(seqStreamOneComplete, ss.id, m, "output never completed",
 			"%s (first chunk at message %d) never sent a chunk with complete:true before the session ended; each output ends with exactly one complete:true chunk",
 			name, ss.outputs[id].at.index)
 	}

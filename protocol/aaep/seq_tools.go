@@ -142,7 +142,7 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 	ss.sawTI = true
 	ss.tiCount++
 	if ss.toolsAvail != nil && tool != "" && !ss.toolsAvail[tool] {
-		s.report("SEQ-TOOL-AVAILABLE", ss.id, m, "tool not announced",
+		s.report(seqToolAvailable, ss.id, m, "tool not announced",
 			"tool %q is invoked but is not in the session's tools_available list from session.started", tool)
 	}
 	t := &ss.tools
@@ -155,13 +155,13 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 				where = "an invocation still open (message " + itoa(t.open[i].at.index) + ")"
 				register = false
 			}
-			s.report("SEQ-TOOL-CALL-ID-UNIQUE", ss.id, m, "tool_call_id reused",
+			s.report(seqToolCallIDUnique, ss.id, m, "tool_call_id reused",
 				"tool_call_id %s of this %s invocation was already used by %s; a tool_call_id is unique within the session", id, tool, where)
 		} else {
 			t.markSeen(id)
 		}
 	} else if i := t.find("", tool); i >= 0 {
-		s.report("SEQ-TOOL-ID-SHOULD", ss.id, m, "concurrent calls without tool_call_id",
+		s.report(seqToolIDShould, ss.id, m, "concurrent calls without tool_call_id",
 			"tool %s is invoked again without a tool_call_id while an earlier id-less invocation of it (message %d) is still open; use tool_call_id so completions pair unambiguously",
 			tool, t.open[i].at.index)
 	}
@@ -194,40 +194,40 @@ func (s *seqChecker) onToolCompleted(ss *session, m *protocol.Message, ev *Event
 		if id == "" {
 			t.addDone(tool)
 		} else if c.tool != tool {
-			s.report("SEQ-TOOL-NAME-MATCH", ss.id, m, "tool name differs",
+			s.report(seqToolNameMatch, ss.id, m, "tool name differs",
 				"the completion of %s names tool %q but the invocation (message %d) named %q; a completion carries the same tool as its invocation",
 				id, tool, c.at.index, c.tool)
 		}
 	} else if id != "" && t.wasSeen(id) {
-		s.report("SEQ-TOOL-COMPLETE-ONCE", ss.id, m, "second completion",
+		s.report(seqToolCompleteOnce, ss.id, m, "second completion",
 			"tool call %s (%s) was already completed; each invocation gets exactly one tool.completed", id, tool)
 	} else if i := t.findIDForTool(tool); i >= 0 {
 		c = t.remove(i)
 		if id == "" {
-			s.report("SEQ-TOOL-CALL-ID-ECHO", ss.id, m, "tool_call_id not echoed",
+			s.report(seqToolCallIDEcho, ss.id, m, "tool_call_id not echoed",
 				"this completion of %s carries no tool_call_id, but its invocation (message %d) used %s; the completion must carry the same tool_call_id",
 				tool, c.at.index, c.id)
 		} else {
-			s.report("SEQ-TOOL-CALL-ID-ECHO", ss.id, m, "tool_call_id differs",
+			s.report(seqToolCallIDEcho, ss.id, m, "tool_call_id differs",
 				"this completion of %s carries tool_call_id %s, but the open invocation of %s (message %d) used %s; the completion must echo the invocation's tool_call_id",
 				tool, id, tool, c.at.index, c.id)
 		}
 	} else if id == "" && t.done(tool) > 0 {
-		s.report("SEQ-TOOL-COMPLETE-ONCE", ss.id, m, "second completion",
+		s.report(seqToolCompleteOnce, ss.id, m, "second completion",
 			"tool %s completes again, but every invocation of it is already completed; each invocation gets exactly one tool.completed", tool)
 	} else {
 		what := "tool " + tool
 		if id != "" {
 			what += " with tool_call_id " + id
 		}
-		s.report("SEQ-TOOL-PAIR-PRECEDED", ss.id, m, "no matching tool.invoked",
+		s.report(seqToolPairPreceded, ss.id, m, "no matching tool.invoked",
 			"%s completes, but no open agent.tool.invoked matches it; every tool.completed must be preceded by its invocation", what)
 	}
 	if c != nil {
 		if d, ok := ev.Int("duration_ms"); ok {
 			took := since(c.when, now)
 			if time.Duration(d)*time.Millisecond > took+time.Second {
-				s.report("SEQ-COMPLETED-COUNTS", ss.id, m, "duration longer than elapsed",
+				s.report(seqCompletedCounts, ss.id, m, "duration longer than elapsed",
 					"tool %s reports duration_ms %d, but only %s passed between its invocation and completion", c.describe(), d, took.Round(time.Millisecond))
 			}
 		}
@@ -245,7 +245,7 @@ func (s *seqChecker) onToolCompleted(ss *session, m *protocol.Message, ev *Event
 // finalizeTools: SEQ-TOOL-PAIR-COMPLETED at the terminal event.
 func (s *seqChecker) finalizeTools(ss *session, m *protocol.Message) {
 	for _, c := range ss.tools.open {
-		s.report("SEQ-TOOL-PAIR-COMPLETED", ss.id, m, "tool never completed",
+		s.report(seqToolPairCompleted, ss.id, m, "tool never completed",
 			"tool %s invoked at message %d never completed before the session ended; every tool.invoked needs a tool.completed (status \"timeout\" if abandoned)",
 			c.describe(), c.at.index)
 	}
@@ -257,7 +257,7 @@ func (s *seqChecker) checkCompletedCounts(ss *session, m *protocol.Message, ev *
 		return
 	}
 	if n, ok := ev.Int("tool_invocations_count"); ok && n != int64(ss.tiCount) {
-		s.report("SEQ-COMPLETED-COUNTS", ss.id, m, "tool count differs",
+		s.report(seqCompletedCounts, ss.id, m, "tool count differs",
 			"session.completed reports tool_invocations_count %d, but the session invoked %d tools", n, ss.tiCount)
 	}
 	if d, ok := ev.Int("duration_ms"); ok && ss.started {
@@ -267,7 +267,7 @@ func (s *seqChecker) checkCompletedCounts(ss *session, m *protocol.Message, ev *
 			diff = -diff
 		}
 		if diff > max(time.Second, took/10) {
-			s.report("SEQ-COMPLETED-COUNTS", ss.id, m, "duration differs",
+			s.report(seqCompletedCounts, ss.id, m, "duration differs",
 				"session.completed reports duration_ms %d, but %s passed between session.started and session.completed", d, took.Round(time.Millisecond))
 		}
 	}

@@ -78,8 +78,9 @@ type unseenFlow struct {
 // heldFinding is a MUST finding held until it is known whether the
 // recording carries the replies it rests on.
 type heldFinding struct {
-	rule, short, text string
-	at                ref
+	rule        *protocol.Rule
+	short, text string
+	at          ref
 }
 
 // unseenGroup holds one session's flows, for one SEQ-REPLY-UNOBSERVED
@@ -145,7 +146,7 @@ func (s *seqChecker) flowFor(a *await, at *protocol.Message, how string) *unseen
 
 // judge reports a finding that rests on the absence of a reply, or holds
 // it with fl when the replies are not observed (fl != nil).
-func (s *seqChecker) judge(fl *unseenFlow, rule, session string, at ref, short, format string, args ...any) {
+func (s *seqChecker) judge(fl *unseenFlow, rule *protocol.Rule, session string, at ref, short, format string, args ...any) {
 	if fl == nil {
 		s.report(rule, session, at.msg(), short, format, args...)
 		return
@@ -187,7 +188,7 @@ func (s *seqChecker) observeFlow(fl *unseenFlow) {
 	fl.done = true
 	s.unseen.held--
 	for _, f := range fl.findings {
-		s.r.Report(ruleOf(f.rule), fl.session, f.at.msg(), f.short, "%s", f.text)
+		s.r.Report(f.rule, fl.session, f.at.msg(), f.short, "%s", f.text)
 	}
 	for i := len(fl.undo) - 1; i >= 0; i-- {
 		fl.undo[i]()
@@ -257,7 +258,7 @@ func (s *seqChecker) reportGroup(g *unseenGroup) {
 	if len(inc) == 0 {
 		return
 	}
-	rules := map[string]bool{}
+	rules := map[*protocol.Rule]bool{}
 	var names, more []string
 	for i, fl := range inc {
 		if i > 0 && len(more) < 4 {
@@ -266,7 +267,7 @@ func (s *seqChecker) reportGroup(g *unseenGroup) {
 		for _, f := range fl.findings {
 			if !rules[f.rule] {
 				rules[f.rule] = true
-				names = append(names, f.rule)
+				names = append(names, f.rule.ID)
 			}
 		}
 	}
@@ -283,7 +284,7 @@ func (s *seqChecker) reportGroup(g *unseenGroup) {
 	}
 	first := inc[0]
 	a := first.a
-	s.r.Report(ruleOf("SEQ-REPLY-UNOBSERVED"), g.session, first.at.msg(), "reply not in the recording",
+	s.r.Report(seqReplyUnobserved, g.session, first.at.msg(), "reply not in the recording",
 		"%s %s (message %d) was resolved by a reply this recording did not carry: %s%s; the recording carries no replies on this subscription, so %s cannot be judged here",
 		a.kindName(), a.token, a.at.index, first.how, also, strings.Join(names, ", "))
 }

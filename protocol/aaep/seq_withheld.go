@@ -23,26 +23,26 @@ import (
 
 // absenceRules lists, for each rule that judges missing events, the event
 // types whose absence can make it fire.
-var absenceRules = map[string][]string{
-	"SEQ-START-FIRST":          {TypeSessionStarted},
-	"SEQ-TERMINAL-PRESENT":     {TypeSessionCompleted, TypeSessionCancelled},
-	"SEQ-STATE-FIRST-IDLE":     implicitStateTypes,
-	"SEQ-STATE-CHAIN":          implicitStateTypes,
-	"SEQ-STATE-L1-COVERAGE":    {TypeStateChanged},
-	"SEQ-STATE-AWAITING-ENTER": {TypeStateChanged},
-	"SEQ-STATE-AWAITING-EXIT":  {TypeStateChanged},
-	"SEQ-CONF-REJECT-FOLLOWUP": {TypeStateChanged},
-	"NEG-RESOLUTION-NOTICE":    {TypeStateChanged},
-	"SEQ-CONF-ACCEPT-INVOKES":  {TypeToolInvoked},
-	"SEQ-TOOL-PAIR-PRECEDED":   {TypeToolInvoked},
-	"SEQ-COMPLETED-COUNTS":     {TypeToolInvoked, TypeToolCompleted},
-	"SEQ-TOOL-PAIR-COMPLETED":  {TypeToolCompleted},
-	"SEQ-TOOL-BEFORE-STATE":    {TypeToolCompleted},
-	"SEQ-IRREV-NEEDS-CONF":     {TypeAwaitingConfirmation},
-	"SEQ-IRREV-NEEDS-ACCEPT":   {TypeAwaitingConfirmation},
-	"SEQ-CONF-ONE-ACTION":      {TypeAwaitingConfirmation},
-	"SEQ-CONF-COUNTDOWN":       {TypeProgressUpdated},
-	"SEQ-A7-TABLES":            {TypeStateChanged, TypeToolInvoked, TypeToolCompleted, TypeOutputStreaming},
+var absenceRules = map[*protocol.Rule][]string{
+	seqStartFirst:         {TypeSessionStarted},
+	seqTerminalPresent:    {TypeSessionCompleted, TypeSessionCancelled},
+	seqStateFirstIdle:     implicitStateTypes,
+	seqStateChain:         implicitStateTypes,
+	seqStateL1Coverage:    {TypeStateChanged},
+	seqStateAwaitingEnter: {TypeStateChanged},
+	seqStateAwaitingExit:  {TypeStateChanged},
+	seqConfRejectFollowup: {TypeStateChanged},
+	negResolutionNotice:   {TypeStateChanged},
+	seqConfAcceptInvokes:  {TypeToolInvoked},
+	seqToolPairPreceded:   {TypeToolInvoked},
+	seqCompletedCounts:    {TypeToolInvoked, TypeToolCompleted},
+	seqToolPairCompleted:  {TypeToolCompleted},
+	seqToolBeforeState:    {TypeToolCompleted},
+	seqIrrevNeedsConf:     {TypeAwaitingConfirmation},
+	seqIrrevNeedsAccept:   {TypeAwaitingConfirmation},
+	seqConfOneAction:      {TypeAwaitingConfirmation},
+	seqConfCountdown:      {TypeProgressUpdated},
+	seqA7Tables:           {TypeStateChanged, TypeToolInvoked, TypeToolCompleted, TypeOutputStreaming},
 }
 
 // implicitStateTypes are the events the state chain reads states from.
@@ -108,14 +108,14 @@ func (n *negChecker) noteWithheld(sub *subscription, m *protocol.Message) {
 	if len(types) == 0 {
 		return
 	}
-	n.s.report("NEG-TYPES-WITHHELD", sub.key, m, "types withheld",
+	n.s.report(negTypesWithheld, sub.key, m, "types withheld",
 		"by this handshake the subscription does not deliver %s (its honored event_filters, or no supports_confirmation_reply / supports_clarification_reply); findings that rest on the absence of these events are not reported for its sessions",
 		list)
 }
 
 // unjudgeable reports whether rule, about session, rests on events the
 // session's subscription does not deliver.
-func (s *seqChecker) unjudgeable(rule, session string) bool {
+func (s *seqChecker) unjudgeable(rule *protocol.Rule, session string) bool {
 	types := absenceRules[rule]
 	if types == nil {
 		return false

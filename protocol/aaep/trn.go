@@ -50,11 +50,11 @@ func (s *seqChecker) trnSession(m *protocol.Message, ev *Event) string {
 func (s *seqChecker) checkTransport(m *protocol.Message, ev *Event) {
 	if len(m.Attrs) > 0 {
 		if id, ok := m.Attrs[attrSSEID]; ok && ev.IsEvent && ev.EventID != "" && id != ev.EventID {
-			s.report("TRN-SSE-ID", s.trnSession(m, ev), m, "SSE id ≠ event_id",
+			s.report(trnSSEID, s.trnSession(m, ev), m, "SSE id ≠ event_id",
 				"the SSE frame's id is %q but the event inside has event_id %q; the SSE id field carries the event's event_id (B.1.3), so Last-Event-ID resumption works", id, ev.EventID)
 		}
 		if name, ok := m.Attrs[attrSSEEvent]; ok && ev.Core != "" && name != "aaep.event" {
-			s.report("TRN-SSE-ID", s.trnSession(m, ev), m, "SSE event name",
+			s.report(trnSSEID, s.trnSession(m, ev), m, "SSE event name",
 				"the SSE frame's event field is %q but core AAEP events are sent as \"aaep.event\" (B.1.3)", name)
 		}
 		if method, ok := m.Attrs[attrRPCMethod]; ok {
@@ -63,14 +63,14 @@ func (s *seqChecker) checkTransport(m *protocol.Message, ev *Event) {
 				if ev.IsEvent {
 					what = "an event (" + shortType(ev) + ")"
 				}
-				s.report("TRN-JSONRPC-METHOD", s.trnSession(m, ev), m, "wrong JSON-RPC method",
+				s.report(trnJSONRPCMethod, s.trnSession(m, ev), m, "wrong JSON-RPC method",
 					"%s travels in a JSON-RPC message with method %q; the stdio binding (B.6.3) uses %q for it", what, method, want)
 			}
 		}
 	}
 	if m.Dir == protocol.FromProducer && !ev.IsEvent && !IsMessageType(ev.Type) {
 		if why := revealedReason(ev); why != "" {
-			s.report("TRN-NO-FAILURE-REASON", s.trnSession(m, ev), m, "reply failure reason revealed",
+			s.report(trnNoFailureReason, s.trnSession(m, ev), m, "reply failure reason revealed",
 				"the producer's answer to a reply reveals why it failed (%s); a producer must ignore an invalid reply without telling the sender the specific reason (§6.3.4), which would help attackers probe tokens", why)
 		}
 	}

@@ -65,8 +65,9 @@ func TestRuleListJSON(t *testing.T) {
 	}
 }
 
-// TestRuleValues: every declared rule has a unique ID, a level and a
-// summary; where the profiles differ, each has a reading.
+// TestRuleValues: every declared rule has a unique ID, a level, a summary
+// and the place that states it; where the profiles differ, each has a
+// reading.
 func TestRuleValues(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range protocol.ListRules(models.All()) {
@@ -76,6 +77,9 @@ func TestRuleValues(t *testing.T) {
 		seen[r.ID] = true
 		if r.Level == 0 || r.Summary == "" || !strings.HasSuffix(r.Summary, ".") {
 			t.Errorf("rule %s lacks a level or a summary sentence", r.ID)
+		}
+		if r.Spec == "" {
+			t.Errorf("rule %s does not say where it is stated (Spec)", r.ID)
 		}
 		if p := r.Profiles; p.Differ() && (p.Lenient == "" || p.Strict == "" || p.Lenient == p.Strict) {
 			t.Errorf("rule %s: profile readings %+v, want two different readings", r.ID, p)
