@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/show"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+// Test_readRun feeds the options of the verbs that read a capture and
+// print or draw it (info, show, visualize) straight to their run
+// functions. The demo capture: 108 records, 8 sessions, 6 findings.
+func Test_readRun(t *testing.T) {
+	const sessions = `"sess_1d5972647e6722a4", "sess_25c69ca9707f8e17", "sess_2803345d6f36a672", "sess_64578a1f29640f65", "sess_c5b1010e591eff65", "sess_c7d6e86c00ee6e7d", "sess_d0fd4a2cb8d12071", "sess_eb1273ca151c1c3d"`
+	lines := func(s string) int { return strings.Count(s, "\n") }
+	for _, tc := range []struct {
+		name   string
+		run    func(a *app, dir string) error
+		code   int
+		err    string                                        // exact, DIR standing for the directory
+		stderr string                                        // exact, DIR standing for the directory
+		check  func(t *testing.T, stdout string, dir string) // stdout and files
+	}{
+		{name: "info as JSON", run: func(a *app, dir string) error {
+			return infoRun(&InfoOptions{app: a, Inputs: []string{demoCapture}, JSON: true, Speed: 1, Gap: 10 * time.Second})
+		}, check: func(t *testing.T, stdout, _ string) {
+			var sum struct {
+				Records int64  `json:"records"`
+				Status  string `json:"status"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Records != 108 || sum.Status != "clean" {
+				t.Errorf("info --json: %+v, %v\n%s", sum, err, stdout)
+			}
+		}},
+		{name: "info of a missing file", run: func(a *app, dir string) error {
+			return infoRun(&InfoOptions{app: a, Inputs: []string{filepath.Join(dir, "none.aaep")}, Speed: 1, Gap: 10 * time.Second})
+		}, code: cli.ExitUsage, err: "info: stat DIR/none.aaep: no such file or directory"},
+		{name: "show marks the findings", run: func(a *app, dir string) error {
+			return showRun(&ShowOptions{app: a, Input: demoCapture, Show: show.Options{Profile: "lenient", Timing: timing.Config{Speed: 1}}})
+		}, check: func(t *testing.T, stdout, _ string) {
+			if lines(stdout) != 108 || strings.Count(stdout, " !! ") != 6 {
+				t.Errorf("show: %d lines, %d marked; want 108 and 6\n%s", lines(stdout), strings.Count(stdout, " !! "), stdout)
+			}
+		}},
+		{name: "show one session unchecked", run: func(a *app, dir string) error {
+			o := &ShowOptions{app: a, Input: demoCapture, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}}
+			o.Show.Match.Sessions = []string{"sess_eb1273ca151c1c3d"}
+			return showRun(o)
+		}, check: func(t *testing.T, stdout, _ string) {
+			if lines(stdout) != 8 || strings.Count(stdout, "sess_eb1273ca151c1c3d") != 8 || strings.Contains(stdout, "!!") {
+				t.Errorf("show --session --no-check:\n%s", stdout)
+			}
+		}},
+		{name: "visualize as DOT", run: func(a *app, dir string) error {
+			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{demoCapture}, Input: demoCapture, Output: filepath.Join(dir, "t.dot"), Format: "dot", Profile: "lenient", MaxSessions: 100})
+		}, stderr: "aaep-replay: drew 8 sessions (108 messages, 6 findings) to DIR/t.dot\n", check: func(t *testing.T, stdout, dir string) {
+			dot, err := os.ReadFile(filepath.Join(dir, "t.dot"))
+			if err != nil || !bytes.HasPrefix(dot, []byte("digraph aaep_trace {")) || stdout != "" {
+				t.Errorf("t.dot: %v, %.40q; stdout %q", err, dot, stdout)
+			}
+		}},
+		{name: "visualize of a session not there", run: func(a *app, dir string) error {
+			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{demoCapture}, Input: demoCapture, Output: filepath.Join(dir, "t.dot"), Format: "dot", Session: "nope", MaxSessions: 100})
+		}, code: cli.ExitUsage, err: `no session "nope" in ` + demoCapture + ` (sessions seen: ` + sessions + `)`, check: func(t *testing.T, _, dir string) {
+			if _, err := os.Stat(filepath.Join(dir, "t.dot")); !os.IsNotExist(err) {
+				t.Errorf("t.dot written: %v", err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			a := &app{Streams: cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, ctx: context.Background()}
+			err := tc.run(a, dir)
+			dirOf := func(s string) string { return strings.ReplaceAll(s, "DIR", dir) }
+			if code := cli.Code(err); code != tc.code {
+				t.Fatalf("exit code %d (%v), want %d", code, err, tc.code)
+			}
+			if tc.err != "" && err.Error() != dirOf(tc.err) {
+				t.Errorf("error %q, want %q", err, dirOf(tc.err))
+			}
+			if stderr.String() != dirOf(tc.stderr) {
+				t.Errorf("stderr %q, want %q", stderr.String(), dirOf(tc.stderr))
+			}
+			if tc.check != nil {
+				tc.check(t, stdout.String(), dir)
+			}
+		})
+	}
+}
