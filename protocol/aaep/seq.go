@@ -244,6 +244,7 @@ type seqChecker struct {
 
 	redeliver  redeliveries // identical repeats per source (seq_redeliver.go)
 	idReported bool         // SEQ-EVENT-ID-UNIQUE already reported for this message
+	hashed     hashMemo     // the content hash of the message being checked
 	// replay: the input records a replay (protocol.StreamInfo.Replay), so
 	// the events' timestamps are the original producer's.
 	replay bool
@@ -384,7 +385,7 @@ func (s *seqChecker) lateEvent(session, endState string, m *protocol.Message, ev
 func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
 		if rec, ok := s.ids[idKey(m.Source, ev.EventID)]; ok && rec.sess == ss && s.live(rec) {
-			s.repeatedID(ss, m, ev, rec, contentHash(ev))
+			s.repeatedID(ss, m, ev, rec, s.contentHash(m, ev))
 			return
 		}
 		if ev.EventID == ss.termID {

@@ -106,12 +106,29 @@ func mix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
+// hashMemo keeps the content hash of the message being checked, which
+// redelivery and the session rules both need.
+type hashMemo struct {
+	m    *protocol.Message
+	ev   *Event
+	hash uint64
+}
+
+// contentHash returns contentHash(ev) for message m, computed once per
+// message (redelivery, the first to ask, resets the memo).
+func (s *seqChecker) contentHash(m *protocol.Message, ev *Event) uint64 {
+	if s.hashed.m != m || s.hashed.ev != ev {
+		s.hashed = hashMemo{m: m, ev: ev, hash: contentHash(ev)}
+	}
+	return s.hashed.hash
+}
+
 func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, primary bool) idResult {
 	if ev.EventID == "" {
 		return idNew
 	}
 	k := idKey(m.Source, ev.EventID)
-	h := contentHash(ev)
+	h := s.contentHash(m, ev)
 	old, found := s.ids[k]
 	if found && s.live(old) {
 		if !s.idReported {
@@ -155,7 +172,7 @@ func (s *seqChecker) rememberID(ss *session, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
 		k := idKey(m.Source, ev.EventID)
 		old, found := s.ids[k]
-		s.store(ss, k, old, found, contentHash(ev), m)
+		s.store(ss, k, old, found, s.contentHash(m, ev), m)
 	}
 }
 
