@@ -109,8 +109,9 @@ func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func
 }
 
 // BenchmarkRecorder measures the recorder alone: b.N events emitted by one
-// goroutine (UTF-8 check, peek, batch copy) and written by the writer
-// goroutine (JSON validation, compression) into a file.
+// goroutine (UTF-8 check, batch copy) and written by the writer goroutine
+// (decoding by the JSON front end for validity and session, compression)
+// into a file.
 func BenchmarkRecorder(b *testing.B) {
 	clock := source.NewClock()
 	rec, err := recorder.New(recorder.Config{Path: filepath.Join(b.TempDir(), "r.aaep"), Header: capfile.Header{Tool: "bench"}, Clock: clock})
