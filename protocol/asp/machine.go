@@ -67,9 +67,9 @@ var states = []stateDef{
 // guard holds is taken.
 type guard func(s *session, e *envelope) bool
 
-// action is an edge's checks and effects on the session. mv arrives as the
-// edge's move; an action that refuses the message replaces it (refuse).
-type action func(c *checker, s *session, m *protocol.Message, e *envelope, mv *move)
+// action is an edge's checks and effects on the session. It gets the
+// edge's move and returns it, or, when it refuses the message, the refusal.
+type action func(c *checker, s *session, m *protocol.Message, e *envelope, mv move) move
 
 // timer is an automatic transition's clock: expired reports the timeout
 // and returns true when it ran out at t (m is nil at the end of the stream).

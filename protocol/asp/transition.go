@@ -80,7 +80,7 @@ func (c *checker) transition(s *session, m *protocol.Message, e *envelope) move 
 	}
 	mv := move{to: r.to, kind: r.kind}
 	if r.act != nil {
-		r.act(c, s, m, e, &mv)
+		mv = r.act(c, s, m, e, mv)
 	}
 	return mv
 }
@@ -88,10 +88,9 @@ func (c *checker) transition(s *session, m *protocol.Message, e *envelope) move 
 // The actions and guards of the table's edges.
 
 // acceptInvitation: the invited agent's ACCEPT (row 2's first half).
-func (c *checker) acceptInvitation(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) acceptInvitation(s *session, m *protocol.Message, e *envelope, mv move) move {
 	if e.sender != "" && e.sender == s.inviter {
-		*mv = c.refuse(s, m, ruleS03, "inviter accepted", "%s accepted its own invitation; only the invited agent can accept it", e.sender)
-		return
+		return c.refuse(s, m, ruleS03, "inviter accepted", "%s accepted its own invitation; only the invited agent can accept it", e.sender)
 	}
 	s.accepted = true
 	if e.sender != "" && !slices.Contains(s.acceptors, e.sender) && len(s.acceptors) < maxIdentity {
@@ -100,18 +99,17 @@ func (c *checker) acceptInvitation(s *session, m *protocol.Message, e *envelope,
 	if !c.strict {
 		s.inviteDeadline = time.Time{}
 	}
+	return mv
 }
 
 // identity: an INFORM identity of the exchange after the ACCEPT (row 2's
 // second half); the edge to INTRODUCED is taken by the last one.
-func (c *checker) identity(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) identity(s *session, m *protocol.Message, e *envelope, mv move) move {
 	if e.info != "identity" {
-		*mv = c.refuse(s, m, ruleS10, "INFORM not identity", "while INVITED the only INFORM is informType identity, got %q", e.info)
-		return
+		return c.refuse(s, m, ruleS10, "INFORM not identity", "while INVITED the only INFORM is informType identity, got %q", e.info)
 	}
 	if !s.accepted {
-		*mv = c.refuse(s, m, ruleS03, "identity before ACCEPT", "the identity exchange starts only after the invited agent's ACCEPT; this INFORM identity came before it")
-		return
+		return c.refuse(s, m, ruleS03, "identity before ACCEPT", "the identity exchange starts only after the invited agent's ACCEPT; this INFORM identity came before it")
 	}
 	if e.sender != "" && !slices.Contains(s.identities, e.sender) && len(s.identities) < maxIdentity {
 		s.identities = append(s.identities, e.sender)
@@ -119,6 +117,7 @@ func (c *checker) identity(s *session, m *protocol.Message, e *envelope, mv *mov
 	if mv.to == sIntroduced {
 		s.inviteDeadline = time.Time{}
 	}
+	return mv
 }
 
 // completesIntroduction guards the edge to INTRODUCED: an accepted
@@ -146,25 +145,25 @@ func completesIntroduction(s *session, e *envelope) bool {
 
 // acceptProposal: an ACCEPT while CONVERSING, of a proposal that must not
 // be void or cleared.
-func (c *checker) acceptProposal(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) acceptProposal(s *session, m *protocol.Message, e *envelope, mv move) move {
 	if ref := acceptRef(e); ref != "" && slices.Contains(s.cleared, ref) {
-		*mv = c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; it can no longer be accepted", ref)
-		return
+		return c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; it can no longer be accepted", ref)
 	}
 	c.voidProposal(s, m, e)
+	return mv
 }
 
 // commit: a COMMIT makes its commitment the pending one (row 5).
-func (c *checker) commit(s *session, _ *protocol.Message, e *envelope, _ *move) {
+func (c *checker) commit(s *session, _ *protocol.Message, e *envelope, mv move) move {
 	s.pending, s.pendingMsg, s.committer = e.str("commitmentId"), e.messageID, e.sender
+	return mv
 }
 
 // acceptCommitment: the ACCEPT of the pending COMMIT (row 9).
-func (c *checker) acceptCommitment(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) acceptCommitment(s *session, m *protocol.Message, e *envelope, mv move) move {
 	ref := acceptRef(e)
 	if ref != "" && slices.Contains(s.cleared, ref) {
-		*mv = c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; only the pending commitment %s can be accepted", ref, s.pending)
-		return
+		return c.refuse(s, m, ruleS05, "accepts a cleared commitment", "this ACCEPT names commitment %s, which an earlier REJECT or COUNTER cleared; only the pending commitment %s can be accepted", ref, s.pending)
 	}
 	switch {
 	case ref == "":
@@ -175,10 +174,11 @@ func (c *checker) acceptCommitment(s *session, m *protocol.Message, e *envelope,
 	if e.sender != "" && e.sender == s.committer {
 		c.r.Report(ruleS04, s.id, m, "committer accepted", "%s accepted its own COMMIT; the other party is the one to accept it", e.sender)
 	}
+	return mv
 }
 
 // clearCommitment: a REJECT or COUNTER of the pending COMMIT clears it (row 10).
-func (c *checker) clearCommitment(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) clearCommitment(s *session, m *protocol.Message, e *envelope, mv move) move {
 	if s.pending != "" {
 		if len(s.cleared) >= maxCleared {
 			s.cleared = s.cleared[1:]
@@ -186,23 +186,24 @@ func (c *checker) clearCommitment(s *session, m *protocol.Message, e *envelope, 
 		s.cleared = append(s.cleared, s.pending)
 	}
 	s.pending, s.pendingMsg, s.committer = "", "", ""
-	c.remember(s, m, e, mv)
+	return c.remember(s, m, e, mv)
 }
 
 // executionReport: an INFORM while EXECUTING is progress, result or error.
-func (c *checker) executionReport(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) executionReport(s *session, m *protocol.Message, e *envelope, mv move) move {
 	switch e.info {
 	case "result":
 		s.resultSeen = true
 	case "progress", "error":
 	default:
-		*mv = c.refuse(s, m, ruleS10, "INFORM type not for EXECUTING", "while EXECUTING an INFORM is progress, result or error, got %q", e.info)
+		return c.refuse(s, m, ruleS10, "INFORM type not for EXECUTING", "while EXECUTING an INFORM is progress, result or error, got %q", e.info)
 	}
+	return mv
 }
 
 // closeExecution: a CLOSE during EXECUTING before the obligations were
 // reported fulfilled may be a breach (row 11).
-func (c *checker) closeExecution(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) closeExecution(s *session, m *protocol.Message, e *envelope, mv move) move {
 	if reason := e.str("reason"); !s.resultSeen || reason == "unilateral" {
 		why := "before any INFORM result confirmed the obligations were fulfilled"
 		if reason == "unilateral" {
@@ -210,19 +211,20 @@ func (c *checker) closeExecution(s *session, m *protocol.Message, e *envelope, m
 		}
 		c.r.Report(ruleS09, s.id, m, "possible breach", "%s closed the session during EXECUTING %s; a unilateral close of an agreement in progress may be treated as a breach", e.sender, why)
 	}
-	c.closeSession(s, m, e, mv)
+	return c.closeSession(s, m, e, mv)
 }
 
 // closeSession: the lenient profile keeps a session closed by CLOSE open
 // for the other participant's CLOSE (mutual close).
-func (c *checker) closeSession(s *session, _ *protocol.Message, e *envelope, _ *move) {
+func (c *checker) closeSession(s *session, _ *protocol.Message, e *envelope, mv move) move {
 	if e.perf == pClose && !c.strict {
 		s.grace, s.graceFrom = graceMutualClose, e.sender
 	}
+	return mv
 }
 
 // invite: the session-invitation PROPOSE starts the invitation's clocks (row 1).
-func (c *checker) invite(s *session, _ *protocol.Message, e *envelope, _ *move) {
+func (c *checker) invite(s *session, _ *protocol.Message, e *envelope, mv move) move {
 	s.inviter = e.sender
 	if e.hasTS {
 		s.inviteDeadline = e.ts.Add(invitationTimeout)
@@ -242,13 +244,14 @@ func (c *checker) invite(s *session, _ *protocol.Message, e *envelope, _ *move) 
 			s.timeout = d
 		}
 	}
+	return mv
 }
 
 // remember records a proposal's validUntil for ASP-T05.
-func (c *checker) remember(s *session, _ *protocol.Message, e *envelope, _ *move) {
+func (c *checker) remember(s *session, _ *protocol.Message, e *envelope, mv move) move {
 	id := e.str("proposalId")
 	if id == "" {
-		return
+		return mv
 	}
 	p := proposal{id: id, sender: e.sender}
 	if v, ok := e.body["validUntil"].Str(); ok {
@@ -260,6 +263,7 @@ func (c *checker) remember(s *session, _ *protocol.Message, e *envelope, _ *move
 		s.proposals = s.proposals[1:]
 	}
 	s.proposals = append(s.proposals, p)
+	return mv
 }
 
 // voidProposal reports an ACCEPT of a proposal after its validUntil. An
@@ -292,7 +296,7 @@ func acceptRef(e *envelope) string {
 
 // escalate: an ESCALATE pauses the session and starts the escalation's
 // clock; the state it leaves is pushed for the resolution.
-func (c *checker) escalate(s *session, _ *protocol.Message, e *envelope, _ *move) {
+func (c *checker) escalate(s *session, _ *protocol.Message, e *envelope, mv move) move {
 	x := escalation{prev: s.state}
 	if e.hasTS {
 		timeout := escalationTimeout
@@ -308,14 +312,14 @@ func (c *checker) escalate(s *session, _ *protocol.Message, e *envelope, _ *move
 	} else {
 		s.stack[len(s.stack)-1].deadline = x.deadline
 	}
+	return mv
 }
 
 // resolve: an INFORM resolution leaves ESCALATED for the state the
 // escalation left (row 14).
-func (c *checker) resolve(s *session, m *protocol.Message, e *envelope, mv *move) {
+func (c *checker) resolve(s *session, m *protocol.Message, e *envelope, mv move) move {
 	if e.info != "resolution" {
-		*mv = c.refuse(s, m, ruleS10, "INFORM not resolution", "while ESCALATED the only INFORM is informType resolution, got %q", e.info)
-		return
+		return c.refuse(s, m, ruleS10, "INFORM not resolution", "while ESCALATED the only INFORM is informType resolution, got %q", e.info)
 	}
 	mv.to = sConversing // a session adopted while ESCALATED: the state left is unknown
 	if n := len(s.stack); n > 0 {
@@ -326,6 +330,7 @@ func (c *checker) resolve(s *session, m *protocol.Message, e *envelope, mv *move
 			s.paused += e.ts.Sub(x.start)
 		}
 	}
+	return mv
 }
 
 func (s *session) escalatedFrom() string {
