@@ -43,6 +43,7 @@
 package payload
 
 import (
+	"hash/maphash"
 	"strconv"
 	"unicode/utf8"
 )
@@ -164,9 +165,10 @@ type Doc struct {
 	invalid bool
 	members []Member
 	stats   Stats
-	// index maps member names to their last index once an object has
-	// indexMin members (nil until then; cleared, not dropped, on reuse).
-	index   map[string]int
+	// index is an open-addressing hash table of the member names once an
+	// object has indexMin members: each slot holds 1 + the index in members
+	// of the last member of a name, 0 when empty (kept, cleared, on reuse).
+	index   []int32
 	indexed bool
 	// interned holds the strings of routing values seen before (types,
 	// urgencies, performatives, events), so that they are not allocated
@@ -174,9 +176,12 @@ type Doc struct {
 	interned map[string]string
 }
 
-// indexMin is the member count from which names are indexed by a map
-// rather than searched.
+// indexMin is the member count from which names are indexed by a hash
+// table rather than searched.
 const indexMin = 16
+
+// seed keys the hash of member names.
+var seed = maphash.MakeSeed()
 
 // Decode returns a new Doc of raw. Reusing a Doc with its Decode method
 // spares the allocations.
@@ -269,8 +274,11 @@ func (d *Doc) Get(name string) Value {
 // Lookup returns the index in Members of the last member named name, or -1.
 func (d *Doc) Lookup(name string) int {
 	if d.indexed {
-		if i, ok := d.index[name]; ok {
-			return i
+		mask := len(d.index) - 1
+		for h := int(maphash.String(seed, name)) & mask; d.index[h] != 0; h = (h + 1) & mask {
+			if i := d.index[h] - 1; string(d.members[i].Name) == name {
+				return int(i)
+			}
 		}
 		return -1
 	}
@@ -286,13 +294,19 @@ func (d *Doc) Lookup(name string) int {
 // once there are many.
 func (d *Doc) addMember(name []byte, val Value) {
 	n := len(d.members)
-	if d.stats.Dup < 0 {
-		if d.indexed {
-			if _, ok := d.index[string(name)]; ok {
-				d.stats.Dup = n
-			}
+	d.members = append(d.members, Member{Name: name, Value: val})
+	switch {
+	case d.indexed:
+		if 2*(n+1) > len(d.index) {
+			d.reindex(2 * len(d.index))
 		} else {
-			for i := range d.members {
+			d.insert(n)
+		}
+	case n+1 == indexMin:
+		d.reindex(4 * indexMin)
+	default:
+		if d.stats.Dup < 0 {
+			for i := range n {
 				if string(d.members[i].Name) == string(name) {
 					d.stats.Dup = n
 					break
@@ -300,19 +314,36 @@ func (d *Doc) addMember(name []byte, val Value) {
 			}
 		}
 	}
-	d.members = append(d.members, Member{Name: name, Value: val})
-	switch {
-	case d.indexed:
-		d.index[string(name)] = n
-	case n+1 == indexMin:
-		if d.index == nil {
-			d.index = make(map[string]int, 2*indexMin)
-		}
-		for i, m := range d.members {
-			d.index[string(m.Name)] = i
-		}
-		d.indexed = true
+}
+
+// reindex rebuilds the hash table with size slots (a power of two).
+func (d *Doc) reindex(size int) {
+	if cap(d.index) >= size {
+		d.index = d.index[:size]
+		clear(d.index)
+	} else {
+		d.index = make([]int32, size)
 	}
+	d.indexed = true
+	for i := range d.members {
+		d.insert(i)
+	}
+}
+
+// insert indexes member i, the last of its name so far, noting a repeat.
+func (d *Doc) insert(i int) {
+	name := d.members[i].Name
+	mask := len(d.index) - 1
+	h := int(maphash.Bytes(seed, name)) & mask
+	for ; d.index[h] != 0; h = (h + 1) & mask {
+		if string(d.members[d.index[h]-1].Name) == string(name) {
+			if d.stats.Dup < 0 || d.stats.Dup > i {
+				d.stats.Dup = i
+			}
+			break
+		}
+	}
+	d.index[h] = int32(i + 1)
 }
 
 // route sets the routing field that member name fills.
@@ -367,7 +398,6 @@ const (
 	internMaxLen = 64
 )
 
-// intern returns b as a string, allocated once per distinct value.
 // ShareInterned makes d intern its routing strings in the same table as
 // from, so that Docs decoded on one goroutine (a reader decoding messages
 // ahead, a Doc for each) find the strings any of them met. Docs sharing a
@@ -379,6 +409,7 @@ func (d *Doc) ShareInterned(from *Doc) {
 	d.interned = from.interned
 }
 
+// intern returns b as a string, allocated once per distinct value.
 func (d *Doc) intern(b []byte) string {
 	if s, ok := d.interned[string(b)]; ok {
 		return s

@@ -190,4 +190,18 @@ func TestDecodeReuseAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { d.Decode(raw) }); n != 0 {
 		t.Errorf("%v allocations per Decode, want 0", n)
 	}
+	var b strings.Builder
+	b.WriteString(`{"type":"t"`)
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, `,"member%d":%d`, i, i)
+	}
+	b.WriteString(`}`)
+	many := []byte(b.String())
+	d.Decode(many)
+	if n := testing.AllocsPerRun(100, func() { d.Decode(many) }); n != 0 {
+		t.Errorf("%v allocations per Decode of 101 members, want 0", n)
+	}
+	if d.Lookup("member99") != 100 || d.Lookup("member100") != -1 || d.Stats().Dup != -1 {
+		t.Errorf("Lookup in 101 members: %d %d, Dup %d", d.Lookup("member99"), d.Lookup("member100"), d.Stats().Dup)
+	}
 }
