@@ -208,62 +208,11 @@ func (s *scanner) value(depth int) *SyntaxError {
 		}
 		if depth == 0 {
 			s.deep++
-			defer func() { s.deep-- }()
+			err := s.container(c, 0)
+			s.deep--
+			return err
 		}
-		if s.d != nil && depth > s.d.stats.Depth {
-			s.d.stats.Depth = depth
-		}
-		next := 0
-		if depth > 0 {
-			next = depth + 1
-		}
-		s.i++
-		s.ws()
-		if c == '{' {
-			if s.peek() == '}' {
-				s.i++
-				return nil
-			}
-			for {
-				if err := s.memberName(); err != nil {
-					return err
-				}
-				s.ws()
-				if err := s.value(next); err != nil {
-					return err
-				}
-				s.ws()
-				switch s.peek() {
-				case ',':
-					s.i++
-				case '}':
-					s.i++
-					return nil
-				default:
-					return s.fail("expected ',' or '}' in an object")
-				}
-			}
-		}
-		if s.peek() == ']' {
-			s.i++
-			return nil
-		}
-		for {
-			s.ws()
-			if err := s.value(next); err != nil {
-				return err
-			}
-			s.ws()
-			switch s.peek() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return nil
-			default:
-				return s.fail("expected ',' or ']' in an array")
-			}
-		}
+		return s.container(c, depth)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return s.number(depth > 0)
 	case c == 't':
@@ -274,6 +223,65 @@ func (s *scanner) value(depth int) *SyntaxError {
 		return s.literal("null")
 	}
 	return s.fail("unexpected character " + strconv.QuoteRune(rune(s.b[s.i])))
+}
+
+// container reads an object or array (c is its opening byte) at nesting
+// depth (0: untracked).
+func (s *scanner) container(c byte, depth int) *SyntaxError {
+	if s.d != nil && depth > s.d.stats.Depth {
+		s.d.stats.Depth = depth
+	}
+	next := 0
+	if depth > 0 {
+		next = depth + 1
+	}
+	s.i++
+	s.ws()
+	if c == '{' {
+		if s.peek() == '}' {
+			s.i++
+			return nil
+		}
+		for {
+			if err := s.memberName(); err != nil {
+				return err
+			}
+			s.ws()
+			if err := s.value(next); err != nil {
+				return err
+			}
+			s.ws()
+			switch s.peek() {
+			case ',':
+				s.i++
+			case '}':
+				s.i++
+				return nil
+			default:
+				return s.fail("expected ',' or '}' in an object")
+			}
+		}
+	}
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		if err := s.value(next); err != nil {
+			return err
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("expected ',' or ']' in an array")
+		}
+	}
 }
 
 func (s *scanner) literal(lit string) *SyntaxError {
