@@ -17,6 +17,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/aaep"
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 // ruleCase is one single-message case: a message, the rule it exercises,
@@ -68,18 +69,29 @@ func run(t testing.TB, profile, force string, msgs ...[]byte) *protocol.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, m := range singleMessages(msgs...) {
+		eng.Feed(m)
+	}
+	eng.Finish()
+	rep.Stats = eng.Stats()
+	return rep
+}
+
+// singleMessages makes msgs a stream: message i is received i ms after the
+// start, towards the producer when it is a request, a renegotiation or a
+// reply.
+func singleMessages(msgs ...[]byte) []*protocol.Message {
 	base := time.Date(2026, 5, 24, 14, 22, 11, 0, time.UTC)
+	out := make([]*protocol.Message, len(msgs))
 	for i, raw := range msgs {
 		m := &protocol.Message{Index: int64(i), Offset: time.Duration(i) * time.Millisecond, Received: base.Add(time.Duration(i) * time.Millisecond), Raw: raw}
 		if typ, _ := peekType(raw); typ == aaep.MsgSubscriptionRequest || typ == aaep.MsgSubscriptionRenegotiate ||
 			typ == aaep.MsgConfirmationReply || typ == aaep.MsgClarificationReply {
 			m.Dir = protocol.ToProducer
 		}
-		eng.Feed(m)
+		out[i] = m
 	}
-	eng.Finish()
-	rep.Stats = eng.Stats()
-	return rep
+	return out
 }
 
 func peekType(raw []byte) (string, bool) {
@@ -116,33 +128,23 @@ func ruleIDs(fs []protocol.Finding) []string {
 // attributed to AAEP as the only protocol of the stream.
 var prelude = event(aaep.TypeSessionStarted, set("session_id", "sess_prelude"), set("event_id", "evt_prelude"))
 
-// TestSingleRules runs every case through the engine and compares the
-// single-message findings of the case's message with the expectation.
-func TestSingleRules(t *testing.T) {
+// singleRuleCases states the cases of allCases in the shared rule-case
+// harness: the prelude, then the case's message; Want is the set of
+// single-message findings the two yield (the prelude yields none).
+func singleRuleCases() []protocoltest.RuleCase {
+	var out []protocoltest.RuleCase
 	for _, c := range allCases() {
-		t.Run(c.rule+"/"+c.name, func(t *testing.T) {
-			force := ""
-			if c.force {
-				force = "aaep"
-			}
-			rep := run(t, c.profile, force, prelude, c.msg)
-			if pre := findingsAt(rep, 0); len(pre) > 0 {
-				t.Fatalf("the prelude event has findings: %v", pre)
-			}
-			got := findingsAt(rep, 1)
-			if ids := ruleIDs(got); !slices.Equal(ids, c.want) {
-				t.Errorf("findings %v, want %v\nmessage: %s\nfindings: %s", ids, c.want, c.msg, describeFindings(got))
-			}
-			for _, f := range got {
-				if f.Message == "" || f.Short == "" || strings.Contains(f.Message, "%!") || strings.Contains(f.Message, "rule table") {
-					t.Errorf("finding %s has a broken text: short %q, message %q", f.RuleID, f.Short, f.Message)
-				}
-				if f.Level == 0 {
-					t.Errorf("finding %s has no level", f.RuleID)
-				}
-			}
-		})
+		force := ""
+		if c.force {
+			force = "aaep"
+		}
+		out = append(out, protocoltest.RuleCase{Rule: c.rule, Name: c.name, Profile: c.profile, Force: force,
+			Stream:   func() []*protocol.Message { return singleMessages(prelude, c.msg) },
+			Want:     c.want,
+			Keep:     func(f protocol.Finding) bool { return singleRule(f.RuleID) },
+			Distinct: true})
 	}
+	return out
 }
 
 func describeFindings(fs []protocol.Finding) string {
@@ -153,46 +155,26 @@ func describeFindings(fs []protocol.Finding) string {
 	return b.String()
 }
 
+func aaepModels() []protocol.Model { return []protocol.Model{aaep.New()} }
+
+// TestSingleRules runs every case through the engine and compares the
+// single-message findings with the expectation.
+func TestSingleRules(t *testing.T) { protocoltest.CheckRules(t, aaepModels, singleRuleCases()) }
+
 // TestEveryRuleHasCases makes coverage enforceable: every single-message
 // rule of the model must have at least one failing and one passing case
 // that names it, and every case must name a rule of the model.
 func TestEveryRuleHasCases(t *testing.T) {
-	failing, passing := map[string]int{}, map[string]int{}
-	for _, c := range allCases() {
-		if len(c.want) > 0 && slices.Contains(c.want, c.rule) {
-			failing[c.rule]++
-		} else if len(c.want) == 0 {
-			passing[c.rule]++
-		}
-	}
-	known := map[string]bool{}
-	n := 0
+	var single []protocol.Rule
 	for _, r := range aaep.New().Rules() {
-		known[r.ID] = true
-		if !singleRule(r.ID) {
-			continue
-		}
-		n++
-		if failing[r.ID] == 0 {
-			t.Errorf("rule %s has no failing case", r.ID)
-		}
-		if passing[r.ID] == 0 {
-			t.Errorf("rule %s has no passing case", r.ID)
+		if singleRule(r.ID) {
+			single = append(single, r)
 		}
 	}
-	for _, c := range allCases() {
-		if !known[c.rule] {
-			t.Errorf("case %s names unknown rule %s", c.name, c.rule)
-		}
-		for _, w := range c.want {
-			if !known[w] {
-				t.Errorf("case %s expects unknown rule %s", c.name, w)
-			}
-		}
-	}
+	protocoltest.CheckCoverage(t, single, singleRuleCases(), protocoltest.NeedFailing|protocoltest.NeedPassing)
 	// The catalog has 27 ENV, 15 EVT and 9 MSG rules.
-	if n != 27+15+9 {
-		t.Errorf("the model has %d single-message rules, want 51", n)
+	if len(single) != 27+15+9 {
+		t.Errorf("the model has %d single-message rules, want 51", len(single))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
 )
 
 // seqCase is one stream and the sequence findings it must produce, exactly
@@ -379,52 +380,35 @@ func closeDefault(act bool) []*tm {
 	return append(msgs, SC("calling_tool", "thinking").src(1), C().src(1))
 }
 
-func TestSeqRules(t *testing.T) {
+// seqRuleCases states the cases of seqCases in the shared rule-case
+// harness: Want is every sequence-level finding (SEQ, NEG, TRN), one per
+// finding.
+func seqRuleCases() []protocoltest.RuleCase {
+	var out []protocoltest.RuleCase
 	for _, c := range seqCases() {
-		t.Run(c.name, func(t *testing.T) {
-			res := run(t, c.profile, c.msgs...)
-			got := res.seqIDs()
-			want := append([]string(nil), c.want...)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("findings %v, want %v\n%s", got, want, res.describe())
-			}
-		})
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		out = append(out, protocoltest.RuleCase{Rule: c.rule, Name: c.name, Profile: c.profile,
+			Stream: func() []*protocol.Message { return build(c.msgs) },
+			Want:   want,
+			Keep:   func(f protocol.Finding) bool { return isSeqRule(f.RuleID) }})
 	}
+	return out
+}
+
+// isSeqRule reports whether id is a rule of the sequence checker.
+func isSeqRule(id string) bool {
+	return strings.HasPrefix(id, "SEQ-") || strings.HasPrefix(id, "NEG-") || strings.HasPrefix(id, "TRN-")
+}
+
+func TestSeqRules(t *testing.T) {
+	protocoltest.CheckRules(t, func() []protocol.Model { return []protocol.Model{New()} }, seqRuleCases())
 }
 
 // TestSeqRuleCoverage fails when a rule of seqRules() lacks a failing or a
-// passing case.
+// passing case, or a case names a rule seqRules() does not list.
 func TestSeqRuleCoverage(t *testing.T) {
-	failing, passing := map[string]bool{}, map[string]bool{}
-	for _, c := range seqCases() {
-		if slices.Contains(c.want, c.rule) {
-			failing[c.rule] = true
-		} else {
-			passing[c.rule] = true
-		}
-		for _, id := range c.want {
-			failing[id] = true
-		}
-	}
-	ids := map[string]bool{}
-	for _, r := range seqRules() {
-		if ids[r.ID] {
-			t.Errorf("rule %s listed twice", r.ID)
-		}
-		ids[r.ID] = true
-		if !failing[r.ID] {
-			t.Errorf("rule %s has no failing case", r.ID)
-		}
-		if !passing[r.ID] {
-			t.Errorf("rule %s has no passing case", r.ID)
-		}
-	}
-	for _, c := range seqCases() {
-		if !ids[c.rule] {
-			t.Errorf("case %q names unknown rule %s", c.name, c.rule)
-		}
-	}
+	protocoltest.CheckCoverage(t, seqRules(), seqRuleCases(), protocoltest.NeedFailing|protocoltest.NeedPassing)
 }
 
 // TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus four

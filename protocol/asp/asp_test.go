@@ -317,5 +317,5 @@ func TestRules(t *testing.T) { protocoltest.CheckRules(t, models, ruleCases()) }
 // TestEveryRuleHasCases fails when a rule of the model has no failing
 // stream in ruleCases, or a case names a rule the model does not have.
 func TestEveryRuleHasCases(t *testing.T) {
-	protocoltest.CheckCoverage(t, asp.New().Rules(), ruleCases())
+	protocoltest.CheckCoverage(t, asp.New().Rules(), ruleCases(), protocoltest.NeedFailing)
 }

@@ -1,8 +1,9 @@
 // Package protocoltest is the shared test support of the protocol models'
 // tests: it runs JSONL lines through a real protocol.Engine and collects
-// what the checkers report (Run), checks tables of rule cases, their
-// coverage of a model's rules and a model's machine (CheckRules,
-// CheckCoverage, CheckMachine), compares output with golden files and
+// what the checkers report (Run), runs the one rule-case harness of AAEP,
+// ASP and KAHN (RuleCase, CheckRules) and checks that every rule has its
+// failing and passing cases (CheckCoverage), checks a model's machine
+// (CheckMachine), compares output with golden files and
 // JSONL fixtures that an -update flag rewrites (Golden, GoldenResult,
 // Fixture), and fuzzes and benchmarks models (Fuzz, Benchmark).
 //

@@ -106,21 +106,34 @@ func TestCheckCoverage(t *testing.T) {
 		{ID: "R-2", Level: protocol.Should, Summary: "two"},
 	}
 	fail := func() []string { return nil }
+	stream := func() []*protocol.Message { return nil }
+	both := protocoltest.NeedFailing | protocoltest.NeedPassing
 	cases := []struct {
 		name  string
 		rules []protocol.Rule
 		cases []protocoltest.RuleCase
+		need  protocoltest.Coverage
 		want  []string // substrings of the report; none: clean
 	}{
-		{"covered", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}, {Rule: "R-2", Fail: fail}}, nil},
-		{"uncovered", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, []string{"rule R-2 has no failing stream"}},
-		{"unknown rule", rules, []protocoltest.RuleCase{{Rule: "R-1"}, {Rule: "R-2"}, {Rule: "R-3", Name: "x"}}, []string{"case R-3/x names R-3"}},
-		{"no summary", []protocol.Rule{{ID: "R-1", Level: protocol.Must}}, []protocoltest.RuleCase{{Rule: "R-1"}}, []string{"rule R-1 lacks a summary or level"}},
-		{"no level", []protocol.Rule{{ID: "R-1", Summary: "s"}}, []protocoltest.RuleCase{{Rule: "R-1"}}, []string{"rule R-1 lacks a summary or level"}},
+		{"covered", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}, {Rule: "R-2", Fail: fail}}, protocoltest.NeedFailing, nil},
+		{"uncovered", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-2 has no failing stream"}},
+		{"a case without a stream covers nothing", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}, {Rule: "R-2"}}, protocoltest.NeedFailing, []string{"rule R-2 has no failing stream"}},
+		{"unknown rule", rules, []protocoltest.RuleCase{{Rule: "R-1"}, {Rule: "R-2"}, {Rule: "R-3", Name: "x"}}, protocoltest.NeedFailing, []string{"case R-3/x names R-3"}},
+		{"no summary", []protocol.Rule{{ID: "R-1", Level: protocol.Must}}, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 lacks a summary or level"}},
+		{"no level", []protocol.Rule{{ID: "R-1", Summary: "s"}}, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 lacks a summary or level"}},
+		{"listed twice", append(rules, rules[0]), []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}, {Rule: "R-2", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 is listed twice"}},
+		{"pairs cover both", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail, Pass: fail}, {Rule: "R-2", Fail: fail, Pass: fail}}, both, nil},
+		{"no passing stream", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail, Pass: fail}, {Rule: "R-2", Fail: fail}}, both, []string{"rule R-2 has no passing stream"}},
+		{"streams: Want fails its rules, passes Rule when it lacks it", rules, []protocoltest.RuleCase{
+			{Rule: "R-1", Stream: stream, Want: []string{"R-1", "R-2"}}, {Rule: "R-1", Stream: stream}, {Rule: "R-2", Stream: stream, Want: []string{"R-1"}}}, both, nil},
+		{"streams: another rule's finding is no passing case", rules, []protocoltest.RuleCase{
+			{Rule: "R-1", Stream: stream, Want: []string{"R-1", "R-2"}}, {Rule: "R-1", Stream: stream}}, both, []string{"rule R-2 has no passing stream"}},
+		{"streams: Want names an unknown rule", rules, []protocoltest.RuleCase{
+			{Rule: "R-1", Name: "x", Stream: stream, Want: []string{"R-1", "R-2", "R-9"}}, {Rule: "R-1", Stream: stream}}, protocoltest.NeedFailing, []string{"case R-1/x expects R-9"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs, _ := capture(func(tb testing.TB) { protocoltest.CheckCoverage(tb, tc.rules, tc.cases) })
+			msgs, _ := capture(func(tb testing.TB) { protocoltest.CheckCoverage(tb, tc.rules, tc.cases, tc.need) })
 			if len(tc.want) == 0 && msgs != "" {
 				t.Errorf("unexpected report: %s", msgs)
 			}

@@ -1,30 +1,75 @@
 package protocoltest
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
-// RuleCase is a stream that must break Rule and, optionally, a close
-// variant of it that must not.
+// RuleCase is one rule case of the shared harness: a stream and what it
+// must yield about Rule. AAEP, ASP and KAHN tests state their cases in
+// this one form; CheckRules runs them and CheckCoverage checks that every
+// rule of a model has the cases it needs.
+//
+// A case gives its stream in one of two forms:
+//   - JSON lines: Fail makes a stream that must yield a finding of Rule
+//     (a failing case) and Pass, if not nil, a close variant that must
+//     yield none (a passing case); line i is message i, i×100 ms after
+//     the start (Run).
+//   - Messages: Stream makes messages built by the caller (directions,
+//     sources, times, transport attributes), and Want says exactly which
+//     findings they yield. Such a case is a failing case of every rule in
+//     Want and a passing case of Rule when Want lacks it.
 type RuleCase struct {
 	Rule string
 	Name string
 	// Profile is "" (lenient), "lenient" or "strict".
 	Profile string
+	// Force, if not empty, hands every message to the model of that name
+	// without recognition (as protocol.NewEngine's force does).
+	Force string
 	// Models makes the models of the case's runs; nil: the models
 	// CheckRules is given.
 	Models func() []protocol.Model
-	// Fail makes the stream that must yield a finding of Rule.
+	// Fail makes the lines that must yield a finding of Rule.
 	Fail func() []string
-	// Pass, if not nil, makes a stream that must yield none.
+	// Pass, if not nil, makes lines that must yield none.
 	Pass func() []string
+	// Stream makes the messages of a case stated by Want.
+	Stream func() []*protocol.Message
+	// Want lists the rule IDs, sorted, of the findings of Stream that
+	// Keep keeps (all when Keep is nil): one per finding, or one per rule
+	// when Distinct is set. Nil: none.
+	Want []string
+	// Keep selects the findings Want speaks of.
+	Keep func(protocol.Finding) bool
+	// Distinct compares the set of rules rather than one ID per finding.
+	Distinct bool
+}
+
+// failing reports whether the case is a failing case of rule.
+func (tc *RuleCase) failing(rule string) bool {
+	if tc.Stream != nil {
+		return slices.Contains(tc.Want, rule)
+	}
+	return tc.Fail != nil && rule == tc.Rule
+}
+
+// passing reports whether the case is a passing case of rule.
+func (tc *RuleCase) passing(rule string) bool {
+	if tc.Stream != nil {
+		return rule == tc.Rule && !slices.Contains(tc.Want, rule)
+	}
+	return tc.Pass != nil && rule == tc.Rule
 }
 
 // CheckRules runs every case as the subtest "Rule/Name", each stream
-// through fresh models: the Fail stream must yield a finding of the
-// case's rule, the Pass stream none.
+// through fresh models: a Fail stream must yield a finding of the case's
+// rule, a Pass stream none, a Stream exactly the findings of Want. Every
+// finding of every run must have a level, a short label and a message
+// whose formatting went right.
 func CheckRules(t *testing.T, models func() []protocol.Model, cases []RuleCase) {
 	t.Helper()
 	for _, tc := range cases {
@@ -33,12 +78,25 @@ func CheckRules(t *testing.T, models func() []protocol.Model, cases []RuleCase) 
 			mk = tc.Models
 		}
 		t.Run(tc.Rule+"/"+tc.Name, func(t *testing.T) {
-			r := Run(t, mk(), "", tc.Profile, tc.Fail())
+			if tc.Stream != nil {
+				r := RunMessages(t, mk(), tc.Force, tc.Profile, tc.Stream())
+				checkFindings(t, r)
+				if got := r.kept(tc.Keep, tc.Distinct); !slices.Equal(got, tc.Want) {
+					t.Errorf("findings %v, want %v\n%s", got, tc.Want, r.Dump())
+				}
+				return
+			}
+			if tc.Fail == nil {
+				t.Fatalf("case has no stream")
+			}
+			r := Run(t, mk(), tc.Force, tc.Profile, tc.Fail())
+			checkFindings(t, r)
 			if !r.Has(tc.Rule) {
 				t.Errorf("failing stream: no %s finding; got %v\n%s", tc.Rule, r.Rules(), r.Dump())
 			}
 			if tc.Pass != nil {
-				r := Run(t, mk(), "", tc.Profile, tc.Pass())
+				r := Run(t, mk(), tc.Force, tc.Profile, tc.Pass())
+				checkFindings(t, r)
 				if r.Has(tc.Rule) {
 					t.Errorf("passing stream: unexpected %s finding\n%s", tc.Rule, r.Dump())
 				}
@@ -47,28 +105,80 @@ func CheckRules(t *testing.T, models func() []protocol.Model, cases []RuleCase) 
 	}
 }
 
-// CheckCoverage fails t when one of rules has no failing stream in cases,
-// a case names a rule that rules does not list, or a rule lacks a summary
-// or a level.
-func CheckCoverage(t testing.TB, rules []protocol.Rule, cases []RuleCase) {
-	t.Helper()
-	covered := map[string]bool{}
-	for _, tc := range cases {
-		covered[tc.Rule] = true
+// kept returns the sorted rule IDs of the findings keep keeps (all when
+// keep is nil), deduplicated when distinct.
+func (r *Result) kept(keep func(protocol.Finding) bool, distinct bool) []string {
+	var ids []string
+	for _, f := range r.Findings {
+		if keep == nil || keep(f) {
+			ids = append(ids, f.RuleID)
+		}
 	}
+	slices.Sort(ids)
+	if distinct {
+		ids = slices.Compact(ids)
+	}
+	return ids
+}
+
+// checkFindings fails t for a finding without a level, a short label or a
+// message, or with a message whose formatting went wrong ("%!") or whose
+// rule the engine did not find in the model's rules.
+func checkFindings(t testing.TB, r *Result) {
+	t.Helper()
+	for _, f := range r.Findings {
+		if f.Level == 0 || f.Short == "" || f.Message == "" || strings.Contains(f.Message, "%!") || strings.Contains(f.Message, "missing from the") {
+			t.Errorf("finding %s at #%d is broken: level %v, short %q, message %q", f.RuleID, f.Index, f.Level, f.Short, f.Message)
+		}
+	}
+}
+
+// Coverage says which cases CheckCoverage wants of every rule.
+type Coverage uint8
+
+// What CheckCoverage wants of every rule.
+const (
+	// NeedFailing: a failing case (a stream that breaks the rule).
+	NeedFailing Coverage = 1 << iota
+	// NeedPassing: a passing case (a stream about the rule that does not
+	// break it).
+	NeedPassing
+)
+
+// CheckCoverage fails t when a rule of rules is listed twice, lacks a
+// summary or a level, or lacks a case need asks for; or when a case names
+// a rule (as its Rule or in Want) that rules do not list.
+func CheckCoverage(t testing.TB, rules []protocol.Rule, cases []RuleCase, need Coverage) {
+	t.Helper()
 	known := map[string]bool{}
 	for _, r := range rules {
-		known[r.ID] = true
-		if !covered[r.ID] {
-			t.Errorf("rule %s has no failing stream in the rule cases", r.ID)
+		if known[r.ID] {
+			t.Errorf("rule %s is listed twice", r.ID)
 		}
+		known[r.ID] = true
 		if r.Summary == "" || r.Level == 0 {
 			t.Errorf("rule %s lacks a summary or level", r.ID)
+		}
+		failing, passing := false, false
+		for i := range cases {
+			failing = failing || cases[i].failing(r.ID)
+			passing = passing || cases[i].passing(r.ID)
+		}
+		if need&NeedFailing != 0 && !failing {
+			t.Errorf("rule %s has no failing stream in the rule cases", r.ID)
+		}
+		if need&NeedPassing != 0 && !passing {
+			t.Errorf("rule %s has no passing stream in the rule cases", r.ID)
 		}
 	}
 	for _, tc := range cases {
 		if !known[tc.Rule] {
 			t.Errorf("case %s/%s names %s, which the model's rules do not list", tc.Rule, tc.Name, tc.Rule)
+		}
+		for _, w := range tc.Want {
+			if !known[w] {
+				t.Errorf("case %s/%s expects %s, which the model's rules do not list", tc.Rule, tc.Name, w)
+			}
 		}
 	}
 }
