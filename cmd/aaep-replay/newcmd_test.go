@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 )
@@ -51,8 +52,12 @@ func parseCmd[O any](t *testing.T, newCmd func(*app, func(*O) error) *cobra.Comm
 // without running the verb.
 func testNewCmd[O any](t *testing.T, newCmd func(*app, func(*O) error) *cobra.Command, defaults func(a *app) O, cases []cmdCase[O]) {
 	t.Helper()
+	verb := newCmd(&app{}, nil).Name()
 	names := map[string]bool{}
 	for _, tc := range cases {
+		if tc.err == "" {
+			tested[verb] = append(tested[verb], tc.argv)
+		}
 		if names[tc.name] {
 			t.Fatalf("two cases named %q", tc.name)
 		}
@@ -86,6 +91,54 @@ func testNewCmd[O any](t *testing.T, newCmd func(*app, func(*O) error) *cobra.Co
 			}
 			if !reflect.DeepEqual(*got, want) {
 				t.Errorf("%q: options\n\t%+v\nwant\n\t%+v", tc.argv, *got, want)
+			}
+		})
+	}
+}
+
+// tested holds the command lines that the Test_NewCmdXxx tables run so far
+// parsed into options, by verb.
+var tested = map[string][]string{}
+
+// TestEveryFlagInATable: every verb has a Test_NewCmdXxx table, and every
+// flag of every verb (long and short form) is on one of its command lines
+// that parse (so the options it gives are checked).
+func TestEveryFlagInATable(t *testing.T) {
+	for _, table := range []func(*testing.T){
+		Test_NewCmdCheck, Test_NewCmdCut, Test_NewCmdDedupe, Test_NewCmdExport, Test_NewCmdFilter,
+		Test_NewCmdImport, Test_NewCmdInfo, Test_NewCmdMerge, Test_NewCmdPush, Test_NewCmdRepair,
+		Test_NewCmdServe, Test_NewCmdShow, Test_NewCmdSplit, Test_NewCmdView, Test_NewCmdVisualize,
+	} {
+		table(t)
+	}
+	root := newRootCmd(&app{})
+	for _, c := range root.Commands() {
+		argvs, ok := tested[c.Name()]
+		if !ok {
+			t.Errorf("%s has no Test_NewCmd table", c.Name())
+			continue
+		}
+		var words []string
+		for _, argv := range argvs {
+			words = append(words, strings.Fields(argv)...)
+		}
+		given := func(flag string) bool {
+			for _, w := range words {
+				if w == flag || strings.HasPrefix(w, flag+"=") {
+					return true
+				}
+			}
+			return false
+		}
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Name == "help" {
+				return
+			}
+			if !given("--" + f.Name) {
+				t.Errorf("%s --%s is in no command line of its Test_NewCmd table", c.Name(), f.Name)
+			}
+			if f.Shorthand != "" && !given("-"+f.Shorthand) {
+				t.Errorf("%s -%s is in no command line of its Test_NewCmd table", c.Name(), f.Shorthand)
 			}
 		})
 	}
