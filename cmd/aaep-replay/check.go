@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"strings"
 
@@ -147,7 +148,14 @@ func checkRun(opts *CheckOptions) error {
 	default:
 		rep.View, rep.Screen = protocol.ViewAuto, a.screenLines()
 	}
-	rep.Stream(a.Out, opts.JSON, threshold)
+	out, jsonOut := a.Out, (*bufio.Writer)(nil)
+	if opts.JSON {
+		// One document, read whole by its consumer: written in 64 KiB
+		// pieces rather than a write per session.
+		jsonOut = bufio.NewWriterSize(a.Out, 64<<10)
+		out = jsonOut
+	}
+	rep.Stream(out, opts.JSON, threshold)
 	eng, err := opts.newEngine(rep.Sink(nil))
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -173,7 +181,11 @@ func checkRun(opts *CheckOptions) error {
 	for _, reason := range unreadReasons(sum, err) {
 		rep.Incomplete(reason)
 	}
-	if werr := rep.Close(); werr != nil {
+	werr := rep.Close()
+	if werr == nil && jsonOut != nil {
+		werr = jsonOut.Flush()
+	}
+	if werr != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
 	}
 	if !rep.Complete() && !opts.AllowIncomplete {
