@@ -1,7 +1,6 @@
 package aaep
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/aaep-tools/aaepkit/payload"
@@ -38,7 +37,7 @@ func decode(d *payload.Doc, ev *Event) error {
 	}
 	members := d.Members()
 	for _, m := range members {
-		val := json.RawMessage(m.Value)
+		val := m.Value
 		if k := lookupKeyBytes(m.Name); k != kUnknown {
 			ev.vals[k] = val
 			ev.present.add(k)
@@ -59,7 +58,7 @@ func decode(d *payload.Doc, ev *Event) error {
 	}
 	if st.LongString > 0 {
 		ev.scan.longStr, ev.scan.longStrAt = st.LongString, st.LongStringAt-bom
-		ev.scan.longStrTok = json.RawMessage(d.Raw()[st.LongStringAt : st.LongStringAt+st.LongString+2])
+		ev.scan.longStrTok = payload.Value(d.Raw()[st.LongStringAt : st.LongStringAt+st.LongString+2])
 		if st.LongString > maxStringBytes && st.LongStringMember >= 0 {
 			// Only ENV-SIZE reads the name, past that length.
 			ev.scan.longStrKey = string(members[st.LongStringMember].Name)
@@ -96,7 +95,7 @@ func (ev *Event) fill(r *payload.Routing) {
 	ev.SessionID = r.SessionID
 	ev.Timestamp = r.Timestamp
 	ev.Urgency = r.Urgency
-	ev.SeqNo, ev.HasSeqNo = rawInt(ev.vals[kSeqNo])
+	ev.SeqNo, ev.HasSeqNo = ev.vals[kSeqNo].Int()
 	ev.typeExact = true
 	if n := NormalizeType(ev.Type); coreIndex(n) >= 0 {
 		ev.Core = n
@@ -113,42 +112,12 @@ func (ev *Event) fill(r *payload.Routing) {
 	}
 }
 
-// Raw value helpers.
-//
-// The raw value helpers read with the one semantics of payload.Value (see
-// there): an integer is a whole number however written (JSON Schema's
-// "integer", which the AAEP schemas use), strings are unescaped.
-
-// rawString returns r as a string when it is a JSON string.
-func rawString(r json.RawMessage) (string, bool) { return payload.Value(r).Str() }
-
-// rawText returns the content of JSON string r without copying when it
-// holds no escapes, unescaped otherwise.
-func rawText(r json.RawMessage) ([]byte, bool) { return payload.Value(r).Text() }
-
-// rawNumber reports whether r is a JSON number and returns its value.
-func rawNumber(r json.RawMessage) (float64, bool) { return payload.Value(r).Number() }
-
-// rawInt returns r as an int64 when it is a JSON number with an integral
-// value (JSON Schema's "integer": 3 and 3.0 both count) that fits.
-func rawInt(r json.RawMessage) (int64, bool) { return payload.Value(r).Int() }
-
-func rawBool(r json.RawMessage) (bool, bool) { return payload.Value(r).Bool() }
-
-func rawObject(r json.RawMessage) (map[string]json.RawMessage, bool) {
-	if len(r) == 0 || r[0] != '{' {
-		return nil, false
-	}
-	m := map[string]json.RawMessage{}
-	payload.Value(r).Members(func(k []byte, v payload.Value) bool {
-		m[string(k)] = json.RawMessage(v)
-		return true
-	})
-	return m, true
-}
+// Values are read with payload.Value's readers, whose one semantics (an
+// integer is a whole number however written: JSON Schema's "integer",
+// which the AAEP schemas use; strings unescaped) is AAEP's too.
 
 // jsonKind names the JSON type of raw value r, for messages.
-func jsonKind(r json.RawMessage) string {
+func jsonKind(r payload.Value) string {
 	if len(r) == 0 {
 		return "absent"
 	}
@@ -167,35 +136,21 @@ func jsonKind(r json.RawMessage) string {
 	return "a number"
 }
 
-// eachMember calls fn for each member of JSON object r (already validated),
-// in order, stopping when fn returns false. It returns false when r is not
-// an object.
-func eachMember(r json.RawMessage, fn func(key []byte, val json.RawMessage) bool) bool {
-	return payload.Value(r).Members(func(k []byte, v payload.Value) bool { return fn(k, json.RawMessage(v)) })
-}
-
-// eachElement calls fn for each element of JSON array r (already
-// validated), stopping when fn returns false. It returns false when r is not
-// an array.
-func eachElement(r json.RawMessage, fn func(i int, val json.RawMessage) bool) bool {
-	return payload.Value(r).Elements(func(i int, v payload.Value) bool { return fn(i, json.RawMessage(v)) })
-}
-
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
 // scanStats is what the decoding measured for the size and range rules.
 type scanStats struct {
-	depth      int             // deepest container nesting; the message object is 1
-	bigInt     string          // first integer literal beyond ±2^53, "" if none
-	bigIntKey  string          // the top-level key it was found under
-	longStr    int             // longest string token, raw bytes between the quotes
-	longStrAt  int             // offset of that token's opening quote
-	longStrTok json.RawMessage // that token
-	longStrKey string          // the top-level key it was found under (set past maxStringBytes)
-	dupKey     string          // a top-level key that occurs twice, "" if none
-	keys       int             // number of top-level members
-	nonASCII   bool            // a string holds a byte of 0x80 or above
-	tooDeep    bool            // nesting went past payload.MaxDepth (read without recursion)
+	depth      int           // deepest container nesting; the message object is 1
+	bigInt     string        // first integer literal beyond ±2^53, "" if none
+	bigIntKey  string        // the top-level key it was found under
+	longStr    int           // longest string token, raw bytes between the quotes
+	longStrAt  int           // offset of that token's opening quote
+	longStrTok payload.Value // that token
+	longStrKey string        // the top-level key it was found under (set past maxStringBytes)
+	dupKey     string        // a top-level key that occurs twice, "" if none
+	keys       int           // number of top-level members
+	nonASCII   bool          // a string holds a byte of 0x80 or above
+	tooDeep    bool          // nesting went past payload.MaxDepth (read without recursion)
 }

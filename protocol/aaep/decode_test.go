@@ -253,18 +253,18 @@ func TestRawHelpers(t *testing.T) {
 	}{"0": {0, true}, "-7": {-7, true}, "3.0": {3, true}, "1e3": {1000, true}, "1.5": {0, false}, `"3"`: {0, false},
 		"99999999999999999999": {0, false}, "true": {0, false}, "": {0, false}}
 	for in, w := range ints {
-		if v, ok := rawInt(json.RawMessage(in)); v != w.v || ok != w.ok {
-			t.Errorf("rawInt(%s) = %d %v, want %d %v", in, v, ok, w.v, w.ok)
+		if v, ok := payload.Value(in).Int(); v != w.v || ok != w.ok {
+			t.Errorf("(%s).Int() = %d %v, want %d %v", in, v, ok, w.v, w.ok)
 		}
 	}
-	if s, ok := rawString(json.RawMessage(`"a\"b\u00e9"`)); !ok || s != `a"bé` {
-		t.Errorf("rawString = %q %v", s, ok)
+	if s, ok := payload.Value(`"a\"b\u00e9"`).Str(); !ok || s != `a"bé` {
+		t.Errorf("Str = %q %v", s, ok)
 	}
-	if _, ok := rawString(json.RawMessage(`1`)); ok {
-		t.Error("rawString accepted a number")
+	if _, ok := payload.Value(`1`).Str(); ok {
+		t.Error("Str accepted a number")
 	}
-	if f, ok := rawNumber(json.RawMessage(`-2.5e1`)); !ok || f != -25 {
-		t.Errorf("rawNumber = %v %v", f, ok)
+	if f, ok := payload.Value(`-2.5e1`).Number(); !ok || f != -25 {
+		t.Errorf("Number = %v %v", f, ok)
 	}
 	for in, want := range map[string]bool{"https://a.example/x?y=1#z": true, "queue://customer-service/advisor": true, "urn:isbn:1": true,
 		"mailto:a@b.example": true, "not a uri": false, "/relative/path": false, "https://a.example/%zz": false, ":x": false, "1http://x": false} {

@@ -1,7 +1,6 @@
 package aaep
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -108,15 +107,15 @@ func (c *checker) envContext() {
 	}
 	switch r[0] {
 	case '"':
-		if s, _ := rawText(r); string(s) != ContextV1 {
+		if s, _ := r.Text(); string(s) != ContextV1 {
 			c.report("wrong @context",
 				"@context is %s but must be %q, or an array that starts with it (§3.2.1)", clipb(s), ContextV1)
 		}
 	case '[':
 		n := 0
-		eachElement(r, func(i int, v json.RawMessage) bool {
+		r.Elements(func(i int, v payload.Value) bool {
 			n++
-			s, ok := rawText(v)
+			s, ok := v.Text()
 			switch {
 			case !ok:
 				c.report("@context item not a string",
@@ -313,7 +312,7 @@ func (c *checker) envSeqNoType() {
 	if r == nil {
 		return
 	}
-	if n, ok := rawInt(r); !ok || n < 0 {
+	if n, ok := r.Int(); !ok || n < 0 {
 		c.report("bad sequence_number",
 			"sequence_number is %s; it must be a non-negative integer (§3.4.1)", describe(r))
 	}
@@ -373,7 +372,7 @@ func (c *checker) envLocHintsPresent() {
 	}
 	if lh := ev.vals[kLocHints]; len(lh) > 0 && lh[0] == '{' {
 		has := false
-		eachMember(lh, func(k []byte, v json.RawMessage) bool {
+		lh.Members(func(k []byte, v payload.Value) bool {
 			has = string(k) == "primary_language"
 			return !has
 		})
@@ -456,7 +455,7 @@ func (c *checker) envSize() {
 	}
 	keys := ev.scan.keys
 	if r := ev.vals[kExtensions]; len(r) > 0 && r[0] == '{' {
-		eachMember(r, func([]byte, json.RawMessage) bool { keys++; return true })
+		r.Members(func([]byte, payload.Value) bool { keys++; return true })
 	}
 	if keys > maxEnvelopeKeys {
 		c.report("over 32 fields",
@@ -470,7 +469,7 @@ func (c *checker) envSize() {
 			"the event's payload is nested too deeply: %d levels, over the limit of 8 (§3.7)", d)
 	}
 	if ev.scan.longStr > maxStringBytes {
-		if s, ok := rawText(ev.scan.longStrTok); ok && len(s) > maxStringBytes {
+		if s, ok := ev.scan.longStrTok.Text(); ok && len(s) > maxStringBytes {
 			c.report("string over 16 KiB",
 				"a string under %q is %d bytes long, over the 16 KiB limit; long content should be split across events or referenced by URI (§3.7)",
 				ev.scan.longStrKey, len(s))

@@ -4,9 +4,10 @@
 package aaep
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // extensionTypeOf returns the non-core vocabulary a type belongs to: the
@@ -47,11 +48,11 @@ func (c *checker) declaredInContext(vocab string, uriType bool) bool {
 	}
 	found := false
 	lv := strings.ToLower(vocab)
-	eachElement(r, func(i int, v json.RawMessage) bool {
+	r.Elements(func(i int, v payload.Value) bool {
 		if i >= maxChecked {
 			return false
 		}
-		s, ok := rawText(v)
+		s, ok := v.Text()
 		if !ok || string(s) == ContextV1 {
 			return true
 		}
@@ -102,7 +103,7 @@ func (c *checker) envExtensionsShape() {
 			"extensions is %s; it must be an object keyed by extension prefix (§3.4.3)", jsonKind(r))
 		return
 	}
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		if v[0] != '{' {
 			c.report("extension value not an object",
 				"extensions.%s is %s; each extension's fields must be grouped in an object (§3.4.3)", clipb(k), jsonKind(v))
@@ -123,7 +124,7 @@ func (c *checker) envExtPrefixDeclared() {
 		return
 	}
 	n := 0
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		if n++; n > maxChecked {
 			return false
 		}
@@ -154,7 +155,7 @@ func reservedPrefix(p string) bool {
 // aaep, xsd, rdf, rdfs or starts with "@".
 func (c *checker) envExtReservedPrefix() {
 	if r := c.ev.vals[kExtensions]; len(r) > 0 && r[0] == '{' {
-		eachMember(r, func(k []byte, v json.RawMessage) bool {
+		r.Members(func(k []byte, v payload.Value) bool {
 			if reservedPrefix(string(k)) {
 				c.report("reserved extension prefix",
 					"extensions uses the reserved prefix %s; aaep, xsd, rdf, rdfs and @-names cannot name an extension (§7.3.2)", clipb(k))

@@ -1,9 +1,10 @@
 package aaep
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Event is one decoded AAEP message: a core or extension event (Type has the
@@ -45,12 +46,12 @@ type Event struct {
 	// present marks the known keys the message has.
 	present keySet
 	// vals holds the raw values of the known top-level keys, by key.
-	vals [numKeys]json.RawMessage
+	vals [numKeys]payload.Value
 	// unknown lists the top-level keys that are not known keys, in order
 	// of first appearance; unknownVals holds their values (the last one
 	// when a key repeats).
 	unknown     []string
-	unknownVals []json.RawMessage
+	unknownVals []payload.Value
 	// unknownIdx indexes unknown once it is long (nil until then).
 	unknownIdx map[string]int
 	// scan holds what the validating scan measured.
@@ -58,25 +59,25 @@ type Event struct {
 }
 
 // Str returns the top-level string field key.
-func (e *Event) Str(key string) (string, bool) { return rawString(e.raw(key)) }
+func (e *Event) Str(key string) (string, bool) { return e.raw(key).Str() }
 
 // Int returns the top-level integer field key (a JSON number with no
 // fractional part that fits in an int64).
-func (e *Event) Int(key string) (int64, bool) { return rawInt(e.raw(key)) }
+func (e *Event) Int(key string) (int64, bool) { return e.raw(key).Int() }
 
 // Bool returns the top-level boolean field key.
-func (e *Event) Bool(key string) (bool, bool) { return rawBool(e.raw(key)) }
+func (e *Event) Bool(key string) (bool, bool) { return e.raw(key).Bool() }
 
 // Has reports whether the top-level field key is present (even as null).
 func (e *Event) Has(key string) bool { return e.raw(key) != nil }
 
 // Object returns the top-level object field key, decoded one level.
-func (e *Event) Object(key string) (map[string]json.RawMessage, bool) {
-	return rawObject(e.raw(key))
+func (e *Event) Object(key string) (map[string]payload.Value, bool) {
+	return e.raw(key).Object()
 }
 
 // raw returns the raw value of top-level field key, or nil.
-func (e *Event) raw(key string) json.RawMessage {
+func (e *Event) raw(key string) payload.Value {
 	if k := lookupKey(key); k != kUnknown {
 		return e.vals[k]
 	}
@@ -108,7 +109,7 @@ func (e *Event) unknownIndex(name string) int {
 
 // addUnknown records the value of unknown key name; it reports false when
 // the key was already there (a duplicate: the later value wins).
-func (e *Event) addUnknown(name string, val json.RawMessage) bool {
+func (e *Event) addUnknown(name string, val payload.Value) bool {
 	if i := e.unknownIndex(name); i >= 0 {
 		e.unknownVals[i] = val
 		return false
@@ -132,8 +133,8 @@ func (e *Event) addUnknown(name string, val json.RawMessage) bool {
 // Fields returns every top-level field, raw, in a new map (valid during the
 // call only, like the Event). The checker reads fields by key instead;
 // this is for tests and tools.
-func (e *Event) Fields() map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(e.unknown)+8)
+func (e *Event) Fields() map[string]payload.Value {
+	out := make(map[string]payload.Value, len(e.unknown)+8)
 	for k, v := range e.vals {
 		if v != nil {
 			out[keyNames[k]] = v
@@ -147,7 +148,7 @@ func (e *Event) Fields() map[string]json.RawMessage {
 
 // text returns the content of known top-level string field k: without
 // copying when it has no escapes, unescaped otherwise.
-func (e *Event) text(k key) ([]byte, bool) { return rawText(e.vals[k]) }
+func (e *Event) text(k key) ([]byte, bool) { return e.vals[k].Text() }
 
 // isEventLike decides whether a decoded message is an event: its type has
 // the form of an event type (a compact "prefix:local" name or a URI: it

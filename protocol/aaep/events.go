@@ -1,9 +1,10 @@
 package aaep
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // ---- EVT rules ----
@@ -42,7 +43,7 @@ func (c *checker) evtUrgencyCritical() {
 		return
 	}
 	r := c.ev.vals[kUrgency]
-	if s, ok := rawText(r); ok && string(s) == "critical" {
+	if s, ok := r.Text(); ok && string(s) == "critical" {
 		return
 	}
 	seen := "has no urgency, which means \"normal\""
@@ -71,7 +72,7 @@ func (c *checker) evtUrgencyRecommended() {
 	}
 	u := "normal"
 	if r := c.ev.vals[kUrgency]; r != nil {
-		s, _ := rawText(r)
+		s, _ := r.Text()
 		switch string(s) {
 		case "background":
 			u = "background"
@@ -132,7 +133,7 @@ func (c *checker) confFacts() (f confFacts, ok bool) {
 	if c.ev.Core != TypeAwaitingConfirmation {
 		return f, false
 	}
-	f.irreversible, f.irrevSet = rawBool(c.ev.vals[kIrreversible])
+	f.irreversible, f.irrevSet = c.ev.vals[kIrreversible].Bool()
 	if s, ok := c.ev.text(kRiskLevel); ok && oneOf(s, "low", "medium", "high") {
 		f.risk = string(s)
 	}
@@ -215,8 +216,8 @@ func (c *checker) evtConfAllowedReplies() {
 	var custom []string
 	hasDefault, n := false, 0
 	def, defOK := c.ev.text(kDefaultDecision)
-	eachElement(r, func(i int, v json.RawMessage) bool {
-		s, ok := rawText(v)
+	r.Elements(func(i int, v payload.Value) bool {
+		s, ok := v.Text()
 		if !ok {
 			return true
 		}
@@ -247,8 +248,8 @@ func (c *checker) clarKinds() (kinds []string, ok bool) {
 	if len(r) == 0 || r[0] != '[' {
 		return nil, false
 	}
-	eachElement(r, func(i int, v json.RawMessage) bool {
-		if s, ok := rawText(v); ok {
+	r.Elements(func(i int, v payload.Value) bool {
+		if s, ok := v.Text(); ok {
 			kinds = append(kinds, string(s))
 		}
 		return true
@@ -300,10 +301,10 @@ func (c *checker) evtClarDefaultResponse() {
 	}
 	var values []string
 	found := false
-	eachElement(r, func(i int, v json.RawMessage) bool {
-		eachMember(v, func(k []byte, fv json.RawMessage) bool {
+	r.Elements(func(i int, v payload.Value) bool {
+		v.Members(func(k []byte, fv payload.Value) bool {
 			if string(k) == "value" {
-				if s, ok := rawText(fv); ok {
+				if s, ok := fv.Text(); ok {
 					values = append(values, string(s))
 					found = found || string(s) == string(def)
 				}
@@ -331,12 +332,12 @@ func (c *checker) evtProgressStepLETotal() {
 	}
 	var step, total int64
 	var hasStep, hasTotal bool
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		switch string(k) {
 		case "step":
-			step, hasStep = rawInt(v)
+			step, hasStep = v.Int()
 		case "total_steps":
-			total, hasTotal = rawInt(v)
+			total, hasTotal = v.Int()
 		}
 		return true
 	})
@@ -368,7 +369,7 @@ func (c *checker) evtStreamHintComplete() {
 		return
 	}
 	hint, hasHint := c.ev.text(kCoalesceHint)
-	complete, hasComplete := rawBool(c.ev.vals[kComplete])
+	complete, hasComplete := c.ev.vals[kComplete].Bool()
 	switch {
 	case hasHint && string(hint) == "completion" && hasComplete && !complete:
 		c.report("completion hint on non-final chunk",

@@ -4,10 +4,11 @@
 package aaep
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 type fkind uint8
@@ -202,7 +203,7 @@ func (c *checker) evtSchema() {
 
 // fieldProblem returns a sentence saying how raw value r of the field
 // called name breaks spec f, or "".
-func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) string {
+func (c *checker) fieldProblem(name string, f *fieldSpec, r payload.Value) string {
 	switch f.kind {
 	case fString, fURI:
 		s, ok := c.strOf(f.k, r)
@@ -222,12 +223,12 @@ func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) str
 			return name + " " + clipb(s) + " does not match " + f.patText
 		}
 	case fEnum:
-		s, ok := rawText(r)
+		s, ok := r.Text()
 		if !ok || !oneOf(s, f.enum...) {
 			return name + " is " + describe(r) + "; it must be one of " + quoteList(f.enum)
 		}
 	case fInt:
-		n, ok := rawInt(r)
+		n, ok := r.Int()
 		if !ok {
 			return name + " is " + describe(r) + "; it must be an integer"
 		}
@@ -235,7 +236,7 @@ func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) str
 			return name + " is " + strconv.FormatInt(n, 10) + "; it must be " + rangeText(f.min, f.max)
 		}
 	case fBool:
-		if _, ok := rawBool(r); !ok {
+		if _, ok := r.Bool(); !ok {
 			return name + " is " + describe(r) + "; it must be true or false"
 		}
 	case fObject:
@@ -249,19 +250,19 @@ func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) str
 	case fChoices:
 		return c.choicesProblem(r)
 	case fNumber:
-		v, ok := rawNumber(r)
+		v, ok := r.Number()
 		if !ok || v < float64(f.min) || v > float64(f.max) {
 			return name + " is " + describe(r) + "; it must be a number " + rangeText(f.min, f.max)
 		}
 	case fDateTime:
-		s, ok := rawText(r)
+		s, ok := r.Text()
 		if !ok || !isDateTime(s) {
 			return name + " is " + describe(r) + "; it must be an RFC 3339 date-time such as \"2026-05-24T14:22:11.342Z\""
 		}
 	case fResponse:
 		switch r[0] {
 		case '"':
-			s, _ := rawText(r)
+			s, _ := r.Text()
 			return c.lengthProblem(name, s, 1, 16384, true)
 		case 't', 'f':
 		case '{', '[', 'n':
@@ -272,7 +273,7 @@ func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) str
 			return name + " is " + jsonKind(r) + "; it must be an object keyed by extension prefix"
 		}
 		problem := ""
-		eachMember(r, func(k []byte, v json.RawMessage) bool {
+		r.Members(func(k []byte, v payload.Value) bool {
 			if v[0] != '{' {
 				problem = name + "." + string(k) + " is " + jsonKind(v) + "; each extension's fields must be an object"
 			}
@@ -293,11 +294,11 @@ func (c *checker) fieldProblem(name string, f *fieldSpec, r json.RawMessage) str
 
 // strOf returns the string content of r, which may be the top-level value
 // of key k: then the scan's knowledge of escapes saves a pass over it.
-func (c *checker) strOf(k key, r json.RawMessage) ([]byte, bool) {
+func (c *checker) strOf(k key, r payload.Value) ([]byte, bool) {
 	if v := c.ev.vals[k]; k != kUnknown && len(r) > 0 && len(v) == len(r) && &v[0] == &r[0] {
 		return c.ev.text(k)
 	}
-	return rawText(r)
+	return r.Text()
 }
 
 // lengthProblem checks a string's length in characters: the minimum
@@ -331,15 +332,15 @@ func rangeText(min, max int64) string {
 }
 
 // stringsProblem checks an array of strings.
-func (c *checker) stringsProblem(name string, f *fieldSpec, r json.RawMessage) string {
+func (c *checker) stringsProblem(name string, f *fieldSpec, r payload.Value) string {
 	if r[0] != '[' {
 		return name + " is " + jsonKind(r) + "; it must be an array of strings"
 	}
 	problem, n := "", 0
 	var seen uniqueSet
-	eachElement(r, func(i int, v json.RawMessage) bool {
+	r.Elements(func(i int, v payload.Value) bool {
 		n++
-		s, ok := rawText(v)
+		s, ok := v.Text()
 		item := func() string { return name + " item " + strconv.Itoa(i) }
 		switch {
 		case !ok:
@@ -370,25 +371,25 @@ func (c *checker) stringsProblem(name string, f *fieldSpec, r json.RawMessage) s
 // object with at least one of percent (number 0..100), step (integer >= 1,
 // schema only), total_steps (integer >= 1) and description (string 1..4096),
 // and no other key (additionalProperties:false, schema only).
-func (c *checker) progressProblem(r json.RawMessage) string {
+func (c *checker) progressProblem(r payload.Value) string {
 	if r[0] != '{' {
 		return "progress is " + jsonKind(r) + "; it must be an object"
 	}
 	problem, n := "", 0
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		n++
 		name := "progress." + string(k)
 		switch string(k) {
 		case "percent":
-			if f, ok := rawNumber(v); !ok || f < 0 || f > 100 {
+			if f, ok := v.Number(); !ok || f < 0 || f > 100 {
 				problem = name + " is " + describe(v) + "; it must be a number from 0 to 100"
 			}
 		case "step", "total_steps":
-			if i, ok := rawInt(v); !ok || i < 1 {
+			if i, ok := v.Int(); !ok || i < 1 {
 				problem = name + " is " + describe(v) + "; it must be an integer of at least 1"
 			}
 		case "description":
-			if s, ok := rawText(v); !ok {
+			if s, ok := v.Text(); !ok {
 				problem = name + " is " + jsonKind(v) + "; it must be a string"
 			} else {
 				problem = c.lengthProblem(name, s, 1, 4096, false)
@@ -406,13 +407,13 @@ func (c *checker) progressProblem(r json.RawMessage) string {
 
 // choicesProblem checks the choices of awaiting.clarification: 2..32
 // unique objects, each exactly {value: string 1..256, label: string 1..1024}.
-func (c *checker) choicesProblem(r json.RawMessage) string {
+func (c *checker) choicesProblem(r payload.Value) string {
 	if r[0] != '[' {
 		return "choices is " + jsonKind(r) + "; it must be an array of {value, label} objects"
 	}
 	problem, n := "", 0
 	var seen uniqueSet
-	eachElement(r, func(i int, v json.RawMessage) bool {
+	r.Elements(func(i int, v payload.Value) bool {
 		n++
 		item := "choices item " + strconv.Itoa(i)
 		if v[0] != '{' {
@@ -421,17 +422,17 @@ func (c *checker) choicesProblem(r json.RawMessage) string {
 		}
 		var value, label []byte
 		var hasValue, hasLabel bool
-		eachMember(v, func(k []byte, fv json.RawMessage) bool {
+		v.Members(func(k []byte, fv payload.Value) bool {
 			switch string(k) {
 			case "value":
-				value, hasValue = rawText(fv)
+				value, hasValue = fv.Text()
 				if !hasValue {
 					problem = item + " value is " + jsonKind(fv) + "; it must be a string"
 				} else {
 					problem = c.lengthProblem(item+" value", value, 1, 256, false)
 				}
 			case "label":
-				label, hasLabel = rawText(fv)
+				label, hasLabel = fv.Text()
 				if !hasLabel {
 					problem = item + " label is " + jsonKind(fv) + "; it must be a string"
 				} else {

@@ -1,9 +1,10 @@
 package aaep
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 var (
@@ -70,12 +71,12 @@ func capabilitySpec(name string) *fieldSpec {
 
 // capabilitiesProblem checks a capability object. Unknown keys are left to
 // MSG-CAP-UNKNOWN.
-func (c *checker) capabilitiesProblem(name string, r json.RawMessage) string {
+func (c *checker) capabilitiesProblem(name string, r payload.Value) string {
 	if r[0] != '{' {
 		return name + " is " + jsonKind(r) + "; it must be an object ({} is allowed)"
 	}
 	problem := ""
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		if f := capabilitySpec(string(k)); f != nil {
 			problem = c.fieldProblem(name+"."+string(k), f, v)
 		}
@@ -87,13 +88,13 @@ func (c *checker) capabilitiesProblem(name string, r json.RawMessage) string {
 // eventFiltersProblem checks the event_filters capability: an object with
 // only include and exclude, each an array of unique strings of 1..256
 // characters.
-func (c *checker) eventFiltersProblem(name string, r json.RawMessage) string {
+func (c *checker) eventFiltersProblem(name string, r payload.Value) string {
 	if r[0] != '{' {
 		return name + " is " + jsonKind(r) + "; it must be an object with include and exclude lists"
 	}
 	list := fieldSpec{kind: fStrings, min: 0, max: noMax, itemMin: 1, itemMax: 256, hardMax: true, unique: true}
 	problem := ""
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		switch string(k) {
 		case "include", "exclude":
 			problem = c.stringsProblem(name+"."+string(k), &list, v)
@@ -106,15 +107,15 @@ func (c *checker) eventFiltersProblem(name string, r json.RawMessage) string {
 }
 
 // intEnumListProblem checks an array of unique integers from f.enumInts.
-func intEnumListProblem(name string, f *fieldSpec, r json.RawMessage) string {
+func intEnumListProblem(name string, f *fieldSpec, r payload.Value) string {
 	if r[0] != '[' {
 		return name + " is " + jsonKind(r) + "; it must be an array of integers"
 	}
 	problem, n := "", 0
 	var seen []int64
-	eachElement(r, func(i int, v json.RawMessage) bool {
+	r.Elements(func(i int, v payload.Value) bool {
 		n++
-		x, ok := rawInt(v)
+		x, ok := v.Int()
 		valid := false
 		for _, e := range f.enumInts {
 			valid = valid || (ok && x == e)
@@ -301,7 +302,7 @@ func (c *checker) msgClarReplySchema() {
 // is noted here at INFO level instead of failing MSG-REQ-SCHEMA,
 // MSG-ACC-SCHEMA or MSG-RENEG-SHAPE.
 func (c *checker) msgCapUnknown() {
-	var r json.RawMessage
+	var r payload.Value
 	switch c.ev.Type {
 	case MsgSubscriptionRequest, MsgSubscriptionRenegotiate:
 		r = c.ev.vals[kCapabilities]
@@ -311,7 +312,7 @@ func (c *checker) msgCapUnknown() {
 	if len(r) == 0 || r[0] != '{' {
 		return
 	}
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		if capabilitySpec(string(k)) == nil && v[0] != '{' {
 			c.report("unknown capability "+clipb(k),
 				"%s declares the unknown capability %s as %s; extension capabilities are objects under their prefix, and unknown ones are ignored (§5.3.2)",

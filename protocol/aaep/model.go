@@ -55,10 +55,10 @@ package aaep
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -185,7 +185,7 @@ type checker struct {
 // with nothing but error-description members beside it. Only the
 // transport rules (TRN-NO-FAILURE-REASON) apply to it.
 func (c *checker) Claim(m *protocol.Message) bool {
-	if m.Dir != protocol.FromProducer || !c.afterReply[m.Source] || !m.Doc.IsObject() || m.Doc.Routing.Type != "" || !isErrorAnswer(m.Raw) {
+	if m.Dir != protocol.FromProducer || !c.afterReply[m.Source] || !m.Doc.IsObject() || m.Doc.Routing.Type != "" || !isErrorAnswer(m.Doc) {
 		return false
 	}
 	delete(c.afterReply, m.Source)
@@ -197,17 +197,17 @@ func (c *checker) Claim(m *protocol.Message) bool {
 var errorAnswerKeys = map[string]bool{"error": true, "message": true, "error_description": true, "detail": true,
 	"reason": true, "code": true, "status": true}
 
-// isErrorAnswer reports whether raw is shaped as a producer's error answer.
-func isErrorAnswer(raw []byte) bool {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || len(obj) > len(errorAnswerKeys) {
+// isErrorAnswer reports whether d is shaped as a producer's error answer
+// (an object as encoding/json reads one).
+func isErrorAnswer(d *payload.Doc) bool {
+	if !d.JSONValid() {
 		return false
 	}
-	if e := obj["error"]; len(e) == 0 || (e[0] != '"' && e[0] != '{') {
+	if e := d.Get("error"); len(e) == 0 || (e[0] != '"' && e[0] != '{') {
 		return false
 	}
-	for k := range obj {
-		if !errorAnswerKeys[k] {
+	for _, m := range d.Members() {
+		if !errorAnswerKeys[string(m.Name)] {
 			return false
 		}
 	}

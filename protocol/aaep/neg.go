@@ -490,7 +490,7 @@ func (n *negChecker) checkLanguage(sub *subscription, m *protocol.Message, ev *E
 	lang, ok := ev.Str("language")
 	if !ok {
 		if h, okh := ev.Object("localization_hints"); okh {
-			lang, ok = rawString(h["primary_language"])
+			lang, ok = h["primary_language"].Str()
 		}
 	}
 	if ok && lang != "" && !sub.noted[negLanguage] && !vocab.NewLanguages(t.languages).Has(lang) && sub.once(negLanguage) {

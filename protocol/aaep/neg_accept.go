@@ -157,7 +157,7 @@ func (n *negChecker) checkSignedManifest(sub *subscription, m *protocol.Message,
 		_, hasURI := ev.Str("manifest_uri")
 		if !hasURI {
 			if p, ok := ev.Object("producer"); ok {
-				_, hasURI = rawString(p["manifest_uri"])
+				_, hasURI = p["manifest_uri"].Str()
 			}
 		}
 		if !hasURI {
@@ -204,7 +204,7 @@ func (n *negChecker) manifestProblem(jws string, ev *Event) string {
 	}
 	agent := ""
 	if p, ok := ev.Object("producer"); ok {
-		agent, _ = rawString(p["agent_id"])
+		agent, _ = p["agent_id"].Str()
 	}
 	if claims.AgentID != nil && agent != "" && *claims.AgentID != agent {
 		return fmt.Sprintf("names agent_id %q but the accepting producer is %q", *claims.AgentID, agent)

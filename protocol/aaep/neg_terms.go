@@ -7,6 +7,7 @@ package aaep
 import (
 	"encoding/json"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 )
 
@@ -158,7 +159,7 @@ func defaultTerms() terms {
 }
 
 // decodeCaps reads a capability object; fields of the wrong shape stay absent.
-func decodeCaps(raw json.RawMessage) capsJSON {
+func decodeCaps(raw payload.Value) capsJSON {
 	var c capsJSON
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &c) // shape errors are MSG-* findings; keep what decoded

@@ -45,10 +45,10 @@ package aaep
 // irreversible action authorized only by a defaulted accept.
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -196,10 +196,10 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 		if raw := ev.vals[kAcceptedResponseKinds]; raw != nil {
 			a.kinds = stringList(raw)
 		}
-		eachElement(ev.vals[kChoices], func(_ int, v json.RawMessage) bool {
-			eachMember(v, func(key []byte, val json.RawMessage) bool {
+		ev.vals[kChoices].Elements(func(_ int, v payload.Value) bool {
+			v.Members(func(key []byte, val payload.Value) bool {
 				if string(key) == "value" {
-					if str, ok := rawString(val); ok {
+					if str, ok := val.Str(); ok {
 						a.choices = append(a.choices, str)
 					}
 					return false

@@ -5,8 +5,7 @@
 package aaep
 
 import (
-	"encoding/json"
-
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -24,8 +23,8 @@ func (s *seqChecker) onStarted(ss *session, m *protocol.Message, ev *Event, now 
 	}
 	if raw := ev.vals[kToolsAvailable]; raw != nil {
 		ss.toolsAvail = map[string]bool{}
-		eachElement(raw, func(_ int, v json.RawMessage) bool {
-			if t, ok := rawString(v); ok {
+		raw.Elements(func(_ int, v payload.Value) bool {
+			if t, ok := v.Str(); ok {
 				ss.toolsAvail[t] = true
 			}
 			return true

@@ -57,12 +57,12 @@ func namesOf(ev *Event) naming {
 	n.call, _ = ev.Str("tool_call_id")
 	if ctx, ok := ev.Object("extra_context"); ok {
 		for _, k := range []string{"tool", "tool_name"} {
-			if v, ok := rawString(ctx[k]); ok && n.tool == "" {
+			if v, ok := ctx[k].Str(); ok && n.tool == "" {
 				n.tool = v
 			}
 		}
 		for _, k := range []string{"tool_call_id", "call_id"} {
-			if v, ok := rawString(ctx[k]); ok && n.call == "" {
+			if v, ok := ctx[k].Str(); ok && n.call == "" {
 				n.call = v
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -168,7 +169,7 @@ func (s *seqChecker) decisionAllowed(a *await, decision string) bool {
 
 // responseMismatch checks a clarification response against the accepted
 // kinds (§6.5.2); it returns "" when the response fits one of them.
-func (s *seqChecker) responseMismatch(a *await, raw json.RawMessage) string {
+func (s *seqChecker) responseMismatch(a *await, raw payload.Value) string {
 	if len(raw) == 0 {
 		return "has no response"
 	}

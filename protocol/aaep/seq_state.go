@@ -17,9 +17,9 @@ package aaep
 // must equal the previous to_state); it flags §4.6's own line 10.
 
 import (
-	"encoding/json"
 	"fmt"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -89,17 +89,17 @@ func (s *seqChecker) onProgress(ss *session, ev *Event) string {
 			a.progress++
 		}
 	}
-	var percent, desc json.RawMessage
+	var percent, desc payload.Value
 	var step, total int64
 	var okS, okT bool
-	eachMember(ev.raw("progress"), func(key []byte, val json.RawMessage) bool {
+	ev.raw("progress").Members(func(key []byte, val payload.Value) bool {
 		switch string(key) {
 		case "percent":
 			percent = val
 		case "step":
-			step, okS = rawInt(val)
+			step, okS = val.Int()
 		case "total_steps":
-			total, okT = rawInt(val)
+			total, okT = val.Int()
 		case "description":
 			desc = val
 		}
@@ -113,7 +113,7 @@ func (s *seqChecker) onProgress(ss *session, ev *Event) string {
 	case okS:
 		return fmt.Sprintf("step %d", step)
 	}
-	d, _ := rawString(desc)
+	d, _ := desc.Str()
 	return d
 }
 

@@ -43,9 +43,9 @@ type output struct {
 
 func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) string {
 	idb, _ := ev.text(kOutputID)
-	pos, hasPos := rawInt(ev.vals[kPosition])
+	pos, hasPos := ev.vals[kPosition].Int()
 	chunk, _ := ev.text(kChunk)
-	complete, _ := rawBool(ev.vals[kComplete])
+	complete, _ := ev.vals[kComplete].Bool()
 	ss.prevComplete = complete
 	ss.sawOS = true
 	ss.state = impliedState(ev.Core)

@@ -138,7 +138,7 @@ func (t *toolTable) addDone(tool string) {
 func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, now instant) string {
 	tool, _ := field(ev, kTool)
 	id, _ := field(ev, kToolCallID)
-	irrev, _ := rawBool(ev.vals[kIrreversible])
+	irrev, _ := ev.vals[kIrreversible].Bool()
 	ss.sawTI = true
 	ss.tiCount++
 	if ss.toolsAvail != nil && tool != "" && !ss.toolsAvail[tool] {

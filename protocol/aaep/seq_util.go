@@ -4,10 +4,10 @@
 package aaep
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -87,10 +87,10 @@ func stepKind(core string) protocol.StepKind {
 
 // stringList returns the string elements of JSON array raw (others are
 // skipped: the schema rules report them); nil when raw is not an array.
-func stringList(raw json.RawMessage) []string {
+func stringList(raw payload.Value) []string {
 	list := []string{}
-	if !eachElement(raw, func(_ int, v json.RawMessage) bool {
-		if s, ok := rawString(v); ok {
+	if !raw.Elements(func(_ int, v payload.Value) bool {
+		if s, ok := v.Str(); ok {
 			list = append(list, s)
 		}
 		return true

@@ -96,11 +96,11 @@ func revealedReason(ev *Event) string {
 		if !ok {
 			continue
 		}
-		if str, ok := rawString(raw); ok {
+		if str, ok := raw.Str(); ok {
 			parts = append(parts, str)
-		} else if obj, ok := rawObject(raw); ok {
+		} else if obj, ok := raw.Object(); ok {
 			for _, sub := range []string{"message", "code", "reason"} {
-				if str, ok := rawString(obj[sub]); ok {
+				if str, ok := obj[sub].Str(); ok {
 					parts = append(parts, str)
 				}
 			}

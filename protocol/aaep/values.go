@@ -5,10 +5,11 @@
 package aaep
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // typeFormProblem says what is wrong with type t, or "" when its form is valid.
@@ -55,16 +56,16 @@ func isPrefixName(p string) bool {
 
 // producerProblem returns a sentence saying what is wrong with producer
 // object r, or "". It is shared with subscription.accepted (MSG-ACC-SCHEMA).
-func producerProblem(r json.RawMessage) string {
+func producerProblem(r payload.Value) string {
 	if r[0] != '{' {
 		return "producer is " + jsonKind(r) + "; it must be an object with at least agent_id"
 	}
 	problem, hasID := "", false
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		name := string(k)
 		switch name {
 		case "agent_id", "agent_version", "agent_name", "model", "manifest_uri":
-			s, ok := rawText(v)
+			s, ok := v.Text()
 			switch {
 			case !ok:
 				problem = "producer." + name + " is " + jsonKind(v) + "; it must be a non-empty string"
@@ -87,17 +88,17 @@ func producerProblem(r json.RawMessage) string {
 	return problem
 }
 
-func locHintsProblem(r json.RawMessage) string {
+func locHintsProblem(r payload.Value) string {
 	problem := ""
-	eachMember(r, func(k []byte, v json.RawMessage) bool {
+	r.Members(func(k []byte, v payload.Value) bool {
 		name := string(k)
 		switch name {
 		case "primary_language":
-			if s, ok := rawText(v); !ok || !isLanguageTag(s) {
+			if s, ok := v.Text(); !ok || !isLanguageTag(s) {
 				problem = "localization_hints.primary_language " + describe(v) + " is not a language tag such as \"en-US\""
 			}
 		case "text_direction":
-			if s, ok := rawText(v); !ok || !oneOf(s, "ltr", "rtl", "auto") {
+			if s, ok := v.Text(); !ok || !oneOf(s, "ltr", "rtl", "auto") {
 				problem = "localization_hints.text_direction " + describe(v) + " must be \"ltr\", \"rtl\" or \"auto\""
 			}
 		case "available_languages", "fallback_chain":
@@ -107,7 +108,7 @@ func locHintsProblem(r json.RawMessage) string {
 			}
 			problem = tagListProblem("localization_hints."+name, v, 0, limit, name == "available_languages")
 		case "script":
-			if s, ok := rawText(v); !ok || !isScript(s) {
+			if s, ok := v.Text(); !ok || !isScript(s) {
 				problem = "localization_hints.script " + describe(v) + " is not an ISO 15924 code such as \"Latn\""
 			}
 		case "calendar":
@@ -124,15 +125,15 @@ func locHintsProblem(r json.RawMessage) string {
 
 // tagListProblem checks an array of language tags with min..max items,
 // optionally unique.
-func tagListProblem(name string, v json.RawMessage, min, max int, unique bool) string {
+func tagListProblem(name string, v payload.Value, min, max int, unique bool) string {
 	if v[0] != '[' {
 		return name + " is " + jsonKind(v) + "; it must be an array of language tags"
 	}
 	problem, n := "", 0
 	var seen uniqueSet
-	eachElement(v, func(i int, e json.RawMessage) bool {
+	v.Elements(func(i int, e payload.Value) bool {
 		n++
-		s, ok := rawText(e)
+		s, ok := e.Text()
 		if !ok || !isLanguageTag(s) {
 			problem = name + " item " + strconv.Itoa(i) + " " + describe(e) + " is not a language tag such as \"en-US\""
 			return false
@@ -336,13 +337,13 @@ func clipb(b []byte) string { return clip(string(b)) }
 
 // describe renders raw value r for a message: strings quoted and clipped,
 // other values by kind (numbers and literals as written).
-func describe(r json.RawMessage) string {
+func describe(r payload.Value) string {
 	if len(r) == 0 {
 		return "absent"
 	}
 	switch r[0] {
 	case '"':
-		s, _ := rawText(r)
+		s, _ := r.Text()
 		return clipb(s)
 	case '{', '[':
 		return jsonKind(r)
