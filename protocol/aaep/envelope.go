@@ -68,9 +68,8 @@ var requiredEnvelope = [...]key{kContext, kType, kEventID, kSessionID, kTimestam
 
 // ---- ENV rules ----
 
-// envIntRange implements ENV-INT-RANGE (MUST, §3.8): a JSON integer literal
-// anywhere in the event lies outside -2^53..2^53. Numbers written with a
-// fraction or exponent are not integer literals and are not checked.
+// envIntRange is the check of envJSONObject (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envIntRange() {
 	if s := &c.ev.scan; s.bigInt != "" {
 		c.report("integer beyond 2^53",
@@ -79,9 +78,8 @@ func (c *checker) envIntRange() {
 	}
 }
 
-// envReqFields implements ENV-REQ-FIELDS (MUST, §3.2, §3.9 step 2): the six
-// required envelope fields are present (null counts as present; its type is
-// judged by the field's own rule).
+// envReqFields is the check of envReqFields (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envReqFields() {
 	var missing []string
 	for _, k := range requiredEnvelope {
@@ -96,10 +94,8 @@ func (c *checker) envReqFields() {
 	}
 }
 
-// envContext implements ENV-CONTEXT (MUST, §3.2.1, §3.9 step 4): @context
-// is the string "https://aaep-protocol.org/context/v1" or a non-empty array
-// of strings whose first element is that string; the schema's format:uri
-// on the array items is asserted too (catalog §2.14 item 5).
+// envContext is the check of envContext (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envContext() {
 	r := c.ev.vals[kContext]
 	if r == nil {
@@ -142,10 +138,8 @@ func (c *checker) envContext() {
 	}
 }
 
-// envTypeForm implements ENV-TYPE-FORM (MUST, §3.2.2): type is a non-empty
-// compact "prefix:local" name (prefix a letter or underscore then letters,
-// digits, "_", "-", "."; a non-empty local part without spaces) or an
-// absolute URI ("scheme://..."). A wrong JSON type is ENV-SCHEMA's.
+// envTypeForm is the check of envTypeForm (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envTypeForm() {
 	r := c.ev.vals[kType]
 	if r == nil || r[0] != '"' {
@@ -165,9 +159,8 @@ func (c *checker) envTypeForm() {
 	}
 }
 
-// envTypeCoreKnown implements ENV-TYPE-CORE-KNOWN (MUST, §3.2.2, §3.11.3):
-// a type in the aaep: namespace, compact or full URI, is one of the 12 core
-// types. Near-misses of a core type are EVT-TYPE-CONST's.
+// envTypeCoreKnown is the check of envTypeCoreKnown (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envTypeCoreKnown() {
 	ev := &c.ev
 	if ev.Core != "" {
@@ -180,9 +173,8 @@ func (c *checker) envTypeCoreKnown() {
 	}
 }
 
-// envEventIDFormat implements ENV-EVENT-ID-FORMAT (MUST, §3.2.3): event_id
-// matches ^evt_[A-Za-z0-9]{1,64}$ (case-sensitive ABNF). A wrong JSON type
-// is ENV-SCHEMA's.
+// envEventIDFormat is the check of envEventIDFormat (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envEventIDFormat() {
 	if s, ok := c.ev.text(kEventID); ok && !isID(s, "evt_") {
 		c.report("bad event_id",
@@ -190,8 +182,8 @@ func (c *checker) envEventIDFormat() {
 	}
 }
 
-// envSessionIDFormat implements ENV-SESSION-ID-FORMAT (MUST, §3.2.4):
-// session_id matches ^sess_[A-Za-z0-9]{1,64}$.
+// envSessionIDFormat is the check of envSessionIDFormat (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envSessionIDFormat() {
 	if s, ok := c.ev.text(kSessionID); ok && !isID(s, "sess_") {
 		c.report("bad session_id",
@@ -199,12 +191,8 @@ func (c *checker) envSessionIDFormat() {
 	}
 }
 
-// envTimestampFormat implements ENV-TIMESTAMP-FORMAT (MUST, §3.2.5,
-// §3.11.2): timestamp has the prose form YYYY-MM-DDTHH:MM:SS[.fraction]
-// followed by Z or ±HH:MM, uppercase T and Z, and is a real calendar
-// instant. Prose over schema: the schema's format:date-time (RFC 3339)
-// also allows lowercase t/z, which the prose does not (catalog §2.14 item
-// 4). The number of fraction digits is ENV-TIMESTAMP-PRECISION's.
+// envTimestampFormat is the check of envTimestampFormat (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envTimestampFormat() {
 	if _, ok := c.ev.text(kTimestamp); !ok {
 		return
@@ -215,10 +203,8 @@ func (c *checker) envTimestampFormat() {
 	}
 }
 
-// envTimestampPrecision implements ENV-TIMESTAMP-PRECISION (MUST, §3.2.5):
-// fractional seconds are absent, 3 digits or 6 digits ("Other precisions
-// MUST NOT be used"). Prose over schema: format:date-time allows any
-// precision.
+// envTimestampPrecision is the check of envTimestampPrecision (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envTimestampPrecision() {
 	if _, ok := c.ev.text(kTimestamp); !ok {
 		return
@@ -229,14 +215,8 @@ func (c *checker) envTimestampPrecision() {
 	}
 }
 
-// envTimestampReal implements ENV-TIMESTAMP-REAL (MUST, §3.2.5): the
-// timestamp references an actual point in time, not a placeholder: nothing
-// before 2000 (the Unix epoch, year 1 and other zero values; AAEP did not
-// exist then) and nothing from the year 3000 on (sentinels such as
-// 9999-12-31). Comparing the timestamp with the capture's receive time
-// (future-dating, backdating) needs capture metadata and is left to
-// SEQ-TIMESTAMP-NOT-FUTURE and SEQ-TIMESTAMP-BACKDATED, so that one defect
-// yields one finding.
+// envTimestampReal is the check of envTimestampReal (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envTimestampReal() {
 	ev := &c.ev
 	if !ev.TimeOK {
@@ -248,12 +228,8 @@ func (c *checker) envTimestampReal() {
 	}
 }
 
-// envProducer implements ENV-PRODUCER (MUST, §3.2.6 and envelope schema
-// $defs/Producer): producer is an object; agent_id is a non-empty string;
-// agent_version, agent_name and model are non-empty strings when present
-// (prose: "any non-empty UTF-8 string"; the schema has minLength only on
-// agent_id, catalog §2.14 item 7 — prose wins); manifest_uri is an RFC 3986
-// URI; no other keys (schema additionalProperties:false).
+// envProducer is the check of envProducer (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envProducer() {
 	r := c.ev.vals[kProducer]
 	if r == nil {
@@ -264,9 +240,8 @@ func (c *checker) envProducer() {
 	}
 }
 
-// envAAEPVersion implements ENV-AAEP-VERSION (MUST, §3.4.4): when present,
-// aaep_version is a semantic version (pattern of §1.2) that names a
-// published version of the specification; only 1.0.0 is published.
+// envAAEPVersion is the check of envAAEPVersion (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envAAEPVersion() {
 	s, ok := c.ev.text(kAAEPVersion)
 	if !ok {
@@ -287,8 +262,8 @@ func (c *checker) envAAEPVersion() {
 		clipb(s), strings.Join(publishedVersions, ", "))
 }
 
-// envVerbosityEnum implements ENV-VERBOSITY-ENUM (MUST, §3.3.1): verbosity
-// is terse, normal or detailed.
+// envVerbosityEnum is the check of envVerbosityEnum (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envVerbosityEnum() {
 	if s, ok := c.ev.text(kVerbosity); ok && !oneOf(s, "terse", "normal", "detailed") {
 		c.report("bad verbosity",
@@ -296,8 +271,8 @@ func (c *checker) envVerbosityEnum() {
 	}
 }
 
-// envUrgencyEnum implements ENV-URGENCY-ENUM (MUST, §3.3.2): urgency is
-// background, normal or critical.
+// envUrgencyEnum is the check of envUrgencyEnum (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envUrgencyEnum() {
 	if s, ok := c.ev.text(kUrgency); ok && !oneOf(s, "background", "normal", "critical") {
 		c.report("bad urgency",
@@ -305,8 +280,8 @@ func (c *checker) envUrgencyEnum() {
 	}
 }
 
-// envSeqNoType implements ENV-SEQNO-TYPE (MUST, §3.4.1): sequence_number
-// is an integer >= 0 (3.0 counts as an integer, as in JSON Schema).
+// envSeqNoType is the check of envSeqnoType (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envSeqNoType() {
 	r := c.ev.vals[kSeqNo]
 	if r == nil {
@@ -318,8 +293,8 @@ func (c *checker) envSeqNoType() {
 	}
 }
 
-// envCorrelationType implements ENV-CORRELATION-TYPE (MUST, §3.4.2):
-// correlation_id is a string.
+// envCorrelationType is the check of envCorrelationType (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envCorrelationType() {
 	if r := c.ev.vals[kCorrelationID]; r != nil && r[0] != '"' {
 		c.report("correlation_id not a string",
@@ -327,13 +302,8 @@ func (c *checker) envCorrelationType() {
 	}
 }
 
-// envLocHintsShape implements ENV-LOCHINTS-SHAPE (MUST, §3.3.3 and the
-// envelope schema $defs/LocalizationHints): only primary_language,
-// text_direction, available_languages, fallback_chain, script and calendar;
-// language tags match the §1.2 pattern; text_direction is ltr, rtl or auto;
-// available_languages has at most 32 unique tags, fallback_chain at most 16;
-// script is an ISO 15924 code; calendar is a string. A localization_hints
-// that is not an object is ENV-SCHEMA's.
+// envLocHintsShape is the check of envLochintsShape (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envLocHintsShape() {
 	r := c.ev.vals[kLocHints]
 	if len(r) == 0 || r[0] != '{' {
@@ -349,12 +319,8 @@ var humanTextKeys = [...]key{kSummaryTerse, kSummaryNormal, kSummaryDetailed, kD
 	kErrorMessage, kAction, kConsequence, kReason, kRemediationHint, kRequestText, kPartialResult,
 	kOutputSummary, kContextText, kArgsSummary}
 
-// envLocHintsPresent implements ENV-LOCHINTS-PRESENT (catalog level MUST,
-// §11.1 vs §3.3.3): an event carrying human-readable text (summary_*,
-// description, question, a non-empty chunk, error_message, action,
-// consequence, reason, ...) carries localization_hints.primary_language.
-// Chapter 11 says MUST, Chapter 3 only RECOMMENDED: the specification
-// contradicts itself, so the rule is reported in the strict profile only.
+// envLocHintsPresent is the check of envLochintsPresent (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envLocHintsPresent() {
 	if !c.strict {
 		return
@@ -384,27 +350,8 @@ func (c *checker) envLocHintsPresent() {
 		"the event carries human-readable text (%s) but no localization_hints.primary_language; events with text for people must say its language (Ch. 11; §3.3.3 only recommends it)", text)
 }
 
-// envForbiddenFields implements ENV-FORBIDDEN-FIELDS (MUST, §3.5, §3.11.5,
-// §2.2.6): custom fields belong in extensions; no aaep_* key other than
-// aaep_version, and no @id, @graph, @base or @vocab. Prose over schema: no
-// schema closes the top level (catalog §2.14 item 1), so this is checked
-// here. The allowed top-level keys are the union of what the whole
-// specification allows, not only the per-type tables:
-//
-//   - the envelope fields of §3.2 (required), §3.3 (recommended) and §3.4
-//     (optional): envelopeKeys;
-//   - the payload fields of the event's core type in its Chapter 4 table
-//     (§4.1.1–§4.4.3): payloadKeys;
-//   - payload fields that only the type's schema defines (irreversible on
-//     confirmations, summary_detailed on progress, clarification and
-//     handoff; catalog §2.14 item 11): payloadKeys too, since the prose
-//     does not forbid them;
-//   - the verbosity forms summary_terse, summary_normal and
-//     summary_detailed on every type (§3.3.1, §5.9): anyPayloadKeys.
-//
-// Both profiles read it the same way: §3.3.1 is not contradicted anywhere,
-// only left out of one table. For extension types only the reserved names
-// are checked: their payload vocabulary is the extension's.
+// envForbiddenFields is the check of envForbiddenFields (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envForbiddenFields() {
 	ev := &c.ev
 	var bad []string
@@ -439,14 +386,8 @@ func reservedJSONLD(k string) bool {
 	return false
 }
 
-// envSize implements ENV-SIZE (SHOULD, §3.7): at most 64 KiB serialized, at
-// most 32 envelope-level fields (top-level keys plus the prefix keys inside
-// extensions), payload nesting of at most 8 levels (the event object is
-// level 0, so {"progress":{...}} nests 1 level), and no string longer than
-// 16 KiB (UTF-8 bytes after unescaping; prose over the schemas'
-// maxLength in characters, catalog §2.14 item 8). available_languages is
-// ENV-LOCHINTS-SHAPE's. Receivers must handle excess gracefully, hence
-// SHOULD.
+// envSize is the check of envSize (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envSize() {
 	ev := &c.ev
 	if n := len(ev.Raw); n > maxEventBytes {
@@ -477,13 +418,8 @@ func (c *checker) envSize() {
 	}
 }
 
-// envSchema implements ENV-SCHEMA (MUST, §3.9 steps 3 and 7, §9.3.1(8)):
-// the envelope fields have the JSON types envelope.schema.json gives them.
-// Every other envelope constraint of the schema has its own, more specific
-// rule above (formats, enums, patterns, producer, @context, extensions,
-// sequence_number, correlation_id), so this rule covers what is left: type,
-// event_id, session_id, timestamp, aaep_version, verbosity and urgency must
-// be strings and localization_hints an object. Each finding names one field.
+// envSchema is the check of envSchema (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envSchema() {
 	ev := &c.ev
 	for _, k := range [...]key{kType, kEventID, kSessionID, kTimestamp, kAAEPVersion, kVerbosity, kUrgency} {

@@ -67,10 +67,8 @@ func (c *checker) declaredInContext(vocab string, uriType bool) bool {
 	return found
 }
 
-// envTypeExtDeclared implements ENV-TYPE-EXT-DECLARED (MUST, §3.9 step 5,
-// §7.4): a non-core type's vocabulary is declared in @context. A string
-// @context declares only the core vocabulary; with an array, see
-// declaredInContext for the heuristic.
+// envTypeExtDeclared is the check of envTypeExtDeclared (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envTypeExtDeclared() {
 	ev := &c.ev
 	if ev.Core != "" || !ev.typeExact {
@@ -91,8 +89,8 @@ func (c *checker) envTypeExtDeclared() {
 	}
 }
 
-// envExtensionsShape implements ENV-EXTENSIONS-SHAPE (MUST, §3.4.3):
-// extensions is an object and each of its values is an object.
+// envExtensionsShape is the check of envExtensionsShape (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envExtensionsShape() {
 	r := c.ev.vals[kExtensions]
 	if r == nil {
@@ -113,11 +111,8 @@ func (c *checker) envExtensionsShape() {
 	})
 }
 
-// envExtPrefixDeclared implements ENV-EXT-PREFIX-DECLARED (MUST, §3.4.3,
-// §3.11.4): every extensions key is declared in @context. With a string
-// @context nothing but the core vocabulary is declared; with an array the
-// prefix must appear in one of the extension context URIs (the catalog's
-// heuristic: context documents are not fetched).
+// envExtPrefixDeclared is the check of envExtPrefixDeclared (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envExtPrefixDeclared() {
 	r := c.ev.vals[kExtensions]
 	if len(r) == 0 || r[0] != '{' {
@@ -150,9 +145,8 @@ func reservedPrefix(p string) bool {
 	return strings.HasPrefix(p, "@")
 }
 
-// envExtReservedPrefix implements ENV-EXT-RESERVED-PREFIX (MUST, §7.3.2):
-// no extensions key, and no compact type prefix of an extension type, is
-// aaep, xsd, rdf, rdfs or starts with "@".
+// envExtReservedPrefix is the check of envExtReservedPrefix (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) envExtReservedPrefix() {
 	if r := c.ev.vals[kExtensions]; len(r) > 0 && r[0] == '{' {
 		r.Members(func(k []byte, v payload.Value) bool {

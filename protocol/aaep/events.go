@@ -9,15 +9,8 @@ import (
 
 // ---- EVT rules ----
 
-// evtTypeConst implements EVT-TYPE-CONST (MUST; core schemas' type const
-// vs §3.2.2): type is exactly the compact core constant, or the full-URI
-// form https://aaep-protocol.org/types/<local>, which the prose declares
-// equivalent — prose over schema: the schemas' const rejects the URI form
-// (catalog §2.14 item 2), this rule accepts it. Reported: spellings that
-// only match a core type after changing letter case, trimming spaces,
-// switching http to https, or replacing the JSON-LD vocab expansion
-// https://aaep-protocol.org/vocab/v1# (which context/aaep-v1.jsonld uses,
-// contradicting §2.2.7) with the prose's types/ URI.
+// evtTypeConst is the check of evtTypeConst (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtTypeConst() {
 	if !c.ev.typeExact {
 		c.report("type spelled differently",
@@ -30,13 +23,8 @@ func (c *checker) evtTypeConst() {
 // urgency "critical".
 var criticalTypes = [len(coreTypeList)]bool{2: true, 9: true, 10: true, 11: true}
 
-// evtUrgencyCritical implements EVT-URGENCY-CRITICAL (MUST, §4.1.3,
-// §4.4.1–§4.4.3, §5.5.4): session.errored, awaiting.confirmation,
-// awaiting.clarification and handoff.requested carry urgency "critical".
-// A missing urgency means "normal" (§3.3.2) and is a violation, although
-// the schemas' const accepts the omission (catalog §2.14 item 3: prose over
-// schema). §3.3.2 calls critical only RECOMMENDED for these types; the
-// per-type MUST of Chapter 4 is the specific rule and wins in both profiles.
+// evtUrgencyCritical is the check of evtUrgencyCritical (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtUrgencyCritical() {
 	ci := coreIndex(c.ev.Core)
 	if !criticalTypes[ci] {
@@ -60,10 +48,8 @@ var recommendedUrgency = [len(coreTypeList)][]string{
 	6: {"normal"}, 7: {"normal"}, 8: {"normal"},
 }
 
-// evtUrgencyRecommended implements EVT-URGENCY-RECOMMENDED (SHOULD,
-// §3.3.2): the eight types without a critical MUST use their recommended
-// urgency (a missing urgency counts as "normal"); deviations "SHOULD be
-// documented". Invalid urgency values are ENV-URGENCY-ENUM's.
+// evtUrgencyRecommended is the check of evtUrgencyRecommended (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtUrgencyRecommended() {
 	ci := coreIndex(c.ev.Core)
 	rec := recommendedUrgency[ci]
@@ -90,16 +76,8 @@ func (c *checker) evtUrgencyRecommended() {
 	}
 }
 
-// evtSummaryNormal implements EVT-SUMMARY-NORMAL (MUST for Level 1
-// producers, §9.3.1(9)): events likely to be announced carry
-// summary_normal. The five types whose schema requires it (session.started,
-// .completed, .errored, .cancelled, tool.invoked) are always checked.
-// Whether the other types are "likely to be announced" is a judgement the
-// specification leaves open (the catalog says to warn); state.changed,
-// progress.updated, tool.completed, awaiting.confirmation,
-// awaiting.clarification and handoff.requested are therefore checked in the
-// strict profile only, and never when urgency is "background".
-// output.streaming is exempt: its chunk is the announced text.
+// evtSummaryNormal is the check of evtSummaryNormal (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtSummaryNormal() {
 	ev := &c.ev
 	ci := coreIndex(ev.Core)
@@ -145,16 +123,8 @@ func (c *checker) confFacts() (f confFacts, ok bool) {
 	return f, true
 }
 
-// evtConfDefaultDecision implements EVT-CONF-DEFAULT-DECISION (MUST,
-// §6.4.1 and the confirmation schema's if/then): irreversible:true with
-// risk_level high or medium requires default_decision "reject". §4.4.1's
-// prose names only the high-risk case and has no irreversible field; the
-// normative table of §6.4.1 and the schema add medium and use irreversible
-// (catalog §2.14 item 6) — the more specific table is followed. The action
-// is irreversible when either irreversible:true or reversibility
-// "irreversible" says so (confFacts.irrev): the schema's if/then keys on
-// irreversible only, but §6.4.1 states a property of the action, and
-// §4.4.1 names that property reversibility.
+// evtConfDefaultDecision is the check of evtConfDefaultDecision (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtConfDefaultDecision() {
 	f, ok := c.confFacts()
 	if !ok || !f.irrev() || !f.accept || (f.risk != "high" && f.risk != "medium") {
@@ -164,11 +134,8 @@ func (c *checker) evtConfDefaultDecision() {
 		"the confirmation of an irreversible %s-risk action has default_decision \"accept\", so silence would carry it out; it must default to \"reject\" (§6.4.1)", f.risk)
 }
 
-// evtConfDefaultShould implements EVT-CONF-DEFAULT-SHOULD (SHOULD, §6.4.1):
-// default_decision should be "reject" for irreversible low-risk actions (a
-// missing risk_level counts as low, as the conformance suite reads it) and
-// for reversible high-risk actions (a missing irreversible counts as false,
-// its tool.invoked default).
+// evtConfDefaultShould is the check of evtConfDefaultShould (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtConfDefaultShould() {
 	f, ok := c.confFacts()
 	if !ok || !f.accept {
@@ -184,13 +151,8 @@ func (c *checker) evtConfDefaultShould() {
 	}
 }
 
-// evtConfReversibilityOnly implements EVT-CONF-REVERSIBILITY-ONLY (INFO,
-// schema gap, catalog §2.14 item 6): a high- or medium-risk confirmation
-// with reversibility "irreversible" but without irreversible:true escapes
-// the schema's default-decision rule, which keys on irreversible only. The
-// §4.4.1 prose table has reversibility and no irreversible field; the
-// checker treats such an action as irreversible (a default of "accept" is
-// EVT-CONF-DEFAULT-DECISION's, a MUST) and notes the missing field.
+// evtConfReversibilityOnly is the check of evtConfReversibilityOnly (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtConfReversibilityOnly() {
 	f, ok := c.confFacts()
 	if !ok || f.reversibility != "irreversible" || f.irreversible || (f.risk != "high" && f.risk != "medium") {
@@ -201,10 +163,8 @@ func (c *checker) evtConfReversibilityOnly() {
 		"the confirmation says reversibility \"irreversible\" at %s risk but does not set irreversible:true, which the schema's safety rule checks; %s", f.risk, consequence)
 }
 
-// evtConfAllowedReplies implements EVT-CONF-ALLOWED-REPLIES (INFO, §6.3.2
-// schema vs §4.4.1): allowed_replies values other than accept and reject
-// cannot be sent, because confirmation.reply restricts decision to those
-// two; and default_decision should be among allowed_replies.
+// evtConfAllowedReplies is the check of evtConfAllowedReplies (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtConfAllowedReplies() {
 	if c.ev.Core != TypeAwaitingConfirmation {
 		return
@@ -257,10 +217,8 @@ func (c *checker) clarKinds() (kinds []string, ok bool) {
 	return kinds, true
 }
 
-// evtClarChoices implements EVT-CLAR-CHOICES (MUST per the clarification
-// schema's description; §2.14 item 12: the schema does not enforce it): a
-// clarification whose accepted_response_kinds contains multiple_choice
-// carries choices. Too few choices is EVT-SCHEMA's (minItems 2).
+// evtClarChoices is the check of evtClarChoices (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtClarChoices() {
 	if c.ev.Core != TypeAwaitingClarification || c.ev.vals[kChoices] != nil {
 		return
@@ -275,9 +233,8 @@ func (c *checker) evtClarChoices() {
 	}
 }
 
-// evtClarDefaultResponse implements EVT-CLAR-DEFAULT-RESPONSE (INFO,
-// derived from §6.5.2): when multiple_choice is the only accepted kind,
-// default_response is one of choices[].value.
+// evtClarDefaultResponse is the check of evtClarDefaultResponse (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtClarDefaultResponse() {
 	if c.ev.Core != TypeAwaitingClarification {
 		return
@@ -319,9 +276,8 @@ func (c *checker) evtClarDefaultResponse() {
 	}
 }
 
-// evtProgressStepLETotal implements EVT-PROGRESS-STEP-LE-TOTAL (SHOULD,
-// progress schema description): progress.step <= progress.total_steps when
-// both are present.
+// evtProgressStepLETotal is the check of evtProgressStepLeTotal (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtProgressStepLETotal() {
 	if c.ev.Core != TypeProgressUpdated {
 		return
@@ -347,9 +303,8 @@ func (c *checker) evtProgressStepLETotal() {
 	}
 }
 
-// evtToolcErrorMessage implements EVT-TOOLC-ERROR-MESSAGE (SHOULD,
-// tool.completed schema description, §4.3.2: "required in practice"): a
-// completion with status error or timeout carries error_message.
+// evtToolcErrorMessage is the check of evtToolcErrorMessage (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtToolcErrorMessage() {
 	if c.ev.Core != TypeToolCompleted || c.ev.vals[kErrorMessage] != nil {
 		return
@@ -360,10 +315,8 @@ func (c *checker) evtToolcErrorMessage() {
 	}
 }
 
-// evtStreamHintComplete implements EVT-STREAM-HINT-COMPLETE (SHOULD,
-// streaming schema description, §5.6.3): coalesce_hint "completion" marks
-// the final chunk, so it goes with complete:true, and a final chunk has no
-// hint or "completion".
+// evtStreamHintComplete is the check of evtStreamHintComplete (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtStreamHintComplete() {
 	if c.ev.Core != TypeOutputStreaming {
 		return

@@ -161,24 +161,8 @@ var payloadKeys = func() (out [len(coreTypeList)]keySet) {
 // summaryRequired marks the core types whose schema requires summary_normal.
 var summaryRequired = [len(coreTypeList)]bool{0: true, 1: true, 2: true, 3: true, 6: true}
 
-// evtSchema implements EVT-SCHEMA (MUST, §4.7, §9.3.1(8)): the payload
-// validates against its core schema — required fields, JSON types, enums,
-// patterns (tool, tool_call_id, output_id, error_code, cancellation_reason,
-// content_type, language: schema only, catalog §2.14 item 11, applied
-// because the prose is silent), integer ranges (the *_ms maxima and the
-// timeout_seconds maximum are schema only, applied likewise), the progress
-// object (closed, one of percent/step/total_steps/description, step >= 1)
-// and the choices items.
-//
-// Prose over schema:
-//   - string length maxima (maxLength 4096/16384 characters) are reported
-//     in the strict profile only: the prose makes 16 KiB a soft SHOULD limit
-//     that implementations MAY exceed (§3.7; catalog §2.14 item 8, and see
-//     ENV-SIZE); minimum lengths always apply;
-//   - a missing summary_normal is EVT-SUMMARY-NORMAL's;
-//   - the urgency const is EVT-URGENCY-CRITICAL's and the confirmation
-//     if/then is EVT-CONF-DEFAULT-DECISION's, so each defect is reported
-//     once.
+// evtSchema is the check of evtSchema (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtSchema() {
 	ci := coreIndex(c.ev.Core)
 	var missing []string

@@ -13,13 +13,8 @@ var secretTextKeys = [...]key{kArgsSummary, kSummaryTerse, kSummaryNormal, kSumm
 	kAction, kConsequence, kQuestion, kDescription, kReason, kErrorMessage, kRemediationHint,
 	kPartialResult, kOutputSummary, kContextText, kDefaultResponse, kChunk}
 
-// evtSecrets implements EVT-SECRETS (MUST, §4.3.1, §10.2 T5, §10.5):
-// human-readable fields carry no secrets. A heuristic (see findSecret): the
-// conformance suite's keyword list, tightened so that ordinary prose ("reset
-// your password", "risk-free") does not match — a keyword counts only when
-// a value is assigned to it, and token prefixes only with a token-like
-// value after them — plus Luhn-valid card numbers and US social security
-// numbers (§10.2 T5).
+// evtSecrets is the check of evtSecrets (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) evtSecrets() {
 	for _, k := range secretTextKeys {
 		s, ok := c.ev.text(k)

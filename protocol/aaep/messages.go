@@ -200,9 +200,8 @@ func (c *checker) validateMessage(specs []fieldSpec, closed bool, source string)
 	}
 }
 
-// msgTypeKnown implements MSG-TYPE-KNOWN (MUST, Ch. 5, Ch. 6): a message
-// without an event's form (no prefixed type, no envelope fields) has one of
-// the 7 handshake/reply types; anything else is malformed.
+// msgTypeKnown is the check of msgTypeKnown (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgTypeKnown() {
 	ev := &c.ev
 	if IsMessageType(ev.Type) {
@@ -221,86 +220,64 @@ func (c *checker) msgTypeKnown() {
 	}
 }
 
-// msgReqSchema implements MSG-REQ-SCHEMA (MUST, §5.2, §5.3 and
-// subscription.request.schema.json, format assertion on): aaep_version,
-// subscriber_id and capabilities are required, the capability fields obey
-// §5.3, and no other field is allowed. Unknown capability keys are
-// MSG-CAP-UNKNOWN's (prose over schema).
+// msgReqSchema is the check of msgReqSchema (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgReqSchema() {
 	if c.ev.Type == MsgSubscriptionRequest {
 		c.validateMessage(requestSpecs, true, "§5.2")
 	}
 }
 
-// msgAccSchema implements MSG-ACC-SCHEMA (MUST, §5.4 and
-// subscription.accepted.schema.json): subscription_id (sub_ pattern),
-// aaep_version, producer and honored_capabilities are required;
-// manifest_uri is a URI, signed_manifest a JWS compact string,
-// negotiation_notes at most 4096 characters; no other field.
+// msgAccSchema is the check of msgAccSchema (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgAccSchema() {
 	if c.ev.Type == MsgSubscriptionAccepted {
 		c.validateMessage(acceptedSpecs, true, "§5.4")
 	}
 }
 
-// msgRejSchema implements MSG-REJ-SCHEMA (MUST, §5.5 and
-// subscription.rejected.schema.json): reason_code from the §5.5.3 list and
-// a reason_message of 1..4096 characters are required;
-// retry_after_seconds is 0..86400; no other field.
+// msgRejSchema is the check of msgRejSchema (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgRejSchema() {
 	if c.ev.Type == MsgSubscriptionRejected {
 		c.validateMessage(rejectedSpecs, true, "§5.5")
 	}
 }
 
-// msgRenegShape implements MSG-RENEG-SHAPE (MUST, derived from §5.7.1;
-// renegotiate has no schema): subscription_id matches the sub_ pattern and
-// capabilities is an object whose fields obey §5.3. Other fields are not
-// judged, since no schema closes the message.
+// msgRenegShape is the check of msgRenegShape (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgRenegShape() {
 	if c.ev.Type == MsgSubscriptionRenegotiate {
 		c.validateMessage(renegotiateSpecs, false, "§5.7.1")
 	}
 }
 
-// msgCloseShape implements MSG-CLOSE-SHAPE (SHOULD, derived from §5.8.1;
-// close has no schema): subscription_id is present and a string;
-// reason_code and reason_message, when present, are strings (close reason
-// codes are not enumerated).
+// msgCloseShape is the check of msgCloseShape (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgCloseShape() {
 	if c.ev.Type == MsgSubscriptionClose {
 		c.validateMessage(closeSpecs, false, "§5.8.1")
 	}
 }
 
-// msgConfReplySchema implements MSG-CONF-REPLY-SCHEMA (MUST, §6.3 and
-// confirmation.reply.schema.json): reply_token (rpl_ pattern), decision
-// (accept or reject), subscription_id (sub_ pattern) and timestamp
-// (RFC 3339) are required; no other field. The reply schemas have no
-// session_id although §6.9 speaks of session validation (catalog §2.14
-// item 19): the schema's closed shape is followed.
+// msgConfReplySchema is the check of msgConfReplySchema (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgConfReplySchema() {
 	if c.ev.Type == MsgConfirmationReply {
 		c.validateMessage(confReplySpecs, true, "§6.3")
 	}
 }
 
-// msgClarReplySchema implements MSG-CLAR-REPLY-SCHEMA (MUST, §6.5 and
-// clarification.reply.schema.json): reply_token, response (a string of
-// 1..16384 characters, a boolean or a number), subscription_id and
-// timestamp are required; confidence is 0..1; no other field.
+// msgClarReplySchema is the check of msgClarReplySchema (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgClarReplySchema() {
 	if c.ev.Type == MsgClarificationReply {
 		c.validateMessage(clarReplySpecs, true, "§6.5")
 	}
 }
 
-// msgCapUnknown implements MSG-CAP-UNKNOWN (INFO, §5.3.2 vs schema):
-// capability keys not defined by §5.3 are extension capabilities, which the
-// schema requires to be objects; prose says unknown capabilities MUST be
-// ignored, not rejected. Prose over schema: a non-object unknown capability
-// is noted here at INFO level instead of failing MSG-REQ-SCHEMA,
-// MSG-ACC-SCHEMA or MSG-RENEG-SHAPE.
+// msgCapUnknown is the check of msgCapUnknown (rules_single.go), whose Doc says
+// what it requires and why.
 func (c *checker) msgCapUnknown() {
 	var r payload.Value
 	switch c.ev.Type {
