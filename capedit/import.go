@@ -210,7 +210,7 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 			rec.Flags |= capfile.FlagInvalidUTF8
 		}
 		doc.Decode(line)
-		if !doc.Valid() || doc.BOM() || doc.Stats().TooDeep {
+		if !doc.JSONValid() {
 			rec.Flags |= capfile.FlagInvalidJSON
 		}
 		if rec.Flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 {

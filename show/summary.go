@@ -25,7 +25,7 @@ var keyFields = []string{
 // become spaces and the result is at most MaxSummary runes. It never fails:
 // a payload that is not a JSON object gives "(not JSON, N bytes)".
 func Summary(d *payload.Doc) string {
-	if !d.IsObject() || d.BOM() || d.Stats().TooDeep {
+	if !d.IsObject() || !d.JSONValid() {
 		return "(not JSON, " + strconv.Itoa(len(d.Raw())) + " bytes)"
 	}
 	if s := str(d.Get("summary_normal")); s != "" {

@@ -251,7 +251,7 @@ func (c *classifier) emit(m *source.Message) error {
 			// checked before redaction (which could repair it).
 			c.doc.Decode(payload)
 			decoded = true
-			if !jsonValid(&c.doc) {
+			if !c.doc.JSONValid() {
 				flags |= capfile.FlagInvalidJSON
 			}
 			var changed bool
@@ -470,7 +470,7 @@ func (r *Recorder) write(b *batch) error {
 		switch {
 		case e.scan || e.check:
 			r.doc.Decode(payload)
-			if e.check && !jsonValid(&r.doc) {
+			if e.check && !r.doc.JSONValid() {
 				e.flags |= capfile.FlagInvalidJSON
 				invalid++
 			}

@@ -21,7 +21,7 @@ var validCases = []string{
 }
 
 // validJSON is the recorder's verdict on b (FlagInvalidJSON).
-func validJSON(b []byte) bool { return jsonValid(payload.Decode(b)) }
+func validJSON(b []byte) bool { return payload.Decode(b).JSONValid() }
 
 func TestValidJSONMatchesEncodingJSON(t *testing.T) {
 	cases := append([]string(nil), validCases...)
@@ -56,7 +56,7 @@ func BenchmarkValidJSON(b *testing.B) {
 		var d payload.Doc
 		b.SetBytes(int64(len(ev)))
 		for i := 0; i < b.N; i++ {
-			if d.Decode(ev); !jsonValid(&d) {
+			if d.Decode(ev); !d.JSONValid() {
 				b.Fatal("invalid")
 			}
 		}
