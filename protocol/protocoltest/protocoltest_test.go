@@ -128,6 +128,10 @@ func TestCheckCoverage(t *testing.T) {
 			{Rule: "R-1", Stream: stream, Want: []string{"R-1", "R-2"}}, {Rule: "R-1", Stream: stream}, {Rule: "R-2", Stream: stream, Want: []string{"R-1"}}}, both, nil},
 		{"streams: another rule's finding is no passing case", rules, []protocoltest.RuleCase{
 			{Rule: "R-1", Stream: stream, Want: []string{"R-1", "R-2"}}, {Rule: "R-1", Stream: stream}}, both, []string{"rule R-2 has no passing stream"}},
+		{"a strict-only rule broken in the lenient profile", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Summary: "one", Profiles: protocol.Profiles{Lenient: protocol.NotChecked, Strict: "reported"}}},
+			[]protocoltest.RuleCase{{Rule: "R-1", Name: "x", Fail: fail}, {Rule: "R-1", Name: "y", Profile: "strict", Fail: fail}}, protocoltest.NeedFailing, []string{"case R-1/x breaks R-1 in the lenient profile, but the rule is checked in the strict profile only"}},
+		{"a lenient-only rule broken in the strict profile", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Summary: "one", Profiles: protocol.Profiles{Lenient: "reported", Strict: protocol.NotChecked + ": R-2 instead"}}},
+			[]protocoltest.RuleCase{{Rule: "R-1", Name: "x", Stream: stream, Profile: "strict", Want: []string{"R-1"}}}, protocoltest.NeedFailing, []string{"case R-1/x breaks R-1 in the strict profile, but the rule is checked in the lenient profile only"}},
 		{"streams: Want names an unknown rule", rules, []protocoltest.RuleCase{
 			{Rule: "R-1", Name: "x", Stream: stream, Want: []string{"R-1", "R-2", "R-9"}}, {Rule: "R-1", Stream: stream}}, protocoltest.NeedFailing, []string{"case R-1/x expects R-9"}},
 	}

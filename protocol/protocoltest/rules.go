@@ -146,8 +146,10 @@ const (
 )
 
 // CheckCoverage fails t when a rule of rules is listed twice, lacks a
-// summary or a level, or lacks a case need asks for; or when a case names
-// a rule (as its Rule or in Want) that rules do not list.
+// summary or a level, or lacks a case need asks for; when a case names a
+// rule (as its Rule or in Want) that rules do not list; or when a case
+// breaks a rule in a profile that the rule's Profiles say does not check
+// it.
 func CheckCoverage(t testing.TB, rules []protocol.Rule, cases []RuleCase, need Coverage) {
 	t.Helper()
 	known := map[string]bool{}
@@ -171,6 +173,7 @@ func CheckCoverage(t testing.TB, rules []protocol.Rule, cases []RuleCase, need C
 			t.Errorf("rule %s has no passing stream in the rule cases", r.ID)
 		}
 	}
+	checkProfiles(t, rules, cases)
 	for _, tc := range cases {
 		if !known[tc.Rule] {
 			t.Errorf("case %s/%s names %s, which the model's rules do not list", tc.Rule, tc.Name, tc.Rule)
@@ -178,6 +181,28 @@ func CheckCoverage(t testing.TB, rules []protocol.Rule, cases []RuleCase, need C
 		for _, w := range tc.Want {
 			if !known[w] {
 				t.Errorf("case %s/%s expects %s, which the model's rules do not list", tc.Rule, tc.Name, w)
+			}
+		}
+	}
+}
+
+// checkProfiles fails t for a failing case of a rule in a profile that
+// the rule's declared Profiles say does not check it.
+func checkProfiles(t testing.TB, rules []protocol.Rule, cases []RuleCase) {
+	t.Helper()
+	for _, r := range rules {
+		only := r.Profiles.Only()
+		if only == "" {
+			continue
+		}
+		for i := range cases {
+			tc := &cases[i]
+			profile := tc.Profile
+			if profile == "" {
+				profile = "lenient"
+			}
+			if tc.failing(r.ID) && profile != only {
+				t.Errorf("case %s/%s breaks %s in the %s profile, but the rule is checked in the %s profile only", tc.Rule, tc.Name, r.ID, profile, only)
 			}
 		}
 	}
