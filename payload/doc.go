@@ -170,6 +170,8 @@ type Doc struct {
 	// of the last member of a name, 0 when empty (kept, cleared, on reuse).
 	index   []int32
 	indexed bool
+	// names is a summary of the names of a small object (see addMember).
+	names uint64
 	// interned holds the strings of routing values seen before (types,
 	// urgencies, performatives, events), so that they are not allocated
 	// again for every message.
@@ -193,7 +195,9 @@ func Decode(raw []byte) *Doc {
 
 // Decode scans raw and sets d to what it found, reusing d's buffers.
 func (d *Doc) Decode(raw []byte) {
-	clear(d.members) // drop references to the previous payload
+	// The members of the previous payload are overwritten as the new ones
+	// are read, not cleared first: clearing costs a write barrier per
+	// pointer on every message while the collector runs.
 	members, index, interned := d.members[:0], d.index, d.interned
 	if d.indexed {
 		clear(index)
@@ -305,7 +309,12 @@ func (d *Doc) addMember(name []byte, val Value) {
 	case n+1 == indexMin:
 		d.reindex(4 * indexMin)
 	default:
-		if d.stats.Dup < 0 {
+		// names sums up the names so far by length and first byte: only a
+		// name that matches the summary is compared with the others.
+		h := uint64(1) << ((uint(len(name))*7 + uint(firstByte(name))) & 63)
+		seen := d.names&h != 0
+		d.names |= h
+		if seen && d.stats.Dup < 0 {
 			for i := range n {
 				if string(d.members[i].Name) == string(name) {
 					d.stats.Dup = n
@@ -314,6 +323,13 @@ func (d *Doc) addMember(name []byte, val Value) {
 			}
 		}
 	}
+}
+
+func firstByte(b []byte) byte {
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
 }
 
 // reindex rebuilds the hash table with size slots (a power of two).
