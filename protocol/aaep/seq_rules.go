@@ -60,7 +60,7 @@ var (
 		ID: "SEQ-A7-TABLES", Level: protocol.Info,
 		Summary:  "Events follow the predecessors of the Appendix A.7 tables (tool.invoked, output.streaming, awaiting.confirmation); strict profile only.",
 		Doc:      "Strict profile only (the catalog calls it an optional strict mode).",
-		Spec:     "AAEP thinking) or by an accept confirmation.reply; output.streaming preceded by SC(→writing_output), tool.completed or a same-output chunk.; aaep-rules.md §3.1",
+		Spec:     "AAEP A.7; aaep-rules.md §3.1",
 		Profiles: protocol.Profiles{Lenient: "not checked (the catalog calls it an optional strict mode)", Strict: "reported"},
 	}
 	seqEventIDUnique = &protocol.Rule{
@@ -226,7 +226,7 @@ var (
 	seqConfRejectFollowup = &protocol.Rule{
 		ID: "SEQ-CONF-REJECT-FOLLOWUP", Level: protocol.Must,
 		Summary:  "A reject is followed by an event reflecting the cancelled action (strict: a state change to thinking or deciding).",
-		Spec:     "AAEP deciding), or X. Silently dropping it is a violation.; aaep-rules.md §3.5",
+		Spec:     "AAEP §6.1(2), §4.5.3; aaep-rules.md §3.5",
 		Profiles: protocol.Profiles{Lenient: "any state change, output, handoff or cancel after the reject", Strict: "a state change to thinking or deciding, or a cancel (§4.5.3, §6.1(2))"},
 	}
 	seqConfAcceptInvokes = &protocol.Rule{
@@ -273,7 +273,7 @@ var (
 	seqReplyAfterCancel = &protocol.Rule{
 		ID: "SEQ-REPLY-AFTER-CANCEL", Level: protocol.Must,
 		Summary: "Replies to a cancelled (superseded) prompt are invalid.",
-		Spec:    "AAEP deciding) are invalid, and no action may follow.; aaep-rules.md §3.5",
+		Spec:    "AAEP §6.8; aaep-rules.md §3.5",
 	}
 	seqReplyModified = &protocol.Rule{
 		ID: "SEQ-REPLY-MODIFIED", Level: protocol.Info,
