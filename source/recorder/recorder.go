@@ -29,7 +29,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -235,34 +234,34 @@ func (c *classifier) emit(m *source.Message) error {
 	payload := m.Payload
 	var flags capfile.Flags
 	var session string
-	// check: JSON validity is still to be found; scan: the session key is.
-	// The writer goroutine does both with one decoding, so that a
-	// message is parsed once, and the reading goroutine stays free to read.
+	// check: JSON validity and UTF-8 are still to be found; scan: the
+	// session key is. Unless redaction or the filters need the message
+	// decoded here, the writer goroutine finds them with one decoding, so
+	// that a message is parsed once, and the reading goroutine stays free
+	// to read.
 	keep, check, scan, handshake := true, false, false, false
 	decoded := false // c.doc holds payload
 	if m.Kind == capfile.KindConn {
 		payload = c.scrubSecrets(payload)
 	} else {
-		if !utf8.Valid(payload) {
-			flags |= capfile.FlagInvalidUTF8
-		}
-		if c.redact != nil {
+		needFields := !r.cfg.Filter.Empty() || r.cfg.MaxEvents > 0 || r.cfg.MaxBytes > 0
+		if c.redact != nil || needFields {
 			// Validity is that of the message as received, so it is
 			// checked before redaction (which could repair it).
 			c.doc.Decode(payload)
 			decoded = true
-			if !c.doc.JSONValid() {
-				flags |= capfile.FlagInvalidJSON
-			}
+			flags |= docFlags(&c.doc)
+		} else {
+			check = true
+		}
+		if c.redact != nil {
 			var changed bool
 			if payload, changed = c.redact.apply(payload, &c.doc); changed {
 				flags |= capfile.FlagRedacted
 				decoded = false
 			}
-		} else {
-			check = true
 		}
-		if r.cfg.Filter.Empty() && r.cfg.MaxEvents <= 0 && r.cfg.MaxBytes <= 0 {
+		if !needFields {
 			scan = true
 		} else {
 			// Filters and limits need the type now: handshake messages
@@ -463,16 +462,22 @@ func (r *Recorder) writer() {
 }
 
 func (r *Recorder) write(b *batch) error {
-	var invalid int64
+	var invalid, invalidUTF8 int64
 	for i := range b.entries {
 		e := &b.entries[i]
 		payload := b.data[e.off : e.off+e.n]
 		switch {
 		case e.scan || e.check:
 			r.doc.Decode(payload)
-			if e.check && !r.doc.JSONValid() {
-				e.flags |= capfile.FlagInvalidJSON
-				invalid++
+			if e.check {
+				f := docFlags(&r.doc)
+				e.flags |= f
+				if f&capfile.FlagInvalidJSON != 0 {
+					invalid++
+				}
+				if f&capfile.FlagInvalidUTF8 != 0 {
+					invalidUTF8++
+				}
 			}
 			if e.scan {
 				e.session = r.doc.Routing.SessionKey()
@@ -508,6 +513,7 @@ func (r *Recorder) write(b *batch) error {
 	r.mu.Lock()
 	r.stats.Records += int64(len(b.entries))
 	r.stats.InvalidJSON += invalid
+	r.stats.InvalidUTF8 += invalidUTF8
 	r.stats.PayloadBytes += int64(len(b.data))
 	r.stats.FileBytes = r.closedB + ws.FileBytes
 	r.mu.Unlock()
@@ -701,3 +707,16 @@ func (b *batch) reset() {
 // isHandshake reports whether an AAEP message type belongs to the
 // subscription handshake rather than to the event stream.
 func isHandshake(typ string) bool { return strings.HasPrefix(typ, "subscription.") }
+
+// docFlags are the flags the decoding d gives its payload: not valid JSON
+// (as encoding/json judges it), not valid UTF-8.
+func docFlags(d *payload.Doc) capfile.Flags {
+	var f capfile.Flags
+	if !d.JSONValid() {
+		f |= capfile.FlagInvalidJSON
+	}
+	if !d.UTF8() {
+		f |= capfile.FlagInvalidUTF8
+	}
+	return f
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/source/sourcetest"
 )
@@ -112,5 +113,52 @@ func TestRecordedSession(t *testing.T) {
 		if recs[i].Session != tt.session || recs[i].Flags&capfile.FlagInvalidJSON != 0 != tt.invalid {
 			t.Errorf("%s: session %q invalid %v, want %q %v", tt.in, recs[i].Session, recs[i].Flags&capfile.FlagInvalidJSON != 0, tt.session, tt.invalid)
 		}
+	}
+}
+
+// TestFlagsOnEveryPath: the invalid-JSON and invalid-UTF-8 flags and their
+// counts are the same whether the writer decodes a message (no filter, no
+// redaction) or the emitting goroutine does (filters, limits, redaction).
+func TestFlagsOnEveryPath(t *testing.T) {
+	in := []struct {
+		payload string
+		flags   capfile.Flags
+	}{
+		{`{"session_id":"s","a":1}`, 0},
+		{"{\"session_id\":\"s\",\"a\":\"caf\xe9\"}", capfile.FlagInvalidUTF8},
+		{`{"session_id":"s","a":`, capfile.FlagInvalidJSON},
+		{"{\"session_id\":\"s\xe9", capfile.FlagInvalidJSON | capfile.FlagInvalidUTF8},
+		{"\xef\xbb\xbf{\"session_id\":\"s\"}", capfile.FlagInvalidJSON},
+	}
+	for name, cfg := range map[string]Config{
+		"writer":     {},
+		"filter":     {Filter: msgfilter.Filter{Sessions: []string{"s"}}},
+		"max-events": {MaxEvents: 100},
+		"redaction":  {Redact: []string{"zzz"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, path := newTest(t, cfg)
+			emit := r.Emit(0)
+			for i, m := range in {
+				if err := emit(msg(capfile.KindReceived, int64(i), m.payload)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, recs := readAll(t, path)
+			if len(recs) != len(in) {
+				t.Fatalf("%d records, want %d", len(recs), len(in))
+			}
+			for i, m := range in {
+				if recs[i].Flags != m.flags {
+					t.Errorf("%q: flags %v, want %v", m.payload, recs[i].Flags, m.flags)
+				}
+			}
+			if st := r.Stats(); st.InvalidJSON != 3 || st.InvalidUTF8 != 2 {
+				t.Errorf("stats: %d invalid JSON, %d invalid UTF-8; want 3 and 2", st.InvalidJSON, st.InvalidUTF8)
+			}
+		})
 	}
 }
