@@ -128,7 +128,7 @@ read, in memory (capfile BenchmarkRead) | capfile/Read | events/s | events/s | |
 100 subscribers | e2e/Fanout/subs=100 | msgs/s | messages/s | | ≥ 400,000 messages/s
 100 subscribers + 1 stalled (not reading) | e2e/Fanout/subs=100+stalled | msgs/s | messages/s | |
 ## Check (aaep-replay check --json, $check_label messages of interleaved sessions)
-throughput, wall clock | e2e/Check | events/s | events/s | | ≥ 300,000 events/s on one core
+throughput, wall clock | e2e/Check | events/s | events/s | | ≥ 450,000 events/s
 throughput per CPU second | e2e/Check | events/cpu-s | events/s | |
 peak memory (max RSS) | e2e/Check | peak-MiB | MiB | |
 ## Trace rendering (aaep-replay visualize -o FILE.svg, one session, end to end)
