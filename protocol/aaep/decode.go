@@ -29,7 +29,8 @@ func decode(d *payload.Doc, ev *Event) error {
 		bom = 3
 	}
 	raw := d.Raw()[bom:]
-	*ev = Event{Raw: raw, unknown: unknown, unknownVals: unknownVals, unknownIdx: idx}
+	ev.present.each(func(k key) { ev.vals[k] = nil })
+	ev.eventHead = eventHead{Raw: raw, unknown: unknown, unknownVals: unknownVals, unknownIdx: idx}
 	st := d.Stats()
 	ev.scan.nonASCII = st.NonASCII
 	if !d.IsObject() {

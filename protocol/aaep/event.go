@@ -17,6 +17,16 @@ import (
 // recorded payload, and the checker reuses the Event for the next message.
 // The string fields (Type, EventID, ...) are safe to keep.
 type Event struct {
+	eventHead
+	// vals holds the raw values of the known top-level keys, by key; only
+	// those in present are set (decode clears just those, not the whole
+	// array, for the next message).
+	vals [numKeys]payload.Value
+}
+
+// eventHead is everything of an Event but its value table, so that decode
+// can reset it in one assignment.
+type eventHead struct {
 	// Raw is the payload as recorded (valid during the call only).
 	Raw []byte
 	// Type is the type as written ("" when absent or not a string).
@@ -45,8 +55,6 @@ type Event struct {
 	ts tsParse
 	// present marks the known keys the message has.
 	present keySet
-	// vals holds the raw values of the known top-level keys, by key.
-	vals [numKeys]payload.Value
 	// unknown lists the top-level keys that are not known keys, in order
 	// of first appearance; unknownVals holds their values (the last one
 	// when a key repeats).

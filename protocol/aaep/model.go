@@ -216,6 +216,7 @@ func isErrorAnswer(d *payload.Doc) bool {
 
 func (c *checker) Handle(m *protocol.Message) {
 	c.m = m
+	c.seq.newMessage()
 	claimed := c.claimed
 	c.claimed = false
 	d := m.Doc

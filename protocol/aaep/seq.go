@@ -232,7 +232,7 @@ type seqChecker struct {
 	closedAt int
 	draining []*session
 
-	ids     map[string]idRec // by idKey
+	ids     map[uint64]idRec // by idKey.key
 	liveIDs int              // entries of ids that belong to open sessions
 	tokens  map[string]*await
 	retired map[string]string // token -> session of a closed session
@@ -245,6 +245,7 @@ type seqChecker struct {
 	redeliver  redeliveries // identical repeats per source (seq_redeliver.go)
 	idReported bool         // SEQ-EVENT-ID-UNIQUE already reported for this message
 	hashed     hashMemo     // the content hash of the message being checked
+	keyed      keyMemo      // the idKey of the message being checked
 	// replay: the input records a replay (protocol.StreamInfo.Replay), so
 	// the events' timestamps are the original producer's.
 	replay bool
@@ -261,7 +262,7 @@ func newSeqChecker(r protocol.Reporter, opts *protocol.Options) *seqChecker {
 		strict:   opts.Strict(),
 		sessions: protocol.NewSessions[session](0),
 		closed:   map[string]closedInfo{},
-		ids:      make(map[string]idRec, 1024),
+		ids:      make(map[uint64]idRec, 1024),
 		tokens:   map[string]*await{},
 		retired:  map[string]string{},
 	}
@@ -384,7 +385,7 @@ func (s *seqChecker) lateEvent(session, endState string, m *protocol.Message, ev
 // source while other sources still carry it.
 func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
-		if rec, ok := s.ids[idKey(m.Source, ev.EventID)]; ok && rec.sess == ss && s.live(rec) {
+		if rec, ok := s.lookupID(s.idKey(m, ev)); ok && rec.sess == ss && s.live(rec) {
 			s.repeatedID(ss, m, ev, rec, s.contentHash(m, ev))
 			return
 		}

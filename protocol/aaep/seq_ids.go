@@ -25,21 +25,47 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
-// idKey is the key of an event_id on a source: the id itself on source 0
-// (the only source of most captures, so the key costs nothing), the id and
-// the source number otherwise.
-func idKey(source int, id string) string {
-	if source == 0 {
-		return id
+// idKey identifies an event_id on a source: key is a 64-bit hash of both,
+// the key of the id tables, and check a second, independent hash of the
+// id that tells the (vanishingly rare) collision of two keys apart, so no
+// table keeps the id itself (no copy of it is made for every event).
+type idKey struct{ key, check uint64 }
+
+// keyOf returns the idKey of event_id id on source.
+func keyOf(source int, id string) idKey {
+	return idKey{
+		key:   mix64(maphash.String(hashSeed, id) + uint64(source)*0x9e3779b97f4a7c15),
+		check: maphash.String(checkSeed, id),
 	}
-	return id + "\x00" + strconv.Itoa(source)
+}
+
+// idKey returns the idKey of the message being checked, computed once.
+func (s *seqChecker) idKey(m *protocol.Message, ev *Event) idKey {
+	if s.keyed.m != m || s.keyed.ev != ev {
+		s.keyed = keyMemo{m: m, ev: ev, k: keyOf(m.Source, ev.EventID)}
+	}
+	return s.keyed.k
+}
+
+// keyMemo keeps the idKey of the message being checked.
+type keyMemo struct {
+	m  *protocol.Message
+	ev *Event
+	k  idKey
 }
 
 type idRec struct {
-	sess *session
-	gen  uint32
-	hash uint64
-	at   ref
+	sess  *session
+	gen   uint32
+	check uint64 // idKey.check
+	hash  uint64
+	at    ref
+}
+
+// lookupID finds k in the event_id table.
+func (s *seqChecker) lookupID(k idKey) (idRec, bool) {
+	rec, ok := s.ids[k.key]
+	return rec, ok && rec.check == k.check
 }
 
 // live reports whether rec belongs to an open session's current ids.
@@ -57,7 +83,7 @@ const (
 	idCopy                 // already handled from a former primary source
 )
 
-var hashSeed = maphash.MakeSeed()
+var hashSeed, checkSeed = maphash.MakeSeed(), maphash.MakeSeed()
 
 // contentHash hashes an event's top-level members independently of their
 // order, so a re-serialised redelivery with reordered keys or other spacing
@@ -114,8 +140,12 @@ type hashMemo struct {
 	hash uint64
 }
 
+// newMessage forgets what was memoised about the previous message (the
+// engine recycles messages, so their addresses repeat).
+func (s *seqChecker) newMessage() { s.hashed, s.keyed = hashMemo{}, keyMemo{} }
+
 // contentHash returns contentHash(ev) for message m, computed once per
-// message (redelivery, the first to ask, resets the memo).
+// message.
 func (s *seqChecker) contentHash(m *protocol.Message, ev *Event) uint64 {
 	if s.hashed.m != m || s.hashed.ev != ev {
 		s.hashed = hashMemo{m: m, ev: ev, hash: contentHash(ev)}
@@ -127,9 +157,9 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 	if ev.EventID == "" {
 		return idNew
 	}
-	k := idKey(m.Source, ev.EventID)
+	k := s.idKey(m, ev)
 	h := s.contentHash(m, ev)
-	old, found := s.ids[k]
+	old, found := s.lookupID(k)
 	if found && s.live(old) {
 		if !s.idReported {
 			s.repeatedID(ss, m, ev, old, h)
@@ -141,7 +171,7 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 	res := idNew
 	if primary && !found {
 		for _, f := range ss.former {
-			if rec, ok := s.ids[idKey(f, ev.EventID)]; ok && rec.sess == ss && s.live(rec) {
+			if rec, ok := s.lookupID(keyOf(f, ev.EventID)); ok && rec.sess == ss && s.live(rec) {
 				res = idCopy
 			}
 		}
@@ -170,14 +200,19 @@ func (s *seqChecker) repeatedID(ss *session, m *protocol.Message, ev *Event, rec
 // rememberID records an event's id without checking it.
 func (s *seqChecker) rememberID(ss *session, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
-		k := idKey(m.Source, ev.EventID)
-		old, found := s.ids[k]
+		k := s.idKey(m, ev)
+		old, found := s.lookupID(k)
 		s.store(ss, k, old, found, s.contentHash(m, ev), m)
 	}
 }
 
 // store records key k for session ss, replacing old (found in the table).
-func (s *seqChecker) store(ss *session, k string, old idRec, found bool, h uint64, m *protocol.Message) {
+// An entry of another id under the same key (a collision of the 64-bit
+// keys) is replaced too: that id is forgotten early.
+func (s *seqChecker) store(ss *session, k idKey, old idRec, found bool, h uint64, m *protocol.Message) {
+	if !found {
+		old, found = s.ids[k.key]
+	}
 	if found && s.live(old) {
 		old.sess.idCount-- // replaced below
 		s.liveIDs--
@@ -187,7 +222,7 @@ func (s *seqChecker) store(ss *session, k string, old idRec, found bool, h uint6
 		s.liveIDs -= ss.idCount
 		ss.idCount = 0
 	}
-	s.ids[k] = idRec{sess: ss, gen: ss.idGen, hash: h, at: refOf(m)}
+	s.ids[k.key] = idRec{sess: ss, gen: ss.idGen, check: k.check, hash: h, at: refOf(m)}
 	ss.idCount++
 	s.liveIDs++
 	if len(s.ids) > 2*s.liveIDs+idSweepSlack {

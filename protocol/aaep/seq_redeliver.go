@@ -20,9 +20,7 @@ package aaep
 // first. That is 32 times what the reference producer re-sends.
 
 import (
-	"hash/maphash"
 	"slices"
-	"strings"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -32,10 +30,10 @@ const maxRedeliveryIDs = 1 << 15
 
 // redeliveries detects identical repeats of events per source.
 type redeliveries struct {
-	// seen maps idHash(source, event_id) to the id and its content hash.
-	// A fixed-size key keeps the lookups of every event cheap; the id is
-	// kept to tell the (vanishingly rare) collision of two ids apart, in
-	// which case the older one is forgotten early.
+	// seen maps the idKey.key of (source, event_id) to the id's check hash
+	// and its content hash. A fixed-size key keeps the lookups of every
+	// event cheap; the check tells the (vanishingly rare) collision of two
+	// ids apart, in which case the older one is forgotten early.
 	seen  map[uint64]seenID
 	order []uint64 // the keys of seen, in a ring, oldest at next
 	next  int
@@ -44,14 +42,8 @@ type redeliveries struct {
 
 // seenID is an event_id remembered for redelivery.
 type seenID struct {
-	source  int
-	id      string
+	check   uint64 // idKey.check
 	content uint64 // contentHash
-}
-
-// idHash hashes an event_id and its source for redeliveries.seen.
-func idHash(source int, id string) uint64 {
-	return mix64(maphash.String(hashSeed, id) + uint64(source)*0x9e3779b97f4a7c15)
 }
 
 // sourceConns is what a source's connection records said, and the
@@ -83,7 +75,6 @@ func (r *redeliveries) source(src int) *sourceConns {
 // setting s.idReported so that the session rules do not report it again.
 func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 	s.idReported = false
-	s.hashed = hashMemo{} // a new message
 	if !ev.IsEvent || ev.EventID == "" {
 		return false
 	}
@@ -91,10 +82,11 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 	if r.seen == nil {
 		r.seen = make(map[uint64]seenID, 1024)
 	}
-	k := idHash(m.Source, ev.EventID)
+	key := s.idKey(m, ev)
+	k := key.key
 	h := s.contentHash(m, ev)
 	old, found := r.seen[k]
-	found = found && old.source == m.Source && old.id == ev.EventID
+	found = found && old.check == key.check
 	switch {
 	case found && old.content == h:
 		sc := r.source(m.Source)
@@ -109,7 +101,7 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 		s.report(seqEventIDUnique, session, m, "event_id reused",
 			"event_id %s was already used on this channel by a different event (the content differs); two different events of one producer stream must never share an event_id (§3.2.3)", ev.EventID)
 		s.idReported = true
-		r.seen[k] = seenID{source: m.Source, id: old.id, content: h}
+		r.seen[k] = seenID{check: key.check, content: h}
 		return false
 	}
 	if len(r.order) < maxRedeliveryIDs {
@@ -119,7 +111,7 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 		r.order[r.next] = k
 		r.next = (r.next + 1) % len(r.order)
 	}
-	r.seen[k] = seenID{source: m.Source, id: strings.Clone(ev.EventID), content: h}
+	r.seen[k] = seenID{check: key.check, content: h}
 	return false
 }
 
