@@ -21,6 +21,11 @@ func main() { os.Exit(Main(os.Args[1:])) }
 func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopProfile, err := startProfile()
+	if err != nil {
+		return cli.Report(os.Stderr, "aaep-replay", err)
+	}
+	defer stopProfile()
 	return run(ctx, cli.System(), args)
 }
 

@@ -282,9 +282,12 @@ func isURI(s []byte) bool {
 }
 
 // uniqueSet detects repeated strings in a list: a short list is searched,
-// a long one hashed, so that hostile lists cost linear time.
+// a long one hashed, so that hostile lists cost linear time. The strings
+// added must stay unchanged while the set is in use (they are slices of
+// the payload being checked, which the short list keeps without copying).
 type uniqueSet struct {
-	list []string
+	list [16][]byte
+	n    int // list[:n] is in use
 	set  map[string]struct{}
 }
 
@@ -297,21 +300,21 @@ func (u *uniqueSet) add(s []byte) bool {
 		u.set[string(s)] = struct{}{}
 		return true
 	}
-	for _, p := range u.list {
-		if p == string(s) {
+	for _, p := range u.list[:u.n] {
+		if string(p) == string(s) {
 			return false
 		}
 	}
-	if len(u.list) < 16 {
-		u.list = append(u.list, string(s))
+	if u.n < len(u.list) {
+		u.list[u.n] = s
+		u.n++
 		return true
 	}
 	u.set = make(map[string]struct{}, 64)
 	for _, p := range u.list {
-		u.set[p] = struct{}{}
+		u.set[string(p)] = struct{}{}
 	}
 	u.set[string(s)] = struct{}{}
-	u.list = nil
 	return true
 }
 
