@@ -48,3 +48,25 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkDecodeSession measures what the recorder's writer asks of the
+// front end for every message: validity, UTF-8 and the session key
+// (DecodeOnly with NeedSession), over the same events as BenchmarkDecode.
+func BenchmarkDecodeSession(b *testing.B) {
+	events := sample.Events(4096, 42)
+	size := 0
+	for _, e := range events {
+		size += len(e)
+	}
+	var d Doc
+	b.SetBytes(int64(size / len(events)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d.DecodeOnly(events[i%len(events)], NeedSession)
+		if !d.JSONValid() || d.Routing.SessionKey() == "" {
+			b.Fatal(d.Err())
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -35,17 +35,53 @@
 // # Reuse
 //
 // A Doc is reused across messages: Decode resets it and keeps its buffers,
-// so decoding a typical message allocates only the routing strings that
-// are not already interned (identifiers). Everything a Doc holds except
-// its strings (Routing) aliases the payload and is valid only as long as
-// the payload is unchanged and until the next Decode. A Doc is not safe
-// for concurrent use.
+// so decoding a typical message allocates once, for the routing strings
+// that differ in every message (event_id, timestamp, ...: one allocation
+// between them); session keys and names are interned. Everything a Doc
+// holds except its strings (Routing) aliases the payload and is valid only
+// as long as the payload is unchanged and until the next Decode. A Doc is
+// not safe for concurrent use.
+//
+// # Paying for what is read
+//
+// Decode works out everything above. A caller that reads less says so
+// with DecodeOnly and a Need: the recorder, which wants only validity, the
+// encoding and the session key of each message, asks for NeedSession and
+// gets them in about the time of a validating pass, without the member
+// list, the statistics or the routing strings it would not read. What was
+// not asked for is left zero; everything that is worked out has the same
+// value as Decode gives it.
 package payload
 
 import (
 	"hash/maphash"
 	"strconv"
 	"unicode/utf8"
+)
+
+// Need says what a decoding works out beyond what it always does: the
+// validity and first error, the kind of the top-level value, the
+// byte-order mark, UTF-8, and Stats.Depth, Stats.TooDeep and
+// Stats.NonASCII (so JSONValid and UTF8 are always answered).
+type Need uint8
+
+const (
+	// NeedMembers records the top-level members: Members, Get and Lookup,
+	// and Stats.Dup. Without it, Members is empty, Get and Lookup find
+	// nothing and Stats.Dup is -1.
+	NeedMembers Need = 1 << iota
+	// NeedStats measures the rest of Stats: the longest string and the
+	// first integer beyond ±2^53 (and, with NeedMembers, the members they
+	// are in).
+	NeedStats
+	// NeedSession fills the routing fields that make the session key
+	// (Routing.SessionKey): SessionID, ASPSessionID and RunID.
+	NeedSession
+	// NeedRouting fills every routing field (NeedSession's included).
+	NeedRouting
+
+	// NeedAll is what Decode works out.
+	NeedAll = NeedMembers | NeedStats | NeedSession | NeedRouting
 )
 
 // MaxDepth is the nesting depth up to which values are scanned by
@@ -100,60 +136,11 @@ type Stats struct {
 	Dup int
 }
 
-// Routing are the top-level fields that route a message to its protocol
-// and session. Each is the last top-level member of that name when it is a
-// string (unescaped), "" otherwise. On a payload that is not JSON they hold
-// what the members before the error gave.
-type Routing struct {
-	// AAEP (and the AAEP handshake messages).
-	Type      string // "type"
-	EventID   string // "event_id"
-	SessionID string // "session_id"
-	Urgency   string // "urgency"
-	Timestamp string // "timestamp"
-
-	// ASP.
-	Performative string // "performative"
-	ASPSessionID string // "sessionId"
-	ASPMessageID string // "messageId"
-	ASPEnvelope  bool   // the last "envelope" member is an object (ASP WebSocket frame)
-
-	// KAHN.
-	RunID string // "run_id"
-	Event string // "event"
-	TS    string // "ts"
-}
-
-// SessionKey is the session a message belongs to, whatever its protocol:
-// AAEP session_id, ASP sessionId, or KAHN run_id.
-func (r *Routing) SessionKey() string {
-	switch {
-	case r.SessionID != "":
-		return r.SessionID
-	case r.ASPSessionID != "":
-		return r.ASPSessionID
-	default:
-		return r.RunID
-	}
-}
-
-// TypeName is what type filters compare with and listings show: the AAEP
-// type, the ASP performative or the KAHN event.
-func (r *Routing) TypeName() string {
-	switch {
-	case r.Type != "":
-		return r.Type
-	case r.Performative != "":
-		return r.Performative
-	default:
-		return r.Event
-	}
-}
-
 // Doc is one decoded payload. The zero Doc is an empty, invalid payload;
 // Decode fills it. See the package documentation for reuse.
 type Doc struct {
-	// Routing are the routing fields (see Routing).
+	// Routing are the routing fields (see Routing) the decoding filled:
+	// all of them after Decode, as Need asks after DecodeOnly.
 	Routing Routing
 
 	raw     []byte
@@ -172,10 +159,16 @@ type Doc struct {
 	indexed bool
 	// names is a summary of the names of a small object (see addMember).
 	names uint64
-	// interned holds the strings of routing values seen before (types,
+	// need is what the decoding works out.
+	need Need
+	// rv is where the last value of each routing field is (see route).
+	rv [numFields]span
+	// scratch holds the unique routing strings while they are made.
+	scratch []byte
+	// interned holds the routing strings seen before (session keys, types,
 	// urgencies, performatives, events), so that they are not allocated
 	// again for every message.
-	interned map[string]string
+	interned *internTable
 }
 
 // indexMin is the member count from which names are indexed by a hash
@@ -193,24 +186,35 @@ func Decode(raw []byte) *Doc {
 	return d
 }
 
-// Decode scans raw and sets d to what it found, reusing d's buffers.
-func (d *Doc) Decode(raw []byte) {
+// Decode scans raw and sets d to what it found, reusing d's buffers: it
+// works out everything (NeedAll).
+func (d *Doc) Decode(raw []byte) { d.DecodeOnly(raw, NeedAll) }
+
+// DecodeOnly is Decode working out only what need asks for beyond what
+// every decoding gives (see Need); the rest is left zero.
+func (d *Doc) DecodeOnly(raw []byte, need Need) {
 	// The members of the previous payload are overwritten as the new ones
 	// are read, not cleared first: clearing costs a write barrier per
 	// pointer on every message while the collector runs.
-	members, index, interned := d.members[:0], d.index, d.interned
+	members, index, interned, scratch := d.members[:0], d.index, d.interned, d.scratch
 	if d.indexed {
 		clear(index)
 	}
-	*d = Doc{raw: raw, members: members, index: index, interned: interned}
+	if need&NeedRouting != 0 {
+		need |= NeedSession
+	}
+	*d = Doc{raw: raw, members: members, index: index, interned: interned, scratch: scratch, need: need}
 	d.stats.LongStringMember, d.stats.BigIntMember, d.stats.Dup = -1, -1, -1
 	off := 0
 	if len(raw) >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF {
 		off, d.bom = 3, true
 	}
-	s := scanner{b: raw, i: off, d: d, top: -1}
+	s := scanner{b: raw, i: off, d: d, top: -1, stats: need&NeedStats != 0}
 	if err := s.document(); err != nil {
 		d.invalid, d.err = true, *err
+	}
+	if need&(NeedSession|NeedRouting) != 0 {
+		d.fillRouting()
 	}
 	d.stats.NonASCII = s.nonASCII
 	d.utf8 = true
@@ -221,6 +225,10 @@ func (d *Doc) Decode(raw []byte) {
 
 // Raw returns the payload as given to Decode.
 func (d *Doc) Raw() []byte { return d.raw }
+
+// Decoded returns what the last decoding worked out: NeedAll after Decode,
+// the need given to DecodeOnly (with NeedSession when it had NeedRouting).
+func (d *Doc) Decoded() Need { return d.need }
 
 // Valid reports whether the payload (after a byte-order mark) is exactly
 // one JSON value, with optional white space around it.
@@ -360,82 +368,4 @@ func (d *Doc) insert(i int) {
 		}
 	}
 	d.index[h] = int32(i + 1)
-}
-
-// route sets the routing field that member name fills.
-func (d *Doc) route(name []byte, val Value) {
-	r := &d.Routing
-	var dst *string
-	intern := false
-	switch string(name) {
-	case "type":
-		dst, intern = &r.Type, true
-	case "event_id":
-		dst = &r.EventID
-	case "session_id":
-		dst = &r.SessionID
-	case "urgency":
-		dst, intern = &r.Urgency, true
-	case "timestamp":
-		dst = &r.Timestamp
-	case "performative":
-		dst, intern = &r.Performative, true
-	case "sessionId":
-		dst = &r.ASPSessionID
-	case "messageId":
-		dst = &r.ASPMessageID
-	case "run_id":
-		dst = &r.RunID
-	case "event":
-		dst, intern = &r.Event, true
-	case "ts":
-		dst = &r.TS
-	case "envelope":
-		r.ASPEnvelope = len(val) > 0 && val[0] == '{'
-		return
-	default:
-		return
-	}
-	text, ok := val.Text()
-	switch {
-	case !ok:
-		*dst = ""
-	case intern:
-		*dst = d.intern(text)
-	default:
-		*dst = string(text)
-	}
-}
-
-// internMax bounds the interned strings, in number and length, so that
-// hostile input cannot grow them without end.
-const (
-	internMax    = 256
-	internMaxLen = 64
-)
-
-// ShareInterned makes d intern its routing strings in the same table as
-// from, so that Docs decoded on one goroutine (a reader decoding messages
-// ahead, a Doc for each) find the strings any of them met. Docs sharing a
-// table must not be decoded concurrently.
-func (d *Doc) ShareInterned(from *Doc) {
-	if from.interned == nil {
-		from.interned = make(map[string]string)
-	}
-	d.interned = from.interned
-}
-
-// intern returns b as a string, allocated once per distinct value.
-func (d *Doc) intern(b []byte) string {
-	if s, ok := d.interned[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(b) <= internMaxLen && len(d.interned) < internMax {
-		if d.interned == nil {
-			d.interned = make(map[string]string)
-		}
-		d.interned[s] = s
-	}
-	return s
 }

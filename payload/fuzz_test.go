@@ -24,7 +24,8 @@ var fuzzSeeds = []string{
 // validity (encoding/json refuses nesting past MaxDepth, which Decode
 // reads and marks TooDeep), an error with an offset in the payload for
 // every invalid one, and for an object the same members, read through the
-// value readers as encoding/json decodes them.
+// value readers as encoding/json decodes them. DecodeOnly, for every Need,
+// is held to Decode.
 func FuzzDecode(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -32,6 +33,11 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var d Doc
 		d.Decode(data)
+		var part Doc
+		for _, need := range needs {
+			part.DecodeOnly(data, need)
+			checkNeed(t, &part, &d, need)
+		}
 		body := data
 		if d.BOM() {
 			body = data[3:]

@@ -15,6 +15,7 @@ type scanner struct {
 	top      int  // index of the top-level member being read, -1
 	escaped  bool // the last string read had an escape sequence
 	nonASCII bool // a byte of 0x80 or above was met in a string
+	stats    bool // measure the longest string and big integers
 }
 
 func (s *scanner) fail(msg string) *SyntaxError { return &SyntaxError{Offset: s.i, Msg: msg} }
@@ -38,9 +39,12 @@ func (s *scanner) ws() {
 }
 
 // document reads the top-level value; for an object it records the
-// members, the routing fields and the statistics into s.d.
+// members, the routing fields and the statistics into s.d, as s.d.need
+// asks.
 func (s *scanner) document() *SyntaxError {
 	d := s.d
+	members := d.need&NeedMembers != 0
+	routing := d.need&(NeedSession|NeedRouting) != 0
 	s.ws()
 	d.start = s.i
 	if s.i >= len(s.b) {
@@ -74,7 +78,7 @@ func (s *scanner) document() *SyntaxError {
 				return err
 			}
 			name := s.b[ks+1 : s.i-1 : s.i-1]
-			if s.escaped {
+			if s.escaped && (members || routing) {
 				name = unescape(nil, name)
 			}
 			s.ws()
@@ -84,13 +88,19 @@ func (s *scanner) document() *SyntaxError {
 			s.i++
 			s.ws()
 			vs := s.i
-			s.top = len(d.members)
+			if members {
+				s.top = len(d.members)
+			}
+			s.escaped = false
 			if err := s.value(2); err != nil {
 				return err
 			}
-			val := Value(s.b[vs:s.i:s.i])
-			d.addMember(name, val)
-			d.route(name, val)
+			if members {
+				d.addMember(name, Value(s.b[vs:s.i:s.i]))
+			}
+			if routing {
+				d.route(name, vs, s.i, s.escaped)
+			}
 			s.ws()
 			if s.peek() == ',' {
 				s.i++
@@ -192,7 +202,7 @@ func (s *scanner) value(depth int) *SyntaxError {
 		if err := s.skipString(); err != nil {
 			return err
 		}
-		if s.d != nil && depth > 0 {
+		if s.stats && depth > 0 {
 			if n := s.i - start - 2; n > s.d.stats.LongString {
 				st := &s.d.stats
 				st.LongString, st.LongStringAt, st.LongStringMember = n, start, s.top
@@ -214,7 +224,7 @@ func (s *scanner) value(depth int) *SyntaxError {
 		}
 		return s.container(c, depth)
 	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number(depth > 0)
+		return s.number(s.stats && depth > 0)
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -340,7 +350,7 @@ func (s *scanner) number(track bool) *SyntaxError {
 			return s.fail("invalid number: no digits in the exponent")
 		}
 	}
-	if track && integer && s.d != nil && s.d.stats.BigInt == nil {
+	if track && integer && s.d.stats.BigInt == nil {
 		d := s.b[ds:de]
 		if len(d) > len(bigIntLimit) || (len(d) == len(bigIntLimit) && string(d) > bigIntLimit) {
 			s.d.stats.BigInt, s.d.stats.BigIntMember = Value(s.b[start:s.i:s.i]), s.top
@@ -352,61 +362,66 @@ func (s *scanner) number(track bool) *SyntaxError {
 // skipString reads a JSON string at the cursor, validating escapes and
 // rejecting raw control characters. It does not validate UTF-8, but notes
 // in s.nonASCII that a byte of 0x80 or above was met, so that a payload
-// made of ASCII needs no UTF-8 pass of its own.
+// made of ASCII needs no UTF-8 pass of its own: the bytes it passes over
+// are ORed together (off the loop's critical path) and their high bits
+// looked at once, at the end.
 func (s *scanner) skipString() *SyntaxError {
-	s.i++ // opening quote
-	for s.i < len(s.b) {
-		// Fast path: plain characters, eight at a time while no byte of
-		// the word is a quote, a backslash or a control character (nor,
-		// until one was met, a non-ASCII byte).
-		i, b := s.i, s.b
-		hi, special := uint64(msbs), &strSpecialASCII
-		if s.nonASCII {
-			hi, special = 0, &strSpecial
-		}
+	b, i := s.b, s.i+1 // after the opening quote
+	var seen uint64    // the bytes passed over, ORed
+	for {
+		// Plain characters, eight at a time while no byte of the word is
+		// a quote, a backslash or a control character.
 		for i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i:])
 			q, bs := w^quotes, w^backslashes
-			if ((q-lsbs)&^q|(bs-lsbs)&^bs|(w-controls)&^w)&msbs|w&hi != 0 {
+			if ((q-lsbs)&^q|(bs-lsbs)&^bs|(w-controls)&^w)&msbs != 0 {
 				break
 			}
+			seen |= w
 			i += 8
 		}
-		for i < len(b) && !special[b[i]] {
+		for i < len(b) && !strSpecial[b[i]] {
+			seen |= uint64(b[i])
 			i++
 		}
-		s.i = i
 		if i >= len(b) {
 			break
 		}
-		c := b[i]
-		switch {
+		switch c := b[i]; {
 		case c == '"':
-			s.i++
+			s.i = i + 1
+			if seen&msbs != 0 {
+				s.nonASCII = true
+			}
 			return nil
 		case c == '\\':
 			s.escaped = true
-			s.i++
-			if s.i >= len(s.b) {
+			i++
+			if i >= len(b) {
+				s.i = i
 				return s.fail("unterminated string")
 			}
-			switch s.b[s.i] {
+			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
+				i++
 			case 'u':
-				if len(s.b)-s.i < 5 || !isHex(s.b[s.i+1]) || !isHex(s.b[s.i+2]) || !isHex(s.b[s.i+3]) || !isHex(s.b[s.i+4]) {
+				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					s.i = i
 					return s.fail(`invalid \u escape in a string`)
 				}
-				s.i += 5
+				i += 5
 			default:
+				s.i = i
 				return s.fail("invalid escape in a string")
 			}
-		case c < 0x20:
+		default: // a control character
+			s.i = i
 			return s.fail("control character in a string (must be escaped)")
-		default: // the first non-ASCII byte
-			s.nonASCII = true
-			s.i++
 		}
+	}
+	s.i = i
+	if seen&msbs != 0 {
+		s.nonASCII = true
 	}
 	return s.fail("unterminated string")
 }
@@ -431,15 +446,6 @@ var strSpecial = func() (t [256]bool) {
 		t[c] = true
 	}
 	t['"'], t['\\'] = true, true
-	return t
-}()
-
-// strSpecialASCII is strSpecial plus the non-ASCII bytes.
-var strSpecialASCII = func() (t [256]bool) {
-	t = strSpecial
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = true
-	}
 	return t
 }()
 

@@ -231,7 +231,7 @@ type classifier struct {
 
 func (c *classifier) emit(m *source.Message) error {
 	r := c.r
-	payload := m.Payload
+	msg := m.Payload
 	var flags capfile.Flags
 	var session string
 	// check: JSON validity and UTF-8 are still to be found; scan: the
@@ -242,13 +242,22 @@ func (c *classifier) emit(m *source.Message) error {
 	keep, check, scan, handshake := true, false, false, false
 	decoded := false // c.doc holds payload
 	if m.Kind == capfile.KindConn {
-		payload = c.scrubSecrets(payload)
+		msg = c.scrubSecrets(msg)
 	} else {
 		needFields := !r.cfg.Filter.Empty() || r.cfg.MaxEvents > 0 || r.cfg.MaxBytes > 0
-		if c.redact != nil || needFields {
+		// What the filters and redaction read of the message: the
+		// routing fields, the members.
+		var need payload.Need
+		if needFields {
+			need |= payload.NeedRouting
+		}
+		if c.redact != nil {
+			need |= payload.NeedMembers
+		}
+		if need != 0 {
 			// Validity is that of the message as received, so it is
 			// checked before redaction (which could repair it).
-			c.doc.Decode(payload)
+			c.doc.DecodeOnly(msg, need)
 			decoded = true
 			flags |= docFlags(&c.doc)
 		} else {
@@ -256,7 +265,7 @@ func (c *classifier) emit(m *source.Message) error {
 		}
 		if c.redact != nil {
 			var changed bool
-			if payload, changed = c.redact.apply(payload, &c.doc); changed {
+			if msg, changed = c.redact.apply(msg, &c.doc); changed {
 				flags |= capfile.FlagRedacted
 				decoded = false
 			}
@@ -268,7 +277,7 @@ func (c *classifier) emit(m *source.Message) error {
 			// (subscription.*) are not events, so they are always kept
 			// and never counted towards --max-events or --max-bytes.
 			if !decoded {
-				c.doc.Decode(payload)
+				c.doc.DecodeOnly(msg, payload.NeedRouting)
 			}
 			f := &c.doc.Routing
 			session = f.SessionKey()
@@ -306,7 +315,7 @@ func (c *classifier) emit(m *source.Message) error {
 			break
 		}
 		r.stats.Events++
-		r.stats.EventBytes += int64(len(payload))
+		r.stats.EventBytes += int64(len(msg))
 		switch {
 		case r.cfg.MaxEvents > 0 && r.stats.Events >= r.cfg.MaxEvents:
 			stop = StopMaxEvents
@@ -339,7 +348,7 @@ func (c *classifier) emit(m *source.Message) error {
 		t = r.last
 	}
 	r.last = t
-	r.pending.add(m.Kind, flags, check, scan, c.src, t, session, m.Attrs, payload)
+	r.pending.add(m.Kind, flags, check, scan, c.src, t, session, m.Attrs, msg)
 	if r.idle {
 		r.work.Signal()
 	}
@@ -465,10 +474,12 @@ func (r *Recorder) write(b *batch) error {
 	var invalid, invalidUTF8 int64
 	for i := range b.entries {
 		e := &b.entries[i]
-		payload := b.data[e.off : e.off+e.n]
+		msg := b.data[e.off : e.off+e.n]
 		switch {
 		case e.scan || e.check:
-			r.doc.Decode(payload)
+			// Validity, UTF-8 and the session key are all the writer
+			// reads: the front end works out nothing else.
+			r.doc.DecodeOnly(msg, payload.NeedSession)
 			if e.check {
 				f := docFlags(&r.doc)
 				e.flags |= f
@@ -495,7 +506,7 @@ func (r *Recorder) write(b *batch) error {
 			Time:    e.time - r.fileBase,
 			Session: e.session,
 			Attrs:   b.attrs[e.attrOff : e.attrOff+e.attrN],
-			Payload: payload,
+			Payload: msg,
 		}
 		if err := r.w.Append(&r.rec); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrWrite, r.curPath, err)

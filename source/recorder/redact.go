@@ -59,15 +59,15 @@ func newRedactor(fields []string) *redactor {
 }
 
 // apply returns b with the redacted fields' values replaced. d holds b
-// decoded (it is decoded again when it holds something else). The result
-// is b itself when nothing changed, else a buffer valid until the next
-// call.
+// decoded with its members (it is decoded again when it holds something
+// else). The result is b itself when nothing changed, else a buffer valid
+// until the next call.
 func (r *redactor) apply(b []byte, d *payload.Doc) ([]byte, bool) {
 	if !r.mayContain(b) {
 		return b, false
 	}
-	if raw := d.Raw(); len(raw) != len(b) || unsafe.SliceData(raw) != unsafe.SliceData(b) {
-		d.Decode(b)
+	if raw := d.Raw(); len(raw) != len(b) || unsafe.SliceData(raw) != unsafe.SliceData(b) || d.Decoded()&payload.NeedMembers == 0 {
+		d.DecodeOnly(b, payload.NeedMembers)
 	}
 	r.spans = r.spans[:0]
 	if d.Valid() {
