@@ -161,6 +161,9 @@ type Doc struct {
 	names uint64
 	// need is what the decoding works out.
 	need Need
+	// reused is set once d was decoded: a Doc decoded once (Decode's)
+	// makes no table of interned strings.
+	reused bool
 	// rv is where the last value of each routing field is (see route).
 	rv [numFields]span
 	// scratch holds the unique routing strings while they are made.
@@ -203,7 +206,7 @@ func (d *Doc) DecodeOnly(raw []byte, need Need) {
 	if need&NeedRouting != 0 {
 		need |= NeedSession
 	}
-	*d = Doc{raw: raw, members: members, index: index, interned: interned, scratch: scratch, need: need}
+	*d = Doc{raw: raw, members: members, index: index, interned: interned, scratch: scratch, need: need, reused: d.reused || d.raw != nil || d.need != 0}
 	d.stats.LongStringMember, d.stats.BigIntMember, d.stats.Dup = -1, -1, -1
 	off := 0
 	if len(raw) >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF {

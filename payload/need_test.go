@@ -183,3 +183,21 @@ func TestDecodeAllocs(t *testing.T) {
 		t.Errorf("DecodeOnly(NeedSession): %+v", d.Routing)
 	}
 }
+
+// TestInternTableOnReuse: a Doc decoded once (the package's Decode) makes
+// no table of interned strings; a Doc decoded again does, and keeps it.
+func TestInternTableOnReuse(t *testing.T) {
+	raw := []byte(`{"type":"aaep:agent.tool.invoked","session_id":"sess_1"}`)
+	once := Decode(raw)
+	if once.interned != nil || once.Routing.Type != "aaep:agent.tool.invoked" || once.Routing.SessionID != "sess_1" {
+		t.Errorf("one decoding: table %v, routing %+v", once.interned != nil, once.Routing)
+	}
+	var d Doc
+	d.DecodeOnly(raw, NeedSession)
+	d.Decode(raw)
+	table := d.interned
+	d.Decode(raw)
+	if table == nil || d.interned != table || d.Routing.Type != "aaep:agent.tool.invoked" {
+		t.Errorf("reused Doc: table %p then %p, routing %+v", table, d.interned, d.Routing)
+	}
+}

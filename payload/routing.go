@@ -219,11 +219,16 @@ func (d *Doc) ShareInterned(from *Doc) {
 }
 
 // intern returns b as a string, allocated once while it keeps its slot.
+// A Doc makes its table when it is decoded a second time, so that the
+// Docs of one-off decodings (Decode's) do not pay for one.
 func (d *Doc) intern(b []byte) string {
 	if len(b) > internMaxLen {
 		return string(b)
 	}
 	if d.interned == nil {
+		if !d.reused {
+			return string(b)
+		}
 		d.interned = new(internTable)
 	}
 	slot := &d.interned.slots[internHash(b)]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -65,15 +66,16 @@ func (w *watcher) status(st source.Status) {
 
 // emit wraps the recorder's emit for source src.
 func (w *watcher) emit(src uint16, next source.Emit) source.Emit {
+	var doc payload.Doc // this source's decoding of handshake messages
 	return func(m *source.Message) error {
 		switch {
 		case m.Kind == capfile.KindConn && m.Conn != nil:
 			w.connEvent(m.Conn)
-		case m.Kind == capfile.KindSent && payload.Decode(m.Payload).Routing.Type == "subscription.request":
+		case m.Kind == capfile.KindSent && hasType(&doc, m.Payload, "subscription.request"):
 			w.mu.Lock()
 			w.requests[src] = append([]byte(nil), m.Payload...)
 			w.mu.Unlock()
-		case m.Kind == capfile.KindReceived && payload.Decode(m.Payload).Routing.Type == "subscription.accepted":
+		case m.Kind == capfile.KindReceived && hasType(&doc, m.Payload, "subscription.accepted"):
 			w.mu.Lock()
 			for _, x := range source.Exclusions(w.requests[src], m.Payload) {
 				if !slices.Contains(w.excluded, x) {
@@ -84,6 +86,18 @@ func (w *watcher) emit(src uint16, next source.Emit) source.Emit {
 		}
 		return next(m)
 	}
+}
+
+// hasType reports whether message p is of AAEP type typ, decoding it
+// into d only when it can be: when typ's bytes are in it, or an escape
+// sequence could spell them. Events, which are most of a stream, are then
+// not decoded here but only once, by the recorder.
+func hasType(d *payload.Doc, p []byte, typ string) bool {
+	if !bytes.Contains(p, []byte(typ)) && bytes.IndexByte(p, '\\') < 0 {
+		return false
+	}
+	d.DecodeOnly(p, payload.NeedRouting)
+	return d.Routing.Type == typ
 }
 
 func (w *watcher) connEvent(c *source.ConnEvent) {
