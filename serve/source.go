@@ -292,7 +292,8 @@ func (s *stream) next() (*event, error) {
 		}
 		var fp *payload.Routing
 		if !s.lazy || !s.filter.Empty() {
-			s.doc.Decode(rec.Payload)
+			// The filter and the event read the routing fields only.
+			s.doc.DecodeOnly(rec.Payload, payload.NeedRouting)
 			if !s.filter.Match(&s.doc.Routing) {
 				continue
 			}
