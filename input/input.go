@@ -103,6 +103,11 @@ type Options struct {
 	// instead of ahead of the handler on a goroutine of its own (see
 	// ReadSources).
 	Sequential bool
+	// Prepare, when set, also prepares each message read ahead for the
+	// models of the engine it comes from (Engine.Preparation), on the
+	// reading goroutine, so that the engine does less on the handler's.
+	// It is ignored with Sequential.
+	Prepare *protocol.Preparation
 }
 
 // Each reads path (a capture file, a JSONL file, or "-" for standard input)
@@ -145,7 +150,8 @@ func Read(ctx context.Context, path string, h Handler) (Summary, error) {
 // Unless opts.Sequential is set, the inputs are read (decompressed,
 // checksummed, parsed) on a goroutine of their own, a few hundred messages
 // ahead of h, and each message's payload is decoded there too (Message.Doc
-// is set, see Message.Decode), so that reading and handling use two cores.
+// is set, see Message.Decode; and prepared for the engine with
+// opts.Prepare), so that reading and handling use two cores.
 // h is still called on the caller's goroutine, in order, and an error of
 // the input comes after every message read before it. Read-ahead is bounded (a few
 // batches of at most 256 messages or 512 KiB), and when h fails or ctx ends
@@ -191,7 +197,7 @@ func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Hand
 	if opts.Sequential {
 		err = read(ctx, &sum, h)
 	} else {
-		err = readAhead(ctx, &sum, h, read)
+		err = readAhead(ctx, &sum, h, opts.Prepare, read)
 	}
 	sum.Empty = err == nil && sum.Messages == 0
 	for _, r := range readers {

@@ -58,8 +58,9 @@ type batch struct {
 	items []entry
 	msgs  []protocol.Message
 	conns []protocol.Conn
-	docs  []payload.Doc // docs[i] is the decoding of msgs[i], reused
-	arena []byte        // the payloads, copied
+	docs  []payload.Doc    // docs[i] is the decoding of msgs[i], reused
+	slots []*protocol.Slot // slots[i] is the preparation of msgs[i], reused
+	arena []byte           // the payloads, copied
 	// last marks the final batch: err is the reading's result (nil at a
 	// clean end) and skipped its final Summary.Skipped.
 	last    bool
@@ -79,8 +80,8 @@ func (b *batch) reset() {
 func (b *batch) full() bool { return len(b.items) >= batchItems || len(b.arena) >= batchBytes }
 
 // seal points the payloads at their copies (the arena may have moved while
-// it grew) and decodes the messages.
-func (b *batch) seal(interned *payload.Doc) {
+// it grew), decodes the messages and, with prep, prepares them.
+func (b *batch) seal(interned *payload.Doc, prep *protocol.Preparation) {
 	if n := len(b.msgs); len(b.docs) < n {
 		// Grown, not replaced: the Docs keep their buffers.
 		old := len(b.docs)
@@ -99,6 +100,12 @@ func (b *batch) seal(interned *payload.Doc) {
 		m := &b.msgs[it.i]
 		m.Raw = raw
 		m.Decode(&b.docs[it.i])
+		if prep != nil {
+			for len(b.slots) <= int(it.i) {
+				b.slots = append(b.slots, prep.NewSlot())
+			}
+			prep.Prepare(m, b.slots[it.i])
+		}
 	}
 }
 
@@ -112,6 +119,8 @@ type pipe struct {
 	sum     Summary // the reading's own counts
 	// interned holds the routing strings every batch's Docs intern.
 	interned payload.Doc
+	// prep prepares the messages for the engine (nil: not at all).
+	prep *protocol.Preparation
 }
 
 // take gets an empty batch to fill.
@@ -128,7 +137,7 @@ func (p *pipe) take() error {
 
 // send hands the current batch over and takes the next.
 func (p *pipe) send() error {
-	p.cur.seal(&p.interned)
+	p.cur.seal(&p.interned, p.prep)
 	select {
 	case p.full <- p.cur:
 	case <-p.stop:
@@ -184,13 +193,14 @@ func (p *pipe) conn(c *protocol.Conn) {
 // return their error when they fail. When h.Message fails or ctx ends,
 // reading stops; readAhead returns only after the reading goroutine has
 // ended.
-func readAhead(ctx context.Context, sum *Summary, h Handler, read func(context.Context, *Summary, Handler) error) error {
+func readAhead(ctx context.Context, sum *Summary, h Handler, prep *protocol.Preparation, read func(context.Context, *Summary, Handler) error) error {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pipe{
 		full: make(chan *batch, batchesInFlight),
 		free: make(chan *batch, batchesInFlight),
 		stop: make(chan struct{}),
+		prep: prep,
 	}
 	for range batchesInFlight {
 		p.free <- &batch{}
@@ -211,7 +221,7 @@ func readAhead(ctx context.Context, sum *Summary, h Handler, read func(context.C
 		}
 		b := p.cur
 		b.last, b.err, b.skipped = true, err, p.sum.Skipped
-		b.seal(&p.interned)
+		b.seal(&p.interned, p.prep)
 		select {
 		case p.full <- b:
 		case <-p.stop:

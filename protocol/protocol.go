@@ -187,6 +187,10 @@ type Message struct {
 	// a caller may decode earlier, on another goroutine, with Decode. Like
 	// Raw it is valid only during the call that receives the Message.
 	Doc *payload.Doc
+	// Prep is the models' preparation of the message, made ahead of the
+	// engine (Preparation.Prepare), or nil. Like Doc it is valid only
+	// during the call that receives the Message.
+	Prep *Slot
 }
 
 // Decode decodes m.Raw into d (reset first, its buffers reused) and sets
@@ -203,8 +207,7 @@ func (m *Message) decoded() bool {
 	if m.Doc == nil {
 		return false
 	}
-	r := m.Doc.Raw()
-	return len(r) == len(m.Raw) && (len(r) == 0 || &r[0] == &m.Raw[0])
+	return sameBytes(m.Doc.Raw(), m.Raw)
 }
 
 // Conn is one connection record of a capture: a source connected, lost its

@@ -161,7 +161,7 @@ func checkRun(opts *CheckOptions) error {
 		return cli.Usagef("%v", err)
 	}
 	meter := a.meter("check")
-	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter}, input.Handler{
+	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter, Prepare: eng.Preparation()}, input.Handler{
 		Header: func(_ input.Format, h capfile.Header) { eng.Begin(streamInfo(h)) },
 		Message: func(m *protocol.Message) error {
 			eng.Feed(m)

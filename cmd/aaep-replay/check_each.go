@@ -126,7 +126,7 @@ func checkOne(opts *CheckOptions, src inputs.Source) *eachResult {
 	if err != nil {
 		rep.Incomplete(err.Error())
 	} else {
-		sum, rerr := input.ReadSources(a.ctx, []inputs.Source{src}, input.Options{}, input.Handler{
+		sum, rerr := input.ReadSources(a.ctx, []inputs.Source{src}, input.Options{Prepare: eng.Preparation()}, input.Handler{
 			Header: func(_ input.Format, h capfile.Header) { eng.Begin(streamInfo(h)) },
 			Message: func(m *protocol.Message) error {
 				eng.Feed(m)

@@ -374,7 +374,7 @@ func BenchmarkSingleRules(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m := &msgs[i%len(msgs)]
 		c.m = m
-		if err := decode(m.Doc, &c.ev); err != nil {
+		if err := decode(m.Doc, c.ev); err != nil {
 			b.Fatal(err)
 		}
 		c.session = c.ev.SessionID

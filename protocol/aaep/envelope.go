@@ -162,7 +162,7 @@ func (c *checker) envTypeForm() {
 // envTypeCoreKnown is the check of envTypeCoreKnown (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envTypeCoreKnown() {
-	ev := &c.ev
+	ev := c.ev
 	if ev.Core != "" {
 		return
 	}
@@ -218,7 +218,7 @@ func (c *checker) envTimestampPrecision() {
 // envTimestampReal is the check of envTimestampReal (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envTimestampReal() {
-	ev := &c.ev
+	ev := c.ev
 	if !ev.TimeOK {
 		return
 	}
@@ -325,7 +325,7 @@ func (c *checker) envLocHintsPresent() {
 	if !c.strict {
 		return
 	}
-	ev := &c.ev
+	ev := c.ev
 	text := ""
 	for _, k := range humanTextKeys {
 		if s, ok := ev.text(k); ok && len(s) > 0 {
@@ -353,7 +353,7 @@ func (c *checker) envLocHintsPresent() {
 // envForbiddenFields is the check of envForbiddenFields (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envForbiddenFields() {
-	ev := &c.ev
+	ev := c.ev
 	var bad []string
 	if ci := coreIndex(ev.Core); ci >= 0 {
 		ev.present.minus(envelopeKeys).minus(anyPayloadKeys).minus(payloadKeys[ci]).each(func(k key) {
@@ -389,7 +389,7 @@ func reservedJSONLD(k string) bool {
 // envSize is the check of envSize (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envSize() {
-	ev := &c.ev
+	ev := c.ev
 	if n := len(ev.Raw); n > maxEventBytes {
 		c.report("event over 64 KiB",
 			"the event is %d bytes, over the 64 KiB limit; large content should be referenced by URI or split (§3.7)", n)
@@ -421,7 +421,7 @@ func (c *checker) envSize() {
 // envSchema is the check of envSchema (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envSchema() {
-	ev := &c.ev
+	ev := c.ev
 	for _, k := range [...]key{kType, kEventID, kSessionID, kTimestamp, kAAEPVersion, kVerbosity, kUrgency} {
 		if r := ev.vals[k]; r != nil && r[0] != '"' {
 			c.report(keyNames[k]+" not a string",

@@ -70,7 +70,7 @@ func (c *checker) declaredInContext(vocab string, uriType bool) bool {
 // envTypeExtDeclared is the check of envTypeExtDeclared (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envTypeExtDeclared() {
-	ev := &c.ev
+	ev := c.ev
 	if ev.Core != "" || !ev.typeExact {
 		return
 	}

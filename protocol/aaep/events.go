@@ -79,7 +79,7 @@ func (c *checker) evtUrgencyRecommended() {
 // evtSummaryNormal is the check of evtSummaryNormal (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) evtSummaryNormal() {
-	ev := &c.ev
+	ev := c.ev
 	ci := coreIndex(ev.Core)
 	if ev.vals[kSummaryNormal] != nil || ev.Core == TypeOutputStreaming {
 		return

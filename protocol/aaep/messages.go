@@ -166,7 +166,7 @@ func isDateTime(s []byte) bool {
 // message that breaks specs, the missing required fields, and (closed) the
 // keys the schema does not define.
 func (c *checker) validateMessage(specs []fieldSpec, closed bool, source string) {
-	ev := &c.ev
+	ev := c.ev
 	var missing, extra []string
 	var allowed keySet
 	allowed.add(kType)
@@ -203,7 +203,7 @@ func (c *checker) validateMessage(specs []fieldSpec, closed bool, source string)
 // msgTypeKnown is the check of msgTypeKnown (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) msgTypeKnown() {
-	ev := &c.ev
+	ev := c.ev
 	if IsMessageType(ev.Type) {
 		return
 	}

@@ -92,6 +92,7 @@ func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Ch
 		opts = &protocol.Options{}
 	}
 	c := &checker{r: r, strict: opts.Strict(), seq: newSeqChecker(r, opts)}
+	c.ev = &c.own
 	disabled := map[string]bool{}
 	for _, id := range opts.Disabled {
 		disabled[id] = true
@@ -167,9 +168,11 @@ type checker struct {
 	// findings under it.
 	rule *singleRule
 
-	// The message being checked.
+	// The message being checked, and its Event: own's, or the one the
+	// message was prepared with (prepare.go).
 	m       *protocol.Message
-	ev      Event
+	ev      *Event
+	own     Event
 	session string
 
 	// afterReply marks the sources whose last AAEP message was a reply
@@ -220,7 +223,16 @@ func (c *checker) Handle(m *protocol.Message) {
 	claimed := c.claimed
 	c.claimed = false
 	d := m.Doc
-	err := decode(d, &c.ev)
+	var err error
+	if p, ok := protocol.PrepOf[*prep](m); ok && p.ok {
+		c.ev, err = &p.ev, p.err
+		if p.hashed {
+			c.seq.prepared(m, c.ev, p.key, p.hash)
+		}
+	} else {
+		c.ev = &c.own
+		err = decode(d, c.ev)
+	}
 	badUTF8, bom := !d.UTF8(), d.BOM()
 	if len(c.afterReply) > 0 {
 		delete(c.afterReply, m.Source)
@@ -252,7 +264,7 @@ func (c *checker) Handle(m *protocol.Message) {
 		}
 		return
 	}
-	ev := &c.ev
+	ev := c.ev
 	if claimed {
 		c.seq.checkTransport(m, ev)
 		return

@@ -144,6 +144,13 @@ type hashMemo struct {
 // engine recycles messages, so their addresses repeat).
 func (s *seqChecker) newMessage() { s.hashed, s.keyed = hashMemo{}, keyMemo{} }
 
+// prepared takes the idKey and content hash of message m, whose Event is
+// ev, from its preparation.
+func (s *seqChecker) prepared(m *protocol.Message, ev *Event, k idKey, h uint64) {
+	s.keyed = keyMemo{m: m, ev: ev, k: k}
+	s.hashed = hashMemo{m: m, ev: ev, hash: h}
+}
+
 // contentHash returns contentHash(ev) for message m, computed once per
 // message.
 func (s *seqChecker) contentHash(m *protocol.Message, ev *Event) uint64 {
