@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
@@ -206,10 +205,12 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 			continue
 		}
 		rec = capfile.Record{Kind: capfile.KindReceived, Flags: capfile.FlagNoRecvTime, Time: last, Payload: line}
-		if !utf8.Valid(line) {
+		// The flags, the session key and the time are all the import
+		// reads of a line.
+		doc.DecodeOnly(line, payload.NeedRouting)
+		if !doc.UTF8() {
 			rec.Flags |= capfile.FlagInvalidUTF8
 		}
-		doc.Decode(line)
 		if !doc.JSONValid() {
 			rec.Flags |= capfile.FlagInvalidJSON
 		}
