@@ -80,8 +80,9 @@ func (b *batch) reset() {
 func (b *batch) full() bool { return len(b.items) >= batchItems || len(b.arena) >= batchBytes }
 
 // seal points the payloads at their copies (the arena may have moved while
-// it grew), decodes the messages and, with prep, prepares them.
-func (b *batch) seal(interned *payload.Doc, prep *protocol.Preparation) {
+// it grew), decodes the messages and, with prep, prepares them (ahead: the
+// handler side has batches waiting, see pipe.ahead).
+func (b *batch) seal(interned *payload.Doc, prep *protocol.Preparation, ahead bool) {
 	if n := len(b.msgs); len(b.docs) < n {
 		// Grown, not replaced: the Docs keep their buffers.
 		old := len(b.docs)
@@ -104,7 +105,7 @@ func (b *batch) seal(interned *payload.Doc, prep *protocol.Preparation) {
 			for len(b.slots) <= int(it.i) {
 				b.slots = append(b.slots, prep.NewSlot())
 			}
-			prep.Prepare(m, b.slots[it.i])
+			prep.Prepare(m, b.slots[it.i], ahead)
 		}
 	}
 }
@@ -123,6 +124,11 @@ type pipe struct {
 	prep *protocol.Preparation
 }
 
+// ahead reports whether the handler side has a batch waiting: reading is
+// ahead of handling, so the reading goroutine takes on the optional part
+// of preparing (protocol.Prep) and the two sides balance batch by batch.
+func (p *pipe) ahead() bool { return len(p.full) > 0 }
+
 // take gets an empty batch to fill.
 func (p *pipe) take() error {
 	select {
@@ -137,7 +143,7 @@ func (p *pipe) take() error {
 
 // send hands the current batch over and takes the next.
 func (p *pipe) send() error {
-	p.cur.seal(&p.interned, p.prep)
+	p.cur.seal(&p.interned, p.prep, p.ahead())
 	select {
 	case p.full <- p.cur:
 	case <-p.stop:
@@ -221,7 +227,7 @@ func readAhead(ctx context.Context, sum *Summary, h Handler, prep *protocol.Prep
 		}
 		b := p.cur
 		b.last, b.err, b.skipped = true, err, p.sum.Skipped
-		b.seal(&p.interned, p.prep)
+		b.seal(&p.interned, p.prep, p.ahead())
 		select {
 		case p.full <- b:
 		case <-p.stop:

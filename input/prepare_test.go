@@ -57,13 +57,13 @@ func preparedRecords() []capfile.Record {
 
 // checkReport checks path as aaep-replay check --json does, reading with
 // opts, and returns the report and how many messages came prepared.
-func checkReport(t *testing.T, path string, opts Options, prepare bool) (string, int) {
+func checkReport(t *testing.T, path string, opts Options, prepare bool, popts protocol.Options) (string, int) {
 	t.Helper()
 	var out strings.Builder
 	rep := protocol.NewReport(path)
 	rep.View = protocol.ViewAll
 	rep.Stream(&out, true, protocol.Info)
-	eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{}, rep.Sink(nil))
+	eng, err := protocol.NewEngine(models.All(), "", &popts, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,30 +98,49 @@ func checkReport(t *testing.T, path string, opts Options, prepare bool) (string,
 
 // TestPreparedCheckSameAsUnprepared: messages prepared on the reading
 // goroutine give the very report the checker gives when it does all the
-// work itself, findings, steps and counts alike.
+// work itself (findings of single-message and sequence rules, steps and
+// counts alike), in either profile and with rules disabled.
 func TestPreparedCheckSameAsUnprepared(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "prep.aaep")
 	recs := preparedRecords()
 	writeRecords(t, path, recs)
-	want, n := checkReport(t, path, Options{Sequential: true}, false)
-	if n != 0 {
-		t.Fatalf("a sequential read prepared %d messages", n)
+	tests := []struct {
+		name  string
+		popts protocol.Options
+		want  []string // findings the stream must exercise
+	}{
+		{name: "lenient", want: []string{"SEQ-EVENT-ID-REDELIVERED", "SEQ-EVENT-ID-UNIQUE", "ENV-JSON-OBJECT", "ENV-TIMESTAMP-FORMAT", "EVT-"}},
+		{name: "strict", popts: protocol.Options{Profile: "strict"}, want: []string{"SEQ-EVENT-ID-UNIQUE", "ENV-TIMESTAMP-FORMAT"}},
+		{name: "disabled", popts: protocol.Options{Disabled: []string{"ENV-TIMESTAMP-FORMAT", "SEQ-EVENT-ID-UNIQUE"}}, want: []string{"SEQ-EVENT-ID-REDELIVERED"}},
 	}
-	for _, f := range []string{"SEQ-EVENT-ID-REDELIVERED", "SEQ-EVENT-ID-UNIQUE", "ENV-JSON-OBJECT"} {
-		if !strings.Contains(want, f) {
-			t.Fatalf("the report has no %s finding: the test stream does not exercise it", f)
-		}
-	}
-	got, n := checkReport(t, path, Options{}, true)
-	if n < len(recs)/2 {
-		t.Fatalf("%d of about %d messages came prepared", n, len(recs))
-	}
-	if got != want {
-		t.Fatalf("prepared report differs from the unprepared one:\n%s", firstDiff(got, want))
-	}
-	ahead, _ := checkReport(t, path, Options{}, false)
-	if ahead != want {
-		t.Fatalf("read-ahead report differs from the sequential one:\n%s", firstDiff(ahead, want))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, n := checkReport(t, path, Options{Sequential: true}, false, tc.popts)
+			if n != 0 {
+				t.Fatalf("a sequential read prepared %d messages", n)
+			}
+			for _, f := range tc.want {
+				if !strings.Contains(want, `"`+f) {
+					t.Fatalf("the report has no %s finding: the test stream does not exercise it", f)
+				}
+			}
+			for _, id := range tc.popts.Disabled {
+				if strings.Contains(want, `"`+id+`"`) {
+					t.Fatalf("disabled rule %s reported", id)
+				}
+			}
+			got, n := checkReport(t, path, Options{}, true, tc.popts)
+			if n < len(recs)/2 {
+				t.Fatalf("%d of about %d messages came prepared", n, len(recs))
+			}
+			if got != want {
+				t.Fatalf("prepared report differs from the unprepared one:\n%s", firstDiff(got, want))
+			}
+			ahead, _ := checkReport(t, path, Options{}, false, tc.popts)
+			if ahead != want {
+				t.Fatalf("read-ahead report differs from the sequential one:\n%s", firstDiff(ahead, want))
+			}
+		})
 	}
 }
 

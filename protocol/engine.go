@@ -67,6 +67,7 @@ type Claimer interface {
 // Engine runs a set of models over one stream. It is not safe for concurrent use.
 type Engine struct {
 	models   []Model
+	opts     *Options
 	checkers []Checker
 	forced   int // index into models, or -1
 	// doc decodes the messages that come undecoded (Message.Doc nil).
@@ -102,6 +103,7 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 	}
 	e := &Engine{
 		models:   models,
+		opts:     opts,
 		forced:   -1,
 		sink:     sink,
 		levels:   map[string]Level{},

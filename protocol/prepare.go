@@ -12,8 +12,8 @@ package protocol
 // A Preparer is a Model that prepares messages ahead of its checker.
 type Preparer interface {
 	// NewPrep returns an empty preparation for one message, reused for
-	// message after message.
-	NewPrep() Prep
+	// message after message, for a run with opts (as NewChecker's).
+	NewPrep(opts *Options) Prep
 }
 
 // Prep is one model's preparation of one message.
@@ -21,8 +21,11 @@ type Prep interface {
 	// Prepare works out, from m (whose Doc is decoded) alone, what the
 	// model's checker will read. It may run on another goroutine than the
 	// checker's, at the same time as the checker, so it reads nothing but
-	// m and immutable package data.
-	Prepare(m *Message)
+	// m and immutable package data. With ahead set the preparing side is
+	// ahead of the checking one and may take on more of the work (work
+	// the checker does itself for a message prepared without it); without
+	// it, it should do what is cheap, so as not to become the bound.
+	Prepare(m *Message, ahead bool)
 }
 
 // Preparation prepares messages for the models of an engine. It holds no
@@ -30,12 +33,13 @@ type Prep interface {
 // with slots of its own.
 type Preparation struct {
 	models []Preparer
+	opts   *Options
 }
 
 // Preparation returns what prepares messages for e's models, or nil when
 // none of them prepares.
 func (e *Engine) Preparation() *Preparation {
-	var p Preparation
+	p := Preparation{opts: e.opts}
 	for _, m := range e.models {
 		if pr, ok := m.(Preparer); ok {
 			p.models = append(p.models, pr)
@@ -57,22 +61,23 @@ type Slot struct {
 func (p *Preparation) NewSlot() *Slot {
 	s := &Slot{preps: make([]Prep, len(p.models))}
 	for i, m := range p.models {
-		s.preps[i] = m.NewPrep()
+		s.preps[i] = m.NewPrep(p.opts)
 	}
 	return s
 }
 
-// Prepare prepares m into s and attaches s to m (Message.Prep). m must be
-// decoded (Message.Decode): a message that is not is left unprepared, and
-// its checker does the whole work. s must not be attached to a message
-// that is still being checked.
-func (p *Preparation) Prepare(m *Message, s *Slot) {
+// Prepare prepares m into s and attaches s to m (Message.Prep); ahead says
+// whether the caller is ahead of the engine (see Prep). m must be decoded
+// (Message.Decode): a message that is not is left unprepared, and its
+// checker does the whole work. s must not be attached to a message that is
+// still being checked.
+func (p *Preparation) Prepare(m *Message, s *Slot, ahead bool) {
 	if !m.decoded() {
 		m.Prep = nil
 		return
 	}
 	for _, pr := range s.preps {
-		pr.Prepare(m)
+		pr.Prepare(m, ahead)
 	}
 	s.raw = m.Raw
 	m.Prep = s

@@ -13,8 +13,8 @@ type prepModel struct{ toyModel }
 
 type toyPrep struct{ n int }
 
-func (prepModel) NewPrep() protocol.Prep { return new(toyPrep) }
-func (p *toyPrep) Prepare(m *protocol.Message) {
+func (prepModel) NewPrep(*protocol.Options) protocol.Prep { return new(toyPrep) }
+func (p *toyPrep) Prepare(m *protocol.Message, _ bool) {
 	p.n = len(m.Doc.Get("toy"))
 }
 
@@ -55,7 +55,7 @@ func TestPreparation(t *testing.T) {
 			if tc.decode {
 				m.Decode(new(payload.Doc))
 			}
-			prep.Prepare(m, slot)
+			prep.Prepare(m, slot, true)
 			if tc.change != nil {
 				tc.change(m)
 			}

@@ -91,7 +91,18 @@ func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Ch
 	if opts == nil {
 		opts = &protocol.Options{}
 	}
-	c := &checker{r: r, strict: opts.Strict(), seq: newSeqChecker(r, opts)}
+	c := &checker{r: r, seq: newSeqChecker(r, opts)}
+	c.setRules(opts)
+	return c
+}
+
+// setRules sets c's profile and the single-message rules it checks, as
+// opts say.
+func (c *checker) setRules(opts *protocol.Options) {
+	if opts == nil {
+		opts = &protocol.Options{}
+	}
+	c.strict = opts.Strict()
 	c.ev = &c.own
 	disabled := map[string]bool{}
 	for _, id := range opts.Disabled {
@@ -111,7 +122,6 @@ func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Ch
 			c.msgChecks = append(c.msgChecks, r)
 		}
 	}
-	return c
 }
 
 // scope says which messages a single-message rule applies to.
@@ -224,8 +234,12 @@ func (c *checker) Handle(m *protocol.Message) {
 	c.claimed = false
 	d := m.Doc
 	var err error
-	if p, ok := protocol.PrepOf[*prep](m); ok && p.ok {
-		c.ev, err = &p.ev, p.err
+	p, ok := protocol.PrepOf[*prep](m)
+	if !ok || !p.ok {
+		p = nil
+	}
+	if p != nil {
+		c.ev, err = &p.c.own, p.err
 		if p.hashed {
 			c.seq.prepared(m, c.ev, p.key, p.hash)
 		}
@@ -284,20 +298,30 @@ func (c *checker) Handle(m *protocol.Message) {
 	if c.seq.redelivery(m, ev) {
 		return // an identical repeat: counted, judged no further
 	}
+	if p != nil && p.checked {
+		c.session = p.c.session
+		p.replay(c.r, m)
+	} else {
+		c.checkSingle()
+	}
+	c.seq.handle(m, ev)
+}
+
+// checkSingle checks the single-message rules that apply to c.ev.
+func (c *checker) checkSingle() {
 	switch {
-	case !ev.IsEvent:
+	case !c.ev.IsEvent:
 		// Handshake and reply messages carry no session_id: they are filed
 		// under their source's pseudo-session, as the sequence checker
 		// files the handshake (neg.go).
-		c.session = "subscription-" + strconv.Itoa(m.Source)
+		c.session = "subscription-" + strconv.Itoa(c.m.Source)
 		c.runChecks(c.msgChecks)
 	default:
 		c.runChecks(c.eventChecks)
-		if ev.Core != "" {
+		if c.ev.Core != "" {
 			c.runChecks(c.coreChecks)
 		}
 	}
-	c.seq.handle(m, ev)
 }
 
 func (c *checker) Finish() { c.seq.finish() }
