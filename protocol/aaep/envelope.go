@@ -68,7 +68,7 @@ var requiredEnvelope = [...]key{kContext, kType, kEventID, kSessionID, kTimestam
 
 // ---- ENV rules ----
 
-// envIntRange is the check of envJSONObject (rules_single.go), whose Doc says
+// envIntRange is the check of envIntRange (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envIntRange() {
 	if s := &c.ev.scan; s.bigInt != "" {

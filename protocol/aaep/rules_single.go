@@ -21,17 +21,19 @@ var (
 	envJSONObject = &singleRule{Rule: protocol.Rule{
 		ID: "ENV-JSON-OBJECT", Level: protocol.Must,
 		Summary: "The message parses as strict RFC 8259 JSON and is an object.",
-		Doc:     "A JSON integer literal anywhere in the event lies outside -2^53..2^53. Numbers written with a fraction or exponent are not integer literals and are not checked.",
+		Doc:     "MUST: every AAEP message is one JSON object (§3.8, §3.9(1)). Judged on the front end's strict decoding of every message recognised as AAEP, events and handshake alike, and the finding names the decoder's first error. A message that is not a JSON object is judged by no other rule; one whose bytes are not UTF-8 either is ENV-UTF8's alone.",
 		Spec:    "AAEP §3.8, §3.9(1); aaep-rules.md §1.5",
 	}, scope: scopeRaw, check: nil}
 	envUTF8 = &singleRule{Rule: protocol.Rule{
 		ID: "ENV-UTF8", Level: protocol.Must,
 		Summary: "The message bytes are valid UTF-8 without a byte-order mark.",
+		Doc:     "MUST: §3.8 makes every AAEP message UTF-8 JSON, and RFC 8259 forbids a byte-order mark. Judged on the raw bytes of every message recognised as AAEP, events and handshake alike, from the front end's decoding; the finding says whether the bytes are invalid UTF-8, start with a BOM, or both. A message that still decodes goes on to every other rule and to the sequence checks, so one bad byte does not change the verdict on the events around it; one that does not decode at all gets this finding only, not ENV-JSON-OBJECT as well.",
 		Spec:    "AAEP §3.8, §11.2; aaep-rules.md §1.5",
 	}, scope: scopeRaw, check: nil}
 	envIntRange = &singleRule{Rule: protocol.Rule{
 		ID: "ENV-INT-RANGE", Level: protocol.Must,
 		Summary: "No JSON integer beyond ±2^53; larger values are encoded as strings.",
+		Doc:     "MUST: §3.8 requires integers beyond ±2^53 to travel as strings, since JSON number semantics lose their precision. The front end notes the first integer literal outside -2^53..2^53 anywhere in an event, nested values included, and the finding names the top-level member it sits under; one finding per event. Numbers written with a fraction or an exponent are not integer literals and are not checked; handshake and reply messages are not judged.",
 		Spec:    "AAEP §3.8; aaep-rules.md §1.5",
 	}, scope: scopeEvent, check: (*checker).envIntRange}
 	envReqFields = &singleRule{Rule: protocol.Rule{
