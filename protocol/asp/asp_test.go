@@ -46,6 +46,10 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-E01W", Name: "discovery query", Fail: func() []string {
 			c := newConv()
 			return []string{c.msg(alpha, 0, "QUERY", obj{{"queryId", "qry_disc_001"}, {"queryType", "capability"}}, del("sessionId"), del("sequenceNumber"))}
+		}, Pass: func() []string {
+			c := newConv()
+			// The same query inside a session carries the session fields.
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "qry_disc_001"}, {"queryType", "capability"}}))
 		}},
 		{Rule: "ASP-E02", Name: "unsupported version", Fail: func() []string {
 			c := newConv()
@@ -58,6 +62,10 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-E03", Name: "version changes", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("version", "asp/1.0")))
+		}, Pass: func() []string {
+			c := newConv()
+			c.version = "asp/1.0"
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("version", "asp/1.0")))
 		}},
 		{Rule: "ASP-E04", Name: "messageId not a UUID", Fail: func() []string {
 			c := newConv()
@@ -67,19 +75,32 @@ func ruleCases() []protocoltest.RuleCase {
 			c := newConv()
 			l := c.conversing(alpha, beta, 0)
 			return append(l, l[len(l)-1])
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}))
 		}},
 		{Rule: "ASP-E04W", Name: "UUID v4", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("messageId", "3b241101-e2bb-4255-8caf-4136c566a962")))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("messageId", uuid7(base.Add(9*sec), 42))))
 		}},
 		{Rule: "ASP-E05", Name: "ase_ session id", Fail: func() []string {
 			c := newConv()
 			c.sid = "ase_abc123"
 			return c.conversing(alpha, beta, 0)
+		}, Pass: func() []string {
+			c := newConv()
+			return c.conversing(alpha, beta, 0)
 		}},
 		{Rule: "ASP-E06", Name: "sequence number repeats", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("sequenceNumber", 1)))
+		}, Pass: func() []string {
+			c := newConv()
+			// Each sender counts on its own: alpha's next number may equal beta's last.
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("sequenceNumber", 3)))
 		}},
 		{Rule: "ASP-E06", Name: "sequence number fractional", Fail: func() []string {
 			c := newConv()
@@ -88,10 +109,17 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-E07", Name: "timestamp with offset", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("timestamp", "2026-03-07T15:00:09.000+01:00")))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("timestamp", "2026-03-07T14:00:09Z")))
 		}},
 		{Rule: "ASP-E07W", Name: "timestamp goes back", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("timestamp", "2026-03-07T13:59:30.000Z")))
+		}, Pass: func() []string {
+			c := newConv()
+			// Equal to the previous message's timestamp: not backwards, and within the UUIDv7 allowance.
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("timestamp", "2026-03-07T14:00:05.000Z")))
 		}},
 		{Rule: "ASP-E07W", Name: "timestamp far from UUIDv7 time", Fail: func() []string {
 			c := newConv()
@@ -104,6 +132,9 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-E08", Name: "trust score out of range", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("sender.trustScore", 140)))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("sender.trustScore", 100)))
 		}},
 		{Rule: "ASP-E09", Name: "recipient not agent://", Fail: func() []string {
 			c := newConv()
@@ -115,10 +146,16 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-E10", Name: "lower-case performative", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "inform", obj{{"informType", "note"}}))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "INFORM", obj{{"informType", "note"}}))
 		}},
 		{Rule: "ASP-E11", Name: "proposal without subject", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"terms", obj{}}}))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}))
 		}},
 		{Rule: "ASP-E11W", Name: "unknown reject code", Fail: func() []string {
 			c := newConv()
@@ -150,23 +187,44 @@ func ruleCases() []protocoltest.RuleCase {
 			c := newConv()
 			c.prev = hashOf("elsewhere")
 			return c.intro(alpha, beta, 0)
+		}, Pass: func() []string {
+			c := newConv()
+			return c.intro(alpha, beta, 0)
 		}},
 		{Rule: "ASP-H02", Name: "chain broken", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("integrity.previousHash", hashOf("forged"))))
+		}, Pass: func() []string {
+			a, b := newConv(), newConv()
+			// Two sessions interleaved: each chain links its own messages.
+			la, lb := a.conversing(alpha, beta, 0), b.conversing(alpha, gamma, 0)
+			var out []string
+			for i := range la {
+				out = append(out, la[i], lb[i])
+			}
+			return out
 		}},
 		{Rule: "ASP-H03", Name: "hash reused", Fail: func() []string {
 			c := newConv()
 			l := c.conversing(alpha, beta, 0)
 			return append(l, c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}, set("integrity.hash", c.prev)))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 9*sec, "QUERY", obj{{"queryId", "q2"}}))
 		}},
 		{Rule: "ASP-S01", Name: "no invitation", Fail: func() []string {
 			c := newConv()
 			return []string{c.msg(alpha, 0, "QUERY", obj{{"queryId", "q1"}}, set("integrity.previousHash", hashOf("unknown")))}
+		}, Pass: func() []string {
+			c := newConv()
+			return []string{c.invite(alpha, beta, 0)}
 		}},
 		{Rule: "ASP-S02", Name: "COMMIT while INTRODUCED", Fail: func() []string {
 			c := newConv()
 			return cat(c.intro(alpha, beta, 0), c.msg(beta, 5*sec, "COMMIT", commitBody("cmt_1")))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(beta, 6*sec, "COMMIT", commitBody("cmt_1")))
 		}},
 		{Rule: "ASP-S02", Name: "CLOSE while INTRODUCED, strict", Profile: "strict", Fail: func() []string {
 			c := newConv()
@@ -175,6 +233,9 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-S02W", Name: "CLOSE while INTRODUCED, lenient", Fail: func() []string {
 			c := newConv()
 			return cat(c.intro(alpha, beta, 0), c.msg(beta, 5*sec, "CLOSE", reason("changed plans")))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(beta, 6*sec, "CLOSE", reason("changed plans")))
 		}},
 		{Rule: "ASP-S02W", Name: "ESCALATE while INVITED", Fail: func() []string {
 			c := newConv()
@@ -183,6 +244,9 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-S03", Name: "identity before ACCEPT", Fail: func() []string {
 			c := newConv()
 			return []string{c.invite(alpha, beta, 0), c.msg(beta, sec, "INFORM", obj{{"informType", "identity"}})}
+		}, Pass: func() []string {
+			c := newConv()
+			return c.intro(alpha, beta, 0)
 		}},
 		{Rule: "ASP-S03", Name: "inviter accepts", Fail: func() []string {
 			c := newConv()
@@ -199,11 +263,19 @@ func ruleCases() []protocoltest.RuleCase {
 			c := newConv()
 			return cat(c.agreeing(alpha, beta, 0), c.msg(alpha, 10*sec, "REJECT", obj{{"code", "budget_exceeded"}, {"reason", "too expensive"}}),
 				c.msg(alpha, 11*sec, "ACCEPT", obj{{"commitmentId", "cmt_1"}}))
+		}, Pass: func() []string {
+			c := newConv()
+			return c.executing(alpha, beta, 0)
 		}},
 		{Rule: "ASP-S06", Name: "PROPOSE while ESCALATED", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(beta, 10*sec, "ESCALATE", obj{{"reason", "over budget"}, {"urgency", "high"}}),
 				c.msg(alpha, 11*sec, "PROPOSE", obj{{"proposalId", "p9"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(beta, 10*sec, "ESCALATE", obj{{"reason", "over budget"}, {"urgency", "high"}}),
+				c.msg(gamma, 20*sec, "INFORM", obj{{"informType", "resolution"}}),
+				c.msg(alpha, 21*sec, "PROPOSE", obj{{"proposalId", "p9"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}))
 		}},
 		{Rule: "ASP-S07", Name: "INFORM after the mutual close", Fail: func() []string {
 			c := newConv()
@@ -220,6 +292,9 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-S08", Name: "CLOSE without reason", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 10*sec, "CLOSE", obj{}))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0), c.msg(alpha, 10*sec, "ESCALATE", obj{{"reason", "stuck"}, {"urgency", "low"}}), c.msg(alpha, 11*sec, "CLOSE", reason("done")))
 		}},
 		{Rule: "ASP-S08", Name: "ESCALATE without urgency", Fail: func() []string {
 			c := newConv()
@@ -235,6 +310,9 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-S10", Name: "identity while EXECUTING", Fail: func() []string {
 			c := newConv()
 			return cat(c.executing(alpha, beta, 0), c.msg(beta, 10*sec, "INFORM", obj{{"informType", "identity"}}))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.executing(alpha, beta, 0), c.msg(beta, 10*sec, "INFORM", obj{{"informType", "progress"}}))
 		}},
 		{Rule: "ASP-S10", Name: "progress while ESCALATED", Fail: func() []string {
 			c := newConv()
@@ -274,6 +352,10 @@ func ruleCases() []protocoltest.RuleCase {
 		{Rule: "ASP-T03", Name: "idle for two hours", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0), c.msg(beta, 2*time.Hour, "INFORM", obj{{"informType", "quote"}}))
+		}, Pass: func() []string {
+			c := newConv()
+			// The invitation's proposedDuration is 30 minutes.
+			return cat(c.conversing(alpha, beta, 0), c.msg(beta, 29*time.Minute, "INFORM", obj{{"informType", "quote"}}))
 		}},
 		{Rule: "ASP-T04", Name: "escalation unresolved", Fail: func() []string {
 			c := newConv()
@@ -289,25 +371,49 @@ func ruleCases() []protocoltest.RuleCase {
 			return cat(c.conversing(alpha, beta, 0),
 				c.msg(beta, 10*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}, {"validUntil", "2026-03-07T14:00:20.000Z"}}),
 				c.msg(alpha, 30*sec, "ACCEPT", obj{{"proposalId", "p1"}}))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0),
+				c.msg(beta, 10*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}, {"validUntil", "2026-03-07T14:00:20.000Z"}}),
+				c.msg(alpha, 19*sec, "ACCEPT", obj{{"proposalId", "p1"}}))
 		}},
 		{Rule: "ASP-C01", Name: "reply outside allowedPerformatives", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0),
 				c.msg(alpha, 10*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}, set("constraints.allowedPerformatives", []string{"ACCEPT", "REJECT"})),
 				c.msg(beta, 12*sec, "COUNTER", obj{{"proposalId", "p2"}}))
+		}, Pass: func() []string {
+			c := newConv()
+			return cat(c.conversing(alpha, beta, 0),
+				c.msg(alpha, 10*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}, set("constraints.allowedPerformatives", []string{"ACCEPT", "REJECT"})),
+				c.msg(beta, 12*sec, "REJECT", obj{{"code", "budget_exceeded"}, {"reason", "too expensive"}}))
 		}},
 		{Rule: "ASP-C02", Name: "trust below requirement", Fail: func() []string {
 			c := newConv()
 			return cat(c.conversing(alpha, beta, 0),
 				c.msg(alpha, 10*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}, set("constraints.requiredTrustScore", 90)),
 				c.msg(beta, 12*sec, "ACCEPT", obj{{"proposalId", "p1"}}))
+		}, Pass: func() []string {
+			c := newConv()
+			// beta's trustScore is 81.
+			return cat(c.conversing(alpha, beta, 0),
+				c.msg(alpha, 10*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}, set("constraints.requiredTrustScore", 81)),
+				c.msg(beta, 12*sec, "ACCEPT", obj{{"proposalId", "p1"}}))
 		}},
 		{Rule: "ASP-C03", Name: "Minimal agent proposes", Models: withConfig(asp.Config{MinimalAgents: []string{beta.id}}), Fail: func() []string {
 			c := newConv()
 			return c.conversing(alpha, beta, 0)
+		}, Pass: func() []string {
+			c := newConv()
+			// beta, declared Minimal, joins alpha and gamma's session only to ask, inform and leave.
+			return cat(c.conversing(alpha, gamma, 0), c.msg(beta, 9*sec, "QUERY", obj{{"queryId", "q2"}}),
+				c.msg(beta, 10*sec, "INFORM", obj{{"informType", "note"}}), c.msg(beta, 11*sec, "CLOSE", reason("done")))
 		}},
 		{Rule: "ASP-X01", Name: "agentsessionprotocol.org message", Fail: func() []string {
 			return []string{`{"id":"msg_01","type":"session.message","created_at":1772892000000,"data":{"text":"hi"}}`}
+		}, Pass: func() []string {
+			c := newConv()
+			return c.conversing(alpha, beta, 0)
 		}},
 	}
 }
@@ -317,5 +423,5 @@ func TestRules(t *testing.T) { protocoltest.CheckRules(t, models, ruleCases()) }
 // TestEveryRuleHasCases fails when a rule of the model has no failing
 // stream in ruleCases, or a case names a rule the model does not have.
 func TestEveryRuleHasCases(t *testing.T) {
-	protocoltest.CheckCoverage(t, asp.New().Rules(), ruleCases(), protocoltest.NeedFailing)
+	protocoltest.CheckCoverage(t, asp.New().Rules(), ruleCases(), protocoltest.NeedFailing|protocoltest.NeedPassing)
 }

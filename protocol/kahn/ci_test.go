@@ -70,8 +70,12 @@ func ciRuleCases() []protocoltest.RuleCase {
 		{Rule: "KC-B02", Name: "total_nodes missing", Fail: func() []string { return lines(without(ciStart(), "total_nodes")) }},
 		{Rule: "KC-B02", Name: "rc is a string", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 1, true, []obj{{{"cmd", "make"}, {"rc", "0"}, {"duration_s", 1}}}))
+		}, Pass: func() []string {
+			return lines(ciStart(), ciAttempt(1, "a", 1, true, []obj{{{"cmd", "make"}, {"rc", 0}, {"duration_s", 1}}}))
 		}},
-		{Rule: "KC-B03", Name: "unknown status", Fail: func() []string { return lines(ciStart(), ciTrans(1, "a", "pending", "queued")) }},
+		{Rule: "KC-B03", Name: "unknown status", Fail: func() []string { return lines(ciStart(), ciTrans(1, "a", "pending", "queued")) }, Pass: func() []string {
+			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"))
+		}},
 		{Rule: "KC-B03", Name: "unknown outcome", Fail: func() []string { return lines(ciStart(), ciEnd(2, "green", 0, 0, 0)) }},
 		{Rule: "KC-01", Name: "running without attempt", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "ready", "running"))
@@ -91,6 +95,8 @@ func ciRuleCases() []protocoltest.RuleCase {
 		}},
 		{Rule: "KC-02W", Name: "retry without backoff", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 2, true, []obj{ok("make")}))
+		}, Pass: func() []string {
+			return lines(ciStart(), ciAttempt(1, "a", 2, true, []obj{ok("make")}, kv{"backoff_s", 2}))
 		}},
 		{Rule: "KC-03", Name: "tail with rc 0", Fail: func() []string {
 			return lines(ciStart(), ciAttempt(1, "a", 1, true, []obj{with(ok("make"), kv{"tail", "ok"})}))
@@ -106,18 +112,27 @@ func ciRuleCases() []protocoltest.RuleCase {
 		}},
 		{Rule: "KC-05", Name: "free-text reason", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "blocked", kv{"reason", "Upstream broke"}))
+		}, Pass: func() []string {
+			return lines(ciStart(), ciTrans(1, "a", "pending", "blocked", kv{"reason", "dependency_failed:upstream"}))
 		}},
 		{Rule: "KC-06", Name: "flake without retries", Fail: func() []string {
 			return lines(ciStart(), ciEnd(2, "clean_with_flake", 0, 0, 0, kv{"flake_retries", 0}))
+		}, Pass: func() []string {
+			return lines(ciStart(), ciEnd(2, "clean_with_flake", 0, 0, 0, kv{"flake_retries", 1}))
 		}},
 		{Rule: "KC-S01", Name: "pending → running", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "running", kv{"attempt", 1}))
+		}, Pass: func() []string {
+			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "ready", "running", kv{"attempt", 1}))
 		}},
 		{Rule: "KC-S01", Name: "discontinuity", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "running", "done"))
 		}},
 		{Rule: "KC-R01", Name: "done count differs", Fail: func() []string {
 			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciEnd(2, "clean", 1, 0, 0))
+		}, Pass: func() []string {
+			return lines(ciStart(), ciTrans(1, "a", "pending", "ready"), ciTrans(2, "a", "ready", "running", kv{"attempt", 1}),
+				ciTrans(3, "a", "running", "done"), ciEnd(4, "clean", 1, 0, 0))
 		}},
 	}
 }
@@ -125,7 +140,7 @@ func ciRuleCases() []protocoltest.RuleCase {
 func TestCIRules(t *testing.T) { protocoltest.CheckRules(t, ciModels, ciRuleCases()) }
 
 func TestCIEveryRuleHasCases(t *testing.T) {
-	protocoltest.CheckCoverage(t, kahn.NewCI().Rules(), ciRuleCases(), protocoltest.NeedFailing)
+	protocoltest.CheckCoverage(t, kahn.NewCI().Rules(), ciRuleCases(), protocoltest.NeedFailing|protocoltest.NeedPassing)
 }
 
 func TestCIFixture(t *testing.T) {
