@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 )
 
 // Patterns of the rule catalog (§1.2), compiled once. Hot fields are checked
@@ -20,7 +21,6 @@ var (
 	reToolCallID     = regexp.MustCompile(`^call_[A-Za-z0-9]{1,64}$`)
 	reOutputID       = regexp.MustCompile(`^out_[A-Za-z0-9]{1,64}$`)
 	reTool           = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,255}$`)
-	reAAEPVersion    = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.-]+)?$`)
 	reLanguageTag    = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
 	reScript         = regexp.MustCompile(`^[A-Z][a-z]{3}$`)
 	reContentType    = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9.+_-]*/[a-zA-Z][a-zA-Z0-9.+_-]*$`)
@@ -252,7 +252,7 @@ func (c *checker) envAAEPVersion() {
 			return // the common case, without the regular expression
 		}
 	}
-	if !reAAEPVersion.Match(s) {
+	if !vocab.ValidVersionBytes(s) {
 		c.report("malformed aaep_version",
 			"aaep_version %s is not a semantic version such as \"1.0.0\" (§3.4.4)", clipb(s))
 		return
@@ -265,7 +265,7 @@ func (c *checker) envAAEPVersion() {
 // envVerbosityEnum is the check of envVerbosityEnum (rules_single.go), whose Doc says
 // what it requires and why.
 func (c *checker) envVerbosityEnum() {
-	if s, ok := c.ev.text(kVerbosity); ok && !oneOf(s, "terse", "normal", "detailed") {
+	if s, ok := c.ev.text(kVerbosity); ok && !vocab.IsVerbosity(string(s)) {
 		c.report("bad verbosity",
 			"verbosity is %s; it must be \"terse\", \"normal\" or \"detailed\" (§3.3.1)", clipb(s))
 	}

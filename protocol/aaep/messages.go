@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 )
 
 var (
 	subIDSpec   = fieldSpec{k: kSubscriptionID, kind: fString, max: noMax, pat: idPat("sub_"), patText: reSubscription.String()}
-	versionSpec = fieldSpec{k: kAAEPVersion, kind: fString, max: noMax, pat: reAAEPVersion.Match, patText: reAAEPVersion.String()}
+	versionSpec = fieldSpec{k: kAAEPVersion, kind: fString, max: noMax, pat: vocab.ValidVersionBytes, patText: vocab.VersionPattern}
 	corrSpec    = fieldSpec{k: kCorrelationID, kind: fString, max: noMax}
 )
 
@@ -28,8 +29,7 @@ var (
 		{k: kHonoredCapabilities, req: true, kind: fCapabilities}, {k: kManifestURI, kind: fURI},
 		{k: kSignedManifest, kind: fString, max: noMax, pat: reSignedJWS.Match, patText: "a JWS compact serialization " + reSignedJWS.String()},
 		hstr(kNegotiationNotes, 0, 4096)}
-	rejectedSpecs = []fieldSpec{reqd(fieldSpec{k: kReasonCode, kind: fEnum, enum: []string{"version_unsupported", "manifest_signature_required",
-		"capabilities_incompatible", "rate_limit", "authentication_required", "authorization_denied", "transport_unavailable", "unknown"}}),
+	rejectedSpecs = []fieldSpec{reqd(fieldSpec{k: kReasonCode, kind: fEnum, enum: vocab.ReasonCodes()}),
 		reqd(hstr(kReasonMessage, 1, 4096)), {k: kRetryAfterSeconds, kind: fInt, min: 0, max: 86400}, {k: kAlternativeManifestURI, kind: fURI}}
 	renegotiateSpecs = []fieldSpec{reqd(subIDSpec), {k: kCapabilities, req: true, kind: fCapabilities}}
 	closeSpecs       = []fieldSpec{reqd(fieldSpec{k: kSubscriptionID, kind: fString, max: noMax}), {k: kReasonCode, kind: fString, max: noMax},
@@ -47,7 +47,7 @@ var (
 // and accepted honored_capabilities share them).
 var capabilitySpecs = []fieldSpec{
 	{name: "max_events_per_second", kind: fInt, min: 1, max: 100000},
-	{name: "preferred_verbosity", kind: fEnum, enum: []string{"terse", "normal", "detailed"}},
+	{name: "preferred_verbosity", kind: fEnum, enum: vocab.Verbosities()},
 	{name: "languages", kind: fStrings, min: 1, max: 32, itemMax: noMax, unique: true, pat: isLanguageTag, patText: "a language tag such as \"en-US\""},
 	{name: "supports_confirmation_reply", kind: fBool},
 	{name: "supports_clarification_reply", kind: fBool},

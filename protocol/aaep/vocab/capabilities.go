@@ -11,6 +11,10 @@ const DefaultVerbosity = "normal"
 // verbosity (§3.3.1, §5.3.1.2).
 var verbosities = [...]string{"terse", "normal", "detailed"}
 
+// Verbosities returns the verbosity values, terse, normal and detailed, in
+// that order (a fresh slice).
+func Verbosities() []string { return append([]string(nil), verbosities[:]...) }
+
 // IsVerbosity reports whether v is one of terse, normal and detailed.
 func IsVerbosity(v string) bool {
 	for _, w := range verbosities {
@@ -47,3 +51,12 @@ const (
 	ReasonTransportUnavailable      = "transport_unavailable"
 	ReasonUnknown                   = "unknown"
 )
+
+// reasonCodes are the reason codes of subscription.rejected, in the order
+// §5.5.3 lists them.
+var reasonCodes = [...]string{ReasonVersionUnsupported, ReasonManifestSignatureRequired, ReasonCapabilitiesIncompatible,
+	ReasonRateLimit, ReasonAuthenticationRequired, ReasonAuthorizationDenied, ReasonTransportUnavailable, ReasonUnknown}
+
+// ReasonCodes returns the reason codes of subscription.rejected in the
+// order §5.5.3 lists them (a fresh slice).
+func ReasonCodes() []string { return append([]string(nil), reasonCodes[:]...) }

@@ -19,12 +19,18 @@ func PublishedVersions() []string { return slices.Clone(publishedVersions) }
 // IsPublished reports whether v names a published AAEP version exactly.
 func IsPublished(v string) bool { return slices.Contains(publishedVersions, v) }
 
-// reVersion is the aaep_version pattern of the schemas (§1.2, §3.4.4, §5.2).
-var reVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.-]+)?$`)
+// VersionPattern is the aaep_version pattern of the schemas (catalog
+// §1.2; AAEP §3.4.4, §5.2), as findings quote it.
+const VersionPattern = `^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.-]+)?$`
+
+var reVersion = regexp.MustCompile(VersionPattern)
 
 // ValidVersion reports whether v is a semantic version as aaep_version
 // must be: MAJOR.MINOR.PATCH with an optional pre-release ("0.1.0-draft").
 func ValidVersion(v string) bool { return reVersion.MatchString(v) }
+
+// ValidVersionBytes is ValidVersion for a value not yet made a string.
+func ValidVersionBytes(v []byte) bool { return reVersion.Match(v) }
 
 // CompareVersions compares versions a and b by semantic-version precedence
 // (§3.4.4 makes aaep_version a semantic version): -1, 0 or 1 as a is lower

@@ -334,3 +334,37 @@ func TestCapabilityDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestEnumerations: the verbosity and reason-code lists the checker's
+// message specs take from here, in the order findings name them, each a
+// fresh slice; and ValidVersionBytes agrees with ValidVersion.
+func TestEnumerations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		list func() []string
+		want []string
+	}{
+		{"Verbosities", Verbosities, []string{"terse", "normal", "detailed"}},
+		{"ReasonCodes", ReasonCodes, []string{"version_unsupported", "manifest_signature_required", "capabilities_incompatible",
+			"rate_limit", "authentication_required", "authorization_denied", "transport_unavailable", "unknown"}},
+	} {
+		got := tc.list()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s() = %v, want %v", tc.name, got, tc.want)
+		}
+		got[0] = "changed"
+		if tc.list()[0] != tc.want[0] {
+			t.Errorf("%s() returned the package's own slice", tc.name)
+		}
+	}
+	for _, v := range Verbosities() {
+		if !IsVerbosity(v) {
+			t.Errorf("IsVerbosity(%q) = false for a listed verbosity", v)
+		}
+	}
+	for _, v := range []string{"1.0.0", "0.1.0-draft", "1.0", "v1.0.0", "1.0.0+build", ""} {
+		if ValidVersionBytes([]byte(v)) != ValidVersion(v) {
+			t.Errorf("ValidVersionBytes(%q) = %v, ValidVersion says %v", v, !ValidVersion(v), ValidVersion(v))
+		}
+	}
+}
