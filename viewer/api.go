@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -51,20 +50,19 @@ type ruleDoc struct {
 	Level    protocol.Level `json:"level"`
 	Summary  string         `json:"summary"`
 	Protocol string         `json:"protocol"`
-	// Spec names the specification sections the rule cites (may be empty).
-	Spec []string `json:"spec,omitempty"`
+	// Spec says where the rule is stated: the rule's declared
+	// protocol.Rule.Spec, as `aaep-replay check --rules` prints it.
+	Spec string `json:"spec"`
 }
-
-var sectionRe = regexp.MustCompile(`§\s?[0-9A-Z]+(\.[0-9]+)*`)
 
 func ruleDocs() map[string]ruleDoc {
 	docs := map[string]ruleDoc{}
 	for _, r := range protocol.StreamRules() {
-		docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: protocol.StreamProtocol}
+		docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: protocol.StreamProtocol, Spec: r.Spec}
 	}
 	for _, m := range models.All() {
 		for _, r := range m.Rules() {
-			docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: m.Name(), Spec: sectionRe.FindAllString(r.Summary, -1)}
+			docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: m.Name(), Spec: r.Spec}
 		}
 	}
 	return docs

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/viewer"
 )
 
@@ -289,3 +291,57 @@ func TestTornCapture(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestRuleSpecs: /api/rules and a finding's rule_doc say where each rule is
+// stated with the rule's declared Spec, not sections picked out of its
+// summary.
+func TestRuleSpecs(t *testing.T) {
+	ts := apiServer(t, goldenV1)
+	declared := map[string]protocol.ListedRule{}
+	for _, r := range protocol.ListRules(models.All()) {
+		declared[r.ID] = r
+	}
+	var rules struct {
+		Rules []struct{ ID, Summary, Protocol, Spec string }
+	}
+	getJSON(t, ts.URL+"/api/rules", 200, &rules)
+	if len(rules.Rules) != len(declared) {
+		t.Errorf("/api/rules lists %d rules, %d are declared", len(rules.Rules), len(declared))
+	}
+	for _, r := range rules.Rules {
+		want, ok := declared[r.ID]
+		switch {
+		case !ok:
+			t.Errorf("/api/rules lists %s, which no model declares", r.ID)
+		case r.Spec == "" || r.Spec != want.Spec || r.Summary != want.Summary || r.Protocol != want.Protocol:
+			t.Errorf("/api/rules: %s has spec %q, summary %q, protocol %s; declared %q, %q, %s", r.ID, r.Spec, r.Summary, r.Protocol, want.Spec, want.Summary, want.Protocol)
+		}
+	}
+	// Rules whose summary names no section at all still say where they are stated.
+	for _, id := range []string{"SEQ-STATE-CHAIN", "STREAM-NOT-JSON", "ASP-S01", "KA-S02"} {
+		if strings.Contains(declared[id].Summary, "§") || declared[id].Spec == "" {
+			t.Fatalf("%s: pick a rule whose summary cites no section and whose Spec is set", id)
+		}
+	}
+	checked := 0
+	for i := 0; i < 60 && checked < 10; i++ {
+		var d struct {
+			Findings []struct {
+				Rule    string `json:"rule"`
+				RuleDoc struct {
+					ID, Spec string
+				} `json:"rule_doc"`
+			}
+		}
+		getJSON(t, ts.URL+"/api/event/"+strconv.Itoa(i), 200, &d)
+		for _, f := range d.Findings {
+			checked++
+			if f.RuleDoc.ID != f.Rule || f.RuleDoc.Spec != declared[f.Rule].Spec {
+				t.Errorf("event %d: finding %s has rule_doc %+v, want spec %q", i, f.Rule, f.RuleDoc, declared[f.Rule].Spec)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no finding in the first 60 events of the golden capture to check")
+	}
+}

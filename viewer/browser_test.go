@@ -174,6 +174,11 @@ func TestViewInBrowser(t *testing.T) {
 		if !strings.Contains(findings, "MUST SEQ-STATE-CHAIN") || !strings.Contains(findings, "Each from_state equals the previous to_state") {
 			t.Errorf("inspector findings %q: want SEQ-STATE-CHAIN with its rule's doc", findings)
 		}
+		for _, r := range protocol.ListRules(models.All()) {
+			if want := "Stated in: " + r.Spec + "."; r.ID == "SEQ-STATE-CHAIN" && !strings.Contains(findings, want) {
+				t.Errorf("inspector findings %q: want the rule's declared Spec (%q)", findings, want)
+			}
+		}
 		if raw := text(t, p, "#insp-raw"); raw != string(recs[33].Payload) {
 			t.Errorf("raw payload on the page differs from the capture's record 33:\n%s\n%s", raw, recs[33].Payload)
 		}

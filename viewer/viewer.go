@@ -28,7 +28,7 @@
 //	                             are more than max, counts per lane and bucket)
 //	/api/trace/SESSION/steps     the session's steps, each with its message and drawn edge
 //	/api/trace/SESSION/svg       the session's state-machine drawing (image/svg+xml)
-//	/api/rules                   every rule: id, level, summary, protocol
+//	/api/rules                   every rule: id, level, summary, protocol, spec
 //
 // Every other path goes to the replay server (its WebSocket, SSE, reply,
 // statistics and /control endpoints).

@@ -235,7 +235,7 @@ function renderInspector(d) {
   if (!d.findings.length) ul.append(el("li", { text: d.checked ? "No finding on this message." : "The check is still running…" }));
   for (const f of d.findings) {
     const r = f.rule_doc || {};
-    const spec = r.spec && r.spec.length ? "Specification: " + r.spec.join(", ") + "." : "The rule table cites no specification section for this rule.";
+    const spec = r.spec ? "Stated in: " + r.spec + "." : "The rule table says nowhere where this rule is stated.";
     ul.append(el("li", { class: "finding" },
       el("strong", { class: levelClass(LEVELS[f.level] || f.level), text: f.level + " " + f.rule }), " (" + (r.protocol || f.protocol) + "): " + f.message,
       el("br"), el("span", { class: "muted", text: "Rule: " + (r.summary || "") + " " + spec })));
