@@ -21,12 +21,17 @@ func main() { os.Exit(Main(os.Args[1:])) }
 func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stopProfile, err := startProfile()
+	stopProfile, err := startProfile(args)
 	if err != nil {
 		return cli.Report(os.Stderr, "aaep-replay", err)
 	}
-	defer stopProfile()
-	return run(ctx, cli.System(), args)
+	code := run(ctx, cli.System(), args)
+	if err := stopProfile(); err != nil {
+		if c := cli.Report(os.Stderr, "aaep-replay", err); code == 0 {
+			code = c
+		}
+	}
+	return code
 }
 
 func run(ctx context.Context, s cli.Streams, args []string) int {
