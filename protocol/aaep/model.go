@@ -92,6 +92,7 @@ func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Ch
 		opts = &protocol.Options{}
 	}
 	c := &checker{r: r, seq: newSeqChecker(r, opts)}
+	c.ev = &c.own
 	c.setRules(opts)
 	return c
 }
@@ -103,7 +104,6 @@ func (c *checker) setRules(opts *protocol.Options) {
 		opts = &protocol.Options{}
 	}
 	c.strict = opts.Strict()
-	c.ev = &c.own
 	disabled := map[string]bool{}
 	for _, id := range opts.Disabled {
 		disabled[id] = true
@@ -241,7 +241,7 @@ func (c *checker) Handle(m *protocol.Message) {
 	if p != nil {
 		c.ev, err = &p.c.own, p.err
 		if p.hashed {
-			c.seq.prepared(m, c.ev, p.key, p.hash)
+			c.seq.prepared(p.key, p.hash)
 		}
 	} else {
 		c.ev = &c.own

@@ -244,8 +244,7 @@ type seqChecker struct {
 
 	redeliver  redeliveries // identical repeats per source (seq_redeliver.go)
 	idReported bool         // SEQ-EVENT-ID-UNIQUE already reported for this message
-	hashed     hashMemo     // the content hash of the message being checked
-	keyed      keyMemo      // the idKey of the message being checked
+	memo       messageMemo  // the message being checked (seq_ids.go)
 	// replay: the input records a replay (protocol.StreamInfo.Replay), so
 	// the events' timestamps are the original producer's.
 	replay bool

@@ -39,19 +39,13 @@ func keyOf(source int, id string) idKey {
 	}
 }
 
-// idKey returns the idKey of the message being checked, computed once.
+// idKey returns the idKey of the message being checked (m, whose Event is
+// ev), computed once per message.
 func (s *seqChecker) idKey(m *protocol.Message, ev *Event) idKey {
-	if s.keyed.m != m || s.keyed.ev != ev {
-		s.keyed = keyMemo{m: m, ev: ev, k: keyOf(m.Source, ev.EventID)}
+	if !s.memo.keyed {
+		s.memo.key, s.memo.keyed = keyOf(m.Source, ev.EventID), true
 	}
-	return s.keyed.k
-}
-
-// keyMemo keeps the idKey of the message being checked.
-type keyMemo struct {
-	m  *protocol.Message
-	ev *Event
-	k  idKey
+	return s.memo.key
 }
 
 type idRec struct {
@@ -132,32 +126,32 @@ func mix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// hashMemo keeps the content hash of the message being checked, which
-// redelivery and the session rules both need.
-type hashMemo struct {
-	m    *protocol.Message
-	ev   *Event
-	hash uint64
+// messageMemo keeps what redelivery and the session rules both need of
+// the message being checked: its idKey and content hash, each worked out
+// once (or taken from the message's preparation).
+type messageMemo struct {
+	key           idKey
+	hash          uint64
+	keyed, hashed bool
 }
 
-// newMessage forgets what was memoised about the previous message (the
-// engine recycles messages, so their addresses repeat).
-func (s *seqChecker) newMessage() { s.hashed, s.keyed = hashMemo{}, keyMemo{} }
+// newMessage forgets the memo of the previous message; call it before the
+// sequence checks of every message.
+func (s *seqChecker) newMessage() { s.memo = messageMemo{} }
 
-// prepared takes the idKey and content hash of message m, whose Event is
-// ev, from its preparation.
-func (s *seqChecker) prepared(m *protocol.Message, ev *Event, k idKey, h uint64) {
-	s.keyed = keyMemo{m: m, ev: ev, k: k}
-	s.hashed = hashMemo{m: m, ev: ev, hash: h}
+// prepared takes the idKey and content hash of the message being checked
+// from its preparation.
+func (s *seqChecker) prepared(k idKey, h uint64) {
+	s.memo = messageMemo{key: k, hash: h, keyed: true, hashed: true}
 }
 
-// contentHash returns contentHash(ev) for message m, computed once per
-// message.
-func (s *seqChecker) contentHash(m *protocol.Message, ev *Event) uint64 {
-	if s.hashed.m != m || s.hashed.ev != ev {
-		s.hashed = hashMemo{m: m, ev: ev, hash: contentHash(ev)}
+// contentHash returns contentHash(ev) for the message being checked,
+// whose Event is ev, computed once per message.
+func (s *seqChecker) contentHash(_ *protocol.Message, ev *Event) uint64 {
+	if !s.memo.hashed {
+		s.memo.hash, s.memo.hashed = contentHash(ev), true
 	}
-	return s.hashed.hash
+	return s.memo.hash
 }
 
 func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, primary bool) idResult {

@@ -352,6 +352,7 @@ func BenchmarkSeq(b *testing.B) {
 					b.Fatal(err)
 				}
 				if withSeq {
+					s.newMessage()
 					s.handle(&msgs[j], &ev)
 				}
 			}
