@@ -385,7 +385,7 @@ func (s *seqChecker) lateEvent(session, endState string, m *protocol.Message, ev
 func (s *seqChecker) drainingEvent(ss *session, lg *leg, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
 		if rec, ok := s.lookupID(s.idKey(m, ev)); ok && rec.sess == ss && s.live(rec) {
-			s.repeatedID(ss, m, ev, rec, s.contentHash(m, ev))
+			s.repeatedID(ss, m, ev, rec, s.contentHash(ev))
 			return
 		}
 		if ev.EventID == ss.termID {

@@ -147,7 +147,7 @@ func (s *seqChecker) prepared(k idKey, h uint64) {
 
 // contentHash returns contentHash(ev) for the message being checked,
 // whose Event is ev, computed once per message.
-func (s *seqChecker) contentHash(_ *protocol.Message, ev *Event) uint64 {
+func (s *seqChecker) contentHash(ev *Event) uint64 {
 	if !s.memo.hashed {
 		s.memo.hash, s.memo.hashed = contentHash(ev), true
 	}
@@ -159,7 +159,7 @@ func (s *seqChecker) checkEventID(ss *session, m *protocol.Message, ev *Event, p
 		return idNew
 	}
 	k := s.idKey(m, ev)
-	h := s.contentHash(m, ev)
+	h := s.contentHash(ev)
 	old, found := s.lookupID(k)
 	if found && s.live(old) {
 		if !s.idReported {
@@ -203,7 +203,7 @@ func (s *seqChecker) rememberID(ss *session, m *protocol.Message, ev *Event) {
 	if ev.EventID != "" {
 		k := s.idKey(m, ev)
 		old, found := s.lookupID(k)
-		s.store(ss, k, old, found, s.contentHash(m, ev), m)
+		s.store(ss, k, old, found, s.contentHash(ev), m)
 	}
 }
 

@@ -84,7 +84,7 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 	}
 	key := s.idKey(m, ev)
 	k := key.key
-	h := s.contentHash(m, ev)
+	h := s.contentHash(ev)
 	old, found := r.seen[k]
 	found = found && old.check == key.check
 	switch {
