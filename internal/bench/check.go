@@ -2,7 +2,9 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,18 +15,32 @@ import (
 // protocol violations, and reports messages per second of wall time and
 // of CPU time, and the process's peak resident memory. Exit status 1
 // (findings) is expected. Results: Check.
-func Check(ctx context.Context, e *Env, n int) error {
-	path := filepath.Join(e.Dir, "check.aaep")
+//
+// With capture set, the capture is kept there for later runs (of other
+// builds, alternated with these) and read from there when it already
+// exists; it must then hold n messages written by WriteBulkCapture.
+func Check(ctx context.Context, e *Env, n int, capture string) error {
+	path := capture
+	if path == "" {
+		path = filepath.Join(e.Dir, "check.aaep")
+	}
 	start := time.Now()
-	if err := WriteBulkCapture(path, n, 1); err != nil {
+	made := "written"
+	if _, err := os.Stat(path); capture == "" || errors.Is(err, fs.ErrNotExist) {
+		if err := WriteBulkCapture(path, n, 1); err != nil {
+			return err
+		}
+	} else if err != nil {
 		return err
+	} else {
+		made = "reused from " + path
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer devnull.Close()
-	e.logf("check: %d messages written in %v, %d runs", n, time.Since(start).Round(time.Millisecond), e.Runs)
+	e.logf("check: %d messages %s in %v, %d runs", n, made, time.Since(start).Round(time.Millisecond), e.Runs)
 	for run := 0; run < e.Runs; run++ {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		res, err := RunProc(cctx, devnull, e.ReplayBin, "check", path, "--json")

@@ -78,8 +78,27 @@ func TestMeasurements(t *testing.T) {
 			[]string{"Pacing/1x/default", "Pacing/1x/precise", "Pacing/10x/default", "Pacing/10x/precise"}, []string{"events"}},
 		{"fanout", func() error { return Fanout(ctx, env, 300, []int{1, 3}) },
 			[]string{"Fanout/subs=1", "Fanout/subs=3", "Fanout/subs=3+stalled"}, []string{"msgs/s"}},
-		{"check", func() error { return Check(ctx, env, 3000) },
+		{"check", func() error { return Check(ctx, env, 3000, "") },
 			[]string{"Check"}, []string{"events/s", "events/cpu-s", "peak-MiB"}},
+		{"check, capture kept and reused", func() error {
+			kept := filepath.Join(t.TempDir(), "kept.aaep")
+			if err := Check(ctx, env, 3000, kept); err != nil {
+				return err
+			}
+			st, err := os.Stat(kept)
+			if err != nil {
+				return fmt.Errorf("the capture was not kept: %w", err)
+			}
+			results = nil
+			if err := Check(ctx, env, 3000, kept); err != nil {
+				return err
+			}
+			again, err := os.Stat(kept)
+			if err != nil || !again.ModTime().Equal(st.ModTime()) || again.Size() != st.Size() {
+				return fmt.Errorf("the kept capture was written again (%v)", err)
+			}
+			return nil
+		}, []string{"Check"}, []string{"events/s", "events/cpu-s", "peak-MiB"}},
 		{"trace", func() error { return Trace(ctx, env, []int{10, 100}) },
 			[]string{"Trace/events=10", "Trace/events=100"}, []string{"ms", "svg-KiB"}},
 		{"seek", func() error { return Seek(ctx, env, 256<<10) },

@@ -58,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		paceSpan    = fs.Duration("pace-span", 0, "length of the capture replayed at 1x and 10x (default 30s, 4s with -quick)")
 		paceRuns    = fs.Int("pace-runs", 3, "runs of the pacing measurement (at most -runs)")
 		checkEvents = fs.Int("check-events", 1_000_000, "messages in the capture that check reads")
+		checkFile   = fs.String("check-capture", "", "keep the capture that check reads at this path (reused when it exists), to check it with other builds alternately")
 		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
 		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
 	)
@@ -154,7 +155,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "fanout":
 			err = bench.Fanout(ctx, env, pick(20_000, 5_000), []int{1, 10, 100})
 		case "check":
-			err = bench.Check(ctx, env, *checkEvents)
+			err = bench.Check(ctx, env, *checkEvents, *checkFile)
 		case "trace":
 			err = bench.Trace(ctx, env, []int{100, 1_000, 10_000})
 		case "seek":
