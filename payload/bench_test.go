@@ -7,17 +7,25 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/sample"
 )
 
-// BenchmarkDecode measures the front end alone: Decode into a reused Doc
-// over realistic ~430-byte AAEP events, in MB/s, events/s and allocations.
-func BenchmarkDecode(b *testing.B) {
+// benchEvents returns the realistic ~430-byte AAEP events every benchmark
+// here decodes, with the benchmark's bytes per op set to their mean size
+// and its allocations reported.
+func benchEvents(b *testing.B) [][]byte {
 	events := sample.Events(4096, 42)
 	size := 0
 	for _, e := range events {
 		size += len(e)
 	}
-	var d Doc
 	b.SetBytes(int64(size / len(events)))
 	b.ReportAllocs()
+	return events
+}
+
+// BenchmarkDecode measures the front end alone: Decode into a reused Doc
+// over realistic ~430-byte AAEP events, in MB/s, events/s and allocations.
+func BenchmarkDecode(b *testing.B) {
+	events := benchEvents(b)
+	var d Doc
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		d.Decode(events[i%len(events)])
@@ -32,13 +40,7 @@ func BenchmarkDecode(b *testing.B) {
 // encoding/json validating and splitting the same events into
 // map[string]json.RawMessage.
 func BenchmarkDecodeBaseline(b *testing.B) {
-	events := sample.Events(4096, 42)
-	size := 0
-	for _, e := range events {
-		size += len(e)
-	}
-	b.SetBytes(int64(size / len(events)))
-	b.ReportAllocs()
+	events := benchEvents(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var m map[string]json.RawMessage
@@ -53,14 +55,8 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 // front end for every message: validity, UTF-8 and the session key
 // (DecodeOnly with NeedSession), over the same events as BenchmarkDecode.
 func BenchmarkDecodeSession(b *testing.B) {
-	events := sample.Events(4096, 42)
-	size := 0
-	for _, e := range events {
-		size += len(e)
-	}
+	events := benchEvents(b)
 	var d Doc
-	b.SetBytes(int64(size / len(events)))
-	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		d.DecodeOnly(events[i%len(events)], NeedSession)
