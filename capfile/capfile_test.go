@@ -51,7 +51,7 @@ func TestRoundTrip(t *testing.T) {
 					t.Errorf("Next after the end = %v, want io.EOF", err)
 				}
 				h := r.Header()
-				if h.Version != Version || !h.Start.Equal(testStart) || h.Tool != "capfile-test/1" || len(h.Sources) != 2 || h.Sources[1].Subprotocol != "aaep.v1" {
+				if h.Version != Version || !h.Start.Equal(testStart) || h.Tool != "capfile-test/1" || len(h.Origins) != 2 || h.Origins[1].Subprotocol != "aaep.v1" {
 					t.Errorf("Header() = %+v", h)
 				}
 			})
@@ -386,7 +386,7 @@ func TestWriterClosed(t *testing.T) {
 
 func TestCredentialsStripped(t *testing.T) {
 	h := testHeader()
-	h.Sources = []Source{
+	h.Origins = []Origin{
 		{Transport: "sse", Endpoint: "https://alice:s3cret@agent.example/events?token=abc&topic=x&API_KEY=k"},
 		{Transport: "websocket", Endpoint: "wss://bob@agent.example/ws"},
 		{Transport: "unix", Endpoint: "/run/agent.sock"},
@@ -406,7 +406,7 @@ func TestCredentialsStripped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := r.Header().Sources
+	got := r.Header().Origins
 	want := []string{"https://agent.example/events?topic=x", "wss://agent.example/ws", "/run/agent.sock"}
 	for i := range want {
 		if got[i].Endpoint != want[i] {

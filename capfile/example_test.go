@@ -18,7 +18,7 @@ func writeExample(path string) {
 	w, err := capfile.Create(path, capfile.Header{
 		Start: time.Date(2026, 5, 24, 14, 22, 11, 0, time.UTC),
 		Tool:  "example/1.0",
-		Sources: []capfile.Source{
+		Origins: []capfile.Origin{
 			// The password is removed before the header is written.
 			{ID: 0, Transport: "sse", Endpoint: "https://user:secret@agent.example/events"},
 		},
@@ -54,7 +54,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer r.Close()
-	fmt.Println("endpoint:", r.Header().Sources[0].Endpoint)
+	fmt.Println("endpoint:", r.Header().Origins[0].Endpoint)
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -142,7 +142,12 @@ func ExampleRepair() {
 	r.Close()
 	fmt.Println("records before the error:", n-1, "torn:", capfile.IsTorn(err), "clean:", r.Clean())
 
-	rep, err := capfile.Repair(cut, filepath.Join(dir, "repaired.aaep"))
+	out, err := os.Create(filepath.Join(dir, "repaired.aaep"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer out.Close()
+	rep, err := capfile.RepairTo(cut, out)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func appendRecord(dst []byte, rec *Record, prev int64) []byte {
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
 	dst = binary.AppendUvarint(dst, uint64(rec.Time-prev))
 	dst = append(dst, byte(rec.Kind), byte(rec.Flags))
-	dst = binary.LittleEndian.AppendUint16(dst, rec.Source)
+	dst = binary.LittleEndian.AppendUint16(dst, rec.Origin)
 	dst = binary.AppendUvarint(dst, uint64(len(rec.Session)))
 	dst = append(dst, rec.Session...)
 	dst = binary.AppendUvarint(dst, uint64(len(rec.Attrs)))
@@ -214,7 +214,7 @@ func decodeBody(body []byte, prev int64, rec *Record, attrs *[]Attr, strs string
 	}
 	rec.Kind = Kind(p[0])
 	rec.Flags = Flags(p[1])
-	rec.Source = binary.LittleEndian.Uint16(p[2:])
+	rec.Origin = binary.LittleEndian.Uint16(p[2:])
 	p = p[4:]
 	readBytes := func(what string, max int) ([]byte, error) {
 		n, k := binary.Uvarint(p)

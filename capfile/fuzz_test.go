@@ -100,7 +100,7 @@ func fuzzReader(t *testing.T, data []byte) {
 		}
 		equalRecords(t, got, recs)
 		h2 := r2.Header()
-		if !h2.Start.Equal(h.Start) || h2.Tool != h.Tool || len(h2.Sources) != len(h.Sources) {
+		if !h2.Start.Equal(h.Start) || h2.Tool != h.Tool || len(h2.Origins) != len(h.Origins) {
 			t.Fatalf("header changed in the round trip: %+v -> %+v", h, h2)
 		}
 

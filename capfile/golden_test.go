@@ -47,13 +47,13 @@ func goldenInput() []Record {
 	recs := genRecords(42, 300, 4, 40*time.Millisecond)
 	t := recs[len(recs)-1].Time
 	extra := []Record{
-		{Kind: KindReceived, Flags: FlagInvalidJSON, Source: 0, Time: t + 1, Session: "", Payload: []byte("data: not json\n")},
-		{Kind: KindReceived, Flags: FlagInvalidJSON | FlagInvalidUTF8, Source: 1, Time: t + 2, Payload: []byte{0xff, 0xfe, '{'}},
-		{Kind: KindReceived, Flags: FlagRedacted, Source: 0, Time: t + 3, Session: "sess_redacted", Payload: []byte(`{"args_summary":"[redacted]"}`)},
-		{Kind: KindReceived, Flags: FlagNoRecvTime, Source: 0, Time: t + 3, Session: "sess_import", Payload: []byte(`{"type":"aaep:agent.session.completed"}`)},
+		{Kind: KindReceived, Flags: FlagInvalidJSON, Origin: 0, Time: t + 1, Session: "", Payload: []byte("data: not json\n")},
+		{Kind: KindReceived, Flags: FlagInvalidJSON | FlagInvalidUTF8, Origin: 1, Time: t + 2, Payload: []byte{0xff, 0xfe, '{'}},
+		{Kind: KindReceived, Flags: FlagRedacted, Origin: 0, Time: t + 3, Session: "sess_redacted", Payload: []byte(`{"args_summary":"[redacted]"}`)},
+		{Kind: KindReceived, Flags: FlagNoRecvTime, Origin: 0, Time: t + 3, Session: "sess_import", Payload: []byte(`{"type":"aaep:agent.session.completed"}`)},
 		{Kind: KindMarker, Time: t + 4, Attrs: []Attr{{Key: "by", Value: "tester"}}, Payload: nil},
-		{Kind: KindReceived, Source: 1, Time: t + 5, Session: "sess_big", Payload: bytes.Repeat([]byte(`{"delta":"long streamed output chunk"},`), 600)},
-		{Kind: KindConn, Source: 1, Time: t + 6, Payload: []byte(`{"event":"closed","code":1000}`)},
+		{Kind: KindReceived, Origin: 1, Time: t + 5, Session: "sess_big", Payload: bytes.Repeat([]byte(`{"delta":"long streamed output chunk"},`), 600)},
+		{Kind: KindConn, Origin: 1, Time: t + 6, Payload: []byte(`{"event":"closed","code":1000}`)},
 	}
 	return append(recs, extra...)
 }
@@ -80,7 +80,7 @@ func writeGolden(t *testing.T) {
 		if i%25 == 24 {
 			w.Flush()
 		}
-		g := goldenRecord{Kind: rec.Kind, Flags: rec.Flags, Source: rec.Source, Time: rec.Time, Session: rec.Session, Payload: rec.Payload}
+		g := goldenRecord{Kind: rec.Kind, Flags: rec.Flags, Source: rec.Origin, Time: rec.Time, Session: rec.Session, Payload: rec.Payload}
 		for _, a := range rec.Attrs {
 			g.Attrs = append(g.Attrs, [2]string{a.Key, a.Value})
 		}
@@ -120,7 +120,7 @@ func loadGolden(t testing.TB) (Header, []Record) {
 		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
 			t.Fatal(err)
 		}
-		rec := Record{Kind: g.Kind, Flags: g.Flags, Source: g.Source, Time: g.Time, Session: g.Session, Payload: g.Payload}
+		rec := Record{Kind: g.Kind, Flags: g.Flags, Origin: g.Source, Time: g.Time, Session: g.Session, Payload: g.Payload}
 		for _, a := range g.Attrs {
 			rec.Attrs = append(rec.Attrs, Attr{Key: a[0], Value: a[1]})
 		}
@@ -144,7 +144,7 @@ func TestGoldenV1(t *testing.T) {
 			equalRecords(t, got, want)
 			h := r.Header()
 			if h.Version != 1 || !h.Start.Equal(wantH.Start) || h.Tool != wantH.Tool ||
-				fmt.Sprint(h.Sources, h.Redacted, h.Meta) != fmt.Sprint(wantH.Sources, wantH.Redacted, wantH.Meta) {
+				fmt.Sprint(h.Origins, h.Redacted, h.Meta) != fmt.Sprint(wantH.Origins, wantH.Redacted, wantH.Meta) {
 				t.Errorf("Header() = %+v\nwant %+v", h, wantH)
 			}
 			if !r.Clean() {

@@ -19,7 +19,7 @@ func testHeader() Header {
 	return Header{
 		Start: testStart,
 		Tool:  "capfile-test/1",
-		Sources: []Source{
+		Origins: []Origin{
 			{ID: 0, Transport: "sse", Endpoint: "https://agent.example/aaep/events"},
 			{ID: 1, Transport: "websocket", Endpoint: "wss://agent.example/aaep", Subprotocol: "aaep.v1"},
 		},
@@ -89,7 +89,7 @@ func (g *recGen) next() Record {
 	g.t += int64(g.gap/2) + rng.Int64N(int64(g.gap)+1)
 	s := rng.IntN(g.sessions)
 	sess := fmt.Sprintf("sess_%016x", uint64(s)*0x2c91a7b4d23f1e88+g.seed)
-	rec := Record{Kind: KindReceived, Source: uint16(s % 2), Time: g.t, Session: sess}
+	rec := Record{Kind: KindReceived, Origin: uint16(s % 2), Time: g.t, Session: sess}
 	switch {
 	case i%97 == 0:
 		rec.Kind = KindConn
@@ -102,7 +102,7 @@ func (g *recGen) next() Record {
 		rec.Payload = []byte(`{"type":"aaep:subscriber.confirmation.reply","decision":"accept"}`)
 	default:
 		rec.Payload = aaepEvent(rng, sess, i, testStart.Add(time.Duration(g.t)))
-		if rec.Source == 0 {
+		if rec.Origin == 0 {
 			rec.Attrs = []Attr{{Key: "event", Value: "aaep"}, {Key: "id", Value: fmt.Sprint(i)}}
 		}
 	}
@@ -195,7 +195,7 @@ func equalRecords(t testing.TB, got, want []Record) {
 	}
 	for i := range want {
 		g, w := &got[i], &want[i]
-		if g.Kind != w.Kind || g.Flags != w.Flags || g.Source != w.Source || g.Time != w.Time || g.Session != w.Session ||
+		if g.Kind != w.Kind || g.Flags != w.Flags || g.Origin != w.Origin || g.Time != w.Time || g.Session != w.Session ||
 			!bytes.Equal(g.Payload, w.Payload) || !equalAttrs(g.Attrs, w.Attrs) {
 			t.Fatalf("record %d differs:\n got %+v\nwant %+v", i, *g, *w)
 		}
@@ -221,4 +221,21 @@ func asCorruption(t testing.TB, err error) *CorruptionError {
 		t.Fatalf("error %v (%T) is not a *CorruptionError", err, err)
 	}
 	return ce
+}
+
+// Repair is RepairTo into the file dst, which is left absent when the
+// repair fails (what the commands' output policy does, without its checks).
+func Repair(src, dst string) (RepairReport, error) {
+	f, err := os.Create(dst)
+	if err != nil {
+		return RepairReport{}, err
+	}
+	rep, err := RepairTo(src, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+	}
+	return rep, err
 }

@@ -44,8 +44,9 @@ type Attr struct {
 type Record struct {
 	Kind  Kind
 	Flags Flags
-	// Source is the id of the source in the header's source table.
-	Source uint16
+	// Origin is the id of the record's origin in the header's origin table
+	// (the endpoint it was received from).
+	Origin uint16
 	// Time is the monotonic receive time in nanoseconds since the capture's
 	// start. It never decreases from one record to the next.
 	Time int64
@@ -71,9 +72,10 @@ func (r *Record) Attr(key string) string {
 	return ""
 }
 
-// Source describes one endpoint a capture was recorded from. It never holds
+// Origin describes one endpoint a capture was recorded from (an entry of
+// the header's origin table, stored as "sources" in the format). It never holds
 // credentials: URLs are stored without user info, and header values are not stored.
-type Source struct {
+type Origin struct {
 	ID          uint16 `json:"id"`
 	Transport   string `json:"transport"` // "sse", "websocket", "unix", "stdio", "file", "replay", ...
 	Endpoint    string `json:"endpoint"`
@@ -89,8 +91,8 @@ type Header struct {
 	Start time.Time `json:"start"`
 	// Tool names the recording tool and its version, e.g. "aaep-capture/0.1.0".
 	Tool string `json:"tool"`
-	// Sources is the source table.
-	Sources []Source `json:"sources"`
+	// Origins is the origin table ("sources" in the format).
+	Origins []Origin `json:"sources"`
 	// Redacted lists the JSON fields whose values were replaced before writing
 	// (empty when payloads are byte-exact).
 	Redacted []string `json:"redacted,omitempty"`

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
-// RepairReport says what Repair kept and dropped.
+// RepairReport says what a repair kept and dropped.
 type RepairReport struct {
 	// SourceClean is true when the source was closed cleanly and undamaged
 	// (the copy is then record for record identical).
@@ -29,7 +27,7 @@ type RepairReport struct {
 	Bytes int64
 }
 
-// DroppedRange is a byte range of the source that Repair did not copy.
+// DroppedRange is a byte range of the source that a repair did not copy.
 type DroppedRange struct {
 	Offset, Length int64
 	// Records is the number of records lost in the range, or -1 if unknown.
@@ -58,28 +56,16 @@ func (rep RepairReport) String() string {
 	return b.String()
 }
 
-// Repair copies every intact record of the capture src into a new, cleanly
-// closed capture dst, with a fresh index. It reads src only: src is never
-// modified, renamed or deleted. dst is written under the output policy of
-// internal/outfile: a temporary file in the same directory, fsynced and
-// renamed to dst (whose mode is kept), so dst is either complete or absent;
-// a dst that is src (by name, link or inode) is refused.
+// RepairTo copies every intact record of the capture src into a new,
+// cleanly closed capture written to w, with a fresh index. It reads src only:
+// src is never modified, renamed or deleted. Where the copy lands, and how a
+// file is replaced, is the caller's business (the commands write through
+// their output policy). Report.Bytes is what was written to w.
 //
-// Damage inside a zstd frame loses the rest of that frame; Repair resumes at
-// the next frame (found through the source's index when it survived, else by
-// scanning for the next frame magic). A source whose header is unreadable
+// Damage inside a zstd frame loses the rest of that frame; the copy resumes
+// at the next frame (found through the source's index when it survived, else
+// by scanning for the next frame magic). A source whose header is unreadable
 // cannot be repaired.
-func Repair(src, dst string) (rep RepairReport, err error) {
-	err = outfile.WriteFile(dst, outfile.Options{Inputs: []string{src}}, func(w io.Writer) error {
-		var err error
-		rep, err = RepairTo(src, w)
-		return err
-	})
-	return rep, err
-}
-
-// RepairTo is Repair writing the new capture to w. Report.Bytes is what was
-// written to w.
 func RepairTo(src string, w io.Writer) (rep RepairReport, err error) {
 	return RepairToWith(src, w, RepairOptions{})
 }

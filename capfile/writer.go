@@ -254,20 +254,20 @@ func (w *Writer) encoder() (*zstd.Encoder, error) {
 	return w.fast, err
 }
 
-// AddSource adds src to the source table of the header already written,
+// AddOrigin adds src to the source table of the header already written,
 // rewriting the header in place (a no-op when its id is listed). It needs
 // WriterOptions.HeaderReserve and a destination that is an io.WriterAt with
 // the header at offset 0, such as a fresh *os.File; otherwise, or when the
 // reserve is used up, it returns ErrHeaderFixed and the file is unchanged.
 // The rewrite is one write of the header's bytes: a killed writer leaves
 // either header, both complete.
-func (w *Writer) AddSource(src Source) error {
+func (w *Writer) AddOrigin(src Origin) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return ErrClosed
 	}
-	for _, s := range w.hdr.Sources {
+	for _, s := range w.hdr.Origins {
 		if s.ID == src.ID {
 			return nil
 		}
@@ -276,7 +276,7 @@ func (w *Writer) AddSource(src Source) error {
 		return ErrHeaderFixed
 	}
 	h := w.hdr
-	h.Sources = append(append([]Source(nil), h.Sources...), src)
+	h.Origins = append(append([]Origin(nil), h.Origins...), src)
 	h = normalHeader(h)
 	frame, _, err := encodeHeaderSized(h, w.hdrJSON, 0)
 	if err != nil {
@@ -294,7 +294,7 @@ func (w *Writer) Header() Header {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	h := w.hdr
-	h.Sources = append([]Source(nil), h.Sources...)
+	h.Origins = append([]Origin(nil), h.Origins...)
 	return h
 }
 
@@ -306,9 +306,9 @@ func normalHeader(h Header) Header {
 		h.Start = time.Now()
 	}
 	h.Start = h.Start.Round(0) // drop the monotonic reading
-	h.Sources = append([]Source(nil), h.Sources...)
-	for i := range h.Sources {
-		h.Sources[i].Endpoint = StripCredentials(h.Sources[i].Endpoint)
+	h.Origins = append([]Origin(nil), h.Origins...)
+	for i := range h.Origins {
+		h.Origins[i].Endpoint = StripCredentials(h.Origins[i].Endpoint)
 	}
 	return h
 }

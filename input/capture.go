@@ -36,7 +36,7 @@ func (r *reader) nextRecord() (m *protocol.Message, c *protocol.Conn, ok bool, e
 	r.lastTime = time.Duration(rec.Time)
 	r.meter.Record(r.lastTime)
 	if rec.Kind == capfile.KindConn {
-		r.connRec = protocol.Conn{Index: rd.Index(), Offset: time.Duration(rec.Time), Source: int(rec.Source), Raw: rec.Payload}
+		r.connRec = protocol.Conn{Index: rd.Index(), Offset: time.Duration(rec.Time), Source: int(rec.Origin), Raw: rec.Payload}
 		return nil, &r.connRec, true, nil
 	}
 	if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
@@ -57,7 +57,7 @@ func FromRecord(m *protocol.Message, rec *capfile.Record, index int64, start tim
 	*m = protocol.Message{
 		Index:  index,
 		Offset: time.Duration(rec.Time),
-		Source: int(rec.Source),
+		Source: int(rec.Origin),
 		Raw:    rec.Payload,
 	}
 	if !start.IsZero() {

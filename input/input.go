@@ -15,7 +15,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/inputs"
-	"github.com/aaep-tools/aaepkit/progress"
+	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -326,7 +326,7 @@ func openReader(ctx context.Context, src inputs.Source, meter *progress.Meter) (
 	if o.IsText() {
 		r.format = FormatJSONL
 		r.jsl = newJSONLReader(o.Text(), meter)
-		r.hdr = capfile.Header{Sources: []capfile.Source{{ID: 0, Transport: "jsonl"}}}
+		r.hdr = capfile.Header{Origins: []capfile.Origin{{ID: 0, Transport: "jsonl"}}}
 		if n := o.Size(); n > 0 {
 			meter.AddTotalBytes(n)
 		}

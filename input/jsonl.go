@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
-	"github.com/aaep-tools/aaepkit/progress"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 

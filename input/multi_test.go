@@ -54,7 +54,7 @@ func writeParts(t *testing.T, dir string, start time.Time, recs []capfile.Record
 		}
 		p := filepath.Join(dir, "run-"+strings.Repeat("0", 5)+string(rune('1'+k))+".aaep")
 		w, err := capfile.Create(p, capfile.Header{Start: start.Add(time.Duration(shift)), Tool: "test",
-			Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, nil)
+			Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestRotatedSetReadsAsOneCapture(t *testing.T) {
 	}
 	whole := filepath.Join(t.TempDir(), "whole.aaep")
 	w, err := capfile.Create(whole, capfile.Header{Start: start, Tool: "test",
-		Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, nil)
+		Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestCapturesOfTwoMachinesInterleave(t *testing.T) {
 	write := func(name, endpoint string, start time.Time, times ...time.Duration) string {
 		p := filepath.Join(dir, name)
 		w, err := capfile.Create(p, capfile.Header{Start: start, Tool: "test",
-			Sources: []capfile.Source{{ID: 0, Transport: "websocket", Endpoint: endpoint}}}, nil)
+			Origins: []capfile.Origin{{ID: 0, Transport: "websocket", Endpoint: endpoint}}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

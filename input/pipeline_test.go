@@ -64,7 +64,7 @@ func pipelineRecords(t *testing.T) []capfile.Record {
 func writeRecords(t *testing.T, path string, recs []capfile.Record) {
 	t.Helper()
 	w, err := capfile.Create(path, capfile.Header{Start: time.Unix(1700000000, 0), Tool: "test",
-		Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}},
+		Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}},
 		&capfile.WriterOptions{FlushInterval: -1, FrameSize: 16 << 10})
 	if err != nil {
 		t.Fatal(err)

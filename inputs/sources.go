@@ -13,7 +13,7 @@ import (
 // lowest free id otherwise. The first input keeps all its ids.
 type SourceMap struct {
 	// Sources is the joint source table, in the order ids were given.
-	Sources []capfile.Source
+	Sources []capfile.Origin
 	taken   map[uint16]bool
 	joined  map[sourceKey]uint16
 	ids     []map[uint16]uint16
@@ -37,7 +37,7 @@ func (m *SourceMap) Add(file int, h capfile.Header) {
 	for len(m.ids) <= file {
 		m.ids = append(m.ids, map[uint16]uint16{})
 	}
-	for _, s := range h.Sources {
+	for _, s := range h.Origins {
 		m.assign(file, s.ID, sourceKey{transport: s.Transport, endpoint: s.Endpoint, subprotocol: s.Subprotocol}, s)
 	}
 }
@@ -53,10 +53,10 @@ func (m *SourceMap) ID(file int, old uint16) uint16 {
 		return id
 	}
 	k := sourceKey{file: file, unlisted: int(old) + 1}
-	return m.assign(file, old, k, capfile.Source{Transport: "unlisted", Endpoint: fmt.Sprintf("input %d source %d", file+1, old)})
+	return m.assign(file, old, k, capfile.Origin{Transport: "unlisted", Endpoint: fmt.Sprintf("input %d source %d", file+1, old)})
 }
 
-func (m *SourceMap) assign(file int, old uint16, k sourceKey, s capfile.Source) uint16 {
+func (m *SourceMap) assign(file int, old uint16, k sourceKey, s capfile.Origin) uint16 {
 	if id, ok := m.joined[k]; ok {
 		m.ids[file][old] = id
 		return id

@@ -9,7 +9,7 @@
 #
 # Every figure is the median of its runs, with the spread (min – max). All
 # traffic stays on 127.0.0.1; every producer and client is the project's own
-# code (internal/bench, source/sourcetest), bounded in time and count.
+# code (internal/bench, transport/transporttest), bounded in time and count.
 # Inputs are generated into a scratch directory that is removed at the end.
 # Output: the table on stdout and in bench-out/bench.md; raw benchmark lines
 # in bench-out/gobench.txt and bench-out/e2e.txt.

@@ -59,7 +59,7 @@ func TestBrowserSubscriber(t *testing.T) {
 	recs := standardRecords()
 	// The same events recorded from an SSE producer that names nothing
 	// (the TypeScript reference producer), and from a WebSocket.
-	unnamedCap := writeCaptureFrom(t, capfile.Source{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}, recs)
+	unnamedCap := writeCaptureFrom(t, capfile.Origin{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}, recs)
 	namedCap := writeCapture(t, recs)
 	var seen notices
 	opts := Options{Timing: timing.Config{Speed: 20}, Keepalive: 100 * time.Millisecond, Notify: seen.add}

@@ -42,17 +42,17 @@ type rec struct {
 // from a WebSocket (so without SSE framing).
 func writeCapture(t testing.TB, recs []rec) string {
 	t.Helper()
-	return writeCaptureFrom(t, capfile.Source{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:9/aaep/v1/ws"}, recs)
+	return writeCaptureFrom(t, capfile.Origin{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:9/aaep/v1/ws"}, recs)
 }
 
 // writeCaptureFrom writes recs as recorded from src.
-func writeCaptureFrom(t testing.TB, src capfile.Source, recs []rec) string {
+func writeCaptureFrom(t testing.TB, src capfile.Origin, recs []rec) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.aaep")
 	w, err := capfile.Create(path, capfile.Header{
 		Start:   time.Date(2026, 5, 24, 14, 22, 0, 0, time.UTC),
 		Tool:    "serve-test",
-		Sources: []capfile.Source{src},
+		Origins: []capfile.Origin{src},
 	}, &capfile.WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -298,10 +298,10 @@ func (n *notices) kind(kind string) []Notice {
 type memRecord struct {
 	mu      sync.Mutex
 	recs    []capfile.Record
-	sources []capfile.Source
+	sources []capfile.Origin
 }
 
-func (m *memRecord) AddSource(src capfile.Source) error {
+func (m *memRecord) AddSource(src capfile.Origin) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sources = append(m.sources, src)

@@ -57,8 +57,8 @@ func count(lines []string, prefix string) int {
 // WebSocket, under each --sse-event policy, and checks the event: and id:
 // lines on the wire.
 func TestSSEFramingAsRecorded(t *testing.T) {
-	sse := capfile.Source{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}
-	ws := capfile.Source{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:9/aaep/v1/ws"}
+	sse := capfile.Origin{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}
+	ws := capfile.Origin{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:9/aaep/v1/ws"}
 	plain := []rec{
 		{kind: capfile.KindReceived, at: 1, payload: ev(1, "session.started", "s", "")},
 		{kind: capfile.KindReceived, at: 2, payload: ev(2, "session.completed", "s", "")},
@@ -69,7 +69,7 @@ func TestSSEFramingAsRecorded(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		src      capfile.Source
+		src      capfile.Origin
 		recs     []rec
 		policy   string
 		wantName []string // "" means no event: line
@@ -437,7 +437,7 @@ func readSSENoFatal(body io.Reader) []sseEvent {
 // sourceless is a recording whose header cannot grow.
 type sourceless struct{ memRecord }
 
-func (*sourceless) AddSource(capfile.Source) error { return capfile.ErrHeaderFixed }
+func (*sourceless) AddSource(capfile.Origin) error { return capfile.ErrHeaderFixed }
 
 // TestRecordListsSubscribers checks that each subscriber is listed as a
 // source before its first record, and that a recording that cannot list it
@@ -455,8 +455,8 @@ func TestRecordListsSubscribers(t *testing.T) {
 		ids[s.ID] = true
 	}
 	for _, r := range listed.recs {
-		if !ids[r.Source] {
-			t.Errorf("record of source %d, listed %s", r.Source, srcs)
+		if !ids[r.Origin] {
+			t.Errorf("record of source %d, listed %s", r.Origin, srcs)
 		}
 	}
 	listed.mu.Unlock()
@@ -470,8 +470,8 @@ func TestRecordListsSubscribers(t *testing.T) {
 	readAll(t, dialWS(t, ts))
 	fixed.mu.Lock()
 	for _, r := range fixed.recs {
-		if r.Source != 0 {
-			t.Errorf("record of source %d in a recording that lists none", r.Source)
+		if r.Origin != 0 {
+			t.Errorf("record of source %d in a recording that lists none", r.Origin)
 		}
 	}
 	fixed.mu.Unlock()

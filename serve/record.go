@@ -28,7 +28,7 @@ func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *event) {
 	if ev.Binary {
 		flags |= capfile.FlagInvalidUTF8
 	}
-	s.appendRecord(&capfile.Record{Kind: kind, Flags: flags, Source: sub.num, Session: ev.Session, Attrs: attrs, Payload: ev.Payload})
+	s.appendRecord(&capfile.Record{Kind: kind, Flags: flags, Origin: sub.num, Session: ev.Session, Attrs: attrs, Payload: ev.Payload})
 }
 
 // recordMessage records a message a subscriber sent (sub may be nil for a
@@ -43,7 +43,7 @@ func (s *Server) recordMessage(sub *subscriber, raw []byte, session string, extr
 		src, id = sub.num, sub.id
 	}
 	attrs := append([]capfile.Attr{{Key: "subscription", Value: id}}, extra...)
-	s.appendRecord(&capfile.Record{Kind: capfile.KindSent, Source: src, Session: session, Attrs: attrs, Payload: raw})
+	s.appendRecord(&capfile.Record{Kind: capfile.KindSent, Origin: src, Session: session, Attrs: attrs, Payload: raw})
 }
 
 // recordHandshake records a handshake made by POST, before its stream
@@ -63,7 +63,7 @@ func (s *Server) recordConn(sub *subscriber, fields map[string]any) {
 	}
 	fields["subscription"] = sub.id
 	b, _ := json.Marshal(fields)
-	s.appendRecord(&capfile.Record{Kind: capfile.KindConn, Source: sub.num, Attrs: []capfile.Attr{{Key: "subscription", Value: sub.id}}, Payload: b})
+	s.appendRecord(&capfile.Record{Kind: capfile.KindConn, Origin: sub.num, Attrs: []capfile.Attr{{Key: "subscription", Value: sub.id}}, Payload: b})
 }
 
 func (s *Server) appendRecord(rec *capfile.Record) {
@@ -93,7 +93,7 @@ func (s *Server) listSource(sub *subscriber) {
 	}
 	err := errors.New("the recording cannot list sources")
 	if sa, ok := s.opts.Record.(SourceAdder); ok && sub.num != 0 {
-		src := capfile.Source{ID: sub.num, Transport: transport, Endpoint: endpoint}
+		src := capfile.Origin{ID: sub.num, Transport: transport, Endpoint: endpoint}
 		if transport == TransportWebSocket {
 			src.Subprotocol = Subprotocol
 		}

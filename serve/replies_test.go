@@ -164,7 +164,7 @@ func TestReplies(t *testing.T) {
 		case capfile.KindConn:
 			kinds = append(kinds, "conn")
 		}
-		if (r.Source != 0) != (r.Attr("subscription") != "") {
+		if (r.Origin != 0) != (r.Attr("subscription") != "") {
 			t.Errorf("record without subscription attr: %+v", r)
 		}
 	}
@@ -267,7 +267,7 @@ func TestRenegotiateAndClose(t *testing.T) {
 	defer record.mu.Unlock()
 	var posted int
 	for _, r := range record.recs {
-		if r.Source == 0 && r.Attr("subscription") != "" && (bytes.Contains(r.Payload, []byte("subscription.request")) || bytes.Contains(r.Payload, []byte("subscription.accepted"))) {
+		if r.Origin == 0 && r.Attr("subscription") != "" && (bytes.Contains(r.Payload, []byte("subscription.request")) || bytes.Contains(r.Payload, []byte("subscription.accepted"))) {
 			posted++
 		}
 	}

@@ -49,7 +49,7 @@ type RecordWriter interface {
 // be listed is recorded as source 0 (the server), its records still told
 // apart by their "subscription" attribute.
 type SourceAdder interface {
-	AddSource(src capfile.Source) error
+	AddSource(src capfile.Origin) error
 }
 
 // Options configure a Server or a Push.

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"io"
 	"time"
 
@@ -217,7 +217,7 @@ func openStream(open Opener, rng Range, filter msgfilter.Filter) (*stream, error
 	}
 	s := &stream{cur: cur, rng: rng, filter: filter}
 	if h, ok := cur.(headerReader); ok {
-		for _, src := range h.Header().Sources {
+		for _, src := range h.Header().Origins {
 			if src.Transport == "sse" {
 				if s.sse == nil {
 					s.sse = make(map[uint16]bool)
@@ -315,7 +315,7 @@ func (s *stream) next() (*event, error) {
 // attributes when its source is an SSE stream or it carries them (a replay's
 // own recording); Recorded is false otherwise.
 func (s *stream) framing(rec *capfile.Record) sseFraming {
-	f := sseFraming{Recorded: s.sse[rec.Source]}
+	f := sseFraming{Recorded: s.sse[rec.Origin]}
 	for _, a := range rec.Attrs {
 		switch a.Key {
 		case "event":

@@ -229,7 +229,7 @@ func repairInPlace(path string) (bool, error) {
 		return false, nil
 	}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".repair.tmp")
-	if _, err := capfile.Repair(path, tmp); err != nil {
+	if err := repairTo(path, tmp); err != nil {
 		os.Remove(tmp)
 		return false, err
 	}
@@ -389,4 +389,22 @@ func (u *Uploader) release() {
 		u.lockFD.Close()
 		u.lockFD = nil
 	}
+}
+
+// repairTo writes the repaired copy of the part at path to tmp, synced to
+// disk before it replaces the part.
+func repairTo(path, tmp string) error {
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := capfile.RepairTo(path, f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

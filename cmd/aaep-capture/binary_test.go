@@ -18,7 +18,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
-	"github.com/aaep-tools/aaepkit/source/sourcetest"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 // captureBin is the real aaep-capture, built once per test run.
@@ -79,8 +79,8 @@ func waitReadable(t *testing.T, path string, n int) {
 }
 
 func TestBinarySIGINT(t *testing.T) {
-	events := sourcetest.Events(200)
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), Hold: true}
+	events := transporttest.Events(200)
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(events), Hold: true}
 	url := p.Start(t)
 	out := filepath.Join(t.TempDir(), "int.aaep")
 	cmd, stderr := startBinary(t, "--endpoint", url, "--output", out, "--header", "Authorization: Bearer sigint-secret-77")
@@ -117,7 +117,7 @@ func TestBinarySIGINT(t *testing.T) {
 }
 
 func TestBinarySIGTERMStopsExecChild(t *testing.T) {
-	child := sourcetest.StdioChild{Events: 10, Wait: true}
+	child := transporttest.StdioChild{Events: 10, Wait: true}
 	out := filepath.Join(t.TempDir(), "term.aaep")
 	cmd, stderr := startBinary(t, append([]string{"-o", out, "--exec", "--"}, child.Args()...)...)
 	waitReadable(t, out, 11)
@@ -162,7 +162,7 @@ func (p *pacedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := time.NewTicker(p.gap)
 	defer t.Stop()
 	for i := 0; ; i++ {
-		if err := c.WriteMessage(websocket.TextMessage, sourcetest.Event(i)); err != nil {
+		if err := c.WriteMessage(websocket.TextMessage, transporttest.Event(i)); err != nil {
 			return
 		}
 		p.mu.Lock()

@@ -18,12 +18,12 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/internal/cli"
-	"github.com/aaep-tools/aaepkit/source"
-	"github.com/aaep-tools/aaepkit/source/sourcetest"
+	"github.com/aaep-tools/aaepkit/transport"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 func TestMain(m *testing.M) {
-	sourcetest.RunChild()
+	transporttest.RunChild()
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // children are test binaries
 	code := m.Run()
 	captureBin.Remove()
@@ -92,7 +92,7 @@ func kinds(recs []capfile.Record, k capfile.Kind) []capfile.Record {
 func connEvents(recs []capfile.Record) []string {
 	var out []string
 	for _, r := range kinds(recs, capfile.KindConn) {
-		var ev source.ConnEvent
+		var ev transport.ConnEvent
 		if err := json.Unmarshal(r.Payload, &ev); err != nil {
 			panic(err)
 		}
@@ -141,10 +141,10 @@ func checkEvents(t *testing.T, recs []capfile.Record, want [][]byte) {
 }
 
 func TestCaptureSSEDocumentedForms(t *testing.T) {
-	events := sourcetest.Events(20)
+	events := transporttest.Events(20)
 	for _, form := range []string{"--endpoint", "first argument"} {
 		t.Run(form, func(t *testing.T) {
-			p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(events)}
+			p := &transporttest.SSEProducer{Frames: transporttest.Frames(events)}
 			origin := p.Start(t)
 			out := filepath.Join(t.TempDir(), "session.aaep")
 			args := []string{"--endpoint", origin, "--output", out}
@@ -157,7 +157,7 @@ func TestCaptureSSEDocumentedForms(t *testing.T) {
 			}
 			h, recs := readCapture(t, out)
 			checkEvents(t, recs, events)
-			if !strings.HasPrefix(h.Tool, "aaep-capture/") || len(h.Sources) != 1 || h.Sources[0].Transport != "sse" {
+			if !strings.HasPrefix(h.Tool, "aaep-capture/") || len(h.Origins) != 1 || h.Origins[0].Transport != "sse" {
 				t.Errorf("header %+v", h)
 			}
 			if kinds(recs, capfile.KindReceived)[0].Session != "sess_test01" {
@@ -179,8 +179,8 @@ func TestCaptureSSEDocumentedForms(t *testing.T) {
 
 func TestCaptureWebSocketHeadersNeverRecorded(t *testing.T) {
 	const token = "Bearer tok-9f8e7d6c5b4a"
-	events := sourcetest.Events(10)
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), CloseCode: 4000, CloseReason: "session over", RequireHeader: [2]string{"Authorization", token}}
+	events := transporttest.Events(10)
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(events), CloseCode: 4000, CloseReason: "session over", RequireHeader: [2]string{"Authorization", token}}
 	url := p.Start(t)
 	out := filepath.Join(t.TempDir(), "ws.aaep")
 	res := capture(t, false, url+"?access_token=qs-secret-1234", "-o", out, "--header", "Authorization: "+token, "--header", "X-Api-Key: key-abcdef123", "--json")
@@ -213,9 +213,9 @@ func TestCaptureWebSocketHeadersNeverRecorded(t *testing.T) {
 func TestCaptureFiltersAndRedaction(t *testing.T) {
 	var msgs [][]byte
 	for i := 0; i < 40; i++ {
-		msgs = append(msgs, sourcetest.Event(i))
+		msgs = append(msgs, transporttest.Event(i))
 	}
-	p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(msgs)}
+	p := &transporttest.SSEProducer{Frames: transporttest.Frames(msgs)}
 	origin := p.Start(t)
 	out := filepath.Join(t.TempDir(), "f.aaep")
 	res := capture(t, false, origin, "-o", out, "--filter-type", "tool.invoked", "--filter-type", "agent.session.started",
@@ -256,7 +256,7 @@ func TestCaptureFiltersAndRedaction(t *testing.T) {
 }
 
 func TestCaptureStopConditions(t *testing.T) {
-	events := sourcetest.Events(50)
+	events := transporttest.Events(50)
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -270,7 +270,7 @@ func TestCaptureStopConditions(t *testing.T) {
 		{"duration", []string{"--duration", "300ms"}, "duration", 51},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), Hold: true}
+			p := &transporttest.WSProducer{Frames: transporttest.Frames(events), Hold: true}
 			url := p.Start(t)
 			out := filepath.Join(t.TempDir(), "s.aaep")
 			res := capture(t, false, append([]string{url, "-o", out, "--json"}, tc.args...)...)
@@ -300,7 +300,7 @@ func TestCaptureStopConditions(t *testing.T) {
 
 func TestCaptureExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	rejecting := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(2)), CloseCode: 4003, CloseReason: "denied"}
+	rejecting := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(2)), CloseCode: 4003, CloseReason: "denied"}
 	rejectURL := rejecting.Start(t)
 	for _, tc := range []struct {
 		name    string
@@ -331,19 +331,19 @@ func TestCaptureExitCodes(t *testing.T) {
 }
 
 func TestCaptureSeveralSources(t *testing.T) {
-	sse := &sourcetest.SSEProducer{Frames: sourcetest.Frames(sourcetest.Events(5))}
-	ws := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(7))}
-	unix := &sourcetest.UnixProducer{Frames: sourcetest.Frames(sourcetest.Events(3)), Framing: "ndjson"}
+	sse := &transporttest.SSEProducer{Frames: transporttest.Frames(transporttest.Events(5))}
+	ws := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(7))}
+	unix := &transporttest.UnixProducer{Frames: transporttest.Frames(transporttest.Events(3)), Framing: "ndjson"}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "in.jsonl")
 	var content []byte
-	for _, e := range sourcetest.Events(4) {
+	for _, e := range transporttest.Events(4) {
 		content = append(append(content, e...), '\n')
 	}
 	if err := os.WriteFile(file, content, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	child := sourcetest.StdioChild{Events: 6, Stderr: "child says hi"}
+	child := transporttest.StdioChild{Events: 6, Stderr: "child says hi"}
 	out := filepath.Join(dir, "multi.aaep")
 	args := []string{"-e", sse.Start(t), "-e", ws.Start(t), "-e", unix.Start(t), "-e", file, "-o", out, "--exec", "--"}
 	res := capture(t, false, append(args, child.Args()...)...)
@@ -355,7 +355,7 @@ func TestCaptureSeveralSources(t *testing.T) {
 	}
 	h, recs := readCapture(t, out)
 	var transports []string
-	for _, s := range h.Sources {
+	for _, s := range h.Origins {
 		transports = append(transports, s.Transport)
 	}
 	if !slices.Equal(transports, []string{"sse", "websocket", "unix", "file", "stdio"}) {
@@ -363,7 +363,7 @@ func TestCaptureSeveralSources(t *testing.T) {
 	}
 	perSource := map[uint16]int{}
 	for _, r := range kinds(recs, capfile.KindReceived) {
-		perSource[r.Source]++
+		perSource[r.Origin]++
 	}
 	// WebSocket and stdio add the subscription.accepted.
 	if want := map[uint16]int{0: 5, 1: 8, 2: 3, 3: 4, 4: 7}; fmt.Sprint(perSource) != fmt.Sprint(want) {
@@ -372,8 +372,8 @@ func TestCaptureSeveralSources(t *testing.T) {
 }
 
 func TestCaptureTLS(t *testing.T) {
-	events := sourcetest.Events(3)
-	p := &sourcetest.SSEProducer{Frames: sourcetest.Frames(events)}
+	events := transporttest.Events(3)
+	p := &transporttest.SSEProducer{Frames: transporttest.Frames(events)}
 	origin, ca := p.StartTLS(t)
 	for _, tc := range []struct {
 		name, flag, value string
@@ -404,7 +404,7 @@ func TestCaptureSubscribeFile(t *testing.T) {
 	if err := os.WriteFile(caps, []byte(`{"max_events_per_second":100,"languages":["en-US"]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(1))}
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(1))}
 	url := p.Start(t)
 	out := filepath.Join(dir, "sub.aaep")
 	res := capture(t, false, url, "-o", out, "--subscribe-file", caps)
@@ -423,7 +423,7 @@ func TestCaptureSubscribeFile(t *testing.T) {
 }
 
 func TestCaptureRotation(t *testing.T) {
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(20)), Hold: true}
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(20)), Hold: true}
 	url := p.Start(t)
 	dir := t.TempDir()
 	res := capture(t, false, url, "-o", filepath.Join(dir, "rot.aaep"), "--rotate-every", "1s", "--duration", "1200ms", "--json")
@@ -449,7 +449,7 @@ func TestCaptureRotation(t *testing.T) {
 func TestCaptureProgressOnlyOnTTY(t *testing.T) {
 	for _, tty := range []bool{true, false} {
 		t.Run(fmt.Sprint("tty=", tty), func(t *testing.T) {
-			p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(5)), Hold: true}
+			p := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(5)), Hold: true}
 			url := p.Start(t)
 			res := capture(t, tty, url, "-o", filepath.Join(t.TempDir(), "p.aaep"), "--duration", "1300ms")
 			if res.code != 0 {
@@ -471,29 +471,29 @@ func TestCaptureProgressOnlyOnTTY(t *testing.T) {
 }
 
 func TestCaptureExecEndpointForm(t *testing.T) {
-	child := sourcetest.StdioChild{Events: 4, Ping: true}
+	child := transporttest.StdioChild{Events: 4, Ping: true}
 	out := filepath.Join(t.TempDir(), "exec.aaep")
 	res := capture(t, false, "exec:"+strings.Join(child.Args(), " "), "-o", out)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
 	h, recs := readCapture(t, out)
-	if h.Sources[0].Transport != "stdio" {
-		t.Errorf("source %+v", h.Sources[0])
+	if h.Origins[0].Transport != "stdio" {
+		t.Errorf("source %+v", h.Origins[0])
 	}
 	rec := kinds(recs, capfile.KindReceived)
 	// accepted, the ping request, then the unwrapped events
 	if len(rec) != 6 || rec[0].Attr("method") != "aaep.subscribe" || rec[1].Attr("method") != "aaep.ping" {
 		t.Fatalf("%d received records", len(rec))
 	}
-	checkEvents(t, append(rec[:0:0], rec[2:]...), sourcetest.Events(4))
+	checkEvents(t, append(rec[:0:0], rec[2:]...), transporttest.Events(4))
 	if sent := kinds(recs, capfile.KindSent); len(sent) != 2 || sent[0].Attr("method") != "aaep.subscribe" {
 		t.Errorf("%d sent records", len(sent))
 	}
 }
 
 func TestCaptureChildFailureIsExit1(t *testing.T) {
-	child := sourcetest.StdioChild{Events: 1, Exit: 4}
+	child := transporttest.StdioChild{Events: 1, Exit: 4}
 	out := filepath.Join(t.TempDir(), "fail.aaep")
 	res := capture(t, false, append([]string{"-o", out, "--exec", "--"}, child.Args()...)...)
 	if res.code != 1 || !strings.Contains(res.stderr, "exit status 4") {
@@ -503,12 +503,12 @@ func TestCaptureChildFailureIsExit1(t *testing.T) {
 }
 
 func TestCaptureFlagsInvalidMessages(t *testing.T) {
-	good := sourcetest.Event(1)
+	good := transporttest.Event(1)
 	badJSON := []byte(`{"type":"aaep:agent.tool.invoked","event_id":"evt_x","args":tru}`)
 	badUTF8 := []byte("{\"type\":\"aaep:agent.output.streaming\",\"chunk\":\"\xff\"}")
 	huge := []byte(`{"chunk":"` + strings.Repeat("h", 3000) + `"}`)
-	frames := []sourcetest.Frame{{Data: good}, {Data: badJSON, ID: "evt_x"}, {Data: huge, ID: "evt_h"}, {Data: badUTF8, ID: "evt_u"}}
-	p := &sourcetest.WSProducer{Frames: frames}
+	frames := []transporttest.Frame{{Data: good}, {Data: badJSON, ID: "evt_x"}, {Data: huge, ID: "evt_h"}, {Data: badUTF8, ID: "evt_u"}}
+	p := &transporttest.WSProducer{Frames: frames}
 	url := p.Start(t)
 	out := filepath.Join(t.TempDir(), "bad.aaep")
 	res := capture(t, false, url, "-o", out, "--max-message-size", "2KiB", "--json")

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
-	"github.com/aaep-tools/aaepkit/source"
+	"github.com/aaep-tools/aaepkit/transport"
 )
 
 // parseHeaders parses "Name: value" flags.
@@ -63,7 +63,7 @@ func secrets(h http.Header, endpoints []string) []string {
 				base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 		}
 		for k, vs := range u.Query() {
-			if source.IsCredentialName(k) {
+			if transport.IsCredentialName(k) {
 				out = append(out, vs...)
 			}
 		}

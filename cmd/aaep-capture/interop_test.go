@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/source/sourcetest"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 // freePort returns a loopback address nothing listens on (just closed).
@@ -35,7 +35,7 @@ func freePort(t *testing.T) string {
 func TestCaptureWaitsForResponseHeaders(t *testing.T) {
 	t.Parallel()
 	const quiet = 32 * time.Second
-	events := sourcetest.Events(3)
+	events := transporttest.Events(3)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(quiet):
@@ -109,7 +109,7 @@ func TestCaptureRefusedFirstAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the port was taken meanwhile: %v", err)
 	}
-	srv := &http.Server{Handler: &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(4)), Hold: true}}
+	srv := &http.Server{Handler: &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(4)), Hold: true}}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	done := make(chan error, 1)
@@ -152,8 +152,8 @@ func TestCaptureAttemptsOnProgressLine(t *testing.T) {
 // awaiting.confirmation/clarification) and that the summary says what a
 // producer's answer withheld anyway.
 func TestCaptureWebSocketSubscribesToEverything(t *testing.T) {
-	p := &sourcetest.WSProducer{
-		Frames:   sourcetest.Frames(sourcetest.Events(3)),
+	p := &transporttest.WSProducer{
+		Frames:   transporttest.Frames(transporttest.Events(3)),
 		Accepted: []byte(`{"type":"subscription.accepted","subscription_id":"sub_x","aaep_version":"1.0.0","producer":{"agent_id":"a"},"honored_capabilities":{"supports_confirmation_reply":false,"supports_clarification_reply":true,"event_filters":{"include":["aaep:agent.*"],"exclude":["aaep:agent.progress.updated"]}}}`),
 	}
 	url := p.Start(t)
@@ -186,7 +186,7 @@ func TestCaptureWebSocketSubscribesToEverything(t *testing.T) {
 	}
 
 	// A producer that honours everything: nothing is said.
-	p2 := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(3))}
+	p2 := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(3))}
 	res = capture(t, false, p2.Start(t), "-o", filepath.Join(t.TempDir(), "ws2.aaep"))
 	if res.code != 0 || strings.Contains(res.stderr, "withheld") {
 		t.Errorf("exit %d, stderr %q", res.code, res.stderr)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
-	"github.com/aaep-tools/aaepkit/source/sourcetest"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 // runCapture runs the real aaep-capture in dir to completion.
@@ -27,7 +27,7 @@ func jsonlDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	var b bytes.Buffer
-	for _, e := range sourcetest.Events(50) {
+	for _, e := range transporttest.Events(50) {
 		b.Write(e)
 		b.WriteByte('\n')
 	}

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/source"
-	"github.com/aaep-tools/aaepkit/source/recorder"
+	"github.com/aaep-tools/aaepkit/internal/recorder"
+	"github.com/aaep-tools/aaepkit/transport"
 )
 
 // progressEvery is how often the progress line is redrawn.
@@ -27,12 +27,12 @@ type progress struct {
 	done  chan struct{}
 	wg    sync.WaitGroup
 	rec   *recorder.Recorder
-	clock *source.Clock
+	clock *transport.Clock
 	// conn, when set, says what connecting endpoints are doing.
 	conn func(now time.Time) string
 }
 
-func startProgress(o *options, rec *recorder.Recorder, clock *source.Clock, conn func(time.Time) string) *progress {
+func startProgress(o *options, rec *recorder.Recorder, clock *transport.Clock, conn func(time.Time) string) *progress {
 	p := &progress{w: o.Err, on: o.ErrIsTTY && !o.quiet, done: make(chan struct{}), rec: rec, clock: clock, conn: conn}
 	if p.on {
 		p.wg.Add(1)
@@ -177,7 +177,7 @@ func newSummary(st recorder.Stats, results []sourceResult, reason string, elapse
 		s.EventsPerSecond = float64(st.Events) / elapsed.Seconds()
 	}
 	for c, n := range st.CloseCodes {
-		s.CloseCodes = append(s.CloseCodes, closeCodeCount{Code: c, Name: source.CloseCodeName(c), Count: n})
+		s.CloseCodes = append(s.CloseCodes, closeCodeCount{Code: c, Name: transport.CloseCodeName(c), Count: n})
 	}
 	sort.Slice(s.CloseCodes, func(i, j int) bool { return s.CloseCodes[i].Code < s.CloseCodes[j].Code })
 	for i, r := range results {

@@ -12,7 +12,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
-	"github.com/aaep-tools/aaepkit/source"
+	"github.com/aaep-tools/aaepkit/transport"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -79,7 +79,7 @@ type options struct {
 // newCaptureCmd builds the command; runF replaces captureRun in tests of
 // the flag parsing.
 func newCaptureCmd(ctx context.Context, s cli.Streams, runF func(*options) error) *cobra.Command {
-	o := &options{Streams: s, ctx: ctx, maxMessage: source.DefaultMaxMessageSize}
+	o := &options{Streams: s, ctx: ctx, maxMessage: transport.DefaultMaxMessageSize}
 	cmd := &cobra.Command{
 		Use:   "aaep-capture [endpoint] --output FILE [flags] [-- command args...]",
 		Short: "Record live AAEP event streams into a capture file",
@@ -153,9 +153,9 @@ written.`,
 	f.BoolVar(&o.exec, "exec", false, "start the command after -- as a producer speaking stdio JSON-RPC")
 	f.BoolVar(&o.follow, "follow", false, "keep reading a file endpoint as it grows")
 	f.Var(&o.maxMessage, "max-message-size", "largest message to record; a larger one is recorded as a refusal")
-	numflag.Int(f, &o.maxRetries, "max-retries", source.DefaultRetry.MaxRetries, numflag.AtLeast(-1), "reconnection attempts after a failure before giving up; -1: forever")
+	numflag.Int(f, &o.maxRetries, "max-retries", transport.DefaultRetry.MaxRetries, numflag.AtLeast(-1), "reconnection attempts after a failure before giving up; -1: forever")
 	f.BoolVar(&o.wait, "wait", false, "keep retrying when the very first connection is refused (start before the producer); without it a refused first attempt fails at once")
-	numflag.Duration(f, &o.retryWait, "retry-max-wait", source.DefaultRetry.Max, numflag.Positive(), "longest wait between reconnection attempts")
+	numflag.Duration(f, &o.retryWait, "retry-max-wait", transport.DefaultRetry.Max, numflag.Positive(), "longest wait between reconnection attempts")
 	f.Var(&o.rotateSize, "rotate-size", "start a new file when the current one reaches this size (e.g. 512MiB)")
 	numflag.Duration(f, &o.rotateEvery, "rotate-every", 0, numflag.NonNegative("no rotation by time"), "start a new file at every multiple of this duration (e.g. 1h)")
 	numflag.Int(f, &o.ring, "ring", 0, numflag.NonNegative("keep every file"), "with rotation, keep only the newest N files")
@@ -206,7 +206,7 @@ func (o *options) parseArgs(args []string, dash int) error {
 	case o.ring > 0 && o.rotateSize == 0 && o.rotateEvery == 0:
 		return cli.Usagef("--ring needs --rotate-size or --rotate-every")
 	}
-	if _, err := source.ParseFraming(o.framing); err != nil {
+	if _, err := transport.ParseFraming(o.framing); err != nil {
 		return cli.Usagef("--framing: %v", err)
 	}
 	if _, err := parseHeaders(o.headers); err != nil {

@@ -11,13 +11,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/recorder"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/objstore"
-	"github.com/aaep-tools/aaepkit/source"
-	"github.com/aaep-tools/aaepkit/source/recorder"
+	"github.com/aaep-tools/aaepkit/transport"
 )
 
 // Stop reasons of the summary, beside recorder.StopMaxEvents/StopMaxBytes.
@@ -30,7 +30,7 @@ const (
 
 // sourceResult is how one source ended.
 type sourceResult struct {
-	info source.Info
+	info transport.Info
 	err  error
 }
 
@@ -53,21 +53,21 @@ func captureRun(o *options) error {
 			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--subscribe-file: %w", err))
 		}
 	}
-	request, err := source.SubscriptionRequest(spec, version)
+	request, err := transport.SubscriptionRequest(spec, version)
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--subscribe-file %s: %w", o.subFile, err))
 	}
-	framing, _ := source.ParseFraming(o.framing)
+	framing, _ := transport.ParseFraming(o.framing)
 
-	clock := source.NewClock()
+	clock := transport.NewClock()
 	watch := newWatcher(nil)
-	sopts := source.Options{
+	sopts := transport.Options{
 		Status:         watch.status,
 		Clock:          clock,
 		Header:         header,
 		TLS:            tlsConf,
 		MaxMessageSize: int64(o.maxMessage),
-		Retry:          source.Retry{Max: o.retryWait, MaxRetries: o.maxRetries, Wait: o.wait},
+		Retry:          transport.Retry{Max: o.retryWait, MaxRetries: o.maxRetries, Wait: o.wait},
 		Subscribe:      o.subscribe,
 		Request:        request,
 		Framing:        framing,
@@ -75,16 +75,16 @@ func captureRun(o *options) error {
 		Stdin:          o.In,
 		Stderr:         o.Err,
 	}
-	var sources []source.Source
+	var sources []transport.Source
 	for _, e := range o.endpoints {
-		src, err := source.New(e, sopts)
+		src, err := transport.New(e, sopts)
 		if err != nil {
 			return cli.Usagef("%v", err)
 		}
 		sources = append(sources, src)
 	}
 	if o.exec {
-		src, err := source.NewExec(o.execArgs, sopts)
+		src, err := transport.NewExec(o.execArgs, sopts)
 		if err != nil {
 			return cli.Usagef("%v", err)
 		}
@@ -103,7 +103,7 @@ func captureRun(o *options) error {
 	h := capfile.Header{Tool: "aaep-capture/" + version, Meta: meta(o)}
 	for i, s := range sources {
 		info := s.Info()
-		h.Sources = append(h.Sources, capfile.Source{ID: uint16(i), Transport: info.Transport, Endpoint: info.Endpoint, Subprotocol: info.Subprotocol})
+		h.Origins = append(h.Origins, capfile.Origin{ID: uint16(i), Transport: info.Transport, Endpoint: info.Endpoint, Subprotocol: info.Subprotocol})
 	}
 
 	parent := o.ctx
@@ -254,7 +254,7 @@ func exitCode(results []sourceResult, closeErr error) int {
 	for _, r := range results {
 		switch {
 		case r.err == nil:
-		case errors.Is(r.err, source.ErrFailed):
+		case errors.Is(r.err, transport.ErrFailed):
 			if code == cli.ExitOK {
 				code = cli.ExitFailure
 			}
@@ -304,7 +304,7 @@ func (o *options) checkFileEndpoints() error {
 	return nil
 }
 
-func hasFileSource(sources []source.Source) bool {
+func hasFileSource(sources []transport.Source) bool {
 	for _, s := range sources {
 		if s.Info().Transport == "file" {
 			return true
@@ -324,7 +324,7 @@ func meta(o *options) map[string]string {
 	add("filter-type", o.filterTypes)
 	add("filter-session", o.filterSess)
 	add("filter-urgency", o.filterUrg)
-	if o.maxMessage != source.DefaultMaxMessageSize {
+	if o.maxMessage != transport.DefaultMaxMessageSize {
 		m["max-message-size"] = strconv.FormatInt(int64(o.maxMessage), 10)
 	}
 	if len(m) == 0 {

@@ -15,8 +15,8 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
-	"github.com/aaep-tools/aaepkit/source/sourcetest"
 	"github.com/aaep-tools/aaepkit/spool"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 // remoteCapture reads an object as a capture; it must be cleanly closed.
@@ -60,8 +60,8 @@ func spooled(t *testing.T, dir string) []string {
 func TestS3RotationUploads(t *testing.T) {
 	srv := s3test.Start(t, "caps")
 	srv.SetEnv(t)
-	events := sourcetest.Events(20)
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), Hold: true}
+	events := transporttest.Events(20)
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(events), Hold: true}
 	url := p.Start(t)
 	root := t.TempDir()
 	res := capture(t, false, url, "-o", "s3://caps/fleet/agent.aaep", "--spool", root,
@@ -117,7 +117,7 @@ func TestS3RotationUploads(t *testing.T) {
 func TestS3SingleObjectNotReplaced(t *testing.T) {
 	srv := s3test.Start(t, "caps")
 	srv.SetEnv(t)
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(5))}
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(5))}
 	url := p.Start(t)
 	root := t.TempDir()
 	res := capture(t, false, url, "-o", "s3://caps/one.aaep", "--spool", root, "--max-retries", "0")
@@ -145,7 +145,7 @@ func TestS3WrongCredentials(t *testing.T) {
 	srv.SetEnv(t)
 	const wrong = "wrong-secret-key-wrong-secret-key-wrong00"
 	t.Setenv("AWS_SECRET_ACCESS_KEY", wrong)
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(sourcetest.Events(5)), Hold: true}
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(5)), Hold: true}
 	url := p.Start(t)
 	root := t.TempDir()
 	res := capture(t, false, url, "-o", "s3://caps/x/run.aaep", "--spool", root, "--rotate-every", "1s", "--duration", "5s")
@@ -173,8 +173,8 @@ func TestS3ServerUnavailable(t *testing.T) {
 	srv := s3test.Start(t, "caps")
 	srv.SetEnv(t)
 	srv.Stop()
-	events := sourcetest.Events(30)
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), Hold: true}
+	events := transporttest.Events(30)
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(events), Hold: true}
 	url := p.Start(t)
 	root := t.TempDir()
 	back := time.AfterFunc(2500*time.Millisecond, func() {
@@ -214,8 +214,8 @@ func TestS3ServerUnavailable(t *testing.T) {
 // that was flushed before the kill is in the bucket.
 func TestS3KillMidPartThenRestart(t *testing.T) {
 	srv := s3test.Start(t, "caps")
-	events := sourcetest.Events(200)
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(events), Hold: true}
+	events := transporttest.Events(200)
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(events), Hold: true}
 	url := p.Start(t)
 	root := t.TempDir()
 	out := "s3://caps/k/run.aaep"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/payload"
-	"github.com/aaep-tools/aaepkit/source"
+	"github.com/aaep-tools/aaepkit/transport"
 )
 
 // watcher sees what every source delivers before the recorder does. It
@@ -53,8 +53,8 @@ func (w *watcher) note(url string) *connNote {
 	return n
 }
 
-// status is source.Options.Status.
-func (w *watcher) status(st source.Status) {
+// status is transport.Options.Status.
+func (w *watcher) status(st transport.Status) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := w.note(st.URL)
@@ -65,9 +65,9 @@ func (w *watcher) status(st source.Status) {
 }
 
 // emit wraps the recorder's emit for source src.
-func (w *watcher) emit(src uint16, next source.Emit) source.Emit {
+func (w *watcher) emit(src uint16, next transport.Emit) transport.Emit {
 	var doc payload.Doc // this source's decoding of handshake messages
-	return func(m *source.Message) error {
+	return func(m *transport.Message) error {
 		switch {
 		case m.Kind == capfile.KindConn && m.Conn != nil:
 			w.connEvent(m.Conn)
@@ -77,7 +77,7 @@ func (w *watcher) emit(src uint16, next source.Emit) source.Emit {
 			w.mu.Unlock()
 		case m.Kind == capfile.KindReceived && hasType(&doc, m.Payload, "subscription.accepted"):
 			w.mu.Lock()
-			for _, x := range source.Exclusions(w.requests[src], m.Payload) {
+			for _, x := range transport.Exclusions(w.requests[src], m.Payload) {
 				if !slices.Contains(w.excluded, x) {
 					w.excluded = append(w.excluded, x)
 				}
@@ -100,18 +100,18 @@ func hasType(d *payload.Doc, p []byte, typ string) bool {
 	return d.Routing.Type == typ
 }
 
-func (w *watcher) connEvent(c *source.ConnEvent) {
+func (w *watcher) connEvent(c *transport.ConnEvent) {
 	retry := time.Duration(c.RetryMS) * time.Millisecond
 	var msg string
 	switch c.Event {
-	case source.EventConnected:
+	case transport.EventConnected:
 		w.mu.Lock()
 		*w.note(c.URL) = connNote{}
 		w.mu.Unlock()
 		return
-	case source.EventFailed:
+	case transport.EventFailed:
 		msg = fmt.Sprintf("attempt %d failed: %s", c.Attempt, reason(c))
-	case source.EventDisconnected:
+	case transport.EventDisconnected:
 		msg = "connection lost: " + reason(c)
 	default:
 		return
@@ -130,7 +130,7 @@ func (w *watcher) connEvent(c *source.ConnEvent) {
 	w.print("aaep-capture: %s: %s\n", c.URL, msg)
 }
 
-func reason(c *source.ConnEvent) string {
+func reason(c *transport.ConnEvent) string {
 	switch {
 	case c.Error != "":
 		return c.Error

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/timing"
 )

@@ -41,7 +41,7 @@ func TestDedupeRecordingOfReconnectingProducer(t *testing.T) {
 	for _, r := range recs {
 		if r.Kind == capfile.KindReceived {
 			f := &payload.Decode(r.Payload).Routing
-			k := key{r.Source, f.EventID, string(r.Payload)}
+			k := key{r.Origin, f.EventID, string(r.Payload)}
 			if f.EventID != "" && seen[k] {
 				continue
 			}

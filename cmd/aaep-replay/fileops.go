@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/aaep-tools/aaepkit/capedit"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )

@@ -33,7 +33,7 @@ func fileopsCapture(t *testing.T, dir, name string) (string, []capfile.Record) {
 	w, err := capfile.Create(path, capfile.Header{
 		Start:   time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC),
 		Tool:    "fileops-test/1",
-		Sources: []capfile.Source{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws"}},
+		Origins: []capfile.Origin{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws"}},
 	}, &capfile.WriterOptions{FlushInterval: -1, FrameSize: 4 << 10})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func fileopsSame(t *testing.T, got, want []capfile.Record) {
 	}
 	for i := range got {
 		g, w := got[i], want[i]
-		if g.Kind != w.Kind || g.Flags != w.Flags || g.Source != w.Source || g.Time != w.Time || g.Session != w.Session ||
+		if g.Kind != w.Kind || g.Flags != w.Flags || g.Origin != w.Origin || g.Time != w.Time || g.Session != w.Session ||
 			!bytes.Equal(g.Payload, w.Payload) || fmt.Sprint(g.Attrs) != fmt.Sprint(w.Attrs) {
 			t.Fatalf("record %d:\n got %+v\nwant %+v", i, g, w)
 		}

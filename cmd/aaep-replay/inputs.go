@@ -7,10 +7,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/inputs"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
-	"github.com/aaep-tools/aaepkit/progress"
+	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
 // inputsHelp is how verb help texts describe FILE arguments.

@@ -57,7 +57,7 @@ func pauseCapture(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "pause.aaep")
 	w, err := capfile.Create(path, capfile.Header{Start: time.Now(), Tool: "test",
-		Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}}}, &capfile.WriterOptions{})
+		Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}}}, &capfile.WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestServeRecordListsEverySource(t *testing.T) {
 	}
 	defer r.Close()
 	listed := map[uint16]string{}
-	for _, s := range r.Header().Sources {
+	for _, s := range r.Header().Origins {
 		listed[s.ID] = s.Transport
 	}
 	used := map[uint16]bool{}
@@ -193,9 +193,9 @@ func TestServeRecordListsEverySource(t *testing.T) {
 		if err != nil {
 			break
 		}
-		used[rec.Source] = true
-		if _, ok := listed[rec.Source]; !ok {
-			t.Fatalf("record of source %d, not in the header %v", rec.Source, r.Header().Sources)
+		used[rec.Origin] = true
+		if _, ok := listed[rec.Origin]; !ok {
+			t.Fatalf("record of source %d, not in the header %v", rec.Origin, r.Header().Origins)
 		}
 	}
 	if !used[1] || !used[2] || listed[1] != "websocket" || listed[2] != "sse" {

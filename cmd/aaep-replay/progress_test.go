@@ -13,7 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
-	"github.com/aaep-tools/aaepkit/progress"
+	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
 // onTerminal runs aaep-replay with stderr on a pseudo-terminal and returns

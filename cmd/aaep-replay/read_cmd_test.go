@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/show"
+	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
-	"github.com/aaep-tools/aaepkit/show"
+	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 

@@ -76,7 +76,7 @@ type recording struct {
 }
 
 // AddSource lists a subscriber in the recording's header (serve.SourceAdder).
-func (r *recording) AddSource(src capfile.Source) error { return r.w.AddSource(src) }
+func (r *recording) AddSource(src capfile.Origin) error { return r.w.AddOrigin(src) }
 
 // Append records rec; serve calls it from one goroutine at a time.
 func (r *recording) Append(rec *capfile.Record) error {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
-	"github.com/aaep-tools/aaepkit/source/sourcetest"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 // captureBinary builds the real aaep-capture into the test's directory.
@@ -236,7 +236,7 @@ func TestCheckRecordingCutOffByTheSubscriber(t *testing.T) {
 	for _, e := range events {
 		msgs = append(msgs, []byte(e))
 	}
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(msgs), Hold: true}
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(msgs), Hold: true}
 	out := filepath.Join(t.TempDir(), "cut.aaep")
 	runCapture(t, p.Start(t), "-o", out, "--max-events", "6", "-q")
 	_, recs := capfiletest.ReadAll(t, out)
@@ -271,7 +271,7 @@ func TestCheckRecordingOfAFilteredSubscription(t *testing.T) {
 		}
 		frames = append(frames, []byte(e))
 	}
-	p := &sourcetest.WSProducer{Frames: sourcetest.Frames(frames), NoHandshake: true, Hold: true}
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(frames), NoHandshake: true, Hold: true}
 	out := filepath.Join(t.TempDir(), "filtered.aaep")
 	runCapture(t, p.Start(t), "-o", out, "--max-events", fmt.Sprint(len(frames)-1), "-q")
 	for _, profile := range []string{"lenient", "strict"} {

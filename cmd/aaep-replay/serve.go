@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/aaep-tools/aaepkit/capedit"
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
@@ -134,7 +134,7 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 	hdr := capfile.Header{
 		Start:   time.Now(),
 		Tool:    "aaep-replay/" + version,
-		Sources: []capfile.Source{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
+		Origins: []capfile.Origin{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
 		Meta:    meta,
 	}
 	if objstore.IsURL(f.record) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/protocol/models"
-	"github.com/aaep-tools/aaepkit/show"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 

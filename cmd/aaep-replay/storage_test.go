@@ -26,7 +26,7 @@ func splitCapture(t *testing.T, dir string, recs []capfile.Record, k int) [2][]b
 		w, err := capfile.Create(path, capfile.Header{
 			Start:   start.Add(time.Duration(base)),
 			Tool:    "fileops-test/1",
-			Sources: []capfile.Source{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws"}},
+			Origins: []capfile.Origin{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws"}},
 		}, &capfile.WriterOptions{FlushInterval: -1, FrameSize: 4 << 10})
 		if err != nil {
 			t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/viewer"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
-	"github.com/aaep-tools/aaepkit/viewer"
 )
 
 // ViewOptions are what view was asked: its input and flags.

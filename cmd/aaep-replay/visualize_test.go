@@ -36,7 +36,7 @@ func visStream() []sample.Msg {
 func visCapture(t *testing.T, dir, name string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	w, err := capfile.Create(path, capfile.Header{Tool: "visualize-test", Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, &capfile.WriterOptions{FlushInterval: -1})
+	w, err := capfile.Create(path, capfile.Header{Tool: "visualize-test", Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, &capfile.WriterOptions{FlushInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

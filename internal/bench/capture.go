@@ -15,7 +15,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/payload"
-	"github.com/aaep-tools/aaepkit/source/sourcetest"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 // Discard reads the stream at url ("websocket" or "sse" transport) and
@@ -25,9 +25,9 @@ import (
 func Discard(transport, url string) (int, error) {
 	switch transport {
 	case "websocket":
-		return sourcetest.WSDiscard(url)
+		return transporttest.WSDiscard(url)
 	case "sse":
-		return sourcetest.SSEDiscard(url)
+		return transporttest.SSEDiscard(url)
 	}
 	return 0, fmt.Errorf("unknown transport %q: want websocket or sse", transport)
 }
@@ -38,9 +38,9 @@ func producer(transport string, pool [][]byte, n int) (url string, stop func()) 
 	var h http.Handler
 	switch transport {
 	case "websocket":
-		h = &sourcetest.WSBench{Events: pool, N: n}
+		h = &transporttest.WSBench{Events: pool, N: n}
 	default:
-		h = &sourcetest.SSEBench{Events: pool, N: n}
+		h = &transporttest.SSEBench{Events: pool, N: n}
 	}
 	srv := httptest.NewServer(h)
 	if transport == "websocket" {

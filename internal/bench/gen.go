@@ -19,7 +19,7 @@ func benchHeader() capfile.Header {
 	return capfile.Header{
 		Start:   captureStart,
 		Tool:    "benche2e",
-		Sources: []capfile.Source{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws", Subprotocol: "aaep.v1"}},
+		Origins: []capfile.Origin{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws", Subprotocol: "aaep.v1"}},
 	}
 }
 

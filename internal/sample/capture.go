@@ -14,7 +14,7 @@ func WriteCapture(path string, msgs []Msg, start time.Time, tool string) error {
 	w, err := capfile.Create(path, capfile.Header{
 		Start:   start,
 		Tool:    tool,
-		Sources: []capfile.Source{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws", Subprotocol: "aaep.v1"}},
+		Origins: []capfile.Origin{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws", Subprotocol: "aaep.v1"}},
 	}, nil)
 	if err != nil {
 		return err

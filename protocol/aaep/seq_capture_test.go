@@ -82,7 +82,7 @@ func writeTwoSubscriptions(t *testing.T, path string, dropErrored bool) int {
 	t.Helper()
 	start := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	msgs := sample.Stream(sample.Options{Sessions: 8, Seed: 21})
-	w, err := capfile.Create(path, capfile.Header{Start: start, Tool: "aaep-capture/test", Sources: []capfile.Source{
+	w, err := capfile.Create(path, capfile.Header{Start: start, Tool: "aaep-capture/test", Origins: []capfile.Origin{
 		{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/aaep/v1/events"},
 		{ID: 1, Transport: "websocket", Endpoint: "ws://127.0.0.1:1/aaep", Subprotocol: "aaep.v1"},
 	}}, nil)
@@ -100,7 +100,7 @@ func writeTwoSubscriptions(t *testing.T, path string, dropErrored bool) int {
 	appendRec := func(kind capfile.Kind, src uint16, at time.Duration, payload []byte, attrs ...capfile.Attr) {
 		at = max(at, clock)
 		clock = at
-		if err := w.Append(&capfile.Record{Kind: kind, Source: src, Time: int64(at), Payload: payload, Attrs: attrs}); err != nil {
+		if err := w.Append(&capfile.Record{Kind: kind, Origin: src, Time: int64(at), Payload: payload, Attrs: attrs}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -227,7 +227,7 @@ func TestCapturePassiveAndAnswering(t *testing.T) {
 func writeReplayRecord(t *testing.T, path string, msgs []sample.Msg, start time.Time) {
 	t.Helper()
 	w, err := capfile.Create(path, capfile.Header{Start: start, Tool: "aaep-replay serve (test)",
-		Sources: []capfile.Source{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:1/aaep/v1/ws"}}}, nil)
+		Origins: []capfile.Origin{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:1/aaep/v1/ws"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,287 @@
+package capedit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/internal/progress"
+	"github.com/aaep-tools/aaepkit/payload"
+)
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// Tool names the tool for the header of a plain import, e.g. "aaep-replay/0.1.0".
+	Tool string
+	// Plain reads every line as a message even when the first line looks
+	// like the header of a --with-meta export.
+	Plain bool
+	// Stdout is where an out of "-" writes; nil refuses "-".
+	Stdout io.Writer
+	// Progress counts the lines read (nil: no progress display).
+	Progress *progress.Meter
+}
+
+// ImportStats say what Import did.
+type ImportStats struct {
+	// WithMeta is true when the input was a --with-meta export.
+	WithMeta bool
+	// Lines is the number of lines read; Blank of them were empty and skipped.
+	Lines, Blank int64
+	// Records is the number of records written.
+	Records int64
+	// Invalid counts lines kept as records flagged invalid JSON or UTF-8.
+	Invalid int64
+	// Untimed counts messages without a readable timestamp, which took the
+	// time of the message before them.
+	Untimed int64
+	// Backwards counts messages whose timestamp is earlier than an earlier
+	// message's; their time was raised to keep the capture's times monotonic.
+	Backwards int64
+	// Start is the capture's start (the first timestamp found).
+	Start time.Time
+}
+
+// LineAttr is the attribute holding the line number of an invalid line kept
+// by a plain import.
+const LineAttr = "line"
+
+// maxMetaLine bounds a --with-meta line: a base64 payload of MaxPayload plus
+// room for the attributes.
+const maxMetaLine = capfile.MaxPayload/3*4 + 8<<20
+
+// Import reads the JSON Lines file at in and writes the capture out.
+//
+// A plain file (one message per line, as the reference aaep-capture writes)
+// becomes records of kind received from one source, with times taken from
+// each message's "timestamp" (AAEP) or "ts" (KAHN) field relative to the
+// first such time, which becomes the header's start; the records carry
+// capfile.FlagNoRecvTime. Times never go backwards: a message stamped earlier
+// than its predecessor gets its predecessor's time (counted in Backwards). A
+// line that is not valid JSON or UTF-8 is kept, flagged, with its line number
+// in the LineAttr attribute. Blank lines are skipped.
+//
+// A --with-meta export (see MetaVersion) is recognised by its first line and
+// rebuilt into the header and records it was exported from.
+func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportStats, error) {
+	st := &ImportStats{}
+	if err := CheckOutput(out, in); err != nil {
+		return st, err
+	}
+	if err := SniffJSONL(in); err != nil {
+		return st, err
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return st, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		opts.Progress.AddTotalBytes(fi.Size())
+	}
+	lr := newLineReader(f, maxMetaLine)
+	lr.meter = opts.Progress
+	first, err := lr.read()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return st, fmt.Errorf("%s: %w", in, err)
+	}
+	if !opts.Plain {
+		h, ok, herr := isMetaHeader(first)
+		if herr != nil {
+			return st, fmt.Errorf("%s: line 1: %w", in, herr)
+		}
+		if ok {
+			st.WithMeta = true
+			st.Lines = 1
+			st.Start = h.Start
+			return st, writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
+				return importMeta(ctx, in, lr, w, h, st)
+			})
+		}
+	}
+	start, found, err := firstTimestamp(in)
+	if err != nil {
+		return st, err
+	}
+	if !found {
+		fi, err := f.Stat()
+		if err != nil {
+			return st, err
+		}
+		start = fi.ModTime()
+	}
+	st.Start = start
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return st, err
+	}
+	h := capfile.Header{
+		Start:   start,
+		Tool:    opts.Tool,
+		Origins: []capfile.Origin{{ID: 0, Transport: "file", Endpoint: filepath.Base(in)}},
+		Meta:    map[string]string{"imported_from": filepath.Base(in)},
+	}
+	return st, writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
+		lr := newLineReader(f, capfile.MaxPayload)
+		lr.meter = opts.Progress
+		return importPlain(ctx, in, lr, w, h, st)
+	})
+}
+
+// messageTime returns the time a message stamps itself with.
+func messageTime(f *payload.Routing) (time.Time, bool) {
+	s := f.Timestamp
+	if s == "" {
+		s = f.TS
+	}
+	if s == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		// RFC 3339 allows lower-case "t" and "z".
+		if t, err = time.Parse(time.RFC3339Nano, strings.ToUpper(s)); err != nil {
+			return time.Time{}, false
+		}
+	}
+	return t, true
+}
+
+// firstTimestamp returns the first message time in the file at path.
+func firstTimestamp(path string) (time.Time, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	defer f.Close()
+	lr := newLineReader(f, capfile.MaxPayload)
+	for {
+		line, err := lr.read()
+		if errors.Is(err, io.EOF) {
+			return time.Time{}, false, nil
+		}
+		if err != nil {
+			return time.Time{}, false, nil // damage: the import reports it where it is
+		}
+		d := payload.Decode(line)
+		if t, ok := messageTime(&d.Routing); ok && d.IsObject() {
+			return t, true, nil
+		}
+	}
+}
+
+func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, h capfile.Header, st *ImportStats) error {
+	cw, err := newCaptureWriter(w, h)
+	if err != nil {
+		return err
+	}
+	defer cw.Close()
+	cc := ctxCheck{ctx: ctx}
+	var last int64
+	var rec capfile.Record
+	var doc payload.Doc
+	for {
+		if err := cc.err(); err != nil {
+			return err
+		}
+		line, err := lr.read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
+		}
+		st.Lines++
+		if len(bytes.TrimSpace(line)) == 0 {
+			st.Blank++
+			continue
+		}
+		rec = capfile.Record{Kind: capfile.KindReceived, Flags: capfile.FlagNoRecvTime, Time: last, Payload: line}
+		// The flags, the session key and the time are all the import
+		// reads of a line.
+		doc.DecodeOnly(line, payload.NeedRouting)
+		if !doc.UTF8() {
+			rec.Flags |= capfile.FlagInvalidUTF8
+		}
+		if !doc.JSONValid() {
+			rec.Flags |= capfile.FlagInvalidJSON
+		}
+		if rec.Flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 {
+			st.Invalid++
+			rec.Attrs = []capfile.Attr{{Key: LineAttr, Value: strconv.FormatInt(lr.line, 10)}}
+		} else if key := doc.Routing.SessionKey(); len(key) <= capfile.MaxSession {
+			rec.Session = key
+		}
+		if rec.Flags&capfile.FlagInvalidJSON == 0 {
+			if t, ok := messageTime(&doc.Routing); ok {
+				ns := t.Sub(h.Start).Nanoseconds()
+				if ns < last {
+					st.Backwards++
+				} else {
+					rec.Time, last = ns, ns
+				}
+			} else {
+				st.Untimed++
+			}
+		} else {
+			st.Untimed++
+		}
+		if err := cw.Append(&rec); err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, lr.line, err)
+		}
+		st.Records++
+	}
+	if err := cw.Close(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+func importMeta(ctx context.Context, path string, lr *lineReader, w io.Writer, h capfile.Header, st *ImportStats) error {
+	cw, err := newCaptureWriter(w, h)
+	if err != nil {
+		return err
+	}
+	defer cw.Close()
+	cc := ctxCheck{ctx: ctx}
+	var rec capfile.Record
+	for {
+		if err := cc.err(); err != nil {
+			return err
+		}
+		line, err := lr.read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
+		}
+		st.Lines++
+		if len(bytes.TrimSpace(line)) == 0 {
+			st.Blank++
+			continue
+		}
+		if err := parseMetaRecord(line, &rec); err != nil {
+			return outfile.KeepPartial(fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err))
+		}
+		if err := cw.Append(&rec); err != nil {
+			return outfile.KeepPartial(fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err))
+		}
+		st.Records++
+		if rec.Flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 {
+			st.Invalid++
+		}
+	}
+	if err := cw.Close(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}

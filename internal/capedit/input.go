@@ -1,0 +1,165 @@
+package capedit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/inputs"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/internal/progress"
+	"github.com/aaep-tools/aaepkit/objstore"
+)
+
+// Warning is a problem an operation worked around: a torn input whose intact
+// records were used.
+type Warning struct {
+	// File is the input the warning is about.
+	File string
+	// Records is the number of intact records in File.
+	Records int64
+	// Err is the torn-tail error (a *capfile.CorruptionError).
+	Err error
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s: %v; used the %d intact records before it", w.File, w.Err, w.Records)
+}
+
+// Result says what an operation that writes a capture did.
+type Result struct {
+	// Read is the number of records read from the inputs.
+	Read int64
+	// Written is the number of records written to the output.
+	Written int64
+	// Warnings lists torn inputs.
+	Warnings []Warning
+}
+
+// openCapture opens a capture. capfile.Open already names the file in its
+// errors.
+func openCapture(path string) (*capfile.Reader, error) {
+	if objstore.IsURL(path) {
+		return OpenCapture(context.Background(), path)
+	}
+	r, err := capfile.Open(path)
+	if err != nil {
+		if strings.Contains(err.Error(), path) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// input is one capture being read, with the bookkeeping every operation
+// needs: the file name for errors, the count of records read, and the
+// torn-tail warning.
+type input struct {
+	path   string
+	r      *capfile.Reader
+	read   int64
+	torn   *Warning
+	meter  *progress.Meter
+	opened *inputs.Opened // nil for a file opened by path
+}
+
+// openInput opens the capture at path; meter (which may be nil) counts its
+// records.
+func openInput(path string, meter *progress.Meter) (*input, error) {
+	r, err := openCapture(path)
+	if err != nil {
+		return nil, err
+	}
+	meter.AddTotal(inputs.Total(r))
+	return &input{path: path, r: r, meter: meter}, nil
+}
+
+// inputsTotal is the record count of a clean capture's index, or -1.
+func inputsTotal(r *capfile.Reader) int64 { return inputs.Total(r) }
+
+// openSource opens a capture source (a file, standard input, a remote
+// object); meter (which may be nil) counts its records.
+func openSource(ctx context.Context, src inputs.Source, meter *progress.Meter) (*input, error) {
+	if p := inputs.LocalPath(src); p != "" {
+		return openInput(p, meter)
+	}
+	r, o, err := inputs.OpenCapture(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	meter.AddTotal(inputs.Total(r))
+	return &input{path: src.Name(), r: r, meter: meter, opened: o}, nil
+}
+
+// next returns the next intact record, or nil at the end. A torn tail ends
+// the input with a warning; other damage is an error naming the file, the
+// byte offset and the record, marked with outfile.KeepPartial.
+func (in *input) next() (*capfile.Record, error) {
+	rec, err := in.r.Next()
+	if err == nil {
+		in.read++
+		in.meter.Record(time.Duration(rec.Time))
+		return rec, nil
+	}
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	if capfile.IsTorn(err) {
+		if in.torn == nil {
+			in.torn = &Warning{File: in.path, Records: in.r.Index() + 1, Err: err}
+		}
+		return nil, nil
+	}
+	// Damage: the records before it were delivered, and an output holding
+	// them is kept (outfile.WriteFile commits it, then the error is reported).
+	return nil, outfile.KeepPartial(fmt.Errorf("%s: %w", in.path, err))
+}
+
+func (in *input) close() {
+	in.r.Close()
+	if in.opened != nil {
+		in.opened.Close()
+	}
+}
+
+// ctxCheck returns ctx's error every 1024 calls, so that long loops notice
+// cancellation without paying for it on every record.
+type ctxCheck struct {
+	ctx context.Context
+	n   int
+}
+
+func (c *ctxCheck) err() error {
+	c.n++
+	if c.n&1023 != 0 {
+		return nil
+	}
+	return c.ctx.Err()
+}
+
+// newCaptureWriter returns a capture writer tuned for batch output: no timed
+// flushes (nothing needs to be readable before Close).
+func newCaptureWriter(w io.Writer, h capfile.Header) (*capfile.Writer, error) {
+	cw, err := capfile.NewWriter(w, h, &capfile.WriterOptions{FlushInterval: -1})
+	if err != nil {
+		return nil, fmt.Errorf("write output: %w", err)
+	}
+	return cw, nil
+}
+
+// cloneHeader copies h so that the copy's slices and map can be changed.
+func cloneHeader(h capfile.Header) capfile.Header {
+	h.Origins = append([]capfile.Origin(nil), h.Origins...)
+	h.Redacted = append([]string(nil), h.Redacted...)
+	m := make(map[string]string, len(h.Meta)+2)
+	for k, v := range h.Meta {
+		m[k] = v
+	}
+	h.Meta = m
+	return h
+}

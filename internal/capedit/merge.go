@@ -1,0 +1,324 @@
+package capedit
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/internal/progress"
+)
+
+// MergeOptions tune Merge.
+type MergeOptions struct {
+	// JoinSources gives sources with the same transport, endpoint and
+	// subprotocol one id in the output (use it to put back together pieces
+	// of one capture). By default every input's sources stay apart.
+	JoinSources bool
+	// Stdout is where an out of "-" writes; nil refuses "-".
+	Stdout io.Writer
+	// TimeShifts re-anchor the inputs' wall clocks before they are merged,
+	// one per input in order (missing ones shift nothing): align captures
+	// of machines whose clocks differ.
+	TimeShifts []TimeShift
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
+}
+
+// MergeResult says what Merge did.
+type MergeResult struct {
+	Result
+	// Sources maps, for each input, its source ids to the output's.
+	Sources []map[uint16]uint16
+}
+
+// Merge writes the records of every input to out, ordered by absolute
+// receive time (each header's start plus the record's time; on a tie, the
+// earlier input first). The output starts at the earliest input's start.
+//
+// Sources stay apart: the output's source table lists every input's sources,
+// renumbered where two inputs use the same id (the first input keeps its
+// ids). Records whose source id is missing from their input's table get an
+// entry of transport "unlisted". Merge reads each input twice, first to
+// collect the source ids its records use.
+func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) (*MergeResult, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("no input files")
+	}
+	inputs, err := expandURLs(ctx, inputs)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckOutput(out, inputs...); err != nil {
+		return nil, err
+	}
+	res := &MergeResult{}
+	srcs := make([]*input, 0, len(inputs))
+	defer func() {
+		for _, s := range srcs {
+			s.close()
+		}
+	}()
+	used := make([]map[uint16]bool, len(inputs))
+	for i, path := range inputs {
+		u, err := usedSources(ctx, path, opts.Progress)
+		if err != nil {
+			return nil, err
+		}
+		used[i] = u
+		s, err := openInput(path, opts.Progress)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, s)
+	}
+	hdr, ids, err := mergeHeader(srcs, used, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Sources = ids
+	shift := make([]int64, len(srcs))
+	for i, s := range srcs {
+		shift[i] = opts.shift(i).Apply(s.r.Header().Start).Sub(hdr.Start).Nanoseconds()
+	}
+	err = writeOutput(out, opts.Stdout, inputs, func(w io.Writer) error {
+		cw, err := newCaptureWriter(w, hdr)
+		if err != nil {
+			return err
+		}
+		defer cw.Close()
+		h := &mergeHeap{}
+		for i, s := range srcs {
+			rec, err := s.next()
+			if err != nil {
+				return err
+			}
+			if rec != nil {
+				res.Read++
+				heap.Push(h, mergeItem{rec: rec, at: rec.Time + shift[i], in: i})
+			}
+		}
+		cc := ctxCheck{ctx: ctx}
+		for h.Len() > 0 {
+			if err := cc.err(); err != nil {
+				return err
+			}
+			it := (*h)[0]
+			o := *it.rec
+			o.Time = it.at
+			o.Origin = ids[it.in][it.rec.Origin]
+			if err := cw.Append(&o); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+			res.Written++
+			rec, err := srcs[it.in].next()
+			if err != nil {
+				return err
+			}
+			if rec == nil {
+				heap.Pop(h)
+				continue
+			}
+			res.Read++
+			(*h)[0] = mergeItem{rec: rec, at: rec.Time + shift[it.in], in: it.in}
+			heap.Fix(h, 0)
+		}
+		if err := cw.Close(); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		return nil
+	})
+	for _, s := range srcs {
+		if s.torn != nil {
+			res.Warnings = append(res.Warnings, *s.torn)
+		}
+	}
+	return res, err
+}
+
+// usedSources returns the source ids the records of the capture at path use.
+func usedSources(ctx context.Context, path string, meter *progress.Meter) (map[uint16]bool, error) {
+	s, err := openInput(path, meter)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	used := make(map[uint16]bool)
+	cc := ctxCheck{ctx: ctx}
+	for {
+		if err := cc.err(); err != nil {
+			return nil, err
+		}
+		rec, err := s.next()
+		if outfile.IsPartial(err) {
+			// Damage: the records before it are merged, then the
+			// second pass reports it.
+			return used, nil
+		}
+		if err != nil || rec == nil {
+			return used, err
+		}
+		used[rec.Origin] = true
+	}
+}
+
+// sourceKey identifies a source for JoinSources.
+type sourceKey struct {
+	transport, endpoint, subprotocol string
+	unlisted                         int // old id + 1 for an unlisted source
+}
+
+// mergeHeader builds the output header and each input's source id mapping.
+func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capfile.Header, []map[uint16]uint16, error) {
+	var hdr capfile.Header
+	hdr.Meta = map[string]string{}
+	taken := make(map[uint16]bool)
+	joined := make(map[sourceKey]uint16)
+	ids := make([]map[uint16]uint16, len(srcs))
+	var next uint32
+	alloc := func(want uint16) (uint16, error) {
+		if !taken[want] {
+			taken[want] = true
+			return want, nil
+		}
+		for next < 1<<16 && taken[uint16(next)] {
+			next++
+		}
+		if next >= 1<<16 {
+			return 0, errors.New("the inputs have more than 65536 sources together")
+		}
+		taken[uint16(next)] = true
+		return uint16(next), nil
+	}
+	var names, tools, shifts []string
+	metaSeen := map[string]string{}
+	metaConflict := map[string]bool{}
+	for i, s := range srcs {
+		h := s.r.Header()
+		names = append(names, filepath.Base(s.path))
+		if start := opts.shift(i).Apply(h.Start); i == 0 || start.Before(hdr.Start) {
+			hdr.Start = start
+		}
+		if ts := opts.shift(i); !ts.IsZero() {
+			shifts = append(shifts, filepath.Base(s.path)+" "+ts.String())
+		}
+		if !contains(tools, h.Tool) {
+			tools = append(tools, h.Tool)
+		}
+		for _, f := range h.Redacted {
+			if !contains(hdr.Redacted, f) {
+				hdr.Redacted = append(hdr.Redacted, f)
+			}
+		}
+		for k, v := range h.Meta {
+			if old, ok := metaSeen[k]; ok && old != v {
+				metaConflict[k] = true
+			}
+			metaSeen[k] = v
+		}
+		listed := make(map[uint16]capfile.Origin, len(h.Origins))
+		for _, src := range h.Origins {
+			listed[src.ID] = src
+		}
+		all := make([]uint16, 0, len(listed)+len(used[i]))
+		for id := range listed {
+			all = append(all, id)
+		}
+		for id := range used[i] {
+			if _, ok := listed[id]; !ok {
+				all = append(all, id)
+			}
+		}
+		sort.Slice(all, func(a, b int) bool { return all[a] < all[b] })
+		ids[i] = make(map[uint16]uint16, len(all))
+		for _, old := range all {
+			src, ok := listed[old]
+			key := sourceKey{transport: src.Transport, endpoint: src.Endpoint, subprotocol: src.Subprotocol}
+			if !ok {
+				src = capfile.Origin{Transport: "unlisted", Endpoint: fmt.Sprintf("%s source %d", filepath.Base(s.path), old)}
+				key = sourceKey{unlisted: int(old) + 1}
+			}
+			if opts.JoinSources {
+				if id, ok := joined[key]; ok {
+					ids[i][old] = id
+					continue
+				}
+			}
+			id, err := alloc(old)
+			if err != nil {
+				return hdr, nil, err
+			}
+			ids[i][old] = id
+			joined[key] = id
+			src.ID = id
+			hdr.Origins = append(hdr.Origins, src)
+		}
+	}
+	sort.Slice(hdr.Origins, func(a, b int) bool { return hdr.Origins[a].ID < hdr.Origins[b].ID })
+	hdr.Tool = strings.Join(tools, ", ")
+	for k, v := range metaSeen {
+		if !metaConflict[k] {
+			hdr.Meta[k] = v
+		}
+	}
+	// What cut and filter noted about their inputs is not true of the merge.
+	delete(hdr.Meta, "derived_from")
+	delete(hdr.Meta, "cut")
+	delete(hdr.Meta, "filter")
+	hdr.Meta["merged_from"] = strings.Join(names, ", ")
+	if len(shifts) > 0 {
+		hdr.Meta["time_shift"] = strings.Join(shifts, ", ")
+	}
+	if hdr.Start.IsZero() {
+		hdr.Start = time.Unix(0, 0).UTC()
+	}
+	return hdr, ids, nil
+}
+
+// shift returns the time shift of input i.
+func (o *MergeOptions) shift(i int) TimeShift {
+	if i < len(o.TimeShifts) {
+		return o.TimeShifts[i]
+	}
+	return TimeShift{}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+type mergeItem struct {
+	rec *capfile.Record
+	at  int64
+	in  int
+}
+
+type mergeHeap []mergeItem
+
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].in < h[j].in
+}
+func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(mergeItem)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}

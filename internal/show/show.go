@@ -1,0 +1,357 @@
+// Package show prints a capture one line per record, as tcpdump -r prints
+// packets: receive time, record number, source, direction, session, type,
+// the human summary, and a mark on the lines of messages that break a rule.
+// It can follow a capture that is still being written, and play one back at
+// its recorded pace in a terminal.
+//
+// Line format (fields separated by one space, the summary last but for the
+// mark):
+//
+//	09:00:01.204000 #12 s0 recv sess_3f2a agent.tool.invoked Calling search_flights: LIS to OSL !! MUST SEQ-TOOL-ORDER
+//
+// The time is the receive time in UTC (header start plus the record's
+// offset), or the offset since the capture's start with Options.Relative.
+// Direction is recv (the recorder received it from the producer), sent (the
+// recorder's side sent it), conn (a connection event) or mark (an
+// annotation). A session or type that is unknown prints as "-".
+//
+// Findings: the protocol checker runs over every message (whatever the
+// filters), so a line is marked with the rules its message breaks as found
+// when the message is read ("!! MUST RULE, SHOULD RULE"; INFO findings as
+// "(i) RULE"). Findings the checker can only make later (a session that never
+// ended, a reply that never came) are printed when found, on a line of their
+// own that starts with "!!" and names the record they are about.
+package show
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+// Options configure Run.
+type Options struct {
+	// Match selects the messages printed, with filter's semantics.
+	Match msgfilter.Filter
+	// MessagesOnly leaves out connection events and markers (which are
+	// otherwise printed whatever Match says).
+	MessagesOnly bool
+	// Follow waits for records appended to a capture being written.
+	Follow bool
+	// Poll is how often a followed capture is looked at (DefaultPoll).
+	Poll time.Duration
+	// NoCheck leaves the protocol checker out (no marks).
+	NoCheck bool
+	// Protocol forces a protocol model; Profile selects lenient or strict.
+	Protocol, Profile string
+	// Relative prints offsets since the capture's start instead of times.
+	Relative bool
+	// Pace prints each line at its recorded time, scaled by Timing.
+	Pace   bool
+	Timing timing.Config
+	// Clock paces the lines (nil: the system clock).
+	Clock timing.Clock
+	// Keys steer a paced listing: ' ' pauses and resumes, '.' steps one
+	// line while paused. Nil when there is no terminal.
+	Keys <-chan byte
+	// Paused starts a paced listing paused.
+	Paused bool
+	// CRLF ends lines with \r\n, for a terminal in raw mode (see TerminalKeys).
+	CRLF bool
+}
+
+// Stats say what Run read.
+type Stats struct {
+	Records  int64 // records read
+	Shown    int64 // lines printed for records
+	Marked   int64 // of them, lines with a finding
+	Findings int64 // findings of the checker, all levels
+	// Torn is set when the capture ends in a torn tail (not followed).
+	Torn error
+}
+
+// Run prints the capture at path to w until its end (or, following, until
+// the recorder closes it or ctx ends). A cancelled ctx is not an error.
+func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, error) {
+	var st Stats
+	src, err := openRecords(path, opts.Follow, opts.Poll)
+	if err != nil {
+		return st, err
+	}
+	defer src.close()
+	p := &printer{w: w, opts: &opts, start: src.hdr.Start}
+	var eng *protocol.Engine
+	if !opts.NoCheck {
+		eng, err = protocol.NewEngine(models.All(), opts.Protocol, &protocol.Options{Profile: opts.Profile},
+			protocol.Sink{Finding: func(f protocol.Finding) { p.found = append(p.found, f) }})
+		if err != nil {
+			return st, err
+		}
+	}
+	var doc payload.Doc // the current message, decoded
+	var ctl *timing.Controller
+	if opts.Pace {
+		ctl = timing.NewController(opts.Clock, opts.Timing, opts.Paused)
+		if opts.Keys != nil {
+			kctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go steer(kctx, ctl, opts.Keys)
+		}
+	}
+	var msg protocol.Message
+	attrs := map[string]string{}
+	for {
+		rec, idx, err := src.read(ctx)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if ctx.Err() != nil {
+				err = nil
+			}
+			st.Torn = src.torn
+			if err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+			return st, errors.Join(err, p.err)
+		}
+		st.Records++
+		isMsg := rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent
+		if isMsg {
+			input.FromRecord(&msg, rec, idx, src.hdr.Start, attrs)
+			if eng != nil {
+				eng.Feed(&msg)
+			}
+			doc.Decode(rec.Payload)
+		}
+		show := isMsg && opts.Match.Match(&doc.Routing) || !isMsg && !opts.MessagesOnly
+		own := p.take(idx)
+		if show {
+			if ctl != nil {
+				if _, err := ctl.Wait(ctx, rec.Offset()); err != nil {
+					break
+				}
+			}
+			p.line(rec, idx, &doc, own)
+			st.Shown++
+			if len(own) > 0 {
+				st.Marked++
+			}
+		}
+		st.Findings += int64(len(own))
+		st.Findings += p.late(opts.Match)
+		if p.err != nil {
+			return st, p.err
+		}
+	}
+	if eng != nil && ctx.Err() == nil {
+		eng.Finish()
+		st.Findings += p.late(opts.Match)
+	}
+	st.Torn = src.torn
+	return st, p.err
+}
+
+// steer applies the keys of a terminal to a paced listing.
+func steer(ctx context.Context, ctl *timing.Controller, keys <-chan byte) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case k, ok := <-keys:
+			if !ok {
+				return
+			}
+			switch k {
+			case ' ':
+				if ctl.State().Paused {
+					ctl.Play()
+				} else {
+					ctl.Pause()
+				}
+			case '.':
+				ctl.Step(1)
+			}
+		}
+	}
+}
+
+// printer writes lines and keeps the findings not yet printed.
+type printer struct {
+	w     io.Writer
+	opts  *Options
+	start time.Time
+	found []protocol.Finding
+	buf   []byte
+	err   error
+}
+
+// take removes and returns the pending findings about record idx.
+func (p *printer) take(idx int64) []protocol.Finding {
+	var own []protocol.Finding
+	rest := p.found[:0]
+	for _, f := range p.found {
+		if f.Index == idx {
+			own = append(own, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	p.found = rest
+	return own
+}
+
+// late prints the pending findings about other records (or the end of the
+// stream) on lines of their own, those of sessions the filter lets through,
+// and returns how many there were.
+func (p *printer) late(m msgfilter.Filter) int64 {
+	n := int64(len(p.found))
+	for _, f := range p.found {
+		if len(m.Sessions) > 0 && !contains(m.Sessions, f.Session) {
+			continue
+		}
+		about := "end of stream"
+		if f.Index >= 0 {
+			about = "#" + strconv.FormatInt(f.Index, 10)
+		}
+		sess := f.Session
+		if sess == "" {
+			sess = "-"
+		}
+		p.write(fmt.Sprintf("!! %s %s %s %s: %s\n", about, sess, f.Level, f.RuleID, oneLine(f.Message)))
+	}
+	p.found = p.found[:0]
+	return n
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *printer) write(s string) {
+	if p.err != nil {
+		return
+	}
+	if p.opts.CRLF && strings.HasSuffix(s, "\n") {
+		s = s[:len(s)-1] + "\r\n"
+	}
+	if _, err := io.WriteString(p.w, s); err != nil {
+		p.err = err
+	}
+}
+
+// line prints one record.
+func (p *printer) line(rec *capfile.Record, idx int64, d *payload.Doc, own []protocol.Finding) {
+	f := &d.Routing
+	b := p.buf[:0]
+	if p.opts.Relative {
+		b = append(b, '+')
+		b = strconv.AppendFloat(b, rec.Offset().Seconds(), 'f', 6, 64)
+		b = append(b, 's')
+	} else {
+		b = p.start.Add(rec.Offset()).UTC().AppendFormat(b, "15:04:05.000000")
+	}
+	b = append(b, " #"...)
+	b = strconv.AppendInt(b, idx, 10)
+	b = append(b, " s"...)
+	b = strconv.AppendUint(b, uint64(rec.Origin), 10)
+	switch rec.Kind {
+	case capfile.KindReceived, capfile.KindSent:
+		if rec.Kind == capfile.KindReceived {
+			b = append(b, " recv "...)
+		} else {
+			b = append(b, " sent "...)
+		}
+		b = append(b, orDash(f.SessionKey())...)
+		b = append(b, ' ')
+		b = append(b, orDash(oneWord(f.TypeName()))...)
+		if s := Summary(d); s != "" {
+			b = append(b, ' ')
+			b = append(b, s...)
+		}
+	default:
+		if rec.Kind == capfile.KindConn {
+			b = append(b, " conn -"...)
+		} else {
+			b = append(b, " mark -"...)
+		}
+		if s := connSummary(rec.Payload); s != "" {
+			b = append(b, ' ')
+			b = append(b, s...)
+		}
+	}
+	if len(own) > 0 {
+		b = append(b, mark(own)...)
+	}
+	b = append(b, '\n')
+	p.buf = b
+	p.write(string(b))
+}
+
+// mark is the end of a line with findings: " !! MUST RULE, SHOULD RULE" with
+// the worst first, or " (i) RULE" when all are INFO.
+func mark(fs []protocol.Finding) string {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Level > fs[j].Level })
+	var parts []string
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if seen[f.RuleID] {
+			continue
+		}
+		seen[f.RuleID] = true
+		parts = append(parts, f.Level.String()+" "+f.RuleID)
+	}
+	if fs[0].Level == protocol.Info {
+		return " (i) " + strings.Join(parts, ", ")
+	}
+	return " !! " + strings.Join(parts, ", ")
+}
+
+// connSummary renders a connection event or marker: its "event" first,
+// then its other scalar fields as key=value.
+func connSummary(raw []byte) string {
+	d := payload.Decode(raw)
+	if !d.IsObject() {
+		return clip(string(raw))
+	}
+	return Summary(d)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// oneWord keeps a field value in its column: spaces and control characters
+// become underscores.
+func oneWord(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' }) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r <= ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,456 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/show"
+	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/models"
+)
+
+// Page sizes.
+const (
+	defaultLimit = 200
+	maxLimit     = 2000
+	// maxScan bounds the records one events page reads while looking for
+	// matches, so that a rare filter answers quickly (Next says where to go on).
+	maxScan = 200000
+)
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func apiError(w http.ResponseWriter, code int, format string, args ...any) {
+	msg := format
+	if len(args) > 0 {
+		msg = sprintf(format, args...)
+	}
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// ruleDoc is a rule as the page shows it.
+type ruleDoc struct {
+	ID       string         `json:"id"`
+	Level    protocol.Level `json:"level"`
+	Summary  string         `json:"summary"`
+	Protocol string         `json:"protocol"`
+	// Spec says where the rule is stated: the rule's declared
+	// protocol.Rule.Spec, as `aaep-replay check --rules` prints it.
+	Spec string `json:"spec"`
+}
+
+func ruleDocs() map[string]ruleDoc {
+	docs := map[string]ruleDoc{}
+	for _, r := range protocol.StreamRules() {
+		docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: protocol.StreamProtocol, Spec: r.Spec}
+	}
+	for _, m := range models.All() {
+		for _, r := range m.Rules() {
+			docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: m.Name(), Spec: r.Spec}
+		}
+	}
+	return docs
+}
+
+func knownProtocol(name string) (string, bool) {
+	for _, n := range models.Names() {
+		if n == name {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+type captureInfo struct {
+	File     string           `json:"file"`
+	Header   capfile.Header   `json:"header"`
+	Records  int64            `json:"records"`
+	First    time.Duration    `json:"first_ns"`
+	Last     time.Duration    `json:"last_ns"`
+	Rebuilt  bool             `json:"index_rebuilt"`
+	Sessions []indexSession   `json:"sessions"`
+	Check    checkProgress    `json:"check"`
+	Counts   map[string]int64 `json:"findings"`
+}
+
+type indexSession struct {
+	ID      string        `json:"id"`
+	Records int64         `json:"records"`
+	First   time.Duration `json:"first_ns"`
+	Last    time.Duration `json:"last_ns"`
+}
+
+type checkProgress struct {
+	Done    bool   `json:"done"`
+	Read    int64  `json:"read"`
+	Error   string `json:"error,omitempty"`
+	Dropped int64  `json:"findings_not_kept,omitempty"`
+	// Truncated is set when the capture has more sessions than the check
+	// describes one by one (see maxSessions).
+	Truncated bool  `json:"sessions_truncated,omitempty"`
+	Messages  int64 `json:"messages"`
+}
+
+func (s *Server) indexSessions() []indexSession {
+	out := make([]indexSession, 0, len(s.idx.Sessions))
+	for _, x := range s.idx.Sessions {
+		out = append(out, indexSession{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime)})
+	}
+	return out
+}
+
+func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
+	info := captureInfo{
+		File: s.title(), Header: s.hdr, Records: s.idx.Records, Rebuilt: s.idx.Rebuilt,
+		First: time.Duration(s.idx.FirstTime()), Last: time.Duration(s.idx.LastTime()),
+		Sessions: s.indexSessions(),
+	}
+	a := s.an
+	a.mu.Lock()
+	info.Check = checkProgress{Done: a.done, Read: a.read, Error: a.err, Dropped: a.dropped, Truncated: a.truncated, Messages: a.stats.Messages}
+	info.Counts = map[string]int64{"must": a.counts.Must, "should": a.counts.Should, "info": a.counts.Info}
+	a.mu.Unlock()
+	writeJSON(w, http.StatusOK, info)
+}
+
+// sessionRow is one line of the sessions list.
+type sessionRow struct {
+	ID string `json:"id"`
+	// Records, First and Last come from the index (all records of the session key).
+	Records int64         `json:"records"`
+	First   time.Duration `json:"first_ns"`
+	Last    time.Duration `json:"last_ns"`
+	sessionFacts
+	Checked bool `json:"checked"`
+}
+
+func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
+	a := s.an
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rows := []sessionRow{}
+	seen := map[string]bool{}
+	for _, x := range s.idx.Sessions {
+		row := sessionRow{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime)}
+		if f := a.sessions[x.ID]; f != nil {
+			row.sessionFacts = *f
+			row.Checked = a.done
+		}
+		rows = append(rows, row)
+		seen[x.ID] = true
+	}
+	// Sessions the check found that the index does not key (a capture
+	// written without session keys).
+	for _, id := range a.order {
+		if seen[id] {
+			continue
+		}
+		f := a.sessions[id]
+		rows = append(rows, sessionRow{ID: id, Records: f.Messages, First: f.First, Last: f.Last, sessionFacts: *f, Checked: a.done})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": rows, "check_done": a.done})
+}
+
+// eventRow is one message in a page of events.
+type eventRow struct {
+	Index   int64         `json:"index"`
+	Offset  time.Duration `json:"offset_ns"`
+	Kind    string        `json:"kind"` // recv, sent, conn, mark
+	Source  int           `json:"source"`
+	Session string        `json:"session,omitempty"`
+	Type    string        `json:"type,omitempty"`
+	Urgency string        `json:"urgency,omitempty"`
+	Summary string        `json:"summary"`
+	// Worst is the worst level of the message's findings ("" when none).
+	Worst string `json:"worst,omitempty"`
+}
+
+var kindNames = map[capfile.Kind]string{capfile.KindReceived: "recv", capfile.KindSent: "sent", capfile.KindConn: "conn", capfile.KindMarker: "mark"}
+
+// rowFilter selects rows for /api/events.
+type rowFilter struct {
+	match    msgfilter.Filter
+	sources  map[int]bool
+	rules    []string
+	messages bool        // messages only
+	doc      payload.Doc // decodes each record
+}
+
+func list(q []string) []string {
+	var out []string
+	for _, v := range q {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func parseFilter(r *http.Request) (rowFilter, error) {
+	q := r.URL.Query()
+	f := rowFilter{match: msgfilter.Filter{Sessions: list(q["session"]), Types: list(q["type"]), Urgencies: list(q["urgency"])}, rules: list(q["rule"])}
+	for _, v := range list(q["source"]) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return f, errors.New("source: want a source number, got " + strconv.Quote(v))
+		}
+		if f.sources == nil {
+			f.sources = map[int]bool{}
+		}
+		f.sources[n] = true
+	}
+	f.messages = q.Get("messages") == "1" || !f.match.Empty() || len(f.rules) > 0
+	return f, nil
+}
+
+func intQuery(r *http.Request, name string, def int64) (int64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, errors.New(name + ": not an integer: " + strconv.Quote(v))
+	}
+	return n, nil
+}
+
+// serveEvents answers a page of rows from record `from` on.
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
+	from, err := intQuery(r, "from", 0)
+	if err == nil && from < 0 {
+		err = errors.New("from: want 0 or more")
+	}
+	limit, err2 := intQuery(r, "limit", defaultLimit)
+	if err == nil {
+		err = err2
+	}
+	if err == nil && (limit < 1 || limit > maxLimit) {
+		err = errors.New("limit: want 1 to " + strconv.Itoa(maxLimit))
+	}
+	filt, err3 := parseFilter(r)
+	if err == nil {
+		err = err3
+	}
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	rows := []eventRow{}
+	next := int64(-1)
+	if from < s.idx.Records {
+		rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekRecord(from) })
+		if !ok {
+			return
+		}
+		defer rd.Close()
+		scanned := 0
+		for int64(len(rows)) < limit {
+			rec, err := rd.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && !capfile.IsTorn(err) {
+					apiError(w, http.StatusInternalServerError, "%s: %v", s.title(), err)
+					return
+				}
+				break
+			}
+			idx := rd.Index()
+			if scanned++; scanned > maxScan {
+				next = idx
+				break
+			}
+			if row, ok := s.row(rec, idx, &filt); ok {
+				rows = append(rows, row)
+			}
+		}
+		if next < 0 && int64(len(rows)) == limit {
+			next = rows[len(rows)-1].Index + 1
+		}
+	}
+	if next >= s.idx.Records {
+		next = -1
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": rows, "next": next, "total": s.idx.Records})
+}
+
+// row makes the row of a record, or reports that the filter drops it.
+func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow, bool) {
+	isMsg := rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent
+	if !isMsg && filt.messages {
+		return eventRow{}, false
+	}
+	if filt.sources != nil && !filt.sources[int(rec.Origin)] {
+		return eventRow{}, false
+	}
+	row := eventRow{Index: idx, Offset: rec.Offset(), Kind: kindNames[rec.Kind], Source: int(rec.Origin), Session: rec.Session}
+	filt.doc.Decode(rec.Payload)
+	f := &filt.doc.Routing
+	if isMsg {
+		if !filt.match.Match(f) {
+			return eventRow{}, false
+		}
+		if k := f.SessionKey(); k != "" {
+			row.Session = k
+		}
+		row.Type, row.Urgency = f.TypeName(), f.Urgency
+	}
+	row.Summary = show.Summary(&filt.doc)
+	s.an.mu.Lock()
+	worst, hasRule := s.an.worstAt(idx, firstOr(filt.rules))
+	if len(filt.rules) > 1 {
+		for _, rl := range filt.rules[1:] {
+			_, h := s.an.worstAt(idx, rl)
+			hasRule = hasRule || h
+		}
+	}
+	s.an.mu.Unlock()
+	if len(filt.rules) > 0 && !hasRule {
+		return eventRow{}, false
+	}
+	if worst != 0 {
+		row.Worst = worst.String()
+	}
+	return row, true
+}
+
+func firstOr(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	return l[0]
+}
+
+// eventDetail is everything the inspector shows about one record.
+type eventDetail struct {
+	eventRow
+	Received  time.Time         `json:"received"`
+	Direction string            `json:"direction"`
+	SourceOf  *capfile.Origin   `json:"source_info,omitempty"`
+	Attrs     map[string]string `json:"attrs"`
+	Flags     []string          `json:"flags"`
+	// Raw is the payload as recorded (RawBase64 when it is not UTF-8).
+	Raw       string    `json:"raw"`
+	RawBase64 string    `json:"raw_base64,omitempty"`
+	Bytes     int       `json:"bytes"`
+	Pretty    string    `json:"pretty,omitempty"`
+	Findings  []finding `json:"findings"`
+	Checked   bool      `json:"checked"`
+}
+
+type finding struct {
+	protocol.Finding
+	Rule ruleDoc `json:"rule_doc"`
+}
+
+var flagNames = []struct {
+	f    capfile.Flags
+	name string
+}{{capfile.FlagInvalidJSON, "invalid JSON"}, {capfile.FlagInvalidUTF8, "invalid UTF-8"}, {capfile.FlagRedacted, "redacted"}, {capfile.FlagNoRecvTime, "time from the payload's timestamp"}}
+
+func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
+	idx, err := strconv.ParseInt(r.PathValue("index"), 10, 64)
+	if err != nil || idx < 0 || idx >= s.idx.Records {
+		apiError(w, http.StatusNotFound, "no record %s (the capture has %d)", r.PathValue("index"), s.idx.Records)
+		return
+	}
+	rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekRecord(idx) })
+	if !ok {
+		return
+	}
+	defer rd.Close()
+	rec, err := rd.Next()
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "%s: record %d: %v", s.title(), idx, err)
+		return
+	}
+	row, _ := s.row(rec, idx, &rowFilter{})
+	d := eventDetail{eventRow: row, Received: s.hdr.Start.Add(rec.Offset()), Attrs: map[string]string{}, Flags: []string{}, Bytes: len(rec.Payload), Findings: []finding{}}
+	switch rec.Kind {
+	case capfile.KindReceived:
+		d.Direction = "received by the recorder (producer → subscriber)"
+	case capfile.KindSent:
+		d.Direction = "sent by the recorder's side (subscriber → producer)"
+	case capfile.KindConn:
+		d.Direction = "connection event"
+	default:
+		d.Direction = "annotation"
+	}
+	for i := range s.hdr.Origins {
+		if int(s.hdr.Origins[i].ID) == int(rec.Origin) {
+			src := s.hdr.Origins[i]
+			d.SourceOf = &src
+		}
+	}
+	for _, a := range rec.Attrs {
+		d.Attrs[a.Key] = a.Value
+	}
+	for _, fl := range flagNames {
+		if rec.Flags&fl.f != 0 {
+			d.Flags = append(d.Flags, fl.name)
+		}
+	}
+	if utf8.Valid(rec.Payload) {
+		d.Raw = string(rec.Payload)
+	} else {
+		d.RawBase64 = base64.StdEncoding.EncodeToString(rec.Payload)
+		d.Raw = strings.ToValidUTF8(string(rec.Payload), "\uFFFD")
+	}
+	var pretty bytes.Buffer
+	if json.Valid(rec.Payload) && json.Indent(&pretty, rec.Payload, "", "  ") == nil {
+		d.Pretty = pretty.String()
+	}
+	for _, f := range s.an.findingsAt(idx) {
+		d.Findings = append(d.Findings, finding{Finding: f, Rule: s.rules[f.RuleID]})
+	}
+	s.an.mu.Lock()
+	d.Checked = s.an.done
+	s.an.mu.Unlock()
+	writeJSON(w, http.StatusOK, d)
+}
+
+// openAt opens the capture and positions it with seek; on failure it
+// answers the request with the error and reports false.
+func (s *Server) openAt(w http.ResponseWriter, seek func(*capfile.Reader) error) (*capfile.Reader, bool) {
+	rd, err := capfile.Open(s.opts.Path)
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "%v", err)
+		return nil, false
+	}
+	if err := seek(rd); err != nil {
+		rd.Close()
+		apiError(w, http.StatusInternalServerError, "%s: %v", s.title(), err)
+		return nil, false
+	}
+	return rd, true
+}
+
+func (s *Server) serveRules(w http.ResponseWriter, r *http.Request) {
+	rules := make([]ruleDoc, 0, len(s.rules))
+	for _, m := range append([]string{protocol.StreamProtocol}, models.Names()...) {
+		for _, rd := range s.rules {
+			if rd.Protocol == m {
+				rules = append(rules, rd)
+			}
+		}
+	}
+	sortRules(rules)
+	writeJSON(w, http.StatusOK, map[string]any{"rules": rules})
+}
