@@ -1,13 +1,13 @@
-// Package browsertest starts a headless Chromium and drives it over the Chrome
-// DevTools Protocol (CDP), so that tests can check what a real browser does
-// with our servers: EventSource framing and reconnects, CORS preflights,
-// fetch() replies, pages of the viewer.
+// Package browsertest starts a headless Chromium and drives it with chromedp
+// (github.com/chromedp/chromedp, the Chrome DevTools Protocol library), so
+// that tests can check what a real browser does with our servers:
+// EventSource framing and reconnects, CORS preflights, fetch() replies, the
+// viewer's page, its keys and its accessibility.
 //
 // The browser is the Debian package `chromium` (scripts/testdeps.sh installs
 // it; AAEP_CHROMIUM names another binary). Nothing is downloaded at run time.
-// Each Browser runs in its own fresh profile directory with the flags the
-// team's guide requires, and the CDP client is a small one of our own over
-// gorilla/websocket.
+// Each Browser runs headless in its own fresh profile directory with the
+// flags in Flags.
 //
 // Typical use in a test:
 //
@@ -17,52 +17,55 @@
 //	p.WaitFor(t, 10*time.Second, "window.done === true")
 //	var got []string
 //	p.Eval(t, "window.events", &got)
+//	p.Do(t, chromedp.KeyEvent("n"))         // any chromedp action
 //
 // Every method has a context-taking variant returning an error (Launch,
-// Browser.OpenPage, Page.Goto, Page.Evaluate, Page.Poll) for use outside
-// tests or where failure is expected.
+// Browser.OpenPage, Page.Goto, Page.Evaluate, Page.Poll, Page.Run) for use
+// outside tests (the viewer's benchmark) or where failure is expected.
 package browsertest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
 )
 
-// Flags are the Chromium flags every Browser is started with (beside a fresh
-// --user-data-dir and the DevTools port): headless, no sandbox (tests run as
-// root in containers), and nothing that talks to the network on its own.
+// Flags are the Chromium switches every Browser is started with, beside a
+// fresh --user-data-dir: headless, no sandbox (tests run as root in
+// containers), no GPU, and nothing that talks to the network on its own.
 var Flags = []string{
-	"--headless",
-	"--no-sandbox",
-	"--disable-gpu",
-	"--disable-quic",
-	"--no-first-run",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-	"--disable-dev-shm-usage",
-	"--disable-default-apps",
-	"--disable-extensions",
-	"--mute-audio",
-	"--no-default-browser-check",
+	"headless",
+	"no-sandbox",
+	"disable-gpu",
+	"disable-background-networking",
+	"disable-component-update",
+	"disable-sync",
+	"no-first-run",
+	"no-default-browser-check",
+	"disable-default-apps",
+	"disable-extensions",
+	"disable-dev-shm-usage",
+	"disable-quic",
+	"mute-audio",
 }
 
 // Options configure Launch. The zero value is ready to use.
 type Options struct {
 	// Path is the Chromium binary; empty means Find.
 	Path string
-	// Args are extra command-line flags, after Flags.
+	// Args are extra switches ("name" or "name=value", without dashes).
 	Args []string
-	// StartTimeout bounds the wait for the DevTools endpoint (default 30s).
+	// StartTimeout bounds the wait for the browser to start (default 30s).
 	StartTimeout time.Duration
 }
 
@@ -80,20 +83,31 @@ func Find() (string, error) {
 	return "", errors.New("browsertest: no chromium on $PATH (run scripts/testdeps.sh, or set AAEP_CHROMIUM)")
 }
 
-// Browser is a running headless Chromium with a DevTools connection.
-// Close stops it and removes its profile directory.
+// Browser is a running headless Chromium. Close stops it and removes its
+// profile directory.
 type Browser struct {
-	cmd     *exec.Cmd
-	dir     string
-	conn    *conn
-	waited  chan struct{} // closed when the process has exited
-	stderr  *tail
-	closeMu sync.Mutex
-	closed  bool
+	ctx         context.Context // the chromedp context of the first tab
+	cancel      context.CancelFunc
+	allocCancel context.CancelFunc
+	dir         string
+	closeOnce   sync.Once
 }
 
-// Launch starts Chromium and connects to its DevTools endpoint. The context
-// bounds only the start; the browser runs until Close.
+func allocatorOptions(path, dir string, extra []string) []chromedp.ExecAllocatorOption {
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path), chromedp.UserDataDir(dir)}
+	for _, f := range append(append([]string{}, Flags...), extra...) {
+		name, value, ok := strings.Cut(f, "=")
+		if ok {
+			opts = append(opts, chromedp.Flag(name, value))
+		} else {
+			opts = append(opts, chromedp.Flag(name, true))
+		}
+	}
+	return opts
+}
+
+// Launch starts Chromium. The context bounds only the start; the browser
+// runs until Close.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	path := opts.Path
 	if path == "" {
@@ -101,6 +115,9 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		if path, err = Find(); err != nil {
 			return nil, err
 		}
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		return nil, fmt.Errorf("browsertest: %s: %w", path, err)
 	}
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
@@ -110,172 +127,193 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: profile directory: %w", err)
 	}
-	args := append(append([]string{}, Flags...), opts.Args...)
-	args = append(args,
-		"--user-data-dir="+dir,
-		"--remote-debugging-address=127.0.0.1",
-		"--remote-debugging-port=0",
-		"about:blank",
-	)
-	cmd := exec.Command(path, args...)
-	setProcessGroup(cmd)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("browsertest: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("browsertest: start %s: %w", path, err)
-	}
-	b := &Browser{cmd: cmd, dir: dir, waited: make(chan struct{}), stderr: &tail{max: 64 << 10}}
-
-	// Chromium prints "DevTools listening on ws://..." on stderr once the
-	// endpoint is up; everything else it prints is kept for error messages.
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if u, ok := strings.CutPrefix(line, "DevTools listening on "); ok {
-				select {
-				case found <- strings.TrimSpace(u):
-				default:
-				}
-				continue
-			}
-			b.stderr.add(line)
-		}
-		_, _ = io.Copy(io.Discard, pipe)
-	}()
-	go func() {
-		_ = cmd.Wait()
-		close(b.waited)
-	}()
-
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(path, dir, opts.Args)...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	b := &Browser{ctx: bctx, cancel: bcancel, allocCancel: acancel, dir: dir}
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var wsURL string
-	select {
-	case wsURL = <-found:
-	case <-b.waited:
-		b.cleanup()
-		return nil, fmt.Errorf("browsertest: %s exited before its DevTools endpoint was up; its stderr:\n%s", path, b.stderr.String())
-	case <-sctx.Done():
-		b.kill()
-		return nil, fmt.Errorf("browsertest: no DevTools endpoint from %s within %v: %w; its stderr:\n%s", path, timeout, context.Cause(sctx), b.stderr.String())
+	if err := first(sctx, bctx); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("browsertest: start %s: %w", path, err)
 	}
-	c, err := dial(sctx, wsURL)
-	if err != nil {
-		b.kill()
-		return nil, fmt.Errorf("browsertest: connect to DevTools at %s: %w", wsURL, err)
-	}
-	b.conn = c
 	return b, nil
 }
 
-// Call sends a browser-level DevTools command (for example
-// "Target.getTargets") and decodes its result into result (which may be nil).
-func (b *Browser) Call(ctx context.Context, method string, params, result any) error {
-	return b.conn.call(ctx, "", method, params, result)
+// Version asks the browser for its product name and version.
+func (b *Browser) Version(ctx context.Context) (string, error) {
+	c := chromedp.FromContext(b.ctx)
+	if c == nil || c.Browser == nil || b.ctx.Err() != nil {
+		return "", errors.New("browsertest: the browser is closed")
+	}
+	ctx, cancel := joined(b.ctx, ctx)
+	defer cancel()
+	v, err := chromedp.CallBrowser(ctx, browser.GetVersion, cdp.Empty{})
+	if err != nil {
+		return "", err
+	}
+	return v.Product, nil
 }
 
-// OpenPage opens a new tab on about:blank, with the Page and Runtime domains
-// enabled and console output collected.
+// OpenPage opens a new tab on about:blank, collecting its console output.
 func (b *Browser) OpenPage(ctx context.Context) (*Page, error) {
-	var created struct {
-		TargetID string `json:"targetId"`
-	}
-	if err := b.Call(ctx, "Target.createTarget", map[string]any{"url": "about:blank"}, &created); err != nil {
+	tctx, cancel := chromedp.NewContext(b.ctx)
+	p := &Page{ctx: tctx, cancel: cancel}
+	if err := first(ctx, tctx); err != nil { // opens the tab
+		cancel()
 		return nil, err
 	}
-	var attached struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := b.Call(ctx, "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true}, &attached); err != nil {
-		return nil, err
-	}
-	p := &Page{b: b, target: created.TargetID, session: attached.SessionID}
-	b.conn.addSession(p.session, p.event)
-	for _, m := range []string{"Page.enable", "Runtime.enable", "Log.enable"} {
-		if err := p.Call(ctx, m, nil, nil); err != nil {
-			return nil, err
+	messages := chromedp.Console(tctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			p.log(m)
 		}
-	}
+	}()
 	return p, nil
 }
 
-// Stderr returns the last lines Chromium printed on stderr, for diagnostics.
-func (b *Browser) Stderr() string { return b.stderr.String() }
-
-// Close asks the browser to quit, kills it (with its child processes) if it
-// has not within a few seconds, and removes its profile directory. It is safe
-// to call more than once.
+// Close quits the browser (killing it if it does not quit) and removes its
+// profile directory. It is safe to call more than once.
 func (b *Browser) Close() error {
-	b.closeMu.Lock()
-	defer b.closeMu.Unlock()
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	if b.conn != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = b.conn.call(ctx, "", "Browser.close", nil, nil)
+	b.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		_ = chromedp.Cancel(ctx)
 		cancel()
-		b.conn.close()
-	}
-	select {
-	case <-b.waited:
-	case <-time.After(5 * time.Second):
-	}
-	b.kill()
+		b.cancel()
+		b.allocCancel() // kills the process and waits for it
+		_ = os.RemoveAll(b.dir)
+	})
 	return nil
 }
 
-// kill stops the whole process group, waits for the main process and removes
-// the profile directory.
-func (b *Browser) kill() {
-	killProcess(b.cmd)
+// first makes the first chromedp call on c, which starts the browser or
+// opens the tab, living as long as c: ctx bounds the wait by watching it,
+// not by a deadline on c.
+func first(ctx, c context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(c) }()
 	select {
-	case <-b.waited:
-	case <-time.After(10 * time.Second):
-	}
-	b.cleanup()
-}
-
-func (b *Browser) cleanup() {
-	killProcess(b.cmd) // renderers and helpers share the group
-	_ = os.RemoveAll(b.dir)
-}
-
-// tail keeps the last max bytes of lines written to it.
-type tail struct {
-	mu    sync.Mutex
-	max   int
-	lines []string
-	size  int
-}
-
-func (t *tail) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, line)
-	t.size += len(line) + 1
-	for t.size > t.max && len(t.lines) > 1 {
-		t.size -= len(t.lines[0]) + 1
-		t.lines = t.lines[1:]
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("not ready in time: %w", context.Cause(ctx))
 	}
 }
 
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
+// joined returns a context of the chromedp context base that also ends when
+// ctx does.
+func joined(base, ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancelCause(base)
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	if dl, ok := ctx.Deadline(); ok {
+		var tcancel context.CancelFunc
+		c, tcancel = context.WithDeadline(c, dl)
+		return c, func() { tcancel(); stop(); cancel(nil) }
+	}
+	return c, func() { stop(); cancel(nil) }
 }
 
-// eventMsg is a DevTools event delivered to a page.
-type eventMsg struct {
-	Method string
-	Params json.RawMessage
+// Page is one tab.
+type Page struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	logs   []string
+}
+
+func (p *Page) log(m chromedp.ConsoleMessage) {
+	line := "console." + string(m.Type) + ": " + m.Text
+	if m.IsException() {
+		line = "exception: " + m.Text
+	} else if m.Source != "" {
+		line = "log." + string(m.Type) + " (" + m.Source + "): " + m.Text
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.logs) < 1000 {
+		p.logs = append(p.logs, clip(line, 2000))
+	}
+}
+
+// Logs returns what the page wrote to its console, exceptions that nothing
+// caught and browser log entries, in order.
+func (p *Page) Logs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.logs...)
+}
+
+// Context is the tab's chromedp context, for chromedp.Run and friends
+// (without a deadline: derive one for each call).
+func (p *Page) Context() context.Context { return p.ctx }
+
+// Run runs chromedp actions on the tab within ctx.
+func (p *Page) Run(ctx context.Context, actions ...chromedp.Action[chromedp.Void]) error {
+	c, cancel := joined(p.ctx, ctx)
+	defer cancel()
+	return chromedp.Do(c, actions...)
+}
+
+// Goto loads url and waits for its load event.
+func (p *Page) Goto(ctx context.Context, url string) error {
+	if err := p.Run(ctx, chromedp.Navigate(url)); err != nil {
+		return fmt.Errorf("browsertest: navigate to %s: %w", url, err)
+	}
+	return nil
+}
+
+// JSError is an exception thrown by evaluated JavaScript.
+type JSError struct {
+	Text string
+}
+
+func (e *JSError) Error() string { return "browsertest: JavaScript: " + e.Text }
+
+// Evaluate evaluates expr in the page, awaiting it when it is a promise, and
+// decodes its JSON value into result (which may be nil).
+func (p *Page) Evaluate(ctx context.Context, expr string, result any) error {
+	c, cancel := joined(p.ctx, ctx)
+	defer cancel()
+	raw, err := chromedp.Run(c, chromedp.Evaluate[[]byte](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		var ex *chromedp.ExceptionError
+		if errors.As(err, &ex) {
+			text := ex.Text
+			if ex.Exception != nil {
+				text += " " + ex.Exception.Description
+			}
+			return &JSError{Text: text}
+		}
+		return fmt.Errorf("browsertest: evaluate %s: %w", clip(expr, 200), err)
+	}
+	if result == nil || raw == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("browsertest: evaluate %s: %w", clip(expr, 200), err)
+	}
+	return nil
+}
+
+// Poll evaluates expr every interval until it is truthy or ctx ends.
+func (p *Page) Poll(ctx context.Context, interval time.Duration, expr string) error {
+	c, cancel := joined(p.ctx, ctx)
+	defer cancel()
+	_, err := chromedp.Run(c, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(interval), chromedp.WithPollingTimeout(0)))
+	if err != nil {
+		return fmt.Errorf("browsertest: waiting for %s: %w", clip(expr, 300), err)
+	}
+	return nil
+}
+
+// Close closes the tab.
+func (p *Page) Close() { p.cancel() }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -83,19 +83,17 @@ func TestBrowserCloseStopsChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v struct {
-		Product string `json:"product"`
-	}
-	if err := b.Call(ctx, "Browser.getVersion", nil, &v); err != nil {
+	product, err := b.Version(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(v.Product, "Chrome") {
-		t.Errorf("Browser.getVersion product = %q", v.Product)
+	if !strings.Contains(product, "Chrome") {
+		t.Errorf("Browser.getVersion product = %q", product)
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Call(ctx, "Browser.getVersion", nil, nil); err == nil {
+	if _, err := b.Version(ctx); err == nil {
 		t.Error("command after Close succeeded")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // New launches a browser for a test and closes it in t.Cleanup. A browser
@@ -29,7 +31,7 @@ func (b *Browser) NewPage(t testing.TB) *Page {
 	defer cancel()
 	p, err := b.OpenPage(ctx)
 	if err != nil {
-		t.Fatalf("open page: %v\nchromium stderr:\n%s", err, b.Stderr())
+		t.Fatalf("open page: %v", err)
 	}
 	return p
 }
@@ -50,6 +52,17 @@ func (p *Page) Eval(t testing.TB, expr string, result any) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := p.Evaluate(ctx, expr, result); err != nil {
+		t.Fatalf("%v\npage log:\n%s", err, p.logText())
+	}
+}
+
+// Do runs chromedp actions (keys, clicks, viewport changes) within 30 s or
+// fails the test.
+func (p *Page) Do(t testing.TB, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Run(ctx, actions...); err != nil {
 		t.Fatalf("%v\npage log:\n%s", err, p.logText())
 	}
 }

@@ -20,8 +20,8 @@ import (
 )
 
 const (
-	demo       = "../testdata/demo.aaep"
-	goldenCapV = "../capfile/testdata/golden-v1.aaep"
+	demo       = "../../testdata/demo.aaep"
+	goldenCapV = "../../capfile/testdata/golden-v1.aaep"
 )
 
 // TestRunGolden pins the line format. The checker is left out: its

@@ -19,7 +19,7 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
 
-const goldenV1 = "../capfile/testdata/golden-v1.aaep"
+const goldenV1 = "../../capfile/testdata/golden-v1.aaep"
 
 // apiServer serves the viewer of path (without a replay) and waits for its
 // background check.

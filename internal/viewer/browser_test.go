@@ -3,7 +3,6 @@ package viewer_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
@@ -29,7 +30,7 @@ import (
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
-const demo = "../testdata/demo.aaep"
+const demo = "../../testdata/demo.aaep"
 
 // renderHelper builds aaep-render for the trace drawings.
 func renderHelper(t *testing.T) *visualize.Renderer {
@@ -100,7 +101,7 @@ func npmDir() string {
 	if d := os.Getenv("AAEP_NPM_DIR"); d != "" {
 		return d
 	}
-	return filepath.Join("..", ".cache", "npm")
+	return filepath.Join("..", "..", ".cache", "npm")
 }
 
 // click clicks the element a selector finds, failing when there is none.
@@ -271,45 +272,32 @@ func TestViewInBrowser(t *testing.T) {
 		if golden.Updating() {
 			p.Eval(t, `window.aaepView.selectEvent(46, {focus: false})`, nil)
 			p.WaitFor(t, 10*time.Second, `document.querySelector("#trace-svg g.edge.selected-edge")`)
-			screenshot(t, p, filepath.Join("..", "docs", "viewer.png"))
+			screenshot(t, p, filepath.Join("..", "..", "docs", "viewer.png"))
 		}
 	})
 
 	t.Run("keyboard", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		keyOn := func(p *browsertest.Page, k, code string, vk int, text string) {
-			t.Helper()
-			for _, typ := range []string{"keyDown", "keyUp"} {
-				params := map[string]any{"type": typ, "key": k, "code": code, "windowsVirtualKeyCode": vk}
-				if typ == "keyDown" && text != "" {
-					params["text"] = text
-				}
-				if err := p.Call(ctx, "Input.dispatchKeyEvent", params, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		key := func(k, code string, vk int, text string) { t.Helper(); keyOn(p, k, code, vk, text) }
+		keyOn := func(p *browsertest.Page, k string) { t.Helper(); p.Do(t, chromedp.KeyEvent(k)) }
+		key := func(k string) { t.Helper(); keyOn(p, k) }
 		// On a fresh page, Tab reaches the skip link first; Enter on it
 		// moves the focus to the inspector.
 		p2 := b.NewPage(t)
 		p2.Navigate(t, ts.URL+"/")
-		keyOn(p2, "Tab", "Tab", 9, "")
+		keyOn(p2, kb.Tab)
 		if got := text(t, p2, ":focus"); !strings.Contains(got, "Skip to the event inspector") {
 			t.Errorf("first Tab focuses %q, want the skip link", got)
 		}
-		keyOn(p2, "Enter", "Enter", 13, "\r")
+		keyOn(p2, kb.Enter)
 		p2.WaitFor(t, 10*time.Second, `location.hash === "#inspector-h"`)
 		// The timeline zooms with + and selects the event at its centre with Enter.
 		p.Eval(t, `document.getElementById("tl-canvas").focus(); true`, nil)
 		before := text(t, p, "#tl-range")
-		key("+", "Equal", 187, "+")
+		key("+")
 		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("tl-range").textContent !== %q`, before))
 		heading := text(t, p, "#inspector-h")
-		key("Home", "Home", 36, "")
+		key(kb.Home)
 		p.WaitFor(t, 10*time.Second, `document.getElementById("tl-range").textContent.includes("108 events")`)
-		key("Enter", "Enter", 13, "\r")
+		key(kb.Enter)
 		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, heading))
 	})
 
@@ -345,32 +333,12 @@ func TestViewInBrowser(t *testing.T) {
 // screenshot writes the whole page as a PNG (go test ./viewer -update).
 func screenshot(t *testing.T, p *browsertest.Page, path string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var height int
-	if err := p.Evaluate(ctx, `document.documentElement.scrollHeight`, &height); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": max(height, 800), "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond) // let the timeline redraw at the new width
-	if err := p.Evaluate(ctx, `window.scrollTo(0, 0); Math.ceil(document.querySelector("footer").getBoundingClientRect().bottom + 8)`, &height); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
-		t.Fatal(err)
-	}
-	var shot struct {
-		Data string `json:"data"`
-	}
-	if err := p.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot); err != nil {
-		t.Fatal(err)
-	}
-	png, err := base64.StdEncoding.DecodeString(shot.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var png []byte
+	p.Do(t, chromedp.EmulateViewport(1280, 900), chromedp.Sleep(500*time.Millisecond),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) (err error) {
+			png, err = chromedp.FullScreenshot(100)(ctx, tg)
+			return err
+		}))
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
