@@ -35,10 +35,14 @@ func NewCmdShow(a *app, runF func(*ShowOptions) error) *cobra.Command {
 		Short: "Print a capture one line per message, as tcpdump -r does",
 		Long: `show prints one line per record of a capture: receive time (UTC), record
 number, source, direction (recv, sent, conn, mark), session, type and the
-human summary (summary_normal, or the message's key fields). Lines of
-messages that break a protocol rule end with "!! LEVEL RULE" ("(i) RULE" for
-INFO findings); findings the checker makes later, such as a session that
-never ended, get a line of their own starting with "!!".
+human summary (summary_normal, or the message's key fields). Every finding
+is printed as " !! LEVEL RULE", so grep ' !! ' finds them all and
+grep ' !! MUST ' every MUST: a message's line ends with the findings made
+when it was read; a finding made later (a sequence gap seen when the session
+ends) gets a line of its own, "  !! LEVEL RULE #RECORD SESSION: message",
+printed right after its message's line when that message is at most 4096
+records back (not with --follow or --pace); a finding about a whole session
+(one that never ended) names end-of-stream instead of a record.
 
 --follow keeps reading a capture that aaep-capture is still writing and
 stops when the recorder closes it (or on Ctrl-C). --session, --type,
@@ -49,7 +53,8 @@ reads every message.
 capped by --max-idle, like asciinema play. When standard input is a terminal,
 space pauses and resumes, "." steps one line while paused, q quits.`,
 		Example: `  aaep-replay show session.aaep
-  aaep-replay show session.aaep | grep ' !! '
+  aaep-replay show session.aaep | grep ' !! '        # every finding
+  aaep-replay show session.aaep | grep ' !! MUST '   # every MUST finding
   aaep-replay show live.aaep --follow --session sess_1
   aaep-replay show session.aaep --pace --speed 2 --max-idle 2s`,
 		Args: needFiles("show", "the capture FILE to show", 1, 1),

@@ -18,7 +18,7 @@ func TestShowCommand(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	shown := 0
 	for _, l := range lines {
-		if !strings.HasPrefix(l, "!!") {
+		if !strings.HasPrefix(l, "  !! ") {
 			shown++
 		}
 	}

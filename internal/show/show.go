@@ -16,11 +16,25 @@
 // annotation). A session or type that is unknown prints as "-".
 //
 // Findings: the protocol checker runs over every message (whatever the
-// filters), so a line is marked with the rules its message breaks as found
-// when the message is read ("!! MUST RULE, SHOULD RULE"; INFO findings as
-// "(i) RULE"). Findings the checker can only make later (a session that never
-// ended, a reply that never came) are printed when found, on a line of their
-// own that starts with "!!" and names the record they are about.
+// filters). Every finding is printed in one form, "!! LEVEL RULE", after a
+// space, so that one grep finds them all:
+//
+//	show FILE | grep ' !! '        every finding
+//	show FILE | grep ' !! MUST '   every MUST finding
+//
+// A message's line ends with the findings made when it was read, worst
+// first ("!! MUST SEQ-TOOL-ORDER !! INFO SEQ-X"). A finding the checker can
+// only make later (a sequence gap seen at the next message, a reply that
+// never came) gets a line of its own that names its record:
+//
+//	!! MUST SEQ-GAP #12 sess_3f2a: sequence jumps from 4 to 7
+//
+// Reading a file (not following, not paced), such a line is printed right
+// after the line of the message it is about when that message is at most
+// LookAhead records back; otherwise where it was found. A finding about a
+// whole session (one that never ended) names no record:
+//
+//	!! INFO SEQ-SESSION-INCOMPLETE end-of-stream sess_3f2a: ...
 package show
 
 import (
@@ -41,6 +55,10 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/timing"
 )
+
+// LookAhead is how many records Run holds back, reading a file, so that a
+// finding made later lands right after the line of its message.
+const LookAhead = 4096
 
 // Options configure Run.
 type Options struct {
@@ -93,6 +111,9 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 	}
 	defer src.close()
 	p := &printer{w: w, opts: &opts, start: src.hdr.Start}
+	if !opts.Follow && !opts.Pace {
+		p.hold = LookAhead
+	}
 	var eng *protocol.Engine
 	if !opts.NoCheck {
 		eng, err = protocol.NewEngine(models.All(), opts.Protocol, &protocol.Options{Profile: opts.Profile},
@@ -161,6 +182,7 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 		eng.Finish()
 		st.Findings += p.late(opts.Match)
 	}
+	p.flush(0)
 	st.Torn = src.torn
 	return st, p.err
 }
@@ -189,7 +211,9 @@ func steer(ctx context.Context, ctl *timing.Controller, keys <-chan byte) {
 	}
 }
 
-// printer writes lines and keeps the findings not yet printed.
+// printer writes lines and keeps the findings not yet printed. With hold
+// set, the lines of the last hold records wait in held, so that a late
+// finding about one of them is printed right after it.
 type printer struct {
 	w     io.Writer
 	opts  *Options
@@ -197,6 +221,18 @@ type printer struct {
 	found []protocol.Finding
 	buf   []byte
 	err   error
+	hold  int
+	held  []heldLine
+	first int           // position in held of the oldest line not written
+	at    map[int64]int // record index -> position in held
+}
+
+// heldLine is a record's line (or a late finding's, idx -1) not written yet,
+// with the late findings about it.
+type heldLine struct {
+	idx   int64
+	line  string
+	after []string
 }
 
 // take removes and returns the pending findings about record idx.
@@ -223,7 +259,7 @@ func (p *printer) late(m msgfilter.Filter) int64 {
 		if len(m.Sessions) > 0 && !contains(m.Sessions, f.Session) {
 			continue
 		}
-		about := "end of stream"
+		about := "end-of-stream"
 		if f.Index >= 0 {
 			about = "#" + strconv.FormatInt(f.Index, 10)
 		}
@@ -231,10 +267,53 @@ func (p *printer) late(m msgfilter.Filter) int64 {
 		if sess == "" {
 			sess = "-"
 		}
-		p.write(fmt.Sprintf("!! %s %s %s %s: %s\n", about, sess, f.Level, f.RuleID, oneLine(f.Message)))
+		line := fmt.Sprintf("  !! %s %s %s %s: %s\n", f.Level, f.RuleID, about, sess, oneLine(f.Message))
+		if i, ok := p.at[f.Index]; ok && f.Index >= 0 {
+			h := &p.held[i-p.first]
+			h.after = append(h.after, line)
+			continue
+		}
+		p.emit(-1, line)
 	}
 	p.found = p.found[:0]
 	return n
+}
+
+// emit writes the line of record idx (-1: not a record's), or holds it.
+func (p *printer) emit(idx int64, line string) {
+	if p.hold == 0 {
+		p.write(line)
+		return
+	}
+	if p.at == nil {
+		p.at = map[int64]int{}
+	}
+	if idx >= 0 {
+		p.at[idx] = p.first + len(p.held)
+	}
+	p.held = append(p.held, heldLine{idx: idx, line: line})
+	p.flush(p.hold)
+}
+
+// flush writes the held lines but the last keep.
+func (p *printer) flush(keep int) {
+	n := len(p.held) - keep
+	if n <= 0 {
+		return
+	}
+	for i := range n {
+		h := &p.held[i]
+		p.write(h.line)
+		for _, a := range h.after {
+			p.write(a)
+		}
+		if h.idx >= 0 {
+			delete(p.at, h.idx)
+		}
+		*h = heldLine{}
+	}
+	p.first += n
+	p.held = append(p.held[:0], p.held[n:]...)
 }
 
 func contains(list []string, s string) bool {
@@ -303,26 +382,23 @@ func (p *printer) line(rec *capfile.Record, idx int64, d *payload.Doc, own []pro
 	}
 	b = append(b, '\n')
 	p.buf = b
-	p.write(string(b))
+	p.emit(idx, string(b))
 }
 
-// mark is the end of a line with findings: " !! MUST RULE, SHOULD RULE" with
-// the worst first, or " (i) RULE" when all are INFO.
+// mark is the end of a line with findings: " !! MUST RULE !! SHOULD RULE",
+// each rule once, the worst first.
 func mark(fs []protocol.Finding) string {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Level > fs[j].Level })
-	var parts []string
+	var b strings.Builder
 	seen := map[string]bool{}
 	for _, f := range fs {
 		if seen[f.RuleID] {
 			continue
 		}
 		seen[f.RuleID] = true
-		parts = append(parts, f.Level.String()+" "+f.RuleID)
+		b.WriteString(" !! " + f.Level.String() + " " + f.RuleID)
 	}
-	if fs[0].Level == protocol.Info {
-		return " (i) " + strings.Join(parts, ", ")
-	}
-	return " !! " + strings.Join(parts, ", ")
+	return b.String()
 }
 
 // connSummary renders a connection event or marker: its "event" first,

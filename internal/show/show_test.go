@@ -12,10 +12,14 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -82,7 +86,7 @@ func TestRunMarksViolations(t *testing.T) {
 	if _, err := show.Run(context.Background(), goldenCapV, &out, show.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "\n!! end of stream sess_2c91a7b4d23f1eb2 INFO SEQ-SESSION-INCOMPLETE: ") {
+	if !strings.Contains(out.String(), "\n  !! INFO SEQ-SESSION-INCOMPLETE end-of-stream sess_2c91a7b4d23f1eb2: ") {
 		t.Errorf("no end-of-stream finding line for the unfinished session:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), " #1 s0 recv sess_59234f69a47e3d3a aaep:agent.tool.invoked Drafting a reply to the support ticket. !! MUST ") {
@@ -143,6 +147,149 @@ func (l *lockedBuffer) String() string {
 
 func event(i int) []byte {
 	return []byte(fmt.Sprintf(`{"type":"aaep:agent.progress.updated","session_id":"sess_f1","event_id":"evt_%d","summary_normal":"step %d"}`, i, i))
+}
+
+// mustFindings checks path as check does (every model, the whole capture)
+// and returns its MUST findings as "#INDEX RULE" (records) or "SESSION RULE"
+// (the end of the stream).
+func mustFindings(t *testing.T, path string) map[string]int {
+	t.Helper()
+	want := map[string]int{}
+	eng, err := protocol.NewEngine(models.All(), "", nil, protocol.Sink{Finding: func(f protocol.Finding) {
+		if f.Level != protocol.Must {
+			return
+		}
+		if f.Index >= 0 {
+			want[fmt.Sprintf("#%d %s", f.Index, f.RuleID)]++
+		} else {
+			want[f.Session+" "+f.RuleID]++
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := input.Each(context.Background(), path, func(m *protocol.Message) error { eng.Feed(m); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	eng.Finish()
+	return want
+}
+
+// grepMust is `show | grep ' !! MUST '`, read back into "#INDEX RULE" and
+// "SESSION RULE" as mustFindings says them.
+func grepMust(out string) map[string]int {
+	got := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, " !! MUST ") {
+			continue
+		}
+		f := strings.Fields(line)
+		if f[0] == "!!" { // a finding of its own: !! LEVEL RULE #N|end-of-stream SESSION: ...
+			if f[3] == "end-of-stream" {
+				got[f[4][:len(f[4])-1]+" "+f[2]]++
+			} else {
+				got[f[3]+" "+f[2]]++
+			}
+			continue
+		}
+		for i := 0; i+2 < len(f); i++ { // a message's line: ... #N ... !! MUST RULE !! ...
+			if f[i] == "!!" && f[i+1] == "MUST" {
+				got[f[1]+" "+f[i+2]]++
+			}
+		}
+	}
+	return got
+}
+
+// TestGrepFindsEveryMust holds the README's recipe to what check reports:
+// every MUST finding (its record and rule) is on a line that
+// grep ' !! MUST ' prints, the late ones too.
+func TestGrepFindsEveryMust(t *testing.T) {
+	gap := withGap(t)
+	for _, path := range []string{demo, goldenCapV, gap} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := mustFindings(t, path)
+			if len(want) == 0 {
+				t.Fatal("the capture has no MUST finding to look for")
+			}
+			var out bytes.Buffer
+			if _, err := show.Run(context.Background(), path, &out, show.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			got := grepMust(out.String())
+			for k := range want {
+				if got[k] == 0 {
+					t.Errorf("check reports MUST %s; grep ' !! MUST ' does not find it", k)
+				}
+			}
+			for k := range got {
+				if want[k] == 0 {
+					t.Errorf("grep finds MUST %s, which check does not report", k)
+				}
+			}
+		})
+	}
+}
+
+// withGap writes the demo capture without its record 9 (a progress update
+// numbered 5 in its session): the sequence gap is found only when the
+// session ends, about record 10 (numbered 6).
+func withGap(t *testing.T) string {
+	t.Helper()
+	hdr, recs := capfiletest.ReadAll(t, demo)
+	path := filepath.Join(t.TempDir(), "gap.aaep")
+	w, err := capfile.Create(path, hdr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		if i == 9 {
+			continue
+		}
+		if err := w.Append(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLateFindingAfterItsLine checks that a finding made later than its
+// message is printed right after the message's line when reading a file,
+// and where it was found when following.
+func TestLateFindingAfterItsLine(t *testing.T) {
+	path := withGap(t)
+	var out bytes.Buffer
+	if _, err := show.Run(context.Background(), path, &out, show.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  !! ") && strings.Contains(l, " #10 ") {
+			at = i
+			break
+		}
+	}
+	if at < 1 {
+		t.Fatalf("no late finding about #10:\n%s", out.String())
+	}
+	for at > 0 && strings.HasPrefix(lines[at-1], "  !! ") {
+		at--
+	}
+	if !strings.Contains(lines[at-1], " #10 s0 ") {
+		t.Errorf("the late finding about #10 follows %q, not record 10's line", lines[at-1])
+	}
+	// Following, nothing is held back: the finding is printed where it was made.
+	out.Reset()
+	if _, err := show.Run(context.Background(), path, &out, show.Options{Follow: true, Poll: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), " #10 s0 recv sess_d0fd4a2cb8d12071 aaep:agent.state.changed Waiting for your approval to pay.\n  !! ") {
+		t.Error("following, the late finding was moved back to its record's line")
+	}
 }
 
 // TestFollow writes a capture while show follows it: records appear as
