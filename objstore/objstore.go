@@ -10,6 +10,12 @@
 // backend (GCS native, Azure Blob) is one more file that registers its URL
 // scheme in Open.
 //
+// Every request of a Store is bounded twice: by the caller's context (every
+// method and every opener takes one, so Ctrl-C cancels a read or an upload)
+// and by Options.StallTimeout, which abandons a request that made no
+// progress for that long: a server or load balancer that accepts
+// connections and never answers cannot hang a caller.
+//
 // Credentials come from the backend's standard chain (for S3: environment,
 // the shared credentials file, the instance or task role) and never appear
 // in an error, a log line or a capture file.
@@ -90,6 +96,12 @@ type Options struct {
 	// PartSize is the size of the parts of a multipart upload (default and
 	// minimum 5 MiB); objects up to this size go up in one request.
 	PartSize int64
+	// StallTimeout abandons a request (and lets the retries try again)
+	// when nothing moved for this long: no connection, no byte of the
+	// request taken, no byte of the answer received. Default
+	// DefaultStallTimeout. A slow transfer that keeps moving is never cut
+	// off; the caller's context still bounds the whole call.
+	StallTimeout time.Duration
 }
 
 // URL names an object or a prefix: scheme://bucket/key.

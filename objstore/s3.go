@@ -58,17 +58,18 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 	case o.PathStyle || (custom && !strings.HasSuffix(strings.Split(host, ":")[0], ".amazonaws.com")):
 		lookup = minio.BucketLookupPath
 	}
-	tr := o.Transport
-	if tr == nil {
-		tr = http.DefaultTransport.(*http.Transport).Clone()
+	stall := o.StallTimeout
+	if stall <= 0 {
+		stall = DefaultStallTimeout
 	}
+	tr := newTransport(o.Transport, stall)
 	// The standard AWS chain: environment, the shared credentials file
 	// (AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE), then the instance, task or
 	// web-identity role.
 	creds := credentials.NewChainCredentials([]credentials.Provider{
 		&credentials.EnvAWS{},
 		&credentials.FileAWSCredentials{},
-		&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport}},
+		&credentials.IAM{Client: &http.Client{Transport: newTransport(nil, stall), Timeout: 2 * stall}},
 	})
 	retries := 1 + 3 // minio-go counts the first attempt
 	if o.Retries < 0 {
@@ -190,8 +191,15 @@ func (s *s3Store) Put(ctx context.Context, key string, r io.ReaderAt, size int64
 		SendContentMd5:       true,
 	})
 	if err != nil {
-		// A multipart upload that failed is not an object; drop its parts.
-		_ = s.c.Client.RemoveIncompleteUpload(context.WithoutCancel(ctx), s.bucket, key)
+		if uint64(size) > s.partSize {
+			// A multipart upload that failed is not an object; drop its
+			// parts, for a few seconds at most, even when ctx has ended
+			// (what is left, the bucket's lifecycle rule for incomplete
+			// multipart uploads removes).
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupGrace)
+			_ = s.c.Client.RemoveIncompleteUpload(cctx, s.bucket, key)
+			cancel()
+		}
 		return s.wrap("upload", key, err)
 	}
 	return nil

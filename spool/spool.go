@@ -81,9 +81,10 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait between upload attempts of a
 	// part; it doubles from one to the other.
 	MinBackoff, MaxBackoff time.Duration
-	// Logf receives one line per upload, retry and recovery. It never
-	// receives credentials: errors name objects, not keys.
-	Logf func(format string, args ...any)
+	// Logf receives one line per upload and recovery; Warnf (default
+	// Logf) one per failure and warning. Neither ever receives
+	// credentials: errors name objects, not keys.
+	Logf, Warnf func(format string, args ...any)
 }
 
 // Stats are an Uploader's running totals.
@@ -127,6 +128,9 @@ func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*U
 	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Warnf == nil {
+		opts.Warnf = opts.Logf
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
@@ -192,7 +196,7 @@ func (u *Uploader) recover() error {
 		repaired, err := repairInPlace(path)
 		if err != nil {
 			// Not a capture we can read: leave it where it is, say so.
-			u.opts.Logf("spool: %s cannot be uploaded and stays in the spool: %v", path, err)
+			u.opts.Warnf("spool: %s cannot be uploaded and stays in the spool: %v", path, err)
 			continue
 		}
 		u.stats.Recovered++
@@ -249,6 +253,14 @@ func (u *Uploader) Add(path string) {
 	u.mu.Unlock()
 }
 
+// Pending returns the paths of the parts waiting in the spool, oldest
+// first.
+func (u *Uploader) Pending() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.queue...)
+}
+
 // Stats returns the running totals.
 func (u *Uploader) Stats() Stats {
 	u.mu.Lock()
@@ -294,7 +306,7 @@ func (u *Uploader) run(ctx context.Context) {
 		u.stats.Retries++
 		u.stats.LastError = err.Error()
 		u.mu.Unlock()
-		u.opts.Logf("upload of %s failed: %v; retrying in %v (the part stays in %s)", filepath.Base(path), err, backoff, u.dir)
+		u.opts.Warnf("upload of %s failed: %v; retrying in %v (the part stays in %s)", filepath.Base(path), err, backoff, u.dir)
 		select {
 		case <-ctx.Done():
 			return

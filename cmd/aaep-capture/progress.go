@@ -138,15 +138,41 @@ type summary struct {
 	ExitCode int            `json:"exit_code"`
 }
 
-// uploadSummary says what reached object storage.
+// uploadSummary says what reached object storage and what stays in the
+// spool.
 type uploadSummary struct {
+	Prefix    string `json:"prefix"`
 	Spool     string `json:"spool"`
 	Uploaded  int64  `json:"uploaded"`
 	Bytes     int64  `json:"bytes"`
 	Retries   int64  `json:"retries"`
 	Recovered int64  `json:"recovered"`
 	Pending   int    `json:"pending"`
-	Error     string `json:"error,omitempty"`
+	// Waiting names the parts left in the spool (file names in Spool).
+	Waiting []string `json:"waiting"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// line is the upload summary for people: what is stored, what stays in
+// the spool, by name.
+func (u *uploadSummary) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "aaep-capture: uploaded %d part(s), %s, to %s", u.Uploaded, formatBytes(u.Bytes), u.Prefix)
+	if u.Retries > 0 {
+		fmt.Fprintf(&b, " (%d failed attempt(s) retried)", u.Retries)
+	}
+	if len(u.Waiting) == 0 {
+		b.WriteString("; nothing left in the spool")
+		return b.String()
+	}
+	const shown = 10
+	names := u.Waiting
+	more := ""
+	if len(names) > shown {
+		names, more = names[:shown], fmt.Sprintf(" and %d more", len(u.Waiting)-shown)
+	}
+	fmt.Fprintf(&b, "; %d part(s) stay in the spool %s: %s%s", len(u.Waiting), u.Spool, strings.Join(names, ", "), more)
+	return b.String()
 }
 
 type closeCodeCount struct {

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,12 +17,11 @@ var version = "0.1.0-dev"
 
 // Main runs aaep-capture with args and returns the process exit code.
 func Main(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	// The first signal stops the capture cleanly; a second one, while it
-	// winds down, gets the default action (the file stays readable up to
-	// its last flush).
-	context.AfterFunc(ctx, stop)
+	// winds down, stops waiting for anything (uploads included) and exits
+	// with the summary.
+	ctx, stop := stopSignals()
+	defer stop()
 	return run(ctx, cli.System(), args)
 }
 

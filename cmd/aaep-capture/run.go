@@ -34,6 +34,25 @@ type sourceResult struct {
 	err  error
 }
 
+// sourceResults are the results of the sources, set as they end.
+type sourceResults struct {
+	mu   sync.Mutex
+	list []sourceResult
+}
+
+func (r *sourceResults) set(i int, res sourceResult) {
+	r.mu.Lock()
+	r.list[i] = res
+	r.mu.Unlock()
+}
+
+// snapshot copies the results: a source still running has none.
+func (r *sourceResults) snapshot() []sourceResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]sourceResult(nil), r.list...)
+}
+
 // captureRun records until a stop condition and prints the summary.
 func captureRun(o *options) error {
 	header, err := parseHeaders(o.headers)
@@ -110,14 +129,9 @@ func captureRun(o *options) error {
 	if parent == nil {
 		parent = context.Background()
 	}
+	hard := hardStop(parent)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	runCtx := ctx
-	if o.duration > 0 {
-		var cancelTimeout context.CancelFunc
-		runCtx, cancelTimeout = context.WithTimeout(ctx, o.duration)
-		defer cancelTimeout()
-	}
 	outPath := o.output
 	var remote *remoteOutput
 	if objstore.IsURL(o.output) {
@@ -125,6 +139,14 @@ func captureRun(o *options) error {
 			return err
 		}
 		outPath = remote.local
+	}
+	// --duration counts from here: the start-up check of object storage
+	// does not eat into it.
+	runCtx := ctx
+	if o.duration > 0 {
+		var cancelTimeout context.CancelFunc
+		runCtx, cancelTimeout = context.WithTimeout(ctx, o.duration)
+		defer cancelTimeout()
 	}
 	rcfg := recorder.Config{
 		Path:        outPath,
@@ -153,7 +175,7 @@ func captureRun(o *options) error {
 	rec, err := recorder.New(rcfg)
 	if err != nil {
 		if remote != nil {
-			remote.finish(o.storage.uploadWait)
+			remote.finish(hard, o.storage.uploadWait)
 		}
 		return cli.WithCode(cli.ExitUsage, err)
 	}
@@ -165,14 +187,17 @@ func captureRun(o *options) error {
 	if remote != nil {
 		remote.logs.use(prog.printf)
 	}
-	results := make([]sourceResult, len(sources))
+	res := &sourceResults{list: make([]sourceResult, len(sources))}
+	for i, src := range sources {
+		res.list[i].info = src.Info()
+	}
 	var wg sync.WaitGroup
 	for i, src := range sources {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			err := src.Run(runCtx, watch.emit(uint16(i), rec.Emit(uint16(i))))
-			results[i] = sourceResult{info: src.Info(), err: err}
+			res.set(i, sourceResult{info: src.Info(), err: err})
 			if err != nil && !errors.Is(err, recorder.ErrWrite) {
 				prog.printf("aaep-capture: %s: %v\n", src.Info().Endpoint, err)
 			}
@@ -181,7 +206,18 @@ func captureRun(o *options) error {
 			}
 		}()
 	}
-	wg.Wait()
+	// A second signal (the hard stop) stops waiting for sources that do
+	// not end.
+	sourcesDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(sourcesDone)
+	}()
+	select {
+	case <-sourcesDone:
+	case <-hard.Done():
+	}
+	results := res.snapshot()
 	prog.stop()
 	closeErr := rec.Close()
 	elapsed := time.Duration(clock.Now())
@@ -189,7 +225,7 @@ func captureRun(o *options) error {
 	st := rec.Stats()
 	var uploadErr error
 	if remote != nil {
-		uploadErr = remote.finish(o.storage.uploadWait)
+		uploadErr = remote.finish(hard, o.storage.uploadWait)
 		st.Files = remote.objects(st.Files)
 	}
 	reason := st.StopReason
@@ -211,8 +247,7 @@ func captureRun(o *options) error {
 	sum := newSummary(st, results, reason, elapsed, code)
 	sum.Withheld = watch.withheld()
 	if remote != nil {
-		us := remote.up.Stats()
-		sum.Upload = &uploadSummary{Spool: remote.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending}
+		sum.Upload = remote.summary()
 		if uploadErr != nil {
 			sum.Upload.Error = uploadErr.Error()
 			fmt.Fprintf(o.Err, "aaep-capture: %v\n", uploadErr)
@@ -220,6 +255,10 @@ func captureRun(o *options) error {
 	}
 	if !o.quiet {
 		fmt.Fprintln(o.Err, sum.line())
+	}
+	if sum.Upload != nil {
+		// Printed with --quiet too: what is stored, what stays.
+		fmt.Fprintln(o.Err, sum.Upload.line())
 	}
 	if o.json {
 		if err := sum.writeJSON(o.Out); err != nil {

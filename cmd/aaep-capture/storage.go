@@ -25,6 +25,7 @@ type storageOptions struct {
 	endpoint   string
 	pathStyle  bool
 	uploadWait time.Duration
+	timeout    time.Duration
 }
 
 func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
@@ -32,6 +33,7 @@ func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
 	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3-compatible server, e.g. http://127.0.0.1:9000 for MinIO (default AWS, or $AWS_ENDPOINT_URL_S3)")
 	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
 	numflag.Duration(f, &o.uploadWait, "upload-wait", 2*time.Minute, numflag.NonNegative("do not wait"), "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
+	numflag.Duration(f, &o.timeout, "s3-timeout", objstore.DefaultStallTimeout, numflag.Positive(), "abandon (and retry) an S3 request when nothing moved for this long; a slow transfer that keeps moving goes on")
 }
 
 // partStamp is the time format in part names: fixed width, so that names
@@ -49,11 +51,19 @@ type remoteOutput struct {
 }
 
 // logLines prints upload messages through the progress display once it
-// exists, and to stderr before.
+// exists, and to stderr before. With --quiet only warnings and errors
+// (printf) pass, not the line of each part (infof).
 type logLines struct {
-	mu sync.Mutex
-	w  io.Writer
-	pf func(format string, args ...any)
+	mu    sync.Mutex
+	w     io.Writer
+	quiet bool
+	pf    func(format string, args ...any)
+}
+
+func (l *logLines) infof(format string, args ...any) {
+	if !l.quiet {
+		l.printf(format, args...)
+	}
 }
 
 func (l *logLines) printf(format string, args ...any) {
@@ -88,14 +98,11 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 	if o.ring > 0 {
 		return nil, cli.Usagef("--ring deletes local files; for object storage use the bucket's lifecycle rules")
 	}
-	store, err := objstore.Open(ctx, u, objstore.Options{Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle, Retries: -1})
+	store, err := objstore.Open(ctx, u, objstore.Options{Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle, Retries: -1, StallTimeout: o.storage.timeout})
 	if err != nil {
 		return nil, cli.Usagef("%v", err)
 	}
-	logs := &logLines{w: o.Err}
-	if o.quiet {
-		logs.w = io.Discard
-	}
+	logs := &logLines{w: o.Err, quiet: o.quiet}
 	// Prove the credentials and the bucket before recording anything.
 	exists, err := objstore.Exists(ctx, store, u.Key)
 	switch {
@@ -111,7 +118,7 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		}
 	}
 	dir := spool.Dir(root, u)
-	up, err := spool.Open(store, u, dir, spool.Options{Logf: logs.printf})
+	up, err := spool.Open(store, u, dir, spool.Options{Logf: logs.infof, Warnf: logs.printf})
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
@@ -124,7 +131,7 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 			err := up.Flush(wctx)
 			cancel()
 			if err != nil {
-				up.Close(context.Background())
+				up.Close(wctx) // cancelled: nothing more is waited for
 				return nil, cli.WithCode(cli.ExitFailure, err)
 			}
 			exists, _ = objstore.Exists(ctx, store, u.Key)
@@ -154,9 +161,21 @@ func (ro *remoteOutput) objects(files []string) []string {
 	return out
 }
 
-// finish waits (at most --upload-wait) for the last uploads.
-func (ro *remoteOutput) finish(wait time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+// finish waits for the last uploads: at most --upload-wait, and not at all
+// once hard (a second signal) is done.
+func (ro *remoteOutput) finish(hard context.Context, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(hard, wait)
 	defer cancel()
 	return ro.up.Close(ctx)
+}
+
+// summary says what reached the bucket and what stays in the spool.
+func (ro *remoteOutput) summary() *uploadSummary {
+	us := ro.up.Stats()
+	s := &uploadSummary{Spool: ro.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending, Waiting: []string{}}
+	for _, p := range ro.up.Pending() {
+		s.Waiting = append(s.Waiting, filepath.Base(p))
+	}
+	s.Prefix = ro.store.Describe(ro.up.Key(""))
+	return s
 }

@@ -221,9 +221,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	if code, msg := verify(r, AccessKey, SecretKey); code != "" {
-		sw.Header().Set("Content-Type", "application/xml")
-		sw.WriteHeader(http.StatusForbidden)
-		fmt.Fprintf(sw, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code><Message>%s</Message><Resource>%s</Resource></Error>`, code, msg, r.URL.Path)
+		s3Error(sw, http.StatusForbidden, code, msg, r.URL.Path)
 		return
 	}
 	s.handler.ServeHTTP(sw, r)

@@ -1,0 +1,111 @@
+package objstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/objstore/s3test"
+)
+
+// openVia opens bucket through a fault-injecting proxy with a short stall
+// timeout and no client retries.
+func openVia(t *testing.T, srv *s3test.Server, p *s3test.Proxy, bucket string) objstore.Store {
+	t.Helper()
+	srv.SetEnv(t)
+	st, err := objstore.Open(context.Background(), objstore.URL{Scheme: "s3", Bucket: bucket},
+		objstore.Options{Endpoint: p.Endpoint, StallTimeout: time.Second, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// A server that accepts connections and never answers: every call is
+// abandoned with ErrStalled (not by the test's own deadline), and works
+// again once the server answers.
+func TestStallBlackHole(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	st := openVia(t, srv, p, "caps")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := st.Put(ctx, "a.aaep", bytes.NewReader([]byte("before")), 6); err != nil {
+		t.Fatal(err)
+	}
+	p.SetFault(s3test.BlackHole)
+	data := bytes.Repeat([]byte("x"), 100_000)
+	calls := map[string]func() error{
+		"put":  func() error { return st.Put(ctx, "b.aaep", bytes.NewReader(data), int64(len(data))) },
+		"read": func() error { _, _, err := st.ReadRange(ctx, "a.aaep", 0, make([]byte, 4)); return err },
+		"stat": func() error { _, err := st.Stat(ctx, "a.aaep"); return err },
+		"list": func() error { _, err := st.List(ctx, ""); return err },
+	}
+	for name, call := range calls {
+		err := call()
+		if !errors.Is(err, objstore.ErrStalled) {
+			t.Errorf("%s under a black hole: %v, want ErrStalled", name, err)
+		}
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the test's deadline ended the calls, not the stall timeout")
+	}
+	if p.Faulted(s3test.BlackHole) < len(calls) {
+		t.Errorf("%d requests black-holed, want %d at least", p.Faulted(s3test.BlackHole), len(calls))
+	}
+	p.SetFault(s3test.Pass)
+	if _, err := st.Stat(ctx, "a.aaep"); err != nil {
+		t.Errorf("after the server came back: %v", err)
+	}
+	if keys, _ := srv.Objects("caps", ""); len(keys) != 1 {
+		t.Errorf("objects %v, want a.aaep only", keys)
+	}
+}
+
+// A transfer slower than the stall timeout but always moving is not cut
+// off, either way.
+func TestStallSlowTransferGoesOn(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	st := openVia(t, srv, p, "caps")
+	p.SetFault(s3test.Slow)
+	// At SlowRate, 100 kB takes about 1.5 s each way: longer than the
+	// one-second stall timeout.
+	data := make([]byte, 100_000)
+	fill(data, 7)
+	ctx := context.Background()
+	if err := st.Put(ctx, "slow.aaep", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatalf("slow upload: %v", err)
+	}
+	buf := make([]byte, len(data))
+	n, _, err := st.ReadRange(ctx, "slow.aaep", 0, buf)
+	if err != nil || n != len(data) || !bytes.Equal(buf, data) {
+		t.Fatalf("slow read: %d bytes, %v", n, err)
+	}
+	if p.Faulted(s3test.Slow) < 2 {
+		t.Errorf("%d requests slowed, want 2", p.Faulted(s3test.Slow))
+	}
+}
+
+// Ctrl-C: the caller's context cancels a read the server never answers,
+// well before the stall timeout.
+func TestCallerCancelsHungRead(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	srv.SetEnv(t)
+	st, err := objstore.Open(context.Background(), objstore.URL{Scheme: "s3", Bucket: "caps"},
+		objstore.Options{Endpoint: p.Endpoint, StallTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetFault(s3test.BlackHole)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err = objstore.OpenRemote(ctx, st, "a.aaep")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled read: %v, want context.Canceled", err)
+	}
+}
