@@ -64,7 +64,13 @@ func TestCorruptGolden(t *testing.T) {
 			binary.LittleEndian.PutUint32(b[4:], 0xfffffff0)
 			return b
 		}(), openErr: "header frame size 4294967280 out of range", repairKept: -1},
-		{name: "header signature", data: flipBit(data, 9), openErr: "not a capture file: header frame lacks the AAEPCAPF signature", repairKept: -1},
+		// A damaged first byte, magic or signature, is damage at byte 0 (never
+		// another kind of file), and repair rebuilds the header when its
+		// checksum holds.
+		{name: "header signature", data: flipBit(data, 9), openErr: "corrupt capture at byte 0: damaged capture header", repairKept: all},
+		{name: "header first byte", data: flipBit(data, 0), openErr: "corrupt capture at byte 0: damaged capture header", repairKept: all},
+		{name: "header first byte a brace", data: func() []byte { b := bytes.Clone(data); b[0] = '{'; return b }(),
+			openErr: "corrupt capture at byte 0: damaged capture header", repairKept: all},
 		{name: "index bit", data: flipBit(data, indexOff+30), min: all, max: all, err: "index checksum mismatch", errOffset: indexOff,
 			clean: false, repairKept: all},
 		{name: "index magic", data: flipBit(data, indexOff), min: all, max: all, err: "expected a zstd frame", errOffset: indexOff,

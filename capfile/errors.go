@@ -37,6 +37,19 @@ type CorruptionError struct {
 	Index int64
 	// Err says what is wrong. It is io.ErrUnexpectedEOF for a torn tail.
 	Err error
+	// Size is, for a torn tail, the size of the capture (where it ends);
+	// 0 when unknown. See Unreadable.
+	Size int64
+}
+
+// Unreadable returns how many bytes of a torn tail yielded no record: from
+// the start of the frame that the file ends inside to the end of the file.
+// It is 0 for other damage, or when the size is not known.
+func (e *CorruptionError) Unreadable() int64 {
+	if e.Size <= e.Offset || !errors.Is(e.Err, io.ErrUnexpectedEOF) {
+		return 0
+	}
+	return e.Size - e.Offset
 }
 
 func (e *CorruptionError) Error() string {
@@ -44,10 +57,14 @@ func (e *CorruptionError) Error() string {
 	if errors.Is(e.Err, io.ErrUnexpectedEOF) {
 		what = "torn capture tail"
 	}
-	if e.Index >= 0 {
-		return fmt.Sprintf("capfile: %s at byte %d, record %d: %v", what, e.Offset, e.Index, e.Err)
+	lost := ""
+	if n := e.Unreadable(); n > 0 {
+		lost = fmt.Sprintf(" (%d bytes unreadable, to the end at byte %d)", n, e.Size)
 	}
-	return fmt.Sprintf("capfile: %s at byte %d: %v", what, e.Offset, e.Err)
+	if e.Index >= 0 {
+		return fmt.Sprintf("capfile: %s at byte %d, record %d: %v%s", what, e.Offset, e.Index, e.Err, lost)
+	}
+	return fmt.Sprintf("capfile: %s at byte %d: %v%s", what, e.Offset, e.Err, lost)
 }
 
 func (e *CorruptionError) Unwrap() error { return e.Err }
@@ -65,3 +82,48 @@ type tornError struct{ msg string }
 
 func (e tornError) Error() string        { return e.msg }
 func (e tornError) Is(target error) bool { return target == io.ErrUnexpectedEOF }
+
+// ErrNothingRead is the error of a capture that holds bytes past its header
+// of which no record could be read (a copy cut off inside its first frame):
+// a read that yields nothing, which no command passes as a success.
+var ErrNothingRead = errors.New("no record could be read")
+
+// ReadPolicy is how a command judges the way a read of a capture ended
+// (Judge): what is only a warning, and what fails the command.
+type ReadPolicy struct {
+	// AllowIncomplete makes damage, and a capture of which no record could
+	// be read, warnings: the command goes on with what was read.
+	AllowIncomplete bool
+	// Strict makes a torn tail an error too (unless AllowIncomplete).
+	Strict bool
+}
+
+// Judge judges err, the error that ended reading a capture after records
+// records were read. A clean end (nil or io.EOF) is neither an error nor a
+// warning. A torn tail (IsTorn) is a warning, unless no record could be
+// read although bytes were there (ErrNothingRead) or the policy is Strict:
+// then it fails. Other damage (a *CorruptionError) fails. AllowIncomplete
+// turns every failure of a *CorruptionError into a warning. Any other error
+// is returned as fail, unchanged.
+func (p ReadPolicy) Judge(err error, records int64) (fail, warn error) {
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	var ce *CorruptionError
+	if !errors.As(err, &ce) {
+		return err, nil
+	}
+	bad := err
+	switch {
+	case IsTorn(err) && records == 0 && ce.Unreadable() > 0:
+		bad = fmt.Errorf("%w: %w", ErrNothingRead, err)
+	case IsTorn(err) && !p.Strict:
+		return nil, err
+	case IsTorn(err):
+		bad = fmt.Errorf("%w (--strict: a torn tail is an error)", err)
+	}
+	if p.AllowIncomplete {
+		return nil, bad
+	}
+	return bad, nil
+}

@@ -268,19 +268,86 @@ func decodeBody(body []byte, prev int64, rec *Record, attrs *[]Attr, strs string
 	return nil
 }
 
-// SniffLen is how many leading bytes Sniff looks at.
+// SniffLen is how many leading bytes Sniff and Detect look at.
 const SniffLen = skippableHeaderLen + len(headerSig)
 
 // Sniff tells from the first bytes of a file (SniffLen of them, or all there
-// are) whether it is a capture (its header frame), or another zstd stream,
-// skippable frames included.
+// are) whether it is a capture (its header frame, intact or damaged: see
+// Detect), or another zstd stream, skippable frames included.
 func Sniff(head []byte) (capture, zstdStream bool) {
+	switch Detect(head) {
+	case Capture, DamagedCapture:
+		return true, true
+	case OtherZstd:
+		return false, true
+	}
+	return false, false
+}
+
+// Detection is what the first bytes of a file say it is.
+type Detection int
+
+const (
+	// NotCapture: neither a capture nor zstd (JSON text, say, or nothing).
+	NotCapture Detection = iota
+	// Capture: the header frame's magic and signature are intact.
+	Capture
+	// DamagedCapture: most of the header frame's magic and signature bytes
+	// are there, not all of them: a capture whose first bytes are damaged.
+	// Readers report it as damage at byte 0, never as another kind of file.
+	DamagedCapture
+	// OtherZstd: a zstd stream (a frame or a skippable frame) that is not a
+	// capture.
+	OtherZstd
+)
+
+// headerLead is the capture header's magic and signature as they appear at
+// the start of every capture (the 4 bytes of the frame size between them
+// vary).
+var headerLead = func() []byte {
+	b := binary.LittleEndian.AppendUint32(nil, headerMagic)
+	return append(b, headerSig...)
+}()
+
+// Detect tells from the first bytes of a file (SniffLen of them, or all
+// there are) whether it is a capture, a capture whose first bytes are
+// damaged, another zstd stream or none of these. This is the one test
+// every reader makes before it decides how to read an input: a file that
+// starts like a capture is read as a capture, and reported as damaged if
+// it is, however its first byte reads (a '{' included).
+//
+// A capture's first SniffLen bytes are the header frame's 4-byte magic, its
+// 4-byte size and the 8-byte signature "AAEPCAPF"; when at least 9 of the 12
+// bytes of magic and signature are right but not all, the capture is
+// damaged. A file shorter than SniffLen is a capture when its magic is
+// right (a header cut short).
+func Detect(head []byte) Detection {
 	if len(head) < 4 {
-		return false, false
+		return NotCapture
 	}
 	magic := binary.LittleEndian.Uint32(head)
-	if magic == headerMagic && (len(head) < SniffLen || string(head[skippableHeaderLen:SniffLen]) == headerSig) {
-		return true, true
+	if len(head) >= SniffLen {
+		same := 0
+		for i, b := range headerLead {
+			at := i
+			if i >= 4 {
+				at = i + 4 // past the frame size
+			}
+			if head[at] == b {
+				same++
+			}
+		}
+		switch {
+		case same == len(headerLead):
+			return Capture
+		case same >= len(headerLead)-3:
+			return DamagedCapture
+		}
+	} else if magic == headerMagic {
+		return Capture
 	}
-	return false, magic == zstdFrameMagic || isSkippable(magic)
+	if magic == zstdFrameMagic || isSkippable(magic) {
+		return OtherZstd
+	}
+	return NotCapture
 }

@@ -84,6 +84,13 @@ type Reader struct {
 	lastTime  int64
 	err       error
 
+	// lenient reads a header whose magic or signature is damaged (for
+	// Repair; its checksum must still hold).
+	lenient bool
+	// damagedLead describes the damaged magic or signature a lenient read
+	// accepted ("" when they were intact).
+	damagedLead string
+
 	skipRec  int64 // skip records numbered below this
 	skipTime int64 // skip records earlier than this
 	ib       *indexBuilder
@@ -103,7 +110,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 // Open opens the capture file at path. It validates the header and loads the
 // index from the end of the file when the capture was closed cleanly.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return openFile(path, false) }
+
+// openFile is Open; lenient accepts a damaged header magic or signature
+// (see Reader.lenient).
+func openFile(path string, lenient bool) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("capfile: open: %w", err)
@@ -113,7 +124,7 @@ func Open(path string) (*Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("capfile: open: %w", err)
 	}
-	r, err := NewReaderAt(f, st.Size())
+	r, err := newReaderAt(f, st.Size(), lenient)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w (file %s)", err, path)
@@ -123,8 +134,10 @@ func Open(path string) (*Reader, error) {
 }
 
 // NewReaderAt reads a capture of size bytes from ra, as Open does for a file.
-func NewReaderAt(ra io.ReaderAt, size int64) (*Reader, error) {
-	r := &Reader{ra: ra, size: size, dataEnd: -1, indexAt: -1, strs: make(stringCache)}
+func NewReaderAt(ra io.ReaderAt, size int64) (*Reader, error) { return newReaderAt(ra, size, false) }
+
+func newReaderAt(ra io.ReaderAt, size int64, lenient bool) (*Reader, error) {
+	r := &Reader{ra: ra, size: size, dataEnd: -1, indexAt: -1, strs: make(stringCache), lenient: lenient}
 	r.src.reset(io.NewSectionReader(ra, 0, size), 0)
 	if err := r.readHeader(); err != nil {
 		return nil, err
@@ -141,6 +154,8 @@ func describeMagic(b []byte) string {
 		return "an empty file"
 	case len(b) >= 4 && binary.LittleEndian.Uint32(b) == zstdFrameMagic:
 		return "a plain zstd frame (magic 28 b5 2f fd), not a capture header"
+	case len(b) >= 4 && binary.LittleEndian.Uint32(b) == headerMagic:
+		return "a skippable frame with a capture header's magic but without the AAEPCAPF signature"
 	case len(b) >= 4 && isSkippable(binary.LittleEndian.Uint32(b)):
 		return fmt.Sprintf("a zstd skippable frame with magic %#08x", binary.LittleEndian.Uint32(b))
 	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
@@ -157,15 +172,22 @@ func (r *Reader) readHeader() error {
 	r.src.off += int64(n)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			if n >= 4 && binary.LittleEndian.Uint32(b[:]) == headerMagic {
-				return &CorruptionError{Offset: 0, Index: -1, Err: tornError{"file ends inside the header"}}
+			if Detect(b[:n]) == Capture {
+				return &CorruptionError{Offset: 0, Index: -1, Size: int64(n), Err: tornError{"file ends inside the header"}}
 			}
 			return fmt.Errorf("%w: found %s of %d bytes", ErrNotCapture, describeMagic(b[:n]), n)
 		}
 		return fmt.Errorf("capfile: read header: %w", err)
 	}
-	if m := binary.LittleEndian.Uint32(b[:]); m != headerMagic {
+	sig, _ := r.src.r.Peek(len(headerSig))
+	switch Detect(append(b[:], sig...)) {
+	case NotCapture, OtherZstd:
 		return fmt.Errorf("%w: found %s", ErrNotCapture, describeMagic(b[:]))
+	case DamagedCapture:
+		r.damagedLead = fmt.Sprintf("damaged capture header: it starts % x, a capture starts % x", append(b[:4:4], sig...), headerLead)
+		if !r.lenient {
+			return &CorruptionError{Offset: 0, Index: -1, Err: errors.New(r.damagedLead)}
+		}
 	}
 	size := binary.LittleEndian.Uint32(b[4:])
 	if size < headerFixedLen+2 || size > headerFixedLen+MaxHeaderSize {
@@ -174,12 +196,9 @@ func (r *Reader) readHeader() error {
 	c := make([]byte, size)
 	if err := r.src.readFull(c); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return &CorruptionError{Offset: 0, Index: -1, Err: tornError{"file ends inside the header"}}
+			return &CorruptionError{Offset: 0, Index: -1, Size: r.src.off, Err: tornError{"file ends inside the header"}}
 		}
 		return fmt.Errorf("capfile: read header: %w", err)
-	}
-	if string(c[:8]) != headerSig {
-		return fmt.Errorf("%w: header frame lacks the AAEPCAPF signature (found %q)", ErrNotCapture, c[:8])
 	}
 	v := binary.LittleEndian.Uint16(c[8:])
 	if v == 0 || v > Version {
@@ -267,7 +286,12 @@ func (r *Reader) Next() (*Record, error) {
 }
 
 func (r *Reader) corrupt(off int64, index int64, err error) error {
-	return &CorruptionError{Offset: off, Index: index, Err: err}
+	ce := &CorruptionError{Offset: off, Index: index, Err: err}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		// A torn tail: the input ran out, so it ends where reading stopped.
+		ce.Size = max(r.size, r.src.off)
+	}
+	return ce
 }
 
 func (r *Reader) next() (*Record, error) {

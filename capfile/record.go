@@ -1,6 +1,9 @@
 package capfile
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Kind says what a record holds.
 type Kind uint8
@@ -109,4 +112,27 @@ func (r *Record) Clone() Record {
 		c.Attrs = append([]Attr(nil), r.Attrs...)
 	}
 	return c
+}
+
+// Original reports whether h is the header of an original recording: one a
+// recorder wrote from live data (aaep-capture, or aaep-replay's --record of
+// a replay, which notes "replay_of" in its meta), which no command can make
+// again. A capture another command derived from captures says so in its
+// meta ("derived_from": cut, filter, split, dedupe; "merged_from": merge)
+// and is not original; neither is a plain import of JSON Lines (written by
+// aaep-replay without "replay_of"). A repair keeps its source's header, so
+// the repair of an original recording is original too. Commands never
+// replace an original recording without being told to (--force).
+func (h *Header) Original() bool {
+	if h.Meta["derived_from"] != "" || h.Meta["merged_from"] != "" {
+		return false
+	}
+	tool, _, _ := strings.Cut(h.Tool, "/")
+	switch {
+	case tool == "aaep-capture":
+		return true
+	case tool == "aaep-replay" && h.Meta["replay_of"] != "":
+		return true
+	}
+	return false
 }

@@ -64,8 +64,9 @@ func (rep RepairReport) String() string {
 //
 // Damage inside a zstd frame loses the rest of that frame; the copy resumes
 // at the next frame (found through the source's index when it survived, else
-// by scanning for the next frame magic). A source whose header is unreadable
-// cannot be repaired.
+// by scanning for the next frame magic). A header whose first bytes (magic
+// or signature) are damaged is read when its checksum holds, and written
+// intact. A source whose header is otherwise unreadable cannot be repaired.
 func RepairTo(src string, w io.Writer) (rep RepairReport, err error) {
 	return RepairToWith(src, w, RepairOptions{})
 }
@@ -81,14 +82,18 @@ type RepairOptions struct {
 
 // RepairToWith is RepairTo with options.
 func RepairToWith(src string, w io.Writer, opts RepairOptions) (rep RepairReport, err error) {
-	r, err := Open(src)
+	r, err := openFile(src, true)
 	if err != nil {
-		return rep, fmt.Errorf("capfile: repair: %w", err)
+		return rep, err
 	}
 	defer r.Close()
 	cw, err := NewWriter(w, r.hdr, &WriterOptions{FlushInterval: -1})
 	if err != nil {
 		return rep, fmt.Errorf("capfile: repair: %w", err)
+	}
+	if r.damagedLead != "" {
+		rep.Dropped = append(rep.Dropped, DroppedRange{Offset: 0, Length: int64(SniffLen), Records: 0,
+			Reason: r.damagedLead + " (rewritten: the header's checksum holds)"})
 	}
 	if opts.Total != nil && r.clean && r.idx != nil {
 		opts.Total(r.idx.Records)
