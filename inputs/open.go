@@ -41,8 +41,13 @@ func named(name string, err error) error {
 // IsText reports whether the input starts like JSON text (JSON Lines), or
 // holds nothing but blanks in its first bytes, rather than a capture, which
 // starts with a binary zstd frame.
+// A file that starts like a capture (capfile.Detect), even a damaged one
+// whose first byte reads '{', is never text.
 func (o *Opened) IsText() bool {
-	head, _ := o.br.Peek(8)
+	head, _ := o.br.Peek(capfile.SniffLen)
+	if capfile.Detect(head) != capfile.NotCapture {
+		return false
+	}
 	head = bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	return len(head) == 0 || head[0] == '{' || head[0] == '['
 }

@@ -65,6 +65,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.BoolVar(&o.Cut.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.StringVar(&o.From, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
 	f.StringVar(&o.Until, "until", "", "last position kept (inclusive): a time offset or a record number")
 	addTimeShift(f, &o.Cut.TimeShift)

@@ -54,6 +54,7 @@ is remembered, and so the memory used; 0 remembers the whole capture.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.BoolVar(&o.Dedupe.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	numflag.Duration(f, &opts.Window, "window", capedit.DefaultDedupeWindow, numflag.NonNegative("the whole capture"), "how far back a first delivery is remembered (0: the whole capture)")
 	addTimeShift(f, &opts.TimeShift)
 	return cmd

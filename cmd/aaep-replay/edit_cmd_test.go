@@ -25,6 +25,7 @@ func Test_NewCmdCut(t *testing.T) {
 	defaults := func(a *app) CutOptions { return CutOptions{app: a, Input: "in.aaep", Output: "out.aaep"} }
 	cases := []cmdCase[CutOptions]{
 		{name: "defaults", argv: "cut in.aaep -o out.aaep"},
+		{name: "force over an original recording", argv: "cut in.aaep -o out.aaep --force", want: func(o *CutOptions) { o.Cut.Force = true }},
 		{name: "standard output", argv: "cut in.aaep -o -", want: func(o *CutOptions) { o.Output = "-" }},
 		{name: "long output flag", argv: "cut in.aaep --output=out.aaep"},
 		{name: "from a time until a record", argv: "cut in.aaep --from 1m30s --until #99 -o out.aaep", want: func(o *CutOptions) {
@@ -70,6 +71,9 @@ func Test_NewCmdFilter(t *testing.T) {
 		{name: "messages-only alone", argv: "filter in.aaep --messages-only -o -", want: func(o *FilterOptions) {
 			o.Filter.MessagesOnly, o.Output = true, "-"
 		}},
+		{name: "force over an original recording", argv: "filter in.aaep --urgency low -o out.aaep --force", want: func(o *FilterOptions) {
+			o.Filter.Match.Urgencies, o.Filter.Force = []string{"low"}, true
+		}},
 
 		{name: "no file", argv: "filter --session s -o out.aaep", err: "filter needs the capture FILE to filter (see aaep-replay filter --help)"},
 		{name: "no output", argv: "filter in.aaep --session s", err: "filter needs an output file: -o OUT"},
@@ -89,6 +93,7 @@ func Test_NewCmdExport(t *testing.T) {
 		{name: "defaults: standard output", argv: "export in.aaep"},
 		{name: "several inputs", argv: "export run-*.aaep dir/ -", want: func(o *ExportOptions) { o.Inputs = []string{"run-*.aaep", "dir/", "-"} }},
 		{name: "output", argv: "export in.aaep -o run.jsonl", want: func(o *ExportOptions) { o.Output = "run.jsonl" }},
+		{name: "force over an original recording", argv: "export in.aaep -o run.jsonl --force", want: func(o *ExportOptions) { o.Output, o.Force = "run.jsonl", true }},
 		{name: "standard output named", argv: "export in.aaep --output -"},
 		{name: "with-meta", argv: "export --with-meta in.aaep", want: func(o *ExportOptions) { o.Export.WithMeta = true }},
 		{name: "sent", argv: "export --sent in.aaep", want: func(o *ExportOptions) { o.Export.Sent = true }},
@@ -102,6 +107,7 @@ func Test_NewCmdImport(t *testing.T) {
 	defaults := func(a *app) ImportOptions { return ImportOptions{app: a, Input: "in.jsonl", Output: "out.aaep"} }
 	testNewCmd(t, NewCmdImport, defaults, []cmdCase[ImportOptions]{
 		{name: "defaults", argv: "import in.jsonl -o out.aaep"},
+		{name: "force over an original recording", argv: "import in.jsonl -o out.aaep --force", want: func(o *ImportOptions) { o.Import.Force = true }},
 		{name: "standard input and output", argv: "import - -o -", want: func(o *ImportOptions) { o.Input, o.Output = "-", "-" }},
 		{name: "plain", argv: "import in.jsonl --plain --output out.aaep", want: func(o *ImportOptions) { o.Import.Plain = true }},
 
@@ -116,12 +122,13 @@ func Test_NewCmdRepair(t *testing.T) {
 	defaults := func(a *app) RepairOptions { return RepairOptions{app: a, Input: "crashed.aaep", Output: "fixed.aaep"} }
 	testNewCmd(t, NewCmdRepair, defaults, []cmdCase[RepairOptions]{
 		{name: "defaults", argv: "repair crashed.aaep -o fixed.aaep"},
+		{name: "force over an original recording", argv: "repair crashed.aaep -o fixed.aaep --force", want: func(o *RepairOptions) { o.Force = true }},
 		{name: "standard output", argv: "repair crashed.aaep --output -", want: func(o *RepairOptions) { o.Output = "-" }},
 
 		{name: "no file", argv: "repair -o fixed.aaep", err: "repair needs the damaged or torn capture FILE to repair (see aaep-replay repair --help)"},
 		{name: "two files", argv: "repair a.aaep b.aaep", err: `repair takes the damaged or torn capture FILE to repair, got 2 arguments: ["a.aaep" "b.aaep"]`},
 		{name: "no output", argv: "repair crashed.aaep", err: "repair needs an output file: -o OUT"},
-		{name: "unknown flag", argv: "repair crashed.aaep -o fixed.aaep --force", err: "unknown flag: --force"},
+		{name: "unknown flag", argv: "repair crashed.aaep -o fixed.aaep --overwrite", err: "unknown flag: --overwrite"},
 	})
 }
 
@@ -131,6 +138,7 @@ func Test_NewCmdMerge(t *testing.T) {
 	}
 	testNewCmd(t, NewCmdMerge, defaults, []cmdCase[MergeOptions]{
 		{name: "defaults", argv: "merge a.aaep b.aaep -o both.aaep"},
+		{name: "force over an original recording", argv: "merge a.aaep b.aaep -o both.aaep --force", want: func(o *MergeOptions) { o.Merge.Force = true }},
 		{name: "long output flag", argv: "merge a.aaep b.aaep --output both.aaep"},
 		{name: "one input (a glob or a directory)", argv: "merge dir/ -o both.aaep", want: func(o *MergeOptions) { o.Inputs = []string{"dir/"} }},
 		{name: "join-sources", argv: "merge --join-sources a.aaep b.aaep -o both.aaep", want: func(o *MergeOptions) { o.Merge.JoinSources = true }},
@@ -150,7 +158,7 @@ func Test_NewCmdMerge(t *testing.T) {
 		{name: "no output", argv: "merge a.aaep b.aaep", err: "merge needs an output file: -o OUT"},
 		{name: "time-shift without a file", argv: "merge a.aaep b.aaep --time-shift -1.2s -o both.aaep", err: `--time-shift "-1.2s": say which input, as FILE=SHIFT (b.aaep=-1.2s)`},
 		{name: "time-shift of nothing", argv: "merge a.aaep b.aaep --time-shift b.aaep=later -o both.aaep", err: `--time-shift: time shift "later": want a duration such as +1.5s or -200ms, or a start time such as 2026-11-02T09:00:00Z`},
-		{name: "unknown flag", argv: "merge a.aaep b.aaep -o both.aaep --force", err: "unknown flag: --force"},
+		{name: "unknown flag", argv: "merge a.aaep b.aaep -o both.aaep --overwrite", err: "unknown flag: --overwrite"},
 	})
 }
 
@@ -187,6 +195,7 @@ func Test_NewCmdDedupe(t *testing.T) {
 	}
 	cases := []cmdCase[DedupeOptions]{
 		{name: "defaults", argv: "dedupe in.aaep -o once.aaep"},
+		{name: "force over an original recording", argv: "dedupe in.aaep -o once.aaep --force", want: func(o *DedupeOptions) { o.Dedupe.Force = true }},
 		{name: "long output flag", argv: "dedupe in.aaep --output once.aaep"},
 		{name: "window", argv: "dedupe in.aaep --window 5m -o once.aaep", want: func(o *DedupeOptions) { o.Dedupe.Window = 5 * time.Minute }},
 		{name: "the whole capture", argv: "dedupe in.aaep --window 0 -o once.aaep", want: func(o *DedupeOptions) { o.Dedupe.Window = 0 }},

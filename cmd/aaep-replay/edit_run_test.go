@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
@@ -28,7 +32,8 @@ func Test_editRun(t *testing.T) {
 		stdout, stderr string // exact, DIR standing for dir
 		code           int
 		err            string // the error's text, DIR standing for dir
-		// records are the outputs' record counts ("-": standard output).
+		// records are the outputs' record counts ("-": standard output; -1:
+		// an output that is not a capture).
 		records map[string]int
 	}{
 		{name: "cut into a file", run: func(a *app, in, dir string) error {
@@ -67,6 +72,30 @@ func Test_editRun(t *testing.T) {
 			}
 			return mergeRun(&MergeOptions{app: a, Inputs: []string{in, filepath.Join(dir, "copy.aaep")}, Output: filepath.Join(dir, "both.aaep"), Shifts: shifts})
 		}, code: cli.ExitUsage, err: "--time-shift nope.aaep=+1s: nope.aaep is not one of the inputs"},
+		// An original recording (copy.aaep: the demo capture, recorded by
+		// aaep-capture) is never replaced without --force; a derived capture
+		// is, so that a pipeline runs again without a flag.
+		{name: "import over an original recording", run: func(a *app, in, dir string) error {
+			if err := exportRun(&ExportOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "x.jsonl")}); err != nil {
+				return err
+			}
+			return importRun(&ImportOptions{app: a, Input: filepath.Join(dir, "x.jsonl"), Output: filepath.Join(dir, "copy.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/copy.aaep: an original recording, which cannot be made again; not replaced (--force replaces it)", records: map[string]int{"x.jsonl": -1}},
+		{name: "export over an original recording", run: func(a *app, in, dir string) error {
+			return exportRun(&ExportOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "copy.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/copy.aaep: an original recording, which cannot be made again; not replaced (--force replaces it)"},
+		{name: "repair over an original recording", run: func(a *app, in, dir string) error {
+			return repairRun(&RepairOptions{app: a, Input: in, Output: filepath.Join(dir, "copy.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/copy.aaep: an original recording, which cannot be made again; not replaced (--force replaces it)"},
+		{name: "cut over an original recording with --force", run: func(a *app, in, dir string) error {
+			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "copy.aaep"), Cut: capedit.CutOptions{To: upTo(9), Force: true}})
+		}, stdout: "wrote 10 records to DIR/copy.aaep\n", records: map[string]int{"copy.aaep": 10}},
+		{name: "cut over an earlier cut", run: func(a *app, in, dir string) error {
+			if err := cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(20)}}); err != nil {
+				return err
+			}
+			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(9)}})
+		}, stdout: "wrote 21 records to DIR/cut.aaep\nwrote 10 records to DIR/cut.aaep\n", records: map[string]int{"cut.aaep": 10}},
 		{name: "split by count", run: func(a *app, in, dir string) error {
 			o := &SplitOptions{app: a, Input: in, Output: filepath.Join(dir, "p.aaep")}
 			o.Split.Records = 40
@@ -89,9 +118,17 @@ func Test_editRun(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			before := snapshot(t, dir)
 			var stdout, stderr bytes.Buffer
 			a := &app{Streams: cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, ctx: context.Background()}
 			err = tc.run(a, in, dir)
+			// Nothing but the outputs named changed (a failed command's
+			// outputs included).
+			for name, st := range snapshot(t, dir) {
+				if _, out := tc.records[name]; !out && before[name] != "" && st != before[name] {
+					t.Errorf("%s changed, and is not an output", name)
+				}
+			}
 			dirOf := func(s string) string { return strings.ReplaceAll(s, "DIR", dir) }
 			if code := cli.Code(err); code != tc.code {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tc.code)
@@ -106,6 +143,9 @@ func Test_editRun(t *testing.T) {
 				t.Errorf("stderr %q, want %q", stderr.String(), dirOf(tc.stderr))
 			}
 			for name, want := range tc.records {
+				if want < 0 {
+					continue // an output that is not a capture
+				}
 				path := filepath.Join(dir, name)
 				if name == "-" {
 					path = filepath.Join(dir, "stdout.aaep")
@@ -122,4 +162,43 @@ func Test_editRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapshot describes every file in dir (not below it) by its bytes' hash,
+// mode and owner, by name.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		out[e.Name()] = fileState(t, filepath.Join(dir, e.Name()))
+	}
+	return out
+}
+
+// fileState is a file's bytes' hash, mode and owner (for a symbolic link:
+// the link's target name).
+func fileState(t *testing.T, path string) string {
+	t.Helper()
+	st, err := os.Lstat(path)
+	if err != nil {
+		return "absent"
+	}
+	sys := st.Sys().(*syscall.Stat_t)
+	head := fmt.Sprintf("%v uid %d gid %d", st.Mode(), sys.Uid, sys.Gid)
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		link, _ := os.Readlink(path)
+		return head + " -> " + link
+	case st.Mode().IsRegular():
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return head + " unreadable"
+		}
+		return fmt.Sprintf("%s sha256 %x", head, sha256.Sum256(b))
+	}
+	return head
 }

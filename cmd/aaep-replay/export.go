@@ -18,6 +18,8 @@ type ExportOptions struct {
 	Inputs []string
 	// Output is the file written, - for standard output (the default).
 	Output string
+	// Force replaces an original recording named by Output.
+	Force  bool
 	Export capedit.ExportOptions
 }
 
@@ -59,6 +61,7 @@ one, in time order, as "merge --join-sources" of them would be.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "write to this file instead of standard output (-: standard output)")
+	f.BoolVar(&o.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.BoolVar(&o.Export.WithMeta, "with-meta", false, "wrap every record with its time, kind, direction, source and attributes")
 	f.BoolVar(&o.Export.Sent, "sent", false, "also export the messages the recorder sent (without --with-meta)")
 	return cmd
@@ -89,5 +92,5 @@ func exportRun(o *ExportOptions) error {
 	// Damage: every line before it is written (Export's error is marked
 	// outfile.KeepPartial, so a file output is kept), then the damage is
 	// reported.
-	return fileopsError(outfile.WriteFile(o.Output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out}, run))
+	return fileopsError(outfile.WriteFile(o.Output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Force: o.Force}, run))
 }

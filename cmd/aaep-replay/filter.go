@@ -54,6 +54,7 @@ the capture's start are unchanged.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.BoolVar(&o.Filter.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "keep messages of this session")
 	f.StringSliceVar(&opts.Match.Types, "type", nil, "keep messages of this type (exact or suffix)")
 	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "keep messages of this urgency")

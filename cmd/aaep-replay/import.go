@@ -51,6 +51,7 @@ turned back into the capture it came from, record for record.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.BoolVar(&o.Import.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.BoolVar(&o.Import.Plain, "plain", false, "read every line as a message, even if the file looks like a --with-meta export")
 	return cmd
 }

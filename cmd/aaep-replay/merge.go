@@ -73,6 +73,7 @@ two machines whose clocks differ.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	f.BoolVar(&o.Merge.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.BoolVar(&o.Merge.JoinSources, "join-sources", false, "give identical sources of different inputs one id")
 	f.StringArrayVar(&o.TimeShifts, "time-shift", nil, "FILE=SHIFT: move that input's wall clock by a duration (+1.5s) or to a start time (repeatable)")
 	return cmd

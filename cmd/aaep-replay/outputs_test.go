@@ -53,6 +53,7 @@ func writerVerbs() []writerVerb {
 		{"filter", true, func(d, o string) []string { return []string{"filter", "src.aaep", "--messages-only", "-o", o} }, "src.aaep"},
 		{"merge", true, func(d, o string) []string { return []string{"merge", "other.aaep", "src.aaep", "-o", o} }, "src.aaep"},
 		{"repair", true, func(d, o string) []string { return []string{"repair", "src.aaep", "-o", o} }, "src.aaep"},
+		{"dedupe", true, func(d, o string) []string { return []string{"dedupe", "src.aaep", "-o", o} }, "src.aaep"},
 		{"visualize", false, func(d, o string) []string { return []string{"visualize", "src.aaep", "--format", "dot", "-o", o} }, "src.aaep"},
 	}
 }
@@ -293,6 +294,7 @@ func TestRepairKeepsNothing(t *testing.T) {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	replayBin.Remove()
+	captureBin.Remove()
 	os.Exit(code)
 }
 

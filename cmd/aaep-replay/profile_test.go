@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
@@ -66,6 +68,44 @@ func TestStartProfile(t *testing.T) {
 		}
 		if got, _ := os.ReadFile(input); !bytes.Equal(got, want) {
 			t.Fatalf("input now holds %q", got)
+		}
+	})
+	t.Run("the command's own output", func(t *testing.T) {
+		// AAEP_CPUPROFILE=T aaep-replay cut in.aaep -o T: T does not exist
+		// yet, and is refused by name however it is spelled.
+		dir := t.TempDir()
+		t.Chdir(dir)
+		for _, args := range [][]string{
+			{"cut", "in.aaep", "-o", "T"},
+			{"cut", "in.aaep", "--output=./T"},
+			{"export", "in.aaep", "-o", filepath.Join(dir, "T")},
+		} {
+			t.Setenv("AAEP_CPUPROFILE", "T")
+			_, err := startProfile(args)
+			if err == nil || cli.Code(err) != cli.ExitUsage || !strings.Contains(err.Error(), "AAEP_CPUPROFILE: T is named on the command line") {
+				t.Errorf("%q: err = %v, want a usage error", args, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "T")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("T was written: %v", err)
+		}
+	})
+	t.Run("a file that appears meanwhile is not replaced", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "cpu.out")
+		t.Setenv("AAEP_CPUPROFILE", path)
+		stop, err := startProfile([]string{"check", "x.aaep"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []byte("written by the command meanwhile")
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := stop(); !errors.Is(err, outfile.ErrChanged) {
+			t.Errorf("stop = %v, want ErrChanged", err)
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+			t.Errorf("the file now holds %q", got)
 		}
 	})
 	t.Run("unwritable", func(t *testing.T) {

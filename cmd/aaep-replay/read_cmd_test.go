@@ -22,6 +22,9 @@ func Test_NewCmdVisualize(t *testing.T) {
 		}},
 		{name: "format from the output's name", argv: "visualize in.aaep -o trace.png", want: func(o *VisualizeOptions) { o.Output, o.Format = "trace.png", "png" }},
 		{name: "dot output", argv: "visualize in.aaep --output trace.dot", want: func(o *VisualizeOptions) { o.Output, o.Format = "trace.dot", "dot" }},
+		{name: "force over an original recording", argv: "visualize in.aaep --output trace.dot --force", want: func(o *VisualizeOptions) {
+			o.Output, o.Format, o.Force = "trace.dot", "dot", true
+		}},
 		{name: "format flag", argv: "visualize in.aaep --format png", want: func(o *VisualizeOptions) { o.FormatName, o.Format = "png", "png" }},
 		{name: "format flag matching the output", argv: "visualize in.aaep --format dot -o x.dot", want: func(o *VisualizeOptions) {
 			o.FormatName, o.Format, o.Output = "dot", "dot", "x.dot"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/inputs"
@@ -42,13 +41,8 @@ func (f *replayFlags) checkRecord(input string) error {
 		_, err := outfile.Open(f.record, f.recordOptions(input))
 		return wrap(err)
 	}
-	if err := outfile.Check(f.record, append([]string{input}, f.sources...)...); err != nil {
+	if err := outfile.Check(f.record, f.recordOptions(input)); err != nil {
 		return wrap(err)
-	}
-	if !f.force {
-		if st, err := os.Stat(f.record); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-			return wrap(&outfile.Error{Op: "refuse", Path: f.record, Err: outfile.ErrExists})
-		}
 	}
 	return nil
 }

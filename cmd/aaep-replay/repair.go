@@ -17,6 +17,8 @@ type RepairOptions struct {
 
 	Input  string
 	Output string
+	// Force replaces an original recording named by Output.
+	Force bool
 }
 
 // NewCmdRepair builds repair; runF, when given, runs instead of repairRun
@@ -44,13 +46,14 @@ appears only when complete.`,
 		},
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	return cmd
 }
 
 // repairRun copies the input's intact records into the output.
 func repairRun(o *RepairOptions) error {
 	a, in, out := o.app, o.Input, o.Output
-	f, err := outfile.Open(out, outfile.Options{Inputs: []string{in}, Stdout: a.Out, Binary: true})
+	f, err := outfile.Open(out, outfile.Options{Inputs: []string{in}, Stdout: a.Out, Binary: true, Force: o.Force})
 	if err != nil {
 		return err
 	}

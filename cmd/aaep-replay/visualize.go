@@ -30,6 +30,8 @@ type VisualizeOptions struct {
 	Inputs []string
 	Input  string
 	Output string
+	// Force replaces an original recording named by Output.
+	Force bool
 	// FormatName is --format as given; Format is the format drawn, from
 	// --format or else the --output file's extension.
 	FormatName  string
@@ -91,6 +93,7 @@ stream in time order, into the --output they then need.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "file to write (default: FILE.<format> beside the input; - for standard output)")
+	f.BoolVar(&o.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.StringVar(&o.FormatName, "format", "svg", "output format: svg, png or dot (default: from the --output extension, else svg)")
 	f.StringVar(&o.Session, "session", "", "draw only the session with this ID")
 	f.StringVar(&o.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of recognising each")
@@ -143,7 +146,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	default:
 		output = o.Input + "." + string(format)
 	}
-	if err := outfile.Check(output, inputs.Paths(srcs)...); err != nil {
+	if err := outfile.Check(output, outfile.Options{Inputs: inputs.Paths(srcs), Force: o.Force}); err != nil {
 		return err // before the capture is read and drawn
 	}
 	mods := models.All()
@@ -195,7 +198,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("draw %s: %w", o.Input, err))
 	}
-	err = outfile.WriteFile(output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Binary: format == visualize.FormatPNG},
+	err = outfile.WriteFile(output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Binary: format == visualize.FormatPNG, Force: o.Force},
 		func(w io.Writer) error {
 			_, err := w.Write(out)
 			return err

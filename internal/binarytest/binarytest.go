@@ -39,6 +39,10 @@ func (b *Binary) Path(t testing.TB) string {
 		if b.err != nil {
 			return
 		}
+		// Other users may run it too (RunAs).
+		if b.err = os.Chmod(b.dir, 0o755); b.err != nil {
+			return
+		}
 		b.path = filepath.Join(b.dir, b.name)
 		gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
 		if out, err := exec.Command(gotool, "build", "-o", b.path, b.pkg).CombinedOutput(); err != nil {
@@ -62,8 +66,24 @@ func (b *Binary) Remove() {
 // status, standard output and standard error.
 func (b *Binary) Run(t testing.TB, dir string, args ...string) (int, []byte, string) {
 	t.Helper()
+	return b.run(t, dir, nil, args)
+}
+
+// RunAs runs the command as Run does, as the user and group uid and gid
+// (which only root may ask for): for tests of what a user without root's
+// rights may and may not do.
+func (b *Binary) RunAs(t testing.TB, uid, gid uint32, dir string, args ...string) (int, []byte, string) {
+	t.Helper()
+	return b.run(t, dir, &syscall.Credential{Uid: uid, Gid: gid, NoSetGroups: false, Groups: []uint32{}}, args)
+}
+
+func (b *Binary) run(t testing.TB, dir string, cred *syscall.Credential, args []string) (int, []byte, string) {
+	t.Helper()
 	cmd := exec.Command(b.Path(t), args...)
 	cmd.Dir = dir
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

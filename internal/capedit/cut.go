@@ -23,6 +23,8 @@ type CutOptions struct {
 	To timing.Position
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Force replaces an original recording at out (see internal/outfile).
+	Force bool
 	// TimeShift re-anchors the output's wall clock (see TimeShift).
 	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
@@ -37,7 +39,7 @@ type CutOptions struct {
 // times are shifted to match, so their absolute times are unchanged and a
 // replay of the cut starts at once; Merge puts the pieces back together.
 func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) {
-	if err := CheckOutput(out, in); err != nil {
+	if err := CheckOutput(out, opts.Force, in); err != nil {
 		return nil, err
 	}
 	if err := CheckSelection(in, Selection{From: opts.From, To: opts.To}); err != nil {
@@ -58,7 +60,7 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 	hdr := cloneHeader(src.r.Header())
 	hdr.Meta["derived_from"] = filepath.Base(in)
 	hdr.Meta["cut"] = describeCut(opts)
-	err = writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
+	err = writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
 		var cw *capfile.Writer
 		defer func() {
 			if cw != nil {

@@ -27,6 +27,8 @@ type DedupeOptions struct {
 	TimeShift TimeShift
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Force replaces an original recording at out (see internal/outfile).
+	Force bool
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
 }
@@ -69,7 +71,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("dedupe window %v: must not be negative", opts.Window)
 	}
-	if err := CheckOutput(out, in); err != nil {
+	if err := CheckOutput(out, opts.Force, in); err != nil {
 		return nil, err
 	}
 	src, err := openInput(in, opts.Progress)
@@ -85,7 +87,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 	seen := map[dedupeKey]int64{} // key -> time of the latest delivery
 	var doc payload.Doc
 	var queue []seenAt // in time order, for the window
-	err = writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
+	err = writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
 		hdr.Meta["dedupe"] = "redelivered events left out (same source, event_id and bytes)"
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {

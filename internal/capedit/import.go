@@ -27,6 +27,8 @@ type ImportOptions struct {
 	Plain bool
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Force replaces an original recording at out (see internal/outfile).
+	Force bool
 	// Progress counts the lines read (nil: no progress display).
 	Progress *progress.Meter
 }
@@ -74,7 +76,7 @@ const maxMetaLine = capfile.MaxPayload/3*4 + 8<<20
 // rebuilt into the header and records it was exported from.
 func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportStats, error) {
 	st := &ImportStats{}
-	if err := CheckOutput(out, in); err != nil {
+	if err := CheckOutput(out, opts.Force, in); err != nil {
 		return st, err
 	}
 	if err := SniffJSONL(in); err != nil {
@@ -103,7 +105,7 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 			st.WithMeta = true
 			st.Lines = 1
 			st.Start = h.Start
-			return st, writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
+			return st, writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
 				return importMeta(ctx, in, lr, w, h, st)
 			})
 		}
@@ -129,7 +131,7 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 		Origins: []capfile.Origin{{ID: 0, Transport: "file", Endpoint: filepath.Base(in)}},
 		Meta:    map[string]string{"imported_from": filepath.Base(in)},
 	}
-	return st, writeOutput(out, opts.Stdout, []string{in}, func(w io.Writer) error {
+	return st, writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
 		lr := newLineReader(f, capfile.MaxPayload)
 		lr.meter = opts.Progress
 		return importPlain(ctx, in, lr, w, h, st)

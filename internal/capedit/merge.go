@@ -24,6 +24,8 @@ type MergeOptions struct {
 	JoinSources bool
 	// Stdout is where an out of "-" writes; nil refuses "-".
 	Stdout io.Writer
+	// Force replaces an original recording at out (see internal/outfile).
+	Force bool
 	// TimeShifts re-anchor the inputs' wall clocks before they are merged,
 	// one per input in order (missing ones shift nothing): align captures
 	// of machines whose clocks differ.
@@ -56,7 +58,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckOutput(out, inputs...); err != nil {
+	if err := CheckOutput(out, opts.Force, inputs...); err != nil {
 		return nil, err
 	}
 	res := &MergeResult{}
@@ -88,7 +90,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	for i, s := range srcs {
 		shift[i] = opts.shift(i).Apply(s.r.Header().Start).Sub(hdr.Start).Nanoseconds()
 	}
-	err = writeOutput(out, opts.Stdout, inputs, func(w io.Writer) error {
+	err = writeOutput(out, opts.Stdout, opts.Force, inputs, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {
 			return err

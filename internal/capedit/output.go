@@ -13,12 +13,14 @@ var ErrSameFile = outfile.ErrSameFile
 
 // CheckOutput refuses an output that is, or resolves to, one of inputs (by
 // path, symbolic link, hard link or another spelling: errors.Is ErrSameFile),
-// before anything is read or written.
-func CheckOutput(out string, inputs ...string) error {
+// an original recording unless force (outfile.ErrOriginal), or any other
+// existing file the output policy of internal/outfile refuses, before
+// anything is read or written.
+func CheckOutput(out string, force bool, inputs ...string) error {
 	if out == "" {
 		return errors.New("no output file given")
 	}
-	return outfile.Check(out, inputs...)
+	return outfile.Check(out, outfile.Options{Inputs: inputs, Force: force})
 }
 
 // writeOutput writes a capture to out through fn under the output policy of
@@ -26,11 +28,11 @@ func CheckOutput(out string, inputs ...string) error {
 // when complete (or, after damage in an input, holding every record read
 // before it: see outfile.KeepPartial), and a device is written in place.
 // "-" writes to stdout, or is refused when stdout is nil.
-func writeOutput(out string, stdout io.Writer, inputs []string, fn func(w io.Writer) error) error {
+func writeOutput(out string, stdout io.Writer, force bool, inputs []string, fn func(w io.Writer) error) error {
 	if out == "" {
 		return errors.New("no output file given")
 	}
-	return outfile.WriteFile(out, outfile.Options{Inputs: inputs, Stdout: stdout, Binary: true}, fn)
+	return outfile.WriteFile(out, outfile.Options{Inputs: inputs, Stdout: stdout, Binary: true, Force: force}, fn)
 }
 
 // WriteFile writes the output file out through fn under the output policy

@@ -16,6 +16,9 @@ import (
 var (
 	// ErrIsCapture: the file is already a capture.
 	ErrIsCapture = errors.New("already a capture: use it directly, or cut/merge it")
+	// ErrDamagedCapture: the file starts like a capture whose first bytes
+	// are damaged (capfile.Detect).
+	ErrDamagedCapture = errors.New("a capture whose first bytes are damaged, not JSON Lines (aaep-replay repair rebuilds its header)")
 	// ErrCompressed: the file is zstd-compressed.
 	ErrCompressed = errors.New("a zstd-compressed file, not JSON Lines (decompress it first: zstd -d)")
 	// ErrNotJSONL: no line of the file is JSON.
@@ -36,9 +39,12 @@ func SniffJSONL(path string) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(capfile.SniffLen)
-	if capture, compressed := capfile.Sniff(head); capture {
+	switch capfile.Detect(head) {
+	case capfile.Capture:
 		return fmt.Errorf("%s: %w", path, ErrIsCapture)
-	} else if compressed {
+	case capfile.DamagedCapture:
+		return fmt.Errorf("%s: %w", path, ErrDamagedCapture)
+	case capfile.OtherZstd:
 		return fmt.Errorf("%s: %w", path, ErrCompressed)
 	}
 	lr := newLineReader(br, capfile.MaxPayload)

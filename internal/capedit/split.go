@@ -171,7 +171,7 @@ func (s *splitter) create(path, session, note string, shift int64) (*part, error
 	if !s.opts.Force && exists(path) {
 		return nil, fmt.Errorf("%s: %w (--force replaces it)", path, fs.ErrExist)
 	}
-	f, err := outfile.Open(path, outfile.Options{Inputs: []string{s.in}})
+	f, err := outfile.Open(path, outfile.Options{Inputs: []string{s.in}, Force: s.opts.Force})
 	if err != nil {
 		return nil, err
 	}

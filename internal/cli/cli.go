@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -132,9 +133,19 @@ func Report(w io.Writer, prog string, err error) int {
 		return ExitOK
 	}
 	if !errors.Is(err, ErrSilent) {
-		fmt.Fprintf(w, "%s: %v\n", prog, err)
+		fmt.Fprintf(w, "%s: %v%s\n", prog, err, repairHint(err))
 	}
 	return Code(err)
+}
+
+// repairHint is what a damaged capture's report adds: where the intact
+// records can be saved (unless the message says so already).
+func repairHint(err error) string {
+	var ce *capfile.CorruptionError
+	if !errors.As(err, &ce) || capfile.IsTorn(err) || strings.Contains(err.Error(), "aaep-replay repair") {
+		return ""
+	}
+	return " (aaep-replay repair FILE -o NEW.aaep saves its intact records)"
 }
 
 // ranError marks an error returned by a command's own RunE.

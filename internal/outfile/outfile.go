@@ -18,6 +18,17 @@
 //     file unless Options.Force, and stays out of sight under its temporary
 //     name until Publish, so a recording that fails before it records
 //     anything leaves no file behind.
+//   - No output replaces an original recording (capfile.Header.Original: a
+//     capture a recorder wrote, which nothing can make again), or a file
+//     that starts like a capture but whose header cannot be read, unless
+//     Options.Force. Derived captures, JSON Lines, drawings are replaced.
+//   - An existing file the user may not write (access(2) denies it, as it
+//     does cp), or one whose owner the replacement could not keep (another
+//     user's file in a directory the user may write), is refused.
+//   - Commit replaces only the file that Open looked at: a file that
+//     appeared at the path meanwhile, or replaced the one that was there (a
+//     command's own output named by AAEP_CPUPROFILE, say), is left alone
+//     and the output refused.
 //
 // Every error this package returns is an *Error, whose ExitCode is 2 (a usage
 // error or an unwritable file).
@@ -35,7 +46,10 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 )
 
 // Sentinel errors, matched with errors.Is.
@@ -50,6 +64,19 @@ var (
 	ErrTerminal = errors.New("standard output is a terminal; refusing to write binary data to it (redirect it, or name a file)")
 	// ErrDirectory: the output names a directory.
 	ErrDirectory = errors.New("is a directory")
+	// ErrOriginal: the output is an original recording (or a capture whose
+	// header cannot be read), which is replaced only with Force.
+	ErrOriginal = errors.New("an original recording, which cannot be made again; not replaced (--force replaces it)")
+	// ErrNotWritable: the user has no write permission on the existing
+	// output. It matches fs.ErrPermission too.
+	ErrNotWritable = fmt.Errorf("no write permission; not replaced (%w)", fs.ErrPermission)
+	// ErrOwner: replacing the output would change its owner (another
+	// user's file, in a directory the user may write). It matches
+	// fs.ErrPermission too.
+	ErrOwner = fmt.Errorf("owned by another user, and a replacement would not be; not replaced (%w)", fs.ErrPermission)
+	// ErrChanged: a file appeared at the output's path, or replaced the one
+	// that was there, while the output was written.
+	ErrChanged = errors.New("changed while the output was being written (another writer?); not replaced")
 )
 
 // Error is the error of every function of this package. Its exit code is 2.
@@ -62,7 +89,8 @@ type Error struct {
 func (e *Error) Error() string {
 	switch {
 	case errors.Is(e.Err, ErrSameFile), errors.Is(e.Err, ErrExists), errors.Is(e.Err, ErrNoStdout),
-		errors.Is(e.Err, ErrDirectory), errors.Is(e.Err, ErrTerminal):
+		errors.Is(e.Err, ErrDirectory), errors.Is(e.Err, ErrTerminal), errors.Is(e.Err, ErrOriginal),
+		errors.Is(e.Err, ErrNotWritable), errors.Is(e.Err, ErrOwner), errors.Is(e.Err, ErrChanged):
 		return fmt.Sprintf("%s: %v", e.Path, e.Err)
 	}
 	return fmt.Sprintf("%s %s: %v", e.Op, e.Path, e.Err)
@@ -87,7 +115,9 @@ type Options struct {
 	// Live marks a recording of live data, which cannot be made again: an
 	// existing non-empty regular file is not replaced unless Force, and the
 	// file stays under its temporary name until Publish (or Commit).
-	Live  bool
+	Live bool
+	// Force replaces an original recording (ErrOriginal), and with Live any
+	// existing file (ErrExists).
 	Force bool
 }
 
@@ -122,7 +152,8 @@ type File struct {
 	conn   net.Conn  // a Unix socket
 	mode   os.FileMode
 	owner  *ownerID
-	shown  bool // the temporary file is at target (Publish ran)
+	orig   os.FileInfo // the regular file at the target when opened, or nil
+	shown  bool        // the temporary file is at target (Publish ran)
 	done   bool
 	err    error // sticky write error
 	nbytes int64
@@ -145,19 +176,14 @@ func Open(path string, o Options) (*File, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fail("open", err)
 	}
+	f := &File{name: path, target: path, opts: o}
 	if exists {
-		if err := checkInputs(path, st, o.Inputs); err != nil {
+		if err := refuse(path, st, o); err != nil {
 			return nil, err
 		}
-	}
-	f := &File{name: path, target: path, opts: o}
-	switch {
-	case exists && st.IsDir():
-		return fail("open", ErrDirectory)
-	case exists && !st.Mode().IsRegular():
-		return f.openInPlace(st) // by the name given: a pipe behind /dev/stderr has no other
-	case exists && o.Live && !o.Force && st.Size() > 0:
-		return fail("refuse", ErrExists)
+		if !st.Mode().IsRegular() {
+			return f.openInPlace(st) // by the name given: a pipe behind /dev/stderr has no other
+		}
 	}
 	// A regular file, or nothing yet: the temporary file goes beside the
 	// file the links lead to.
@@ -165,6 +191,69 @@ func Open(path string, o Options) (*File, error) {
 		return fail("open", err)
 	}
 	return f.openTemp(st)
+}
+
+// refuse makes every check of the policy on an existing output st at path:
+// nil when o may write it.
+func refuse(path string, st os.FileInfo, o Options) error {
+	fail := func(err error) error { return &Error{Op: "refuse", Path: path, Err: err} }
+	if err := checkInputs(path, st, o.Inputs); err != nil {
+		return err
+	}
+	switch {
+	case st.IsDir():
+		return &Error{Op: "open", Path: path, Err: ErrDirectory}
+	case !st.Mode().IsRegular():
+		return nil // a device, FIFO or socket: opening it for writing checks the rest
+	case o.Live && !o.Force && st.Size() > 0:
+		return fail(ErrExists)
+	}
+	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS); err != nil {
+		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+			return fail(ErrNotWritable)
+		}
+		if errors.Is(err, unix.EROFS) {
+			return &Error{Op: "open", Path: path, Err: err}
+		}
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		if euid := os.Geteuid(); euid != 0 && int(sys.Uid) != euid {
+			return fail(ErrOwner)
+		}
+	}
+	if !o.Force && st.Size() > 0 {
+		if err := refuseOriginal(path); err != nil {
+			return fail(err)
+		}
+	}
+	return nil
+}
+
+// refuseOriginal returns ErrOriginal when the file at path is an original
+// recording, or starts like a capture whose header cannot be read.
+func refuseOriginal(path string) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil // not readable: not one the user could read back either; the write decides
+	}
+	defer file.Close()
+	var head [capfile.SniffLen]byte
+	n, _ := io.ReadFull(file, head[:])
+	if d := capfile.Detect(head[:n]); d != capfile.Capture && d != capfile.DamagedCapture {
+		return nil
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return nil
+	}
+	r, err := capfile.NewReader(file)
+	if err != nil {
+		return fmt.Errorf("%w (a capture whose header cannot be read: %v)", ErrOriginal, err)
+	}
+	defer r.Close()
+	if h := r.Header(); h.Original() {
+		return ErrOriginal
+	}
+	return nil
 }
 
 // IsStdout reports whether path names standard output: "-", or one of the
@@ -182,18 +271,19 @@ func isStdoutName(path string) bool {
 	return false
 }
 
-// Check refuses an output that is, or resolves to, one of inputs (a usage
-// error with ErrSameFile), without opening anything. Open makes the same
-// check; Check lets a command refuse before it starts reading.
-func Check(path string, inputs ...string) error {
-	if path == "" || path == "-" {
+// Check makes the checks Open makes on an existing output (an input,
+// an original recording without Force, a file the user may not write...),
+// without opening anything, so that a command can refuse before it starts
+// reading. A path that does not exist passes.
+func Check(path string, o Options) error {
+	if path == "" || IsStdout(path) {
 		return nil
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil // nothing there: not an input
+		return nil // nothing there: Open says what is wrong
 	}
-	return checkInputs(path, st, inputs)
+	return refuse(path, st, o)
 }
 
 func checkInputs(path string, out os.FileInfo, inputs []string) error {
@@ -288,6 +378,7 @@ func (f *File) openTemp(st os.FileInfo) (*File, error) {
 	f.kind = Regular
 	perm := os.FileMode(0o644) // less the umask, applied by open(2)
 	if st != nil {
+		f.orig = st
 		f.mode = st.Mode().Perm() | st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
 		perm = 0o600
 		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
@@ -310,6 +401,12 @@ func (f *File) openTemp(st os.FileInfo) (*File, error) {
 		}
 	}
 	if err != nil {
+		// The temporary name is ours, not the user's: say what is wrong
+		// with the directory the user named.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = &fs.PathError{Op: "directory", Path: filepath.Clean(dir), Err: pe.Err}
+		}
 		return nil, &Error{Op: "create", Path: f.name, Err: err}
 	}
 	f.file, f.w = file, file
@@ -401,28 +498,54 @@ func (f *File) rename() error {
 			return &Error{Op: "commit", Path: f.name, Err: err}
 		}
 		if f.owner != nil {
-			_ = f.file.Chown(f.owner.uid, f.owner.gid) // only root may; the mode is what matters
-			_ = f.file.Chmod(f.mode)                   // chown clears set-id bits
+			if err := f.file.Chown(f.owner.uid, f.owner.gid); err != nil && !f.ownedAsBefore() {
+				return &Error{Op: "refuse", Path: f.name, Err: ErrOwner}
+			}
+			_ = f.file.Chmod(f.mode) // chown clears set-id bits
 		}
 	}
-	if f.opts.Live && !f.opts.Force {
+	live := f.opts.Live && !f.opts.Force
+	if live || f.orig == nil {
+		// Nothing was there (or, live, nothing but an empty file may be):
+		// the name is claimed with a hard link, which fails when something
+		// is there now.
 		err := os.Link(tmp, f.target)
 		if err == nil {
 			os.Remove(tmp)
 			return syncDir(f.name, f.target)
 		}
 		if errors.Is(err, fs.ErrExist) {
-			if st, serr := os.Stat(f.target); serr != nil || !st.Mode().IsRegular() || st.Size() > 0 {
+			st, serr := os.Stat(f.target)
+			switch {
+			case live && (serr != nil || !st.Mode().IsRegular() || st.Size() > 0):
 				return &Error{Op: "refuse", Path: f.name, Err: ErrExists}
+			case !live && (serr != nil || f.orig == nil || !os.SameFile(st, f.orig)):
+				return &Error{Op: "refuse", Path: f.name, Err: ErrChanged}
 			}
+		} else if _, serr := os.Lstat(f.target); serr == nil && f.orig == nil && !live {
+			// No hard links here: at least nothing may have appeared.
+			return &Error{Op: "refuse", Path: f.name, Err: ErrChanged}
 		}
 		// An empty file may be replaced; a file system without hard links
 		// falls back to rename.
+	} else if st, err := os.Stat(f.target); err == nil && !os.SameFile(st, f.orig) {
+		return &Error{Op: "refuse", Path: f.name, Err: ErrChanged}
 	}
 	if err := os.Rename(tmp, f.target); err != nil {
 		return &Error{Op: "commit", Path: f.name, Err: err}
 	}
 	return syncDir(f.name, f.target)
+}
+
+// ownedAsBefore reports whether the temporary file already has the owner
+// and group of the file it replaces.
+func (f *File) ownedAsBefore() bool {
+	st, err := f.file.Stat()
+	if err != nil {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == f.owner.uid && int(sys.Gid) == f.owner.gid
 }
 
 func syncDir(name, target string) error {

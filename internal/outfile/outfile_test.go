@@ -184,7 +184,7 @@ func TestOutputIsInputRefused(t *testing.T) {
 			if name == "input is a symlink" {
 				inputs = []string{sym}
 			}
-			if err := outfile.Check(out, inputs...); !errors.Is(err, outfile.ErrSameFile) {
+			if err := outfile.Check(out, outfile.Options{Inputs: inputs}); !errors.Is(err, outfile.ErrSameFile) {
 				t.Errorf("Check: %v, want ErrSameFile", err)
 			}
 			err := writeAll(t, out, outfile.Options{Inputs: inputs}, "overwritten")
