@@ -85,17 +85,41 @@ type Options struct {
 	// Logf) one per failure and warning. Neither ever receives
 	// credentials: errors name objects, not keys.
 	Logf, Warnf func(format string, args ...any)
+	// WarnAfter, when positive, warns (Warnf) when parts have waited this
+	// long without any upload succeeding meanwhile, and again every
+	// WarnAfter while that lasts.
+	WarnAfter time.Duration
+	// Limits bound the spool on disk.
+	Limits Limits
 }
 
 // Stats are an Uploader's running totals.
 type Stats struct {
+	Added     int64  // parts queued by Add (closed by this run)
 	Uploaded  int64  // parts stored and removed from the spool
 	Bytes     int64  // bytes uploaded
-	Retries   int64  // failed attempts that were retried
+	Errors    int64  // failed upload attempts
+	Retries   int64  // attempts started again after a failure
 	Recovered int64  // parts found in the spool at Open
 	Repaired  int64  // of those, parts that had no index (a killed recorder)
 	Pending   int    // parts waiting in the spool
 	LastError string // the last upload error, if any
+	// LastUpload is when the last upload succeeded (zero: none yet).
+	LastUpload time.Time
+	// OldestWaiting is when the oldest part waiting was queued (zero:
+	// none waits); a part from an earlier run counts from its last change.
+	OldestWaiting time.Time
+	// Dropped parts were deleted unuploaded to keep the spool within its
+	// Limits: how many, their bytes and names.
+	Dropped      int64
+	DroppedBytes int64
+	DroppedParts []string
+}
+
+// queued is a part waiting in the spool.
+type queued struct {
+	path  string
+	since time.Time
 }
 
 // Uploader uploads the parts of one spool directory to one store prefix.
@@ -108,12 +132,16 @@ type Uploader struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   []string // paths, oldest first
+	queue   []queued // oldest first
 	busy    bool     // an upload is under way
 	closing bool
 	stats   Stats
 	done    chan struct{}
-	cancel  context.CancelFunc
+	// enforceMu serializes the checks of the limits; fullOnce reports a
+	// spool over its limits once.
+	enforceMu sync.Mutex
+	fullOnce  sync.Once
+	cancel    context.CancelFunc
 }
 
 // Open opens (creating it) the spool directory dir for the prefix of dest
@@ -161,6 +189,9 @@ func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*U
 		return nil, err
 	}
 	go u.run(ctx)
+	if opts.WarnAfter > 0 || opts.Limits.limited() {
+		go u.maintain(ctx)
+	}
 	return u, nil
 }
 
@@ -204,7 +235,11 @@ func (u *Uploader) recover() error {
 			u.stats.Repaired++
 		}
 		u.opts.Logf("spool: found %s from an earlier run%s; uploading it first to %s", name, map[bool]string{true: " (not closed: repaired)"}[repaired], u.store.Describe(u.Key(path)))
-		u.queue = append(u.queue, path)
+		since := time.Now()
+		if st, err := os.Stat(path); err == nil {
+			since = st.ModTime()
+		}
+		u.queue = append(u.queue, queued{path: path, since: since})
 	}
 	u.stats.Pending = len(u.queue)
 	return nil
@@ -247,10 +282,12 @@ func repairInPlace(path string) (bool, error) {
 // Add queues a closed part for upload. It does not block.
 func (u *Uploader) Add(path string) {
 	u.mu.Lock()
-	u.queue = append(u.queue, path)
+	u.queue = append(u.queue, queued{path: path, since: time.Now()})
+	u.stats.Added++
 	u.stats.Pending = len(u.queue)
 	u.cond.Broadcast()
 	u.mu.Unlock()
+	u.enforce()
 }
 
 // Pending returns the paths of the parts waiting in the spool, oldest
@@ -258,14 +295,42 @@ func (u *Uploader) Add(path string) {
 func (u *Uploader) Pending() []string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return append([]string(nil), u.queue...)
+	paths := make([]string, len(u.queue))
+	for i, q := range u.queue {
+		paths[i] = q.path
+	}
+	return paths
+}
+
+// Bytes is the size of the capture files in the spool directory: the
+// parts waiting and the part being written.
+func (u *Uploader) Bytes() int64 {
+	entries, err := os.ReadDir(u.dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), Ext) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // Stats returns the running totals.
 func (u *Uploader) Stats() Stats {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.stats
+	st := u.stats
+	st.DroppedParts = append([]string(nil), st.DroppedParts...)
+	if len(u.queue) > 0 {
+		st.OldestWaiting = u.queue[0].since
+	}
+	return st
 }
 
 // run uploads queued parts in order, retrying each until it is stored.
@@ -281,7 +346,7 @@ func (u *Uploader) run(ctx context.Context) {
 			u.mu.Unlock()
 			return
 		}
-		path := u.queue[0]
+		path := u.queue[0].path
 		u.busy = true
 		u.mu.Unlock()
 
@@ -293,6 +358,7 @@ func (u *Uploader) run(ctx context.Context) {
 			u.queue = u.queue[1:]
 			u.stats.Uploaded++
 			u.stats.Bytes += n
+			u.stats.LastUpload = time.Now()
 			u.stats.Pending = len(u.queue)
 			u.cond.Broadcast()
 			u.mu.Unlock()
@@ -303,7 +369,7 @@ func (u *Uploader) run(ctx context.Context) {
 			u.mu.Unlock()
 			return
 		}
-		u.stats.Retries++
+		u.stats.Errors++
 		u.stats.LastError = err.Error()
 		u.mu.Unlock()
 		u.opts.Warnf("upload of %s failed: %v; retrying in %v (the part stays in %s)", filepath.Base(path), err, backoff, u.dir)
@@ -312,6 +378,9 @@ func (u *Uploader) run(ctx context.Context) {
 			return
 		case <-time.After(backoff):
 		}
+		u.mu.Lock()
+		u.stats.Retries++
+		u.mu.Unlock()
 		backoff = min(2*backoff, u.opts.MaxBackoff)
 	}
 }

@@ -150,6 +150,9 @@ type uploadSummary struct {
 	Pending   int    `json:"pending"`
 	// Waiting names the parts left in the spool (file names in Spool).
 	Waiting []string `json:"waiting"`
+	// Dropped names the parts deleted unuploaded to keep the spool within
+	// --spool-max-size and --spool-min-free.
+	Dropped []string `json:"dropped"`
 	Error   string   `json:"error,omitempty"`
 }
 
@@ -163,16 +166,22 @@ func (u *uploadSummary) line() string {
 	}
 	if len(u.Waiting) == 0 {
 		b.WriteString("; nothing left in the spool")
-		return b.String()
+	} else {
+		fmt.Fprintf(&b, "; %d part(s) stay in the spool %s: %s", len(u.Waiting), u.Spool, nameList(u.Waiting))
 	}
-	const shown = 10
-	names := u.Waiting
-	more := ""
-	if len(names) > shown {
-		names, more = names[:shown], fmt.Sprintf(" and %d more", len(u.Waiting)-shown)
+	if len(u.Dropped) > 0 {
+		fmt.Fprintf(&b, "; %d part(s) dropped unuploaded to keep the spool within its limits: %s", len(u.Dropped), nameList(u.Dropped))
 	}
-	fmt.Fprintf(&b, "; %d part(s) stay in the spool %s: %s%s", len(u.Waiting), u.Spool, strings.Join(names, ", "), more)
 	return b.String()
+}
+
+// nameList lists names, the first ten of them.
+func nameList(names []string) string {
+	const shown = 10
+	if len(names) > shown {
+		return strings.Join(names[:shown], ", ") + fmt.Sprintf(" and %d more", len(names)-shown)
+	}
+	return strings.Join(names, ", ")
 }
 
 type closeCodeCount struct {

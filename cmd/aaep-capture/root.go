@@ -70,6 +70,7 @@ type options struct {
 	rotateEvery time.Duration
 	ring        int
 	storage     storageOptions
+	metrics     string
 }
 
 // newCaptureCmd builds the command; runF replaces captureRun in tests of
@@ -155,6 +156,7 @@ written.`,
 	f.Var(&o.rotateSize, "rotate-size", "start a new file when the current one reaches this size (e.g. 512MiB)")
 	numflag.Duration(f, &o.rotateEvery, "rotate-every", 0, numflag.NonNegative("no rotation by time"), "start a new file at every multiple of this duration (e.g. 1h)")
 	numflag.Int(f, &o.ring, "ring", 0, numflag.NonNegative("keep every file"), "with rotation, keep only the newest N files")
+	f.StringVar(&o.metrics, "metrics", "", "serve health metrics in the Prometheus text format at http://ADDR/metrics, e.g. 127.0.0.1:9464 (off unless given)")
 	addStorageFlags(f, &o.storage)
 	cli.UseVocabulary(cmd)
 	return cmd

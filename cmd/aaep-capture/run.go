@@ -13,6 +13,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
+	"github.com/aaep-tools/aaepkit/internal/capmetrics"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/recorder"
 	"github.com/aaep-tools/aaepkit/msgfilter"
@@ -26,6 +27,7 @@ const (
 	stopInterrupted = "interrupted"
 	stopEnded       = "sources ended"
 	stopFailed      = "source failed"
+	stopSpoolFull   = "spool full"
 )
 
 // sourceResult is how one source ended.
@@ -132,10 +134,32 @@ func captureRun(o *options) error {
 	hard := hardStop(parent)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	metrics := &captureMetrics{start: time.Now()}
+	if o.metrics != "" {
+		ms, err := capmetrics.Listen(o.metrics, metrics.collect)
+		if err != nil {
+			return cli.Usagef("--metrics %s: %v", o.metrics, err)
+		}
+		defer ms.Close()
+		if !o.quiet {
+			fmt.Fprintf(o.Err, "aaep-capture: metrics at http://%s/metrics\n", ms.Addr())
+		}
+	}
 	outPath := o.output
 	var remote *remoteOutput
+	var full struct {
+		sync.Mutex
+		err error
+	}
 	if objstore.IsURL(o.output) {
-		if remote, err = openRemoteOutput(ctx, o); err != nil {
+		onFull := func(err error) {
+			full.Lock()
+			full.err = err
+			full.Unlock()
+			fmt.Fprintf(o.Err, "aaep-capture: %v; stopping the recording\n", err)
+			cancel()
+		}
+		if remote, err = openRemoteOutput(ctx, o, onFull); err != nil {
 			return err
 		}
 		outPath = remote.local
@@ -180,6 +204,7 @@ func captureRun(o *options) error {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 
+	metrics.set(rec, remote)
 	prog := startProgress(o, rec, clock, watch.line)
 	if !o.quiet {
 		watch.print = prog.printf
@@ -228,9 +253,14 @@ func captureRun(o *options) error {
 		uploadErr = remote.finish(hard, o.storage.uploadWait)
 		st.Files = remote.objects(st.Files)
 	}
+	full.Lock()
+	fullErr := full.err
+	full.Unlock()
 	reason := st.StopReason
 	switch {
 	case reason != "":
+	case fullErr != nil:
+		reason = stopSpoolFull
 	case parent.Err() != nil:
 		reason = stopInterrupted
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
@@ -241,7 +271,7 @@ func captureRun(o *options) error {
 		reason = stopEnded
 	}
 	code := exitCode(results, closeErr)
-	if uploadErr != nil && code == cli.ExitOK {
+	if (uploadErr != nil || fullErr != nil) && code == cli.ExitOK {
 		code = cli.ExitFailure
 	}
 	sum := newSummary(st, results, reason, elapsed, code)

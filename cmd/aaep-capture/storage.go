@@ -26,6 +26,9 @@ type storageOptions struct {
 	pathStyle  bool
 	uploadWait time.Duration
 	timeout    time.Duration
+	warnAfter  time.Duration
+	maxSize    sizeFlag
+	minFree    sizeFlag
 }
 
 func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
@@ -33,6 +36,9 @@ func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
 	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3-compatible server, e.g. http://127.0.0.1:9000 for MinIO (default AWS, or $AWS_ENDPOINT_URL_S3)")
 	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
 	numflag.Duration(f, &o.uploadWait, "upload-wait", 2*time.Minute, numflag.NonNegative("do not wait"), "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
+	f.Var(&o.maxSize, "spool-max-size", "with --output s3://...: largest size of the spool (e.g. 2GiB); past it the oldest parts waiting for upload are dropped; 0: no limit")
+	f.Var(&o.minFree, "spool-min-free", "with --output s3://...: free space to leave on the spool's file system (e.g. 1GiB); under it the oldest parts waiting are dropped; 0: none")
+	numflag.Duration(f, &o.warnAfter, "upload-warn-after", 10*time.Minute, numflag.NonNegative("never warn"), "warn on stderr when parts have waited this long with no upload succeeding")
 	numflag.Duration(f, &o.timeout, "s3-timeout", objstore.DefaultStallTimeout, numflag.Positive(), "abandon (and retry) an S3 request when nothing moved for this long; a slow transfer that keeps moving goes on")
 }
 
@@ -86,7 +92,10 @@ func (l *logLines) use(pf func(format string, args ...any)) {
 // openRemoteOutput checks an s3:// output, the credentials and the bucket,
 // opens the spool (uploading what an earlier run left in it first) and
 // returns where the recorder writes.
-func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
+//
+// onFull is called when the spool breaks its limits with nothing left to
+// drop: the recording must stop.
+func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*remoteOutput, error) {
 	u, err := objstore.Parse(o.output)
 	if err != nil {
 		return nil, cli.Usagef("--output: %v", err)
@@ -118,7 +127,8 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		}
 	}
 	dir := spool.Dir(root, u)
-	up, err := spool.Open(store, u, dir, spool.Options{Logf: logs.infof, Warnf: logs.printf})
+	up, err := spool.Open(store, u, dir, spool.Options{Logf: logs.infof, Warnf: logs.printf, WarnAfter: o.storage.warnAfter,
+		Limits: spool.Limits{MaxBytes: int64(o.storage.maxSize), MinFree: int64(o.storage.minFree), OnFull: onFull}})
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
@@ -172,10 +182,10 @@ func (ro *remoteOutput) finish(hard context.Context, wait time.Duration) error {
 // summary says what reached the bucket and what stays in the spool.
 func (ro *remoteOutput) summary() *uploadSummary {
 	us := ro.up.Stats()
-	s := &uploadSummary{Spool: ro.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending, Waiting: []string{}}
+	s := &uploadSummary{Spool: ro.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending, Waiting: []string{}, Dropped: append([]string{}, us.DroppedParts...)}
 	for _, p := range ro.up.Pending() {
 		s.Waiting = append(s.Waiting, filepath.Base(p))
 	}
-	s.Prefix = ro.store.Describe(ro.up.Key(""))
+	s.Prefix = ro.store.Describe(ro.url.Key[:strings.LastIndex(ro.url.Key, "/")+1])
 	return s
 }

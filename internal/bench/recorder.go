@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -136,9 +138,16 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 	args := []string{"--endpoint", srv.URL + "/aaep/v1/events", "--output", out, "--json", "--max-retries", "0", "--duration", (span + 30*time.Second).String()}
 	name := fmt.Sprintf("Recorder/rate=%g", rate)
 	if remote != "" {
+		// With --metrics scraped every 5 s, as an operator runs it.
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
 		args[3] = remote
-		args = append(args, "--spool", filepath.Join(e.Dir, "spool"), "--rotate-every", "5s")
+		args = append(args, "--spool", filepath.Join(e.Dir, "spool"), "--rotate-every", "5s", "--metrics", addr)
 		name += "/s3"
+		stop := scrapeEvery(cctx, "http://"+addr+"/metrics", 5*time.Second)
+		defer stop()
 	}
 	started := time.Now()
 	res, err := RunProcWatch(cctx, func(pid int) {
@@ -204,4 +213,37 @@ func procCPU(pid int) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(ut+st) * 10 * time.Millisecond, true
+}
+
+// freeAddr returns a loopback address with a port free at the moment.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// scrapeEvery reads url every period until stop.
+func scrapeEvery(ctx context.Context, url string, period time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if resp, err := http.Get(url); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

@@ -1,0 +1,153 @@
+package spool
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Limits bound a spool on disk. The policy when one is reached: the oldest
+// parts waiting for upload are dropped (deleted, counted in Stats.Dropped
+// and named by Warnf) until the spool is within its limits again; the part
+// being uploaded and the part being written are never dropped. When they
+// alone break a limit, OnFull is called (the recorder stops with an error).
+type Limits struct {
+	// MaxBytes bounds the capture files in the spool directory (the part
+	// being written included); 0: no bound.
+	MaxBytes int64
+	// MinFree is the free space to leave on the spool's file system; 0:
+	// none.
+	MinFree int64
+	// OnFull is called, once, when dropping every part that may be dropped
+	// does not bring the spool within its limits.
+	OnFull func(error)
+}
+
+// checkEvery is how often the limits are checked between parts (the part
+// being written grows meanwhile).
+const checkEvery = time.Second
+
+// limited reports whether any limit is set.
+func (l Limits) limited() bool { return l.MaxBytes > 0 || l.MinFree > 0 }
+
+// enforce drops the oldest waiting parts while a limit is broken.
+func (u *Uploader) enforce() {
+	l := u.opts.Limits
+	if !l.limited() {
+		return
+	}
+	u.enforceMu.Lock()
+	defer u.enforceMu.Unlock()
+	for {
+		used := u.Bytes()
+		free, ferr := freeBytes(u.dir)
+		var broken string
+		switch {
+		case l.MaxBytes > 0 && used > l.MaxBytes:
+			broken = fmt.Sprintf("the spool holds %d bytes, over its limit of %d (--spool-max-size)", used, l.MaxBytes)
+		case l.MinFree > 0 && ferr == nil && free < l.MinFree:
+			broken = fmt.Sprintf("%d bytes free on the spool's file system, under the floor of %d (--spool-min-free)", free, l.MinFree)
+		default:
+			return
+		}
+		path, size, ok := u.dropOldest()
+		if !ok {
+			u.fullOnce.Do(func() {
+				if l.OnFull != nil {
+					l.OnFull(fmt.Errorf("spool %s is full: %s, with no part left to drop but the one being uploaded or written", u.dir, broken))
+				}
+			})
+			return
+		}
+		u.opts.Warnf("spool: %s; dropped the oldest part waiting, %s (%d bytes, never uploaded)", broken, filepath.Base(path), size)
+	}
+}
+
+// dropOldest deletes the oldest waiting part that is not being uploaded.
+func (u *Uploader) dropOldest() (string, int64, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	i := 0
+	if u.busy {
+		i = 1 // queue[0] is being uploaded
+	}
+	if i >= len(u.queue) {
+		return "", 0, false
+	}
+	path := u.queue[i].path
+	var size int64
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		u.opts.Warnf("spool: cannot drop %s: %v", path, err)
+		return "", 0, false
+	}
+	u.queue = append(u.queue[:i], u.queue[i+1:]...)
+	u.stats.Pending = len(u.queue)
+	u.stats.Dropped++
+	u.stats.DroppedBytes += size
+	u.stats.DroppedParts = append(u.stats.DroppedParts, filepath.Base(path))
+	u.cond.Broadcast()
+	return path, size, true
+}
+
+// freeBytes is the space an unprivileged process may still use on the
+// file system holding dir.
+func freeBytes(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+// maintain checks the limits every checkEvery and warns while parts have
+// waited longer than WarnAfter with no upload succeeding meanwhile.
+func (u *Uploader) maintain(ctx context.Context) {
+	every := checkEvery
+	if w := u.opts.WarnAfter; w > 0 {
+		every = min(every, max(w/4, 100*time.Millisecond))
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var warned time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			u.enforce()
+			if u.opts.WarnAfter > 0 {
+				warned = u.warnStalled(now, warned)
+			}
+		}
+	}
+}
+
+// warnStalled warns when parts have waited WarnAfter with no upload
+// succeeding meanwhile, at most once every WarnAfter; it returns when it
+// last warned.
+func (u *Uploader) warnStalled(now, warned time.Time) time.Time {
+	after := u.opts.WarnAfter
+	st := u.Stats()
+	if st.OldestWaiting.IsZero() {
+		return warned
+	}
+	quiet := st.OldestWaiting
+	if st.LastUpload.After(quiet) {
+		quiet = st.LastUpload
+	}
+	if now.Sub(quiet) < after || now.Sub(warned) < after {
+		return warned
+	}
+	last := ""
+	if st.LastError != "" {
+		last = "; last error: " + st.LastError
+	}
+	u.opts.Warnf("warning: no upload has succeeded for %v; %d part(s) wait in %s%s", now.Sub(quiet).Round(time.Second), st.Pending, u.dir, last)
+	return now
+}
