@@ -14,19 +14,19 @@ const StreamProtocol = "stream"
 
 // Stream-level rules, reported by the engine itself.
 var (
-	ruleNotJSON = &Rule{ID: "STREAM-NOT-JSON", Level: Must,
+	ruleNotJSON = &Rule{ID: "STREAM-NOT-JSON", Level: Must, Party: Either,
 		Summary: "Every message is a JSON object; this one is not, and no single protocol of the stream could claim it.",
 		Doc: "A message that is not a JSON object (not JSON at all, or an array) goes to the stream's protocol when the stream so far holds " +
 			"only one, whose own rules judge it (ENV-JSON-OBJECT, ASP-E01, KA-B01); only when no single protocol can claim it is it a " +
 			"fault of the stream. An array gets a hint to split it into one message per line.",
 		Spec: "asp-kahn.md §3 (R8, stream level: one JSON object per line or record)"}
-	ruleUnknownProtocol = &Rule{ID: "STREAM-UNKNOWN-PROTOCOL", Level: Should,
+	ruleUnknownProtocol = &Rule{ID: "STREAM-UNKNOWN-PROTOCOL", Level: Should, Party: Either,
 		Summary: "Every message belongs to a known protocol (AAEP, ASP or KAHN); this one matches none and is skipped, not guessed.",
 		Doc: "Recognition reads top-level members only (an aaep: type, an ASP performative, KAHN's event with run_id and ts); " +
 			"a checker may still claim a message its protocol placed there (an AAEP producer's error answer to a reply). " +
 			"A warning, because a capture may carry other traffic.",
 		Spec: "asp-kahn.md §3 (R8)"}
-	ruleAmbiguousProtocol = &Rule{ID: "STREAM-AMBIGUOUS-PROTOCOL", Level: Must,
+	ruleAmbiguousProtocol = &Rule{ID: "STREAM-AMBIGUOUS-PROTOCOL", Level: Must, Party: Either,
 		Summary: "A message matches the discriminators of more than one protocol; it is skipped rather than guessed.",
 		Doc:     "The three protocols' discriminators sit on disjoint top-level keys, so a message that has two is broken; --protocol forces one.",
 		Spec:    "asp-kahn.md §3 (R7)"}
@@ -71,9 +71,10 @@ type Engine struct {
 	checkers []Checker
 	forced   int // index into models, or -1
 	// doc decodes the messages that come undecoded (Message.Doc nil).
-	doc      payload.Doc
-	sink     Sink
-	levels   map[string]Level
+	doc  payload.Doc
+	sink Sink
+	// rules holds each rule's level in the run's profile and its party.
+	rules    map[string]ruleInfo
 	disabled map[string]bool
 	// seen counts messages recognised per model, to attribute non-JSON
 	// messages in single-protocol streams.
@@ -82,6 +83,12 @@ type Engine struct {
 	// byModel counts the messages dispatched to each model (Stats turns
 	// it into ByProtocol).
 	byModel []int64
+}
+
+// ruleInfo is what the engine files a rule's findings under.
+type ruleInfo struct {
+	level Level
+	party Party
 }
 
 // Stats counts what an engine saw.
@@ -106,18 +113,18 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 		opts:     opts,
 		forced:   -1,
 		sink:     sink,
-		levels:   map[string]Level{},
+		rules:    map[string]ruleInfo{},
 		disabled: map[string]bool{},
 		seen:     make([]int, len(models)),
 		byModel:  make([]int64, len(models)),
 		stats:    Stats{ByProtocol: map[string]int64{}, Findings: map[Level]int64{}},
 	}
 	for _, r := range streamRules {
-		e.levels[r.ID] = r.Level
+		e.rules[r.ID] = ruleInfo{r.LevelIn(opts), r.Party}
 	}
 	for i, m := range models {
 		for _, r := range m.Rules() {
-			e.levels[r.ID] = r.Level
+			e.rules[r.ID] = ruleInfo{r.LevelIn(opts), r.Party}
 		}
 		if m.Name() == force {
 			e.forced = i
@@ -127,7 +134,7 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 		return nil, fmt.Errorf("unknown protocol %q (known: %s)", force, modelNames(models))
 	}
 	for _, id := range opts.Disabled {
-		if _, ok := e.levels[id]; !ok {
+		if _, ok := e.rules[id]; !ok {
 			return nil, fmt.Errorf("cannot disable unknown rule %q", id)
 		}
 		e.disabled[id] = true
@@ -301,15 +308,15 @@ func (e *Engine) emit(f Finding) {
 	if e.disabled[f.RuleID] {
 		return
 	}
-	lvl, ok := e.levels[f.RuleID]
+	info, ok := e.rules[f.RuleID]
 	if !ok {
 		// A checker reported a rule its model does not list: a programming
 		// error, made visible rather than hidden.
-		lvl = Must
+		info = ruleInfo{Must, Either}
 		f.Message = fmt.Sprintf("%s (rule %s is missing from the %s rule table)", f.Message, f.RuleID, f.Protocol)
 	}
-	f.Level = lvl
-	e.stats.Findings[lvl]++
+	f.Level, f.Party = info.level, info.party
+	e.stats.Findings[f.Level]++
 	if e.sink.Finding != nil {
 		e.sink.Finding(f)
 	}
@@ -352,11 +359,13 @@ func RuleTable(models []Model) []Rule {
 	return rules
 }
 
-// RuleCount counts one protocol's rules by level.
+// RuleCount counts one protocol's rules by level (the lenient profile's)
+// and by party.
 type RuleCount struct {
-	Protocol           string
-	Rules              int
-	Must, Should, Info int
+	Protocol                     string
+	Rules                        int
+	Must, Should, Info           int
+	Producer, Subscriber, Either int
 }
 
 // RuleCounts counts the rules of each model, then the stream rules (as
@@ -373,6 +382,14 @@ func RuleCounts(models []Model) []RuleCount {
 				c.Should++
 			case Info:
 				c.Info++
+			}
+			switch r.Party {
+			case Producer:
+				c.Producer++
+			case Subscriber:
+				c.Subscriber++
+			case Either:
+				c.Either++
 			}
 		}
 		out = append(out, c)

@@ -20,9 +20,10 @@ func (toyModel) Name() string { return "toy" }
 
 // The toy model's rules, declared as values.
 var (
-	toyBad     = &protocol.Rule{ID: "TOY-BAD", Level: protocol.Must, Summary: "no bad steps"}
-	toyOpen    = &protocol.Rule{ID: "TOY-OPEN", Level: protocol.Should, Summary: "sessions are closed"}
-	toyNotJSON = &protocol.Rule{ID: "TOY-NOT-JSON", Level: protocol.Must, Summary: "toy messages are JSON"}
+	toyBad     = &protocol.Rule{ID: "TOY-BAD", Level: protocol.Must, Party: protocol.Producer, Summary: "no bad steps"}
+	toyOpen    = &protocol.Rule{ID: "TOY-OPEN", Level: protocol.Should, StrictLevel: protocol.Must, Party: protocol.Subscriber, Summary: "sessions are closed",
+		Profiles: protocol.Profiles{Lenient: "a warning", Strict: "an error"}}
+	toyNotJSON = &protocol.Rule{ID: "TOY-NOT-JSON", Level: protocol.Must, Party: protocol.Either, Summary: "toy messages are JSON"}
 )
 
 func (toyModel) Rules() []protocol.Rule {
@@ -147,6 +148,66 @@ func TestEngineLevelsAndThreshold(t *testing.T) {
 	clean, _ := run(t, "", nil, `{"toy":"open","session":"s1"}`, `{"toy":"x","session":"s1"}`)
 	if !clean.Failed(protocol.Should) || clean.Failed(protocol.Must) {
 		t.Error("a SHOULD-only report must fail at should and pass at must")
+	}
+}
+
+// TestEngineParties: a finding is reported against its rule's party, at
+// the rule's level in the run's profile, and the report counts findings
+// per party and level.
+func TestEngineParties(t *testing.T) {
+	lines := []string{`{"toy":"open","session":"s1"}`, `{"toy":"bad","session":"s1"}`, `{"x":1}`}
+	for _, tt := range []struct {
+		profile  string
+		openWant protocol.Level
+	}{{"", protocol.Should}, {"lenient", protocol.Should}, {"strict", protocol.Must}} {
+		rep, _ := run(t, "", &protocol.Options{Profile: tt.profile}, lines...)
+		got := map[string]protocol.Finding{}
+		for _, s := range rep.Sessions() {
+			for _, f := range s.Findings {
+				got[f.RuleID] = f
+			}
+		}
+		for id, want := range map[string]struct {
+			party protocol.Party
+			level protocol.Level
+		}{
+			"TOY-BAD":                 {protocol.Producer, protocol.Must},
+			"TOY-OPEN":                {protocol.Subscriber, tt.openWant},
+			"STREAM-UNKNOWN-PROTOCOL": {protocol.Either, protocol.Should},
+		} {
+			if f := got[id]; f.Party != want.party || f.Level != want.level {
+				t.Errorf("profile %q: %s reported against %v at %v, want %v at %v", tt.profile, id, f.Party, f.Level, want.party, want.level)
+			}
+		}
+		if n := rep.PartyCount(protocol.Producer, protocol.Must); n != 1 {
+			t.Errorf("profile %q: PartyCount(producer, MUST) = %d, want 1", tt.profile, n)
+		}
+		if n := rep.PartyCount(protocol.Subscriber, tt.openWant); n != 1 {
+			t.Errorf("profile %q: PartyCount(subscriber, %v) = %d, want 1", tt.profile, tt.openWant, n)
+		}
+		if n := rep.PartyCount(protocol.Either, protocol.Should); n != 1 {
+			t.Errorf("profile %q: PartyCount(either, SHOULD) = %d, want 1", tt.profile, n)
+		}
+		if n := rep.PartyCount(protocol.Producer, protocol.Should); n != 0 {
+			t.Errorf("profile %q: PartyCount(producer, SHOULD) = %d, want 0", tt.profile, n)
+		}
+	}
+}
+
+func TestParseParty(t *testing.T) {
+	for _, p := range protocol.Parties {
+		q, err := protocol.ParseParty(strings.ToUpper(p.String()))
+		if err != nil || q != p {
+			t.Errorf("ParseParty(%q) = %v, %v", p, q, err)
+		}
+		b, _ := p.MarshalText()
+		var back protocol.Party
+		if err := back.UnmarshalText(b); err != nil || back != p {
+			t.Errorf("%v does not survive MarshalText/UnmarshalText: %v, %v", p, back, err)
+		}
+	}
+	if _, err := protocol.ParseParty("agent"); err == nil {
+		t.Error(`ParseParty("agent") did not fail`)
 	}
 }
 

@@ -100,8 +100,18 @@ type Rule struct {
 	// ID is the rule's catalog ID, e.g. "SEQ-STATE-CHAIN" or "ASP-S01".
 	// --disable names rules by it.
 	ID string `json:"id"`
-	// Level is the rule's requirement level.
+	// Level is the rule's requirement level for its party: in the lenient
+	// (default) profile, and in the strict one unless StrictLevel says
+	// otherwise.
 	Level Level `json:"level"`
+	// StrictLevel is the rule's level in the strict profile where a
+	// contradiction of the specification makes the two profiles weigh it
+	// differently (Profiles and Doc say why); zero when it is Level.
+	StrictLevel Level `json:"strict_level,omitempty"`
+	// Party is whose duty the rule states: the producer's, the
+	// subscriber's, or either's (see Party). A finding of the rule is
+	// reported against this party, at the rule's level.
+	Party Party `json:"party"`
 	// Summary says in one sentence what the rule requires.
 	Summary string `json:"summary"`
 	// Doc is the rationale: why the rule has its level, which reading of
@@ -115,6 +125,15 @@ type Rule struct {
 	// Profiles says how the lenient and the strict profile read the rule
 	// where they differ; zero when both read it alike.
 	Profiles Profiles `json:"profiles,omitzero"`
+}
+
+// LevelIn returns the rule's level in the profile opts select
+// (StrictLevel in the strict profile, where it is set).
+func (r *Rule) LevelIn(opts *Options) Level {
+	if r.StrictLevel != 0 && opts.Strict() {
+		return r.StrictLevel
+	}
+	return r.Level
 }
 
 // Profiles holds a rule's reading in each profile (Options.Profile). A rule
@@ -258,12 +277,15 @@ type StreamObserver interface {
 
 // Finding is one rule violation (or, at Info level, one observation).
 type Finding struct {
-	Protocol string        `json:"protocol"`
-	Session  string        `json:"session,omitempty"`
-	RuleID   string        `json:"rule"`
-	Level    Level         `json:"level"`
-	Index    int64         `json:"index"` // message index; -1 when the finding concerns the end of the stream
-	Offset   time.Duration `json:"offset_ns"`
+	Protocol string `json:"protocol"`
+	Session  string `json:"session,omitempty"`
+	RuleID   string `json:"rule"`
+	Level    Level  `json:"level"`
+	// Party is whose duty the rule states (the rule's Party): the finding
+	// is reported against that party.
+	Party  Party         `json:"party,omitempty"`
+	Index  int64         `json:"index"` // message index; -1 when the finding concerns the end of the stream
+	Offset time.Duration `json:"offset_ns"`
 	// Message is a sentence a newcomer understands: what happened and what the rule wants.
 	Message string `json:"message"`
 	// Short is a few words for a trace label, e.g. "from_state ≠ previous to_state".

@@ -37,6 +37,7 @@ type Report struct {
 	kept     int
 	dropped  int64
 	counts   map[Level]int64
+	byParty  map[partyLevel]int64
 	rules    map[string]*ruleStat // per rule, for the summary view
 
 	// incomplete lists why parts of the input were not read (empty).
@@ -49,6 +50,12 @@ type Report struct {
 
 type sessionKey struct{ protocol, session string }
 
+// partyLevel keys the per-party counts.
+type partyLevel struct {
+	party Party
+	level Level
+}
+
 // SessionReport is one session's part of a report.
 type SessionReport struct {
 	SessionSummary
@@ -57,7 +64,7 @@ type SessionReport struct {
 
 // NewReport returns an empty report for input.
 func NewReport(input string) *Report {
-	return &Report{Input: input, sessions: map[sessionKey]*SessionReport{}, counts: map[Level]int64{}}
+	return &Report{Input: input, sessions: map[sessionKey]*SessionReport{}, counts: map[Level]int64{}, byParty: map[partyLevel]int64{}}
 }
 
 // Sink returns a sink that adds to the report; steps are passed to step
@@ -79,6 +86,7 @@ func (r *Report) session(protocol, id string) *SessionReport {
 // AddFinding adds one finding.
 func (r *Report) AddFinding(f Finding) {
 	r.counts[f.Level]++
+	r.byParty[partyLevel{f.Party, f.Level}]++
 	r.noteRule(&f)
 	limit := r.MaxFindings
 	if limit == 0 {
@@ -166,6 +174,12 @@ const (
 
 // Count returns how many findings of level l were reported (including dropped ones).
 func (r *Report) Count(l Level) int64 { return r.counts[l] }
+
+// PartyCount returns how many findings of level l were reported against
+// party p (including dropped ones): a producer's MUST findings are
+// PartyCount(Producer, Must). Findings of rules that bind either party
+// count under Either.
+func (r *Report) PartyCount(p Party, l Level) int64 { return r.byParty[partyLevel{p, l}] }
 
 // Failed reports whether any finding is at or above threshold (never for
 // Never). It judges what was read, complete or not.

@@ -48,6 +48,10 @@ func appendSessionJSON(b []byte, s *SessionReport) []byte {
 		b = appendJSONString(b, f.RuleID)
 		b = append(b, ",\n          \"level\": "...)
 		b = appendJSONString(b, f.Level.String())
+		if f.Party != 0 {
+			b = append(b, ",\n          \"party\": "...)
+			b = appendJSONString(b, f.Party.String())
+		}
 		b = append(b, ",\n          \"index\": "...)
 		b = strconv.AppendInt(b, f.Index, 10)
 		b = append(b, ",\n          \"offset_ns\": "...)

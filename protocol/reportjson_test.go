@@ -31,6 +31,8 @@ func fillRandom(t *testing.T, rng *rand.Rand, v reflect.Value) {
 		switch {
 		case f.Type() == reflect.TypeFor[Level]():
 			f.Set(reflect.ValueOf([]Level{Info, Should, Must, Never, Level(9)}[rng.IntN(5)]))
+		case f.Type() == reflect.TypeFor[Party]():
+			f.Set(reflect.ValueOf([]Party{0, Producer, Subscriber, Either, Party(9)}[rng.IntN(5)]))
 		case f.Kind() == reflect.String:
 			if rng.IntN(4) == 0 {
 				f.SetString("") // omitempty fields must be tried empty

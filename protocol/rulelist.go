@@ -33,11 +33,12 @@ func ListRules(models []Model) []ListedRule {
 }
 
 // WriteRules writes the rule table of models, as `aaep-replay check
-// --rules` prints it. The text form has one line per rule (level, ID,
-// summary, where the rule is stated and, where the profiles differ, how
-// each reads it), then a blank line and the counts (RuleCountLine). The
-// JSON form is an array of the rules with every field of their declared
-// values (the doc included) and their protocol.
+// --rules` prints it. The text form has one line per rule (level, party,
+// ID, summary, where the rule is stated, the strict profile's level where
+// it differs and, where the profiles read the rule differently, how each
+// reads it), then a blank line and the counts (RuleCountLine). The JSON
+// form is an array of the rules with every field of their declared values
+// (party and doc included) and their protocol.
 func WriteRules(w io.Writer, models []Model, asJSON bool) error {
 	rules := ListRules(models)
 	if asJSON {
@@ -50,7 +51,10 @@ func WriteRules(w io.Writer, models []Model, asJSON bool) error {
 	}
 	var b strings.Builder
 	for _, r := range rules {
-		fmt.Fprintf(&b, "%-6s %-34s %s [%s: %s]", r.Level, r.ID, r.Summary, r.Protocol, r.Spec)
+		fmt.Fprintf(&b, "%-6s %-10s %-34s %s [%s: %s]", r.Level, r.Party, r.ID, r.Summary, r.Protocol, r.Spec)
+		if r.StrictLevel != 0 {
+			fmt.Fprintf(&b, " strict level: %s", r.StrictLevel)
+		}
 		if p := r.Profiles; p.Differ() {
 			fmt.Fprintf(&b, " lenient: %s | strict: %s", p.Lenient, p.Strict)
 		}
@@ -64,14 +68,17 @@ func WriteRules(w io.Writer, models []Model, asJSON bool) error {
 }
 
 // RuleCountLine sums rule counts up in one line: "218 rules: 142 aaep, ...
-// (160 MUST, 38 SHOULD, 20 INFO)".
+// (160 MUST, 38 SHOULD, 20 INFO; 150 producer, 20 subscriber, 48 either)";
+// the levels are the lenient profile's.
 func RuleCountLine(counts []RuleCount) string {
-	var total, must, should, info int
+	var total, must, should, info, producer, subscriber, either int
 	var parts []string
 	for _, c := range counts {
 		total += c.Rules
 		must, should, info = must+c.Must, should+c.Should, info+c.Info
+		producer, subscriber, either = producer+c.Producer, subscriber+c.Subscriber, either+c.Either
 		parts = append(parts, fmt.Sprintf("%d %s", c.Rules, c.Protocol))
 	}
-	return fmt.Sprintf("%d rules: %s (%d MUST, %d SHOULD, %d INFO)", total, strings.Join(parts, ", "), must, should, info)
+	return fmt.Sprintf("%d rules: %s (%d MUST, %d SHOULD, %d INFO; %d producer, %d subscriber, %d either)",
+		total, strings.Join(parts, ", "), must, should, info, producer, subscriber, either)
 }

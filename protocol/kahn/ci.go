@@ -20,73 +20,73 @@ import (
 // CI rule IDs.
 var (
 	ruleCB01 = &protocol.Rule{
-		ID: "KC-B01", Level: protocol.Must,
+		ID: "KC-B01", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "Every CI event has ts (RFC 3339 with milliseconds and Z), run_id and event (run_start, node_transition, node_attempt, run_end).",
 		Doc:     "ts, run_id and event are present and well formed.",
 		Spec:    "asp-kahn.md §2.4 (CI transitions.schema.json base)",
 	}
 	ruleCB02 = &protocol.Rule{
-		ID: "KC-B02", Level: protocol.Must,
+		ID: "KC-B02", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "Each CI event's required fields are present with their JSON types.",
 		Doc:     "The variant's fields are present with their JSON types.",
 		Spec:    "asp-kahn.md §2.4 (CI event variants)",
 	}
 	ruleCB03 = &protocol.Rule{
-		ID: "KC-B03", Level: protocol.Must,
+		ID: "KC-B03", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "from/to are NodeStatus values (pending, ready, running, done, failed, blocked) and outcome an Outcome (clean, clean_with_flake, partial, stuck, catastrophic).",
 		Doc:     "from/to are NodeStatus values, outcome an Outcome.",
 		Spec:    "asp-kahn.md §2.4 (NodeStatus, Outcome)",
 	}
 	ruleC01 = &protocol.Rule{
-		ID: "KC-01", Level: protocol.Must,
+		ID: "KC-01", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "node_transition carries attempt if and only if it moves to running.",
 		Doc:     "Node_transition.attempt is present if and only if to is running.",
 		Spec:    "asp-kahn.md §2.4 KC-01",
 	}
 	ruleC02 = &protocol.Rule{
-		ID: "KC-02", Level: protocol.Must,
+		ID: "KC-02", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "node_attempt has no backoff_s on attempt 1, and a given backoff_s is min(2^(attempt-1), 60) seconds.",
 		Doc:     "Node_attempt.backoff_s is absent on attempt 1; when given it is min(2^(attempt-1), 60) seconds.",
 		Spec:    "asp-kahn.md §2.4 KC-02",
 	}
 	ruleC02W = &protocol.Rule{
-		ID: "KC-02W", Level: protocol.Should,
+		ID: "KC-02W", Level: protocol.Should, Party: protocol.Producer,
 		Summary: "node_attempt gives backoff_s on every attempt after the first [INFERRED].",
 		Doc:     "backoff_s is present on attempts after the first [INFERRED].",
 		Spec:    "asp-kahn.md §2.4 KC-02 ([INFERRED] half)",
 	}
 	ruleC03 = &protocol.Rule{
-		ID: "KC-03", Level: protocol.Must,
+		ID: "KC-03", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "A done_when result has a tail only when rc is not 0, and the tail has at most 4096 characters.",
 		Doc:     "A done_when result has a tail only when rc != 0, of at most 4096 characters.",
 		Spec:    "asp-kahn.md §2.4 KC-03",
 	}
 	ruleC04 = &protocol.Rule{
-		ID: "KC-04", Level: protocol.Must,
+		ID: "KC-04", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "run_end omits exit_code when it is 0 and gives it on stuck and catastrophic outcomes.",
 		Doc:     "run_end.exit_code is omitted when 0 and present on stuck and catastrophic outcomes.",
 		Spec:    "asp-kahn.md §2.4 KC-04",
 	}
 	ruleC05 = &protocol.Rule{
-		ID: "KC-05", Level: protocol.Must,
+		ID: "KC-05", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "A node_transition reason reads <kind>[:<detail>].",
 		Doc:     "reason reads <kind>[:<detail>].",
 		Spec:    "asp-kahn.md §2.4 KC-05",
 	}
 	ruleC06 = &protocol.Rule{
-		ID: "KC-06", Level: protocol.Should,
+		ID: "KC-06", Level: protocol.Should, Party: protocol.Producer,
 		Summary: "A clean_with_flake outcome counts flake_retries above 0 [INFERRED].",
 		Doc:     "A clean_with_flake outcome has flake_retries > 0 [INFERRED].",
 		Spec:    "asp-kahn.md §2.4 KC-06 ([INFERRED])",
 	}
 	ruleCS01 = &protocol.Rule{
-		ID: "KC-S01", Level: protocol.Should,
+		ID: "KC-S01", Level: protocol.Should, Party: protocol.Producer,
 		Summary: "Node transitions follow pending → ready → running → done/failed/running and pending|ready → blocked, continuously [INFERRED].",
 		Doc:     "Node transitions follow pending → ready → running → done, failed or running (retry), pending|ready → blocked, each starting where the node's previous one ended [INFERRED graph: not published].",
 		Spec:    "asp-kahn.md §2.4 (node transition graph, [INFERRED]: not published)",
 	}
 	ruleCR01 = &protocol.Rule{
-		ID: "KC-R01", Level: protocol.Should,
+		ID: "KC-R01", Level: protocol.Should, Party: protocol.Producer,
 		Summary: "run_end's done, failed and blocked counts match the nodes' last statuses in the stream [INFERRED].",
 		Doc:     "run_end's done/failed/blocked counts match the nodes' last statuses in the stream [INFERRED; producers may abbreviate].",
 		Spec:    "asp-kahn.md §2.4 (run_end counts, [INFERRED])",

@@ -45,6 +45,8 @@ func TestRuleListJSON(t *testing.T) {
 	}
 	var got []struct {
 		ID, Level, Summary, Doc, Spec, Protocol string
+		StrictLevel                             string `json:"strict_level"`
+		Party                                   string
 		Profiles                                *struct{ Lenient, Strict string }
 	}
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
@@ -56,7 +58,11 @@ func TestRuleListJSON(t *testing.T) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.ID != w.ID || g.Level != w.Level.String() || g.Summary != w.Summary || g.Doc != w.Doc || g.Spec != w.Spec || g.Protocol != w.Protocol {
+		strict := ""
+		if w.StrictLevel != 0 {
+			strict = w.StrictLevel.String()
+		}
+		if g.ID != w.ID || g.Level != w.Level.String() || g.StrictLevel != strict || g.Party != w.Party.String() || g.Summary != w.Summary || g.Doc != w.Doc || g.Spec != w.Spec || g.Protocol != w.Protocol {
 			t.Errorf("rule %d: %+v, want %+v", i, g, w)
 		}
 		if (g.Profiles != nil) != w.Profiles.Differ() || (g.Profiles != nil && (g.Profiles.Lenient != w.Profiles.Lenient || g.Profiles.Strict != w.Profiles.Strict)) {
@@ -65,9 +71,10 @@ func TestRuleListJSON(t *testing.T) {
 	}
 }
 
-// TestRuleValues: every declared rule has a unique ID, a level, a summary,
-// its rationale (Doc) and the place that states it; where the profiles
-// differ, each has a reading.
+// TestRuleValues: every declared rule has a unique ID, a level, a party, a
+// summary, its rationale (Doc) and the place that states it; where the
+// profiles differ, each has a reading, and a rule whose level differs
+// between the profiles says how each reads it.
 func TestRuleValues(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range protocol.ListRules(models.All()) {
@@ -77,6 +84,12 @@ func TestRuleValues(t *testing.T) {
 		seen[r.ID] = true
 		if r.Level == 0 || r.Summary == "" || !strings.HasSuffix(r.Summary, ".") {
 			t.Errorf("rule %s lacks a level or a summary sentence", r.ID)
+		}
+		if r.Party != protocol.Producer && r.Party != protocol.Subscriber && r.Party != protocol.Either {
+			t.Errorf("rule %s has no party (%v): whose duty is it?", r.ID, r.Party)
+		}
+		if r.StrictLevel != 0 && (r.StrictLevel == r.Level || !r.Profiles.Differ()) {
+			t.Errorf("rule %s: strict level %v beside level %v, profiles %+v; a strict level differs from the lenient one and the profiles say why", r.ID, r.StrictLevel, r.Level, r.Profiles)
 		}
 		if r.Spec == "" {
 			t.Errorf("rule %s does not say where it is stated (Spec)", r.ID)

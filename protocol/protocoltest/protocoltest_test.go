@@ -102,8 +102,8 @@ func TestRecognizeAndHandle(t *testing.T) {
 
 func TestCheckCoverage(t *testing.T) {
 	rules := []protocol.Rule{
-		{ID: "R-1", Level: protocol.Must, Summary: "one"},
-		{ID: "R-2", Level: protocol.Should, Summary: "two"},
+		{ID: "R-1", Level: protocol.Must, Party: protocol.Producer, Summary: "one"},
+		{ID: "R-2", Level: protocol.Should, Party: protocol.Subscriber, Summary: "two"},
 	}
 	fail := func() []string { return nil }
 	stream := func() []*protocol.Message { return nil }
@@ -119,8 +119,9 @@ func TestCheckCoverage(t *testing.T) {
 		{"uncovered", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-2 has no failing stream"}},
 		{"a case without a stream covers nothing", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}, {Rule: "R-2"}}, protocoltest.NeedFailing, []string{"rule R-2 has no failing stream"}},
 		{"unknown rule", rules, []protocoltest.RuleCase{{Rule: "R-1"}, {Rule: "R-2"}, {Rule: "R-3", Name: "x"}}, protocoltest.NeedFailing, []string{"case R-3/x names R-3"}},
-		{"no summary", []protocol.Rule{{ID: "R-1", Level: protocol.Must}}, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 lacks a summary or level"}},
-		{"no level", []protocol.Rule{{ID: "R-1", Summary: "s"}}, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 lacks a summary or level"}},
+		{"no summary", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Party: protocol.Producer}}, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 lacks a summary, a level or a party"}},
+		{"no level", []protocol.Rule{{ID: "R-1", Party: protocol.Producer, Summary: "s"}}, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 lacks a summary, a level or a party"}},
+		{"no party", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Summary: "s"}}, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 lacks a summary, a level or a party"}},
 		{"listed twice", append(rules, rules[0]), []protocoltest.RuleCase{{Rule: "R-1", Fail: fail}, {Rule: "R-2", Fail: fail}}, protocoltest.NeedFailing, []string{"rule R-1 is listed twice"}},
 		{"pairs cover both", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail, Pass: fail}, {Rule: "R-2", Fail: fail, Pass: fail}}, both, nil},
 		{"no passing stream", rules, []protocoltest.RuleCase{{Rule: "R-1", Fail: fail, Pass: fail}, {Rule: "R-2", Fail: fail}}, both, []string{"rule R-2 has no passing stream"}},
@@ -128,9 +129,9 @@ func TestCheckCoverage(t *testing.T) {
 			{Rule: "R-1", Stream: stream, Want: []string{"R-1", "R-2"}}, {Rule: "R-1", Stream: stream}, {Rule: "R-2", Stream: stream, Want: []string{"R-1"}}}, both, nil},
 		{"streams: another rule's finding is no passing case", rules, []protocoltest.RuleCase{
 			{Rule: "R-1", Stream: stream, Want: []string{"R-1", "R-2"}}, {Rule: "R-1", Stream: stream}}, both, []string{"rule R-2 has no passing stream"}},
-		{"a strict-only rule broken in the lenient profile", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Summary: "one", Profiles: protocol.Profiles{Lenient: protocol.NotChecked, Strict: "reported"}}},
+		{"a strict-only rule broken in the lenient profile", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Party: protocol.Producer, Summary: "one", Profiles: protocol.Profiles{Lenient: protocol.NotChecked, Strict: "reported"}}},
 			[]protocoltest.RuleCase{{Rule: "R-1", Name: "x", Fail: fail}, {Rule: "R-1", Name: "y", Profile: "strict", Fail: fail}}, protocoltest.NeedFailing, []string{"case R-1/x breaks R-1 in the lenient profile, but the rule is checked in the strict profile only"}},
-		{"a lenient-only rule broken in the strict profile", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Summary: "one", Profiles: protocol.Profiles{Lenient: "reported", Strict: protocol.NotChecked + ": R-2 instead"}}},
+		{"a lenient-only rule broken in the strict profile", []protocol.Rule{{ID: "R-1", Level: protocol.Must, Party: protocol.Producer, Summary: "one", Profiles: protocol.Profiles{Lenient: "reported", Strict: protocol.NotChecked + ": R-2 instead"}}},
 			[]protocoltest.RuleCase{{Rule: "R-1", Name: "x", Stream: stream, Profile: "strict", Want: []string{"R-1"}}}, protocoltest.NeedFailing, []string{"case R-1/x breaks R-1 in the strict profile, but the rule is checked in the lenient profile only"}},
 		{"streams: Want names an unknown rule", rules, []protocoltest.RuleCase{
 			{Rule: "R-1", Name: "x", Stream: stream, Want: []string{"R-1", "R-2", "R-9"}}, {Rule: "R-1", Stream: stream}}, protocoltest.NeedFailing, []string{"case R-1/x expects R-9"}},

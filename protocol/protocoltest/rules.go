@@ -127,8 +127,8 @@ func (r *Result) kept(keep func(protocol.Finding) bool, distinct bool) []string 
 func checkFindings(t testing.TB, r *Result) {
 	t.Helper()
 	for _, f := range r.Findings {
-		if f.Level == 0 || f.Short == "" || f.Message == "" || strings.Contains(f.Message, "%!") || strings.Contains(f.Message, "missing from the") {
-			t.Errorf("finding %s at #%d is broken: level %v, short %q, message %q", f.RuleID, f.Index, f.Level, f.Short, f.Message)
+		if f.Level == 0 || f.Party == 0 || f.Short == "" || f.Message == "" || strings.Contains(f.Message, "%!") || strings.Contains(f.Message, "missing from the") {
+			t.Errorf("finding %s at #%d is broken: level %v, party %v, short %q, message %q", f.RuleID, f.Index, f.Level, f.Party, f.Short, f.Message)
 		}
 	}
 }
@@ -146,7 +146,7 @@ const (
 )
 
 // CheckCoverage fails t when a rule of rules is listed twice, lacks a
-// summary or a level, or lacks a case need asks for; when a case names a
+// summary, a level or a party, or lacks a case need asks for; when a case names a
 // rule (as its Rule or in Want) that rules do not list; or when a case
 // breaks a rule in a profile that the rule's Profiles say does not check
 // it.
@@ -158,8 +158,8 @@ func CheckCoverage(t testing.TB, rules []protocol.Rule, cases []RuleCase, need C
 			t.Errorf("rule %s is listed twice", r.ID)
 		}
 		known[r.ID] = true
-		if r.Summary == "" || r.Level == 0 {
-			t.Errorf("rule %s lacks a summary or level", r.ID)
+		if r.Summary == "" || r.Level == 0 || r.Party == 0 {
+			t.Errorf("rule %s lacks a summary, a level or a party", r.ID)
 		}
 		failing, passing := false, false
 		for i := range cases {
