@@ -20,8 +20,8 @@ func (toyModel) Name() string { return "toy" }
 
 // The toy model's rules, declared as values.
 var (
-	toyBad     = &protocol.Rule{ID: "TOY-BAD", Level: protocol.Must, Party: protocol.Producer, Summary: "no bad steps"}
-	toyOpen    = &protocol.Rule{ID: "TOY-OPEN", Level: protocol.Should, StrictLevel: protocol.Must, Party: protocol.Subscriber, Summary: "sessions are closed",
+	toyBad  = &protocol.Rule{ID: "TOY-BAD", Level: protocol.Must, Party: protocol.Producer, Summary: "no bad steps"}
+	toyOpen = &protocol.Rule{ID: "TOY-OPEN", Level: protocol.Should, StrictLevel: protocol.Must, Party: protocol.Subscriber, Summary: "sessions are closed",
 		Profiles: protocol.Profiles{Lenient: "a warning", Strict: "an error"}}
 	toyNotJSON = &protocol.Rule{ID: "TOY-NOT-JSON", Level: protocol.Must, Party: protocol.Either, Summary: "toy messages are JSON"}
 )
