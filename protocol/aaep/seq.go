@@ -235,7 +235,7 @@ type seqChecker struct {
 	ids     map[uint64]idRec // by idKey.key
 	liveIDs int              // entries of ids that belong to open sessions
 	tokens  map[string]*await
-	retired map[string]string // token -> session of a closed session
+	retired map[string]retiredToken // token -> what became of it when its session closed
 	retQ    []string
 	retAt   int
 
@@ -263,7 +263,7 @@ func newSeqChecker(r protocol.Reporter, opts *protocol.Options) *seqChecker {
 		closed:   map[string]closedInfo{},
 		ids:      make(map[uint64]idRec, 1024),
 		tokens:   map[string]*await{},
-		retired:  map[string]string{},
+		retired:  map[string]retiredToken{},
 	}
 	s.neg.init(s)
 	return s

@@ -137,7 +137,7 @@ func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how
 		fl := s.flowFor(a, m, acted(tool, m))
 		if irrev {
 			s.blockedAction(fl, ss, m, a, tool, how)
-		} else {
+		} else if !s.actedOnIgnored(fl, ss, refOf(m), a, "tool "+tool+" is invoked") {
 			s.judge(fl, seqConfBlocking, ss.id, refOf(m), "action while blocked",
 				"tool %s is invoked while confirmation %s (message %d) awaits its reply (%s); until a valid reply or the timeout, the producer must not perform the confirmed action",
 				tool, a.token, a.at.index, how)
@@ -190,6 +190,9 @@ func (s *seqChecker) blockedAction(fl *unseenFlow, ss *session, m *protocol.Mess
 	s.judge(fl, seqIrrevNeedsAccept, ss.id, refOf(m), "invoked before the accept",
 		"irreversible tool %s is invoked while confirmation %s (message %d) is still unresolved (%s); the action needs that confirmation accepted first",
 		tool, a.token, a.at.index, how)
+	if s.actedOnIgnored(fl, ss, refOf(m), a, "irreversible tool "+tool+" is invoked") {
+		return
+	}
 	s.judge(fl, seqConfBlocking, ss.id, refOf(m), "action while blocked",
 		"tool %s is invoked while confirmation %s (message %d) awaits its reply (%s); until a valid reply or the timeout, the producer must not perform the confirmed action",
 		tool, a.token, a.at.index, how)
@@ -228,6 +231,9 @@ func (s *seqChecker) unseenAction(ss *session, m *protocol.Message, a *await, to
 
 // blameReject reports an action that follows a rejected confirmation.
 func (s *seqChecker) blameReject(ss *session, m *protocol.Message, a *await, tool string, how matchHow) {
+	if !a.laterAccept && s.actedOnIgnored(nil, ss, refOf(m), a, "tool "+tool+" is invoked") {
+		return
+	}
 	switch a.res {
 	case resReject:
 		if a.laterAccept {

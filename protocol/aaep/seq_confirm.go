@@ -119,6 +119,8 @@ type await struct {
 
 	res           resolution
 	resAt         ref
+	resWhen       instant // when a withdrawal (resSuperseded) happened
+	ignored       ignoredReply
 	replyDecision string
 	laterAccept   bool // a later (ignored) reply accepted
 	laterReject   bool // a later (ignored) reply rejected
@@ -142,6 +144,42 @@ type await struct {
 
 	replied bool        // a reply for this token was recorded
 	flow    *unseenFlow // held while its replies are not observed (seq_unseen.go)
+}
+
+// ignoredReply is a reply to an await that the producer had to ignore
+// (§6.3.4, §6.5.5, §6.8) and that would have let it act: an accept, or a
+// clarification answer. The producer acting afterwards is
+// SEQ-REPLY-IGNORED.
+type ignoredReply struct {
+	set  bool
+	at   ref
+	what string // "accept", "answer"
+	why  string // why it had to be ignored
+}
+
+// ignore notes a reply to a that the producer has to ignore, when it is
+// one the producer could act on.
+func (a *await) ignore(m *protocol.Message, kind awaitKind, decision, why string) {
+	switch {
+	case a.kind == kindConfirm && decision == "accept":
+		a.ignored = ignoredReply{true, refOf(m), "accept", why}
+	case a.kind == kindClarify && kind == kindClarify:
+		a.ignored = ignoredReply{true, refOf(m), "answer", why}
+	}
+}
+
+// actedOnIgnored reports SEQ-REPLY-IGNORED at at when a has an ignored
+// reply the producer's action (what) follows, and reports whether it did:
+// the action's own blocking finding is then not reported too.
+func (s *seqChecker) actedOnIgnored(fl *unseenFlow, ss *session, at ref, a *await, what string) bool {
+	ig := a.ignored
+	if !ig.set || ig.at.index >= at.index {
+		return false
+	}
+	s.judge(fl, seqReplyIgnored, ss.id, at, "acted on an ignored reply",
+		"%s after the %s at message %d for %s %s, which the producer had to ignore (%s); an invalid reply authorizes nothing, so the producer stays bound by the prompt's own outcome",
+		what, ig.what, ig.at.index, a.kindName(), a.token, ig.why)
+	return true
 }
 
 func (a *await) kindName() string {
@@ -218,10 +256,10 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 			s.report(seqReplyTokenUnique, ss.id, m, "reply_token reused",
 				"reply_token %s was already issued by the %s at message %d%s; reply tokens are never reused, even after resolution",
 				a.token, prev.kindName(), prev.at.index, where)
-		} else if sid, ok := s.retired[a.token]; ok {
+		} else if rt, ok := s.retired[a.token]; ok {
 			s.report(seqReplyTokenUnique, ss.id, m, "reply_token reused",
 				"reply_token %s was already issued in session %s, which has ended; reply tokens are never reused for at least the session plus 24 hours",
-				a.token, sid)
+				a.token, rt.session)
 		}
 		s.tokens[a.token] = a
 		ss.tokens = append(ss.tokens, a.token)
@@ -353,7 +391,7 @@ func (s *seqChecker) settle(ss *session, a *await, at *protocol.Message, elapsed
 
 // stateChangeAwaits handles a state change while confirmations or
 // clarifications are pending: supersession (§6.8) or SEQ-CLAR-BLOCKING.
-func (s *seqChecker) stateChangeAwaits(ss *session, m *protocol.Message, to string) {
+func (s *seqChecker) stateChangeAwaits(ss *session, m *protocol.Message, to string, now instant) {
 	for _, a := range ss.awaits {
 		if a.res != resPending || to == stateAwaitingInput {
 			continue
@@ -371,20 +409,22 @@ func (s *seqChecker) stateChangeAwaits(ss *session, m *protocol.Message, to stri
 				fl.undo = append(fl.undo, func() {
 					a.res, a.resAt = today, ref{}
 					if today == resSuperseded {
-						a.resAt = at
+						a.resAt, a.resWhen = at, now
 					}
 				})
 				a.res, a.resAt = resUnseen, refOf(m)
 			} else if to == stateThinking || to == stateDeciding {
 				a.res = resSuperseded
-				a.resAt = refOf(m)
+				a.resAt, a.resWhen = refOf(m), now
 			}
 		case a.kind == kindClarify:
 			fl := s.flowFor(a, m, fmt.Sprintf("the producer went on as if it was answered (it left awaiting_input for %q at message %d)", to, m.Index))
-			s.judge(fl, seqClarBlocking, ss.id, refOf(m), "left awaiting_input before reply",
-				"the state moves to %q while clarification %s (message %d) has neither a valid reply nor a passed timeout; the producer stays blocked until one of them",
-				to, a.token, a.at.index)
-			a.res = resSuperseded
+			if !s.actedOnIgnored(fl, ss, refOf(m), a, fmt.Sprintf("the state moves to %q", to)) {
+				s.judge(fl, seqClarBlocking, ss.id, refOf(m), "left awaiting_input before reply",
+					"the state moves to %q while clarification %s (message %d) has neither a valid reply nor a passed timeout; the producer stays blocked until one of them",
+					to, a.token, a.at.index)
+			}
+			a.res, a.resWhen = resSuperseded, now
 			if fl != nil {
 				a.res = resUnseenAnswer
 				fl.undo = append(fl.undo, func() { a.res = resSuperseded })

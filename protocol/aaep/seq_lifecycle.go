@@ -50,7 +50,7 @@ func (s *seqChecker) onTerminal(ss *session, lg *leg, m *protocol.Message, ev *E
 	for _, a := range ss.awaits {
 		if a.res == resPending {
 			if cancelled {
-				a.res = resSuperseded
+				a.res, a.resWhen = resSuperseded, now
 			} else {
 				a.res = resSessionEnd
 			}

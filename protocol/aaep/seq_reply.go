@@ -23,22 +23,32 @@ func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
 	decision, _ := ev.Str("decision")
 	a := s.tokens[token]
 	session := s.neg.key(m.Source)
+	rt, retired := s.retired[token]
 	if a != nil {
 		session = a.sess.id
-	} else if sid, ok := s.retired[token]; ok {
-		session = sid
+	} else if retired {
+		session = rt.session
 	}
 	if by, _ := ev.Str("decided_by"); len(by) >= 5 && by[:5] == "auto:" {
 		s.report(seqReplyAuto, session, m, "automatic reply",
 			"this %s was decided automatically (decided_by %q); subscribers must not auto-respond unless the user configured it, so surface it", label, by)
 	}
-	if a == nil {
-		what := "no earlier confirmation or clarification issued it"
-		if sid, ok := s.retired[token]; ok {
-			what = "its session " + sid + " has already ended"
+	switch {
+	case a == nil && retired && rt.withdrawn:
+		if decided := s.replyInstant(m, ev); !decided.before(rt.when) {
+			s.report(seqReplyAfterCancel, session, m, "reply to a cancelled prompt",
+				"this %s answers reply_token %s, whose prompt the producer withdrew before session %s ended; a subscriber detects the cancellation and removes the prompt, and the producer ignores the reply",
+				label, token, rt.session)
 		}
+		return
+	case a == nil && retired:
+		s.report(seqReplyNotExpired, session, m, "reply after the session ended",
+			"this %s answers reply_token %s of session %s, which has already ended; a late reply is not outstanding any more, so the producer ignores it",
+			label, token, rt.session)
+		return
+	case a == nil:
 		s.report(seqReplyKnownToken, session, m, "unknown reply_token",
-			"this %s carries reply_token %q, but %s; a reply must match an outstanding blocking event, otherwise the producer ignores it", label, token, what)
+			"this %s carries reply_token %q, which no recorded confirmation or clarification issued; a subscriber echoes the reply_token exactly as it received it, and the producer ignores a reply that matches no outstanding prompt", label, token)
 		return
 	}
 	a.replied = true
@@ -68,6 +78,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 	if a.kind != kind {
 		s.report(seqReplyKnownToken, ss.id, m, "reply of the wrong kind",
 			"this %s answers reply_token %s, which belongs to a %s (message %d); replies must match a blocking event of their own kind", label, a.token, a.kindName(), a.at.index)
+		a.ignore(m, kind, decision, "a reply of the wrong kind")
 		return false
 	}
 	decided := s.replyInstant(m, ev)
@@ -75,9 +86,12 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 	switch a.res {
 	case resPending:
 	case resSuperseded:
-		s.report(seqReplyAfterCancel, ss.id, m, "reply to a cancelled prompt",
-			"this %s answers %s %s, which was cancelled at message %d; replies to a superseded prompt are invalid and no action may follow",
-			label, a.kindName(), a.token, a.resAt.index)
+		if !decided.before(a.resWhen) {
+			s.report(seqReplyAfterCancel, ss.id, m, "reply to a cancelled prompt",
+				"this %s answers %s %s, which the producer withdrew at message %d; a subscriber detects the cancellation and removes the prompt, and the producer ignores the reply",
+				label, a.kindName(), a.token, a.resAt.index)
+		}
+		a.ignore(m, kind, decision, fmt.Sprintf("the prompt was withdrawn at message %d", a.resAt.index))
 		return false
 	case resAccept, resReject, resAnswered:
 		if kind == kindConfirm && !expired && s.decisionAllowed(a, decision) && decision != a.replyDecision {
@@ -91,21 +105,24 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 	default:
 		if expired {
 			s.report(seqReplyNotExpired, ss.id, m, "reply after the timeout",
-				"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; an expired reply is invalid",
+				"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; a late reply is not outstanding any more, so the producer ignores it",
 				label, a.token, ev.Timestamp, a.timeout, a.at.index)
+			a.ignore(m, kind, decision, "it was decided after the timeout")
 		}
 		return false
 	}
 	switch {
 	case expired:
 		s.report(seqReplyNotExpired, ss.id, m, "reply after the timeout",
-			"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; an expired reply is invalid and must be ignored",
+			"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; a late reply is not outstanding any more, so the producer ignores it",
 			label, a.token, ev.Timestamp, a.timeout, a.at.index)
+		a.ignore(m, kind, decision, "it was decided after the timeout")
 		return false
 	case decided.ok && a.when.ok && decided.t.Before(a.when.t):
 		s.report(seqReplyNotExpired, ss.id, m, "reply before the prompt",
-			"this %s for %s is stamped %s, before the event it answers (%s); such a reply is invalid",
+			"this %s for %s is stamped %s, before the event it answers (%s); such a reply is invalid, so the producer ignores it",
 			label, a.token, ev.Timestamp, a.when.t.Format(time.RFC3339Nano))
+		a.ignore(m, kind, decision, "it is stamped before the prompt")
 		return false
 	}
 	if kind == kindConfirm {
@@ -116,6 +133,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 			}
 			s.report(seqReplyDecisionAllowed, ss.id, m, "decision not allowed",
 				"this confirmation.reply decides %q, which is not among the allowed_replies %v of confirmation %s; such a reply is invalid", decision, allowed, a.token)
+			a.ignore(m, kind, decision, "its decision is not among allowed_replies")
 			return false
 		}
 		a.replyDecision = decision
@@ -134,6 +152,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 		if why := s.responseMismatch(a, ev.raw("response")); why != "" {
 			s.report(seqClarResponseType, ss.id, m, "response of the wrong kind",
 				"this clarification.reply for %s %s; it counts as no reply, so the producer keeps waiting", a.token, why)
+			a.ignore(m, kind, decision, "its response fits none of the accepted kinds")
 			return false
 		}
 		a.res = resAnswered
@@ -204,12 +223,37 @@ func (s *seqChecker) responseMismatch(a *await, raw payload.Value) string {
 	return fmt.Sprintf("answers %s, which fits none of the accepted response kinds %v", string(raw), kinds)
 }
 
+// retiredToken is what the checker remembers of a reply token once its
+// session has closed.
+type retiredToken struct {
+	session string
+	// withdrawn: the producer withdrew the prompt (§6.8: a state change
+	// to thinking or deciding while it was pending, or session.cancelled)
+	// at when.
+	withdrawn bool
+	when      instant
+}
+
+// before reports whether i is known to lie before j: on the producer's
+// clock when both were read, else on the capture clock. A zero j (not
+// known) is never after i.
+func (i instant) before(j instant) bool {
+	if i.ok && j.ok {
+		return i.t.Before(j.t)
+	}
+	return i.off < j.off
+}
+
 // retireTokens drops a session's reply tokens from the lookup table and
 // remembers them (bounded) for reuse checks and late replies.
 func (s *seqChecker) retireTokens(ss *session) {
 	for _, t := range ss.tokens {
+		rt := retiredToken{session: ss.id}
 		if a := s.tokens[t]; a != nil && a.sess == ss {
 			delete(s.tokens, t)
+			if a.res == resSuperseded {
+				rt.withdrawn, rt.when = true, a.resWhen
+			}
 		}
 		if _, ok := s.retired[t]; !ok {
 			if len(s.retQ) < maxRetiredTokens {
@@ -220,7 +264,7 @@ func (s *seqChecker) retireTokens(ss *session) {
 				s.retAt = (s.retAt + 1) % maxRetiredTokens
 			}
 		}
-		s.retired[t] = ss.id
+		s.retired[t] = rt
 	}
 	ss.tokens = nil
 }

@@ -287,9 +287,9 @@ var (
 	}
 	seqReplyKnownToken = &protocol.Rule{
 		ID: "SEQ-REPLY-KNOWN-TOKEN", Level: protocol.Must, Party: protocol.Subscriber,
-		Summary: "A reply's token matches an outstanding blocking event of its kind.",
-		Doc:     "MUST: §6.3.4 makes a reply invalid unless its token matches an outstanding blocking event of its kind, and the producer must ignore it. Reported for a reply whose token no recorded confirmation or clarification issued, whose session has ended, or that answers the other kind. Needs the replies in the recording.",
-		Spec:    "AAEP §6.3.4(2,3); aaep-rules.md §3.5",
+		Summary: "A reply echoes a reply_token that a confirmation or clarification of its own kind issued.",
+		Doc:     "The subscriber's duty: §9.4.2(4) and (7) make a Level 2 subscriber echo the reply_token exactly as received, and §6.2.3 forbids it to generate or modify one, so a reply whose token no recorded prompt issued, or that answers a prompt of the other kind, is the subscriber's MUST. The producer's duty is different: it ignores such a reply (§6.3.4(2,3)), and only acting on it is the producer's violation (SEQ-REPLY-IGNORED). A reply whose token was issued but is no longer outstanding (its session ended) is late, not made up: SEQ-REPLY-NOT-EXPIRED, or SEQ-REPLY-AFTER-CANCEL when the session was cancelled with the prompt pending. Needs the replies in the recording.",
+		Spec:    "AAEP §6.2.3, §6.3.4(2,3), §9.4.2(4,7); aaep-rules.md §3.5",
 	}
 	seqReplyFirstWins = &protocol.Rule{
 		ID: "SEQ-REPLY-FIRST-WINS", Level: protocol.Must, Party: protocol.Producer,
@@ -298,22 +298,29 @@ var (
 		Spec:    "AAEP §6.3.5, §6.7.1, §5.9; aaep-rules.md §3.5",
 	}
 	seqReplyNotExpired = &protocol.Rule{
-		ID: "SEQ-REPLY-NOT-EXPIRED", Level: protocol.Must, Party: protocol.Subscriber,
-		Summary: "A reply is decided (its timestamp) after its event and before the event's timestamp plus timeout_seconds.",
-		Doc:     "MUST in §6.3.4(4). A reply is decided at its own timestamp (its receive time when unreadable, and only receive offsets in a recording of a replay); reported when that is at or after the prompt's timestamp plus timeout_seconds, or before the prompt. An expired reply does not resolve the prompt. Needs the replies in the recording.",
-		Spec:    "AAEP §6.3.4(4), §10.2 T2; aaep-rules.md §3.5",
+		ID: "SEQ-REPLY-NOT-EXPIRED", Level: protocol.Info, Party: protocol.Subscriber,
+		Summary: "A reply that comes after its prompt stopped being outstanding (decided at or after its timestamp plus timeout_seconds, or after its session ended) is late: noted, and the producer must ignore it.",
+		Doc:     "INFO, reported against the subscriber: §6.3.4(4) is the producer's duty (it ignores a reply decided after the prompt's timestamp plus timeout_seconds), and the specification puts no duty on a subscriber whose user answers late; a user's late click is not a violation. A reply is decided at its own timestamp (its receive time when unreadable, and only receive offsets in a recording of a replay). Also noted: a reply to a prompt of a session that has ended (its token retired), and a reply stamped before the prompt it answers (clocks apart, or made up). An expired reply resolves nothing; the producer acting on it is SEQ-REPLY-IGNORED. Needs the replies in the recording.",
+		Spec:    "AAEP §6.3.4(2,4), §10.2 T2; aaep-rules.md §3.5",
 	}
 	seqReplyDecisionAllowed = &protocol.Rule{
 		ID: "SEQ-REPLY-DECISION-ALLOWED", Level: protocol.Must, Party: protocol.Subscriber,
 		Summary: "A confirmation reply's decision is in the confirmation's allowed_replies.",
-		Doc:     "Prose over schema: a custom decision listed in allowed_replies is allowed here (§6.3.4(6)); the reply schema's accept/reject enum is MSG-CONF-REPLY-SCHEMA's concern.",
+		Doc:     "The subscriber's duty: a Level 2 subscriber sends valid replies (§9.4.2(3), §9.4.4), and a decision outside the prompt's allowed_replies is not one; the producer ignores it (§6.3.4(6)), and acting on it would be SEQ-REPLY-IGNORED. Prose over schema: a custom decision listed in allowed_replies is allowed here; the reply schema's accept/reject enum is MSG-CONF-REPLY-SCHEMA's concern.",
 		Spec:    "AAEP §6.3.4(6); aaep-rules.md §3.5",
 	}
 	seqReplyAfterCancel = &protocol.Rule{
-		ID: "SEQ-REPLY-AFTER-CANCEL", Level: protocol.Must, Party: protocol.Subscriber,
-		Summary: "Replies to a cancelled (superseded) prompt are invalid.",
-		Doc:     "MUST in §6.8. Reported for a reply to a confirmation superseded by a state change to thinking or deciding while it was pending, or to a clarification the producer left awaiting_input without (SEQ-CLAR-BLOCKING); the reply resolves nothing. A reply after its session ended, cancelled or not, is SEQ-REPLY-KNOWN-TOKEN's, since an ended session's tokens are retired. An action after such a cancel is SEQ-CONF-NO-ACTION-AFTER-REJECT.",
-		Spec:    "AAEP §6.8; aaep-rules.md §3.5",
+		ID: "SEQ-REPLY-AFTER-CANCEL", Level: protocol.Should, StrictLevel: protocol.Must, Party: protocol.Subscriber,
+		Summary:  "A subscriber detects a withdrawn prompt and removes it: no reply decided after the producer cancelled the confirmation or clarification.",
+		Doc:      "The subscriber's duty, and the specification weighs it twice: §6.8 says subscribers SHOULD detect cancellation and remove the prompt, §9.4.2(9) makes detecting it a MUST of a Level 2 subscriber (and a subscriber that replies is one, §9.4.2(3)). The lenient profile reads §6.8 (SHOULD), the strict profile §9.4.2(9) (MUST). A prompt is withdrawn by a state change to thinking or deciding while it is pending, by session.cancelled (§6.8), or, for a clarification, when the producer leaves awaiting_input without an answer. Reported for a reply decided (its timestamp; its receive time when unreadable) at or after the withdrawal; one decided before it crossed the withdrawal in flight, which is no one's fault and is not reported. The producer's duty is to ignore the reply (§6.8); only acting on it is the producer's violation (SEQ-REPLY-IGNORED), and an action after the cancel is SEQ-CONF-NO-ACTION-AFTER-REJECT.",
+		Spec:     "AAEP §6.8, §9.4.2(9); aaep-rules.md §3.5",
+		Profiles: protocol.Profiles{Lenient: "SHOULD: §6.8 (subscribers SHOULD detect cancellation and remove the prompt)", Strict: "MUST: §9.4.2(9) (a Level 2 subscriber MUST detect cancellation)"},
+	}
+	seqReplyIgnored = &protocol.Rule{
+		ID: "SEQ-REPLY-IGNORED", Level: protocol.Must, Party: protocol.Producer,
+		Summary: "The producer ignores a reply that fails validation (unknown, retired, expired or withdrawn token, disallowed decision, response of the wrong kind): it does not act on it.",
+		Doc:     "The producer's half of the reply rules: a reply that fails any check of §6.3.4 (or §6.5.5's type check, or comes after §6.8's cancellation) MUST be ignored. The invalid reply itself is the subscriber's concern (SEQ-REPLY-KNOWN-TOKEN, SEQ-REPLY-NOT-EXPIRED, SEQ-REPLY-AFTER-CANCEL, SEQ-REPLY-DECISION-ALLOWED, SEQ-CLAR-RESPONSE-TYPE); the producer is reported only when it acts on one: the confirmed action runs after an ignored accept while no valid reply or default allows it, or the producer leaves awaiting_input after an ignored clarification answer before a valid one or the timeout. The finding takes the place of the blocking finding the action would otherwise get (SEQ-CONF-BLOCKING, SEQ-CONF-TIMEOUT-DEFAULT, SEQ-CONF-NO-ACTION-AFTER-REJECT, SEQ-CLAR-BLOCKING) and names the reply it followed. Needs the replies in the recording.",
+		Spec:    "AAEP §6.3.4, §6.5.5, §6.8; aaep-rules.md §3.5",
 	}
 	seqReplyModified = &protocol.Rule{
 		ID: "SEQ-REPLY-MODIFIED", Level: protocol.Info, Party: protocol.Producer,
@@ -336,7 +343,7 @@ var (
 	seqClarResponseType = &protocol.Rule{
 		ID: "SEQ-CLAR-RESPONSE-TYPE", Level: protocol.Must, Party: protocol.Subscriber,
 		Summary: "A clarification reply's response fits one of the accepted_response_kinds (and choices).",
-		Doc:     "MUST in §6.5.2. A clarification reply's response must fit one of accepted_response_kinds (freetext a string, yes_no a boolean, numeric a number, multiple_choice one of the choices' values; all but multiple_choice when the list is absent). A reply that fits none counts as no reply, so the clarification stays pending. Needs the replies in the recording.",
+		Doc:     "The subscriber's duty (§6.5.2: the subscriber chooses one of the accepted kinds). A clarification reply's response must fit one of accepted_response_kinds (freetext a string, yes_no a boolean, numeric a number, multiple_choice one of the choices' values; all but multiple_choice when the list is absent). A reply that fits none counts as no reply, so the clarification stays pending (§6.5.5); the producer going on as if answered is SEQ-REPLY-IGNORED. Needs the replies in the recording.",
 		Spec:    "AAEP §6.5.2, §6.5.5; aaep-rules.md §3.5",
 	}
 	seqClarBlocking = &protocol.Rule{
@@ -391,7 +398,7 @@ var (
 )
 
 var seqRuleTable = []*protocol.Rule{
-	seqStartFirst, seqStartOnce, seqTerminalPresent, seqSessionIncomplete, seqTerminalOnce, seqNothingAfterTerminal, seqSessionIDReuse, seqHandoffEnd, seqA7Tables, seqEventIDUnique, seqEventIDRedelivered, seqTimestampOrder, seqTimestampNotFuture, seqTimestampBackdated, seqSeqnoAllOrNone, seqSeqnoZero, seqSeqnoIncrement, seqDeliveryOrder, seqStateFirstIdle, seqStateChain, seqStateAwaitingEnter, seqStateAwaitingExit, seqStateCallingTool, seqStateL1Coverage, seqToolPairPreceded, seqToolPairCompleted, seqToolCompleteOnce, seqToolCallIDUnique, seqToolCallIDEcho, seqToolNameMatch, seqToolIDShould, seqToolBeforeState, seqToolAvailable, seqCompletedCounts, seqIrrevNeedsConf, seqIrrevNeedsAccept, seqConfOneAction, seqConfBlocking, seqConfNoActionAfterReject, seqConfRejectFollowup, seqConfAcceptInvokes, seqConfTimeoutDefault, seqConfNoDupPending, seqReplyTokenUnique, seqReplyKnownToken, seqReplyFirstWins, seqReplyNotExpired, seqReplyDecisionAllowed, seqReplyAfterCancel, seqReplyModified, seqReplyUnobserved, seqReplyAuto, seqClarResponseType, seqClarBlocking, seqConfCountdown, seqConfTimeoutRange, seqStreamOneComplete, seqStreamAfterComplete, seqStreamPositionMonotonic, seqStreamPositionBytes, seqStreamPositionContiguous,
+	seqStartFirst, seqStartOnce, seqTerminalPresent, seqSessionIncomplete, seqTerminalOnce, seqNothingAfterTerminal, seqSessionIDReuse, seqHandoffEnd, seqA7Tables, seqEventIDUnique, seqEventIDRedelivered, seqTimestampOrder, seqTimestampNotFuture, seqTimestampBackdated, seqSeqnoAllOrNone, seqSeqnoZero, seqSeqnoIncrement, seqDeliveryOrder, seqStateFirstIdle, seqStateChain, seqStateAwaitingEnter, seqStateAwaitingExit, seqStateCallingTool, seqStateL1Coverage, seqToolPairPreceded, seqToolPairCompleted, seqToolCompleteOnce, seqToolCallIDUnique, seqToolCallIDEcho, seqToolNameMatch, seqToolIDShould, seqToolBeforeState, seqToolAvailable, seqCompletedCounts, seqIrrevNeedsConf, seqIrrevNeedsAccept, seqConfOneAction, seqConfBlocking, seqConfNoActionAfterReject, seqConfRejectFollowup, seqConfAcceptInvokes, seqConfTimeoutDefault, seqConfNoDupPending, seqReplyTokenUnique, seqReplyKnownToken, seqReplyFirstWins, seqReplyNotExpired, seqReplyDecisionAllowed, seqReplyAfterCancel, seqReplyIgnored, seqReplyModified, seqReplyUnobserved, seqReplyAuto, seqClarResponseType, seqClarBlocking, seqConfCountdown, seqConfTimeoutRange, seqStreamOneComplete, seqStreamAfterComplete, seqStreamPositionMonotonic, seqStreamPositionBytes, seqStreamPositionContiguous,
 	negTypesWithheld, negResponseRequired, negNoEventsBeforeAccept, negHonoredRate, negHonoredLanguages, negHonoredCoalesce, negHonoredFilters, negHonoredOther, negVersion, negSignedManifest, negSignedManifestContent, negL2DeclaresReply, negRate, negCriticalExempt, negFilterExclude, negFilterInclude, negCoalesceHint, negNoConfWithoutReplyCap, negVerbosity, negLanguage, negRenegResponse, negRenegApply, negRenegRejectEnds, negCloseStops, negClosePendingDefault, negSubidValid, negResolutionNotice,
 	trnSSEID, trnJSONRPCMethod, trnNoFailureReason,
 }

@@ -73,7 +73,7 @@ func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event,
 				from, to, c.describe(), c.at.index)
 		}
 	}
-	s.stateChangeAwaits(ss, m, to)
+	s.stateChangeAwaits(ss, m, to, now)
 	ss.sawSC = true
 	ss.explicit = to
 	ss.state = to
