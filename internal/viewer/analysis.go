@@ -2,8 +2,10 @@ package viewer
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/input"
@@ -20,6 +22,11 @@ const (
 	// maxSessions bounds the sessions the check describes; later ones are
 	// only counted in the totals.
 	maxSessions = 100000
+	// baseBuckets is how many time buckets the whole capture is cut into
+	// for the timeline's lanes (built once, during the check).
+	baseBuckets = 2048
+	// publishEvery is how often the check publishes what it has learned.
+	publishEvery = 200 * time.Millisecond
 )
 
 // Verdict counts a session's findings by level.
@@ -53,145 +60,339 @@ type sessionFacts struct {
 	Urgencies []string         `json:"urgencies"`
 	Sources   []int            `json:"sources"`
 	Rules     map[string]int64 `json:"rules"`
-	seen      bool
 }
 
 func addValue[T comparable](list []T, v T) []T {
-	for _, x := range list {
-		if x == v {
-			return list
-		}
-	}
-	if len(list) >= maxValues {
+	if slices.Contains(list, v) || len(list) >= maxValues {
 		return list
 	}
 	return append(list, v)
 }
 
-// analysis is the background check of the whole capture: findings by
-// message, verdicts by session, progress. It is filled by run and read by
-// the API under mu.
-type analysis struct {
-	mu        sync.Mutex
+// cell is one lane's count of messages in one time bucket and the worst
+// level of their findings.
+type cell struct {
+	bucket uint32
+	count  uint32
+	worst  uint8
+}
+
+// sessionBuild is a session as the check builds it (owned by run).
+type sessionBuild struct {
+	facts   sessionFacts
+	records []uint32 // its messages' record indices, replies included
+	cells   []cell   // its lane of the timeline, by bucket
+	lane    int
+	dirty   bool
+}
+
+// snapshot is what the check has learned so far, published whole and
+// never changed after: the API reads it without a lock.
+type snapshot struct {
 	done      bool
 	err       string
-	read      int64 // messages read so far
-	findings  []protocol.Finding
+	read      int64
 	dropped   int64
-	byIndex   map[int64][]int32 // message index -> positions in findings
-	sessions  map[string]*sessionFacts
-	order     []string // sessions in order of first message
-	spare     sessionFacts
-	truncated bool // more sessions than maxSessions
+	truncated bool
 	counts    Verdict
+	stats     protocol.Stats
+	// sessions in order of first message; byID finds them.
+	sessions []*sessionView
+	byID     map[string]*sessionView
+	// overview is the whole capture's density: all lanes, by bucket.
+	overview []cell
+	// sorted caches session orders by sort key (filled on demand).
+	sorted sync.Map
+}
+
+// sessionView is a published session: facts copied, record list and cells
+// as far as they were built (their backing arrays only grow).
+type sessionView struct {
+	ID      string
+	Lane    int
+	Facts   sessionFacts
+	Records []uint32
+	Cells   []cell
+}
+
+// analysis is the background check of the whole capture: findings by
+// message, verdicts by session, record lists and timeline buckets by
+// session, progress. run fills it; the API reads snap (no lock) and the
+// findings (under fmu, taken once per batch by run, never across a write).
+type analysis struct {
+	snap atomic.Pointer[snapshot]
+
+	fmu      sync.RWMutex
+	findings []protocol.Finding
+	byIndex  map[int64][]int32 // message index -> positions in findings
+	flagged  []int64           // indices with findings, ascending once done
+
+	// Time buckets: [first, first+width*baseBuckets).
+	first, width int64
+}
+
+func newAnalysis(first, last int64) *analysis {
+	a := &analysis{byIndex: map[int64][]int32{}, first: first, width: max((last-first)/baseBuckets+1, 1)}
+	a.snap.Store(&snapshot{byID: map[string]*sessionView{}})
+	return a
+}
+
+func (a *analysis) bucket(offset int64) uint32 {
+	b := (offset - a.first) / a.width
+	return uint32(min(max(b, 0), baseBuckets-1))
+}
+
+func addCell(cells []cell, b uint32, worst uint8) []cell {
+	if n := len(cells); n > 0 && cells[n-1].bucket == b {
+		cells[n-1].count++
+		cells[n-1].worst = max(cells[n-1].worst, worst)
+		return cells
+	}
+	// Messages arrive in time order, so a bucket is only ever the last or a
+	// new one (a record earlier than the last starts a new cell; readers
+	// merge cells of the same bucket).
+	return append(cells, cell{bucket: b, count: 1, worst: worst})
+}
+
+// markCell raises the worst level of the cell of bucket b (a finding made
+// after its message was counted).
+func markCell(cells []cell, b uint32, l uint8) {
+	for i := len(cells) - 1; i >= 0 && i >= len(cells)-64; i-- {
+		if cells[i].bucket == b {
+			cells[i].worst = max(cells[i].worst, l)
+			return
+		}
+	}
+}
+
+// builder is run's own state, published to the snapshot now and then.
+type builder struct {
+	a         *analysis
+	order     []*sessionBuild
+	byID      map[string]*sessionBuild
+	views     []*sessionView
+	overview  []cell // dense, baseBuckets long
+	spare     sessionBuild
+	truncated bool
+	counts    Verdict
+	read      int64
+	pending   []protocol.Finding
+	kept      int
+	dropped   int64
+	tokens    map[string]*sessionBuild // reply_token -> session that asked
 	stats     protocol.Stats
 }
 
-func newAnalysis() *analysis {
-	return &analysis{byIndex: map[int64][]int32{}, sessions: map[string]*sessionFacts{}}
-}
-
-func (a *analysis) session(id string) *sessionFacts {
-	s := a.sessions[id]
+func (b *builder) session(id string) *sessionBuild {
+	s := b.byID[id]
 	if s == nil {
-		if len(a.sessions) >= maxSessions {
+		if len(b.byID) >= maxSessions {
 			// Counted in the totals, not described.
-			a.truncated = true
-			a.spare = sessionFacts{Rules: map[string]int64{}}
-			return &a.spare
+			b.truncated = true
+			b.spare = sessionBuild{facts: sessionFacts{Rules: map[string]int64{}}}
+			return &b.spare
 		}
-		s = &sessionFacts{Rules: map[string]int64{}}
-		a.sessions[id] = s
-		a.order = append(a.order, id)
+		s = &sessionBuild{facts: sessionFacts{Rules: map[string]int64{}}, lane: len(b.order), dirty: true}
+		b.byID[id] = s
+		b.order = append(b.order, s)
+		b.views = append(b.views, &sessionView{ID: id, Lane: s.lane})
 	}
 	return s
 }
 
 // run checks the capture at path with every model (or the forced one).
 func (a *analysis) run(ctx context.Context, path, force string, opts *protocol.Options) {
+	b := &builder{a: a, byID: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}}
+	for i := range b.overview {
+		b.overview[i].bucket = uint32(i)
+	}
 	sink := protocol.Sink{
 		Finding: func(f protocol.Finding) {
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			a.counts.add(f.Level)
+			b.counts.add(f.Level)
 			if f.Session != "" {
-				s := a.session(f.Session)
-				s.Verdict.add(f.Level)
-				s.Rules[f.RuleID]++
+				s := b.session(f.Session)
+				s.facts.Verdict.add(f.Level)
+				s.facts.Rules[f.RuleID]++
+				s.dirty = true
+				if f.Index >= 0 {
+					markCell(s.cells, a.bucket(int64(f.Offset)), uint8(f.Level))
+				}
 			}
-			if len(a.findings) >= maxFindings {
-				a.dropped++
+			if f.Index >= 0 {
+				c := &b.overview[a.bucket(int64(f.Offset))]
+				c.worst = max(c.worst, uint8(f.Level))
+			}
+			if b.kept >= maxFindings {
+				b.dropped++
 				return
 			}
-			a.byIndex[f.Index] = append(a.byIndex[f.Index], int32(len(a.findings)))
-			a.findings = append(a.findings, f)
+			b.kept++
+			b.pending = append(b.pending, f)
 		},
 		SessionDone: func(sum protocol.SessionSummary) {
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			s := a.session(sum.Session)
-			s.Protocol, s.State, s.Complete = sum.Protocol, sum.State, sum.Complete
+			s := b.session(sum.Session)
+			s.facts.Protocol, s.facts.State, s.facts.Complete = sum.Protocol, sum.State, sum.Complete
+			s.dirty = true
 		},
 	}
 	eng, err := protocol.NewEngine(models.All(), force, opts, sink)
 	if err != nil {
-		a.finish(err)
+		b.publish(true, err)
 		return
 	}
+	last := time.Now()
 	_, err = input.Each(ctx, path, func(m *protocol.Message) error {
 		eng.Feed(m)
-		key := m.Doc.Routing.SessionKey()
-		a.mu.Lock()
-		a.read++
-		if key != "" {
-			s := a.session(key)
-			if !s.seen {
-				s.seen, s.First = true, m.Offset
-			}
-			s.Messages++
-			s.Last = m.Offset
-			if t := m.Doc.Routing.TypeName(); t != "" {
-				s.Types = addValue(s.Types, t)
-			}
-			u := m.Doc.Routing.Urgency
-			if u == "" && m.Doc.Routing.Type != "" {
-				u = "normal"
-			}
-			if u != "" {
-				s.Urgencies = addValue(s.Urgencies, u)
-			}
-			s.Sources = addValue(s.Sources, m.Source)
+		b.message(m)
+		if b.read%1024 == 0 && time.Since(last) >= publishEvery {
+			b.publish(false, nil)
+			last = time.Now()
 		}
-		a.mu.Unlock()
 		return nil
 	})
 	if err == nil {
 		eng.Finish()
-		a.mu.Lock()
-		a.stats = eng.Stats()
-		a.mu.Unlock()
 	}
-	a.finish(err)
+	b.stats = eng.Stats()
+	b.publish(true, err)
 }
 
-func (a *analysis) finish(err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.done = true
+// message files one message under its session: the payload's session key,
+// or for a subscriber's reply the session whose event carried its
+// reply_token.
+func (b *builder) message(m *protocol.Message) {
+	b.read++
+	d := m.Doc
+	key := d.Routing.SessionKey()
+	token, _ := d.Get("reply_token").Str()
+	var s *sessionBuild
+	switch {
+	case key != "":
+		s = b.session(key)
+		if token != "" && m.Dir == protocol.FromProducer {
+			if len(b.tokens) < 1<<20 {
+				b.tokens[token] = s
+			}
+		}
+	case token != "":
+		s = b.tokens[token]
+	}
+	bk := b.a.bucket(int64(m.Offset))
+	b.overview[bk].count++
+	if s == nil || s == &b.spare {
+		return
+	}
+	f := &s.facts
+	if f.Messages == 0 {
+		f.First = m.Offset
+	}
+	f.Messages++
+	f.Last = m.Offset
+	if key != "" {
+		if t := d.Routing.TypeName(); t != "" {
+			f.Types = addValue(f.Types, t)
+		}
+		u := d.Routing.Urgency
+		if u == "" && d.Routing.Type != "" {
+			u = "normal"
+		}
+		if u != "" {
+			f.Urgencies = addValue(f.Urgencies, u)
+		}
+	}
+	f.Sources = addValue(f.Sources, m.Source)
+	s.records = append(s.records, uint32(m.Index))
+	s.cells = addCell(s.cells, bk, 0)
+	s.dirty = true
+}
+
+// publishFindings files the pending findings where the API reads them.
+func (b *builder) publishFindings(done bool) {
+	a := b.a
+	if len(b.pending) == 0 && !done {
+		return
+	}
+	a.fmu.Lock()
+	for _, f := range b.pending {
+		if _, ok := a.byIndex[f.Index]; !ok && f.Index >= 0 {
+			a.flagged = append(a.flagged, f.Index)
+		}
+		a.byIndex[f.Index] = append(a.byIndex[f.Index], int32(len(a.findings)))
+		a.findings = append(a.findings, f)
+	}
+	if done {
+		slices.Sort(a.flagged)
+	}
+	a.fmu.Unlock()
+	b.pending = b.pending[:0]
+}
+
+// publish makes what run has learned visible to the API.
+func (b *builder) publish(done bool, err error) {
+	b.publishFindings(done)
+	for i, s := range b.order {
+		if !s.dirty && !done {
+			continue
+		}
+		s.dirty = false
+		f := s.facts
+		f.Rules = make(map[string]int64, len(s.facts.Rules))
+		for k, v := range s.facts.Rules {
+			f.Rules[k] = v
+		}
+		f.Types = slices.Clone(s.facts.Types)
+		f.Urgencies = slices.Clone(s.facts.Urgencies)
+		f.Sources = slices.Clone(s.facts.Sources)
+		if done {
+			sort.Strings(f.Types)
+			sort.Strings(f.Urgencies)
+			sort.Ints(f.Sources)
+		}
+		old := b.views[i]
+		v := &sessionView{ID: old.ID, Lane: old.Lane, Facts: f, Records: s.records[:len(s.records):len(s.records)]}
+		if done {
+			v.Cells = mergeCells(s.cells)
+		} else {
+			// The last cell may still grow: publish a copy of it.
+			v.Cells = slices.Clone(s.cells)
+		}
+		b.views[i] = v
+	}
+	snap := &snapshot{
+		done: done, read: b.read, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
+		stats: b.stats, sessions: slices.Clone(b.views), byID: make(map[string]*sessionView, len(b.views)),
+		overview: slices.Clone(b.overview),
+	}
 	if err != nil {
-		a.err = err.Error()
+		snap.err = err.Error()
 	}
-	for _, s := range a.sessions {
-		sort.Strings(s.Types)
-		sort.Strings(s.Urgencies)
-		sort.Ints(s.Sources)
+	for _, v := range snap.sessions {
+		snap.byID[v.ID] = v
 	}
+	b.a.snap.Store(snap)
+}
+
+// mergeCells sorts cells by bucket and merges those of one bucket.
+func mergeCells(cells []cell) []cell {
+	out := slices.Clone(cells)
+	slices.SortStableFunc(out, func(x, y cell) int { return int(x.bucket) - int(y.bucket) })
+	n := 0
+	for _, c := range out {
+		if n > 0 && out[n-1].bucket == c.bucket {
+			out[n-1].count += c.count
+			out[n-1].worst = max(out[n-1].worst, c.worst)
+			continue
+		}
+		out[n] = c
+		n++
+	}
+	return out[:n]
 }
 
 // findingsAt returns the findings about message index (a copy).
 func (a *analysis) findingsAt(index int64) []protocol.Finding {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.fmu.RLock()
+	defer a.fmu.RUnlock()
 	var out []protocol.Finding
 	for _, i := range a.byIndex[index] {
 		out = append(out, a.findings[i])
@@ -200,16 +401,31 @@ func (a *analysis) findingsAt(index int64) []protocol.Finding {
 }
 
 // worstAt returns the worst level of the findings about index (0: none)
-// and whether one of them is of rule (when rule is set).
-func (a *analysis) worstAt(index int64, rule string) (protocol.Level, bool) {
+// and whether one of them is of one of rules.
+func (a *analysis) worstAt(index int64, rules []string) (protocol.Level, bool) {
+	a.fmu.RLock()
+	defer a.fmu.RUnlock()
 	var worst protocol.Level
 	hasRule := false
 	for _, i := range a.byIndex[index] {
 		f := &a.findings[i]
 		worst = max(worst, f.Level)
-		if f.RuleID == rule {
+		if slices.Contains(rules, f.RuleID) {
 			hasRule = true
 		}
 	}
 	return worst, hasRule
+}
+
+// rulesAt returns the rules of the findings about index, and their worst level.
+func (a *analysis) rulesAt(index int64) ([]string, protocol.Level) {
+	a.fmu.RLock()
+	defer a.fmu.RUnlock()
+	var out []string
+	var worst protocol.Level
+	for _, i := range a.byIndex[index] {
+		out = append(out, a.findings[i].RuleID)
+		worst = max(worst, a.findings[i].Level)
+	}
+	return out, worst
 }

@@ -2,6 +2,9 @@ package viewer
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
+	"slices"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -20,10 +23,14 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
 
-// Page sizes.
+// Page sizes: every answer of the page's API is bounded.
 const (
-	defaultLimit = 200
-	maxLimit     = 2000
+	defaultLimit        = 200
+	maxLimit            = 2000
+	defaultSessionLimit = 200
+	maxSessionLimit     = 1000
+	// maxIndexSessions bounds the sessions /api/capture lists.
+	maxIndexSessions = 100
 	// maxScan bounds the records one events page reads while looking for
 	// matches, so that a rare filter answers quickly (Next says where to go on).
 	maxScan = 200000
@@ -85,7 +92,11 @@ type captureInfo struct {
 	Last     time.Duration    `json:"last_ns"`
 	Rebuilt  bool             `json:"index_rebuilt"`
 	Sessions []indexSession   `json:"sessions"`
-	Check    checkProgress    `json:"check"`
+	// SessionsCut is set when Sessions lists only the first
+	// maxIndexSessions (/api/sessions pages through all of them).
+	SessionsCut bool             `json:"sessions_cut,omitempty"`
+	IndexCount  int              `json:"index_sessions"`
+	Check       checkProgress    `json:"check"`
 	Counts   map[string]int64 `json:"findings"`
 }
 
@@ -105,6 +116,7 @@ type checkProgress struct {
 	// describes one by one (see maxSessions).
 	Truncated bool  `json:"sessions_truncated,omitempty"`
 	Messages  int64 `json:"messages"`
+	Sessions  int   `json:"sessions"`
 }
 
 func (s *Server) indexSessions() []indexSession {
@@ -119,52 +131,167 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 	info := captureInfo{
 		File: s.title(), Header: s.hdr, Records: s.idx.Records, Rebuilt: s.idx.Rebuilt,
 		First: time.Duration(s.idx.FirstTime()), Last: time.Duration(s.idx.LastTime()),
-		Sessions: s.indexSessions(),
+		Sessions: s.indexSessions(), IndexCount: len(s.idx.Sessions),
 	}
-	a := s.an
-	a.mu.Lock()
-	info.Check = checkProgress{Done: a.done, Read: a.read, Error: a.err, Dropped: a.dropped, Truncated: a.truncated, Messages: a.stats.Messages}
-	info.Counts = map[string]int64{"must": a.counts.Must, "should": a.counts.Should, "info": a.counts.Info}
-	a.mu.Unlock()
+	sn := s.an.snap.Load()
+	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
+	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
+	if len(info.Sessions) > maxIndexSessions {
+		info.Sessions = info.Sessions[:maxIndexSessions]
+		info.SessionsCut = true
+	}
 	writeJSON(w, http.StatusOK, info)
 }
 
 // sessionRow is one line of the sessions list.
 type sessionRow struct {
 	ID string `json:"id"`
-	// Records, First and Last come from the index (all records of the session key).
+	// Records, First and Last come from the index (all records of the
+	// session key) when it knows the session, else from the check.
 	Records int64         `json:"records"`
 	First   time.Duration `json:"first_ns"`
 	Last    time.Duration `json:"last_ns"`
 	sessionFacts
+	Lane    int  `json:"lane"`
 	Checked bool `json:"checked"`
 }
 
-func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
-	a := s.an
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	rows := []sessionRow{}
-	seen := map[string]bool{}
-	for _, x := range s.idx.Sessions {
-		row := sessionRow{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime)}
-		if f := a.sessions[x.ID]; f != nil {
-			row.sessionFacts = *f
-			row.Checked = a.done
-		}
-		rows = append(rows, row)
-		seen[x.ID] = true
+func (s *Server) sessionRow(v *sessionView, done bool) sessionRow {
+	row := sessionRow{ID: v.ID, Records: v.Facts.Messages, First: v.Facts.First, Last: v.Facts.Last, sessionFacts: v.Facts, Lane: v.Lane, Checked: done}
+	if x, ok := s.indexByID[v.ID]; ok {
+		row.Records, row.First, row.Last = x.Records, time.Duration(x.FirstTime), time.Duration(x.LastTime)
 	}
-	// Sessions the check found that the index does not key (a capture
-	// written without session keys).
-	for _, id := range a.order {
-		if seen[id] {
+	return row
+}
+
+// sessionKeys are the sort keys of /api/sessions.
+var sessionKeys = map[string]func(a, b *sessionView) int{
+	"id":       func(a, b *sessionView) int { return strings.Compare(a.ID, b.ID) },
+	"protocol": func(a, b *sessionView) int { return strings.Compare(a.Facts.Protocol, b.Facts.Protocol) },
+	"state":    func(a, b *sessionView) int { return strings.Compare(a.Facts.State, b.Facts.State) },
+	"messages": func(a, b *sessionView) int { return cmpInt(a.Facts.Messages, b.Facts.Messages) },
+	"first":    func(a, b *sessionView) int { return cmpInt(int64(a.Facts.First), int64(b.Facts.First)) },
+	"last":     func(a, b *sessionView) int { return cmpInt(int64(a.Facts.Last), int64(b.Facts.Last)) },
+	"span": func(a, b *sessionView) int {
+		return cmpInt(int64(a.Facts.Last-a.Facts.First), int64(b.Facts.Last-b.Facts.First))
+	},
+	"must":   func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Must, b.Facts.Verdict.Must) },
+	"should": func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Should, b.Facts.Verdict.Should) },
+	"info":   func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Info, b.Facts.Verdict.Info) },
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sortedSessions returns the snapshot's sessions in the order asked,
+// computed once per snapshot and order.
+func sortedSessions(sn *snapshot, key string, desc bool) []*sessionView {
+	if key == "" || key == "order" {
+		if !desc {
+			return sn.sessions
+		}
+	}
+	ck := key + "/" + strconv.FormatBool(desc)
+	if v, ok := sn.sorted.Load(ck); ok {
+		return v.([]*sessionView)
+	}
+	out := slices.Clone(sn.sessions)
+	cmp := sessionKeys[key]
+	if cmp == nil {
+		cmp = func(a, b *sessionView) int { return a.Lane - b.Lane }
+	}
+	slices.SortStableFunc(out, func(a, b *sessionView) int {
+		c := cmp(a, b)
+		if desc {
+			c = -c
+		}
+		if c == 0 {
+			c = a.Lane - b.Lane
+		}
+		return c
+	})
+	sn.sorted.Store(ck, out)
+	return out
+}
+
+// serveSessions answers a page of the sessions, sorted by any column
+// (sort=must&desc=1), only those with findings (findings=1 any level,
+// findings=must|should), only those whose id contains q; from and limit
+// page through them.
+func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	from, err := intQuery(r, "from", 0)
+	limit, err2 := intQuery(r, "limit", defaultSessionLimit)
+	if err = errors.Join(err, err2); err == nil {
+		switch {
+		case from < 0:
+			err = errors.New("from: want 0 or more")
+		case limit < 1 || limit > maxSessionLimit:
+			err = fmt.Errorf("limit: want 1 to %d", maxSessionLimit)
+		}
+	}
+	key := q.Get("sort")
+	if _, ok := sessionKeys[key]; !ok && key != "" && key != "order" && err == nil {
+		err = fmt.Errorf("sort: want one of order, %s", strings.Join(slices.Sorted(maps.Keys(sessionKeys)), ", "))
+	}
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	sn := s.an.snap.Load()
+	all := sortedSessions(sn, key, q.Get("desc") == "1")
+	with, text := q.Get("findings"), q.Get("q")
+	keep := func(v *sessionView) bool {
+		switch with {
+		case "must":
+			if v.Facts.Verdict.Must == 0 {
+				return false
+			}
+		case "should":
+			if v.Facts.Verdict.Must+v.Facts.Verdict.Should == 0 {
+				return false
+			}
+		case "1", "any":
+			if v.Facts.Verdict.Must+v.Facts.Verdict.Should+v.Facts.Verdict.Info == 0 {
+				return false
+			}
+		}
+		return text == "" || strings.Contains(strings.ToLower(v.ID), strings.ToLower(text))
+	}
+	rows := []sessionRow{}
+	total := int64(0)
+	for _, v := range all {
+		if !keep(v) {
 			continue
 		}
-		f := a.sessions[id]
-		rows = append(rows, sessionRow{ID: id, Records: f.Messages, First: f.First, Last: f.Last, sessionFacts: *f, Checked: a.done})
+		if total >= from && int64(len(rows)) < limit {
+			rows = append(rows, s.sessionRow(v, sn.done))
+		}
+		total++
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": rows, "check_done": a.done})
+	// Sessions the index keys that the check has not reached yet, after
+	// the others, while it runs.
+	pending := 0
+	if !sn.done && with == "" {
+		for _, x := range s.idx.Sessions {
+			if _, ok := sn.byID[x.ID]; ok || text != "" && !strings.Contains(strings.ToLower(x.ID), strings.ToLower(text)) {
+				continue
+			}
+			pending++
+			if total >= from && int64(len(rows)) < limit {
+				rows = append(rows, sessionRow{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime), Lane: -1})
+			}
+			total++
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": rows, "total": total, "all": len(sn.sessions), "from": from, "check_done": sn.done, "pending": pending})
 }
 
 // eventRow is one message in a page of events.
@@ -192,7 +319,7 @@ type rowFilter struct {
 	doc      payload.Doc // decodes each record
 }
 
-func list(q []string) []string {
+func splitList(q []string) []string {
 	var out []string
 	for _, v := range q {
 		for _, p := range strings.Split(v, ",") {
@@ -206,8 +333,8 @@ func list(q []string) []string {
 
 func parseFilter(r *http.Request) (rowFilter, error) {
 	q := r.URL.Query()
-	f := rowFilter{match: msgfilter.Filter{Sessions: list(q["session"]), Types: list(q["type"]), Urgencies: list(q["urgency"])}, rules: list(q["rule"])}
-	for _, v := range list(q["source"]) {
+	f := rowFilter{match: msgfilter.Filter{Sessions: splitList(q["session"]), Types: splitList(q["type"]), Urgencies: splitList(q["urgency"])}, rules: splitList(q["rule"])}
+	for _, v := range splitList(q["source"]) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return f, errors.New("source: want a source number, got " + strconv.Quote(v))
@@ -313,15 +440,7 @@ func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow,
 		row.Type, row.Urgency = f.TypeName(), f.Urgency
 	}
 	row.Summary = show.Summary(&filt.doc)
-	s.an.mu.Lock()
-	worst, hasRule := s.an.worstAt(idx, firstOr(filt.rules))
-	if len(filt.rules) > 1 {
-		for _, rl := range filt.rules[1:] {
-			_, h := s.an.worstAt(idx, rl)
-			hasRule = hasRule || h
-		}
-	}
-	s.an.mu.Unlock()
+	worst, hasRule := s.an.worstAt(idx, filt.rules)
 	if len(filt.rules) > 0 && !hasRule {
 		return eventRow{}, false
 	}
@@ -329,13 +448,6 @@ func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow,
 		row.Worst = worst.String()
 	}
 	return row, true
-}
-
-func firstOr(l []string) string {
-	if len(l) == 0 {
-		return ""
-	}
-	return l[0]
 }
 
 // eventDetail is everything the inspector shows about one record.
@@ -420,9 +532,7 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 	for _, f := range s.an.findingsAt(idx) {
 		d.Findings = append(d.Findings, finding{Finding: f, Rule: s.rules[f.RuleID]})
 	}
-	s.an.mu.Lock()
-	d.Checked = s.an.done
-	s.an.mu.Unlock()
+	d.Checked = s.an.snap.Load().done
 	writeJSON(w, http.StatusOK, d)
 }
 

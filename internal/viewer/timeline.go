@@ -51,158 +51,299 @@ func kindOf(rec *capfile.Record, f *payload.Routing) int {
 	return kindOther
 }
 
-// Timeline bounds.
+// Timeline bounds: the lanes one answer draws, the pixels it is
+// aggregated to, the messages a window may hold to be read rather than
+// taken from the check's buckets, and the events and spans listed one by one.
 const (
-	defaultTimelineMax = 5000
-	maxTimelineMax     = 50000
-	defaultBuckets     = 1000
-	maxBuckets         = 8000
-	// maxTimelineScan bounds the records one timeline answer reads; a wider
-	// window over a larger capture answers with what it read (truncated).
-	maxTimelineScan = 2_000_000
+	defaultLanes      = 24
+	maxLanes          = 64
+	defaultPx         = 1000
+	maxPx             = 4000
+	maxTimelineScan   = 100_000
+	maxTimelineEvents = 5000
+	maxTimelineSpans  = 5000
 )
 
-// lanes lists the timeline's lanes: one per session, then "other" for
-// records without a session.
-func (s *Server) lanes() ([]string, map[string]int) {
-	ids := make([]string, 0, len(s.idx.Sessions)+1)
-	for _, x := range s.idx.Sessions {
-		ids = append(ids, x.ID)
-	}
-	s.an.mu.Lock()
-	known := map[string]bool{}
-	for _, id := range ids {
-		known[id] = true
-	}
-	for _, id := range s.an.order {
-		if !known[id] {
-			ids = append(ids, id)
-		}
-	}
-	s.an.mu.Unlock()
-	pos := make(map[string]int, len(ids))
-	for i, id := range ids {
-		pos[id] = i
-	}
-	return append(ids, ""), pos
-}
-
+// timelineAnswer is the timeline of a window, for the lanes asked: cells
+// (count and worst level per pixel column) always; the events one by one
+// when there are few enough; the spans of tool calls and waits for replies.
 type timelineAnswer struct {
-	Lanes    []string      `json:"lanes"`
 	From     time.Duration `json:"from_ns"`
 	To       time.Duration `json:"to_ns"`
 	Capture  [2]int64      `json:"capture_ns"`
-	Events   [][5]int64    `json:"events,omitempty"`  // index, offset, lane, kind, level
-	Buckets  [][4]int64    `json:"buckets,omitempty"` // lane, bucket, count, worst level
-	BucketNS int64         `json:"bucket_ns,omitempty"`
-	Count    int64         `json:"count"`
-	// Truncated is set when the scan stopped before To (at ScannedTo).
-	Truncated bool          `json:"truncated,omitempty"`
-	ScannedTo time.Duration `json:"scanned_to_ns,omitempty"`
+	Px       int64         `json:"px"`
+	Sessions int           `json:"sessions"`
+	// Overview is the whole capture at Px columns, all sessions: the minimap.
+	Overview [][3]int64 `json:"overview"`
+	// All is the window at Px columns, all sessions.
+	All   [][3]int64     `json:"all"`
+	Lanes []timelineLane `json:"lanes"`
+	// Events are [index, offset, lane, kind, level] (lane: position in Lanes).
+	Events [][5]int64 `json:"events,omitempty"`
+	// Spans are [lane, start, end, kind (0 tool call, 1 wait for a reply),
+	// start index, end index (-1: still open at the window's end), level].
+	Spans [][7]int64 `json:"spans,omitempty"`
+	// Count is about how many messages the window holds (all sessions).
+	Count int64 `json:"count"`
+	// Detail says how the lanes were made: "events" (one by one), "read"
+	// (records read and counted per column) or "buckets" (the check's
+	// buckets, BucketNS wide).
+	Detail   string `json:"detail"`
+	BucketNS int64  `json:"bucket_ns"`
 }
 
+type timelineLane struct {
+	ID    string     `json:"id"`
+	Lane  int        `json:"lane"`
+	Cells [][3]int64 `json:"cells"`
+	Count int64      `json:"count"`
+}
+
+// columns accumulates counts per pixel column of [from, to].
+type columns struct {
+	from, to, px int64
+	count        []int64
+	worst        []int64
+}
+
+func newColumns(from, to, px int64) *columns {
+	return &columns{from: from, to: to, px: px, count: make([]int64, px), worst: make([]int64, px)}
+}
+
+func (c *columns) col(t int64) int64 {
+	return min(max((t-c.from)*c.px/(c.to-c.from+1), 0), c.px-1)
+}
+
+func (c *columns) add(t, n, worst int64) {
+	if t < c.from || t > c.to {
+		return
+	}
+	i := c.col(t)
+	c.count[i] += n
+	c.worst[i] = max(c.worst[i], worst)
+}
+
+// addBucket spreads a bucket [start, start+width) over the columns it covers.
+func (c *columns) addBucket(start, width, n, worst int64) {
+	end := start + width - 1
+	if end < c.from || start > c.to {
+		return
+	}
+	a, b := c.col(max(start, c.from)), c.col(min(end, c.to))
+	per := max(n/(b-a+1), 1)
+	for i := a; i <= b; i++ {
+		c.count[i] += per
+		c.worst[i] = max(c.worst[i], worst)
+	}
+}
+
+func (c *columns) cells() [][3]int64 {
+	out := [][3]int64{}
+	for i := range c.count {
+		if c.count[i] > 0 || c.worst[i] > 0 {
+			out = append(out, [3]int64{int64(i), c.count[i], c.worst[i]})
+		}
+	}
+	return out
+}
+
+// serveTimeline answers /api/timeline?from_ns&to_ns&px&lanes=S1,S2,… from
+// the check's buckets when the window holds many messages, else by reading
+// the window's records.
 func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 	first, last := s.idx.FirstTime(), s.idx.LastTime()
 	from, err := intQuery(r, "from_ns", first)
 	to, err2 := intQuery(r, "to_ns", last)
-	mx, err3 := intQuery(r, "max", defaultTimelineMax)
-	nb, err4 := intQuery(r, "buckets", defaultBuckets)
-	if err = errors.Join(err, err2, err3, err4); err == nil {
+	px, err3 := intQuery(r, "px", defaultPx)
+	if err = errors.Join(err, err2, err3); err == nil {
 		switch {
 		case to < from:
 			err = fmt.Errorf("to_ns %d is before from_ns %d", to, from)
-		case mx < 1 || mx > maxTimelineMax:
-			err = fmt.Errorf("max: want 1 to %d", maxTimelineMax)
-		case nb < 1 || nb > maxBuckets:
-			err = fmt.Errorf("buckets: want 1 to %d", maxBuckets)
+		case px < 1 || px > maxPx:
+			err = fmt.Errorf("px: want 1 to %d", maxPx)
 		}
+	}
+	ids := splitList(r.URL.Query()["lanes"])
+	if err == nil && len(ids) > maxLanes {
+		err = fmt.Errorf("lanes: at most %d", maxLanes)
 	}
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	lanes, pos := s.lanes()
-	ans := timelineAnswer{Lanes: lanes, From: time.Duration(from), To: time.Duration(to), Capture: [2]int64{first, last}, Events: [][5]int64{}}
-	if s.idx.Records == 0 {
-		writeJSON(w, http.StatusOK, ans)
-		return
+	sn := s.an.snap.Load()
+	if _, asked := r.URL.Query()["lanes"]; !asked {
+		for _, v := range sn.sessions[:min(len(sn.sessions), defaultLanes)] {
+			ids = append(ids, v.ID)
+		}
 	}
-	rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekTime(from) })
+	a := s.an
+	ans := timelineAnswer{From: time.Duration(from), To: time.Duration(to), Capture: [2]int64{first, last}, Px: px,
+		Sessions: len(sn.sessions), Lanes: []timelineLane{}, BucketNS: a.width}
+	whole := newColumns(first, last, px)
+	all := newColumns(from, to, px)
+	for _, c := range sn.overview {
+		start := a.first + int64(c.bucket)*a.width
+		whole.addBucket(start, a.width, int64(c.count), int64(c.worst))
+		if c.count > 0 && start+a.width > from && start <= to {
+			part := int64(c.count)
+			if start < from || start+a.width-1 > to { // the part inside the window
+				inside := min(start+a.width-1, to) - max(start, from) + 1
+				part = max(part*inside/a.width, 1)
+			}
+			ans.Count += part
+		}
+	}
+	ans.Overview = whole.cells()
+	lanes := make([]*columns, len(ids))
+	pos := map[string]int{}
+	for i, id := range ids {
+		lane := timelineLane{ID: id, Lane: -1}
+		if v := sn.byID[id]; v != nil {
+			lane.Lane = v.Lane
+		}
+		lanes[i] = newColumns(from, to, px)
+		pos[id] = i
+		ans.Lanes = append(ans.Lanes, lane)
+	}
+	if ans.Count <= maxTimelineScan && s.idx.Records > 0 {
+		if !s.readWindow(w, &ans, from, to, pos, lanes, all) {
+			return
+		}
+	} else {
+		ans.Detail = "buckets"
+		for _, c := range sn.overview {
+			all.addBucket(a.first+int64(c.bucket)*a.width, a.width, int64(c.count), int64(c.worst))
+		}
+		for i, id := range ids {
+			if v := sn.byID[id]; v != nil {
+				for _, c := range v.Cells {
+					lanes[i].addBucket(a.first+int64(c.bucket)*a.width, a.width, int64(c.count), int64(c.worst))
+				}
+			}
+		}
+	}
+	ans.All = all.cells()
+	for i := range lanes {
+		ans.Lanes[i].Cells = lanes[i].cells()
+		for _, n := range lanes[i].count {
+			ans.Lanes[i].Count += n
+		}
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+// readWindow reads the records of the window (and one window's width
+// before it, for the spans that start there) into the columns, and lists
+// the events and spans when the lanes hold few enough.
+func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to int64, pos map[string]int, lanes []*columns, all *columns) bool {
+	start := max(from-(to-from), s.idx.FirstTime())
+	rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekTime(start) })
 	if !ok {
-		return
+		return false
 	}
 	defer rd.Close()
-	width := max((to-from+nb-1)/nb, 1)
-	type bkey struct{ lane, b int64 }
-	var buckets map[bkey]*[2]int64
-	toBucket := func(e [5]int64) {
-		k := bkey{e[2], min((e[1]-from)/width, nb-1)}
-		b := buckets[k]
-		if b == nil {
-			b = &[2]int64{}
-			buckets[k] = b
-		}
-		b[0]++
-		b[1] = max(b[1], e[4])
+	type open struct {
+		lane         int
+		start, index int64
+		kind         int64
 	}
-	scanned := 0
+	opened := map[string]open{} // "t"+tool_call_id or "r"+reply_token
+	tokenLane := map[string]int{}
+	events := [][5]int64{}
+	var spans [][7]int64
+	tooMany := false
 	var doc payload.Doc
-	for {
+	for scanned := 0; scanned < 3*maxTimelineScan; scanned++ {
 		rec, err := rd.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !capfile.IsTorn(err) {
 				apiError(w, http.StatusInternalServerError, "%s: %v", s.title(), err)
-				return
+				return false
 			}
 			break
 		}
 		if rec.Time > to {
 			break
 		}
-		if scanned++; scanned > maxTimelineScan {
-			ans.Truncated, ans.ScannedTo = true, rec.Offset()
-			break
+		if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
+			continue
 		}
 		idx := rd.Index()
 		doc.Decode(rec.Payload)
 		f := &doc.Routing
-		key := rec.Session
-		if key == "" {
-			key = f.SessionKey()
+		key := f.SessionKey()
+		token, _ := doc.Get("reply_token").Str()
+		lane, inLane := pos[key]
+		if key == "" && token != "" {
+			lane, inLane = tokenLane[token]
 		}
-		lane, ok := pos[key]
-		if !ok {
-			lane = len(lanes) - 1
+		worst := int64(0)
+		if rec.Time >= from {
+			l, _ := s.an.worstAt(idx, nil)
+			worst = int64(l)
+			all.add(rec.Time, 1, worst)
 		}
-		s.an.mu.Lock()
-		worst, _ := s.an.worstAt(idx, "")
-		s.an.mu.Unlock()
-		e := [5]int64{idx, rec.Time, int64(lane), int64(kindOf(rec, f)), int64(worst)}
-		ans.Count++
-		if buckets == nil {
-			ans.Events = append(ans.Events, e)
-			if int64(len(ans.Events)) > mx {
-				buckets = map[bkey]*[2]int64{}
-				for _, e := range ans.Events {
-					toBucket(e)
-				}
-				ans.Events = nil
-			}
+		if !inLane {
 			continue
 		}
-		toBucket(e)
-	}
-	if buckets != nil {
-		ans.BucketNS = width
-		for k, b := range buckets {
-			ans.Buckets = append(ans.Buckets, [4]int64{k.lane, k.b, b[0], b[1]})
+		t := f.TypeName()
+		if token != "" && key != "" {
+			tokenLane[token] = lane
 		}
-		sort.Slice(ans.Buckets, func(i, j int) bool {
-			a, b := ans.Buckets[i], ans.Buckets[j]
-			return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
-		})
+		// Spans: a tool call from invoked to its end, a wait from the
+		// event that asks to the reply that carries its token.
+		var done *open
+		switch {
+		case strings.HasSuffix(t, "tool.invoked"):
+			if id, _ := doc.Get("tool_call_id").Str(); id != "" {
+				opened["t"+id] = open{lane, rec.Time, idx, 0}
+			}
+		case strings.Contains(t, "tool."):
+			if id, _ := doc.Get("tool_call_id").Str(); id != "" {
+				if o, ok := opened["t"+id]; ok {
+					delete(opened, "t"+id)
+					done = &o
+				}
+			}
+		case token != "" && key != "" && strings.Contains(t, "awaiting."):
+			opened["r"+token] = open{lane, rec.Time, idx, 1}
+		case token != "" && rec.Kind == capfile.KindSent:
+			if o, ok := opened["r"+token]; ok {
+				delete(opened, "r"+token)
+				done = &o
+			}
+		}
+		if done != nil && rec.Time >= from {
+			if len(spans) < maxTimelineSpans {
+				spans = append(spans, [7]int64{int64(done.lane), done.start, rec.Time, done.kind, done.index, idx, worst})
+			} else {
+				tooMany = true
+			}
+		}
+		if rec.Time < from {
+			continue
+		}
+		lanes[lane].add(rec.Time, 1, worst)
+		if len(events) < maxTimelineEvents {
+			events = append(events, [5]int64{idx, rec.Time, int64(lane), int64(kindOf(rec, f)), worst})
+		} else {
+			tooMany = true
+		}
 	}
-	writeJSON(w, http.StatusOK, ans)
+	for _, o := range opened {
+		if len(spans) < maxTimelineSpans {
+			spans = append(spans, [7]int64{int64(o.lane), o.start, to, o.kind, o.index, -1, 0})
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i][1] < spans[j][1] })
+	ans.Spans = spans
+	ans.Detail = "read"
+	if !tooMany {
+		ans.Detail = "events"
+		ans.Events = events
+	}
+	return true
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

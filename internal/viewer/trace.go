@@ -3,6 +3,9 @@ package viewer
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sort"
+	"strconv"
 	"io"
 	"net/http"
 	"sync"
@@ -16,8 +19,11 @@ import (
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
-// Trace bounds: steps listed per session, sessions kept drawn.
+// Trace bounds: steps listed per session, sessions kept drawn, steps in
+// one answer.
 const (
+	defaultStepLimit = 200
+	maxStepLimit     = 1000
 	maxSteps    = 100000
 	traceCached = 16
 	renderLimit = 60 * time.Second
@@ -82,7 +88,7 @@ func (c *traceCache) get(id string) *sessionTrace {
 // that names no session (replies, handshake), reading only the frames that
 // hold the session when the index knows it.
 func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protocol.Message)) error {
-	info, ok := s.idx.Session(id)
+	info, ok := s.indexByID[id]
 	if !ok {
 		// Not keyed in the index: read everything and keep the session's messages.
 		var d payload.Doc
@@ -193,12 +199,10 @@ func (t *sessionTrace) build(s *Server, id string) {
 }
 
 func (s *Server) knownSession(id string) bool {
-	if _, ok := s.idx.Session(id); ok {
+	if _, ok := s.indexByID[id]; ok {
 		return true
 	}
-	s.an.mu.Lock()
-	defer s.an.mu.Unlock()
-	_, ok := s.an.sessions[id]
+	_, ok := s.an.snap.Load().byID[id]
 	return ok
 }
 
@@ -223,11 +227,33 @@ func (s *Server) serveSteps(w http.ResponseWriter, r *http.Request) {
 	if t == nil {
 		return
 	}
-	steps := t.steps
-	if steps == nil {
-		steps = []stepRow{}
+	from, err := intQuery(r, "from", 0)
+	limit, err2 := intQuery(r, "limit", defaultStepLimit)
+	if err = errors.Join(err, err2); err == nil && (from < 0 || limit < 1 || limit > maxStepLimit) {
+		err = fmt.Errorf("from: want 0 or more; limit: want 1 to %d", maxStepLimit)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"session": id, "protocol": t.protocol, "steps": steps, "more": t.more, "drawn": t.dot != nil})
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	total := int64(len(t.steps))
+	if v := r.URL.Query().Get("index"); v != "" {
+		// The page of the first step of message index.
+		idx, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			apiError(w, http.StatusBadRequest, "index: not an integer: %q", v)
+			return
+		}
+		at := sort.Search(len(t.steps), func(i int) bool { return t.steps[i].Index >= idx })
+		if at < len(t.steps) && t.steps[at].Index == idx {
+			from = max(int64(at)-limit/2, 0)
+		}
+	}
+	steps := []stepRow{}
+	if from < total {
+		steps = t.steps[from:min(from+limit, total)]
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session": id, "protocol": t.protocol, "steps": steps, "from": from, "total": total, "more": t.more, "drawn": t.dot != nil})
 }
 
 func (s *Server) serveSVG(w http.ResponseWriter, r *http.Request) {

@@ -77,6 +77,9 @@ type Server struct {
 	wg     sync.WaitGroup
 	rules  map[string]ruleDoc
 	traces *traceCache
+	lists  *listCache
+	// indexByID finds the index's sessions.
+	indexByID map[string]*capfile.SessionInfo
 }
 
 // New opens the capture, reads its index (rebuilding it by a scan when the
@@ -103,7 +106,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{opts: opts, hdr: hdr, idx: idx, an: newAnalysis(), ctx: ctx, cancel: cancel, rules: ruleDocs()}
+	s := &Server{opts: opts, hdr: hdr, idx: idx, an: newAnalysis(idx.FirstTime(), idx.LastTime()), ctx: ctx, cancel: cancel, rules: ruleDocs()}
 	if opts.Protocol != "" {
 		if _, ok := knownProtocol(opts.Protocol); !ok {
 			cancel()
@@ -111,6 +114,11 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	s.traces = newTraceCache(s)
+	s.lists = newListCache()
+	s.indexByID = make(map[string]*capfile.SessionInfo, len(idx.Sessions))
+	for i := range idx.Sessions {
+		s.indexByID[idx.Sessions[i].ID] = &idx.Sessions[i]
+	}
 	sub, err := fs.Sub(assets, "assets")
 	if err != nil {
 		cancel()
@@ -123,6 +131,9 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/capture", s.serveCapture)
 	s.mux.HandleFunc("GET /api/sessions", s.serveSessions)
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
+	s.mux.HandleFunc("GET /api/rows", s.serveRows)
+	s.mux.HandleFunc("GET /api/find", s.serveFind)
+	s.mux.HandleFunc("GET /api/export", s.serveExport)
 	s.mux.HandleFunc("GET /api/event/{index}", s.serveEvent)
 	s.mux.HandleFunc("GET /api/timeline", s.serveTimeline)
 	s.mux.HandleFunc("GET /api/trace/{session}/steps", s.serveSteps)
@@ -156,9 +167,7 @@ func (s *Server) Close() error {
 
 // CheckDone reports whether the background check has finished.
 func (s *Server) CheckDone() bool {
-	s.an.mu.Lock()
-	defer s.an.mu.Unlock()
-	return s.an.done
+	return s.an.snap.Load().done
 }
 
 func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {

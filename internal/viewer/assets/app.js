@@ -1,6 +1,7 @@
-// aaep-replay view: the page. Plain JavaScript, no libraries, no build step.
-// Everything comes from the JSON API of package viewer and the /control API
-// of package serve, in pages; the capture is never loaded whole.
+// aaep-replay view: the page. Plain JavaScript, no build step, no library:
+// the lists are virtual (only the rows on screen exist), every answer of the
+// API is a bounded page, and the page never scrolls on selection: each pane
+// scrolls on its own.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -10,19 +11,21 @@ const KINDS = [
   ["awaiting reply", "#c26a00"], ["subscriber reply", "#0a7f86"], ["output", "#4f5b66"], ["progress", "#8d8d3a"], ["connection", "#999999"],
 ];
 const LEVELS = { 1: "INFO", 2: "SHOULD", 3: "MUST" };
-const PAGE = 200;
+const ROW = 22;
+const PAGE = 100;
 
 const state = {
   capture: null,
-  sessions: [],
-  filters: { type: "", urgency: "", source: "", rule: "" },
-  session: "",          // session the messages table and trace show
+  session: "",          // session the messages list and the trace show
   selected: -1,         // selected record index
-  pageFrom: 0, pageStack: [], nextFrom: -1,
-  steps: [], traceSession: "",
+  selRow: -1,           // its row in the messages list
+  filter: "", q: "",
+  sort: { key: "order", desc: false }, onlyFindings: false,
+  traceSession: "", steps: null,
   view: null,           // timeline window {from, to} in ns
-  tl: null,             // last timeline answer
-  control: true, ctlSeq: 0, subs: new Map(), lastLive: "",
+  tl: null, laneOffset: 0, laneIDs: [],
+  control: true, ctlSeq: 0, ctl: null, lastLive: "",
+  detail: null,
 };
 
 // ---- helpers ----
@@ -33,8 +36,7 @@ async function api(path, opts) {
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
   if (!r.ok) {
-    const msg = body && body.error ? body.error : (r.status + " " + r.statusText);
-    const err = new Error(msg);
+    const err = new Error(body && body.error ? body.error : (r.status + " " + r.statusText));
     err.status = r.status;
     throw err;
   }
@@ -55,22 +57,127 @@ function el(tag, attrs, ...children) {
 }
 
 function secs(ns) { return (ns / 1e9).toFixed(3) + "s"; }
-function span(first, last) { return secs(first) + " – " + secs(last) + " (" + ((last - first) / 1e9).toFixed(1) + "s)"; }
+function clock(ns) {
+  const c = state.capture;
+  if (!$("tl-abs").checked || !c || !c.header.start) return secs(ns);
+  return new Date(Date.parse(c.header.start) + ns / 1e6).toISOString().slice(11, 23);
+}
+function span(first, last) { return secs(first) + " (" + ((last - first) / 1e9).toFixed(1) + "s)"; }
 function shortType(t) { return (t || "").replace(/^aaep:/, "").replace(/^https:\/\/aaep-protocol\.org\/types\//, ""); }
 function levelClass(l) { return l === "MUST" || l === "SHOULD" ? "bad" : (l === "INFO" ? "warn" : ""); }
+function report(where, err) { $("check-status").textContent = where + ": " + err.message; }
 
-function reportError(where, err) {
-  $("check-status").textContent = where + ": " + err.message;
+function listQuery(extra) {
+  const p = new URLSearchParams(extra || {});
+  if (state.session) p.set("session", state.session);
+  if (state.filter) p.set("filter", state.filter);
+  if (state.q) p.set("q", state.q);
+  return p;
+}
+
+// ---- virtual list ----
+// A listbox whose rows are fetched a page at a time and drawn only while
+// on screen. One tab stop; arrows, Page keys, Home and End move the
+// selection; aria-activedescendant names the selected row.
+
+class VList {
+  constructor(box, opts) {
+    this.box = box; this.o = opts; this.total = 0; this.pages = new Map(); this.sel = -1; this.gen = 0;
+    this.spacer = el("div", { class: "spacer" });
+    box.append(this.spacer);
+    box.addEventListener("scroll", () => this.draw());
+    box.addEventListener("click", (e) => {
+      const r = e.target.closest(".vrow");
+      if (r) this.choose(Number(r.dataset.row), true);
+    });
+    box.addEventListener("keydown", (e) => this.key(e));
+    new ResizeObserver(() => this.draw()).observe(box);
+  }
+  reset(total) {
+    this.gen++; this.total = total; this.pages.clear(); this.sel = -1;
+    this.box.scrollTop = 0;
+    this.spacer.style.height = (total * ROW) + "px";
+    this.draw();
+  }
+  setTotal(total) { this.total = total; this.spacer.style.height = (total * ROW) + "px"; this.draw(); }
+  invalidate() { this.gen++; this.pages.clear(); this.draw(); }
+  row(i) { const p = this.pages.get(Math.floor(i / PAGE)); return p && p.rows ? p.rows[i % PAGE] : undefined; }
+  async load(page) {
+    if (this.pages.has(page)) return this.pages.get(page).wait;
+    const gen = this.gen;
+    const entry = {};
+    entry.wait = this.o.fetch(page * PAGE, PAGE).then((r) => {
+      if (gen !== this.gen) return;
+      entry.rows = r.rows;
+      if (r.total !== undefined && r.total !== this.total) this.setTotal(r.total);
+      this.draw();
+    }).catch((err) => { this.pages.delete(page); report("List", err); });
+    this.pages.set(page, entry);
+    return entry.wait;
+  }
+  draw() {
+    if (this.total === 0 && !this.pages.has(0)) this.load(0); // learns the total
+    const h = this.box.clientHeight || 300;
+    const first = Math.max(0, Math.floor(this.box.scrollTop / ROW) - 2);
+    const last = Math.min(this.total, Math.ceil((this.box.scrollTop + h) / ROW) + 2);
+    const keep = new Map();
+    for (const c of [...this.box.children]) if (c !== this.spacer) { const i = Number(c.dataset.row); if (i >= first && i < last && c.dataset.gen === String(this.gen) && c.dataset.filled === "1") keep.set(i, c); else c.remove(); }
+    for (let i = first; i < last; i++) {
+      if (keep.has(i)) { this.decorate(keep.get(i), i); continue; }
+      const data = this.row(i);
+      if (data === undefined) this.load(Math.floor(i / PAGE));
+      const r = el("div", { class: "vrow " + (this.o.cls || ""), role: "option", id: this.box.id + "-r" + i, "data-row": String(i), "data-gen": String(this.gen),
+        "aria-setsize": String(this.total), "aria-posinset": String(i + 1) });
+      r.style.top = (i * ROW) + "px";
+      if (data !== undefined) { this.o.render(r, data, i); r.dataset.filled = "1"; } else { r.textContent = "…"; r.setAttribute("aria-label", "loading row " + (i + 1)); }
+      this.decorate(r, i);
+      this.box.append(r);
+    }
+    const cur = this.box.querySelector("#" + CSS.escape(this.box.id + "-r" + this.sel));
+    if (cur) this.box.setAttribute("aria-activedescendant", cur.id); else this.box.removeAttribute("aria-activedescendant");
+  }
+  decorate(r, i) {
+    r.setAttribute("aria-selected", String(i === this.sel));
+    if (this.o.mark) this.o.mark(r, this.row(i), i);
+  }
+  // show scrolls the list (never the page) so that row i is in view.
+  show(i) {
+    const top = i * ROW, h = this.box.clientHeight;
+    if (top < this.box.scrollTop) this.box.scrollTop = top;
+    else if (top + ROW > this.box.scrollTop + h) this.box.scrollTop = top + ROW - h;
+  }
+  select(i, scroll) { this.sel = i; if (scroll && i >= 0) this.show(i); this.draw(); }
+  async choose(i, byUser) {
+    if (i < 0 || i >= this.total) return;
+    this.select(i, true);
+    let data = this.row(i);
+    if (data === undefined) { await this.load(Math.floor(i / PAGE)); data = this.row(i); }
+    if (data !== undefined && this.o.choose) this.o.choose(data, i, byUser);
+  }
+  key(e) {
+    const page = Math.max(1, Math.floor(this.box.clientHeight / ROW) - 1);
+    const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
+    let to = null;
+    if (moves[e.key] !== undefined) to = Math.min(this.total - 1, Math.max(0, (this.sel < 0 ? 0 : this.sel + moves[e.key])));
+    else if (e.key === "Home") to = 0;
+    else if (e.key === "End") to = this.total - 1;
+    else if (e.key === "Enter" && this.o.enter && this.sel >= 0) { e.preventDefault(); this.o.enter(this.row(this.sel)); return; }
+    if (to === null) return;
+    e.preventDefault();
+    this.choose(to, true);
+  }
 }
 
 // ---- capture and sessions ----
+
+let sessions, events, steps;
 
 async function loadCapture() {
   const c = await api("/api/capture");
   state.capture = c;
   $("file").textContent = c.file;
   const start = c.header.start ? new Date(c.header.start).toISOString() : "unknown start";
-  $("capture-info").textContent = c.records + " records, " + c.sessions.length + " sessions, recorded by " +
+  $("capture-info").textContent = c.records + " records, " + c.index_sessions + " sessions, recorded by " +
     (c.header.tool || "an unknown tool") + " from " + start + (c.index_rebuilt ? " (index rebuilt: the capture was not closed cleanly)" : "");
   if (!state.view) state.view = { from: c.first_ns, to: Math.max(c.last_ns, c.first_ns + 1) };
   const ck = c.check;
@@ -81,138 +188,156 @@ async function loadCapture() {
   return c;
 }
 
-async function loadSessions() {
-  const s = await api("/api/sessions");
-  state.sessions = s.sessions;
-  fillFilterOptions();
-  renderSessions();
-  return s.check_done;
+const SESS_COLS = [["id", "Session"], ["protocol", "Proto"], ["first", "Start"], ["messages", "Msgs"], ["must", "MUST"], ["should", "SHOULD"], ["info", "INFO"], ["state", "Ended in"]];
+
+function sessionQuery(from, n) {
+  const p = new URLSearchParams({ from: String(from), limit: String(n), sort: state.sort.key });
+  if (state.sort.desc) p.set("desc", "1");
+  if (state.onlyFindings) p.set("findings", "1");
+  return p;
 }
 
-function fillFilterOptions() {
-  const sets = { type: new Set(), urgency: new Set(), source: new Set(), rule: new Set() };
-  for (const s of state.sessions) {
-    (s.types || []).forEach((v) => sets.type.add(v));
-    (s.urgencies || []).forEach((v) => sets.urgency.add(v));
-    (s.sources || []).forEach((v) => sets.source.add(String(v)));
-    Object.keys(s.rules || {}).forEach((v) => sets.rule.add(v));
+function initSessions() {
+  const bar = $("sessions-sort");
+  for (const [key, name] of SESS_COLS) {
+    bar.append(el("button", { type: "button", "data-key": key, onclick: () => {
+      if (state.sort.key === key) state.sort.desc = !state.sort.desc;
+      else { state.sort.key = key; state.sort.desc = ["must", "should", "info", "messages"].includes(key); }
+      refreshSessions(); pushURL();
+    } }, name));
   }
-  for (const [name, set] of Object.entries(sets)) {
-    const sel = $("f-" + name);
-    const keep = sel.value;
-    sel.replaceChildren(el("option", { value: "", text: "any" }));
-    for (const v of [...set].sort()) sel.append(el("option", { value: v, text: name === "type" ? shortType(v) : v }));
-    sel.value = set.has(keep) ? keep : "";
-    state.filters[name] = sel.value;
+  sessions = new VList($("sessions-list"), {
+    cls: "sess",
+    fetch: async (from, n) => { const r = await api("/api/sessions?" + sessionQuery(from, n)); sessionsCaption(r); return { rows: r.sessions, total: r.total }; },
+    render: (r, s) => {
+      const v = s.verdict || { must: 0, should: 0, info: 0 };
+      const ck = s.checked;
+      r.append(el("span", { class: "mono", text: s.id }), el("span", { text: s.protocol || "–" }), el("span", { class: "num", text: secs(s.first_ns) }),
+        el("span", { class: "num", text: String(s.messages || s.records) }),
+        el("span", { class: "num " + (v.must ? "bad" : ""), text: ck ? String(v.must) : "…" }),
+        el("span", { class: "num " + (v.should ? "bad" : ""), text: ck ? String(v.should) : "…" }),
+        el("span", { class: "num", text: ck ? String(v.info) : "…" }),
+        el("span", { text: (s.state || "–") + (s.state && !s.complete ? "*" : "") }));
+      r.setAttribute("aria-label", "Session " + s.id + ", " + (s.messages || s.records) + " messages" + (ck ? ", " + v.must + " MUST, " + v.should + " SHOULD, " + v.info + " INFO" : ""));
+    },
+    mark: (r, s) => { if (s) r.classList.toggle("current", s.id === state.session); },
+    choose: (s) => selectSession(s.id),
+  });
+  $("only-findings").onchange = () => { state.onlyFindings = $("only-findings").checked; refreshSessions(); pushURL(); };
+}
+
+function sessionsCaption(r) {
+  $("sessions-caption").textContent = r.total + " of " + r.all + " sessions" + (r.pending ? " (" + r.pending + " not checked yet)" : "");
+  state.sessionTotal = r.total;
+}
+
+function refreshSessions() {
+  for (const b of $("sessions-sort").children) {
+    const on = b.dataset.key === state.sort.key;
+    b.setAttribute("aria-pressed", String(on));
+    b.textContent = SESS_COLS.find((c) => c[0] === b.dataset.key)[1] + (on ? (state.sort.desc ? " ▼" : " ▲") : "");
   }
+  sessions.reset(0);
+  sessions.load(0).then(() => { drawTimelineSoon(); });
 }
 
-function sessionMatches(s) {
-  const f = state.filters;
-  if (f.type && !(s.types || []).includes(f.type)) return false;
-  if (f.urgency && !(s.urgencies || []).includes(f.urgency)) return false;
-  if (f.source && !(s.sources || []).map(String).includes(f.source)) return false;
-  if (f.rule && !(s.rules || {})[f.rule]) return false;
-  return true;
-}
-
-function renderSessions() {
-  const tb = $("sessions-table").tBodies[0];
-  tb.replaceChildren();
-  let shown = 0;
-  for (const s of state.sessions) {
-    if (!sessionMatches(s)) continue;
-    shown++;
-    const v = s.verdict || { must: 0, should: 0, info: 0 };
-    const checked = s.checked;
-    const tr = el("tr", { class: s.id === state.session ? "selected" : "" },
-      el("td", {}, el("button", { type: "button", class: "linkish", "aria-pressed": String(s.id === state.session),
-        "aria-label": "Session " + s.id + (v.must ? ", " + v.must + " MUST findings" : ""), onclick: () => selectSession(s.id) }, s.id)),
-      el("td", { text: s.protocol || "–" }),
-      el("td", { text: span(s.first_ns, s.last_ns) }),
-      el("td", { class: "num", text: String(s.messages || s.records) }),
-      el("td", { class: "num " + (v.must ? "bad" : ""), text: checked ? String(v.must) : "…" }),
-      el("td", { class: "num " + (v.should ? "bad" : ""), text: checked ? String(v.should) : "…" }),
-      el("td", { class: "num", text: checked ? String(v.info) : "…" }),
-      el("td", { text: (s.state || "–") + (s.state && !s.complete ? " (incomplete)" : "") }));
-    tb.append(tr);
-  }
-  $("sessions-caption").textContent = "Sessions of the capture: " + shown + " of " + state.sessions.length + " shown";
-}
-
-async function selectSession(id) {
+async function selectSession(id, keepEvent) {
   state.session = id;
-  renderSessions();
-  state.pageStack = [];
-  await loadEvents(0);
-  await loadTrace(id);
-}
-
-// ---- messages table ----
-
-function eventQuery(from) {
-  const p = new URLSearchParams({ from: String(from), limit: String(PAGE) });
-  if (state.session) p.set("session", state.session);
-  const f = state.filters;
-  if (f.type) p.set("type", f.type);
-  if (f.urgency) p.set("urgency", f.urgency);
-  if (f.source) p.set("source", f.source);
-  if (f.rule) p.set("rule", f.rule);
-  return "/api/events?" + p.toString();
-}
-
-// Requests that may overlap (a filter changed twice, a second click) are
-// numbered: only the answer to the newest one is shown.
-const latest = { events: 0, event: 0, timeline: 0 };
-
-async function loadEvents(from) {
-  const n = ++latest.events;
-  const r = await api(eventQuery(from));
-  if (n !== latest.events) return;
-  state.pageFrom = from;
-  state.nextFrom = r.next;
-  const tb = $("events-table").tBodies[0];
-  tb.replaceChildren();
-  for (const e of r.events) {
-    const tr = el("tr", { "data-index": String(e.index), class: e.index === state.selected ? "selected" : "" },
-      el("td", {}, el("button", { type: "button", class: "linkish", "aria-label": "Inspect record " + e.index, onclick: () => selectEvent(e.index) }, "#" + e.index)),
-      el("td", { class: "num", text: secs(e.offset_ns) }),
-      el("td", { text: e.kind }),
-      el("td", { class: "mono", text: e.session || "–" }),
-      el("td", { text: shortType(e.type) || "–" }),
-      el("td", { text: e.summary }),
-      el("td", { class: levelClass(e.worst), text: e.worst || "" }));
-    tb.append(tr);
+  sessions.draw();
+  $("events-scope").textContent = "Session " + id + "…";
+  await reloadEvents();
+  if (id) {
+    state.laneOffset = 0;
+    if (!keepEvent) {
+      const s = await api("/api/sessions?limit=1&q=" + encodeURIComponent(id)).catch(() => null);
+      if (s && s.sessions[0] && s.sessions[0].id === id) zoomTo(s.sessions[0].first_ns, s.sessions[0].last_ns);
+    }
+    scheduleTimeline();
+    loadTrace(id);
   }
-  const parts = [];
-  parts.push(state.session ? "Session " + state.session : "All sessions");
-  for (const [k, v] of Object.entries(state.filters)) if (v) parts.push(k + " " + v);
-  $("events-scope").textContent = parts.join(", ") + ": " + r.events.length + " messages from record " + from + (r.next >= 0 ? " (more follow)" : "") + ".";
-  $("ev-prev").disabled = state.pageStack.length === 0;
-  $("ev-first").disabled = from === 0;
-  $("ev-next").disabled = r.next < 0;
+  pushURL();
 }
 
-// ---- event inspector ----
+// ---- messages ----
+
+function initEvents() {
+  events = new VList($("events-list"), {
+    cls: "ev",
+    fetch: (from, n) => api("/api/rows?" + listQuery({ from: String(from), limit: String(n) })),
+    render: (r, e) => {
+      r.dataset.index = String(e.index);
+      r.append(el("span", { class: "mono", text: "#" + e.index }), el("span", { class: "num", text: secs(e.offset_ns) }), el("span", { text: e.kind }),
+        el("span", { class: "mono", text: e.session || "–" }), el("span", { text: shortType(e.type) || "–" }), el("span", { text: e.summary }),
+        el("span", { class: levelClass(e.worst), text: e.worst || "" }));
+      r.setAttribute("aria-label", "Record " + e.index + ", " + e.kind + ", " + (shortType(e.type) || "no type") + (e.worst ? ", " + e.worst + " finding" : "") + ": " + e.summary);
+    },
+    mark: (r, e) => { r.classList.toggle("playhead", !!(e && state.ctl && state.ctl.position && state.ctl.position.index === e.index)); },
+    choose: (e, i) => { state.selRow = i; selectEvent(e.index, { fromList: true }); },
+    enter: () => $("inspector-h").focus({ preventScroll: true }),
+  });
+  $("ev-all").onclick = () => { state.session = ""; sessions.draw(); reloadEvents(); pushURL(); };
+  $("ev-nextf").onclick = () => nextFinding(1);
+  $("ev-prevf").onclick = () => nextFinding(-1);
+}
+
+async function reloadEvents() {
+  const r = await api("/api/rows?" + listQuery({ from: "0", limit: "1" })).catch((err) => { $("filter-status").textContent = err.message; $("filter").setAttribute("aria-invalid", "true"); return null; });
+  if (!r) return;
+  $("filter").removeAttribute("aria-invalid");
+  events.reset(r.total);
+  const parts = [state.session ? "Session " + state.session : "All sessions"];
+  if (state.filter) parts.push("filter " + state.filter);
+  if (state.q) parts.push("text “" + state.q + "”");
+  $("events-scope").textContent = parts.join(", ") + ": " + r.total + " rows" + (r.partial ? " so far (the check is still reading)" : "") + ".";
+  $("filter-status").textContent = state.filter || state.q ? r.total + " match" : "";
+  if (state.selected >= 0) locateSelected();
+}
+
+async function locateSelected() {
+  const r = await api("/api/find?" + listQuery({ index: String(state.selected) })).catch(() => null);
+  if (r && r.exact) { state.selRow = r.row; events.select(r.row, true); }
+  else { state.selRow = -1; events.select(-1); }
+}
+
+async function nextFinding(dir) {
+  const r = await api("/api/find?" + listQuery({ row: String(state.selRow), dir: String(dir) })).catch((err) => { report("Find", err); return null; });
+  if (!r) return;
+  if (r.row < 0) { $("filter-status").textContent = "No " + (dir > 0 ? "later" : "earlier") + " finding in this list."; return; }
+  $("filter-status").textContent = "";
+  state.selRow = r.row;
+  events.select(r.row, true);
+  selectEvent(r.index, { fromList: true });
+}
+
+// ---- inspector ----
+
+const latest = { event: 0, timeline: 0, steps: 0 };
 
 async function selectEvent(index, opts) {
   opts = opts || {};
-  let d;
   const n = ++latest.event;
-  try { d = await api("/api/event/" + index); } catch (err) { reportError("Record " + index, err); return; }
+  let d;
+  try { d = await api("/api/event/" + index); } catch (err) { report("Record " + index, err); return; }
   if (n !== latest.event) return;
   state.selected = index;
+  state.detail = d;
   renderInspector(d);
-  for (const tr of $("events-table").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.index === String(index));
+  if (!opts.fromList) {
+    if (d.session && state.session && d.session !== state.session) { state.session = d.session; await reloadEvents(); }
+    else locateSelected();
+  }
   drawTimeline();
-  if (d.session && d.session !== state.traceSession) await loadTrace(d.session);
-  markStep(index, opts.fromTrace);
-  if (opts.focus !== false) $("inspector-h").focus({ preventScroll: true });
+  if (d.session && d.session !== state.traceSession) loadTrace(d.session).then(() => markStep(index, opts.fromTrace));
+  else markStep(index, opts.fromTrace);
+  if (opts.focus) $("inspector-h").focus({ preventScroll: true });
+  pushURL();
 }
 
 function renderInspector(d) {
   $("insp-empty").hidden = true;
   $("insp").hidden = false;
+  $("copy-json").disabled = false;
+  $("copy-curl").disabled = false;
   $("inspector-h").textContent = "Event inspector: record #" + d.index;
   const dl = $("insp-fields");
   dl.replaceChildren();
@@ -227,8 +352,6 @@ function renderInspector(d) {
   add("Summary", d.summary || "–");
   const attrs = Object.entries(d.attrs || {});
   add("Transport attributes", attrs.length ? attrs.map(([k, v]) => k + "=" + v).join(", ") : "none recorded");
-  if (d.attrs && d.attrs.id !== undefined) add("SSE id", d.attrs.id);
-  if (d.attrs && d.attrs.event !== undefined) add("SSE event", d.attrs.event);
   add("Size", d.bytes + " bytes" + (d.flags.length ? " (" + d.flags.join(", ") + ")" : ""));
   const ul = $("insp-findings");
   ul.replaceChildren();
@@ -244,27 +367,39 @@ function renderInspector(d) {
   $("insp-pretty").textContent = d.pretty || "(not JSON)";
 }
 
+async function copyText(text, what) {
+  try { await navigator.clipboard.writeText(text); $("copy-status").textContent = what + " copied."; }
+  catch (err) {
+    // No clipboard (an insecure origin, a denied permission): show it to copy by hand.
+    $("copy-status").textContent = what + ": " + text;
+  }
+}
+
+function initInspector() {
+  $("copy-json").onclick = () => { const d = state.detail; if (d) copyText(d.pretty || d.raw, "Record #" + d.index + " as JSON"); };
+  $("copy-curl").onclick = () => { const d = state.detail; if (d) copyText("curl -X POST '" + location.origin + "/control/seek?index=" + d.index + "'", "A curl seek to #" + d.index); };
+  const upd = () => {
+    for (const [id, f] of [["export-jsonl", "jsonl"], ["export-cap", "capture"]]) $(id).href = "/api/export?" + listQuery({ format: f });
+  };
+  state.updateExport = upd;
+  upd();
+}
+
 // ---- trace ----
 
 async function loadTrace(id) {
   state.traceSession = id;
-  state.steps = [];
+  state.steps = null;
   $("trace-h").textContent = "Trace: " + id;
   $("trace-status").textContent = "Drawing session " + id + "…";
-  const ol = $("trace-steps");
-  ol.replaceChildren();
   $("trace-svg").replaceChildren();
+  steps.reset(0);
   let r;
-  try { r = await api("/api/trace/" + encodeURIComponent(id) + "/steps"); } catch (err) { $("trace-status").textContent = err.message; return; }
+  try { r = await api("/api/trace/" + encodeURIComponent(id) + "/steps?limit=1"); } catch (err) { $("trace-status").textContent = err.message; return; }
   if (state.traceSession !== id) return;
-  state.steps = r.steps;
-  for (const s of r.steps) {
-    const label = s.n + ". " + s.from + " → " + s.to + " " + s.label + (s.detail ? " " + s.detail : "") + " (#" + s.index + ")";
-    const li = el("li", { "data-index": String(s.index), "data-edge": s.edge },
-      el("button", { type: "button", class: "linkish " + levelClass(s.worst), onclick: () => selectEvent(s.index, { fromTrace: true }) }, label + (s.worst ? " — " + s.worst : "")));
-    ol.append(li);
-  }
-  $("trace-status").textContent = r.steps.length + " steps" + (r.more ? " (" + r.more + " more not listed)" : "") + " in session " + id + ".";
+  state.steps = r;
+  steps.reset(r.total);
+  $("trace-status").textContent = r.total + " steps" + (r.more ? " (" + r.more + " more not listed)" : "") + " in session " + id + ".";
   if (!r.drawn) return;
   try {
     const resp = await fetch("/api/trace/" + encodeURIComponent(id) + "/svg");
@@ -273,206 +408,437 @@ async function loadTrace(id) {
     const svg = doc.documentElement;
     if (state.traceSession !== id || svg.nodeName !== "svg") return;
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "State machine trace of session " + id + "; the steps list beside it says the same");
+    svg.setAttribute("aria-label", "State machine trace of session " + id + "; the steps list says the same");
     $("trace-svg").replaceChildren(document.importNode(svg, true));
-    markStep(state.selected, false);
+    markStep(state.selected, true);
   } catch (err) {
     $("trace-svg").replaceChildren(el("p", { class: "muted", text: "No drawing: " + err.message }));
   }
 }
 
-function markStep(index, fromTrace) {
-  let found = null;
-  for (const li of $("trace-steps").children) {
-    const on = li.dataset.index === String(index);
-    li.classList.toggle("selected", on);
-    if (on) li.firstChild.setAttribute("aria-current", "step"); else li.firstChild.removeAttribute("aria-current");
-    if (on && !found) found = li;
-  }
-  for (const g of $("trace-svg").querySelectorAll("g.edge.selected-edge")) g.classList.remove("selected-edge");
-  if (!found) return;
-  if (!fromTrace) found.scrollIntoView({ block: "nearest" });
-  const edge = found.dataset.edge;
-  for (const g of $("trace-svg").querySelectorAll("g.edge")) if (g.id === edge) g.classList.add("selected-edge");
+function initTrace() {
+  steps = new VList($("trace-steps"), {
+    fetch: async (from, n) => {
+      if (!state.traceSession) return { rows: [], total: 0 };
+      const r = await api("/api/trace/" + encodeURIComponent(state.traceSession) + "/steps?from=" + from + "&limit=" + n);
+      return { rows: r.steps, total: r.total };
+    },
+    render: (r, s) => {
+      r.dataset.index = String(s.index); r.dataset.edge = s.edge;
+      const label = s.n + ". " + s.from + " → " + s.to + " " + s.label + (s.detail ? " " + s.detail : "") + " (#" + s.index + ")" + (s.worst ? " — " + s.worst : "");
+      r.append(el("span", { class: levelClass(s.worst), text: label }));
+    },
+    mark: (r, s) => { if (s) r.classList.toggle("current", s.index === state.selected); },
+    choose: (s) => selectEvent(s.index, { fromTrace: true }),
+  });
+  $("trace-svg").addEventListener("click", (ev) => {
+    const g = ev.target.closest && ev.target.closest("g.edge");
+    if (!g) return;
+    for (let i = 0; i < steps.total; i++) { const s = steps.row(i); if (s && s.edge === g.id) { steps.choose(i, true); return; } }
+    api("/api/trace/" + encodeURIComponent(state.traceSession) + "/steps?limit=1000").then((r) => {
+      const s = r.steps.find((x) => x.edge === g.id);
+      if (s) selectEvent(s.index, { fromTrace: true });
+    });
+  });
 }
 
-function onSvgClick(ev) {
-  const g = ev.target.closest && ev.target.closest("g.edge");
-  if (!g) return;
-  const step = state.steps.find((s) => s.edge === g.id);
-  if (step) selectEvent(step.index, { fromTrace: true });
+async function markStep(index) {
+  for (const g of $("trace-svg").querySelectorAll("g.edge.selected-edge")) g.classList.remove("selected-edge");
+  if (!state.steps || index < 0) return;
+  const n = ++latest.steps;
+  const r = await api("/api/trace/" + encodeURIComponent(state.traceSession) + "/steps?limit=1&index=" + index).catch(() => null);
+  if (!r || n !== latest.steps) return;
+  const hit = r.steps[0] && r.steps[0].index === index ? r.steps[0] : null;
+  if (!hit) { steps.select(-1); return; }
+  steps.select(r.from, true);
+  for (const g of $("trace-svg").querySelectorAll("g.edge")) if (g.id === hit.edge) g.classList.add("selected-edge");
 }
 
 // ---- timeline ----
 
 let tlTimer = null;
-function scheduleTimeline() {
-  clearTimeout(tlTimer);
-  tlTimer = setTimeout(loadTimeline, 60);
+function scheduleTimeline() { clearTimeout(tlTimer); tlTimer = setTimeout(loadTimeline, 50); }
+let drawTimer = null;
+function drawTimelineSoon() { clearTimeout(drawTimer); drawTimer = setTimeout(scheduleTimeline, 30); }
+
+const LABEL = 150, AXIS = 18, LANE = 16;
+
+function visibleLanes() {
+  const cv = $("tl-canvas");
+  return Math.max(1, Math.floor(((cv.clientHeight || 150) - AXIS - LANE - 12) / LANE));
+}
+
+async function laneIDs() {
+  const n = visibleLanes();
+  const ids = [];
+  if (state.session) ids.push(state.session);
+  const r = await api("/api/sessions?" + sessionQuery(state.laneOffset, n + 1)).catch(() => null);
+  if (r) for (const s of r.sessions) if (ids.length < n && s.id !== state.session) ids.push(s.id);
+  state.laneTotal = r ? r.total : 0;
+  return ids;
 }
 
 async function loadTimeline() {
   const v = state.view;
   if (!v) return;
   const cv = $("tl-canvas");
-  const width = Math.max(100, Math.floor(cv.clientWidth || 1000) - LANE_LABEL);
-  const p = new URLSearchParams({ from_ns: String(Math.floor(v.from)), to_ns: String(Math.ceil(v.to)), buckets: String(width), max: "5000" });
+  const px = Math.max(50, Math.floor(cv.clientWidth || 1000) - LABEL);
   const n = ++latest.timeline;
+  const ids = await laneIDs();
+  const p = new URLSearchParams({ from_ns: String(Math.max(0, Math.floor(v.from))), to_ns: String(Math.ceil(v.to)), px: String(px), lanes: ids.join(",") });
   let tl;
-  try { tl = await api("/api/timeline?" + p.toString()); } catch (err) { reportError("Timeline", err); return; }
+  try { tl = await api("/api/timeline?" + p.toString()); } catch (err) { report("Timeline", err); return; }
   if (n !== latest.timeline) return;
   state.tl = tl;
   drawTimeline();
 }
 
-const LANE_LABEL = 150;
+function ticks(from, to, width) {
+  const spanNs = to - from;
+  const target = spanNs / Math.max(2, Math.floor(width / 110));
+  const steps = [1e3, 1e4, 1e5, 1e6, 5e6, 1e7, 5e7, 1e8, 2.5e8, 5e8, 1e9, 2e9, 5e9, 1e10, 3e10, 6e10, 3e11, 6e11, 1.8e12, 3.6e12, 2.16e13, 8.64e13];
+  const step = steps.find((s) => s >= target) || steps[steps.length - 1];
+  const out = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) out.push(t);
+  return out;
+}
+
 function drawTimeline() {
+  drawMini();
   const cv = $("tl-canvas");
-  const tl = state.tl;
-  const v = state.view;
+  const tl = state.tl, v = state.view;
   if (!tl || !v) return;
   const dpr = window.devicePixelRatio || 1;
-  const w = cv.clientWidth || 1000;
-  const lanes = tl.lanes.length;
-  const laneH = Math.max(10, Math.min(26, Math.floor(400 / Math.max(lanes, 1))));
-  const h = lanes * laneH + 24;
-  cv.style.height = h + "px";
-  cv.width = Math.floor(w * dpr);
-  cv.height = Math.floor(h * dpr);
+  const w = cv.clientWidth || 1000, h = cv.clientHeight || 150;
+  cv.width = Math.floor(w * dpr); cv.height = Math.floor(h * dpr);
   const g = cv.getContext("2d");
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
   g.font = "11px system-ui, sans-serif";
-  const x = (ns) => LANE_LABEL + (ns - v.from) / (v.to - v.from) * (w - LANE_LABEL - 4);
-  for (let i = 0; i < lanes; i++) {
-    const y = i * laneH;
-    if (tl.lanes[i] === state.session && state.session) { g.fillStyle = "#fff2b3"; g.fillRect(0, y, w, laneH); }
-    g.fillStyle = i % 2 ? "#fafaf8" : "#ffffff";
-    if (!(tl.lanes[i] === state.session && state.session)) g.fillRect(LANE_LABEL, y, w - LANE_LABEL, laneH);
+  const plotW = w - LABEL;
+  const x = (ns) => LABEL + (ns - v.from) / (v.to - v.from) * plotW;
+  const colX = (c) => LABEL + c * plotW / tl.px;
+  // Axis.
+  g.fillStyle = "#1b1b1b"; g.strokeStyle = "#c9c9c4";
+  for (const t of ticks(v.from, v.to, plotW)) {
+    const px = x(t);
+    g.beginPath(); g.moveTo(px, AXIS - 4); g.lineTo(px, h); g.stroke();
+    g.fillText(clock(t), px + 2, 11);
+  }
+  // The window, all sessions.
+  const lanes = [{ id: "all sessions", cells: tl.all, all: true }].concat(tl.lanes);
+  lanes.forEach((lane, i) => {
+    const y = AXIS + i * LANE;
+    if (lane.id === state.session && state.session) { g.fillStyle = "#fff2b3"; g.fillRect(0, y, w, LANE); }
+    else if (i % 2) { g.fillStyle = "#f7f7f5"; g.fillRect(0, y, w, LANE); }
     g.fillStyle = "#1b1b1b";
-    g.fillText((tl.lanes[i] || "(no session)").slice(0, 22), 4, y + laneH - 4);
+    g.fillText((lane.all ? "All " + tl.sessions + " sessions" : lane.id).slice(0, 24), 4, y + LANE - 4);
+    if (!lane.all && tl.events) return;
+    const max = Math.max(1, ...lane.cells.map((c) => c[1]));
+    for (const [c, count, level] of lane.cells) {
+      const a = Math.min(1, 0.25 + Math.log10(count + 1) / Math.log10(max + 1) * 0.75);
+      g.fillStyle = level >= 2 ? "rgba(208,16,26," + a + ")" : "rgba(31,78,156," + a + ")";
+      g.fillRect(colX(c), y + 2, Math.max(1, plotW / tl.px), LANE - 4);
+    }
+  });
+  if (tl.spans) {
+    for (const [lane, s, e, kind, , endIdx, level] of tl.spans) {
+      const y = AXIS + (lane + 1) * LANE;
+      g.fillStyle = kind === 0 ? "rgba(122,63,176,0.35)" : "rgba(194,106,0,0.35)";
+      const x0 = Math.max(LABEL, x(s)), x1 = Math.min(w, x(e));
+      g.fillRect(x0, y + 3, Math.max(2, x1 - x0), LANE - 6);
+      if (endIdx < 0) { g.fillStyle = "#c26a00"; g.fillText("…", x1 - 8, y + LANE - 4); }
+      if (level >= 2) { g.fillStyle = "#d0101a"; g.fillRect(x1 - 2, y + 2, 3, LANE - 4); }
+    }
   }
   if (tl.events) {
-    for (const e of tl.events) {
-      const [, off, lane, kind, level] = e;
-      const px = x(off);
-      g.fillStyle = level >= 2 ? "#d0101a" : KINDS[kind][1];
-      const bad = level >= 2;
-      g.fillRect(px - (bad ? 2 : 1), lane * laneH + 2, bad ? 4 : 2, laneH - 4);
-    }
-  } else if (tl.buckets) {
-    const bw = Math.max(1, (w - LANE_LABEL) / ((tl.to_ns - tl.from_ns) / tl.bucket_ns));
-    for (const [lane, b, count, level] of tl.buckets) {
-      const px = x(tl.from_ns + b * tl.bucket_ns);
-      const a = Math.min(1, 0.25 + Math.log10(count + 1) / 3);
-      g.fillStyle = level >= 2 ? "rgba(208,16,26," + a + ")" : "rgba(31,78,156," + a + ")";
-      g.fillRect(px, lane * laneH + 2, Math.max(1, bw), laneH - 4);
+    for (const [idx, off, lane, kind, level] of tl.events) {
+      const px = x(off), y = AXIS + (lane + 1) * LANE;
+      g.fillStyle = KINDS[kind][1];
+      g.fillRect(px - 1, y + 2, 2, LANE - 4);
+      if (level >= 2) {
+        g.fillStyle = "#d0101a";
+        g.beginPath(); g.moveTo(px - 4, y + 1); g.lineTo(px + 4, y + 1); g.lineTo(px, y + 7); g.fill();
+      }
+      if (idx === state.selected) { g.fillStyle = "#f5a700"; g.fillRect(px - 2, AXIS, 4, lanes.length * LANE); }
     }
   }
-  if (state.selected >= 0 && tl.events) {
-    const e = tl.events.find((e) => e[0] === state.selected);
-    if (e) { g.fillStyle = "#f5a700"; g.fillRect(x(e[1]) - 1, 0, 3, lanes * laneH); }
+  const lanesShown = lanes.length * LANE + AXIS;
+  const more = (state.laneTotal || 0) - state.laneOffset - tl.lanes.length;
+  if (more > 0 || state.laneOffset > 0) {
+    g.fillStyle = "#4a4a4a";
+    g.fillText((state.laneOffset > 0 ? state.laneOffset + " lanes above; " : "") + (more > 0 ? "+" + more + " more lanes (Lanes ▼)" : ""), 4, Math.min(h - 3, lanesShown + 12));
   }
-  // Axis.
-  g.fillStyle = "#1b1b1b";
-  const y0 = lanes * laneH + 14;
-  g.fillText(secs(v.from), LANE_LABEL, y0);
-  const right = secs(v.to);
-  g.fillText(right, w - g.measureText(right).width - 4, y0);
-  const n = tl.events ? tl.events.length : tl.count;
-  $("tl-range").textContent = secs(v.from) + " to " + secs(v.to) + ": " + n + " events" + (tl.buckets ? " (zoom in to see each)" : "") + (tl.truncated ? " (partial: zoom in)" : "");
-  cv.setAttribute("aria-label", "Timeline from " + secs(v.from) + " to " + secs(v.to) + ", " + lanes + " lanes, " + n + " events" +
+  // The replay's position.
+  const pos = state.ctl && state.ctl.position;
+  if (pos && pos.index >= 0) {
+    const px = x(pos.offset_ns);
+    if (px >= LABEL && px <= w) { g.fillStyle = "#0b5cad"; g.fillRect(px - 1, 0, 2, h); g.fillText("▶ #" + pos.index, Math.min(px + 3, w - 60), h - 4); }
+  }
+  if (state.brush) {
+    g.fillStyle = "rgba(11,92,173,0.15)";
+    g.fillRect(Math.min(state.brush.a, state.brush.b), 0, Math.abs(state.brush.b - state.brush.a), h);
+  }
+  const n = tl.count;
+  const detail = tl.events ? "each event" : (tl.detail === "read" ? "per pixel" : "in buckets of " + secs(tl.bucket_ns));
+  $("tl-range").textContent = clock(v.from) + " to " + clock(v.to) + ": " + n + " events, " + detail + (tl.spans ? ", " + tl.spans.length + " spans" : "");
+  cv.setAttribute("aria-label", "Timeline from " + clock(v.from) + " to " + clock(v.to) + ", " + tl.lanes.length + " of " + tl.sessions + " session lanes, " + n + " events" +
     (tl.events ? ", " + tl.events.filter((e) => e[4] >= 2).length + " with violations" : ""));
 }
 
-function zoom(factor, centre) {
-  const v = state.view;
+function drawMini() {
+  const cv = $("tl-mini");
+  const tl = state.tl, v = state.view, c = state.capture;
+  if (!tl || !v || !c) return;
+  const dpr = window.devicePixelRatio || 1;
+  const w = cv.clientWidth || 1000, h = cv.clientHeight || 28;
+  cv.width = Math.floor(w * dpr); cv.height = Math.floor(h * dpr);
+  const g = cv.getContext("2d");
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, w, h);
+  const max = Math.max(1, ...tl.overview.map((x) => x[1]));
+  const cw = w / tl.px;
+  for (const [col, count, level] of tl.overview) {
+    const bh = Math.max(2, (h - 4) * count / max);
+    g.fillStyle = level >= 2 ? "#d0101a" : "#5b7fb8";
+    g.fillRect(col * cw, h - bh, Math.max(1, cw), bh);
+  }
+  const full = Math.max(1, c.last_ns - c.first_ns);
+  const a = (v.from - c.first_ns) / full * w, b = (v.to - c.first_ns) / full * w;
+  g.strokeStyle = "#0b5cad"; g.lineWidth = 2;
+  g.strokeRect(Math.max(1, a), 1, Math.max(3, b - a), h - 2);
+  const pos = state.ctl && state.ctl.position;
+  if (pos && pos.index >= 0) { g.fillStyle = "#0b5cad"; g.fillRect((pos.offset_ns - c.first_ns) / full * w - 1, 0, 2, h); }
+  cv.setAttribute("aria-label", "Minimap of the whole capture; the box is the timeline's window, " + clock(v.from) + " to " + clock(v.to));
+}
+
+function zoomTo(from, to) {
   const c = state.capture;
+  const span = Math.max(1e5, to - from);
+  const pad = span * 0.02;
+  state.view = { from: Math.max(c.first_ns - pad, from - pad), to: to + pad };
+  scheduleTimeline(); pushURL();
+}
+
+function zoom(factor, centre) {
+  const v = state.view, c = state.capture;
   const mid = centre === undefined ? (v.from + v.to) / 2 : centre;
   let span = (v.to - v.from) * factor;
   const full = Math.max(c.last_ns - c.first_ns, 1);
   span = Math.max(1e5, Math.min(span, full * 1.05));
   v.from = mid - span * ((mid - v.from) / (v.to - v.from));
   v.to = v.from + span;
-  scheduleTimeline();
+  scheduleTimeline(); pushURL();
 }
 
 function pan(fraction) {
   const v = state.view;
   const d = (v.to - v.from) * fraction;
   v.from += d; v.to += d;
-  scheduleTimeline();
+  scheduleTimeline(); pushURL();
 }
 
-function showAll() {
-  const c = state.capture;
-  state.view = { from: c.first_ns, to: Math.max(c.last_ns, c.first_ns + 1) };
-  scheduleTimeline();
-}
+function showAll() { const c = state.capture; zoomTo(c.first_ns, Math.max(c.last_ns, c.first_ns + 1)); }
 
 function timeAt(px) {
-  const cv = $("tl-canvas");
-  const w = cv.clientWidth;
-  const v = state.view;
-  return v.from + (px - LANE_LABEL) / (w - LANE_LABEL - 4) * (v.to - v.from);
+  const w = $("tl-canvas").clientWidth, v = state.view;
+  return v.from + (px - LABEL) / (w - LABEL) * (v.to - v.from);
 }
 
 function nearestEvent(px, lane) {
   const tl = state.tl;
   if (!tl || !tl.events || !tl.events.length) return null;
   const t = timeAt(px);
-  const perPx = (state.view.to - state.view.from) / ($("tl-canvas").clientWidth - LANE_LABEL);
+  const perPx = (state.view.to - state.view.from) / ($("tl-canvas").clientWidth - LABEL);
   let best = null, bestD = Infinity;
   for (const e of tl.events) {
     if (lane !== undefined && lane !== null && e[2] !== lane) continue;
     const d = Math.abs(e[1] - t);
     if (d < bestD) { best = e; bestD = d; }
   }
-  return best && bestD <= perPx * 6 ? best : (lane === undefined ? best : null);
+  return best && (bestD <= perPx * 6 || lane === undefined) ? best : null;
 }
 
 function initTimeline() {
-  const cv = $("tl-canvas");
+  const cv = $("tl-canvas"), mini = $("tl-mini");
   const legend = $("tl-legend");
   KINDS.forEach(([name, colour]) => { const li = el("li", { text: name }); li.style.setProperty("--swatch", colour); legend.append(li); });
-  const bad = el("li", { text: "breaks a rule" }); bad.style.setProperty("--swatch", "#d0101a"); legend.append(bad);
+  for (const [name, colour] of [["breaks a rule", "#d0101a"], ["tool call span", "rgba(122,63,176,0.5)"], ["wait for a reply", "rgba(194,106,0,0.5)"], ["replay position", "#0b5cad"]]) {
+    const li = el("li", { text: name }); li.style.setProperty("--swatch", colour); legend.append(li);
+  }
   $("tl-in").onclick = () => zoom(0.5);
   $("tl-out").onclick = () => zoom(2);
   $("tl-left").onclick = () => pan(-0.25);
   $("tl-right").onclick = () => pan(0.25);
   $("tl-all").onclick = showAll;
+  $("tl-up").onclick = () => { state.laneOffset = Math.max(0, state.laneOffset - visibleLanes()); scheduleTimeline(); };
+  $("tl-down").onclick = () => { if (state.laneOffset + visibleLanes() < (state.laneTotal || 0)) { state.laneOffset += visibleLanes(); scheduleTimeline(); } };
+  $("tl-abs").onchange = drawTimeline;
   cv.addEventListener("wheel", (e) => { e.preventDefault(); zoom(e.deltaY > 0 ? 1.25 : 0.8, timeAt(e.offsetX)); }, { passive: false });
-  let drag = null;
-  cv.addEventListener("mousedown", (e) => { drag = { x: e.offsetX, from: state.view.from, to: state.view.to, moved: false }; });
-  cv.addEventListener("mousemove", (e) => {
-    if (!drag) return;
-    const dx = e.offsetX - drag.x;
-    if (Math.abs(dx) > 3) drag.moved = true;
-    if (!drag.moved) return;
-    const per = (drag.to - drag.from) / (cv.clientWidth - LANE_LABEL);
-    state.view.from = drag.from - dx * per; state.view.to = drag.to - dx * per;
-    scheduleTimeline();
-  });
-  window.addEventListener("mouseup", () => { setTimeout(() => { drag = null; }, 0); });
-  cv.addEventListener("click", (e) => {
-    if (drag && drag.moved) return;
+  // Brush: drag to zoom to the range; a click selects the nearest event.
+  cv.addEventListener("mousedown", (e) => { state.brush = { a: e.offsetX, b: e.offsetX }; });
+  cv.addEventListener("mousemove", (e) => { if (state.brush) { state.brush.b = e.offsetX; drawTimeline(); } });
+  cv.addEventListener("mouseup", (e) => {
+    const b = state.brush; state.brush = null;
+    if (b && Math.abs(b.b - b.a) > 5) { const t0 = timeAt(Math.min(b.a, b.b)), t1 = timeAt(Math.max(b.a, b.b)); state.view = { from: t0, to: t1 }; scheduleTimeline(); pushURL(); return; }
     const tl = state.tl;
     if (!tl) return;
-    const laneH = (cv.clientHeight - 24) / tl.lanes.length;
-    const lane = Math.floor(e.offsetY / laneH);
-    const hit = nearestEvent(e.offsetX, lane);
-    if (hit) selectEvent(hit[0], { focus: false });
-    else if (tl.buckets) zoom(0.25, timeAt(e.offsetX));
+    const lane = Math.floor((e.offsetY - AXIS) / LANE) - 1;
+    const hit = lane >= 0 ? nearestEvent(e.offsetX, lane) : null;
+    if (hit) selectEvent(hit[0]);
+    else if (!tl.events) zoom(0.25, timeAt(e.offsetX));
+    drawTimeline();
   });
+  cv.addEventListener("mouseleave", () => { if (state.brush) { state.brush = null; drawTimeline(); } });
   cv.addEventListener("keydown", (e) => {
-    const keys = { "+": () => zoom(0.5), "=": () => zoom(0.5), "-": () => zoom(2), "ArrowLeft": () => pan(-0.1), "ArrowRight": () => pan(0.1), "Home": showAll };
-    if (keys[e.key]) { e.preventDefault(); keys[e.key](); return; }
+    const keys = { "+": () => zoom(0.5), "=": () => zoom(0.5), "-": () => zoom(2), "ArrowLeft": () => pan(-0.1), "ArrowRight": () => pan(0.1), "Home": showAll,
+      "ArrowDown": () => $("tl-down").click(), "ArrowUp": () => $("tl-up").click() };
+    if (keys[e.key]) { e.preventDefault(); e.stopPropagation(); keys[e.key](); return; }
     if (e.key === "Enter") {
-      const hit = nearestEvent(LANE_LABEL + (cv.clientWidth - LANE_LABEL) / 2);
+      const hit = nearestEvent(LABEL + (cv.clientWidth - LABEL) / 2);
       if (hit) selectEvent(hit[0]);
     }
   });
-  window.addEventListener("resize", scheduleTimeline);
+  // The minimap: drag to choose a window over the whole capture, click to centre it.
+  let m = null;
+  const miniTime = (px) => { const c = state.capture; return c.first_ns + px / mini.clientWidth * (c.last_ns - c.first_ns); };
+  mini.addEventListener("mousedown", (e) => { m = { a: e.offsetX }; });
+  mini.addEventListener("mouseup", (e) => {
+    if (!m) return;
+    const a = Math.min(m.a, e.offsetX), b = Math.max(m.a, e.offsetX); m = null;
+    if (b - a > 4) { state.view = { from: miniTime(a), to: miniTime(b) }; scheduleTimeline(); pushURL(); return; }
+    const v = state.view, half = (v.to - v.from) / 2, t = miniTime(e.offsetX);
+    state.view = { from: t - half, to: t + half }; scheduleTimeline(); pushURL();
+  });
+  mini.addEventListener("keydown", (e) => {
+    const keys = { "ArrowLeft": () => pan(-0.5), "ArrowRight": () => pan(0.5), "Home": showAll, "+": () => zoom(0.5), "-": () => zoom(2) };
+    if (keys[e.key]) { e.preventDefault(); e.stopPropagation(); keys[e.key](); }
+  });
+  new ResizeObserver(() => scheduleTimeline()).observe(cv);
+}
+
+// ---- panes: resizable, and the keys of the page ----
+
+function initSplitters() {
+  const root = document.documentElement.style;
+  const drag = (sep, apply) => {
+    sep.addEventListener("pointerdown", (e) => {
+      sep.setPointerCapture(e.pointerId);
+      const move = (ev) => apply(ev);
+      sep.addEventListener("pointermove", move);
+      sep.addEventListener("pointerup", () => sep.removeEventListener("pointermove", move), { once: true });
+    });
+    sep.addEventListener("keydown", (e) => {
+      const d = { ArrowLeft: -2, ArrowUp: -2, ArrowRight: 2, ArrowDown: 2 }[e.key];
+      if (!d) return;
+      e.preventDefault(); e.stopPropagation();
+      sep.setAttribute("aria-valuenow", String(Math.min(Number(sep.getAttribute("aria-valuemax")), Math.max(Number(sep.getAttribute("aria-valuemin")), Number(sep.getAttribute("aria-valuenow")) + d))));
+      apply(null, Number(sep.getAttribute("aria-valuenow")));
+    });
+  };
+  const panes = $("panes");
+  drag($("split-1"), (ev, pct) => {
+    if (ev) pct = (ev.clientX - panes.getBoundingClientRect().left) / panes.clientWidth * 100;
+    pct = Math.min(70, Math.max(15, pct)); $("split-1").setAttribute("aria-valuenow", String(Math.round(pct)));
+    root.setProperty("--list-w", pct + "%");
+  });
+  drag($("split-2"), (ev, pct) => {
+    if (ev) pct = (ev.clientX - panes.getBoundingClientRect().left) / panes.clientWidth * 100;
+    pct = Math.min(85, Math.max(30, pct)); $("split-2").setAttribute("aria-valuenow", String(Math.round(pct)));
+    root.setProperty("--side-w", (100 - pct) + "%");
+  });
+  const lp = $("list-pane");
+  drag($("split-h"), (ev, pct) => {
+    if (ev) pct = (ev.clientY - lp.getBoundingClientRect().top) / lp.clientHeight * 100;
+    pct = Math.min(90, Math.max(10, pct)); $("split-h").setAttribute("aria-valuenow", String(Math.round(pct)));
+    root.setProperty("--sess-h", pct + "%");
+  });
+}
+
+function typing(e) {
+  const t = e.target;
+  return t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA" || t.isContentEditable);
+}
+
+function initKeys() {
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e)) return;
+    const act = {
+      "/": () => $("filter").focus(),
+      "n": () => nextFinding(1), "N": () => nextFinding(-1),
+      " ": () => control(state.ctl && state.ctl.state === "playing" ? "pause" : "play"),
+      ".": () => control("step"), ">": () => control("step", { count: 10 }),
+      "]": () => replayFinding(1), "[": () => replayFinding(-1),
+    }[e.key];
+    if (!act) return;
+    if (e.key === " " && e.target && (e.target.tagName === "BUTTON" || e.target.tagName === "SUMMARY" || e.target.tagName === "A")) return;
+    e.preventDefault();
+    act();
+  });
+}
+
+// replayFinding seeks the replay to the next (or previous) finding after
+// its position, in the list shown.
+async function replayFinding(dir) {
+  const pos = state.ctl && state.ctl.position;
+  const at = pos && pos.index >= 0 ? pos.index : -1;
+  let row = -1;
+  if (at >= 0) {
+    const r = await api("/api/find?" + listQuery({ index: String(at) })).catch(() => null);
+    if (r) row = r.exact || dir < 0 ? r.row : r.row - 1;
+  }
+  const f = await api("/api/find?" + listQuery({ row: String(row), dir: String(dir) })).catch(() => null);
+  if (!f || f.row < 0) { $("rp-error").textContent = "No " + (dir > 0 ? "later" : "earlier") + " finding to seek to."; return; }
+  await control("seek", { index: f.index });
+  state.selRow = f.row; events.select(f.row, true);
+  selectEvent(f.index, { fromList: true });
+}
+
+// ---- filter and URL ----
+
+function initFilter() {
+  $("filter-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    state.filter = $("filter").value.trim(); state.q = $("search").value;
+    reloadEvents(); state.updateExport(); pushURL();
+  });
+  $("filter-clear").onclick = () => { $("filter").value = ""; $("search").value = ""; state.filter = ""; state.q = ""; reloadEvents(); state.updateExport(); pushURL(); };
+}
+
+let urlTimer = null;
+function pushURL() {
+  if (state.restoring) return;
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    const p = new URLSearchParams();
+    if (state.session) p.set("session", state.session);
+    if (state.selected >= 0) p.set("event", String(state.selected));
+    if (state.filter) p.set("filter", state.filter);
+    if (state.q) p.set("q", state.q);
+    if (state.sort.key !== "order") p.set("sort", state.sort.key + (state.sort.desc ? ":desc" : ""));
+    if (state.onlyFindings) p.set("findings", "1");
+    if (state.view && state.capture && (state.view.from > state.capture.first_ns || state.view.to < state.capture.last_ns)) p.set("t", Math.round(state.view.from) + "-" + Math.round(state.view.to));
+    const h = "#" + p.toString();
+    if (location.hash !== h) history.replaceState(null, "", h);
+    if (state.updateExport) state.updateExport();
+  }, 100);
+}
+
+async function restoreURL() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  state.restoring = true;
+  state.filter = p.get("filter") || ""; state.q = p.get("q") || "";
+  $("filter").value = state.filter; $("search").value = state.q;
+  const sort = (p.get("sort") || "order").split(":");
+  state.sort = { key: sort[0], desc: sort[1] === "desc" };
+  state.onlyFindings = p.get("findings") === "1"; $("only-findings").checked = state.onlyFindings;
+  const t = (p.get("t") || "").split("-").map(Number);
+  if (t.length === 2 && t[1] > t[0]) state.view = { from: t[0], to: t[1] };
+  state.session = p.get("session") || "";
+  if (state.session) loadTrace(state.session);
+  const ev = p.get("event");
+  state.restoring = false;
+  return ev !== null ? Number(ev) : -1;
 }
 
 // ---- replay control ----
@@ -480,12 +846,8 @@ function initTimeline() {
 async function control(action, params) {
   $("rp-error").textContent = "";
   const q = params ? "?" + new URLSearchParams(params).toString() : "";
-  try {
-    const st = await api("/control/" + action + q, { method: "POST" });
-    renderControl(st);
-  } catch (err) {
-    $("rp-error").textContent = "Replay " + action + ": " + err.message;
-  }
+  try { renderControl(await api("/control/" + action + q, { method: "POST" })); }
+  catch (err) { $("rp-error").textContent = "Replay " + action + ": " + err.message; }
 }
 
 function describe(st) {
@@ -502,13 +864,27 @@ function describe(st) {
 }
 
 function renderControl(st) {
+  const moved = !state.ctl || !state.ctl.position || state.ctl.position.index !== st.position.index;
+  state.ctl = st;
   const text = describe(st);
   if (text !== state.lastLive) { $("rp-live").textContent = text; state.lastLive = text; }
   $("rp-play").setAttribute("aria-pressed", String(st.state === "playing"));
   $("rp-pause").setAttribute("aria-pressed", String(st.state === "paused"));
   const sp = $("rp-speed");
   if (document.activeElement !== sp && [...sp.options].some((o) => Number(o.value) === st.speed)) sp.value = String(st.speed);
+  const c = state.capture;
+  const scrub = $("rp-scrub");
+  if (c && document.activeElement !== scrub && st.position.index >= 0) scrub.value = String(Math.round((st.position.offset_ns - c.first_ns) / Math.max(1, c.last_ns - c.first_ns) * 1000));
   renderSubscribers(st.subscribers);
+  if (moved) {
+    events.draw();
+    if ($("tl-follow").checked && st.position.index >= 0) {
+      const v = state.view, half = (v.to - v.from) / 2;
+      if (st.position.offset_ns < v.from || st.position.offset_ns > v.to) { state.view = { from: st.position.offset_ns - half, to: st.position.offset_ns + half }; scheduleTimeline(); }
+      api("/api/find?" + listQuery({ index: String(st.position.index) })).then((r) => { if (r.exact) events.show(r.row); }).catch(() => {});
+    }
+    drawTimeline();
+  }
 }
 
 function renderSubscribers(list) {
@@ -525,7 +901,7 @@ function renderSubscribers(list) {
     card.querySelector("h4").textContent = s.subscription + " (" + s.transport + ", " + s.state + ")";
     card.querySelector("p").textContent = "Received " + s.sent + " events, sent " + s.replies + " replies" + (s.close ? "; closed: " + s.close.reason : "") + ".";
   }
-  for (const card of [...box.children]) if (!ids.has(card.dataset.sub)) card.remove();
+  for (const card of [...box.children]) if (card.dataset.sub && !ids.has(card.dataset.sub)) card.remove();
   if (!list.length) box.replaceChildren(el("p", { class: "muted", text: "No subscriber attached yet." }));
   else for (const p of [...box.children]) if (p.tagName === "P") p.remove();
 }
@@ -544,8 +920,10 @@ function logLine(e) {
   return el("li", { class: "muted", text: e.kind + (e.reason ? ": " + e.reason : "") });
 }
 
+let polling = false;
 async function pollControl() {
-  if (!state.control) return;
+  if (!state.control || polling) return;
+  polling = true;
   try {
     const st = await api("/control");
     const log = await api("/control/log?since=" + state.ctlSeq);
@@ -563,11 +941,9 @@ async function pollControl() {
     if (err.status === 404) {
       state.control = false;
       $("rp-live").textContent = "Replay control is off (view --shared=false gives each subscriber its own replay).";
-      for (const id of ["rp-play", "rp-pause", "rp-step", "rp-seek", "rp-speed"]) $(id).disabled = true;
-      return;
-    }
-    $("rp-error").textContent = "Replay status: " + err.message;
-  }
+      for (const id of ["rp-play", "rp-pause", "rp-step", "rp-step10", "rp-seek", "rp-speed", "rp-scrub", "rp-to", "rp-to-go"]) $(id).disabled = true;
+    } else $("rp-error").textContent = "Replay status: " + err.message;
+  } finally { polling = false; }
 }
 
 function initControl() {
@@ -576,54 +952,52 @@ function initControl() {
   $("rp-play").onclick = () => control("play");
   $("rp-pause").onclick = () => control("pause");
   $("rp-step").onclick = () => control("step");
+  $("rp-step10").onclick = () => control("step", { count: 10 });
   $("rp-seek").onclick = () => {
     if (state.selected < 0) { $("rp-error").textContent = "Select a message first: the replay continues from it."; return; }
     control("seek", { index: state.selected });
   };
   $("rp-speed").onchange = () => control("speed", { value: $("rp-speed").value });
+  $("rp-scrub").onchange = () => {
+    const c = state.capture;
+    const ns = (c.last_ns - c.first_ns) * Number($("rp-scrub").value) / 1000;
+    control("seek", { to: Math.round(ns / 1e6) + "ms" });
+  };
+  $("rp-to-go").onclick = () => control("seek", { to: $("rp-to").value.trim() });
+  // The panel is live from the start: a subscriber may attach before the check ends.
+  setInterval(pollControl, 500);
+  pollControl();
 }
 
 // ---- start ----
 
-function initFilters() {
-  for (const name of ["type", "urgency", "source", "rule"]) {
-    $("f-" + name).onchange = () => { state.filters[name] = $("f-" + name).value; renderSessions(); state.pageStack = []; loadEvents(0); };
-  }
-  $("f-clear").onclick = () => {
-    for (const name of ["type", "urgency", "source", "rule"]) { $("f-" + name).value = ""; state.filters[name] = ""; }
-    renderSessions(); state.pageStack = []; loadEvents(0);
-  };
-  $("ev-next").onclick = () => { if (state.nextFrom >= 0) { state.pageStack.push(state.pageFrom); loadEvents(state.nextFrom); } };
-  $("ev-prev").onclick = () => { if (state.pageStack.length) loadEvents(state.pageStack.pop()); };
-  $("ev-first").onclick = () => { state.pageStack = []; loadEvents(0); };
-  $("ev-all").onclick = () => { state.session = ""; renderSessions(); state.pageStack = []; loadEvents(0); };
-  $("trace-svg").addEventListener("click", onSvgClick);
-}
-
 async function start() {
-  initFilters();
-  initTimeline();
-  initControl();
+  initSessions(); initEvents(); initInspector(); initTrace(); initTimeline(); initSplitters(); initFilter(); initKeys(); initControl();
   try {
     await loadCapture();
-    await loadEvents(0);
+    const ev = await restoreURL();
+    await reloadEvents();
+    refreshSessions();
     scheduleTimeline();
-    let done = await loadSessions();
-    while (!done) {
-      await new Promise((r) => setTimeout(r, 700));
-      await loadCapture();
-      done = await loadSessions();
+    if (ev >= 0) selectEvent(ev);
+    document.body.dataset.rows = "true";
+    let c = state.capture;
+    while (!c.check.done && !c.check.error) {
+      await new Promise((r) => setTimeout(r, 1000));
+      c = await loadCapture();
+      sessions.invalidate();
+      if (state.session) { const r = await api("/api/rows?" + listQuery({ from: "0", limit: "1" })).catch(() => null); if (r) events.setTotal(r.total); }
     }
-    await loadCapture();
-    await loadEvents(state.pageFrom);
+    // The verdicts are in: lists and marks again.
+    sessions.invalidate();
+    await reloadEvents();
     scheduleTimeline();
+    if (state.selected >= 0) selectEvent(state.selected, { fromList: true });
     document.body.dataset.ready = "true";
   } catch (err) {
-    reportError("Loading", err);
+    report("Loading", err);
   }
-  setInterval(pollControl, 400);
-  pollControl();
 }
 
-window.aaepView = { state, selectEvent, selectSession, control };
+window.aaepView = { state, selectEvent, selectSession, control, nextFinding, lists: () => ({ sessions, events, steps }) };
 start();
