@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
@@ -241,9 +242,14 @@ func (a *analysis) run(ctx context.Context, path, force string, opts *protocol.O
 		return
 	}
 	last := time.Now()
+	var doc payload.Doc
 	_, err = input.Each(ctx, path, func(m *protocol.Message) error {
-		eng.Feed(m)
+		if m.Doc == nil {
+			m.Decode(&doc)
+		}
+		// Filed first, so that the findings Feed makes land in its cell.
 		b.message(m)
+		eng.Feed(m)
 		if b.read%1024 == 0 && time.Since(last) >= publishEvery {
 			b.publish(false, nil)
 			last = time.Now()

@@ -2,14 +2,14 @@ package viewer
 
 import (
 	"bytes"
-	"fmt"
-	"maps"
-	"slices"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,19 +85,19 @@ func knownProtocol(name string) (string, bool) {
 }
 
 type captureInfo struct {
-	File     string           `json:"file"`
-	Header   capfile.Header   `json:"header"`
-	Records  int64            `json:"records"`
-	First    time.Duration    `json:"first_ns"`
-	Last     time.Duration    `json:"last_ns"`
-	Rebuilt  bool             `json:"index_rebuilt"`
-	Sessions []indexSession   `json:"sessions"`
+	File     string         `json:"file"`
+	Header   capfile.Header `json:"header"`
+	Records  int64          `json:"records"`
+	First    time.Duration  `json:"first_ns"`
+	Last     time.Duration  `json:"last_ns"`
+	Rebuilt  bool           `json:"index_rebuilt"`
+	Sessions []indexSession `json:"sessions"`
 	// SessionsCut is set when Sessions lists only the first
 	// maxIndexSessions (/api/sessions pages through all of them).
 	SessionsCut bool             `json:"sessions_cut,omitempty"`
 	IndexCount  int              `json:"index_sessions"`
 	Check       checkProgress    `json:"check"`
-	Counts   map[string]int64 `json:"findings"`
+	Counts      map[string]int64 `json:"findings"`
 }
 
 type indexSession struct {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -208,7 +209,14 @@ func TestAPIErrors(t *testing.T) {
 		{"/api/events?limit=abc", 400, "limit"},
 		{"/api/events?source=two", 400, "source"},
 		{"/api/timeline?from_ns=5&to_ns=1", 400, "before"},
-		{"/api/timeline?max=0", 400, "max"},
+		{"/api/timeline?px=0", 400, "px"},
+		{"/api/rows?limit=5000", 400, "limit"},
+		{"/api/rows?filter=type%20%3D%3D", 400, "value is missing"},
+		{"/api/rows?session=sess_nope", 404, "no session"},
+		{"/api/find?dir=2", 400, "dir"},
+		{"/api/sessions?sort=colour", 400, "sort"},
+		{"/api/sessions?limit=100000", 400, "limit"},
+		{"/api/export?format=zip", 400, "format"},
 		{"/api/trace/sess_nope/steps", 404, "no session"},
 		{"/api/trace/sess_nope/svg", 404, "no session"},
 	} {
@@ -219,20 +227,59 @@ func TestAPIErrors(t *testing.T) {
 	}
 }
 
+type timeline struct {
+	Lanes []struct {
+		ID    string     `json:"id"`
+		Cells [][3]int64 `json:"cells"`
+		Count int64      `json:"count"`
+	} `json:"lanes"`
+	Overview [][3]int64 `json:"overview"`
+	All      [][3]int64 `json:"all"`
+	Events   [][5]int64 `json:"events"`
+	Spans    [][7]int64 `json:"spans"`
+	Count    int64      `json:"count"`
+	Detail   string     `json:"detail"`
+	Sessions int        `json:"sessions"`
+}
+
+func sumCells(cells [][3]int64) (n int64) {
+	for _, c := range cells {
+		n += c[1]
+	}
+	return n
+}
+
+type sessionsPage struct {
+	Sessions []struct {
+		ID       string `json:"id"`
+		Messages int64  `json:"messages"`
+		Verdict  struct{ Must, Should, Info int64 }
+	} `json:"sessions"`
+	Total int64 `json:"total"`
+}
+
+// TestTimelineEventsAndDensity: a window with few messages lists them one
+// by one in their session's lane, with the spans of tool calls and waits;
+// one with more than Options.TimelineScan is drawn from the check's
+// buckets; both count every message once.
 func TestTimelineEventsAndDensity(t *testing.T) {
-	ts := apiServer(t, goldenV1)
-	var tl struct {
-		Lanes   []string   `json:"lanes"`
-		Events  [][5]int64 `json:"events"`
-		Buckets [][4]int64 `json:"buckets"`
-		Count   int64      `json:"count"`
+	ts := apiServer(t, demo)
+	var ss sessionsPage
+	getJSON(t, ts.URL+"/api/sessions", 200, &ss)
+	var tl timeline
+	getJSON(t, ts.URL+"/api/timeline?px=500", 200, &tl)
+	if tl.Detail != "events" || len(tl.Lanes) != 8 || tl.Sessions != 8 {
+		t.Fatalf("whole timeline: detail %q, %d lanes of %d sessions; want events in 8 lanes", tl.Detail, len(tl.Lanes), tl.Sessions)
 	}
-	getJSON(t, ts.URL+"/api/timeline", 200, &tl)
-	if tl.Count != 307 || len(tl.Events) != 307 || len(tl.Buckets) != 0 {
-		t.Fatalf("whole timeline: %d counted, %d events, %d buckets; want 307 events one by one", tl.Count, len(tl.Events), len(tl.Buckets))
+	var messages int64
+	for i, l := range tl.Lanes {
+		if l.ID != ss.Sessions[i].ID || l.Count != ss.Sessions[i].Messages {
+			t.Errorf("lane %d: %s with %d messages; the sessions list says %s with %d", i, l.ID, l.Count, ss.Sessions[i].ID, ss.Sessions[i].Messages)
+		}
+		messages += l.Count
 	}
-	if len(tl.Lanes) != 8 || tl.Lanes[7] != "" {
-		t.Errorf("lanes %q: want the 7 sessions and the lane for records without one", tl.Lanes)
+	if int64(len(tl.Events)) != messages || sumCells(tl.All) != messages || sumCells(tl.Overview) != messages || tl.Count != messages {
+		t.Errorf("%d events, %d in the window's columns, %d in the overview, count %d; want %d messages each", len(tl.Events), sumCells(tl.All), sumCells(tl.Overview), tl.Count, messages)
 	}
 	bad := 0
 	for _, e := range tl.Events {
@@ -243,17 +290,193 @@ func TestTimelineEventsAndDensity(t *testing.T) {
 	if bad == 0 {
 		t.Error("no event on the timeline is marked with a violation")
 	}
-	tl.Events, tl.Buckets = nil, nil
-	getJSON(t, ts.URL+"/api/timeline?max=10&buckets=50", 200, &tl)
-	var sum int64
-	for _, b := range tl.Buckets {
-		sum += b[2]
-		if b[1] < 0 || b[1] >= 50 {
-			t.Errorf("bucket %v out of range", b)
+	tools, waits := 0, 0
+	for _, sp := range tl.Spans {
+		if sp[2] < sp[1] || sp[5] >= 0 && sp[5] <= sp[4] {
+			t.Errorf("span %v ends before it starts", sp)
+		}
+		if sp[3] == 0 {
+			tools++
+		} else {
+			waits++
 		}
 	}
-	if len(tl.Events) != 0 || sum != 307 {
-		t.Errorf("density: %d events, bucket counts sum to %d; want 0 and 307", len(tl.Events), sum)
+	if tools == 0 || waits == 0 {
+		t.Errorf("%d tool call spans and %d waits; the demo has both", tools, waits)
+	}
+	// Two lanes asked for, and the buckets instead of the records.
+	v, err := viewer.New(viewer.Options{Path: demo, TimelineScan: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !v.CheckDone() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ts2 := httptest.NewServer(v)
+	defer func() { ts2.Close(); v.Close() }()
+	var agg timeline
+	getJSON(t, ts2.URL+"/api/timeline?px=300&lanes="+ss.Sessions[0].ID+","+ss.Sessions[3].ID, 200, &agg)
+	if agg.Detail != "buckets" || len(agg.Events) != 0 || len(agg.Lanes) != 2 {
+		t.Fatalf("aggregated: detail %q, %d events, %d lanes", agg.Detail, len(agg.Events), len(agg.Lanes))
+	}
+	if sumCells(agg.Overview) != messages || agg.Lanes[1].Count < ss.Sessions[3].Messages {
+		t.Errorf("aggregated: overview %d (want %d), lane %s %d (want at least %d)", sumCells(agg.Overview), messages, agg.Lanes[1].ID, agg.Lanes[1].Count, ss.Sessions[3].Messages)
+	}
+	worst := int64(0)
+	for _, c := range agg.Lanes[1].Cells {
+		worst = max(worst, c[2])
+	}
+	if ss.Sessions[3].Verdict.Must > 0 && worst != 3 {
+		t.Errorf("lane %s has MUST findings; its worst cell is %d", agg.Lanes[1].ID, worst)
+	}
+}
+
+type rowsPage struct {
+	Rows []struct {
+		Index   int64  `json:"index"`
+		Session string `json:"session"`
+		Type    string `json:"type"`
+		Kind    string `json:"kind"`
+		Worst   string `json:"worst"`
+	} `json:"rows"`
+	Total int64 `json:"total"`
+}
+
+// TestRowsSessionsFilterFind: a session's rows are its messages, replies
+// included; a filter expression keeps what the legacy filters and the
+// findings say; /api/find goes from finding to finding.
+func TestRowsSessionsFilterFind(t *testing.T) {
+	ts := apiServer(t, demo)
+	var all eventsPage
+	getJSON(t, ts.URL+"/api/events?limit=2000", 200, &all)
+	var ss sessionsPage
+	getJSON(t, ts.URL+"/api/sessions", 200, &ss)
+	replies := 0
+	for _, s := range ss.Sessions {
+		var p rowsPage
+		getJSON(t, ts.URL+"/api/rows?limit=500&session="+s.ID, 200, &p)
+		if p.Total != s.Messages || int64(len(p.Rows)) != p.Total {
+			t.Errorf("session %s: %d rows (total %d), %d messages", s.ID, len(p.Rows), p.Total, s.Messages)
+		}
+		for i, r := range p.Rows {
+			if r.Session != s.ID {
+				t.Errorf("session %s lists record %d of session %q", s.ID, r.Index, r.Session)
+			}
+			if i > 0 && r.Index <= p.Rows[i-1].Index {
+				t.Errorf("session %s: rows out of order at %d", s.ID, r.Index)
+			}
+			if r.Kind == "sent" {
+				replies++
+			}
+		}
+	}
+	if replies == 0 {
+		t.Error("no session lists a subscriber's reply")
+	}
+	// Paging: any window of the whole list is the records in order.
+	var page rowsPage
+	getJSON(t, ts.URL+"/api/rows?from=50&limit=7", 200, &page)
+	if page.Total != int64(len(all.Events)) || len(page.Rows) != 7 || page.Rows[0].Index != 50 || page.Rows[6].Index != 56 {
+		t.Errorf("rows 50+7 of %d: %+v", page.Total, page.Rows)
+	}
+	// A filter expression, against the legacy filters' rows.
+	want := map[int64]bool{}
+	for _, e := range all.Events {
+		if strings.HasSuffix(e.Type, "state.changed") && e.Worst == "MUST" {
+			want[e.Index] = true
+		}
+	}
+	var f rowsPage
+	getJSON(t, ts.URL+"/api/rows?limit=500&filter="+url.QueryEscape(`type == "state.changed" && level >= MUST`), 200, &f)
+	if len(want) == 0 || int(f.Total) != len(want) {
+		t.Errorf("filter kept %d rows, want %d", f.Total, len(want))
+	}
+	for _, r := range f.Rows {
+		if !want[r.Index] {
+			t.Errorf("filter kept record %d (%s, %s)", r.Index, r.Type, r.Worst)
+		}
+	}
+	// Full-text search.
+	var q rowsPage
+	getJSON(t, ts.URL+"/api/rows?limit=500&q=SEARCH_FLIGHTS", 200, &q)
+	if q.Total == 0 {
+		t.Error("searching payloads for search_flights (any case) found nothing")
+	}
+	// Next and previous finding.
+	var flagged []int64
+	for _, e := range all.Events {
+		if e.Worst != "" {
+			flagged = append(flagged, e.Index)
+		}
+	}
+	row := int64(-1)
+	for i, want := range flagged {
+		var fd struct{ Row, Index int64 }
+		getJSON(t, ts.URL+"/api/find?dir=1&row="+itoa(row), 200, &fd)
+		if fd.Index != want {
+			t.Fatalf("finding %d: /api/find gives record %d, want %d", i, fd.Index, want)
+		}
+		row = fd.Row
+	}
+	var end struct{ Row int64 }
+	getJSON(t, ts.URL+"/api/find?dir=1&row="+itoa(row), 200, &end)
+	var back struct{ Index int64 }
+	getJSON(t, ts.URL+"/api/find?dir=-1&row="+itoa(row), 200, &back)
+	if end.Row != -1 || len(flagged) > 1 && back.Index != flagged[len(flagged)-2] {
+		t.Errorf("after the last finding: next row %d (want -1), previous record %d (want %d)", end.Row, back.Index, flagged[len(flagged)-2])
+	}
+}
+
+// TestSessionsSortAndPage: sessions sort by any column and page, and
+// "only with findings" keeps the sessions with findings.
+func TestSessionsSortAndPage(t *testing.T) {
+	ts := apiServer(t, demo)
+	var byMust sessionsPage
+	getJSON(t, ts.URL+"/api/sessions?sort=must&desc=1", 200, &byMust)
+	for i := 1; i < len(byMust.Sessions); i++ {
+		if byMust.Sessions[i].Verdict.Must > byMust.Sessions[i-1].Verdict.Must {
+			t.Errorf("sort=must&desc=1: %v before %v", byMust.Sessions[i-1], byMust.Sessions[i])
+		}
+	}
+	var failing sessionsPage
+	getJSON(t, ts.URL+"/api/sessions?findings=must&sort=id", 200, &failing)
+	if failing.Total != 2 || len(failing.Sessions) != 2 || failing.Sessions[0].ID > failing.Sessions[1].ID {
+		t.Errorf("findings=must: %+v; want the demo's 2 broken sessions by id", failing)
+	}
+	var p1, p2 sessionsPage
+	getJSON(t, ts.URL+"/api/sessions?sort=messages&limit=3", 200, &p1)
+	getJSON(t, ts.URL+"/api/sessions?sort=messages&limit=3&from=3", 200, &p2)
+	if p1.Total != 8 || len(p1.Sessions) != 3 || len(p2.Sessions) != 3 || p2.Sessions[0].Messages < p1.Sessions[2].Messages {
+		t.Errorf("pages of 3 by messages: %+v then %+v", p1, p2)
+	}
+}
+
+// TestExport: the filtered selection as JSON Lines and as a capture.
+func TestExport(t *testing.T) {
+	ts := apiServer(t, demo)
+	_, recs := capfiletest.ReadAll(t, demo)
+	resp, err := http.Get(ts.URL + "/api/export?format=jsonl&filter=" + url.QueryEscape("rule == SEQ-STATE-CHAIN && session == sess_eb1273ca151c1c3d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != string(recs[33].Payload)+"\n" {
+		t.Errorf("export jsonl: %d %q, want record 33", resp.StatusCode, b)
+	}
+	resp, err = http.Get(ts.URL + "/api/export?format=capture&session=sess_eb1273ca151c1c3d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sel.aaep")
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, got := capfiletest.ReadAll(t, path)
+	if len(got) != 9 || string(got[0].Payload) != string(recs[23].Payload) {
+		t.Errorf("export capture of the session: %d records", len(got))
 	}
 }
 

@@ -50,7 +50,7 @@ func BenchmarkLongSession(b *testing.B) {
 		return time.Since(t)
 	}
 	for b.Loop() {
-		b.ReportMetric(float64(get("/api/timeline?buckets=1000").Microseconds())/1000, "whole-timeline-ms")
-		b.ReportMetric(float64(get("/api/trace/"+msgs[0].Session+"/steps").Microseconds())/1000, "steps-ms")
+		b.ReportMetric(float64(get("/api/timeline?px=1000").Microseconds())/1000, "whole-timeline-ms")
+		b.ReportMetric(float64(get("/api/trace/"+msgs[0].Session+"/steps?limit=200").Microseconds())/1000, "steps-ms")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,35 +122,83 @@ func text(t *testing.T, p *browsertest.Page, selector string) string {
 	return s
 }
 
+// rowsOf returns the text of the cells of the rows a virtual list draws.
+func rowsOf(t *testing.T, p *browsertest.Page, list string) [][]string {
+	t.Helper()
+	var rows [][]string
+	p.Eval(t, fmt.Sprintf(`[...document.querySelectorAll("#%s .vrow[data-filled='1']")].sort((a, b) => a.dataset.row - b.dataset.row).map(r => [...r.children].map(c => c.lastChild.textContent))`, list), &rows)
+	return rows
+}
+
+// noPageScroll fails when the page itself has scrolled: selection scrolls
+// panes, never the page.
+func noPageScroll(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	var y float64
+	p.Eval(t, `document.scrollingElement.scrollTop + window.scrollY`, &y)
+	if y != 0 {
+		t.Errorf("the page scrolled by %v px", y)
+	}
+}
+
+func axe(t *testing.T, p *browsertest.Page, what string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(npmDir(), "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core (run scripts/testdeps.sh): %v", err)
+	}
+	var loaded bool
+	p.Eval(t, `typeof axe !== "undefined"`, &loaded)
+	if !loaded {
+		p.Eval(t, string(src)+";true", nil)
+	}
+	var res struct {
+		Passes     int
+		Violations []struct {
+			ID, Impact, Help string
+			Targets          []string
+		}
+	}
+	p.Eval(t, `axe.run(document).then(r => ({Passes: r.passes.length, Violations: r.violations.map(v => ({ID: v.id, Impact: v.impact || "", Help: v.help, Targets: v.nodes.slice(0, 5).map(n => n.target.join(" "))}))}))`, &res)
+	if res.Passes < 15 {
+		t.Errorf("%s: axe checked only %d rules successfully; did it run on the page?", what, res.Passes)
+	}
+	for _, v := range res.Violations {
+		t.Errorf("%s: axe %s (%s): %s at %v", what, v.ID, v.Impact, v.Help, v.Targets)
+	}
+}
+
+func setFilter(t *testing.T, p *browsertest.Page, expr string) {
+	t.Helper()
+	p.Eval(t, fmt.Sprintf(`(() => { document.getElementById("filter").value = %q; document.getElementById("filter-apply").click(); return true; })()`, expr), nil)
+}
+
 func TestViewInBrowser(t *testing.T) {
 	rend := renderHelper(t)
 	ts := startView(t, demo, rend)
 	_, recs := capfiletest.ReadAll(t, demo)
 	b := browsertest.New(t)
 	p := b.NewPage(t)
+	p.Do(t, chromedp.EmulateViewport(1440, 900))
 	p.Navigate(t, ts.URL+"/")
 	p.WaitFor(t, 30*time.Second, `document.body.dataset.ready === "true"`)
 
 	t.Run("sessions and verdicts", func(t *testing.T) {
-		var rows []struct {
-			ID                 string
-			Must, Should, Info string
-		}
-		p.Eval(t, `[...document.querySelectorAll("#sessions-table tbody tr")].map(tr => ({ID: tr.cells[0].textContent, Must: tr.cells[4].textContent, Should: tr.cells[5].textContent, Info: tr.cells[6].textContent}))`, &rows)
+		p.WaitFor(t, 10*time.Second, `document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length === 8`)
+		rows := rowsOf(t, p, "sessions-list")
 		want := verdicts(t, demo)
 		if len(rows) != len(want) || len(rows) != 8 {
 			t.Fatalf("the page lists %d sessions, the check finds %d (want 8)", len(rows), len(want))
 		}
 		failing := 0
 		for _, r := range rows {
-			w, ok := want[r.ID]
+			w, ok := want[r[0]]
 			if !ok {
-				t.Errorf("the page lists session %q, which the check does not know", r.ID)
+				t.Errorf("the page lists session %q, which the check does not know", r[0])
 				continue
 			}
-			got := r.Must + "/" + r.Should + "/" + r.Info
-			if exp := fmt.Sprintf("%d/%d/%d", w[0], w[1], w[2]); got != exp {
-				t.Errorf("session %s: MUST/SHOULD/INFO %s on the page, %s by the check", r.ID, got, exp)
+			if got, exp := r[4]+"/"+r[5]+"/"+r[6], fmt.Sprintf("%d/%d/%d", w[0], w[1], w[2]); got != exp {
+				t.Errorf("session %s: MUST/SHOULD/INFO %s on the page, %s by the check", r[0], got, exp)
 			}
 			if w[0] > 0 {
 				failing++
@@ -158,19 +207,25 @@ func TestViewInBrowser(t *testing.T) {
 		if failing != 2 {
 			t.Errorf("%d sessions with MUST findings, want the demo's 2 broken ones", failing)
 		}
-		// The rule filter keeps the sessions that break the rule.
-		p.Eval(t, `(() => { const s = document.getElementById("f-rule"); s.value = "EVT-URGENCY-CRITICAL"; s.dispatchEvent(new Event("change")); return true; })()`, nil)
-		p.WaitFor(t, 10*time.Second, `document.querySelectorAll("#sessions-table tbody tr").length === 2`)
-		p.WaitFor(t, 10*time.Second, `document.querySelectorAll("#events-table tbody tr").length === 2`)
-		click(t, p, "#f-clear")
-		p.WaitFor(t, 10*time.Second, `document.querySelectorAll("#sessions-table tbody tr").length === 8`)
+		// Only sessions with findings; then sorted by MUST, most first.
+		click(t, p, "#only-findings")
+		p.WaitFor(t, 10*time.Second, `document.getElementById("sessions-caption").textContent.startsWith("2 of 8")`)
+		click(t, p, "#only-findings")
+		click(t, p, `#sessions-sort button[data-key="must"]`)
+		p.WaitFor(t, 10*time.Second, `document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length === 8 && location.hash.includes("sort=must")`)
+		if rows := rowsOf(t, p, "sessions-list"); rows[0][4] == "0" || rows[1][4] == "0" || rows[2][4] != "0" {
+			t.Errorf("sorted by MUST: %v", rows)
+		}
 	})
 
-	t.Run("inspector shows a violation's rule", func(t *testing.T) {
-		p.Eval(t, `(() => { const s = document.getElementById("f-rule"); s.value = "SEQ-STATE-CHAIN"; s.dispatchEvent(new Event("change")); return true; })()`, nil)
-		p.WaitFor(t, 10*time.Second, `(document.querySelector("#events-table tbody tr button") || {}).textContent === "#33"`)
-		click(t, p, "#events-table tbody tr button")
+	t.Run("filter expression and inspector", func(t *testing.T) {
+		setFilter(t, p, "rule == EVT-URGENCY-CRITICAL")
+		p.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes(": 2 rows")`)
+		setFilter(t, p, "rule == SEQ-STATE-CHAIN && session == sess_eb1273ca151c1c3d")
+		p.WaitFor(t, 10*time.Second, `(document.querySelector("#events-list .vrow[data-filled='1']") || {}).dataset?.index === "33"`)
+		click(t, p, "#events-list .vrow")
 		p.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#33")`)
+		noPageScroll(t, p)
 		findings := text(t, p, "#insp-findings")
 		if !strings.Contains(findings, "MUST SEQ-STATE-CHAIN") || !strings.Contains(findings, "Each from_state equals the previous to_state") {
 			t.Errorf("inspector findings %q: want SEQ-STATE-CHAIN with its rule's doc", findings)
@@ -186,33 +241,35 @@ func TestViewInBrowser(t *testing.T) {
 		if pretty := text(t, p, "#insp-pretty"); !strings.Contains(pretty, "\n  \"from_state\": \"deciding\"") {
 			t.Errorf("pretty payload %q is not indented JSON", pretty)
 		}
-		click(t, p, "#f-clear")
+		p.WaitFor(t, 5*time.Second, `location.hash.includes("event=33") && location.hash.includes("filter=")`)
+		axe(t, p, "filtered, a message selected")
+		click(t, p, "#filter-clear")
+		p.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes(": 108 rows")`)
 	})
 
 	t.Run("trace selection both ways", func(t *testing.T) {
-		// Selecting message #33 selected its step, and the step's edge.
-		p.WaitFor(t, 30*time.Second, `document.querySelector("#trace-steps li.selected[data-index='33']") && document.querySelector("#trace-svg g.edge.selected-edge")`)
+		p.Eval(t, `window.aaepView.selectEvent(33)`, nil)
+		p.WaitFor(t, 30*time.Second, `document.querySelector("#trace-steps .vrow[aria-selected=true][data-index='33']") && document.querySelector("#trace-svg g.edge.selected-edge")`)
 		var edge, selEdge string
-		p.Eval(t, `document.querySelector("#trace-steps li.selected").dataset.edge`, &edge)
+		p.Eval(t, `document.querySelector("#trace-steps .vrow[aria-selected=true]").dataset.edge`, &edge)
 		p.Eval(t, `document.querySelector("#trace-svg g.edge.selected-edge").id`, &selEdge)
 		if edge == "" || edge != selEdge {
 			t.Errorf("selected step's edge %q, highlighted drawing edge %q", edge, selEdge)
 		}
-		// A step selects its message.
-		click(t, p, `#trace-steps li[data-index='38'] button`)
+		click(t, p, `#trace-steps .vrow[data-index='38']`)
 		p.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#38")`)
-		// A drawn edge selects the first message of its steps.
 		var first struct {
 			Edge  string
 			Index int64
 		}
-		p.Eval(t, `(() => { const li = document.querySelector("#trace-steps li"); return {Edge: li.dataset.edge, Index: Number(li.dataset.index)}; })()`, &first)
+		p.Eval(t, `(() => { const r = document.querySelector("#trace-steps .vrow[data-row='0']"); return {Edge: r.dataset.edge, Index: Number(r.dataset.index)}; })()`, &first)
 		var clicked bool
 		p.Eval(t, fmt.Sprintf(`(() => { const g = [...document.querySelectorAll("#trace-svg g.edge")].find(g => g.id === %q); if (!g) return false; g.querySelector("path").dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`, first.Edge), &clicked)
 		if !clicked {
 			t.Fatalf("no drawn edge %q", first.Edge)
 		}
 		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent.includes("#%d")`, first.Index))
+		noPageScroll(t, p)
 	})
 
 	t.Run("pause, step and seek steer a subscriber", func(t *testing.T) {
@@ -236,8 +293,7 @@ func TestViewInBrowser(t *testing.T) {
 			t.Fatalf("after Step the subscriber got %s, want record 0", got)
 		}
 		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #0")`)
-		// Seek to the confirmation without critical urgency (record 46), step it.
-		p.Eval(t, `window.aaepView.selectEvent(46, {focus: false})`, nil)
+		p.Eval(t, `window.aaepView.selectEvent(46)`, nil)
 		p.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#46")`)
 		click(t, p, "#rp-seek")
 		click(t, p, "#rp-step")
@@ -245,6 +301,8 @@ func TestViewInBrowser(t *testing.T) {
 		if !bytes.Equal(got, recs[46].Payload) {
 			t.Fatalf("after Seek and Step the subscriber got %s, want record 46", got)
 		}
+		// The playhead: the list marks the replay's row.
+		p.WaitFor(t, 10*time.Second, `document.querySelector("#events-list .vrow.playhead[data-index='46']")`)
 		var ev struct {
 			Token string `json:"reply_token"`
 		}
@@ -260,73 +318,119 @@ func TestViewInBrowser(t *testing.T) {
 		if !strings.Contains(log, "received #0") || !strings.Contains(log, "received #46") {
 			t.Errorf("subscriber log %q: want records 0 and 46", log)
 		}
-		// Play at 100x, then pause: what was sent is what the status says.
+		// Step 10 with the key Shift+. (">"), from the page.
+		p.Eval(t, `document.activeElement.blur(); true`, nil)
+		p.Do(t, chromedp.KeyEvent(">"))
+		for range 10 {
+			read()
+		}
+		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #57")`)
 		p.Eval(t, `(() => { const s = document.getElementById("rp-speed"); s.value = "100"; s.dispatchEvent(new Event("change")); return true; })()`, nil)
 		click(t, p, "#rp-play")
-		next := read() // the first event after 46 that the replay sends
+		next := read()
 		if !bytes.Contains(next, []byte(`"type":"aaep:agent.`)) {
 			t.Fatalf("after Play: %s", next)
 		}
 		click(t, p, "#rp-pause")
 		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused")`)
 		if golden.Updating() {
-			p.Eval(t, `window.aaepView.selectEvent(46, {focus: false})`, nil)
+			p.Eval(t, `window.aaepView.selectEvent(46)`, nil)
 			p.WaitFor(t, 10*time.Second, `document.querySelector("#trace-svg g.edge.selected-edge")`)
 			screenshot(t, p, filepath.Join("..", "..", "docs", "viewer.png"))
 		}
 	})
 
-	t.Run("keyboard", func(t *testing.T) {
-		keyOn := func(p *browsertest.Page, k string) { t.Helper(); p.Do(t, chromedp.KeyEvent(k)) }
-		key := func(k string) { t.Helper(); keyOn(p, k) }
-		// On a fresh page, Tab reaches the skip link first; Enter on it
-		// moves the focus to the inspector.
+	t.Run("keyboard only", func(t *testing.T) {
 		p2 := b.NewPage(t)
+		p2.Do(t, chromedp.EmulateViewport(1280, 800))
 		p2.Navigate(t, ts.URL+"/")
-		keyOn(p2, kb.Tab)
-		if got := text(t, p2, ":focus"); !strings.Contains(got, "Skip to the event inspector") {
+		p2.WaitFor(t, 30*time.Second, `document.body.dataset.ready === "true"`)
+		key := func(k string) { t.Helper(); p2.Do(t, chromedp.KeyEvent(k)) }
+		// Tab reaches the skip link first; Enter on it moves to the messages.
+		key(kb.Tab)
+		if got := text(t, p2, ":focus"); !strings.Contains(got, "Skip to the messages") {
 			t.Errorf("first Tab focuses %q, want the skip link", got)
 		}
-		keyOn(p2, kb.Enter)
-		p2.WaitFor(t, 10*time.Second, `location.hash === "#inspector-h"`)
-		// The timeline zooms with + and selects the event at its centre with Enter.
-		p.Eval(t, `document.getElementById("tl-canvas").focus(); true`, nil)
-		before := text(t, p, "#tl-range")
-		key("+")
-		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("tl-range").textContent !== %q`, before))
-		heading := text(t, p, "#inspector-h")
-		key(kb.Home)
-		p.WaitFor(t, 10*time.Second, `document.getElementById("tl-range").textContent.includes("108 events")`)
 		key(kb.Enter)
-		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, heading))
+		p2.WaitFor(t, 10*time.Second, `location.hash.startsWith("#events-list") || document.activeElement.id === "events-list"`)
+		p2.Eval(t, `document.getElementById("events-list").focus({preventScroll: true}); true`, nil)
+		// Arrows select messages; the inspector follows.
+		key(kb.ArrowDown)
+		key(kb.ArrowDown)
+		p2.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#1")`)
+		// n: the next finding, N: back.
+		key("n")
+		p2.WaitFor(t, 10*time.Second, `document.querySelector("#insp-findings .finding")`)
+		var first string
+		p2.Eval(t, `document.getElementById("inspector-h").textContent`, &first)
+		key("n")
+		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, first))
+		key("N")
+		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent === %q`, first))
+		noPageScroll(t, p2)
+		// "/" goes to the filter; typing and Enter apply it.
+		p2.Eval(t, `document.activeElement.blur(); true`, nil)
+		key("/")
+		p2.WaitFor(t, 5*time.Second, `document.activeElement.id === "filter"`)
+		// (CDP sends "/" as a char event of its own, which the page's
+		// preventDefault on keydown cannot stop: empty the box first.)
+		p2.Eval(t, `document.getElementById("filter").value = ""; true`, nil)
+		p2.Do(t, chromedp.KeyEvent("level >= MUST"), chromedp.KeyEvent(kb.Enter))
+		p2.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes("filter level >= MUST: 6 rows")`)
+		// The timeline zooms with + and shows everything with Home.
+		p2.Eval(t, `document.getElementById("tl-canvas").focus({preventScroll: true}); true`, nil)
+		before := text(t, p2, "#tl-range")
+		key("+")
+		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("tl-range").textContent !== %q`, before))
+		key(kb.Home)
+		p2.WaitFor(t, 10*time.Second, `document.getElementById("tl-range").textContent.includes("108 events")`)
+		heading := text(t, p2, "#inspector-h")
+		key(kb.Enter)
+		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, heading))
+		// A splitter moves with the arrows.
+		p2.Eval(t, `document.getElementById("split-1").focus(); true`, nil)
+		key(kb.ArrowRight)
+		var w string
+		p2.Eval(t, `document.documentElement.style.getPropertyValue("--list-w")`, &w)
+		if w != "42%" {
+			t.Errorf("after → on the splitter the list is %q wide, want 42%%", w)
+		}
+		noPageScroll(t, p2)
+	})
+
+	t.Run("state in the URL", func(t *testing.T) {
+		p3 := b.NewPage(t)
+		p3.Navigate(t, ts.URL+"/#session=sess_eb1273ca151c1c3d&event=46&filter="+url.QueryEscape("direction == recv"))
+		p3.WaitFor(t, 30*time.Second, `document.getElementById("inspector-h").textContent.includes("#46") && document.getElementById("events-scope").textContent.includes("Session sess_eb1273ca151c1c3d, filter direction == recv: 8 rows")`)
+		var v string
+		p3.Eval(t, `document.getElementById("filter").value`, &v)
+		if v != "direction == recv" {
+			t.Errorf("the filter box says %q", v)
+		}
+	})
+
+	t.Run("phone", func(t *testing.T) {
+		p4 := b.NewPage(t)
+		p4.Do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+		p4.Navigate(t, ts.URL+"/#sort=must:desc")
+		p4.WaitFor(t, 30*time.Second, `document.body.dataset.ready === "true" && document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length > 0`)
+		var layout struct {
+			Width, ScrollWidth int
+			MustRight          float64
+			MustShown          bool
+		}
+		p4.Eval(t, `(() => { const m = document.querySelector("#sessions-list .vrow[data-row='0']").children[4]; const r = m.getBoundingClientRect();
+			return {Width: window.innerWidth, ScrollWidth: document.documentElement.scrollWidth, MustRight: r.right, MustShown: r.width > 0 && m.textContent !== ""}; })()`, &layout)
+		if layout.ScrollWidth > layout.Width || !layout.MustShown || layout.MustRight > float64(layout.Width) {
+			t.Errorf("phone layout: page %d px wide in a %d px screen, MUST column shown %v ending at %v px", layout.ScrollWidth, layout.Width, layout.MustShown, layout.MustRight)
+		}
+		p4.Eval(t, `window.aaepView.selectEvent(33)`, nil)
+		p4.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#33")`)
+		axe(t, p4, "phone")
 	})
 
 	t.Run("axe-core audit", func(t *testing.T) {
-		src, err := os.ReadFile(filepath.Join(npmDir(), "node_modules", "axe-core", "axe.min.js"))
-		if err != nil {
-			t.Fatalf("axe-core (run scripts/testdeps.sh): %v", err)
-		}
-		p.Eval(t, string(src)+";true", nil)
-		var res struct {
-			Passes     int
-			Violations []struct {
-				ID, Impact, Help string
-				Targets          []string
-			}
-		}
-		p.Eval(t, `axe.run(document).then(r => ({Passes: r.passes.length, Violations: r.violations.map(v => ({ID: v.id, Impact: v.impact || "", Help: v.help, Targets: v.nodes.slice(0, 5).map(n => n.target.join(" "))}))}))`, &res)
-		// The audit really ran: the page has buttons, labels, landmarks,
-		// tables and contrast to check.
-		if res.Passes < 15 {
-			t.Errorf("axe checked only %d rules successfully; did it run on the page?", res.Passes)
-		}
-		for _, v := range res.Violations {
-			if v.Impact == "serious" || v.Impact == "critical" {
-				t.Errorf("axe %s (%s): %s at %v", v.ID, v.Impact, v.Help, v.Targets)
-			} else {
-				t.Logf("axe %s (%s): %s at %v", v.ID, v.Impact, v.Help, v.Targets)
-			}
-		}
+		axe(t, p, "desktop, trace drawn, subscriber attached")
 	})
 }
 

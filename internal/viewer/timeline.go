@@ -59,7 +59,7 @@ const (
 	maxLanes          = 64
 	defaultPx         = 1000
 	maxPx             = 4000
-	maxTimelineScan   = 100_000
+	maxTimelineScan   = 20_000
 	maxTimelineEvents = 5000
 	maxTimelineSpans  = 5000
 )
@@ -126,13 +126,17 @@ func (c *columns) add(t, n, worst int64) {
 // addBucket spreads a bucket [start, start+width) over the columns it covers.
 func (c *columns) addBucket(start, width, n, worst int64) {
 	end := start + width - 1
-	if end < c.from || start > c.to {
+	if end < c.from || start > c.to || n == 0 && worst == 0 {
 		return
 	}
 	a, b := c.col(max(start, c.from)), c.col(min(end, c.to))
-	per := max(n/(b-a+1), 1)
+	// The bucket's count, spread evenly (the first columns take the rest).
+	k := b - a + 1
 	for i := a; i <= b; i++ {
-		c.count[i] += per
+		c.count[i] += n / k
+		if i-a < n%k {
+			c.count[i]++
+		}
 		c.worst[i] = max(c.worst[i], worst)
 	}
 }
@@ -206,7 +210,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 		pos[id] = i
 		ans.Lanes = append(ans.Lanes, lane)
 	}
-	if ans.Count <= maxTimelineScan && s.idx.Records > 0 {
+	if ans.Count <= s.opts.TimelineScan && s.idx.Records > 0 {
 		if !s.readWindow(w, &ans, from, to, pos, lanes, all) {
 			return
 		}
@@ -254,7 +258,7 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 	var spans [][7]int64
 	tooMany := false
 	var doc payload.Doc
-	for scanned := 0; scanned < 3*maxTimelineScan; scanned++ {
+	for scanned := int64(0); scanned < 3*s.opts.TimelineScan; scanned++ {
 		rec, err := rd.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !capfile.IsTorn(err) {

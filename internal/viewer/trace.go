@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strconv"
 	"io"
 	"net/http"
+	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,9 +24,9 @@ import (
 const (
 	defaultStepLimit = 200
 	maxStepLimit     = 1000
-	maxSteps    = 100000
-	traceCached = 16
-	renderLimit = 60 * time.Second
+	maxSteps         = 100000
+	traceCached      = 16
+	renderLimit      = 60 * time.Second
 )
 
 // stepRow is one step of a session as the page lists it.

@@ -63,6 +63,10 @@ type Options struct {
 	// Renderer draws traces; nil uses the aaep-render helper found by
 	// visualize.FindHelper.
 	Renderer *visualize.Renderer
+	// TimelineScan is the most messages a timeline window may hold to be
+	// read record by record (0: 20,000); wider windows are drawn from the
+	// check's buckets.
+	TimelineScan int64
 }
 
 // Server is the viewer's HTTP handler.
@@ -97,6 +101,9 @@ func New(opts Options) (*Server, error) {
 	rd.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Path, err)
+	}
+	if opts.TimelineScan <= 0 {
+		opts.TimelineScan = maxTimelineScan
 	}
 	if opts.Profile == "" {
 		opts.Profile = "lenient"

@@ -212,13 +212,13 @@ function initSessions() {
     render: (r, s) => {
       const v = s.verdict || { must: 0, should: 0, info: 0 };
       const ck = s.checked;
-      r.append(el("span", { class: "mono", text: s.id }), el("span", { text: s.protocol || "–" }), el("span", { class: "num", text: secs(s.first_ns) }),
-        el("span", { class: "num", text: String(s.messages || s.records) }),
-        el("span", { class: "num " + (v.must ? "bad" : ""), text: ck ? String(v.must) : "…" }),
-        el("span", { class: "num " + (v.should ? "bad" : ""), text: ck ? String(v.should) : "…" }),
-        el("span", { class: "num", text: ck ? String(v.info) : "…" }),
-        el("span", { text: (s.state || "–") + (s.state && !s.complete ? "*" : "") }));
-      r.setAttribute("aria-label", "Session " + s.id + ", " + (s.messages || s.records) + " messages" + (ck ? ", " + v.must + " MUST, " + v.should + " SHOULD, " + v.info + " INFO" : ""));
+      const cell = (cls, label, text) => el("span", { class: cls }, el("span", { class: "sr-only", text: label + " " }), text);
+      r.append(el("span", { class: "mono", text: s.id }), cell("", "protocol", s.protocol || "–"), cell("num", "starts at", secs(s.first_ns)),
+        cell("num", "messages", String(s.messages || s.records)),
+        cell("num " + (v.must ? "bad" : ""), "MUST", ck ? String(v.must) : "…"),
+        cell("num " + (v.should ? "bad" : ""), "SHOULD", ck ? String(v.should) : "…"),
+        cell("num", "INFO", ck ? String(v.info) : "…"),
+        cell("", "ended in", (s.state || "–") + (s.state && !s.complete ? "*" : "")));
     },
     mark: (r, s) => { if (s) r.classList.toggle("current", s.id === state.session); },
     choose: (s) => selectSession(s.id),
@@ -266,10 +266,10 @@ function initEvents() {
     fetch: (from, n) => api("/api/rows?" + listQuery({ from: String(from), limit: String(n) })),
     render: (r, e) => {
       r.dataset.index = String(e.index);
-      r.append(el("span", { class: "mono", text: "#" + e.index }), el("span", { class: "num", text: secs(e.offset_ns) }), el("span", { text: e.kind }),
-        el("span", { class: "mono", text: e.session || "–" }), el("span", { text: shortType(e.type) || "–" }), el("span", { text: e.summary }),
-        el("span", { class: levelClass(e.worst), text: e.worst || "" }));
-      r.setAttribute("aria-label", "Record " + e.index + ", " + e.kind + ", " + (shortType(e.type) || "no type") + (e.worst ? ", " + e.worst + " finding" : "") + ": " + e.summary);
+      const cell = (cls, label, text) => el("span", { class: cls }, el("span", { class: "sr-only", text: label }), text);
+      r.append(el("span", { class: "mono", text: "#" + e.index }), cell("num", ", at ", secs(e.offset_ns)), cell("", ", ", e.kind),
+        cell("mono", ", session ", e.session || "–"), cell("", ", ", shortType(e.type) || "–"), cell("", ": ", e.summary),
+        cell(levelClass(e.worst), e.worst ? ", finding " : "", e.worst || ""));
     },
     mark: (r, e) => { r.classList.toggle("playhead", !!(e && state.ctl && state.ctl.position && state.ctl.position.index === e.index)); },
     choose: (e, i) => { state.selRow = i; selectEvent(e.index, { fromList: true }); },
