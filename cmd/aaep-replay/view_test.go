@@ -28,7 +28,7 @@ func TestViewCommand(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, body := get("/"); code != 200 || !strings.Contains(body, `<main>`) || !strings.Contains(body, "/assets/app.js") {
+	if code, body := get("/"); code != 200 || !strings.Contains(body, `<main id="panes">`) || !strings.Contains(body, "/assets/app.js") {
 		t.Errorf("GET /: %d %.200s", code, body)
 	}
 	code, body := get("/api/capture")
