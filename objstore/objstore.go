@@ -37,6 +37,10 @@ var ErrNotFound = errors.New("no such object")
 // ErrNoBucket reports a bucket that does not exist; it matches ErrNotFound too.
 var ErrNoBucket = fmt.Errorf("no such bucket: %w", ErrNotFound)
 
+// ErrExists reports an object that PutNew did not replace: the server
+// answered 412 Precondition Failed to its If-None-Match: * condition.
+var ErrExists = errors.New("object exists")
+
 // ErrAccess reports a request the server refused for its credentials or
 // permissions (wrong keys, no access to the bucket).
 var ErrAccess = errors.New("access denied")
@@ -46,6 +50,10 @@ type Object struct {
 	Key      string
 	Size     int64
 	Modified time.Time
+	// ETag is the server's tag of the content, without quotes: for S3,
+	// the MD5 of an object uploaded in one request, or of the parts'
+	// MD5s followed by -N for one uploaded in N parts (ETagMatches).
+	ETag string
 }
 
 // Store is a bucket of objects. Methods are safe for concurrent use.
@@ -60,6 +68,11 @@ type Store interface {
 	// Put leaves no partial object behind. Large objects are uploaded in
 	// parts.
 	Put(ctx context.Context, key string, r io.ReaderAt, size int64) error
+	// PutNew is Put that never replaces: the upload carries the
+	// condition If-None-Match: *, and an existing object of that name
+	// fails it with ErrExists. A server that ignores the condition
+	// replaces, as Put does.
+	PutNew(ctx context.Context, key string, r io.ReaderAt, size int64) error
 	// Stat describes object key.
 	Stat(ctx context.Context, key string) (Object, error)
 	// List returns the objects whose keys start with prefix, in key order.

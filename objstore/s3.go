@@ -115,6 +115,8 @@ func (s *s3Store) wrap(op, key string, err error) error {
 	}
 	resp := minio.ToErrorResponse(err)
 	switch {
+	case resp.StatusCode == http.StatusPreconditionFailed || resp.Code == "PreconditionFailed":
+		return fmt.Errorf("%s %s: %w", op, s.Describe(key), ErrExists)
 	case resp.Code == "NoSuchKey" || resp.Code == "NoSuchBucket" || resp.StatusCode == http.StatusNotFound:
 		if resp.Code == "NoSuchBucket" {
 			return fmt.Errorf("%s %s: %w %s", op, s.Describe(key), ErrNoBucket, s.bucket)
@@ -180,7 +182,15 @@ func totalSize(h http.Header) (int64, error) {
 }
 
 func (s *s3Store) Put(ctx context.Context, key string, r io.ReaderAt, size int64) error {
-	_, err := s.c.Client.PutObject(ctx, s.bucket, key, io.NewSectionReader(r, 0, size), size, minio.PutObjectOptions{
+	return s.put(ctx, key, r, size, false)
+}
+
+func (s *s3Store) PutNew(ctx context.Context, key string, r io.ReaderAt, size int64) error {
+	return s.put(ctx, key, r, size, true)
+}
+
+func (s *s3Store) put(ctx context.Context, key string, r io.ReaderAt, size int64, onlyNew bool) error {
+	opts := minio.PutObjectOptions{
 		ContentType: "application/vnd.aaep.capture",
 		PartSize:    s.partSize,
 		NumThreads:  1, // one part buffer at a time: a recorder stays small
@@ -189,7 +199,12 @@ func (s *s3Store) Put(ctx context.Context, key string, r io.ReaderAt, size int64
 		// S3-compatible server decodes in multipart uploads.
 		DisableContentSha256: true,
 		SendContentMd5:       true,
-	})
+	}
+	if onlyNew {
+		// On the PUT, or on CompleteMultipartUpload for a large object.
+		opts.SetMatchETagExcept("*")
+	}
+	_, err := s.c.Client.PutObject(ctx, s.bucket, key, io.NewSectionReader(r, 0, size), size, opts)
 	if err != nil {
 		if uint64(size) > s.partSize {
 			// A multipart upload that failed is not an object; drop its
@@ -210,7 +225,7 @@ func (s *s3Store) Stat(ctx context.Context, key string) (Object, error) {
 	if err != nil {
 		return Object{}, s.wrap("stat", key, err)
 	}
-	return Object{Key: info.Key, Size: info.Size, Modified: info.LastModified}, nil
+	return Object{Key: info.Key, Size: info.Size, Modified: info.LastModified, ETag: strings.Trim(info.ETag, `"`)}, nil
 }
 
 func (s *s3Store) List(ctx context.Context, prefix string) ([]Object, error) {

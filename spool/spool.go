@@ -91,6 +91,10 @@ type Options struct {
 	WarnAfter time.Duration
 	// Limits bound the spool on disk.
 	Limits Limits
+	// Replace lets an upload replace an existing object of its name
+	// (aaep-replay serve --record --force); by default uploads are
+	// conditional and never replace one.
+	Replace bool
 }
 
 // Stats are an Uploader's running totals.
@@ -114,6 +118,9 @@ type Stats struct {
 	Dropped      int64
 	DroppedBytes int64
 	DroppedParts []string
+	// Conflicts name the parts whose object name another object holds:
+	// not uploaded, kept in the spool, no longer retried by this run.
+	Conflicts []string
 }
 
 // queued is a part waiting in the spool.
@@ -327,6 +334,7 @@ func (u *Uploader) Stats() Stats {
 	defer u.mu.Unlock()
 	st := u.stats
 	st.DroppedParts = append([]string(nil), st.DroppedParts...)
+	st.Conflicts = append([]string(nil), st.Conflicts...)
 	if len(u.queue) > 0 {
 		st.OldestWaiting = u.queue[0].since
 	}
@@ -369,6 +377,18 @@ func (u *Uploader) run(ctx context.Context) {
 			u.mu.Unlock()
 			return
 		}
+		var conflict *errConflict
+		if errors.As(err, &conflict) {
+			// Retrying cannot help: report it, keep the file, go on.
+			u.queue = u.queue[1:]
+			u.stats.Pending = len(u.queue)
+			u.stats.Conflicts = append(u.stats.Conflicts, filepath.Base(path))
+			u.stats.LastError = err.Error()
+			u.cond.Broadcast()
+			u.mu.Unlock()
+			u.opts.Warnf("upload of %s refused: %v", filepath.Base(path), err)
+			continue
+		}
 		u.stats.Errors++
 		u.stats.LastError = err.Error()
 		u.mu.Unlock()
@@ -385,7 +405,18 @@ func (u *Uploader) run(ctx context.Context) {
 	}
 }
 
-// upload stores one part and removes it from the spool.
+// errConflict is an upload refused because another object holds the
+// part's name.
+type errConflict struct{ msg string }
+
+func (e *errConflict) Error() string { return e.msg }
+
+// upload stores one part and removes it from the spool. The upload never
+// replaces an object (unless Options.Replace): the server's answer to it,
+// with the part's MD5 checked by the server, confirms it. When an object
+// of that name exists (412), it is this part if it has the part's size
+// and checksum (an earlier run uploaded it and was stopped before removing
+// it from the spool); anything else is a conflict (errConflict).
 func (u *Uploader) upload(ctx context.Context, path string) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -397,21 +428,29 @@ func (u *Uploader) upload(ctx context.Context, path string) (int64, error) {
 		return 0, err
 	}
 	key := u.Key(path)
-	if err := u.store.Put(ctx, key, f, st.Size()); err != nil {
-		return 0, err
+	put := u.store.PutNew
+	if u.opts.Replace {
+		put = u.store.Put
 	}
-	// Confirm before deleting the only other copy.
-	obj, err := u.store.Stat(ctx, key)
-	if err != nil {
-		return 0, fmt.Errorf("confirm upload: %w", err)
-	}
-	if obj.Size != st.Size() {
-		return 0, fmt.Errorf("confirm upload: %s holds %d bytes, the part %d", u.store.Describe(key), obj.Size, st.Size())
+	how := "uploaded"
+	if err := put(ctx, key, f, st.Size()); err != nil {
+		if !errors.Is(err, objstore.ErrExists) {
+			return 0, err
+		}
+		obj, serr := u.store.Stat(ctx, key)
+		if serr != nil {
+			return 0, fmt.Errorf("%w; and: %w", err, serr)
+		}
+		if obj.Size != st.Size() || !objstore.ETagMatches(obj.ETag, f, st.Size()) {
+			return 0, &errConflict{fmt.Sprintf("%s already exists and is not this part (%d bytes, ETag %s; the part: %d bytes); the part is not uploaded and stays in %s",
+				u.store.Describe(key), obj.Size, obj.ETag, st.Size(), u.dir)}
+		}
+		how = "already stored (by an earlier run), confirmed by size and checksum:"
 	}
 	if err := os.Remove(path); err != nil {
 		return 0, fmt.Errorf("uploaded, but not removed from the spool: %w", err)
 	}
-	u.opts.Logf("uploaded %s (%d bytes)", u.store.Describe(key), st.Size())
+	u.opts.Logf("%s %s (%d bytes)", how, u.store.Describe(key), st.Size())
 	return st.Size(), nil
 }
 
@@ -454,14 +493,18 @@ func (u *Uploader) Close(ctx context.Context) error {
 	u.release()
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	var errs []error
 	if len(u.queue) > 0 {
 		last := ""
 		if u.stats.LastError != "" {
 			last = " (last error: " + u.stats.LastError + ")"
 		}
-		return fmt.Errorf("%d part(s) not uploaded%s; they stay in %s and are uploaded first by the next aaep-capture with the same --output", len(u.queue), last, u.dir)
+		errs = append(errs, fmt.Errorf("%d part(s) not uploaded%s; they stay in %s and are uploaded first by the next aaep-capture with the same --output", len(u.queue), last, u.dir))
 	}
-	return nil
+	if n := len(u.stats.Conflicts); n > 0 {
+		errs = append(errs, fmt.Errorf("%d part(s) not uploaded because other objects hold their names (%s); they stay in %s", n, strings.Join(u.stats.Conflicts, ", "), u.dir))
+	}
+	return errors.Join(errs...)
 }
 
 func (u *Uploader) release() {

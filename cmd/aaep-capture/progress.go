@@ -153,7 +153,10 @@ type uploadSummary struct {
 	// Dropped names the parts deleted unuploaded to keep the spool within
 	// --spool-max-size and --spool-min-free.
 	Dropped []string `json:"dropped"`
-	Error   string   `json:"error,omitempty"`
+	// Conflicts names the parts not uploaded because another object
+	// holds their names; they stay in the spool.
+	Conflicts []string `json:"conflicts"`
+	Error     string   `json:"error,omitempty"`
 }
 
 // line is the upload summary for people: what is stored, what stays in
@@ -168,6 +171,9 @@ func (u *uploadSummary) line() string {
 		b.WriteString("; nothing left in the spool")
 	} else {
 		fmt.Fprintf(&b, "; %d part(s) stay in the spool %s: %s", len(u.Waiting), u.Spool, nameList(u.Waiting))
+	}
+	if len(u.Conflicts) > 0 {
+		fmt.Fprintf(&b, "; %d part(s) not uploaded, their names taken by other objects, stay in the spool: %s", len(u.Conflicts), nameList(u.Conflicts))
 	}
 	if len(u.Dropped) > 0 {
 		fmt.Fprintf(&b, "; %d part(s) dropped unuploaded to keep the spool within its limits: %s", len(u.Dropped), nameList(u.Dropped))

@@ -182,7 +182,8 @@ func (ro *remoteOutput) finish(hard context.Context, wait time.Duration) error {
 // summary says what reached the bucket and what stays in the spool.
 func (ro *remoteOutput) summary() *uploadSummary {
 	us := ro.up.Stats()
-	s := &uploadSummary{Spool: ro.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending, Waiting: []string{}, Dropped: append([]string{}, us.DroppedParts...)}
+	s := &uploadSummary{Spool: ro.up.Dir(), Uploaded: us.Uploaded, Bytes: us.Bytes, Retries: us.Retries, Recovered: us.Recovered, Pending: us.Pending, Waiting: []string{}, Dropped: append([]string{}, us.DroppedParts...),
+		Conflicts: append([]string{}, us.Conflicts...)}
 	for _, p := range ro.up.Pending() {
 		s.Waiting = append(s.Waiting, filepath.Base(p))
 	}

@@ -71,7 +71,7 @@ func (f *replayFlags) openRemoteRecord(ctx context.Context, h capfile.Header, st
 	if err != nil {
 		return nil, cli.Usagef("--record: %v", err)
 	}
-	up, err := spool.Open(store, u, spool.Dir(root, u), spool.Options{Logf: func(format string, args ...any) {
+	up, err := spool.Open(store, u, spool.Dir(root, u), spool.Options{Replace: f.force, Logf: func(format string, args ...any) {
 		fmt.Fprintf(stderr, "aaep-replay: --record: "+format+"\n", args...)
 	}})
 	if err != nil {

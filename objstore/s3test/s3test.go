@@ -4,7 +4,8 @@
 // Signature Version 4 against the server's one key pair, so that wrong
 // credentials are refused as AWS refuses them. The server can be stopped and
 // started again on the same address with its objects kept, to test clients
-// through an outage, and it logs every request it answered.
+// through an outage, and it logs every request it answered. It honours
+// If-None-Match: * on writes, as AWS S3 does.
 package s3test
 
 import (
@@ -223,6 +224,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if code, msg := verify(r, AccessKey, SecretKey); code != "" {
 		s3Error(sw, http.StatusForbidden, code, msg, r.URL.Path)
 		return
+	}
+	if r.Header.Get("If-None-Match") == "*" && (r.Method == http.MethodPut && r.URL.Query().Get("uploadId") == "" ||
+		r.Method == http.MethodPost && r.URL.Query().Has("uploadId")) {
+		// A conditional write, as AWS S3 answers it (gofakes3 ignores
+		// the condition): no object of that name may exist.
+		bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if _, err := s.backend.HeadObject(bucket, key); err == nil {
+			s3Error(sw, http.StatusPreconditionFailed, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold", r.URL.Path)
+			return
+		}
 	}
 	s.handler.ServeHTTP(sw, r)
 }
