@@ -11,9 +11,12 @@
 // a part (keeping every record that was flushed) and uploads every part the
 // spool still holds before anything new.
 //
-// One spool directory serves one destination prefix at a time: Open takes
-// an exclusive lock on it, so two recorders never upload each other's
-// unfinished parts.
+// A spool directory holds the parts of one bucket prefix, for any number of
+// destination names under it (agent-1.aaep, agent-2.aaep): Open takes an
+// exclusive lock per name, so two recorders never record or upload one
+// name's parts at once, and a recorder only ever uploads its own name's.
+// The directory records its prefix and server (.destination.json), so
+// that parts left behind (Leftovers) can be uploaded by anyone (Drain).
 package spool
 
 import (
@@ -21,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -91,6 +95,10 @@ type Options struct {
 	WarnAfter time.Duration
 	// Limits bound the spool on disk.
 	Limits Limits
+	// Endpoint and PathStyle are recorded in the spool directory beside
+	// the prefix, for --drain-spool.
+	Endpoint  string
+	PathStyle bool
 	// Replace lets an upload replace an existing object of its name
 	// (aaep-replay serve --record --force); by default uploads are
 	// conditional and never replace one.
@@ -133,6 +141,7 @@ type queued struct {
 type Uploader struct {
 	store  objstore.Store
 	dest   objstore.URL // its Key is the prefix ("" or ending in "/")
+	name   string       // the destination name: this Uploader's parts are it and its rotated parts
 	dir    string
 	opts   Options
 	lockFD *os.File
@@ -170,16 +179,10 @@ func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*U
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	name := path.Base(dest.Key)
+	lockFD, err := lock(dir, name, Holder(dest))
 	if err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("spool %s is in use by another aaep-capture recording to %s", dir, dest.String())
-		}
-		return nil, fmt.Errorf("spool: lock %s: %w", dir, err)
+		return nil, err
 	}
 	prefix := dest
 	if i := strings.LastIndex(prefix.Key, "/"); i >= 0 {
@@ -187,8 +190,13 @@ func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*U
 	} else {
 		prefix.Key = ""
 	}
+	if err := writeDestination(dir, Destination{Prefix: prefix.String(), Endpoint: opts.Endpoint, PathStyle: opts.PathStyle}); err != nil {
+		syscall.Flock(int(lockFD.Fd()), syscall.LOCK_UN)
+		lockFD.Close()
+		return nil, fmt.Errorf("spool: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	u := &Uploader{store: store, dest: prefix, dir: dir, opts: opts, lockFD: lock, done: make(chan struct{}), cancel: cancel}
+	u := &Uploader{store: store, dest: prefix, name: name, dir: dir, opts: opts, lockFD: lockFD, done: make(chan struct{}), cancel: cancel}
 	u.cond = sync.NewCond(&u.mu)
 	if err := u.recover(); err != nil {
 		u.release()
@@ -220,11 +228,12 @@ func (u *Uploader) recover() error {
 		name := e.Name()
 		switch {
 		case strings.HasPrefix(name, "."):
-			// The lock, and temporary files of an interrupted repair.
-			if strings.Contains(name, ".tmp") {
+			// Locks, and temporary files of an interrupted repair of
+			// this destination's parts (another's may be under way).
+			if tmp, ok := strings.CutSuffix(name, ".repair.tmp"); ok && DestName(tmp[1:]) == u.name {
 				os.Remove(filepath.Join(u.dir, name))
 			}
-		case e.Type().IsRegular() && strings.HasSuffix(name, Ext):
+		case e.Type().IsRegular() && strings.HasSuffix(name, Ext) && DestName(name) == u.name:
 			names = append(names, name)
 		}
 	}

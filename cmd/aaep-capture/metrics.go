@@ -67,6 +67,7 @@ func (m *captureMetrics) collect() []capmetrics.Metric {
 			g("spool_bytes", "Bytes of capture files in the spool directory (the part being written included).", float64(remote.up.Bytes())),
 			c("parts_dropped_total", "Parts deleted unuploaded to keep the spool within --spool-max-size and --spool-min-free.", float64(us.Dropped)),
 			c("dropped_bytes_total", "Bytes of the parts dropped.", float64(us.DroppedBytes)),
+			g("leftover_parts", "Parts of other destinations found waiting under the spool root at start, with no recorder (--drain-spool uploads them).", float64(remote.leftovers)),
 			g("recovered_parts", "Parts of this destination found in the spool at start (an earlier run's), uploaded first.", float64(us.Recovered)),
 		)
 	}

@@ -122,6 +122,9 @@ written.`,
 			if runF != nil {
 				return runF(o)
 			}
+			if o.storage.drain != "" {
+				return drainRun(o)
+			}
 			return captureRun(o)
 		},
 	}
@@ -164,6 +167,12 @@ written.`,
 
 // parseArgs validates the flags and the positional arguments.
 func (o *options) parseArgs(args []string, dash int) error {
+	if o.storage.drain != "" {
+		if len(args) > 0 || len(o.endpoints) > 0 || o.output != "" || o.exec {
+			return cli.Usagef("--drain-spool uploads what a spool holds and exits: it takes no endpoint and no --output")
+		}
+		return nil
+	}
 	before := args
 	if dash >= 0 {
 		before, o.execArgs = args[:dash], args[dash:]

@@ -22,6 +22,7 @@ import (
 // storageOptions are the flags of recording to object storage.
 type storageOptions struct {
 	spool      string
+	drain      string
 	endpoint   string
 	pathStyle  bool
 	uploadWait time.Duration
@@ -32,6 +33,7 @@ type storageOptions struct {
 }
 
 func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
+	f.StringVar(&o.drain, "drain-spool", "", "upload every part left under this spool root, each to the destination its directory records, and exit (hosts being retired or moved)")
 	f.StringVar(&o.spool, "spool", "", "with --output s3://...: local directory where parts are written before upload (default under the user's cache directory)")
 	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3-compatible server, e.g. http://127.0.0.1:9000 for MinIO (default AWS, or $AWS_ENDPOINT_URL_S3)")
 	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
@@ -54,6 +56,32 @@ type remoteOutput struct {
 	local    string // the capture file (or rotation pattern) in the spool
 	rotating bool
 	logs     *logLines
+	// leftovers counts the parts of other destinations found waiting under
+	// the spool root at start, with no recorder holding them.
+	leftovers int
+}
+
+// reportLeftovers names on stderr the destinations under the spool root
+// whose parts wait with no recorder holding them, and counts their parts.
+func reportLeftovers(root, dir, name string, logs *logLines) int {
+	lefts, err := spool.Leftovers(root, dir, name)
+	if err != nil {
+		logs.printf("warning: spool %s: %v", root, err)
+		return 0
+	}
+	n := 0
+	for _, l := range lefts {
+		n += len(l.Parts)
+		dest := l.Dest
+		if dest == "" {
+			dest = l.Name + " (no record of its destination)"
+		}
+		logs.printf("spool: %d part(s) of %s (%s) wait in %s with no recorder; not uploaded by this one", len(l.Parts), dest, formatBytes(l.Bytes), l.Dir)
+	}
+	if n > 0 {
+		logs.printf("spool: aaep-capture --drain-spool %s uploads them", root)
+	}
+	return n
 }
 
 // logLines prints upload messages through the progress display once it
@@ -128,11 +156,13 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 	}
 	dir := spool.Dir(root, u)
 	up, err := spool.Open(store, u, dir, spool.Options{Logf: logs.infof, Warnf: logs.printf, WarnAfter: o.storage.warnAfter,
+		Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle,
 		Limits: spool.Limits{MaxBytes: int64(o.storage.maxSize), MinFree: int64(o.storage.minFree), OnFull: onFull}})
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	ro := &remoteOutput{url: u, store: store, up: up, local: filepath.Join(dir, path.Base(u.Key)), rotating: rotating, logs: logs}
+	ro.leftovers = reportLeftovers(root, dir, path.Base(u.Key), logs)
 	if !rotating {
 		// One object named as asked: an earlier recording of that name,
 		// stored or still in the spool, is never replaced.

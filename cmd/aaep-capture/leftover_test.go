@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/objstore/s3test"
+	"github.com/aaep-tools/aaepkit/spool"
+)
+
+// Parts left under another prefix by a recorder whose uploads were refused
+// are named by the next recorder (another prefix, same spool root), then
+// --drain-spool uploads them where their directory says and empties it.
+func TestS3LeftoversNamedThenDrained(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	for _, kv := range p.Env(srv) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
+	defer prod.Close()
+	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	root := t.TempDir()
+	oldDir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "old/agent.aaep"})
+
+	p.SetFault(s3test.ForbidWrites)
+	res := capture(t, false, url, "-o", "s3://caps/old/agent.aaep", "--spool", root, "--rotate-every", "1s",
+		"--duration", "1500ms", "--upload-wait", "0", "--s3-timeout", "1s")
+	left := spooled(t, oldDir)
+	if res.code != 1 || len(left) == 0 {
+		t.Fatalf("first run: exit %d, spool %v: %s", res.code, left, res.stderr)
+	}
+
+	p.SetFault(s3test.Pass)
+	res = capture(t, false, url, "-o", "s3://caps/new/agent.aaep", "--spool", root, "--rotate-every", "1h", "--duration", "300ms")
+	if res.code != 0 {
+		t.Fatalf("second run: exit %d: %s", res.code, res.stderr)
+	}
+	if want := "part(s) of s3://caps/old/agent.aaep"; !strings.Contains(res.stderr, want) || !strings.Contains(res.stderr, "--drain-spool "+root) {
+		t.Errorf("the leftovers are not named (%q): %s", want, res.stderr)
+	}
+	if keys, _ := srv.Objects("caps", "old/"); len(keys) != 0 {
+		t.Errorf("the second recorder uploaded another destination's parts: %v", keys)
+	}
+
+	res = capture(t, false, "--drain-spool", root)
+	if res.code != 0 {
+		t.Fatalf("--drain-spool: exit %d: %s", res.code, res.stderr)
+	}
+	keys, _ := srv.Objects("caps", "old/")
+	if len(keys) != len(left) {
+		t.Errorf("drained objects %v, want the %d parts %v", keys, len(left), left)
+	}
+	for i, k := range keys {
+		if i < len(left) && filepath.Base(k) != filepath.Base(left[i]) {
+			t.Errorf("object %s, want %s", k, filepath.Base(left[i]))
+		}
+	}
+	if got := spooled(t, oldDir); len(got) != 0 {
+		t.Errorf("spool still holds %v", got)
+	}
+	if res = capture(t, false, "--drain-spool", root); res.code != 0 || !strings.Contains(res.stderr, "nothing to drain") {
+		t.Errorf("second drain: exit %d: %s", res.code, res.stderr)
+	}
+	if res = capture(t, false, "--drain-spool", root, "-o", "x.aaep"); res.code != 2 {
+		t.Errorf("--drain-spool with --output: exit %d", res.code)
+	}
+}
+
+// Two recorders under one prefix with different names share the spool
+// directory and each uploads its own parts; a third with a name already
+// being recorded refuses to run and names the holder.
+func TestS3TwoRecordersOnePrefix(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
+	defer prod.Close()
+	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	root := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	type out struct {
+		code   int
+		stderr string
+	}
+	start := func(name string) chan out {
+		ch := make(chan out, 1)
+		go func() {
+			var errb syncBuffer
+			code := run(ctx, cli.Streams{In: strings.NewReader(""), Out: &syncBuffer{}, Err: &errb},
+				[]string{url, "-o", "s3://caps/fleet/" + name, "--spool", root, "--rotate-every", "1s", "--duration", "2500ms"})
+			ch <- out{code, errb.String()}
+		}()
+		return ch
+	}
+	a1, a2 := start("agent-1.aaep"), start("agent-2.aaep")
+	time.Sleep(700 * time.Millisecond) // both hold their locks by now
+	again := capture(t, false, url, "-o", "s3://caps/fleet/agent-1.aaep", "--spool", root, "--duration", "1s")
+	if again.code != 2 || !strings.Contains(again.stderr, "agent-1.aaep is in use by aaep-capture pid") {
+		t.Errorf("a second recorder of agent-1.aaep: exit %d: %s", again.code, again.stderr)
+	}
+	for name, ch := range map[string]chan out{"agent-1": a1, "agent-2": a2} {
+		o := <-ch
+		if o.code != 0 {
+			t.Errorf("%s: exit %d: %s", name, o.code, o.stderr)
+		}
+		if strings.Contains(o.stderr, "in use") || strings.Contains(o.stderr, "wait in") {
+			t.Errorf("%s saw the other as a conflict or a leftover: %s", name, o.stderr)
+		}
+	}
+	keys, _ := srv.Objects("caps", "fleet/")
+	var n1, n2 int
+	for _, k := range keys {
+		switch {
+		case strings.HasPrefix(k, "fleet/agent-1-"):
+			n1++
+		case strings.HasPrefix(k, "fleet/agent-2-"):
+			n2++
+		default:
+			t.Errorf("object %s", k)
+		}
+	}
+	if n1 == 0 || n2 == 0 {
+		t.Errorf("objects %v: want parts of both", keys)
+	}
+	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "fleet/x"})
+	if got := spooled(t, dir); len(got) != 0 {
+		t.Errorf("spool still holds %v", got)
+	}
+}
