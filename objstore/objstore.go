@@ -45,6 +45,11 @@ var ErrExists = errors.New("object exists")
 // permissions (wrong keys, no access to the bucket).
 var ErrAccess = errors.New("access denied")
 
+// ErrDenied reports a request refused by the permissions of valid
+// credentials (AccessDenied), not for the credentials themselves; it
+// matches ErrAccess too.
+var ErrDenied = fmt.Errorf("%w by the bucket's or the key's policy", ErrAccess)
+
 // Object describes a stored object.
 type Object struct {
 	Key      string

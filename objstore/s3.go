@@ -122,7 +122,10 @@ func (s *s3Store) wrap(op, key string, err error) error {
 			return fmt.Errorf("%s %s: %w %s", op, s.Describe(key), ErrNoBucket, s.bucket)
 		}
 		return fmt.Errorf("%s %s: %w", op, s.Describe(key), ErrNotFound)
-	case resp.Code == "AccessDenied" || resp.Code == "InvalidAccessKeyId" || resp.Code == "SignatureDoesNotMatch" ||
+	case resp.Code == "AccessDenied":
+		// The keys are valid; this key may not do this.
+		return fmt.Errorf("%s %s: %w (AccessDenied): this key's policy does not allow it", op, s.Describe(key), ErrDenied)
+	case resp.Code == "InvalidAccessKeyId" || resp.Code == "SignatureDoesNotMatch" ||
 		resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized:
 		code := resp.Code
 		if code == "" {

@@ -239,3 +239,22 @@ func TestBinarySecondSignalExitsWithSummary(t *testing.T) {
 		t.Errorf("-q printed the capture summary line: %s", out)
 	}
 }
+
+// A key that may only PutObject (every read refused with AccessDenied):
+// the start-up check is skipped with a warning, and every part is
+// uploaded, confirmed by the PUT's answer alone.
+func TestS3PutOnlyKey(t *testing.T) {
+	fr := runUnderFault(t, s3test.ForbidReads, 0)
+	if fr.res.code != 0 {
+		t.Errorf("exit %d, want 0: %s", fr.res.code, fr.res.stderr)
+	}
+	if !strings.Contains(fr.res.stderr, "the start-up check is skipped") {
+		t.Errorf("no warning about the skipped check: %s", fr.res.stderr)
+	}
+	if !slices.Equal(fr.keys, fr.files) {
+		t.Errorf("objects %v, want every part %v", fr.keys, fr.files)
+	}
+	if got := fr.spooled(t); len(got) != 0 {
+		t.Errorf("spool still holds %v", got)
+	}
+}

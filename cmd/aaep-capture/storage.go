@@ -143,6 +143,11 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 	// Prove the credentials and the bucket before recording anything.
 	exists, err := objstore.Exists(ctx, store, u.Key)
 	switch {
+	case errors.Is(err, objstore.ErrDenied):
+		// A key that may only write (s3:PutObject) cannot check; it
+		// can still record, and uploads never replace an object.
+		logs.printf("warning: %v; the start-up check is skipped (a key that may only PutObject records all the same; uploads never replace an object)", err)
+		err = nil
 	case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
 		return nil, cli.WithCode(cli.ExitFailure, err)
 	case err != nil:

@@ -32,10 +32,13 @@ const (
 	// ForbidWrites answers every PUT, POST and DELETE 403 AccessDenied and
 	// forwards reads: a key that may read but no longer write.
 	ForbidWrites
+	// ForbidReads answers every GET and HEAD 403 AccessDenied and
+	// forwards writes: a key that may only PutObject.
+	ForbidReads
 )
 
 func (f Fault) String() string {
-	return [...]string{"pass", "black-hole", "slow", "reset", "500", "403-on-writes"}[f]
+	return [...]string{"pass", "black-hole", "slow", "reset", "500", "403-on-writes", "403-on-reads"}[f]
 }
 
 // SlowRate is the bandwidth of the Slow fault, each way, per request.
@@ -146,6 +149,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s3Error(w, http.StatusInternalServerError, "InternalError", "injected by the test proxy", r.URL.Path)
 	case ForbidWrites:
 		if r.Method == http.MethodPut || r.Method == http.MethodPost || r.Method == http.MethodDelete {
+			s3Error(w, http.StatusForbidden, "AccessDenied", "Access Denied", r.URL.Path)
+			return
+		}
+		p.rp.ServeHTTP(w, r)
+	case ForbidReads:
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
 			s3Error(w, http.StatusForbidden, "AccessDenied", "Access Denied", r.URL.Path)
 			return
 		}
