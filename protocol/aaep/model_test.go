@@ -159,7 +159,16 @@ func aaepModels() []protocol.Model { return []protocol.Model{aaep.New()} }
 
 // TestSingleRules runs every case through the engine and compares the
 // single-message findings with the expectation.
-func TestSingleRules(t *testing.T) { protocoltest.CheckRules(t, aaepModels, singleRuleCases()) }
+// TestSingleRules runs the single-message rule cases: each stream is one
+// or a few messages cut out of a session (a Fragment), judged by the rule
+// it names.
+func TestSingleRules(t *testing.T) {
+	cases := singleRuleCases()
+	for i := range cases {
+		cases[i].Fragment = true
+	}
+	protocoltest.CheckRules(t, aaepModels, cases)
+}
 
 // TestEveryRuleHasCases makes coverage enforceable: every single-message
 // rule of the model must have at least one failing and one passing case

@@ -114,10 +114,10 @@ func seqNegCases() []seqCase {
 				caps{}), S(), PU(), C()),
 			[]string{"NEG-FILTER-EXCLUDE", "NEG-FILTER-EXCLUDE", "NEG-FILTER-EXCLUDE"}},
 		seqCase{"extension event outside the default include", "NEG-FILTER-INCLUDE", "",
-			stream(handshake(0, "sub_1", caps{}, caps{}), S(), event("x").set("type", "medai:patient.consulted"), C()), []string{"NEG-FILTER-INCLUDE"}},
+			stream(handshake(0, "sub_1", caps{}, caps{}), S(), event("x").set("type", "medai:patient.consulted", "@context", medaiContext), C()), []string{"NEG-FILTER-INCLUDE"}},
 		seqCase{"extension event included", "NEG-FILTER-INCLUDE", "",
 			stream(handshake(0, "sub_1", caps{"event_filters": caps{"include": []string{"aaep:agent.*", "medai:*"}}}, caps{}),
-				S(), event("x").set("type", "medai:patient.consulted"), C()), nil},
+				S(), event("x").set("type", "medai:patient.consulted", "@context", medaiContext), C()), nil},
 		seqCase{"coalesce hint not negotiated", "NEG-COALESCE-HINT", "",
 			stream(handshake(0, "sub_1", caps{}, caps{}), S(), SC("idle", "writing_output"), OS("out_1", 0, "Hi", true).set("coalesce_hint", "none"), C()),
 			[]string{"NEG-COALESCE-HINT"}},
@@ -183,3 +183,7 @@ func seqNegCases() []seqCase {
 	)
 	return cases
 }
+
+// medaiContext declares the medai extension vocabulary beside the core
+// context (§7.4), as an event of an extension type must.
+var medaiContext = []string{ContextV1, "https://example.org/medai/context/v1"}
