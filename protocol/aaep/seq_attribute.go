@@ -15,13 +15,16 @@ import (
 func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool, id string, irrev bool) string {
 	var named *await
 	how := matchNone
-	for _, a := range ss.awaits {
+	for i, a := range ss.awaits {
 		if a.kind != kindConfirm {
 			continue
 		}
 		h := a.names.match(tool, id)
 		if h < matchText || (h == matchText && !irrev) {
 			continue
+		}
+		if a.res.rejected() && namedLater(ss.awaits[i+1:], tool, id) {
+			continue // a later confirmation asks for this tool again: the rejected action ended there
 		}
 		if named == nil || h > how || (h == how && a.preference() > named.preference()) {
 			named, how = a, h
@@ -103,6 +106,17 @@ func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool, id 
 	return ""
 }
 
+// namedLater reports whether one of the confirmations later names an
+// invocation of tool with tool_call_id id.
+func namedLater(later []*await, tool, id string) bool {
+	for _, b := range later {
+		if b.kind == kindConfirm && b.names.match(tool, id) >= matchName {
+			return true
+		}
+	}
+	return false
+}
+
 // preference ranks confirmations that name the same invocation equally
 // well: an unused accept first, then a pending one, one resolved by an
 // unrecorded reply, a rejected one, and an accept already used.
@@ -124,6 +138,18 @@ func (a *await) preference() int {
 
 // namedAction handles an invocation that confirmation a names (how).
 func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how matchHow, tool string, irrev bool) {
+	if a.res.accepted() && a.consumed && a.orderUse.set && how >= matchName {
+		// The accept was taken by order by an irreversible tool it does
+		// not name; the action it names is this one, so that tool ran
+		// without a confirmation of its own.
+		u := a.orderUse
+		a.orderUse = orderUse{}
+		s.report(seqIrrevNeedsConf, ss.id, u.at.msg(), "no confirmation",
+			"irreversible tool %s is invoked without a confirmation of its own: the accept of confirmation %s (message %d) names %s, which runs at message %d; irreversible actions need the user's confirmation first",
+			u.tool, a.token, a.at.index, tool, m.Index)
+		s.useAccept(ss, m, a, how, tool, irrev)
+		return
+	}
 	switch {
 	case a.res.accepted() && !a.consumed:
 		if a.hasCand && a.candTool == tool {
@@ -158,6 +184,9 @@ func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how
 
 // useAccept lets an invocation use accepted confirmation a.
 func (s *seqChecker) useAccept(ss *session, m *protocol.Message, a *await, how matchHow, tool string, irrev bool) {
+	if how == matchOrder && irrev {
+		a.orderUse = orderUse{set: true, at: refOf(m), tool: tool}
+	}
 	a.consumed = true
 	a.needAccept = false
 	ss.consumed = true

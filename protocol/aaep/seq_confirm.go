@@ -17,14 +17,21 @@ package aaep
 //     reply-capable subscription received it, by its default (§5.8.2).
 //
 // Which tool.invoked is "the action"? The one the confirmation names
-// (seq_naming.go): by tool_call_id, by tool, or by its action text naming
-// the tool; each finding says which. A tool.invoked that a confirmation
-// names by tool_call_id or tool is its action for certain: run while the
-// confirmation is pending it breaks the block (SEQ-CONF-BLOCKING), after a
-// reject it is SEQ-CONF-NO-ACTION-AFTER-REJECT however much later, and a
-// second run on one accept is SEQ-CONF-ONE-ACTION. Text is weaker evidence,
-// so it decides which confirmation an irreversible action belongs to, but
-// a reversible tool matched by text only is treated like an unnamed one.
+// (seq_naming.go): by tool_call_id, by tool, or by its action text
+// spelling the tool's name; each finding says which. A tool.invoked that a
+// confirmation names so is its action for certain, reversible or not
+// (§6.1(1) blocks "the action being confirmed", whatever its
+// reversibility): run while the confirmation is pending it breaks the
+// block (SEQ-CONF-BLOCKING), after a reject it is
+// SEQ-CONF-NO-ACTION-AFTER-REJECT up to the next confirmation that names
+// the same tool (a later, separately confirmed use is not the rejected
+// action), and a second run on one accept is SEQ-CONF-ONE-ACTION. A text
+// that only shares a word with the tool's name is weaker evidence: it
+// decides which confirmation an irreversible action belongs to, but a
+// reversible tool matched so is treated like an unnamed one. An accept
+// taken by order by an irreversible tool it does not name goes back to
+// the action it names when that runs: the earlier tool ran unconfirmed
+// and is blamed at its own message (SEQ-IRREV-NEEDS-CONF).
 //
 // When nothing names it, order decides, among the confirmations that name
 // no other tool or call: an irreversible tool.invoked consumes the first
@@ -126,6 +133,7 @@ type await struct {
 	laterReject   bool // a later (ignored) reply rejected
 	modified      bool // accepted with modified_action
 	consumed      bool // an action used this confirmation (or was done early)
+	orderUse      orderUse
 
 	needExit   bool // SEQ-STATE-AWAITING-EXIT pending
 	needReject bool // SEQ-CONF-REJECT-FOLLOWUP pending
@@ -144,6 +152,14 @@ type await struct {
 
 	replied bool        // a reply for this token was recorded
 	flow    *unseenFlow // held while its replies are not observed (seq_unseen.go)
+}
+
+// orderUse is an irreversible invocation that took an accept by order,
+// though the confirmation named nothing it has (seq_attribute.go).
+type orderUse struct {
+	set  bool
+	at   ref
+	tool string
 }
 
 // ignoredReply is a reply to an await that the producer had to ignore

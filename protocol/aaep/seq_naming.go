@@ -13,6 +13,7 @@ package aaep
 // finding says which way it matched.
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -23,7 +24,8 @@ type matchHow uint8
 const (
 	matchNone  matchHow = iota // the confirmation names nothing this invocation has
 	matchOther                 // it names another tool or call: never this invocation
-	matchText                  // its action text names the tool
+	matchText                  // its action text names a word of the tool's name
+	matchName                  // its action text spells the tool's name
 	matchTool                  // it names the tool
 	matchCall                  // it names the tool_call_id
 	matchOrder                 // nothing names the invocation: taken by order
@@ -38,6 +40,8 @@ func (h matchHow) String() string {
 		return "matched by the tool the confirmation names"
 	case matchText:
 		return "matched by the confirmation's action text, which names the tool"
+	case matchName:
+		return "matched by the confirmation's action text, which spells the tool's name"
 	case matchOrder:
 		return "no confirmation names this tool, so it was matched by order"
 	}
@@ -48,6 +52,7 @@ func (h matchHow) String() string {
 type naming struct {
 	tool, call string
 	words      map[string]bool // the action text's words, lower case
+	text       []string        // the same words in order
 }
 
 // namesOf reads what confirmation ev names.
@@ -68,7 +73,8 @@ func namesOf(ev *Event) naming {
 		}
 	}
 	if action, ok := ev.Str("action"); ok {
-		for _, w := range words(action) {
+		n.text = words(action)
+		for _, w := range n.text {
 			if n.words == nil {
 				n.words = map[string]bool{}
 			}
@@ -94,12 +100,31 @@ func (n *naming) match(tool, id string) matchHow {
 	case n.tool != "":
 		return matchOther
 	}
-	for _, w := range words(tool) {
+	tw := words(tool)
+	if spells(n.text, tw) {
+		return matchName
+	}
+	for _, w := range tw {
 		if len(w) >= 4 && (n.words[w] || n.words[w+"s"] || n.words[w+"es"]) {
 			return matchText
 		}
 	}
 	return matchNone
+}
+
+// spells reports whether the words of a tool's name (tool) follow one
+// another in text: "Call send_invoice for ACME" spells send_invoice, "Send
+// the invoice" does not.
+func spells(text, tool []string) bool {
+	if len(tool) == 0 {
+		return false
+	}
+	for i := 0; i+len(tool) <= len(text); i++ {
+		if slices.Equal(text[i:i+len(tool)], tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // words splits s into lower-case words at anything but letters and digits

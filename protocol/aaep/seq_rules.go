@@ -226,7 +226,7 @@ var (
 	seqIrrevNeedsConf = &protocol.Rule{
 		ID: "SEQ-IRREV-NEEDS-CONF", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "An irreversible tool.invoked is preceded by an unused awaiting.confirmation in its session.",
-		Doc:     "MUST in §4.3.1, §9.4.1(2) and A.8.4. Reported when an irreversible tool.invoked finds no confirmation in its session that could authorize it: none named it, none is accepted and unused, pending or rejected. This is all an events-only recording can show, so it holds without replies too; an accept already used is SEQ-CONF-ONE-ACTION. Not reported on subscriptions that do not receive confirmations.",
+		Doc:     "MUST in §4.3.1, §9.4.1(2) and A.8.4. Reported when an irreversible tool.invoked finds no confirmation in its session that could authorize it: none named it, none is accepted and unused, pending or rejected. This is all an events-only recording can show, so it holds without replies too; an accept already used is SEQ-CONF-ONE-ACTION. An irreversible tool that took an accept by order, though the confirmation named another action (its action text spells another tool's name), is reported at its own message once the named action runs on that accept: it ran unconfirmed, and the named action is not blamed. Not reported on subscriptions that do not receive confirmations.",
 		Spec:    "AAEP §4.3.1, §9.4.1(2), A.8.4; aaep-rules.md §3.5",
 	}
 	seqIrrevNeedsAccept = &protocol.Rule{
@@ -239,19 +239,19 @@ var (
 	seqConfOneAction = &protocol.Rule{
 		ID: "SEQ-CONF-ONE-ACTION", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "One accepted confirmation authorizes exactly one action: the one it names (tool_call_id, tool or action text), else the next irreversible one by order.",
-		Doc:     "MUST, derived from §4.3.1 and §6.2.2 (an accept is for one tool invocation; tokens are single-use). The action is the one the confirmation names (tool_call_id, tool or action text), otherwise the next irreversible invocation in order; reported when an irreversible tool runs on an accept that an earlier action already used. A reversible tool nothing names does not use the accept up.",
+		Doc:     "MUST, derived from §4.3.1 and §6.2.2 (an accept is for one tool invocation; tokens are single-use). The action is the one the confirmation names (tool_call_id, tool, or an action text that spells the tool's name; for an irreversible tool, also a text sharing a word of four letters or more with its name), otherwise the next irreversible invocation in order; reported when an irreversible tool runs on an accept that an earlier action already used. A reversible tool nothing names does not use the accept up, and an accept an unnamed tool took by order goes back to the action it names when that runs (SEQ-IRREV-NEEDS-CONF blames the other tool).",
 		Spec:    "AAEP §4.3.1, §6.2.2, §6.3.4(3); aaep-rules.md §3.5",
 	}
 	seqConfBlocking = &protocol.Rule{
 		ID: "SEQ-CONF-BLOCKING", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "No tool.invoked for the confirmed action before the confirmation is resolved.",
-		Doc:     "MUST in §6.1 and §4.4.1. Reported when the confirmed action runs while its confirmation is unresolved: an irreversible or named tool invoked while it is pending, or a reversible tool invoked while it is pending that runs again after the accept, or after which the accept is followed by no action at all. In a passive recording that carries no replies the flow is held and noted as SEQ-REPLY-UNOBSERVED instead, unless a reply for it turns up later.",
+		Doc:     "MUST in §6.1 and §4.4.1. Reported when the confirmed action runs while its confirmation is unresolved: an irreversible or named tool invoked while it is pending, reversible or not (§6.1(1) blocks the action being confirmed, before a default_decision accept applies as much as before a reply), or a reversible tool invoked while it is pending that runs again after the accept, or after which the accept is followed by no action at all. In a passive recording that carries no replies the flow is held and noted as SEQ-REPLY-UNOBSERVED instead, unless a reply for it turns up later.",
 		Spec:    "AAEP §6.1(1,3), §4.4.1; aaep-rules.md §3.5",
 	}
 	seqConfNoActionAfterReject = &protocol.Rule{
 		ID: "SEQ-CONF-NO-ACTION-AFTER-REJECT", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "No tool.invoked for an action whose confirmation was rejected or cancelled.",
-		Doc:     "MUST in §4.5.3, §6.1 and A.8.5. Reported when a tool invocation follows a confirmation rejected by its first valid reply or cancelled (session.cancelled, or a state change to thinking or deciding while pending, §6.8): a tool the confirmation names, an irreversible one otherwise, or any tool before the reject's follow-up event. A default reject is SEQ-CONF-TIMEOUT-DEFAULT or NEG-CLOSE-PENDING-DEFAULT; a reject that a later accept reply overrode is SEQ-REPLY-FIRST-WINS.",
+		Doc:     "MUST in §4.5.3, §6.1 and A.8.5. Reported when a tool invocation follows a confirmation rejected by its first valid reply or cancelled (session.cancelled, or a state change to thinking or deciding while pending, §6.8): a tool the confirmation names, reversible or not, up to the next confirmation that names the same tool (a later, separately confirmed use is not the rejected action), an irreversible one otherwise, or any tool before the reject's follow-up event. A default reject is SEQ-CONF-TIMEOUT-DEFAULT or NEG-CLOSE-PENDING-DEFAULT; a reject that a later accept reply overrode is SEQ-REPLY-FIRST-WINS.",
 		Spec:    "AAEP §4.5.3, §6.1, A.4, A.8.5; aaep-rules.md §3.5",
 	}
 	seqConfRejectFollowup = &protocol.Rule{
