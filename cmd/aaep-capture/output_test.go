@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io/fs"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,4 +203,33 @@ func TestCaptureToStdoutAndDevices(t *testing.T) {
 		t.Errorf("the device is now a %v", st.Mode())
 	}
 	noTemp(t, dir)
+}
+
+// TestCaptureForceNeedsAMessage: --force replaces a capture only with one
+// that recorded a message: an empty JSON Lines source, or an SSE endpoint
+// that sends its headers and closes (connection events only), leaves the
+// earlier capture as it was (exit 1, saying so).
+func TestCaptureForceNeedsAMessage(t *testing.T) {
+	dir := jsonlDir(t)
+	if code, _, stderr := runCapture(t, dir, "events.jsonl", "-o", "session.aaep"); code != 0 {
+		t.Fatalf("first recording: exit %d, %s", code, stderr)
+	}
+	earlier, _ := os.ReadFile(filepath.Join(dir, "session.aaep"))
+	os.WriteFile(filepath.Join(dir, "empty.jsonl"), nil, 0o644)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+	}))
+	defer srv.Close()
+	for _, src := range []string{"empty.jsonl", srv.URL + "/events"} {
+		code, _, stderr := runCapture(t, dir, src, "-o", "session.aaep", "--force", "--max-retries", "0")
+		if code != 1 || !strings.Contains(stderr, "session.aaep: no message was recorded; the existing file is kept, not replaced") {
+			t.Errorf("%s --force: exit %d, %q; want 1 and the file kept", src, code, stderr)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "session.aaep")); !bytes.Equal(got, earlier) {
+			t.Fatalf("%s --force: the earlier capture was replaced", src)
+		}
+		noTemp(t, dir)
+	}
 }

@@ -274,6 +274,13 @@ func captureRun(o *options) error {
 	if (uploadErr != nil || fullErr != nil) && code == cli.ExitOK {
 		code = cli.ExitFailure
 	}
+	for _, kept := range st.NotReplaced {
+		// --force replaces a capture only with one that recorded something.
+		fmt.Fprintf(o.Err, "aaep-capture: %s: no message was recorded; the existing file is kept, not replaced\n", kept)
+		if code == cli.ExitOK {
+			code = cli.ExitFailure
+		}
+	}
 	sum := newSummary(st, results, reason, elapsed, code)
 	sum.Withheld = watch.withheld()
 	if remote != nil {

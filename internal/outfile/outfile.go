@@ -413,6 +413,10 @@ func (f *File) openTemp(st os.FileInfo) (*File, error) {
 	return f, nil
 }
 
+// Replaces reports whether the output will replace an existing non-empty
+// file (one that Force let a live recording replace, say).
+func (f *File) Replaces() bool { return f.orig != nil && f.orig.Size() > 0 }
+
 // Name is the output as the user named it ("-" for standard output).
 func (f *File) Name() string { return f.name }
 

@@ -134,6 +134,9 @@ type Stats struct {
 	Files []string
 	// StopReason is StopMaxEvents or StopMaxBytes once one was reached.
 	StopReason string
+	// NotReplaced lists the existing files that Force would have replaced,
+	// kept because no message was recorded to replace them with.
+	NotReplaced []string
 }
 
 // Recorder writes the messages of sources into capture files.
@@ -154,7 +157,8 @@ type Recorder struct {
 	connected map[uint16]int
 	stopOnce  sync.Once
 
-	worth bool // a message or a connection was recorded: the file is kept
+	worth   bool // a message or a connection was recorded: the file is kept
+	message bool // a message was recorded (a file that replaces another needs one)
 
 	// Owned by the writer goroutine.
 	w         *capfile.Writer
@@ -334,6 +338,9 @@ func (c *classifier) emit(m *transport.Message) error {
 	if m.Kind != capfile.KindConn || (m.Conn != nil && m.Conn.Event == transport.EventConnected) {
 		r.worth = true
 	}
+	if m.Kind == capfile.KindReceived || m.Kind == capfile.KindSent {
+		r.message = true
+	}
 	if flags&capfile.FlagInvalidJSON != 0 {
 		r.stats.InvalidJSON++
 	}
@@ -404,6 +411,7 @@ func (r *Recorder) Stats() Stats {
 		s.CloseCodes[k] = v
 	}
 	s.Files = append([]string(nil), r.stats.Files...)
+	s.NotReplaced = append([]string(nil), r.stats.NotReplaced...)
 	r.mu.Unlock()
 	return s
 }
@@ -512,10 +520,7 @@ func (r *Recorder) write(b *batch) error {
 			return fmt.Errorf("%w: %s: %w", ErrWrite, r.curPath, err)
 		}
 	}
-	r.mu.Lock()
-	worth := r.worth
-	r.mu.Unlock()
-	if worth && !r.shown {
+	if r.keep() && !r.shown {
 		if err := r.publish(); err != nil {
 			return err
 		}
@@ -557,13 +562,16 @@ func (r *Recorder) closeFile() error {
 	if r.w == nil {
 		return nil
 	}
-	r.mu.Lock()
-	worth := r.worth
-	r.mu.Unlock()
+	keep := r.keep()
 	err := r.w.Close()
 	r.closedB += r.w.Stats().FileBytes
 	r.w = nil
-	if !r.shown && !worth && r.out.Kind() == outfile.Regular {
+	if !r.shown && !keep && r.out.Kind() == outfile.Regular {
+		if r.out.Replaces() {
+			r.mu.Lock()
+			r.stats.NotReplaced = append(r.stats.NotReplaced, r.curPath)
+			r.mu.Unlock()
+		}
 		r.out.Discard()
 		return nil
 	}
@@ -580,6 +588,16 @@ func (r *Recorder) closeFile() error {
 		r.cfg.OnPartClosed(r.curPath)
 	}
 	return nil
+}
+
+// keep reports whether the current file holds what is worth keeping: a
+// message or a connection; and, when it would replace an existing file
+// (--force), a message: connection events alone (an endpoint that answered
+// and sent nothing) never replace a capture.
+func (r *Recorder) keep() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.worth && (r.message || !r.out.Replaces())
 }
 
 // publish makes the current file visible at its path and lists it; with a
