@@ -101,7 +101,8 @@ type ReadPolicy struct {
 // Judge judges err, the error that ended reading a capture after records
 // records were read. A clean end (nil or io.EOF) is neither an error nor a
 // warning. A torn tail (IsTorn) is a warning, unless no record could be
-// read although bytes were there (ErrNothingRead) or the policy is Strict:
+// read although bytes were there (ErrNothingRead; an err that already
+// wraps it is judged so whatever records says) or the policy is Strict:
 // then it fails. Other damage (a *CorruptionError) fails. AllowIncomplete
 // turns every failure of a *CorruptionError into a warning. Any other error
 // is returned as fail, unchanged.
@@ -115,6 +116,7 @@ func (p ReadPolicy) Judge(err error, records int64) (fail, warn error) {
 	}
 	bad := err
 	switch {
+	case errors.Is(err, ErrNothingRead):
 	case IsTorn(err) && records == 0 && ce.Unreadable() > 0:
 		bad = fmt.Errorf("%w: %w", ErrNothingRead, err)
 	case IsTorn(err) && !p.Strict:

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -20,6 +21,8 @@ type CutOptions struct {
 	From  string
 	Until string
 	Cut   capedit.CutOptions
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
 }
 
 // NewCmdCut builds cut; runF, when given, runs instead of cutRun (tests of
@@ -66,6 +69,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.BoolVar(&o.Cut.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
+	addReadingFlags(f, &o.Reading)
 	f.StringVar(&o.From, "from", "", "first position kept: a time offset (1m30s, 1:30) or a record number (#120)")
 	f.StringVar(&o.Until, "until", "", "last position kept (inclusive): a time offset or a record number")
 	addTimeShift(f, &o.Cut.TimeShift)
@@ -79,10 +83,11 @@ func cutRun(o *CutOptions) error {
 	opts.Progress = a.meter("cut")
 	res, err := capedit.Cut(a.ctx, o.Input, out, opts)
 	opts.Progress.Stop()
+	var ws []capedit.Warning
 	if res != nil {
-		fileopsWarn(a.Err, res.Warnings)
+		ws = res.Warnings
 	}
-	return fileopsDone(err, func() {
+	return a.fileopsDone(o.Reading, ws, err, func() {
 		fmt.Fprintf(a.summaryTo(out), "wrote %d records to %s\n", res.Written, outName(out))
 	})
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
@@ -17,6 +18,8 @@ type DedupeOptions struct {
 	Input  string
 	Output string
 	Dedupe capedit.DedupeOptions
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
 }
 
 // NewCmdDedupe builds dedupe; runF, when given, runs instead of dedupeRun
@@ -55,6 +58,7 @@ is remembered, and so the memory used; 0 remembers the whole capture.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.BoolVar(&o.Dedupe.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
+	addReadingFlags(f, &o.Reading)
 	numflag.Duration(f, &opts.Window, "window", capedit.DefaultDedupeWindow, numflag.NonNegative("the whole capture"), "how far back a first delivery is remembered (0: the whole capture)")
 	addTimeShift(f, &opts.TimeShift)
 	return cmd
@@ -67,10 +71,11 @@ func dedupeRun(o *DedupeOptions) error {
 	opts.Progress = a.meter("dedupe")
 	res, err := capedit.Dedupe(a.ctx, o.Input, out, opts)
 	opts.Progress.Stop()
+	var ws []capedit.Warning
 	if res != nil {
-		fileopsWarn(a.Err, res.Warnings)
+		ws = res.Warnings
 	}
-	return fileopsDone(err, func() {
+	return a.fileopsDone(o.Reading, ws, err, func() {
 		fmt.Fprintf(a.summaryTo(out), "dropped %s of %d records; wrote %d to %s\n",
 			fileopsCount(res.Dropped, "redelivered event", "redelivered events"), res.Read, res.Written, outName(out))
 	})

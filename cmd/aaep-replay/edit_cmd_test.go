@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -25,6 +26,8 @@ func Test_NewCmdCut(t *testing.T) {
 	defaults := func(a *app) CutOptions { return CutOptions{app: a, Input: "in.aaep", Output: "out.aaep"} }
 	cases := []cmdCase[CutOptions]{
 		{name: "defaults", argv: "cut in.aaep -o out.aaep"},
+		{name: "allow-incomplete", argv: "cut in.aaep -o out.aaep --allow-incomplete", want: func(o *CutOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "cut in.aaep -o out.aaep --strict", want: func(o *CutOptions) { o.Reading = capfile.ReadPolicy{Strict: true} }},
 		{name: "force over an original recording", argv: "cut in.aaep -o out.aaep --force", want: func(o *CutOptions) { o.Cut.Force = true }},
 		{name: "standard output", argv: "cut in.aaep -o -", want: func(o *CutOptions) { o.Output = "-" }},
 		{name: "long output flag", argv: "cut in.aaep --output=out.aaep"},
@@ -68,6 +71,12 @@ func Test_NewCmdFilter(t *testing.T) {
 			o.Filter.Match.Types, o.Filter.Match.Sessions, o.Filter.Match.Urgencies = []string{"a"}, []string{"s"}, []string{"high"}
 		}},
 		{name: "long output flag", argv: "filter in.aaep --output=out.aaep --urgency low", want: func(o *FilterOptions) { o.Filter.Match.Urgencies = []string{"low"} }},
+		{name: "allow-incomplete", argv: "filter in.aaep -o out.aaep --urgency low --allow-incomplete", want: func(o *FilterOptions) {
+			o.Filter.Match.Urgencies, o.Reading = []string{"low"}, capfile.ReadPolicy{AllowIncomplete: true}
+		}},
+		{name: "strict", argv: "filter in.aaep -o out.aaep --urgency low --strict", want: func(o *FilterOptions) {
+			o.Filter.Match.Urgencies, o.Reading = []string{"low"}, capfile.ReadPolicy{Strict: true}
+		}},
 		{name: "messages-only alone", argv: "filter in.aaep --messages-only -o -", want: func(o *FilterOptions) {
 			o.Filter.MessagesOnly, o.Output = true, "-"
 		}},
@@ -91,6 +100,8 @@ func Test_NewCmdExport(t *testing.T) {
 	defaults := func(a *app) ExportOptions { return ExportOptions{app: a, Inputs: []string{"in.aaep"}, Output: "-"} }
 	testNewCmd(t, NewCmdExport, defaults, []cmdCase[ExportOptions]{
 		{name: "defaults: standard output", argv: "export in.aaep"},
+		{name: "allow-incomplete", argv: "export in.aaep --allow-incomplete", want: func(o *ExportOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "export in.aaep --strict", want: func(o *ExportOptions) { o.Reading = capfile.ReadPolicy{Strict: true} }},
 		{name: "several inputs", argv: "export run-*.aaep dir/ -", want: func(o *ExportOptions) { o.Inputs = []string{"run-*.aaep", "dir/", "-"} }},
 		{name: "output", argv: "export in.aaep -o run.jsonl", want: func(o *ExportOptions) { o.Output = "run.jsonl" }},
 		{name: "force over an original recording", argv: "export in.aaep -o run.jsonl --force", want: func(o *ExportOptions) { o.Output, o.Force = "run.jsonl", true }},
@@ -138,6 +149,8 @@ func Test_NewCmdMerge(t *testing.T) {
 	}
 	testNewCmd(t, NewCmdMerge, defaults, []cmdCase[MergeOptions]{
 		{name: "defaults", argv: "merge a.aaep b.aaep -o both.aaep"},
+		{name: "allow-incomplete", argv: "merge a.aaep b.aaep -o both.aaep --allow-incomplete", want: func(o *MergeOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "merge a.aaep b.aaep -o both.aaep --strict", want: func(o *MergeOptions) { o.Reading = capfile.ReadPolicy{Strict: true} }},
 		{name: "force over an original recording", argv: "merge a.aaep b.aaep -o both.aaep --force", want: func(o *MergeOptions) { o.Merge.Force = true }},
 		{name: "long output flag", argv: "merge a.aaep b.aaep --output both.aaep"},
 		{name: "one input (a glob or a directory)", argv: "merge dir/ -o both.aaep", want: func(o *MergeOptions) { o.Inputs = []string{"dir/"} }},
@@ -167,6 +180,8 @@ func Test_NewCmdSplit(t *testing.T) {
 	const groups = "if any flags in the group [records duration by-session] are set none of the others can be; "
 	cases := []cmdCase[SplitOptions]{
 		{name: "records", argv: "split in.aaep --records 100000", want: func(o *SplitOptions) { o.Split.Records = 100000 }},
+		{name: "allow-incomplete", argv: "split in.aaep --records 9 --allow-incomplete", want: func(o *SplitOptions) { o.Split.Records, o.Reading = 9, capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "split in.aaep --records 9 --strict", want: func(o *SplitOptions) { o.Split.Records, o.Reading = 9, capfile.ReadPolicy{Strict: true} }},
 		{name: "duration", argv: "split in.aaep --duration 10m -o long.aaep", want: func(o *SplitOptions) { o.Split.Duration, o.Output = 10*time.Minute, "long.aaep" }},
 		{name: "long output flag", argv: "split in.aaep --records 5 --output=run.aaep", want: func(o *SplitOptions) { o.Split.Records, o.Output = 5, "run.aaep" }},
 		{name: "by-session", argv: "split in.aaep --by-session -o parts/session.aaep --force", want: func(o *SplitOptions) {
@@ -195,6 +210,8 @@ func Test_NewCmdDedupe(t *testing.T) {
 	}
 	cases := []cmdCase[DedupeOptions]{
 		{name: "defaults", argv: "dedupe in.aaep -o once.aaep"},
+		{name: "allow-incomplete", argv: "dedupe in.aaep -o once.aaep --allow-incomplete", want: func(o *DedupeOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "dedupe in.aaep -o once.aaep --strict", want: func(o *DedupeOptions) { o.Reading = capfile.ReadPolicy{Strict: true} }},
 		{name: "force over an original recording", argv: "dedupe in.aaep -o once.aaep --force", want: func(o *DedupeOptions) { o.Dedupe.Force = true }},
 		{name: "long output flag", argv: "dedupe in.aaep --output once.aaep"},
 		{name: "window", argv: "dedupe in.aaep --window 5m -o once.aaep", want: func(o *DedupeOptions) { o.Dedupe.Window = 5 * time.Minute }},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
@@ -19,8 +20,10 @@ type ExportOptions struct {
 	// Output is the file written, - for standard output (the default).
 	Output string
 	// Force replaces an original recording named by Output.
-	Force  bool
-	Export capedit.ExportOptions
+	Force bool
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
+	Export  capedit.ExportOptions
 }
 
 // NewCmdExport builds export; runF, when given, runs instead of exportRun
@@ -61,6 +64,7 @@ one, in time order, as "merge --join-sources" of them would be.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "write to this file instead of standard output (-: standard output)")
+	addReadingFlags(f, &o.Reading)
 	f.BoolVar(&o.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.BoolVar(&o.Export.WithMeta, "with-meta", false, "wrap every record with its time, kind, direction, source and attributes")
 	f.BoolVar(&o.Export.Sent, "sent", false, "also export the messages the recorder sent (without --with-meta)")
@@ -74,12 +78,13 @@ func exportRun(o *ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	var ws []capedit.Warning
 	run := func(w io.Writer) error {
 		opts.Progress = a.meter("export")
 		st, err := capedit.ExportSources(a.ctx, srcs, w, opts)
 		opts.Progress.Stop()
 		if st != nil {
-			fileopsWarn(a.Err, st.Warnings)
+			ws = st.Warnings
 			if st.Empty > 0 {
 				fmt.Fprintf(a.Err, "aaep-replay: warning: left out %d empty messages (an empty line is not a message; --with-meta keeps them)\n", st.Empty)
 			}
@@ -92,5 +97,6 @@ func exportRun(o *ExportOptions) error {
 	// Damage: every line before it is written (Export's error is marked
 	// outfile.KeepPartial, so a file output is kept), then the damage is
 	// reported.
-	return fileopsError(outfile.WriteFile(o.Output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Force: o.Force}, run))
+	err = outfile.WriteFile(o.Output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Force: o.Force}, run)
+	return a.fileopsDone(o.Reading, ws, err, func() {})
 }

@@ -4,17 +4,14 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/pflag"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/internal/progress"
 )
-
-// fileopsWarn reports the torn inputs an edit worked around.
-func fileopsWarn(w io.Writer, ws []capedit.Warning) {
-	for _, x := range ws {
-		fmt.Fprintf(w, "aaep-replay: warning: %s\n", x)
-	}
-}
 
 // fileopsError gives an edit's error the exit code of a file error.
 func fileopsError(err error) error { return cli.WithCode(cli.ExitUsage, err) }
@@ -36,14 +33,56 @@ func outName(out string) string {
 	return out
 }
 
-// fileopsDone ends an edit: on success or after damage in an input (the
-// output then holds every record read before it: outfile.IsPartial) the
-// summary is printed, then the damage is reported (exit 2).
-func fileopsDone(err error, summary func()) error {
-	if err == nil || outfile.IsPartial(err) {
+// addReadingFlags adds --allow-incomplete and --strict, which say how a
+// verb that reads captures judges the way a read ended (capfile.ReadPolicy).
+func addReadingFlags(f *pflag.FlagSet, p *capfile.ReadPolicy) {
+	f.BoolVar(&p.AllowIncomplete, "allow-incomplete", false, "go on with what could be read of a damaged capture, or of one that yields no record, with a warning, instead of exiting 2")
+	f.BoolVar(&p.Strict, "strict", false, "a torn tail (a capture its recorder did not close) exits 2 too, after the records before it")
+}
+
+// judgeReads prints the warnings of how the reads of a verb ended (the
+// torn inputs it worked around, ws, and the damage err that stopped it)
+// and returns what fails the verb under p: err unless p allows it, else the
+// first torn input p does not let pass (--strict). ok reports that the
+// verb's output holds what was read (a summary of it may be printed): err
+// is nil, or damage after which the records before it were kept.
+func (a *app) judgeReads(p capfile.ReadPolicy, ws []capedit.Warning, err error) (fail error, ok bool) {
+	return judgeReadsTo(a.Err, nil, p, ws, err)
+}
+
+// judgeReadsTo is judgeReads printing to w through meter (which may be
+// nil), so that a progress line is erased first.
+func judgeReadsTo(w io.Writer, meter *progress.Meter, p capfile.ReadPolicy, ws []capedit.Warning, err error) (fail error, ok bool) {
+	ok = err == nil || outfile.IsPartial(err)
+	if err != nil {
+		var warn error
+		if err, warn = p.Judge(err, 1); warn != nil {
+			meter.Printf(w, "aaep-replay: warning: %v (--allow-incomplete: going on with what was read)\n", warn)
+		}
+		fail = err
+	}
+	for _, x := range ws {
+		f, warn := p.Judge(x.Err, x.Records)
+		if warn != nil {
+			meter.Printf(w, "aaep-replay: warning: %s: %v; used the %d intact records before it\n", x.File, warn, x.Records)
+		}
+		if f != nil && fail == nil {
+			fail = fmt.Errorf("%s: %w", x.File, f)
+		}
+	}
+	return fail, ok
+}
+
+// fileopsDone ends an edit: the reads are judged under p (judgeReads);
+// when the output holds what was read (success, damage after which what
+// was read before it is kept, or what p allows) the summary is printed;
+// then what fails the edit is reported (exit 2).
+func (a *app) fileopsDone(p capfile.ReadPolicy, ws []capedit.Warning, err error, summary func()) error {
+	fail, ok := a.judgeReads(p, ws, err)
+	if ok {
 		summary()
 	}
-	return fileopsError(err)
+	return fileopsError(fail)
 }
 
 // fileopsCount writes n with the singular or plural words that follow it.

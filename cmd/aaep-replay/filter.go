@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 )
@@ -16,6 +17,8 @@ type FilterOptions struct {
 	Input  string
 	Output string
 	Filter capedit.FilterOptions
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
 }
 
 // NewCmdFilter builds filter; runF, when given, runs instead of filterRun
@@ -55,6 +58,7 @@ the capture's start are unchanged.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.BoolVar(&o.Filter.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
+	addReadingFlags(f, &o.Reading)
 	f.StringSliceVar(&opts.Match.Sessions, "session", nil, "keep messages of this session")
 	f.StringSliceVar(&opts.Match.Types, "type", nil, "keep messages of this type (exact or suffix)")
 	f.StringSliceVar(&opts.Match.Urgencies, "urgency", nil, "keep messages of this urgency")
@@ -70,10 +74,11 @@ func filterRun(o *FilterOptions) error {
 	opts.Progress = a.meter("filter")
 	res, err := capedit.Filter(a.ctx, o.Input, out, opts)
 	opts.Progress.Stop()
+	var ws []capedit.Warning
 	if res != nil {
-		fileopsWarn(a.Err, res.Warnings)
+		ws = res.Warnings
 	}
-	return fileopsDone(err, func() {
+	return a.fileopsDone(o.Reading, ws, err, func() {
 		fmt.Fprintf(a.summaryTo(out), "kept %d of %d records in %s\n", res.Written, res.Read, outName(out))
 	})
 }

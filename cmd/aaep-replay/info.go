@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
@@ -21,6 +22,8 @@ type InfoOptions struct {
 	Speed   float64
 	MaxIdle time.Duration
 	Gap     time.Duration
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
 }
 
 // NewCmdInfo builds info; runF, when given, runs instead of infoRun (tests
@@ -61,6 +64,7 @@ over all of them (--json: {"files": [...], "total": {...}}).`,
 	numflag.Float(f, &o.Speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), "replay speed for the replay time estimate")
 	numflag.Duration(f, &o.MaxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "cap on each wait between events for the replay time estimate (0: no cap)")
 	numflag.Duration(f, &o.Gap, "gap", capedit.DefaultGap, numflag.Positive(), "shortest silence between received messages reported as a gap")
+	addReadingFlags(f, &o.Reading)
 	return cmd
 }
 
@@ -80,21 +84,22 @@ func infoRun(o *InfoOptions) error {
 	for i, src := range srcs {
 		meter.File(src.Name())
 		s, err := capedit.InfoSource(a.ctx, src, capedit.InfoOptions{Speed: o.Speed, MaxIdle: o.MaxIdle, Gap: o.Gap, Progress: meter})
-		if err != nil {
+		var ws []capedit.Warning
+		if s != nil && s.Torn != nil {
+			ws = append(ws, *s.Torn)
+		}
+		if fail, _ := judgeReadsTo(a.Err, meter, o.Reading, ws, err); fail != nil {
 			if firstErr == nil {
-				firstErr = err
+				firstErr = fail
 			}
 			if len(srcs) > 1 {
-				meter.Printf(a.Err, "aaep-replay: %v\n", err)
+				meter.Printf(a.Err, "aaep-replay: %v\n", fail)
 			}
 		}
 		if s == nil {
 			continue
 		}
 		sums = append(sums, s)
-		if s.Status == "torn" {
-			meter.Printf(a.Err, "aaep-replay: warning: %s was not closed cleanly; summarised its %d intact records (aaep-replay repair writes a clean copy)\n", s.File, s.Records)
-		}
 		if o.JSON {
 			continue
 		}

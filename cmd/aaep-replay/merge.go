@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
@@ -23,6 +24,8 @@ type MergeOptions struct {
 	// holds them read.
 	TimeShifts []string
 	Shifts     []inputShift
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
 }
 
 // inputShift is one --time-shift FILE=SHIFT of merge.
@@ -74,6 +77,7 @@ two machines whose clocks differ.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "capture file to write (required; - for standard output)")
 	f.BoolVar(&o.Merge.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
+	addReadingFlags(f, &o.Reading)
 	f.BoolVar(&o.Merge.JoinSources, "join-sources", false, "give identical sources of different inputs one id")
 	f.StringArrayVar(&o.TimeShifts, "time-shift", nil, "FILE=SHIFT: move that input's wall clock by a duration (+1.5s) or to a start time (repeatable)")
 	return cmd
@@ -99,10 +103,11 @@ func mergeRun(o *MergeOptions) error {
 	opts.Progress = a.meter("merge")
 	res, err := capedit.Merge(a.ctx, args, out, opts)
 	opts.Progress.Stop()
+	var ws []capedit.Warning
 	if res != nil {
-		fileopsWarn(a.Err, res.Warnings)
+		ws = res.Warnings
 	}
-	return fileopsDone(err, func() {
+	return a.fileopsDone(o.Reading, ws, err, func() {
 		fmt.Fprintf(a.summaryTo(out), "merged %d records from %d captures into %s\n", res.Written, len(args), outName(out))
 	})
 }

@@ -80,7 +80,7 @@ func pushRun(opts *PushOptions) error {
 	}
 	printer := serve.NewPrinter(a.Out, f.json)
 	so.Notify = printer.Notify
-	hdr, err := checkCapture(input)
+	hdr, err := checkCapture(input, a.Err)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -15,6 +16,8 @@ func Test_NewCmdVisualize(t *testing.T) {
 	const needs = "visualize needs a capture or JSONL FILE (several with --output, a glob, a directory, or - for standard input) (see aaep-replay visualize --help)"
 	testNewCmd(t, NewCmdVisualize, defaults, []cmdCase[VisualizeOptions]{
 		{name: "defaults", argv: "visualize in.aaep"},
+		{name: "allow-incomplete", argv: "visualize in.aaep --allow-incomplete", want: func(o *VisualizeOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "visualize in.aaep --strict", want: func(o *VisualizeOptions) { o.Reading = capfile.ReadPolicy{Strict: true} }},
 		{name: "the documented --input --visualize form", argv: "--input in.aaep --visualize"},
 		{name: "the documented form with --output", argv: "--input=in.aaep --visualize --output trace.svg", want: func(o *VisualizeOptions) { o.Output = "trace.svg" }},
 		{name: "several inputs", argv: "visualize a.aaep b.jsonl -o both.svg", want: func(o *VisualizeOptions) {
@@ -54,6 +57,8 @@ func Test_NewCmdInfo(t *testing.T) {
 	}
 	testNewCmd(t, NewCmdInfo, defaults, []cmdCase[InfoOptions]{
 		{name: "defaults", argv: "info in.aaep"},
+		{name: "allow-incomplete", argv: "info in.aaep --allow-incomplete", want: func(o *InfoOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "info in.aaep --strict", want: func(o *InfoOptions) { o.Reading = capfile.ReadPolicy{Strict: true} }},
 		{name: "several inputs", argv: "info captures/ run-*.aaep", want: func(o *InfoOptions) { o.Inputs = []string{"captures/", "run-*.aaep"} }},
 		{name: "json", argv: "info --json in.aaep", want: func(o *InfoOptions) { o.JSON = true }},
 		{name: "speed and max-idle", argv: "info --speed 4 --max-idle 2s in.aaep", want: func(o *InfoOptions) { o.Speed, o.MaxIdle = 4, 2*time.Second }},
@@ -75,6 +80,8 @@ func Test_NewCmdShow(t *testing.T) {
 	const pace = "--speed, --max-idle and --paused go with --pace"
 	testNewCmd(t, NewCmdShow, defaults, []cmdCase[ShowOptions]{
 		{name: "defaults", argv: "show in.aaep"},
+		{name: "allow-incomplete", argv: "show in.aaep --allow-incomplete", want: func(o *ShowOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
+		{name: "strict", argv: "show in.aaep --strict", want: func(o *ShowOptions) { o.Reading = capfile.ReadPolicy{Strict: true} }},
 		{name: "follow", argv: "show in.aaep -f --poll 1s", want: func(o *ShowOptions) { o.Show.Follow, o.Show.Poll = true, time.Second }},
 		{name: "follow, long form", argv: "show in.aaep --follow", want: func(o *ShowOptions) { o.Show.Follow = true }},
 		{name: "selections", argv: "show in.aaep --session s1,s2 --type tool.invoked --urgency critical --messages-only", want: func(o *ShowOptions) {

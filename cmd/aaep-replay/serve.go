@@ -309,7 +309,7 @@ func serveRun(opts *ServeOptions) error {
 func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
 	printer := serve.NewPrinter(a.Out, f.json)
 	opts.Notify = printer.Notify
-	hdr, err := checkCapture(input)
+	hdr, err := checkCapture(input, a.Err)
 	if err != nil {
 		return err
 	}
@@ -375,12 +375,29 @@ func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Option
 
 // checkCapture opens the capture once, so that a file error is reported
 // (exit 2) before anything listens or connects, and returns its header.
-func checkCapture(input string) (capfile.Header, error) {
+//
+// A capture that was not closed cleanly is read through once, and what
+// will not be served is said on stderr (the replay goes on): a torn tail
+// with its unreadable bytes, damage, or a capture of which nothing could
+// be read.
+func checkCapture(input string, stderr io.Writer) (capfile.Header, error) {
 	r, err := capedit.OpenCapture(context.Background(), input)
 	if err != nil {
 		return capfile.Header{}, cli.WithCode(cli.ExitUsage, err)
 	}
 	defer r.Close()
+	if !r.Clean() {
+		var n int64
+		for {
+			if _, err = r.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if fail, warn := (capfile.ReadPolicy{}).Judge(err, n); fail != nil || warn != nil {
+			fmt.Fprintf(stderr, "aaep-replay: warning: %s: %v; serving the %d records before it\n", input, errors.Join(fail, warn), n)
+		}
+	}
 	return r.Header(), nil
 }
 

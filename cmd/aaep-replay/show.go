@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/show"
@@ -23,6 +24,9 @@ type ShowOptions struct {
 	// Show holds the flags show.Run reads (the terminal's keys are added
 	// when it runs).
 	Show show.Options
+	// Reading says how the end of reading a damaged or torn capture is
+	// judged (not while following: --follow reads a capture being written).
+	Reading capfile.ReadPolicy
 }
 
 // NewCmdShow builds show; runF, when given, runs instead of showRun (tests
@@ -85,6 +89,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 	numflag.Float(f, &opts.Timing.Speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("with --pace: speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
 	numflag.Duration(f, &opts.Timing.MaxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "with --pace: cap every wait between two lines at this time (0: no cap)")
 	f.BoolVar(&opts.Paused, "paused", false, "with --pace: start paused (space plays, . steps)")
+	addReadingFlags(f, &o.Reading)
 	return cmd
 }
 
@@ -110,13 +115,25 @@ func showRun(o *ShowOptions) error {
 	}
 	st, err := show.Run(ctx, path, a.Out, opts)
 	if err != nil {
+		if _, warn := o.Reading.Judge(err, st.Records); warn != nil && st.Records > 0 {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: %v (after %d records; --allow-incomplete: going on with what was read)\n", warn, st.Records)
+			return nil
+		}
 		if st.Records == 0 {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%w (after %d records)", err, st.Records))
 	}
 	if st.Torn != nil {
-		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; showed the %d records before it\n", path, st.Torn, st.Records)
+		// Following, a torn tail is where the recorder is writing: the
+		// follower reports it as it goes (Stats.Torn is not set).
+		fail, warn := o.Reading.Judge(st.Torn, st.Records)
+		if warn != nil {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; showed the %d records before it\n", path, warn, st.Records)
+		}
+		if fail != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", path, fail))
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
@@ -46,6 +47,8 @@ type SplitOptions struct {
 	// Output is the prefix of the parts' names ("": the input's).
 	Output string
 	Split  capedit.SplitOptions
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
 }
 
 // NewCmdSplit builds split; runF, when given, runs instead of splitRun
@@ -96,6 +99,7 @@ part and session parts keep the capture's start, as filter does.`,
 	numflag.Duration(f, &opts.Duration, "duration", 0, numflag.NonNegative("not by duration"), "a new part at every multiple of this capture time (e.g. 10m)")
 	f.BoolVar(&opts.BySession, "by-session", false, "one part per session")
 	f.BoolVar(&opts.Force, "force", false, "replace existing files at the parts' names")
+	addReadingFlags(f, &o.Reading)
 	addTimeShift(f, &opts.TimeShift)
 	cmd.MarkFlagsMutuallyExclusive("records", "duration", "by-session")
 	cmd.MarkFlagsOneRequired("records", "duration", "by-session")
@@ -108,15 +112,16 @@ func splitRun(o *SplitOptions) error {
 	opts.Progress = a.meter("split")
 	res, err := capedit.Split(a.ctx, o.Input, o.Output, opts)
 	opts.Progress.Stop()
+	var ws []capedit.Warning
 	if res != nil {
-		fileopsWarn(a.Err, res.Warnings)
+		ws = res.Warnings
 		for _, p := range res.Parts {
 			fmt.Fprintf(a.Out, "wrote %d records to %s (%s to %s)\n", p.Records, p.Path, p.First.Round(time.Millisecond), p.Last.Round(time.Millisecond))
 		}
 	}
-	if err != nil {
-		return fileopsError(err)
-	}
-	fmt.Fprintf(a.Out, "split %d records of %s into %d parts\n", res.Read, o.Input, len(res.Parts))
-	return nil
+	return a.fileopsDone(o.Reading, ws, err, func() {
+		if res != nil {
+			fmt.Fprintf(a.Out, "split %d records of %s into %d parts\n", res.Read, o.Input, len(res.Parts))
+		}
+	})
 }

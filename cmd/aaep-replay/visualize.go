@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
@@ -32,6 +33,8 @@ type VisualizeOptions struct {
 	Output string
 	// Force replaces an original recording named by Output.
 	Force bool
+	// Reading says how the end of reading a damaged or torn capture is judged.
+	Reading capfile.ReadPolicy
 	// FormatName is --format as given; Format is the format drawn, from
 	// --format or else the --output file's extension.
 	FormatName  string
@@ -93,6 +96,7 @@ stream in time order, into the --output they then need.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "file to write (default: FILE.<format> beside the input; - for standard output)")
+	addReadingFlags(f, &o.Reading)
 	f.BoolVar(&o.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.StringVar(&o.FormatName, "format", "svg", "output format: svg, png or dot (default: from the --output extension, else svg)")
 	f.StringVar(&o.Session, "session", "", "draw only the session with this ID")
@@ -170,14 +174,23 @@ func visualizeRun(o *VisualizeOptions) error {
 	}})
 	meter.Stop()
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
+		if _, warn := o.Reading.Judge(err, sum.Messages+sum.Skipped); warn == nil || sum.Messages == 0 {
+			return cli.WithCode(cli.ExitUsage, err)
+		}
+		fmt.Fprintf(a.Err, "aaep-replay: warning: %v; drawing the %s before it (--allow-incomplete)\n", err, visPlural(sum.Messages, "message"))
 	}
 	if gaps := sum.Gaps(); len(gaps) > 0 {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %s", o.Input, strings.Join(gaps, "; ")))
 	}
 	messages := sum.Messages
 	if sum.Torn != nil {
-		fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", o.Input, sum.Torn, visPlural(messages, "message"))
+		fail, warn := o.Reading.Judge(sum.Torn, sum.Messages+sum.Skipped)
+		if warn != nil {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", o.Input, warn, visPlural(messages, "message"))
+		}
+		if fail != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", o.Input, fail))
+		}
 	}
 	eng.Finish()
 

@@ -286,22 +286,28 @@ func TestVisualizeErrors(t *testing.T) {
 }
 
 // TestVisualizeTornCapture draws a capture whose writer did not finish: up
-// to its last intact record, with a warning.
+// to its last intact record, with a warning. A capture cut inside its first
+// frame, of which no record can be read, is not drawn (exit 2).
 func TestVisualizeTornCapture(t *testing.T) {
 	dir := t.TempDir()
-	capture := visCapture(t, dir, "session.aaep")
+	src, _ := fileopsCapture(t, dir, "src.aaep") // several frames
+	torn, _, _ := fileopsDamaged(t, src)
+	code, stdout, stderr := replay(t, "visualize", torn, "--format", "dot", "-o", "-")
+	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "bytes unreadable") || !strings.Contains(stdout, "digraph aaep_trace") {
+		t.Errorf("exit %d, stderr %q; want 0, a warning and a drawing", code, stderr)
+	}
+	capture := visCapture(t, dir, "session.aaep") // one frame
 	b, err := os.ReadFile(capture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	torn := filepath.Join(dir, "torn.aaep")
-	// Drop the index and trailer and the end of the last data frame.
-	if err := os.WriteFile(torn, b[:len(b)*2/3], 0o644); err != nil {
+	short := filepath.Join(dir, "short.aaep")
+	if err := os.WriteFile(short, b[:len(b)*2/3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := replay(t, "visualize", torn, "--format", "dot", "-o", "-")
-	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stdout, "digraph aaep_trace") {
-		t.Errorf("exit %d, stderr %q; want 0, a warning and a drawing", code, stderr)
+	code, stdout, stderr = replay(t, "visualize", short, "--format", "dot", "-o", "-")
+	if code != 2 || !strings.Contains(stderr, "no record could be read") || len(stdout) != 0 {
+		t.Errorf("cut inside its only frame: exit %d, stderr %q, %d bytes drawn; want 2 and nothing drawn", code, stderr, len(stdout))
 	}
 }
 

@@ -54,6 +54,8 @@ type Summary struct {
 	Status string `json:"status"`
 	// Problem describes a torn tail or damage.
 	Problem string `json:"problem,omitempty"`
+	// Torn is the torn tail the summary stopped at (nil: none).
+	Torn *Warning `json:"-"`
 	// Records is the number of records read.
 	Records int64            `json:"records"`
 	Kinds   map[string]int64 `json:"records_by_kind"`
@@ -279,7 +281,7 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 	case readErr != nil:
 		s.Status, s.Problem = "damaged", readErr.Error()
 	case in.torn != nil:
-		s.Status, s.Problem = "torn", in.torn.Err.Error()
+		s.Status, s.Problem, s.Torn = "torn", in.torn.Err.Error(), in.torn
 	case !in.r.Clean():
 		s.Status = "torn"
 	}

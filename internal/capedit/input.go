@@ -97,8 +97,10 @@ func openSource(ctx context.Context, src inputs.Source, meter *progress.Meter) (
 }
 
 // next returns the next intact record, or nil at the end. A torn tail ends
-// the input with a warning; other damage is an error naming the file, the
-// byte offset and the record, marked with outfile.KeepPartial.
+// the input with a warning, unless not one record could be read although
+// bytes were there: that is an error wrapping capfile.ErrNothingRead. Other
+// damage is an error naming the file, the byte offset and the record,
+// marked with outfile.KeepPartial.
 func (in *input) next() (*capfile.Record, error) {
 	rec, err := in.r.Next()
 	if err == nil {
@@ -110,6 +112,11 @@ func (in *input) next() (*capfile.Record, error) {
 		return nil, nil
 	}
 	if capfile.IsTorn(err) {
+		if fail, _ := (capfile.ReadPolicy{}).Judge(err, in.read); errors.Is(fail, capfile.ErrNothingRead) {
+			// Bytes past the header and not one record: nothing to go on
+			// with, and no output is written from it.
+			return nil, fmt.Errorf("%s: %w", in.path, fail)
+		}
 		if in.torn == nil {
 			in.torn = &Warning{File: in.path, Records: in.r.Index() + 1, Err: err}
 		}
