@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,5 +110,39 @@ func TestCallerCancelsHungRead(t *testing.T) {
 	_, err = objstore.OpenRemote(ctx, st, "a.aaep")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled read: %v, want context.Canceled", err)
+	}
+}
+
+// Virtual-hosted addressing on a custom endpoint: the bucket goes in the
+// host name (caps.s3.test), not in the path.
+func TestVirtualHostOnCustomEndpoint(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	addr := strings.TrimPrefix(srv.Endpoint, "http://")
+	_, port, _ := net.SplitHostPort(addr)
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr) // every name under s3.test is the server
+	}}
+	st, err := objstore.Open(context.Background(), objstore.URL{Scheme: "s3", Bucket: "caps"},
+		objstore.Options{Endpoint: "http://" + s3test.VirtualHostBase + ":" + port, VirtualHost: true, Transport: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.PutNew(ctx, "v/a.aaep", bytes.NewReader([]byte("hello")), 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutNew(ctx, "v/a.aaep", bytes.NewReader([]byte("other")), 5); !errors.Is(err, objstore.ErrExists) {
+		t.Errorf("second PutNew: %v, want ErrExists", err)
+	}
+	buf := make([]byte, 5)
+	if n, _, err := st.ReadRange(ctx, "v/a.aaep", 0, buf); err != nil || string(buf[:n]) != "hello" {
+		t.Fatalf("read back %q, %v", buf[:n], err)
+	}
+	for _, r := range srv.Requests() {
+		if strings.HasPrefix(r.Path, "/caps/") {
+			t.Errorf("a path-style request: %s %s", r.Method, r.Path)
+		}
 	}
 }

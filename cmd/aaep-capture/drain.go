@@ -62,11 +62,11 @@ func drainOne(ctx, hard context.Context, o *options, l spool.Leftover, logs *log
 	if err != nil {
 		return err
 	}
-	endpoint, pathStyle := d.Endpoint, d.PathStyle
-	if o.storage.endpoint != "" {
-		endpoint, pathStyle = o.storage.endpoint, o.storage.pathStyle
+	so := o.storage.objOptions()
+	if so.Endpoint == "" {
+		so.Endpoint, so.PathStyle = d.Endpoint, d.PathStyle
 	}
-	store, err := objstore.Open(ctx, u, objstore.Options{Endpoint: endpoint, PathStyle: pathStyle, Retries: -1, StallTimeout: o.storage.timeout})
+	store, err := objstore.Open(ctx, u, so)
 	if err != nil {
 		return fmt.Errorf("%s: %w", l.Dest, err)
 	}

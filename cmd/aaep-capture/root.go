@@ -167,6 +167,9 @@ written.`,
 
 // parseArgs validates the flags and the positional arguments.
 func (o *options) parseArgs(args []string, dash int) error {
+	if o.storage.pathStyle && o.storage.virtual {
+		return cli.Usagef("--s3-path-style and --s3-virtual-host contradict each other")
+	}
 	if o.storage.drain != "" {
 		if len(args) > 0 || len(o.endpoints) > 0 || o.output != "" || o.exec {
 			return cli.Usagef("--drain-spool uploads what a spool holds and exits: it takes no endpoint and no --output")

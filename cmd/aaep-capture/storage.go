@@ -25,6 +25,7 @@ type storageOptions struct {
 	drain      string
 	endpoint   string
 	pathStyle  bool
+	virtual    bool
 	uploadWait time.Duration
 	timeout    time.Duration
 	warnAfter  time.Duration
@@ -37,11 +38,18 @@ func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
 	f.StringVar(&o.spool, "spool", "", "with --output s3://...: local directory where parts are written before upload (default under the user's cache directory)")
 	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3-compatible server, e.g. http://127.0.0.1:9000 for MinIO (default AWS, or $AWS_ENDPOINT_URL_S3)")
 	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
+	f.BoolVar(&o.virtual, "s3-virtual-host", false, "address buckets as BUCKET.HOST/KEY, also on an --s3-endpoint that is not AWS (servers that want virtual-hosted requests)")
 	numflag.Duration(f, &o.uploadWait, "upload-wait", 2*time.Minute, numflag.NonNegative("do not wait"), "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
 	f.Var(&o.maxSize, "spool-max-size", "with --output s3://...: largest size of the spool (e.g. 2GiB); past it the oldest parts waiting for upload are dropped; 0: no limit")
 	f.Var(&o.minFree, "spool-min-free", "with --output s3://...: free space to leave on the spool's file system (e.g. 1GiB); under it the oldest parts waiting are dropped; 0: none")
 	numflag.Duration(f, &o.warnAfter, "upload-warn-after", 10*time.Minute, numflag.NonNegative("never warn"), "warn on stderr when parts have waited this long with no upload succeeding")
 	numflag.Duration(f, &o.timeout, "s3-timeout", objstore.DefaultStallTimeout, numflag.Positive(), "abandon (and retry) an S3 request when nothing moved for this long; a slow transfer that keeps moving goes on")
+}
+
+// objOptions are the object storage options of the flags. The recorder
+// retries uploads itself (the spool's backoff), so the client does not.
+func (s *storageOptions) objOptions() objstore.Options {
+	return objstore.Options{Endpoint: s.endpoint, PathStyle: s.pathStyle, VirtualHost: s.virtual, Retries: -1, StallTimeout: s.timeout}
 }
 
 // partStamp is the time format in part names: fixed width, so that names
@@ -135,7 +143,7 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 	if o.ring > 0 {
 		return nil, cli.Usagef("--ring deletes local files; for object storage use the bucket's lifecycle rules")
 	}
-	store, err := objstore.Open(ctx, u, objstore.Options{Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle, Retries: -1, StallTimeout: o.storage.timeout})
+	store, err := objstore.Open(ctx, u, o.storage.objOptions())
 	if err != nil {
 		return nil, cli.Usagef("%v", err)
 	}

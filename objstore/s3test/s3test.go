@@ -27,6 +27,11 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
 
+// VirtualHostBase is the domain under which a Server also answers
+// virtual-hosted requests: BUCKET.s3.test:PORT (a client dials the server's
+// address for any name under it; see objstore's tests).
+const VirtualHostBase = "s3.test"
+
 // Credentials of every Server.
 const (
 	AccessKey = "AKIAAAEPTEST00000001"
@@ -224,6 +229,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if code, msg := verify(r, AccessKey, SecretKey); code != "" {
 		s3Error(sw, http.StatusForbidden, code, msg, r.URL.Path)
 		return
+	}
+	if host, _, _ := strings.Cut(r.Host, ":"); strings.HasSuffix(host, "."+VirtualHostBase) {
+		// Virtual-hosted (signature checked): route as path-style.
+		r.URL.Path = "/" + strings.TrimSuffix(host, "."+VirtualHostBase) + r.URL.Path
+		r.URL.RawPath = ""
 	}
 	if r.Header.Get("If-None-Match") == "*" && (r.Method == http.MethodPut && r.URL.Query().Get("uploadId") == "" ||
 		r.Method == http.MethodPost && r.URL.Query().Has("uploadId")) {
