@@ -156,6 +156,9 @@ type leg struct {
 	seqNext  int64
 	seqGaps  []seqGap
 	seqGapAt []ref
+	// hold holds the session's messages back while an event of this
+	// (primary) source is late (seq_order.go).
+	hold *hold
 }
 
 type seqGap struct{ from, to int64 } // missing numbers [from, to)
@@ -242,6 +245,11 @@ type seqChecker struct {
 	neg    negChecker
 	unseen unseen // flows whose replies the recording may not carry (seq_unseen.go)
 
+	// holders are the sessions holding messages back while an event is
+	// late (seq_order.go); flushing judges held messages without holding.
+	holders  []*session
+	flushing bool
+
 	redeliver  redeliveries // identical repeats per source (seq_redeliver.go)
 	idReported bool         // SEQ-EVENT-ID-UNIQUE already reported for this message
 	memo       messageMemo  // the message being checked (seq_ids.go)
@@ -282,11 +290,10 @@ func (s *seqChecker) handle(m *protocol.Message, ev *Event) {
 	if !ev.IsEvent {
 		switch ev.Type {
 		case MsgConfirmationReply, MsgClarificationReply:
-			if m.Dir == protocol.ToProducer {
-				s.replyCarried(m.Source)
+			if len(s.holders) > 0 && s.holdReply(m, ev) {
+				return // judged after the held events of its session (seq_order.go)
 			}
-			s.neg.reply(m, ev)
-			s.reply(m, ev)
+			s.replyMessage(m, ev)
 		case MsgSubscriptionRequest, MsgSubscriptionAccepted, MsgSubscriptionRejected,
 			MsgSubscriptionRenegotiate, MsgSubscriptionClose:
 			s.neg.message(m, ev)
@@ -298,6 +305,15 @@ func (s *seqChecker) handle(m *protocol.Message, ev *Event) {
 		return // no session to follow; ENV-REQ-FIELDS reports the missing field
 	}
 	s.event(m, ev)
+}
+
+// replyMessage handles a confirmation.reply or clarification.reply.
+func (s *seqChecker) replyMessage(m *protocol.Message, ev *Event) {
+	if m.Dir == protocol.ToProducer {
+		s.replyCarried(m.Source)
+	}
+	s.neg.reply(m, ev)
+	s.reply(m, ev)
 }
 
 // event routes one event to its session.
@@ -322,6 +338,9 @@ func (s *seqChecker) event(m *protocol.Message, ev *Event) {
 		return
 	case idCopy:
 		primary = false
+	}
+	if primary && s.holdEvent(ss, lg, m, ev) {
+		return // judged in emission order (seq_order.go)
 	}
 	s.checkSeqNo(ss, lg, m, ev)
 	if !primary {

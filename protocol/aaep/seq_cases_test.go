@@ -141,7 +141,7 @@ func seqCases() []seqCase {
 				caps{"event_filters": caps{"exclude": []string{"aaep:agent.progress.updated"}}}),
 				S().seq(0), SC("idle", "thinking").seq(1), C().seq(3)), nil},
 		seqCase{"late arrival", "SEQ-DELIVERY-ORDER", "",
-			stream(S().seq(0), PU().seq(2), SC("idle", "thinking").seq(1), C().seq(3)), []string{"SEQ-DELIVERY-ORDER"}},
+			stream(S().seq(0), PU().seq(2).ts(200*time.Millisecond), SC("idle", "thinking").seq(1).ts(100*time.Millisecond), C().seq(3)), []string{"SEQ-DELIVERY-ORDER"}},
 		seqCase{"in order", "SEQ-DELIVERY-ORDER", "", stream(S().seq(0), SC("idle", "thinking").seq(1), PU().seq(2), C().seq(3)), nil},
 	)
 

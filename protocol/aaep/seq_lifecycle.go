@@ -123,6 +123,7 @@ func (s *seqChecker) closeSession(ss *session) {
 
 // finish ends the stream: sessions still open are incomplete.
 func (s *seqChecker) finish() {
+	s.flushHolds()
 	s.finishRedelivered()
 	for _, id := range s.sessions.Keys() {
 		ss := s.sessions.Get(id)

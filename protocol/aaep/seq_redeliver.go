@@ -117,6 +117,7 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 
 // connection takes a capture's connection record.
 func (s *seqChecker) connection(c *protocol.Conn) {
+	s.flushHolds() // a late event does not cross a connection's change (seq_order.go)
 	if c.Event != protocol.ConnConnected {
 		return
 	}

@@ -1,0 +1,92 @@
+package aaep
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// numbered gives each event of msgs its place in emission order as
+// sequence_number, and stamps it 100 ms after the one before, as the
+// producer emitted them (the events only: replies and handshake carry
+// none).
+func numbered(msgs []*tm) []*tm {
+	n := 0
+	for _, t := range msgs {
+		if t.envelope {
+			t.seq(n).ts(time.Duration(n) * 100 * time.Millisecond)
+			n++
+		}
+	}
+	return msgs
+}
+
+// deliver returns msgs in the order order gives (indexes into msgs), each
+// at its place's offset: what a recording holds when the transport
+// delivered them in that order.
+func deliver(msgs []*tm, order ...int) []*tm {
+	out := make([]*tm, len(order))
+	for i, j := range order {
+		c := *msgs[j]
+		c.hasAt = false
+		out[i] = &c
+	}
+	return out
+}
+
+// TestDeliveryOrderIsNotEmissionOrder (issue 25, class 3): §8 makes the
+// transport deliver a session's events in emission order, and §3.4.1
+// makes sequence_number, where present, the authoritative emission order.
+// When the recording holds a session's events out of order, the delivery
+// is reported once (SEQ-DELIVERY-ORDER) and the session is judged in
+// emission order: the producer, which emitted in order, gets no
+// timestamp-order, tool-pairing or tool-before-state findings for it.
+func TestDeliveryOrderIsNotEmissionOrder(t *testing.T) {
+	session := func() []*tm {
+		return numbered(stream(pre(), // 0 S, 1 SC idle→thinking
+			SC("thinking", "calling_tool"),       // 2
+			TI("lookup", "call_1"),               // 3
+			TC("lookup", "call_1", "success"),    // 4
+			SC("calling_tool", "writing_output"), // 5
+			OS("out_1", 0, "Found it.", true),    // 6
+			SC("writing_output", "idle"),         // 7
+			C()))                                 // 8
+	}
+	tests := []struct {
+		name  string
+		order []int
+		want  []string // sequence findings at SHOULD or above
+		note  string   // the delivery finding says so
+	}{
+		{"in order", []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, nil, ""},
+		{"tool.invoked delivered after its completion and the state change", []int{0, 1, 2, 4, 5, 3, 6, 7, 8},
+			[]string{"SEQ-DELIVERY-ORDER"}, "judged in emission order"},
+		{"two events late, the later first", []int{0, 1, 4, 2, 3, 5, 6, 7, 8}, []string{"SEQ-DELIVERY-ORDER", "SEQ-DELIVERY-ORDER"}, "judged in emission order"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, "", deliver(session(), tt.order...)...)
+			var got []string
+			for _, f := range partyFindings(res) {
+				got = append(got, f.rule)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+				t.Errorf("findings %v, want %v\n%s", got, tt.want, res.describe())
+			}
+			for _, f := range res.findings {
+				if f.RuleID == "SEQ-DELIVERY-ORDER" && !strings.Contains(f.Message, tt.note) {
+					t.Errorf("SEQ-DELIVERY-ORDER does not say how the session was judged (%q): %s", tt.note, f.Message)
+				}
+			}
+		})
+	}
+	// §3.2.5: a timestamp that goes backwards in emission order is still
+	// the producer's violation, delivered in order or not.
+	backdated := session()
+	backdated[3].ts(-time.Minute) // the late tool.invoked, stamped before the state change it follows
+	res := run(t, "", deliver(backdated, 0, 1, 2, 4, 5, 3, 6, 7, 8)...)
+	if !hasRule(res, "SEQ-TIMESTAMP-ORDER") {
+		t.Errorf("a timestamp that decreases in emission order is not reported\n%s", res.describe())
+	}
+}
