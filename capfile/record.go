@@ -1,6 +1,7 @@
 package capfile
 
 import (
+	"math"
 	"strings"
 	"time"
 )
@@ -136,3 +137,17 @@ func (h *Header) Original() bool {
 	}
 	return false
 }
+
+// The times a capture can hold. Readers place a record at its absolute
+// time, the header's Start plus the record's Time, counted in nanoseconds
+// since 1970 in an int64 (time.Time.UnixNano): from 1677-09-21 to
+// 2262-04-11. A writer of captures from timestamps (an import) refuses a
+// time outside it instead of clamping it.
+var (
+	MinTime = time.Unix(0, math.MinInt64).UTC()
+	MaxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// InRange reports whether t is a time a capture can hold (MinTime to
+// MaxTime).
+func InRange(t time.Time) bool { return !t.Before(MinTime) && !t.After(MaxTime) }

@@ -117,6 +117,26 @@ func Test_editRun(t *testing.T) {
 			o.Filter.MessagesOnly = true
 			return filterRun(o)
 		}, stdout: "kept 7 of 8 records in DIR/f.aaep\n", records: map[string]int{"f.aaep": 7}, anyStderr: true},
+		// Import never invents a time (item 7 of issue 23): a timestamp no
+		// capture can hold is refused with its line, and nothing is written.
+		{name: "import of a timestamp past 2262", run: func(a *app, in, dir string) error {
+			jsonl := filepath.Join(dir, "far.jsonl")
+			os.WriteFile(jsonl, []byte(`{"type":"aaep:agent.session.started","timestamp":"2026-11-02T09:00:00Z"}`+"\n"+`{"type":"aaep:agent.state.changed","timestamp":"9999-12-31T23:59:59Z"}`+"\n"), 0o644)
+			return importRun(&ImportOptions{app: a, Input: jsonl, Output: filepath.Join(dir, "far.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/far.jsonl: line 2: timestamp out of range: 9999-12-31T23:59:59Z is outside the times a capture can hold (1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z); correct the line, then re-anchor with --time-shift if need be",
+			records: map[string]int{"far.aaep": -2}},
+		{name: "import of a zero timestamp", run: func(a *app, in, dir string) error {
+			jsonl := filepath.Join(dir, "zero.jsonl")
+			os.WriteFile(jsonl, []byte(`{"type":"aaep:agent.session.started","timestamp":"0001-01-01T00:00:00Z"}`+"\n"), 0o644)
+			return importRun(&ImportOptions{app: a, Input: jsonl, Output: filepath.Join(dir, "zero.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/zero.jsonl: line 1: timestamp out of range: 0001-01-01T00:00:00Z is outside the times a capture can hold (1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z); correct the line, then re-anchor with --time-shift if need be",
+			records: map[string]int{"zero.aaep": -2}},
+		{name: "import of timestamps 500 years apart", run: func(a *app, in, dir string) error {
+			jsonl := filepath.Join(dir, "span.jsonl")
+			os.WriteFile(jsonl, []byte(`{"type":"x","timestamp":"1700-01-01T00:00:00Z"}`+"\n"+`{"type":"x","timestamp":"2200-01-01T00:00:00Z"}`+"\n"), 0o644)
+			return importRun(&ImportOptions{app: a, Input: jsonl, Output: filepath.Join(dir, "span.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/span.jsonl: line 2: timestamp out of range: timestamp 2200-01-01T00:00:00Z is more than 292 years after the first, 1700-01-01T00:00:00Z (a capture's records are at most that far from its start)",
+			records: map[string]int{"span.aaep": -2}},
 		{name: "split by count", run: func(a *app, in, dir string) error {
 			o := &SplitOptions{app: a, Input: in, Output: filepath.Join(dir, "p.aaep")}
 			o.Split.Records = 40

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -138,6 +139,19 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 	})
 }
 
+// ErrTimeRange: a timestamp a capture cannot hold (see capfile.InRange).
+var ErrTimeRange = errors.New("timestamp out of range")
+
+// checkTime refuses a timestamp (of line) that no capture can hold, rather
+// than clamping it into a time the message never had.
+func checkTime(t time.Time, line int64) error {
+	if capfile.InRange(t) {
+		return nil
+	}
+	return fmt.Errorf("line %d: %w: %s is outside the times a capture can hold (%s to %s); correct the line, then re-anchor with --time-shift if need be",
+		line, ErrTimeRange, t.Format(time.RFC3339Nano), capfile.MinTime.Format(time.RFC3339), capfile.MaxTime.Format(time.RFC3339))
+}
+
 // messageTime returns the time a message stamps itself with.
 func messageTime(f *payload.Routing) (time.Time, bool) {
 	s := f.Timestamp
@@ -175,6 +189,9 @@ func firstTimestamp(path string) (time.Time, bool, error) {
 		}
 		d := payload.Decode(line)
 		if t, ok := messageTime(&d.Routing); ok && d.IsObject() {
+			if err := checkTime(t, lr.line); err != nil {
+				return time.Time{}, false, fmt.Errorf("%s: %w", path, err)
+			}
 			return t, true, nil
 		}
 	}
@@ -224,7 +241,14 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 		}
 		if rec.Flags&capfile.FlagInvalidJSON == 0 {
 			if t, ok := messageTime(&doc.Routing); ok {
+				if err := checkTime(t, lr.line); err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
 				ns := t.Sub(h.Start).Nanoseconds()
+				if ns == math.MaxInt64 {
+					return fmt.Errorf("%s: line %d: %w: timestamp %s is more than 292 years after the first, %s (a capture's records are at most that far from its start)",
+						path, lr.line, ErrTimeRange, t.Format(time.RFC3339Nano), h.Start.Format(time.RFC3339Nano))
+				}
 				if ns < last {
 					st.Backwards++
 				} else {
