@@ -12,8 +12,12 @@ import (
 	"github.com/aaep-tools/aaepkit/transport"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build); go install and go build get the same form from the commit they
+// build (cli.Version).
+var version string
+
+func init() { version = cli.Version(version) }
 
 // Main runs aaep-capture with args and returns the process exit code.
 func Main(args []string) int {

@@ -8,11 +8,16 @@ package main
 import (
 	"os"
 
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/visualize/render"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build); go install and go build get the same form from the commit they
+// build (cli.Version).
+var version string
+
+func init() { version = cli.Version(version) }
 
 func main() {
 	render.Version = version

@@ -9,8 +9,12 @@ import (
 	"github.com/aaep-tools/aaepkit/objstore"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build); go install and go build get the same form from the commit they
+// build (cli.Version).
+var version string
+
+func init() { version = cli.Version(version) }
 
 // app is what every verb's options start from, as cli/cli's Factory: the
 // streams, the context that SIGINT/SIGTERM cancel, and the root's own

@@ -227,7 +227,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 		Example: `  aaep-replay serve session.aaep
   aaep-replay --input session.aaep --speed 4 --max-idle 2s
   aaep-replay serve session.aaep --shared --loop 0 --listen 0.0.0.0:8765
-  aaep-replay serve session.aaep --from 1m30s --until #400 --session sess_2c91a7
+  aaep-replay serve session.aaep --from 1m30s --until '#400' --session sess_2c91a7
   aaep-replay serve session.aaep --record subscriber-run.aaep --json
   aaep-replay serve session.aaep --control --paused   # then: curl -X POST localhost:8765/control/step
 

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -185,4 +186,38 @@ func markRun(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		markRun(sub)
 	}
+}
+
+// Version is the version a command reports: stamped, the value make build
+// sets with -ldflags "-X main.version=$(git describe --tags --always
+// --dirty)", or else what the Go toolchain recorded when it built the
+// binary (go install, go build), in the same form: the commit's first 7
+// hex digits, "-dirty" when the work tree had changes; a module version
+// when built from a module download; "dev" when nothing is known.
+func Version(stamped string) string {
+	if stamped != "" {
+		return stamped
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	switch {
+	case len(rev) >= 7:
+		return rev[:7] + dirty
+	case bi.Main.Version != "" && bi.Main.Version != "(devel)":
+		return bi.Main.Version
+	}
+	return "dev"
 }

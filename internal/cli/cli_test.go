@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -93,5 +94,18 @@ func TestIsTerminal(t *testing.T) {
 	defer ptmx.Close()
 	if !IsTerminal(ptmx) {
 		t.Errorf("/dev/ptmx (a pseudo-terminal master) is not seen as a terminal")
+	}
+}
+
+// TestVersion: a stamped version (make build) is reported as it is; without
+// one, the binary's own build record gives the same form (git describe
+// --always --dirty's: the commit's first 7 hex digits, -dirty), a module
+// version, or "dev".
+func TestVersion(t *testing.T) {
+	if got := Version("eec8477-dirty"); got != "eec8477-dirty" {
+		t.Errorf("Version(stamped) = %q", got)
+	}
+	if got := Version(""); !regexp.MustCompile(`^([0-9a-f]{7}(-dirty)?|v[0-9].*|dev)$`).MatchString(got) {
+		t.Errorf("Version(\"\") = %q, want a short commit, a module version or dev", got)
 	}
 }
