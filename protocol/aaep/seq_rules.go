@@ -139,10 +139,11 @@ var (
 		Profiles: protocol.Profiles{Lenient: "from_state may be the implicit state of intervening events (§4.2.1's escape clause)", Strict: "from_state is the previous to_state: the explicit chain only"},
 	}
 	seqStateAwaitingEnter = &protocol.Rule{
-		ID: "SEQ-STATE-AWAITING-ENTER", Level: protocol.Should, Party: protocol.Producer,
-		Summary: "A state change to awaiting_input comes at or before each awaiting.confirmation or clarification.",
-		Doc:     "A MUST in informative Appendix A that §4.6 and §5.11 violate: SHOULD.",
-		Spec:    "AAEP A.4; aaep-rules.md §3.3",
+		ID: "SEQ-STATE-AWAITING-ENTER", Level: protocol.Info, StrictLevel: protocol.Should, Party: protocol.Producer,
+		Summary:  "A state change to awaiting_input comes at or before each awaiting.confirmation or clarification (strict profile: a warning; lenient: a note).",
+		Doc:      "The rule rests on the informative Appendix A alone (\"In any conflict between this appendix and the normative text in Chapter 4, the normative text takes precedence\"), and Appendix A contradicts itself: A.4 says the producer MUST emit the state change at or before the confirmation, A.7.6 lists agent.session.started as a legal predecessor of agent.awaiting.confirmation, and §4.6's normative example goes from thinking straight to the confirmation. The lenient profile reads A.7.6 and §4.6 (a note, INFO), the strict profile A.4 (a warning, SHOULD: informative text makes no MUST). Reported at the blocking event when the very next event is not agent.state.changed to awaiting_input and the state was not awaiting_input already.",
+		Spec:     "AAEP A.4, A.7.6, §4.6; aaep-rules.md §3.3",
+		Profiles: protocol.Profiles{Lenient: "INFO: A.7.6 and §4.6 let a confirmation follow session.started or thinking directly", Strict: "SHOULD: A.4's state change to awaiting_input at or before the blocking event (informative, so not MUST)"},
 	}
 	seqStateAwaitingExit = &protocol.Rule{
 		ID: "SEQ-STATE-AWAITING-EXIT", Level: protocol.Must, Party: protocol.Producer,

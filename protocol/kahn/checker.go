@@ -255,7 +255,11 @@ func (c *checker) base(e *event) bool {
 	}
 	e.kind = ev
 	if len(bad) > 0 {
-		c.r.Report(ruleB01, runID, m, "bad base fields", "%s", strings.Join(bad, "; "))
+		session := runID
+		if id, ok := e.obj["agent_id"].Str(); ok && runID != "" {
+			session = runID + "/" + id // the agent's session, where its other findings are
+		}
+		c.r.Report(ruleB01, session, m, "bad base fields", "%s", strings.Join(bad, "; "))
 	}
 	return runID != "" && events[ev]
 }

@@ -274,3 +274,26 @@ func TestMachine(t *testing.T) {
 		t.Errorf("CI state kinds %v", ci)
 	}
 }
+
+// TestUnknownEventIsKAB01 (issue 25, class 4): the event schema's base is
+// {ts, run_id, event} with event one of five variants (asp-kahn.md §2.1);
+// a line that has KAHN's base fields and an agent field but an event that
+// is none of the five is a broken KAHN event (KA-B01, MUST), not a message
+// of no known protocol. Without an agent field, such a line is not claimed.
+func TestUnknownEventIsKAB01(t *testing.T) {
+	start := `{"ts":"2026-05-05T09:00:00.000Z","run_id":"r1","event":"agent_run_start","agent_id":"coder","task":"t"}`
+	paused := `{"ts":"2026-05-05T09:00:01.000Z","run_id":"r1","event":"agent_paused","agent_id":"coder","step":0}`
+	r := protocoltest.Run(t, models(), "", "", []string{start, paused})
+	if !r.Has("KA-B01") || r.Has("STREAM-UNKNOWN-PROTOCOL") {
+		t.Errorf("a KAHN line with an unknown event: findings %v, want KA-B01 and no STREAM-UNKNOWN-PROTOCOL\n%s", r.Rules(), r.Dump())
+	}
+	for _, f := range r.Findings {
+		if f.RuleID == "KA-B01" && (f.Level != protocol.Must || f.Session != "r1/coder") {
+			t.Errorf("KA-B01 at %v in session %q, want MUST in the agent's session r1/coder", f.Level, f.Session)
+		}
+	}
+	bare := `{"ts":"2026-05-05T09:00:01.000Z","run_id":"r1","event":"heartbeat"}`
+	if r := protocoltest.Run(t, models(), "", "", []string{start, bare}); r.Has("KA-B01") || !r.Has("STREAM-UNKNOWN-PROTOCOL") {
+		t.Errorf("a line with KAHN's base fields only and an unknown event: findings %v, want it left to STREAM-UNKNOWN-PROTOCOL\n%s", r.Rules(), r.Dump())
+	}
+}

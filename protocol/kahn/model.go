@@ -27,11 +27,32 @@ const (
 var events = map[string]bool{evStart: true, evTransition: true, evTool: true, evAudit: true, evEnd: true}
 
 // Recognize reports whether m is a KAHN agent event: a top-level event
-// naming one of the five variants, with run_id and ts strings.
+// naming one of the five variants, with run_id and ts strings; or a line
+// with KAHN's base fields and an agent field (agentFields) whose event is
+// none of the five (nor a CI event), which is then KA-B01's (an unknown
+// event is a broken KAHN event, not a message of no protocol).
 func (model) Recognize(m *protocol.Message) bool {
 	f := &m.Doc.Routing
-	return events[f.Event] && f.RunID != "" && f.TS != ""
+	if f.RunID == "" || f.TS == "" || f.Event == "" {
+		return false
+	}
+	if events[f.Event] {
+		return true
+	}
+	if ciEvents[f.Event] {
+		return false
+	}
+	for _, k := range agentFields {
+		if len(m.Doc.Get(k)) > 0 {
+			return true
+		}
+	}
+	return false
 }
+
+// agentFields are members only the agent variants have: a line with
+// KAHN's base fields and one of them is an agent event.
+var agentFields = []string{"agent_id", "step", "task", "tool_name", "checkpoint_id", "outcome", "total_steps"}
 
 // NewChecker starts a run; opts.Strict() selects the strict profile.
 func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Checker {

@@ -11,7 +11,7 @@ var (
 	ruleB01 = &protocol.Rule{
 		ID: "KA-B01", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "Every event has ts (RFC 3339 with milliseconds and Z), run_id (^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$) and event (one of the five variants).",
-		Doc:     "ts (RFC 3339, milliseconds, Z), run_id (pattern) and event (one of the five variants) are present and well formed.",
+		Doc:     "ts (RFC 3339, milliseconds, Z), run_id (pattern) and event (one of the five variants) are present and well formed. A line with KAHN's base fields and an agent field (agent_id, step, task, tool_name, checkpoint_id, outcome, total_steps) whose event is none of the five variants, nor a CI event, is recognised as a KAHN agent event and reported here, in its agent's session: a broken KAHN event, not a message of no known protocol (STREAM-UNKNOWN-PROTOCOL).",
 		Spec:    "KAHN agent events: AgentEvent base {ts, run_id, event}; asp-kahn.md §2.1, §2.3",
 	}
 	ruleB02 = &protocol.Rule{
