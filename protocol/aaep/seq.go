@@ -217,6 +217,13 @@ type session struct {
 	tokens   []string
 	critical []criticalEvent
 	notices  []*await // resolved confirmations kept for NEG-RESOLUTION-NOTICE after the end
+
+	// The last progress percent, for SEQ-PROGRESS-COALESCE (seq_state.go).
+	lastPercent   float64
+	lastPercentAt instant
+	hasPercent    bool
+	rapidRun      int
+	coalesceNoted bool
 }
 
 type producerClock struct {
@@ -490,7 +497,7 @@ func (s *seqChecker) primaryEvent(ss *session, lg *leg, m *protocol.Message, ev 
 	case TypeStateChanged:
 		detail = s.onStateChanged(ss, m, ev, now)
 	case TypeProgressUpdated:
-		detail = s.onProgress(ss, ev)
+		detail = s.onProgress(ss, m, ev, now)
 	case TypeToolInvoked:
 		detail = s.onToolInvoked(ss, m, ev, now)
 	case TypeToolCompleted:

@@ -109,6 +109,11 @@ func PU() *tm {
 	return event("progress.updated", "progress", map[string]any{"percent": 50}, "summary_normal", "Half way.", "urgency", "background")
 }
 
+// pct is agent.progress.updated at percent p.
+func pct(p float64) *tm {
+	return event("progress.updated", "progress", map[string]any{"percent": p}, "summary_normal", "Working.", "urgency", "background")
+}
+
 // TI is agent.tool.invoked; id "" leaves tool_call_id out.
 func TI(tool, id string) *tm {
 	t := event("tool.invoked", "tool", tool, "summary_normal", "Calling "+tool+".")

@@ -18,6 +18,8 @@ package aaep
 
 import (
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -83,7 +85,7 @@ func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event,
 	return detail
 }
 
-func (s *seqChecker) onProgress(ss *session, ev *Event) string {
+func (s *seqChecker) onProgress(ss *session, m *protocol.Message, ev *Event, now instant) string {
 	for _, a := range ss.awaits {
 		if a.res == resPending {
 			a.progress++
@@ -105,6 +107,9 @@ func (s *seqChecker) onProgress(ss *session, ev *Event) string {
 		}
 		return true
 	})
+	if p, ok := percent.Number(); ok {
+		s.checkCoalesce(ss, m, p, now)
+	}
 	switch {
 	case percent != nil:
 		return string(percent) + "%"
@@ -209,4 +214,56 @@ func (s *seqChecker) checkCoverage(ss *session, m *protocol.Message) {
 		s.report(seqStateL1Coverage, ss.id, m, "state changes missing",
 			"session %s %s, and %s; a Level 1 producer emits state changes to and from thinking, calling_tool and writing_output at minimum", ss.id, missing[0], missing[1])
 	}
+}
+
+// Progress coalescing (§4.2.2): "Producers SHOULD coalesce rapid successive
+// progress updates into less frequent emissions (e.g., emit every 5% rather
+// than every 1%)". The checker reads the example as its threshold: a step
+// of less than coalesceStep percentage points between two successive
+// progress.updated events of a session, less than coalesceWithin apart, is
+// a rapid update, and coalesceRun of them in a row (three updates, so that
+// one close pair is not a pattern) are what the text asks to coalesce.
+const (
+	coalesceStep   = 5.0
+	coalesceWithin = time.Second
+	coalesceRun    = 2
+)
+
+// checkCoalesce: SEQ-PROGRESS-COALESCE (SHOULD), reported once per
+// session, at the update that completes the first run of rapid updates.
+func (s *seqChecker) checkCoalesce(ss *session, m *protocol.Message, percent float64, now instant) {
+	prev, had := ss.lastPercent, ss.hasPercent
+	ss.lastPercent, ss.hasPercent = percent, true
+	prevAt := ss.lastPercentAt
+	ss.lastPercentAt = now
+	if !had || ss.coalesceNoted {
+		return
+	}
+	gap := now.off - prevAt.off
+	if now.ok && prevAt.ok {
+		gap = now.t.Sub(prevAt.t)
+	}
+	if math.Abs(percent-prev) >= coalesceStep || gap >= coalesceWithin || gap < 0 {
+		ss.rapidRun = 0
+		return
+	}
+	ss.rapidRun++
+	if ss.rapidRun >= coalesceRun {
+		ss.coalesceNoted = true
+		s.report(seqProgressCoalesce, ss.id, m, "progress not coalesced",
+			"this progress.updated moves from %g%% to %g%% within %s of the one before, the %s such step in a row; producers should coalesce rapid progress updates (§4.2.2: every 5%% rather than every 1%%); noted once per session",
+			prev, percent, gap.Round(time.Millisecond), ordinal(ss.rapidRun))
+	}
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 1:
+		return "first"
+	case 2:
+		return "second"
+	case 3:
+		return "third"
+	}
+	return fmt.Sprintf("%dth", n)
 }
