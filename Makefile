@@ -32,7 +32,7 @@ testdeps:
 fuzz:
 	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)
 
-bench: build
+bench: build testdeps
 	./scripts/bench.sh
 
 demo: build

@@ -82,6 +82,11 @@ log "go benchmarks (capfile, visualize/render)"
 
 seek_key="Seek/${seek_mib}MiB"
 view_key="View/${seek_mib}MiB"
+if [ -n "$quick" ]; then
+	view_many=100000 view_many_label=100,000 view_sessions=100 view_long=20000 view_long_label=20,000
+else
+	view_many=1000000 view_many_label=1,000,000 view_sessions=1,000 view_long=100000 view_long_label=100,000
+fi
 check_label=$(echo "$check_events" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta')
 
 cat > "$work/rows.txt" <<EOF
@@ -154,6 +159,19 @@ timeline window of 10 s (10,000 events) from the middle | e2e/$view_key | timeli
 100,000-event session: whole timeline (density per lane) | e2e/ViewSession/events=100000 | whole-ms | ms | |
 100,000-event session: zoomed window of ~5,000 events | e2e/ViewSession/events=100000 | window-ms | ms | |
 100,000-event session: steps list for the trace | e2e/ViewSession/events=100000 | steps-ms | ms | |
+## aaep-replay view in headless Chromium (chromedp), as a user: $view_many_label events in $view_sessions sessions of 1,000, and one session of $view_long_label events
+many sessions: page opened to its first rows on screen | e2e/ViewBrowser/events=$view_many | first-rows-ms | ms | | ≤ 1,000 ms
+many sessions: page opened to the check done (verdicts in) | e2e/ViewBrowser/events=$view_many | checked-ms | ms | |
+many sessions: select a session to its first rows on screen (median of 5) | e2e/ViewBrowser/events=$view_many | select-session-ms | ms | | ≤ 300 ms
+many sessions: click a message to its inspector (median of 9) | e2e/ViewBrowser/events=$view_many | click-inspector-ms | ms | | ≤ 100 ms
+many sessions: largest answer of the page's data API | e2e/ViewBrowser/events=$view_many | largest-answer-KiB | KiB | | ≤ 1,024 KiB
+many sessions: view's peak resident memory | e2e/ViewBrowser/events=$view_many | view-peak-MiB | MiB | | ≤ 300 MiB
+long session: page opened to its first rows on screen | e2e/ViewBrowser/session=$view_long | first-rows-ms | ms | | ≤ 1,000 ms
+long session: select it to its first rows on screen | e2e/ViewBrowser/session=$view_long | select-session-ms | ms | | ≤ 300 ms
+long session: click a message to its inspector | e2e/ViewBrowser/session=$view_long | click-inspector-ms | ms | | ≤ 100 ms
+long session: largest answer of the page's data API | e2e/ViewBrowser/session=$view_long | largest-answer-KiB | KiB | | ≤ 1,024 KiB
+long session: view's peak resident memory | e2e/ViewBrowser/session=$view_long | view-peak-MiB | MiB | | ≤ 300 MiB
+long session: axe-core violations with it selected | e2e/ViewBrowser/session=$view_long | axe-violations | | | 0
 ## Recorder cost (aaep-capture, one SSE producer at a steady rate, default 100 ms flush; the reference Python tool was not available to measure beside it)
 10 events/s: peak resident memory | e2e/Recorder/rate=10 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s: CPU per event, whole run (start-up included) | e2e/Recorder/rate=10 | cpu-µs/event | µs | |

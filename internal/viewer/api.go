@@ -388,7 +388,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		defer rd.Close()
+		defer s.release(rd)
 		scanned := 0
 		for int64(len(rows)) < limit {
 			rec, err := rd.Next()
@@ -487,7 +487,7 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer rd.Close()
+	defer s.release(rd)
 	rec, err := rd.Next()
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "%s: record %d: %v", s.title(), idx, err)
@@ -536,16 +536,39 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
+// readers keeps a few open readers of the capture (its index read once),
+// so that a request seeks one instead of opening the file again.
+const pooledReaders = 4
+
+// reader returns an open reader of the capture (positioned anywhere).
+func (s *Server) reader() (*capfile.Reader, error) {
+	select {
+	case rd := <-s.readers:
+		return rd, nil
+	default:
+		return capfile.Open(s.opts.Path)
+	}
+}
+
+// release gives a reader back to the pool (or closes it when the pool is full).
+func (s *Server) release(rd *capfile.Reader) {
+	select {
+	case s.readers <- rd:
+	default:
+		rd.Close()
+	}
+}
+
 // openAt opens the capture and positions it with seek; on failure it
 // answers the request with the error and reports false.
 func (s *Server) openAt(w http.ResponseWriter, seek func(*capfile.Reader) error) (*capfile.Reader, bool) {
-	rd, err := capfile.Open(s.opts.Path)
+	rd, err := s.reader()
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "%v", err)
 		return nil, false
 	}
 	if err := seek(rd); err != nil {
-		rd.Close()
+		s.release(rd)
 		apiError(w, http.StatusInternalServerError, "%s: %v", s.title(), err)
 		return nil, false
 	}

@@ -159,15 +159,17 @@ func (s *Server) eachRecord(l *rowList, from, to int64, fn func(row, idx int64, 
 	if from >= to {
 		return nil
 	}
-	rd, err := capfile.Open(s.opts.Path)
+	rd, err := s.reader()
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
-	cur := int64(-1) // a fresh reader reads record 0 next
+	defer s.release(rd)
+	cur := int64(-3) // unknown: seek first
 	for i := from; i < to; i++ {
 		idx := l.at(i)
-		if idx <= cur || idx > cur+64 {
+		// Reading on within a frame is cheaper than seeking, which
+		// decompresses the frame again from its start.
+		if cur < 0 || idx <= cur || idx > cur+4096 {
 			if err := rd.SeekRecord(idx); err != nil {
 				return err
 			}

@@ -246,7 +246,7 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 	if !ok {
 		return false
 	}
-	defer rd.Close()
+	defer s.release(rd)
 	type open struct {
 		lane         int
 		start, index int64

@@ -82,6 +82,8 @@ type Server struct {
 	rules  map[string]ruleDoc
 	traces *traceCache
 	lists  *listCache
+	// readers are open readers of the capture, for the requests.
+	readers chan *capfile.Reader
 	// indexByID finds the index's sessions.
 	indexByID map[string]*capfile.SessionInfo
 }
@@ -122,6 +124,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.traces = newTraceCache(s)
 	s.lists = newListCache()
+	s.readers = make(chan *capfile.Reader, pooledReaders)
 	s.indexByID = make(map[string]*capfile.SessionInfo, len(idx.Sessions))
 	for i := range idx.Sessions {
 		s.indexByID[idx.Sessions[i].ID] = &idx.Sessions[i]
@@ -169,7 +172,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Close() error {
 	s.cancel()
 	s.wg.Wait()
-	return nil
+	for {
+		select {
+		case rd := <-s.readers:
+			rd.Close()
+		default:
+			return nil
+		}
+	}
 }
 
 // CheckDone reports whether the background check has finished.

@@ -32,7 +32,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "recorder"}
+var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "viewbrowser", "recorder"}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "discard" {
@@ -162,6 +162,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = bench.Seek(ctx, env, seekBytes)
 		case "viewsession":
 			err = bench.ViewSession(ctx, env, 100_000)
+		case "viewbrowser":
+			be := *env
+			be.Runs = max(1, min(*runs, 3))
+			npm := os.Getenv("AAEP_NPM_DIR")
+			if npm == "" {
+				npm = filepath.Join(".cache", "npm")
+			}
+			err = bench.ViewBrowser(ctx, &be, pick(1000, 100), 1000, pick(100_000, 20_000), npm)
 		case "recorder":
 			span := 20 * time.Second
 			if *quick {

@@ -93,8 +93,10 @@ class VList {
     box.addEventListener("keydown", (e) => this.key(e));
     new ResizeObserver(() => this.draw()).observe(box);
   }
-  reset(total) {
+  // reset empties the list; first, when given, is its first page.
+  reset(total, first) {
     this.gen++; this.total = total; this.pages.clear(); this.sel = -1;
+    if (first) this.pages.set(0, { rows: first, wait: Promise.resolve() });
     this.box.scrollTop = 0;
     this.spacer.style.height = (total * ROW) + "px";
     this.draw();
@@ -129,7 +131,10 @@ class VList {
       const r = el("div", { class: "vrow " + (this.o.cls || ""), role: "option", id: this.box.id + "-r" + i, "data-row": String(i), "data-gen": String(this.gen),
         "aria-setsize": String(this.total), "aria-posinset": String(i + 1) });
       r.style.top = (i * ROW) + "px";
-      if (data !== undefined) { this.o.render(r, data, i); r.dataset.filled = "1"; } else { r.textContent = "…"; r.setAttribute("aria-label", "loading row " + (i + 1)); }
+      if (data !== undefined) {
+        this.o.render(r, data, i); r.dataset.filled = "1";
+        if (!this.marked) { this.marked = true; performance.mark(this.box.id + "-filled"); } // the first rows on screen
+      } else { r.textContent = "…"; r.setAttribute("aria-label", "loading row " + (i + 1)); }
       this.decorate(r, i);
       this.box.append(r);
     }
@@ -281,10 +286,10 @@ function initEvents() {
 }
 
 async function reloadEvents() {
-  const r = await api("/api/rows?" + listQuery({ from: "0", limit: "1" })).catch((err) => { $("filter-status").textContent = err.message; $("filter").setAttribute("aria-invalid", "true"); return null; });
+  const r = await api("/api/rows?" + listQuery({ from: "0", limit: String(PAGE) })).catch((err) => { $("filter-status").textContent = err.message; $("filter").setAttribute("aria-invalid", "true"); return null; });
   if (!r) return;
   $("filter").removeAttribute("aria-invalid");
-  events.reset(r.total);
+  events.reset(r.total, r.rows);
   const parts = [state.session ? "Session " + state.session : "All sessions"];
   if (state.filter) parts.push("filter " + state.filter);
   if (state.q) parts.push("text “" + state.q + "”");
