@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -93,8 +95,17 @@ The page works offline: everything it needs is inside aaep-replay.`,
 	return cmd
 }
 
+// viewMemoryLimit is the soft memory limit view sets for itself (unless
+// GOMEMLIMIT says otherwise): the background check of a large capture
+// makes garbage quickly, and a viewer left open should not hold twice what
+// it uses.
+const viewMemoryLimit = 224 << 20
+
 // viewRun serves the page and the replay of opts.Input until interrupted.
 func viewRun(opts *ViewOptions) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(viewMemoryLimit)
+	}
 	a, input := opts.app, opts.Input
 	f := &opts.Replay
 	f.storage, f.stderr = &a.storage, a.Err

@@ -181,6 +181,7 @@ type builder struct {
 	kept      int
 	dropped   int64
 	tokens    map[string]*sessionBuild // reply_token -> session that asked
+	publishes int
 	stats     protocol.Stats
 }
 
@@ -336,6 +337,10 @@ func (b *builder) publishFindings(done bool) {
 // publish makes what run has learned visible to the API.
 func (b *builder) publish(done bool, err error) {
 	b.publishFindings(done)
+	// The lanes' cells are copied every tenth time only (they are the
+	// bulk of a publish).
+	b.publishes++
+	cells := done || b.publishes%10 == 1
 	for i, s := range b.order {
 		if !s.dirty && !done {
 			continue
@@ -355,11 +360,12 @@ func (b *builder) publish(done bool, err error) {
 			sort.Ints(f.Sources)
 		}
 		old := b.views[i]
-		v := &sessionView{ID: old.ID, Lane: old.Lane, Facts: f, Records: s.records[:len(s.records):len(s.records)]}
-		if done {
+		v := &sessionView{ID: old.ID, Lane: old.Lane, Facts: f, Records: s.records[:len(s.records):len(s.records)], Cells: old.Cells}
+		switch {
+		case done:
 			v.Cells = mergeCells(s.cells)
-		} else {
-			// The last cell may still grow: publish a copy of it.
+		case cells:
+			// The cells still change (counts, late findings): a copy.
 			v.Cells = slices.Clone(s.cells)
 		}
 		b.views[i] = v

@@ -334,9 +334,7 @@ func TestViewInBrowser(t *testing.T) {
 		click(t, p, "#rp-pause")
 		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused")`)
 		if golden.Updating() {
-			p.Eval(t, `window.aaepView.selectEvent(46)`, nil)
-			p.WaitFor(t, 10*time.Second, `document.querySelector("#trace-svg g.edge.selected-edge")`)
-			screenshot(t, p, filepath.Join("..", "..", "docs", "viewer.png"))
+			docsScreenshots(t, p)
 		}
 	})
 
@@ -434,15 +432,42 @@ func TestViewInBrowser(t *testing.T) {
 	})
 }
 
-// screenshot writes the whole page as a PNG (go test ./viewer -update).
-func screenshot(t *testing.T, p *browsertest.Page, path string) {
+// docsScreenshots takes the README's pictures (go test ./internal/viewer
+// -run TestViewInBrowser -update): the panes with a message selected and
+// the replay's playhead, a filter applied, and the timeline zoomed in to
+// show spans, findings and the playhead.
+func docsScreenshots(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	docs := filepath.Join("..", "..", "docs")
+	p.Do(t, chromedp.EmulateViewport(1440, 900))
+	p.Eval(t, `window.aaepView.selectSession("sess_eb1273ca151c1c3d")`, nil)
+	p.Eval(t, `window.aaepView.control("seek", {index: 43}).then(() => window.aaepView.control("step"))`, nil)
+	p.Eval(t, `window.aaepView.selectEvent(46)`, nil)
+	p.WaitFor(t, 10*time.Second, `document.querySelector("#trace-svg g.edge.selected-edge") && document.getElementById("inspector-h").textContent.includes("#46")`)
+	screenshot(t, p, filepath.Join(docs, "viewer.png"), "")
+	setFilter(t, p, `type == "tool.invoked" || level >= MUST`)
+	p.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes("filter type")`)
+	screenshot(t, p, filepath.Join(docs, "viewer-filter.png"), "")
+	click(t, p, "#filter-clear")
+	p.Eval(t, `(() => { const v = window.aaepView.state; v.view = {from: 4.5e9, to: 9.5e9}; document.getElementById("tl-in").click(); document.getElementById("tl-out").click(); return true; })()`, nil)
+	p.WaitFor(t, 10*time.Second, `window.aaepView.state.tl && window.aaepView.state.tl.spans && window.aaepView.state.tl.spans.length > 0`)
+	time.Sleep(300 * time.Millisecond)
+	screenshot(t, p, filepath.Join(docs, "viewer-timeline.png"), "#timeline")
+}
+
+// screenshot writes the viewport (or the element sel) as a PNG.
+func screenshot(t *testing.T, p *browsertest.Page, path, sel string) {
 	t.Helper()
 	var png []byte
-	p.Do(t, chromedp.EmulateViewport(1280, 900), chromedp.Sleep(500*time.Millisecond),
-		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) (err error) {
-			png, err = chromedp.FullScreenshot(100)(ctx, tg)
-			return err
-		}))
+	time.Sleep(300 * time.Millisecond) // the canvases redraw
+	p.Do(t, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) (err error) {
+		if sel != "" {
+			png, err = chromedp.Screenshot(chromedp.CSS(sel))(ctx, tg)
+		} else {
+			png, err = chromedp.CaptureScreenshot()(ctx, tg)
+		}
+		return err
+	}))
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,11 +166,13 @@ func (s *Server) eachRecord(l *rowList, from, to int64, fn func(row, idx int64, 
 	}
 	defer s.release(rd)
 	cur := int64(-3) // unknown: seek first
+	frameEnd := int64(-1)
 	for i := from; i < to; i++ {
 		idx := l.at(i)
-		// Reading on within a frame is cheaper than seeking, which
-		// decompresses the frame again from its start.
-		if cur < 0 || idx <= cur || idx > cur+4096 {
+		// Within the frame being read, read on; to another frame, seek,
+		// which decompresses that frame only.
+		if cur < 0 || idx <= cur || idx >= frameEnd {
+			frameEnd = s.frameEnd(idx)
 			if err := rd.SeekRecord(idx); err != nil {
 				return err
 			}
@@ -194,6 +197,17 @@ func (s *Server) eachRecord(l *rowList, from, to int64, fn func(row, idx int64, 
 		}
 	}
 	return nil
+}
+
+// frameEnd returns the number of the first record after the frame that
+// holds record idx.
+func (s *Server) frameEnd(idx int64) int64 {
+	fr := s.idx.Frames
+	k := sort.Search(len(fr), func(k int) bool { return fr[k].FirstRecord+fr[k].Records > idx })
+	if k == len(fr) {
+		return s.idx.Records
+	}
+	return fr[k].FirstRecord + fr[k].Records
 }
 
 // serveRows answers rows [from, from+limit) of a list:
