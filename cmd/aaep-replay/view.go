@@ -41,18 +41,29 @@ func NewCmdView(a *app, runF func(*ViewOptions) error) *cobra.Command {
 		Short: "Explore a capture in a web browser and step its replay into subscribers",
 		Long: `view serves a web page for the capture at a local address (printed), and on
 the same port the replay endpoints of serve, so that subscribers can be
-attached while you watch:
+attached while you watch. The page is one screen: a timeline across the top,
+then three panes side by side (a phone stacks them):
 
-  Sessions   every session with protocol, span, message count and verdict
-             (MUST/SHOULD/INFO counts); filter by type, urgency, source, rule.
-  Timeline   all sessions on one time axis, a lane each; findings in red;
-             zoom and pan with the buttons, the wheel or the keyboard.
+  Timeline   an axis, a minimap of the whole capture, a lane per session for
+             as many as fit; drag to zoom to a range; tool calls and waits for
+             a reply as bars, findings in red, the replay's position in blue.
+  Sessions   sortable by any column (MUST first finds the broken ones), only
+             those with findings; below, the session's messages (replies
+             included) or the whole capture's, in virtual lists.
   Inspector  a message exactly as recorded, pretty-printed, with its times,
-             source, direction, transport attributes and findings.
+             source, direction, transport attributes and findings; copy it
+             as JSON or as a curl seek; export the list as JSONL or a capture.
   Trace      the session's path through its state machine; selecting a step
              selects its message, and back.
-  Replay     play, pause, step one event, seek to the selected event, speed,
-             and what each attached subscriber received and replied.
+  Replay     play, pause, step 1 or 10, seek (selected message, time,
+             scrubber), speed, and what each subscriber received and replied.
+
+The filter bar takes expressions such as
+  type == "tool.invoked" && level >= MUST
+(fields type, session, source, direction, urgency, rule, level, index, or
+any JSON field; == != < <= > >= ~ && || !) and a full-text search. Keys: /
+filter, n/N next/previous finding, Space play/pause, . step, > step 10, [ ]
+seek the replay to the previous/next finding. The URL keeps the state.
 
 The replay is one shared timeline, paused until you play or step it
 (--paused=false plays as soon as a subscriber attaches). The same control is

@@ -1,34 +1,47 @@
 // Package viewer serves a capture to a web browser: the page of
 // `aaep-replay view` and the JSON API behind it. The page lists the
-// sessions with their verdicts, draws every session on one timeline, shows
-// any message exactly as recorded with its findings and the rules they
-// break, draws a session's path through its state machine, and steers the
-// replay that package serve sends to attached subscribers.
+// sessions with their verdicts, draws them on one timeline, shows any
+// message exactly as recorded with its findings and the rules they break,
+// draws a session's path through its state machine, and steers the replay
+// that package serve sends to attached subscribers.
 //
 // The page is plain HTML, CSS and JavaScript embedded in the binary
 // (assets/): nothing is fetched from the network and nothing is built with
-// Node.js. Everything the page shows comes from the API, in pages: the
-// capture is never shipped whole to the browser.
+// Node.js. Its lists are virtual and every answer of the API is bounded: a
+// page of rows, a timeline aggregated to the pixels asked for.
 //
-// The first answers come from the capture's index (sessions, record counts,
-// time spans), so they are quick whatever the capture's size; the verdicts
-// come from a check of the whole capture that runs in the background
-// (GET /api/capture says how far it is).
+// The first answers come from the capture's index; the verdicts come from a
+// check of the whole capture that runs in the background and publishes what
+// it has learned every 200 ms as an immutable snapshot, so that no request
+// waits on it. The check also files every session's messages (its
+// subscriber's replies included) and counts them in 2,048 time buckets per
+// session, from which the timeline of any window is drawn.
 //
-// API (all GET, JSON unless said otherwise):
+// API (all GET, JSON unless said otherwise; every list is paged):
 //
-//	/api/capture                 file, header, counts, sessions from the index, check progress
-//	/api/sessions                every session with protocol, span, count, verdict, and the
-//	                             types, urgencies, sources and rules seen (for the filters)
-//	/api/events?from=N&limit=M   a page of message rows from record N on; filters: session,
-//	                             type, urgency, source, rule (repeatable or comma-separated)
-//	/api/event/N                 one record: raw payload, pretty-printed JSON, times, source,
-//	                             direction, transport attributes, findings with their rules
-//	/api/timeline?from_ns&to_ns  the events of a time window for the timeline (or, when there
-//	                             are more than max, counts per lane and bucket)
-//	/api/trace/SESSION/steps     the session's steps, each with its message and drawn edge
-//	/api/trace/SESSION/svg       the session's state-machine drawing (image/svg+xml)
-//	/api/rules                   every rule: id, level, summary, protocol, spec
+//	/api/capture                  file, header, counts, check progress, the first sessions of the index
+//	/api/sessions?sort&desc&findings&q&from&limit
+//	                              sessions sorted by any column (id, protocol, state, messages,
+//	                              first, last, span, must, should, info), only those with findings
+//	/api/rows?session&filter&q&from&limit
+//	                              rows [from, from+limit) of a list: the capture's records or a
+//	                              session's messages, narrowed by a filter expression and a text
+//	/api/find?…list…&index=N      the row of record N in the list
+//	/api/find?…list…&row&dir&level
+//	                              the next (dir=1) or previous finding after row
+//	/api/export?…list…&format     the list as JSON Lines or a capture (a download, not bounded)
+//	/api/events?from=N&limit=M    a page of rows from record N on (filters: session, type,
+//	                              urgency, source, rule)
+//	/api/event/N                  one record: raw payload, pretty-printed JSON, times, source,
+//	                              direction, transport attributes, findings with their rules
+//	/api/timeline?from_ns&to_ns&px&lanes
+//	                              the window at px columns: the whole capture (minimap), all
+//	                              sessions, the lanes asked; events one by one and the spans of
+//	                              tool calls and waits when few enough
+//	/api/trace/SESSION/steps?from&limit&index
+//	                              a page of the session's steps (index: the page of its step)
+//	/api/trace/SESSION/svg        the session's state-machine drawing (image/svg+xml)
+//	/api/rules                    every rule: id, level, summary, protocol, spec
 //
 // Every other path goes to the replay server (its WebSocket, SSE, reply,
 // statistics and /control endpoints).
