@@ -148,7 +148,7 @@ func View(ctx context.Context, e *Env, path, name string, middle, window time.Du
 		var tl struct {
 			Count int64 `json:"count"`
 		}
-		err = v.get(fmt.Sprintf("/api/timeline?from_ns=%d&to_ns=%d&buckets=1000", middle, middle+window), &tl)
+		err = v.get(fmt.Sprintf("/api/timeline?from_ns=%d&to_ns=%d&px=1000", middle, middle+window), &tl)
 		timeline := time.Since(t1)
 		v.stop()
 		if err != nil {
@@ -191,7 +191,7 @@ func ViewSession(ctx context.Context, e *Env, n int) error {
 		var count int64
 		err = func() error {
 			t := time.Now()
-			if err := v.get("/api/timeline?buckets=1000", nil); err != nil {
+			if err := v.get("/api/timeline?px=1000", nil); err != nil {
 				return err
 			}
 			whole = time.Since(t)
@@ -200,12 +200,12 @@ func ViewSession(ctx context.Context, e *Env, n int) error {
 			}
 			t = time.Now()
 			mid := msgs[0].Offset + span/2
-			if err := v.get(fmt.Sprintf("/api/timeline?from_ns=%d&to_ns=%d&buckets=1000&max=10000", mid, mid+window), &tl); err != nil {
+			if err := v.get(fmt.Sprintf("/api/timeline?from_ns=%d&to_ns=%d&px=1000", mid, mid+window), &tl); err != nil {
 				return err
 			}
 			zoomed, count = time.Since(t), tl.Count
 			t = time.Now()
-			if err := v.get("/api/trace/"+session+"/steps", nil); err != nil {
+			if err := v.get("/api/trace/"+session+"/steps?limit=200", nil); err != nil {
 				return err
 			}
 			steps = time.Since(t)

@@ -90,9 +90,11 @@ type sessionBuild struct {
 // snapshot is what the check has learned so far, published whole and
 // never changed after: the API reads it without a lock.
 type snapshot struct {
-	done      bool
-	err       string
-	read      int64
+	done bool
+	err  string
+	read int64
+	// readTo is the offset of the last message the check has read.
+	readTo    int64
 	dropped   int64
 	truncated bool
 	counts    Verdict
@@ -181,6 +183,7 @@ type builder struct {
 	kept      int
 	dropped   int64
 	tokens    map[string]*sessionBuild // reply_token -> session that asked
+	readTo    int64
 	publishes int
 	stats     protocol.Stats
 }
@@ -269,6 +272,7 @@ func (a *analysis) run(ctx context.Context, path, force string, opts *protocol.O
 // reply_token.
 func (b *builder) message(m *protocol.Message) {
 	b.read++
+	b.readTo = int64(m.Offset)
 	d := m.Doc
 	key := d.Routing.SessionKey()
 	token, _ := d.Get("reply_token").Str()
@@ -371,7 +375,7 @@ func (b *builder) publish(done bool, err error) {
 		b.views[i] = v
 	}
 	snap := &snapshot{
-		done: done, read: b.read, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
+		done: done, read: b.read, readTo: b.readTo, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
 		stats: b.stats, sessions: slices.Clone(b.views), byID: make(map[string]*sessionView, len(b.views)),
 		overview: slices.Clone(b.overview),
 	}

@@ -210,7 +210,9 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 		pos[id] = i
 		ans.Lanes = append(ans.Lanes, lane)
 	}
-	if ans.Count <= s.opts.TimelineScan && s.idx.Records > 0 {
+	// A window the check has not read through yet is read, whatever the
+	// buckets say so far.
+	if (ans.Count <= s.opts.TimelineScan || !sn.done && sn.readTo < to) && s.idx.Records > 0 {
 		if !s.readWindow(w, &ans, from, to, pos, lanes, all) {
 			return
 		}
@@ -258,7 +260,13 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 	var spans [][7]int64
 	tooMany := false
 	var doc payload.Doc
-	for scanned := int64(0); scanned < 3*s.opts.TimelineScan; scanned++ {
+	var counted int64
+	whole := true
+	for scanned := int64(0); ; scanned++ {
+		if scanned >= 3*s.opts.TimelineScan {
+			whole = false
+			break
+		}
 		rec, err := rd.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !capfile.IsTorn(err) {
@@ -287,6 +295,7 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 			l, _ := s.an.worstAt(idx, nil)
 			worst = int64(l)
 			all.add(rec.Time, 1, worst)
+			counted++
 		}
 		if !inLane {
 			continue
@@ -342,6 +351,9 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i][1] < spans[j][1] })
 	ans.Spans = spans
+	if whole {
+		ans.Count = counted
+	}
 	ans.Detail = "read"
 	if !tooMany {
 		ans.Detail = "events"
