@@ -255,6 +255,7 @@ type seqChecker struct {
 	// holders are the sessions holding messages back while an event is
 	// late (seq_order.go); flushing judges held messages without holding.
 	holders  []*session
+	heldAll  int // messages held by all holds
 	flushing bool
 
 	redeliver  redeliveries // identical repeats per source (seq_redeliver.go)

@@ -16,7 +16,8 @@ package aaep
 // number beyond the next one expected (a gap opens, on a subscription
 // that neither filters nor rate-limits, where gaps are not expected), the
 // checker holds that event back, and the session's later events and the
-// replies to its prompts with it, up to maxHeld messages. When the missing
+// replies to its prompts with it, up to maxHeld messages (and maxHeldAll
+// for all sessions together). When the missing
 // event arrives, delivery order is reported at it (SEQ-DELIVERY-ORDER,
 // whose message says the session is judged in emission order), it is
 // judged, and then the held messages are, their events in sequence_number
@@ -37,8 +38,14 @@ import (
 )
 
 // maxHeld bounds the messages a session's hold keeps: a gap wider than
-// this, or one that stays open longer, is judged as delivered.
-const maxHeld = 256
+// this, or one that stays open longer, is judged as delivered. maxHeldAll
+// bounds the messages all holds keep together: past it, the oldest hold
+// is judged as delivered, so a lossy recording of many sessions costs no
+// more memory than a few held sessions do.
+const (
+	maxHeld    = 256
+	maxHeldAll = 4096
+)
 
 // hold is what the checker holds back of a session while an event of its
 // primary source is missing.
@@ -92,9 +99,19 @@ func (s *seqChecker) holdEvent(ss *session, lg *leg, m *protocol.Message, ev *Ev
 		hm.token, _ = ev.Str("reply_token")
 	}
 	h.msgs = append(h.msgs, hm)
+	s.heldAll++
 	if len(h.msgs) >= maxHeld {
 		s.release(ss, lg)
 		s.judgeAsDelivered(ss, lg, h)
+	}
+	if s.heldAll > maxHeldAll && len(s.holders) > 0 {
+		old := s.holders[0]
+		olg := old.leg(old.primary)
+		oh := olg.hold
+		s.release(old, olg)
+		if oh != nil {
+			s.judgeAsDelivered(old, olg, oh)
+		}
 	}
 	return true
 }
@@ -128,6 +145,7 @@ func (s *seqChecker) holdReply(m *protocol.Message, ev *Event) bool {
 			}
 		}
 		h.msgs = append(h.msgs, heldMsg{m: copyMessage(m), token: token})
+		s.heldAll++
 		return true
 	}
 	return false
@@ -135,6 +153,9 @@ func (s *seqChecker) holdReply(m *protocol.Message, ev *Event) bool {
 
 // release ends lg's hold (the caller judges what it held).
 func (s *seqChecker) release(ss *session, lg *leg) {
+	if lg.hold != nil {
+		s.heldAll -= len(lg.hold.msgs)
+	}
 	lg.hold = nil
 	s.holders = slices.DeleteFunc(s.holders, func(x *session) bool { return x == ss })
 }
@@ -176,6 +197,7 @@ func (s *seqChecker) judgeHeld(ss *session, lg *leg, h *hold) {
 		if !hm.event {
 			if lg.hold != nil {
 				lg.hold.msgs = append(lg.hold.msgs, heldMsg{m: m, token: hm.token})
+				s.heldAll++
 				continue
 			}
 			s.replyMessage(&m, &ev)

@@ -63,6 +63,8 @@ func TestDeliveryOrderIsNotEmissionOrder(t *testing.T) {
 		{"tool.invoked delivered after its completion and the state change", []int{0, 1, 2, 4, 5, 3, 6, 7, 8},
 			[]string{"SEQ-DELIVERY-ORDER"}, "judged in emission order"},
 		{"two events late, the later first", []int{0, 1, 4, 2, 3, 5, 6, 7, 8}, []string{"SEQ-DELIVERY-ORDER", "SEQ-DELIVERY-ORDER"}, "judged in emission order"},
+		{"tool.invoked lost, not late: judged as delivered", []int{0, 1, 2, 4, 5, 6, 7, 8},
+			[]string{"SEQ-TOOL-PAIR-PRECEDED", "SEQ-SEQNO-INCREMENT"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
