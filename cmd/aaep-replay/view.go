@@ -30,6 +30,7 @@ type ViewOptions struct {
 	Paused   bool
 	Protocol string
 	Profile  string
+	Follow   bool
 }
 
 // NewCmdView builds view; runF, when given, runs instead of viewRun (tests
@@ -68,9 +69,15 @@ seek the replay to the previous/next finding. The URL keeps the state.
 The replay is one shared timeline, paused until you play or step it
 (--paused=false plays as soon as a subscriber attaches). The same control is
 a JSON API under /control (see serve --control). Every flag of serve applies.
-The page works offline: everything it needs is inside aaep-replay.`,
+The page works offline: everything it needs is inside aaep-replay.
+
+--follow keeps up with a capture aaep-capture is still writing: every second
+view looks at the file, and when it has grown the page's lists, sessions and
+timeline grow with it at once; the whole capture is checked again, and the
+new verdicts replace the old when that check is done.`,
 		Example: `  aaep-replay view session.aaep --open
   aaep-replay view session.aaep --listen 127.0.0.1:9000 --speed 2
+  aaep-replay view live.aaep --follow
   # attach a subscriber to ws://127.0.0.1:8765/aaep/v1/ws, then in the page: Step`,
 		Args: needFiles("view", "the capture FILE to explore", 1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -102,6 +109,7 @@ The page works offline: everything it needs is inside aaep-replay.`,
 	fs.BoolVar(&opts.Paused, "paused", true, "start the replay paused (step or play from the page or /control)")
 	fs.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
 	fs.StringVar(&opts.Profile, "profile", "lenient", "checker profile: lenient or strict")
+	fs.BoolVar(&opts.Follow, "follow", false, "keep up with a capture that is still being written: its lists, sessions and timeline grow, and it is checked again as it grows")
 	opts.Replay.add(fs, "until")
 	return cmd
 }
@@ -129,7 +137,7 @@ func viewRun(opts *ViewOptions) error {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
 	return serveReplay(a, input, opts.Listen, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
-		v, err := viewer.New(viewer.Options{Path: input, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile})
+		v, err := viewer.New(viewer.Options{Path: input, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile, Follow: opts.Follow})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
 		}

@@ -85,12 +85,14 @@ func knownProtocol(name string) (string, bool) {
 }
 
 type captureInfo struct {
-	File     string         `json:"file"`
-	Header   capfile.Header `json:"header"`
-	Records  int64          `json:"records"`
-	First    time.Duration  `json:"first_ns"`
-	Last     time.Duration  `json:"last_ns"`
-	Rebuilt  bool           `json:"index_rebuilt"`
+	File    string         `json:"file"`
+	Header  capfile.Header `json:"header"`
+	Records int64          `json:"records"`
+	First   time.Duration  `json:"first_ns"`
+	Last    time.Duration  `json:"last_ns"`
+	Rebuilt bool           `json:"index_rebuilt"`
+	// Follow is set when the capture is followed as it grows (view --follow).
+	Follow   bool           `json:"follow,omitempty"`
 	Sessions []indexSession `json:"sessions"`
 	// SessionsCut is set when Sessions lists only the first
 	// maxIndexSessions (/api/sessions pages through all of them).
@@ -120,8 +122,8 @@ type checkProgress struct {
 }
 
 func (s *Server) indexSessions() []indexSession {
-	out := make([]indexSession, 0, len(s.idx.Sessions))
-	for _, x := range s.idx.Sessions {
+	out := make([]indexSession, 0, len(s.index().Sessions))
+	for _, x := range s.index().Sessions {
 		out = append(out, indexSession{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime)})
 	}
 	return out
@@ -129,11 +131,11 @@ func (s *Server) indexSessions() []indexSession {
 
 func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 	info := captureInfo{
-		File: s.title(), Header: s.hdr, Records: s.idx.Records, Rebuilt: s.idx.Rebuilt,
-		First: time.Duration(s.idx.FirstTime()), Last: time.Duration(s.idx.LastTime()),
-		Sessions: s.indexSessions(), IndexCount: len(s.idx.Sessions),
+		File: s.title(), Header: s.hdr, Records: s.index().Records, Rebuilt: s.index().Rebuilt,
+		First: time.Duration(s.index().FirstTime()), Last: time.Duration(s.index().LastTime()),
+		Sessions: s.indexSessions(), IndexCount: len(s.index().Sessions), Follow: s.opts.Follow,
 	}
-	sn := s.an.snap.Load()
+	sn := s.analysis().snap.Load()
 	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
 	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
 	if len(info.Sessions) > maxIndexSessions {
@@ -158,7 +160,7 @@ type sessionRow struct {
 
 func (s *Server) sessionRow(v *sessionView, done bool) sessionRow {
 	row := sessionRow{ID: v.ID, Records: v.Facts.Messages, First: v.Facts.First, Last: v.Facts.Last, sessionFacts: v.Facts, Lane: v.Lane, Checked: done}
-	if x, ok := s.indexByID[v.ID]; ok {
+	if x, ok := s.sessionIndex()[v.ID]; ok {
 		row.Records, row.First, row.Last = x.Records, time.Duration(x.FirstTime), time.Duration(x.LastTime)
 	}
 	return row
@@ -245,7 +247,7 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	sn := s.an.snap.Load()
+	sn := s.analysis().snap.Load()
 	all := sortedSessions(sn, key, q.Get("desc") == "1")
 	with, text := q.Get("findings"), q.Get("q")
 	keep := func(v *sessionView) bool {
@@ -280,7 +282,7 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	// the others, while it runs.
 	pending := 0
 	if !sn.done && with == "" {
-		for _, x := range s.idx.Sessions {
+		for _, x := range s.index().Sessions {
 			if _, ok := sn.byID[x.ID]; ok || text != "" && !strings.Contains(strings.ToLower(x.ID), strings.ToLower(text)) {
 				continue
 			}
@@ -383,7 +385,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := []eventRow{}
 	next := int64(-1)
-	if from < s.idx.Records {
+	if from < s.index().Records {
 		rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekRecord(from) })
 		if !ok {
 			return
@@ -412,10 +414,10 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			next = rows[len(rows)-1].Index + 1
 		}
 	}
-	if next >= s.idx.Records {
+	if next >= s.index().Records {
 		next = -1
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": rows, "next": next, "total": s.idx.Records})
+	writeJSON(w, http.StatusOK, map[string]any{"events": rows, "next": next, "total": s.index().Records})
 }
 
 // row makes the row of a record, or reports that the filter drops it.
@@ -440,7 +442,7 @@ func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow,
 		row.Type, row.Urgency = f.TypeName(), f.Urgency
 	}
 	row.Summary = show.Summary(&filt.doc)
-	worst, hasRule := s.an.worstAt(idx, filt.rules)
+	worst, hasRule := s.analysis().worstAt(idx, filt.rules)
 	if len(filt.rules) > 0 && !hasRule {
 		return eventRow{}, false
 	}
@@ -479,8 +481,8 @@ var flagNames = []struct {
 
 func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 	idx, err := strconv.ParseInt(r.PathValue("index"), 10, 64)
-	if err != nil || idx < 0 || idx >= s.idx.Records {
-		apiError(w, http.StatusNotFound, "no record %s (the capture has %d)", r.PathValue("index"), s.idx.Records)
+	if err != nil || idx < 0 || idx >= s.index().Records {
+		apiError(w, http.StatusNotFound, "no record %s (the capture has %d)", r.PathValue("index"), s.index().Records)
 		return
 	}
 	rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekRecord(idx) })
@@ -529,10 +531,10 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 	if json.Valid(rec.Payload) && json.Indent(&pretty, rec.Payload, "", "  ") == nil {
 		d.Pretty = pretty.String()
 	}
-	for _, f := range s.an.findingsAt(idx) {
+	for _, f := range s.analysis().findingsAt(idx) {
 		d.Findings = append(d.Findings, finding{Finding: f, Rule: s.rules[f.RuleID]})
 	}
-	d.Checked = s.an.snap.Load().done
+	d.Checked = s.analysis().snap.Load().done
 	writeJSON(w, http.StatusOK, d)
 }
 
@@ -542,6 +544,9 @@ const pooledReaders = 4
 
 // reader returns an open reader of the capture (positioned anywhere).
 func (s *Server) reader() (*capfile.Reader, error) {
+	if s.readers == nil {
+		return capfile.Open(s.opts.Path)
+	}
 	select {
 	case rd := <-s.readers:
 		return rd, nil
@@ -552,6 +557,10 @@ func (s *Server) reader() (*capfile.Reader, error) {
 
 // release gives a reader back to the pool (or closes it when the pool is full).
 func (s *Server) release(rd *capfile.Reader) {
+	if s.readers == nil {
+		rd.Close()
+		return
+	}
 	select {
 	case s.readers <- rd:
 	default:

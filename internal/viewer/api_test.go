@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/internal/viewer"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -566,5 +567,77 @@ func TestRuleSpecs(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no finding in the first 60 events of the golden capture to check")
+	}
+}
+
+// TestFollowGrowingCapture: view --follow on a capture still being
+// written shows the records appended to it, and checks them.
+func TestFollowGrowingCapture(t *testing.T) {
+	hdr, recs := capfiletest.ReadAll(t, demo)
+	path := filepath.Join(t.TempDir(), "live.aaep")
+	w, err := capfile.Create(path, hdr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	appendRecs := func(from, to int) {
+		for i := from; i < to; i++ {
+			if err := w.Append(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendRecs(0, 30)
+	v, err := viewer.New(viewer.Options{Path: path, Follow: true, FollowPoll: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(v)
+	defer func() { ts.Close(); v.Close() }()
+	type capture struct {
+		Records int64 `json:"records"`
+		Follow  bool  `json:"follow"`
+		Check   struct {
+			Done     bool  `json:"done"`
+			Messages int64 `json:"messages"`
+		} `json:"check"`
+		Findings map[string]int64 `json:"findings"`
+	}
+	wait := func(what string, ok func(c capture) bool) capture {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var c capture
+			getJSON(t, ts.URL+"/api/capture", 200, &c)
+			if ok(c) {
+				return c
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: still %+v", what, c)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	c := wait("the first 30 records checked", func(c capture) bool { return c.Records == 30 && c.Check.Done })
+	if !c.Follow {
+		t.Error("/api/capture does not say the capture is followed")
+	}
+	appendRecs(30, len(recs))
+	c = wait("every record checked", func(c capture) bool { return c.Records == int64(len(recs)) && c.Check.Done && c.Check.Messages == int64(len(recs)) })
+	want := verdicts(t, demo)
+	var must int64
+	for _, v := range want {
+		must += v[0]
+	}
+	if c.Findings["must"] != must {
+		t.Errorf("after growing: %d MUST findings, the whole demo has %d", c.Findings["must"], must)
+	}
+	var p rowsPage
+	getJSON(t, ts.URL+"/api/rows?from=100&limit=50", 200, &p)
+	if p.Total != int64(len(recs)) || len(p.Rows) != len(recs)-100 || p.Rows[0].Index != 100 {
+		t.Errorf("rows after growing: total %d, %d rows from %d", p.Total, len(p.Rows), p.Rows[0].Index)
 	}
 }

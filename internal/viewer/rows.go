@@ -65,6 +65,14 @@ func (c *listCache) get(k listKey) *rowList {
 	return c.m[k]
 }
 
+// clear forgets every list (the capture has grown, the findings changed).
+func (c *listCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.Init()
+	clear(c.m)
+}
+
 func (c *listCache) put(k listKey, l *rowList) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -87,12 +95,12 @@ func (s *Server) rowsFor(r *http.Request) (*rowList, error) {
 	if err != nil {
 		return nil, err
 	}
-	sn := s.an.snap.Load()
-	base := &rowList{n: s.idx.Records, partial: !sn.done}
+	sn := s.analysis().snap.Load()
+	base := &rowList{n: s.index().Records, partial: !sn.done}
 	if k.session != "" {
 		v := sn.byID[k.session]
 		if v == nil {
-			if _, ok := s.indexByID[k.session]; !ok || sn.done {
+			if _, ok := s.sessionIndex()[k.session]; !ok || sn.done {
 				return nil, errNoSession(k.session, s.title())
 			}
 			v = &sessionView{}
@@ -150,7 +158,7 @@ func (s *Server) filterRecord(idx int64, rec *capfile.Record, doc *payload.Doc) 
 	if fr.session == "" {
 		fr.session = rec.Session
 	}
-	fr.rules, fr.worst = s.an.rulesAt(idx)
+	fr.rules, fr.worst = s.analysis().rulesAt(idx)
 	return fr
 }
 
@@ -202,10 +210,10 @@ func (s *Server) eachRecord(l *rowList, from, to int64, fn func(row, idx int64, 
 // frameEnd returns the number of the first record after the frame that
 // holds record idx.
 func (s *Server) frameEnd(idx int64) int64 {
-	fr := s.idx.Frames
+	fr := s.index().Frames
 	k := sort.Search(len(fr), func(k int) bool { return fr[k].FirstRecord+fr[k].Records > idx })
 	if k == len(fr) {
-		return s.idx.Records
+		return s.index().Records
 	}
 	return fr[k].FirstRecord + fr[k].Records
 }
@@ -298,7 +306,7 @@ func (s *Server) serveFind(w http.ResponseWriter, r *http.Request) {
 	scanned := int64(0)
 	for i := row + dir; i >= 0 && i < l.n && scanned < maxFindScan; i += dir {
 		scanned++
-		if w, _ := s.an.worstAt(l.at(i), nil); w >= min {
+		if w, _ := s.analysis().worstAt(l.at(i), nil); w >= min {
 			found = i
 			break
 		}

@@ -155,7 +155,7 @@ func (c *columns) cells() [][3]int64 {
 // the check's buckets when the window holds many messages, else by reading
 // the window's records.
 func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
-	first, last := s.idx.FirstTime(), s.idx.LastTime()
+	first, last := s.index().FirstTime(), s.index().LastTime()
 	from, err := intQuery(r, "from_ns", first)
 	to, err2 := intQuery(r, "to_ns", last)
 	px, err3 := intQuery(r, "px", defaultPx)
@@ -175,13 +175,13 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	sn := s.an.snap.Load()
+	sn := s.analysis().snap.Load()
 	if _, asked := r.URL.Query()["lanes"]; !asked {
 		for _, v := range sn.sessions[:min(len(sn.sessions), defaultLanes)] {
 			ids = append(ids, v.ID)
 		}
 	}
-	a := s.an
+	a := s.analysis()
 	ans := timelineAnswer{From: time.Duration(from), To: time.Duration(to), Capture: [2]int64{first, last}, Px: px,
 		Sessions: len(sn.sessions), Lanes: []timelineLane{}, BucketNS: a.width}
 	whole := newColumns(first, last, px)
@@ -212,7 +212,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 	}
 	// A window the check has not read through yet is read, whatever the
 	// buckets say so far.
-	if (ans.Count <= s.opts.TimelineScan || !sn.done && sn.readTo < to) && s.idx.Records > 0 {
+	if (ans.Count <= s.opts.TimelineScan || !sn.done && sn.readTo < to) && s.index().Records > 0 {
 		if !s.readWindow(w, &ans, from, to, pos, lanes, all) {
 			return
 		}
@@ -243,7 +243,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 // before it, for the spans that start there) into the columns, and lists
 // the events and spans when the lanes hold few enough.
 func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to int64, pos map[string]int, lanes []*columns, all *columns) bool {
-	start := max(from-(to-from), s.idx.FirstTime())
+	start := max(from-(to-from), s.index().FirstTime())
 	rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekTime(start) })
 	if !ok {
 		return false
@@ -292,7 +292,7 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 		}
 		worst := int64(0)
 		if rec.Time >= from {
-			l, _ := s.an.worstAt(idx, nil)
+			l, _ := s.analysis().worstAt(idx, nil)
 			worst = int64(l)
 			all.add(rec.Time, 1, worst)
 			counted++

@@ -67,6 +67,14 @@ type traceCache struct {
 
 func newTraceCache(s *Server) *traceCache { return &traceCache{s: s, m: map[string]*sessionTrace{}} }
 
+// clear forgets the traces (a followed capture has grown).
+func (c *traceCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.order = nil
+}
+
 func (c *traceCache) get(id string) *sessionTrace {
 	c.mu.Lock()
 	t := c.m[id]
@@ -88,7 +96,7 @@ func (c *traceCache) get(id string) *sessionTrace {
 // that names no session (replies, handshake), reading only the frames that
 // hold the session when the index knows it.
 func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protocol.Message)) error {
-	info, ok := s.indexByID[id]
+	info, ok := s.sessionIndex()[id]
 	if !ok {
 		// Not keyed in the index: read everything and keep the session's messages.
 		var d payload.Doc
@@ -107,7 +115,7 @@ func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protoco
 	defer rd.Close()
 	attrs := map[string]string{}
 	for _, k := range info.Frames {
-		fr := s.idx.Frames[k]
+		fr := s.index().Frames[k]
 		if err := rd.SeekRecord(fr.FirstRecord); err != nil {
 			return err
 		}
@@ -199,10 +207,10 @@ func (t *sessionTrace) build(s *Server, id string) {
 }
 
 func (s *Server) knownSession(id string) bool {
-	if _, ok := s.indexByID[id]; ok {
+	if _, ok := s.sessionIndex()[id]; ok {
 		return true
 	}
-	_, ok := s.an.snap.Load().byID[id]
+	_, ok := s.analysis().snap.Load().byID[id]
 	return ok
 }
 

@@ -56,6 +56,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -76,6 +78,12 @@ type Options struct {
 	// Renderer draws traces; nil uses the aaep-render helper found by
 	// visualize.FindHelper.
 	Renderer *visualize.Renderer
+	// Follow watches a capture that is still being written: when it has
+	// grown, the index is read again at once and the whole capture is
+	// checked again (the new verdicts replace the old when that check is
+	// done). FollowPoll is how often the file is looked at (default 1s).
+	Follow     bool
+	FollowPoll time.Duration
 	// TimelineScan is the most messages a timeline window may hold to be
 	// read record by record (0: 20,000); wider windows are drawn from the
 	// check's buckets.
@@ -84,21 +92,23 @@ type Options struct {
 
 // Server is the viewer's HTTP handler.
 type Server struct {
-	opts   Options
-	hdr    capfile.Header
-	idx    *capfile.Index
-	mux    *http.ServeMux
-	an     *analysis
+	opts Options
+	hdr  capfile.Header
+	mux  *http.ServeMux
+	// cur is the capture's index as last read (a followed capture grows);
+	// an is the check of the whole capture (a followed capture is checked
+	// again when it has grown, and the new check replaces the old when done).
+	cur    atomic.Pointer[captureIndex]
+	an     atomic.Pointer[analysis]
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	rules  map[string]ruleDoc
 	traces *traceCache
 	lists  *listCache
-	// readers are open readers of the capture, for the requests.
+	// readers are open readers of the capture, for the requests (none
+	// when following: a reader knows the records it was opened with).
 	readers chan *capfile.Reader
-	// indexByID finds the index's sessions.
-	indexByID map[string]*capfile.SessionInfo
 }
 
 // New opens the capture, reads its index (rebuilding it by a scan when the
@@ -128,7 +138,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{opts: opts, hdr: hdr, idx: idx, an: newAnalysis(idx.FirstTime(), idx.LastTime()), ctx: ctx, cancel: cancel, rules: ruleDocs()}
+	s := &Server{opts: opts, hdr: hdr, ctx: ctx, cancel: cancel, rules: ruleDocs()}
+	s.cur.Store(newCaptureIndex(idx))
+	s.an.Store(newAnalysis(idx.FirstTime(), idx.LastTime()))
 	if opts.Protocol != "" {
 		if _, ok := knownProtocol(opts.Protocol); !ok {
 			cancel()
@@ -137,10 +149,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s.traces = newTraceCache(s)
 	s.lists = newListCache()
-	s.readers = make(chan *capfile.Reader, pooledReaders)
-	s.indexByID = make(map[string]*capfile.SessionInfo, len(idx.Sessions))
-	for i := range idx.Sessions {
-		s.indexByID[idx.Sessions[i].ID] = &idx.Sessions[i]
+	if !opts.Follow {
+		s.readers = make(chan *capfile.Reader, pooledReaders)
 	}
 	sub, err := fs.Sub(assets, "assets")
 	if err != nil {
@@ -168,7 +178,10 @@ func New(opts Options) (*Server, error) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.an.run(ctx, opts.Path, opts.Protocol, popts)
+		s.analysis().run(ctx, opts.Path, opts.Protocol, popts)
+		if opts.Follow {
+			s.follow(ctx, popts)
+		}
 	}()
 	return s, nil
 }
@@ -197,7 +210,7 @@ func (s *Server) Close() error {
 
 // CheckDone reports whether the background check has finished.
 func (s *Server) CheckDone() bool {
-	return s.an.snap.Load().done
+	return s.analysis().snap.Load().done
 }
 
 func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request) {

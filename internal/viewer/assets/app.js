@@ -12,7 +12,7 @@ const KINDS = [
 ];
 const LEVELS = { 1: "INFO", 2: "SHOULD", 3: "MUST" };
 const ROW = 22;
-const PAGE = 100;
+const PAGE = 50;
 
 const state = {
   capture: null,
@@ -974,6 +974,23 @@ function initControl() {
   pollControl();
 }
 
+// follow keeps up with a capture that is still being written (view
+// --follow): the lists, the sessions and the timeline grow with it.
+function follow() {
+  let records = state.capture.records, checked = state.capture.check.done;
+  setInterval(async () => {
+    const before = state.capture;
+    const c = await loadCapture().catch(() => null);
+    if (!c || (c.records === records && c.check.done === checked)) return;
+    records = c.records; checked = c.check.done;
+    if (state.view && state.view.to >= before.last_ns) state.view.to = Math.max(c.last_ns, state.view.from + 1);
+    sessions.invalidate();
+    const r = await api("/api/rows?" + listQuery({ from: "0", limit: "1" })).catch(() => null);
+    if (r) { events.setTotal(r.total); events.invalidate(); }
+    scheduleTimeline();
+  }, 2000);
+}
+
 // ---- start ----
 
 async function start() {
@@ -999,6 +1016,7 @@ async function start() {
     scheduleTimeline();
     if (state.selected >= 0) selectEvent(state.selected, { fromList: true });
     document.body.dataset.ready = "true";
+    if (c.follow) follow();
   } catch (err) {
     report("Loading", err);
   }
