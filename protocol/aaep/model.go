@@ -50,7 +50,29 @@
 // maxima in EVT-SCHEMA are strict-only. Where prose and schema disagree,
 // the prose wins in both profiles (§3.0, §4.7), as each rule's
 // documentation says. The sequence rules document their own profile
-// differences (seq.go).
+// differences (seq.go); two of them weigh a contradiction with a level of
+// its own in each profile (protocol.Rule.StrictLevel):
+// SEQ-REPLY-AFTER-CANCEL (§6.8's SHOULD in the lenient profile, §9.4.2(9)'s
+// MUST for a Level 2 subscriber in the strict one) and
+// SEQ-STATE-AWAITING-ENTER (A.7.6 and §4.6 make it a note in the lenient
+// profile, A.4 a warning in the strict one; informative text makes no
+// MUST).
+//
+// # Parties
+//
+// Every rule names whose duty it states (protocol.Party): the envelope,
+// payload, sequence and negotiation rules are mostly the producer's; the
+// subscription request and the replies are the subscriber's
+// (MSG-REQ-SCHEMA, MSG-CONF-REPLY-SCHEMA, MSG-CLAR-REPLY-SCHEMA,
+// NEG-L2-DECLARES-REPLY, and the reply rules SEQ-REPLY-KNOWN-TOKEN,
+// SEQ-REPLY-NOT-EXPIRED, SEQ-REPLY-AFTER-CANCEL, SEQ-REPLY-DECISION-ALLOWED,
+// SEQ-CLAR-RESPONSE-TYPE, SEQ-REPLY-AUTO); the rules both sides share
+// (subscription.close, a message's type, the subscription it names) and
+// those about the recording itself (SEQ-REPLY-UNOBSERVED,
+// SEQ-SESSION-INCOMPLETE, NEG-TYPES-WITHHELD) are either's. A reply the
+// producer must ignore is the subscriber's finding at the subscriber's
+// level; the producer is reported only when it acts on it
+// (SEQ-REPLY-IGNORED).
 package aaep
 
 import (
