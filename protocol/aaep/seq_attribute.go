@@ -138,7 +138,7 @@ func (a *await) preference() int {
 
 // namedAction handles an invocation that confirmation a names (how).
 func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how matchHow, tool string, irrev bool) {
-	if a.res.accepted() && a.consumed && a.orderUse.set && how >= matchName {
+	if a.res.accepted() && a.consumed && a.orderUse.set && how >= matchText {
 		// The accept was taken by order by an irreversible tool it does
 		// not name; the action it names is this one, so that tool ran
 		// without a confirmation of its own.
