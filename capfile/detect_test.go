@@ -143,3 +143,23 @@ func TestTornTailCountsUnreadableBytes(t *testing.T) {
 		t.Errorf("Judge: %v, want ErrNothingRead", fail)
 	}
 }
+
+// TestSeekRangeMessage: a record number past the end names the last
+// record there is, and the missing file error is the file system's own,
+// without a prefix of this package's.
+func TestSeekRangeMessage(t *testing.T) {
+	path := writeFile(t, t.TempDir(), genRecords(3, 104, 2, 0), nil)
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.SeekRecord(200)
+	if want := "capfile: seek to record 200: the capture holds records 0 to 103 (104, the end, may be sought too)"; err == nil || err.Error() != want {
+		t.Errorf("SeekRecord(200) = %v, want %q", err, want)
+	}
+	missing := filepath.Join(t.TempDir(), "none.aaep")
+	if _, err := Open(missing); err == nil || err.Error() != "open "+missing+": no such file or directory" {
+		t.Errorf("Open of a missing file = %v", err)
+	}
+}

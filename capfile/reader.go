@@ -115,14 +115,14 @@ func Open(path string) (*Reader, error) { return openFile(path, false) }
 // openFile is Open; lenient accepts a damaged header magic or signature
 // (see Reader.lenient).
 func openFile(path string, lenient bool) (*Reader, error) {
-	f, err := os.Open(path)
+	f, err := os.Open(path) // its *fs.PathError names the path
 	if err != nil {
-		return nil, fmt.Errorf("capfile: open: %w", err)
+		return nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("capfile: open: %w", err)
+		return nil, err
 	}
 	r, err := newReaderAt(f, st.Size(), lenient)
 	if err != nil {
@@ -153,13 +153,13 @@ func describeMagic(b []byte) string {
 	case len(b) == 0:
 		return "an empty file"
 	case len(b) >= 4 && binary.LittleEndian.Uint32(b) == zstdFrameMagic:
-		return "a plain zstd frame (magic 28 b5 2f fd), not a capture header"
+		return "a plain zstd frame (magic 28 b5 2f fd), not a capture header (compressed JSON Lines? decompress it first: zstd -d)"
 	case len(b) >= 4 && binary.LittleEndian.Uint32(b) == headerMagic:
 		return "a skippable frame with a capture header's magic but without the AAEPCAPF signature"
 	case len(b) >= 4 && isSkippable(binary.LittleEndian.Uint32(b)):
 		return fmt.Sprintf("a zstd skippable frame with magic %#08x", binary.LittleEndian.Uint32(b))
 	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
-		return "gzip data"
+		return "gzip data (compressed JSON Lines? decompress it first: gunzip)"
 	case b[0] == '{' || b[0] == '[':
 		return "JSON text"
 	}
@@ -639,7 +639,7 @@ func (r *Reader) SeekRecord(i int64) error {
 		return err
 	}
 	if i < 0 || i > x.Records {
-		return fmt.Errorf("capfile: seek to record %d: out of range [0, %d]", i, x.Records)
+		return fmt.Errorf("capfile: seek to record %d: the capture holds records 0 to %d (%d, the end, may be sought too)", i, x.Records-1, x.Records)
 	}
 	r.seekFrame(x, x.frameForRecord(i))
 	r.skipRec = i

@@ -31,8 +31,13 @@ func TestNewCaptureCmd(t *testing.T) {
 				t.Errorf("endpoints %q", o.endpoints)
 			}
 		}},
-		{name: "one vocabulary: --type, --session, --urgency, and the old spellings", args: "http://a -o x.aaep --type a --filter-type b --session s1 --filter-session s2 --urgency critical --filter-urgency high", check: func(t *testing.T, o *options) {
+		{name: "one vocabulary: --type, --session, --urgency", args: "http://a -o x.aaep --type a --type b --session s1 --session s2 --urgency critical --urgency high", check: func(t *testing.T, o *options) {
 			if !slices.Equal(o.filterTypes, []string{"a", "b"}) || !slices.Equal(o.filterSess, []string{"s1", "s2"}) || !slices.Equal(o.filterUrg, []string{"critical", "high"}) {
+				t.Errorf("types %q sessions %q urgencies %q", o.filterTypes, o.filterSess, o.filterUrg)
+			}
+		}},
+		{name: "the old spellings", args: "http://a -o x.aaep --filter-type a --filter-type b --filter-session s1 --filter-urgency high", check: func(t *testing.T, o *options) {
+			if !slices.Equal(o.filterTypes, []string{"a", "b"}) || !slices.Equal(o.filterSess, []string{"s1"}) || !slices.Equal(o.filterUrg, []string{"high"}) {
 				t.Errorf("types %q sessions %q urgencies %q", o.filterTypes, o.filterSess, o.filterUrg)
 			}
 		}},
@@ -41,7 +46,7 @@ func TestNewCaptureCmd(t *testing.T) {
 				t.Errorf("exec %q endpoints %q", o.execArgs, o.endpoints)
 			}
 		}},
-		{name: "every flag", args: "http://a -o x.aaep --duration 1m --max-events 5 --max-bytes 10MiB --flush-interval 50ms " +
+		{name: "every flag", args: "unix:///s.sock -o x.aaep --duration 1m --max-events 5 --max-bytes 10MiB --flush-interval 50ms " +
 			"--filter-type tool.invoked --filter-type tool.completed --filter-session s1 --filter-urgency critical " +
 			"--header Authorization:Bearer.t --cacert ca.pem --insecure --redact a --redact b -q --json --subscribe " +
 			"--subscribe-file caps.json --framing lp --max-message-size 1KiB --max-retries -1 --retry-max-wait 5s " +
@@ -75,6 +80,11 @@ func TestNewCaptureCmd(t *testing.T) {
 		{name: "negative ring", args: "http://a -o x --rotate-every 1h --ring -1", wantErr: `"--ring" flag`},
 		{name: "ring without rotation", args: "http://a -o x --ring 2", wantErr: "--ring needs"},
 		{name: "tiny rotate-every", args: "http://a -o x --rotate-every 10ms", wantErr: "one second at least"},
+		// Misconfigurations that would pass silently (issue 23, item 8).
+		{name: "two spellings of one flag", args: "http://a -o x --type a --filter-type b", wantErr: "--type and --filter-type are two spellings of one flag: give one of them"},
+		{name: "framing without a socket", args: "events.jsonl -o x --framing lp", wantErr: "--framing lp frames Unix socket streams; no endpoint is a unix:// socket (events.jsonl)"},
+		{name: "framing ndjson of a WebSocket", args: "ws://a/ws -o x --framing ndjson", wantErr: "--framing ndjson frames Unix socket streams"},
+		{name: "tiny rotate-size", args: "http://a -o x --rotate-size 1KiB", wantErr: "--rotate-size 1.0 KiB: 1MiB at least"},
 		{name: "unknown flag", args: "http://a -o x --bogus", wantErr: "unknown flag"},
 		{name: "bad retries", args: "http://a -o x --max-retries -2", wantErr: "--max-retries"},
 	} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -132,7 +133,7 @@ written.`,
 			return captureRun(o)
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%w", err) })
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringArrayVarP(&o.endpoints, "endpoint", "e", nil, "endpoint to record (repeatable); the first argument works too")
@@ -200,6 +201,9 @@ func (o *options) parseArgs(args []string, dash int) error {
 	if o.output == "" {
 		return cli.Usagef("--output is required")
 	}
+	if o.framing != "auto" && !hasUnixEndpoint(o.endpoints) {
+		return cli.Usagef("--framing %s frames Unix socket streams; no endpoint is a unix:// socket (%s)", o.framing, strings.Join(o.endpoints, ", "))
+	}
 	if outfile.IsStdout(o.output) {
 		// A capture is a stream (its index comes last), so it can be piped
 		// onward; a single one only, and not mixed with a JSON summary.
@@ -217,14 +221,32 @@ func (o *options) parseArgs(args []string, dash int) error {
 		return cli.Usagef("--max-message-size must be positive")
 	case o.rotateEvery > 0 && o.rotateEvery < time.Second:
 		return cli.Usagef("--rotate-every %v: one second at least", o.rotateEvery)
+	case o.rotateSize > 0 && o.rotateSize < minRotateSize:
+		return cli.Usagef("--rotate-size %s: 1MiB at least (a part is closed at the first write after it reaches the size, so it can pass it by one write)", o.rotateSize.String())
 	case o.ring > 0 && o.rotateSize == 0 && o.rotateEvery == 0:
 		return cli.Usagef("--ring needs --rotate-size or --rotate-every")
 	}
 	if _, err := transport.ParseFraming(o.framing); err != nil {
-		return cli.Usagef("--framing: %v", err)
+		return cli.Usagef("--framing: %w", err)
 	}
 	if _, err := parseHeaders(o.headers); err != nil {
 		return err
 	}
 	return nil
+}
+
+// minRotateSize is the smallest --rotate-size: below it, what one write
+// adds (up to --flush-interval of messages) would make the parts' sizes
+// mean little.
+const minRotateSize = 1 << 20
+
+// hasUnixEndpoint reports whether one of endpoints is a Unix socket, the
+// one kind of endpoint --framing applies to.
+func hasUnixEndpoint(endpoints []string) bool {
+	for _, e := range endpoints {
+		if strings.HasPrefix(e, "unix://") || strings.HasPrefix(e, "unix:") {
+			return true
+		}
+	}
+	return false
 }

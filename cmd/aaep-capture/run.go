@@ -100,14 +100,14 @@ func captureRun(o *options) error {
 	for _, e := range o.endpoints {
 		src, err := transport.New(e, sopts)
 		if err != nil {
-			return cli.Usagef("%v", err)
+			return cli.Usagef("%w", err)
 		}
 		sources = append(sources, src)
 	}
 	if o.exec {
 		src, err := transport.NewExec(o.execArgs, sopts)
 		if err != nil {
-			return cli.Usagef("%v", err)
+			return cli.Usagef("%w", err)
 		}
 		sources = append(sources, src)
 	}
@@ -138,7 +138,7 @@ func captureRun(o *options) error {
 	if o.metrics != "" {
 		ms, err := capmetrics.Listen(o.metrics, metrics.collect)
 		if err != nil {
-			return cli.Usagef("--metrics %s: %v", o.metrics, err)
+			return cli.Usagef("--metrics %s: %w", o.metrics, err)
 		}
 		defer ms.Close()
 		if !o.quiet {
@@ -372,7 +372,7 @@ func (o *options) checkFileEndpoints() error {
 				return cli.WithCode(cli.ExitUsage, fmt.Errorf("open input: %w", err))
 			}
 			if errors.Is(err, capedit.ErrIsCapture) {
-				return cli.Usagef("%v: aaep-replay serves, checks and draws it as it is", err)
+				return cli.Usagef("%w: aaep-replay serves, checks and draws it as it is", err)
 			}
 			return cli.WithCode(cli.ExitUsage, err)
 		}

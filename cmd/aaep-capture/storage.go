@@ -134,7 +134,7 @@ func (l *logLines) use(pf func(format string, args ...any)) {
 func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*remoteOutput, error) {
 	u, err := objstore.Parse(o.output)
 	if err != nil {
-		return nil, cli.Usagef("--output: %v", err)
+		return nil, cli.Usagef("--output: %w", err)
 	}
 	if u.IsPrefix() {
 		return nil, cli.Usagef("--output %s names a prefix; name the capture: %sname.aaep", u, u)
@@ -145,7 +145,7 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 	}
 	store, err := objstore.Open(ctx, u, o.storage.objOptions())
 	if err != nil {
-		return nil, cli.Usagef("%v", err)
+		return nil, cli.Usagef("%w", err)
 	}
 	logs := &logLines{w: o.Err, quiet: o.quiet}
 	// Prove the credentials and the bucket before recording anything.
@@ -164,7 +164,7 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 	root := o.storage.spool
 	if root == "" {
 		if root, err = spool.DefaultRoot(); err != nil {
-			return nil, cli.Usagef("%v", err)
+			return nil, cli.Usagef("%w", err)
 		}
 	}
 	dir := spool.Dir(root, u)

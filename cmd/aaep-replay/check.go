@@ -92,7 +92,7 @@ read).`,
 				}
 				// Rules and options are checked once, before anything is read.
 				if _, err := opts.newEngine(protocol.Sink{}); err != nil {
-					return cli.Usagef("%v", err)
+					return cli.Usagef("%w", err)
 				}
 				opts.Inputs = args
 			}
@@ -158,7 +158,7 @@ func checkRun(opts *CheckOptions) error {
 	rep.Stream(out, opts.JSON, threshold)
 	eng, err := opts.newEngine(rep.Sink(nil))
 	if err != nil {
-		return cli.Usagef("%v", err)
+		return cli.Usagef("%w", err)
 	}
 	meter := a.meter("check")
 	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter, Prepare: eng.Preparation()}, input.Handler{
@@ -226,7 +226,7 @@ func unreadReasons(sum input.Summary, err error) []string {
 func parseFailOn(s string) (protocol.Level, error) {
 	l, err := protocol.ParseThreshold(s)
 	if err != nil {
-		return 0, cli.Usagef("--fail-on: %v", err)
+		return 0, cli.Usagef("--fail-on: %w", err)
 	}
 	return l, nil
 }

@@ -55,7 +55,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 			}{{"--from", o.From, &o.Cut.From}, {"--until", o.Until, &o.Cut.To}} {
 				pos, err := timing.ParsePosition(p.val)
 				if err != nil {
-					return cli.Usagef("%s: %v", p.flag, err)
+					return cli.Usagef("%s: %w", p.flag, err)
 				}
 				*p.dst = pos
 			}

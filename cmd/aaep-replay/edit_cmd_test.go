@@ -41,6 +41,7 @@ func Test_NewCmdCut(t *testing.T) {
 			o.Cut.From = timing.Position{Set: true, ByIndex: true, Index: 100}
 			o.Cut.To = timing.Position{Set: true, Time: time.Hour + 2*time.Minute + 3500*time.Millisecond}
 		}},
+		{name: "until, two spellings", argv: "cut in.aaep --until #5 --to #60 -o out.aaep", err: "--until and --to are two spellings of one flag: give one of them"},
 		{name: "until, old spelling --to", argv: "cut in.aaep --to #40 -o out.aaep", want: func(o *CutOptions) {
 			o.Until, o.Cut.To = "#40", timing.Position{Set: true, ByIndex: true, Index: 40}
 		}},

@@ -137,6 +137,22 @@ func Test_editRun(t *testing.T) {
 			return importRun(&ImportOptions{app: a, Input: jsonl, Output: filepath.Join(dir, "span.aaep")})
 		}, code: cli.ExitUsage, err: "DIR/span.jsonl: line 2: timestamp out of range: timestamp 2200-01-01T00:00:00Z is more than 292 years after the first, 1700-01-01T00:00:00Z (a capture's records are at most that far from its start)",
 			records: map[string]int{"span.aaep": -2}},
+		// Messages (item 9 of issue 23).
+		{name: "import of one line", run: func(a *app, in, dir string) error {
+			jsonl := filepath.Join(dir, "one.jsonl")
+			os.WriteFile(jsonl, []byte(`{"type":"aaep:agent.session.started","timestamp":"2026-11-02T09:00:00Z"}`+"\n"), 0o644)
+			return importRun(&ImportOptions{app: a, Input: jsonl, Output: filepath.Join(dir, "one.aaep")})
+		}, stdout: "imported 1 record from 1 line of plain JSON Lines into DIR/one.aaep\n", records: map[string]int{"one.aaep": 1}},
+		{name: "import of gzip-compressed JSON Lines", run: func(a *app, in, dir string) error {
+			gz := filepath.Join(dir, "x.jsonl.gz")
+			os.WriteFile(gz, []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3}, 0o644)
+			return importRun(&ImportOptions{app: a, Input: gz, Output: filepath.Join(dir, "x.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/x.jsonl.gz: a gzip-compressed file, not JSON Lines (decompress it first: gunzip)", records: map[string]int{"x.aaep": -2}},
+		{name: "import of a JSON array", run: func(a *app, in, dir string) error {
+			arr := filepath.Join(dir, "events.json")
+			os.WriteFile(arr, []byte(`[{"type":"aaep:agent.session.started"},{"type":"aaep:agent.session.completed"}]`+"\n"), 0o644)
+			return importRun(&ImportOptions{app: a, Input: arr, Output: filepath.Join(dir, "x.aaep")})
+		}, code: cli.ExitUsage, err: "DIR/events.json: a JSON array, not JSON Lines: one message per line is read, so split the array into one event per line (e.g. jq -c '.[]')", records: map[string]int{"x.aaep": -2}},
 		{name: "split by count", run: func(a *app, in, dir string) error {
 			o := &SplitOptions{app: a, Input: in, Output: filepath.Join(dir, "p.aaep")}
 			o.Split.Records = 40

@@ -71,7 +71,7 @@ func importRun(o *ImportOptions) error {
 	if st.WithMeta {
 		form = "a --with-meta export"
 	}
-	fmt.Fprintf(a.summaryTo(out), "imported %d records from %d lines of %s into %s\n", st.Records, st.Lines, form, outName(out))
+	fmt.Fprintf(a.summaryTo(out), "imported %s from %s of %s into %s\n", fileopsCount(st.Records, "record", "records"), fileopsCount(st.Lines, "line", "lines"), form, outName(out))
 	if st.Invalid > 0 {
 		fmt.Fprintf(a.Err, "aaep-replay: warning: %s not valid JSON or UTF-8; kept as flagged records with their line numbers\n", fileopsCount(st.Invalid, "line is", "lines are"))
 	}

@@ -122,7 +122,7 @@ func readShifts(flags []string) ([]inputShift, error) {
 		}
 		ts, err := capedit.ParseTimeShift(fl[eq+1:])
 		if err != nil {
-			return nil, cli.Usagef("--time-shift: %v", err)
+			return nil, cli.Usagef("--time-shift: %w", err)
 		}
 		out = append(out, inputShift{flag: fl, name: fl[:eq], shift: ts})
 	}

@@ -36,6 +36,8 @@ func Test_NewCmdVisualize(t *testing.T) {
 			o.FormatName, o.Format, o.Output = "dot", "dot", "-"
 		}},
 		{name: "session", argv: "visualize in.aaep --session sess_42", want: func(o *VisualizeOptions) { o.Session = "sess_42" }},
+		{name: "session, old spelling", argv: "visualize in.aaep --filter-session sess_42", want: func(o *VisualizeOptions) { o.Session = "sess_42" }},
+		{name: "session, two spellings", argv: "visualize in.aaep --session a --filter-session b", err: "--session and --filter-session are two spellings of one flag: give one of them"},
 		{name: "protocol and profile", argv: "visualize in.aaep --protocol kahn --profile strict", want: func(o *VisualizeOptions) {
 			o.Protocol, o.Profile = "kahn", "strict"
 		}},

@@ -36,7 +36,7 @@ type remoteRecord struct {
 func (f *replayFlags) checkRemoteRecord(ctx context.Context) (objstore.URL, objstore.Store, error) {
 	u, err := objstore.Parse(f.record)
 	if err != nil {
-		return u, nil, cli.Usagef("--record: %v", err)
+		return u, nil, cli.Usagef("--record: %w", err)
 	}
 	if u.IsPrefix() {
 		return u, nil, cli.Usagef("--record %s names a prefix; name the capture: %sname.aaep", u, u)
@@ -47,7 +47,7 @@ func (f *replayFlags) checkRemoteRecord(ctx context.Context) (objstore.URL, objs
 	}
 	store, err := objstore.Open(ctx, u, o)
 	if err != nil {
-		return u, nil, cli.Usagef("--record: %v", err)
+		return u, nil, cli.Usagef("--record: %w", err)
 	}
 	exists, err := objstore.Exists(ctx, store, u.Key)
 	switch {
@@ -69,7 +69,7 @@ func (f *replayFlags) openRemoteRecord(ctx context.Context, h capfile.Header, st
 	}
 	root, err := spool.DefaultRoot()
 	if err != nil {
-		return nil, cli.Usagef("--record: %v", err)
+		return nil, cli.Usagef("--record: %w", err)
 	}
 	up, err := spool.Open(store, u, spool.Dir(root, u), spool.Options{Replace: f.force, Logf: func(format string, args ...any) {
 		fmt.Fprintf(stderr, "aaep-replay: --record: "+format+"\n", args...)

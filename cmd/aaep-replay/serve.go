@@ -75,14 +75,17 @@ func (f *replayFlags) timing() timing.Config {
 // parsed into fromPos and toPos); toName is the name of the range-end flag.
 func (f *replayFlags) validate(toName string) error {
 	if err := f.timing().Validate(); err != nil {
-		return cli.Usagef("--speed/--max-idle: %v", err)
+		return cli.Usagef("--speed/--max-idle: %w", err)
+	}
+	if f.noDelay && f.speed != 1 {
+		return cli.Usagef("--no-delay sends every event at once, so --speed %g means nothing with it: give one of them", f.speed)
 	}
 	var err error
 	if f.fromPos, err = timing.ParsePosition(f.from); err != nil {
-		return cli.Usagef("--from: %v", err)
+		return cli.Usagef("--from: %w", err)
 	}
 	if f.toPos, err = timing.ParsePosition(f.to); err != nil {
-		return cli.Usagef("--%s: %v", toName, err)
+		return cli.Usagef("--%s: %w", toName, err)
 	}
 	return nil
 }
@@ -242,14 +245,14 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 				return cli.Usagef("--paused goes with --control")
 			}
 			if err := serve.CheckSSEEvent(opts.SSEEvent); err != nil {
-				return cli.Usagef("--sse-event: %v", err)
+				return cli.Usagef("--sse-event: %w", err)
 			}
 			for _, o := range opts.CORSOrigin {
 				if o == "*" {
 					continue
 				}
 				if _, err := serve.NormalizeOrigin(o); err != nil {
-					return cli.Usagef("--cors-origin: %v", err)
+					return cli.Usagef("--cors-origin: %w", err)
 				}
 			}
 			if runF != nil {

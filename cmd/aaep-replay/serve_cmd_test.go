@@ -33,6 +33,9 @@ func replayCases[O any](verb, rest string, replay func(*O) *replayFlags) []cmdCa
 		{name: "until a bare record number", argv: argv("--until=120"), want: with(func(f *replayFlags) {
 			f.to, f.toPos = "120", timing.Position{Set: true, ByIndex: true, Index: 120}
 		})},
+		{name: "until, old spelling", argv: argv("--to #40"), want: with(func(f *replayFlags) {
+			f.to, f.toPos = "#40", timing.Position{Set: true, ByIndex: true, Index: 40}
+		})},
 		{name: "sessions", argv: argv("--session s1,s2 --session s3"), want: with(func(f *replayFlags) { f.sessions = []string{"s1", "s2", "s3"} })},
 		{name: "types", argv: argv("--type tool.invoked --type aaep:agent.state.changed"), want: with(func(f *replayFlags) {
 			f.types = []string{"tool.invoked", "aaep:agent.state.changed"}
@@ -55,6 +58,8 @@ func replayCases[O any](verb, rest string, replay func(*O) *replayFlags) []cmdCa
 		{name: "fractional loop", argv: argv("--loop 1.5"), err: `invalid argument "1.5" for "--loop" flag: not a whole number; want 0 (forever) or a positive whole number`},
 		{name: "bad from", argv: argv("--from soon"), err: `--from: bad position "soon": want a time offset such as 1m30s or 1:30, or a record number such as #120`},
 		{name: "bad until", argv: argv("--until #x"), err: `--until: bad position "#x": want a record number such as #120`},
+		{name: "two spellings of until", argv: argv("--until #5 --to #60"), err: "--until and --to are two spellings of one flag: give one of them"},
+		{name: "no-delay with a speed", argv: argv("--no-delay --speed 2"), err: "--no-delay sends every event at once, so --speed 2 means nothing with it: give one of them"},
 		{name: "bad until, old spelling", argv: argv("--to -5s"), err: `--until: bad position "-5s": want a time offset such as 1m30s or 1:30, or a record number such as #120`},
 	}
 }
@@ -119,8 +124,13 @@ func Test_NewCmdPush(t *testing.T) {
 	cases = append(cases, replayCases("push", "--to ws://127.0.0.1:9000/aaep", func(o *PushOptions) *replayFlags { return &o.Replay })...)
 	// The old spelling --to is push's target, not the end of the range.
 	for i := range cases {
-		if cases[i].name == "bad until, old spelling" {
+		switch cases[i].name {
+		case "bad until, old spelling":
 			cases[i] = cmdCase[PushOptions]{name: "--to is the target", argv: "push in.aaep --to ws://127.0.0.1:9000/aaep --to -5s", err: `--to "-5s": want a ws:// or wss:// URL`}
+		case "until, old spelling":
+			cases[i] = cmdCase[PushOptions]{name: "the last --to is the target", argv: "push in.aaep --to ws://x/ --to ws://127.0.0.1:9000/aaep"}
+		case "two spellings of until":
+			cases[i] = cmdCase[PushOptions]{name: "--to and --until are two flags", argv: "push in.aaep --until #5 --to #60", err: `--to "#60": want a ws:// or wss:// URL`}
 		}
 	}
 	testNewCmd(t, NewCmdPush, defaults, cases)

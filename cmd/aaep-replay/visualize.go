@@ -118,7 +118,7 @@ func outputFormat(output, name string, formatSet bool) (visualize.Format, error)
 	}
 	f, err := visualize.ParseFormat(name)
 	if err != nil {
-		return "", cli.Usagef("--format: %v", err)
+		return "", cli.Usagef("--format: %w", err)
 	}
 	if named && byName != f {
 		return "", cli.Usagef("--format %s does not match the --output file %s", f, output)
@@ -165,7 +165,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	sink.Step = func(s protocol.Step) { seen.add(s.Session); step(s) }
 	eng, err := protocol.NewEngine(mods, o.Protocol, &protocol.Options{Profile: o.Profile}, sink)
 	if err != nil {
-		return cli.Usagef("%v", err)
+		return cli.Usagef("%w", err)
 	}
 	meter := a.meter("visualize")
 	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter}, input.Handler{Message: func(m *protocol.Message) error {

@@ -21,6 +21,10 @@ var (
 	ErrDamagedCapture = errors.New("a capture whose first bytes are damaged, not JSON Lines (aaep-replay repair rebuilds its header)")
 	// ErrCompressed: the file is zstd-compressed.
 	ErrCompressed = errors.New("a zstd-compressed file, not JSON Lines (decompress it first: zstd -d)")
+	// ErrJSONArray: the file is a JSON array (its first line starts one).
+	ErrJSONArray = errors.New("a JSON array, not JSON Lines: one message per line is read, so split the array into one event per line (e.g. jq -c '.[]')")
+	// ErrGzip: the file is gzip-compressed.
+	ErrGzip = errors.New("a gzip-compressed file, not JSON Lines (decompress it first: gunzip)")
 	// ErrNotJSONL: no line of the file is JSON.
 	ErrNotJSONL = errors.New("not JSON Lines: no line is JSON")
 )
@@ -39,6 +43,9 @@ func SniffJSONL(path string) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(capfile.SniffLen)
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		return fmt.Errorf("%s: %w", path, ErrGzip)
+	}
 	switch capfile.Detect(head) {
 	case capfile.Capture:
 		return fmt.Errorf("%s: %w", path, ErrIsCapture)
@@ -62,6 +69,9 @@ func SniffJSONL(path string) error {
 			continue
 		}
 		lines++
+		if lines == 1 && line[0] == '[' {
+			return fmt.Errorf("%s: %w", path, ErrJSONArray)
+		}
 		if json.Valid(line) {
 			return nil
 		}
