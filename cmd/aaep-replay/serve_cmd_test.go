@@ -144,6 +144,7 @@ func Test_NewCmdView(t *testing.T) {
 	cases := []cmdCase[ViewOptions]{
 		{name: "defaults", argv: "view in.aaep"},
 		{name: "open", argv: "view in.aaep --open", want: func(o *ViewOptions) { o.Open = true }},
+		{name: "follow", argv: "view in.aaep --follow", want: func(o *ViewOptions) { o.Follow = true }},
 		{name: "listen", argv: "view in.aaep --listen 127.0.0.1:9000", want: func(o *ViewOptions) { o.Listen = "127.0.0.1:9000" }},
 		{name: "playing at once", argv: "view in.aaep --paused=false", want: func(o *ViewOptions) { o.Paused = false }},
 		{name: "not shared", argv: "view in.aaep --shared=false", want: func(o *ViewOptions) { o.Shared = false }},
