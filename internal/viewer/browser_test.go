@@ -325,6 +325,13 @@ func TestViewInBrowser(t *testing.T) {
 			read()
 		}
 		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #57")`)
+		// Step N: 3 more.
+		p.Eval(t, `document.getElementById("rp-n").value = "3"; true`, nil)
+		click(t, p, "#rp-stepn")
+		for range 3 {
+			read()
+		}
+		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #60")`)
 		p.Eval(t, `(() => { const s = document.getElementById("rp-speed"); s.value = "100"; s.dispatchEvent(new Event("change")); return true; })()`, nil)
 		click(t, p, "#rp-play")
 		next := read()

@@ -946,7 +946,7 @@ async function pollControl() {
     if (err.status === 404) {
       state.control = false;
       $("rp-live").textContent = "Replay control is off (view --shared=false gives each subscriber its own replay).";
-      for (const id of ["rp-play", "rp-pause", "rp-step", "rp-step10", "rp-seek", "rp-speed", "rp-scrub", "rp-to", "rp-to-go"]) $(id).disabled = true;
+      for (const id of ["rp-play", "rp-pause", "rp-step", "rp-step10", "rp-seek", "rp-speed", "rp-scrub", "rp-to", "rp-to-go", "rp-n", "rp-stepn"]) $(id).disabled = true;
     } else $("rp-error").textContent = "Replay status: " + err.message;
   } finally { polling = false; }
 }
@@ -969,6 +969,7 @@ function initControl() {
     control("seek", { to: Math.round(ns / 1e6) + "ms" });
   };
   $("rp-to-go").onclick = () => control("seek", { to: $("rp-to").value.trim() });
+  $("rp-stepn").onclick = () => control("step", { count: String(Math.max(1, Math.floor(Number($("rp-n").value) || 1))) });
   // The panel is live from the start: a subscriber may attach before the check ends.
   setInterval(pollControl, 500);
   pollControl();
