@@ -118,6 +118,10 @@ func (f *frameReader) nextLP() ([]byte, error) {
 		return nil, err
 	}
 	size := int64(binary.BigEndian.Uint32(f.hdr[:]))
+	if size > f.max && looksLikeText(f.hdr[:]) {
+		// '{"ty' read as a length is some 2 GB: not a frame to wait for.
+		return nil, &FramingError{Prefix: f.hdr, Size: size}
+	}
 	if size > f.max {
 		left := size
 		for left > 0 {
@@ -266,4 +270,30 @@ func trimEOL(b []byte) []byte {
 func appendLP(dst, msg []byte) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(msg)))
 	return append(dst, msg...)
+}
+
+// FramingError: the stream does not look length-prefixed: what should be a
+// frame's length reads as text (NDJSON, most likely), and as a length it is
+// past the message size limit. Retrying cannot help.
+type FramingError struct {
+	Prefix [4]byte
+	Size   int64
+}
+
+func (e *FramingError) Error() string {
+	return fmt.Sprintf("the framing looks wrong: a length prefix reads as the text %q (a length of %d bytes); the producer seems to send NDJSON, not length-prefixed frames (--framing ndjson, or auto)", e.Prefix[:], e.Size)
+}
+
+// looksLikeText reports whether a length prefix is JSON or printable text
+// rather than a big-endian length.
+func looksLikeText(b []byte) bool {
+	if b[0] == '{' || b[0] == '[' {
+		return true
+	}
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -283,3 +283,20 @@ func FuzzFrameReader(f *testing.F) {
 		t.Fatal("more frames than bytes")
 	})
 }
+
+// TestFramingLooksWrong: length-prefixed framing of an NDJSON stream reads
+// '{"ty' as a length of some 2 GB; it is reported at once as a wrong
+// framing instead of waiting for 2 GB that will never come.
+func TestFramingLooksWrong(t *testing.T) {
+	fr := newFrameReader(bytes.NewReader([]byte(`{"type":"aaep:agent.session.started"}`+"\n")), FramingLP, 0)
+	_, err := fr.next()
+	var fe *FramingError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), `the framing looks wrong: a length prefix reads as the text "{\"ty"`) {
+		t.Fatalf("err = %v, want a FramingError", err)
+	}
+	// A real length prefix past the limit is still a message too large.
+	fr = newFrameReader(bytes.NewReader(lp("abcd")), FramingLP, 3)
+	if _, err := fr.next(); !errors.As(err, new(*FrameTooLargeError)) {
+		t.Fatalf("err = %v, want FrameTooLargeError", err)
+	}
+}

@@ -90,7 +90,8 @@ func readFrames(ctx context.Context, e *emitter, fr *frameReader, o outcome) out
 			if ctx.Err() == nil {
 				o.ev.Partial = fr.partial
 			}
-			o.err = err
+			var fe *FramingError
+			o.err, o.permanent = err, errors.As(err, &fe)
 			return o
 		}
 		o.delivered = true

@@ -63,6 +63,12 @@ func (s *wsSource) attempt(ctx context.Context, e *emitter, n int) outcome {
 			case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 				o.err = fmt.Errorf("%w: HTTP %s", ErrRejected, resp.Status)
 				o.permanent = true
+			case resp.StatusCode < 400:
+				// A 200 (a web page, an SSE stream) or a redirect: no
+				// WebSocket there, and asking again will not make one.
+				o.err = fmt.Errorf("websocket handshake: the server answered HTTP %s (%s) instead of switching to the WebSocket protocol (101): not a WebSocket endpoint; an SSE stream is recorded from its http:// URL",
+					resp.Status, describeAnswer(resp))
+				o.permanent = true
 			case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout:
 				o.err = fmt.Errorf("websocket handshake: HTTP %s", resp.Status)
 				o.permanent = true
@@ -237,4 +243,15 @@ func readLimited(r io.Reader, buf []byte, limit int64) ([]byte, int64, error) {
 			return buf, int64(len(buf)), err
 		}
 	}
+}
+
+// describeAnswer says what an HTTP answer that is not a handshake carried.
+func describeAnswer(resp *http.Response) string {
+	if loc := resp.Header.Get("Location"); loc != "" {
+		return "redirecting to " + loc
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		return "content type " + ct
+	}
+	return "no content type"
 }

@@ -233,3 +233,32 @@ func TestCaptureForceNeedsAMessage(t *testing.T) {
 		noTemp(t, dir)
 	}
 }
+
+// TestCaptureFramingLooksWrong: --framing lp against a producer that sends
+// NDJSON says that the framing looks wrong and stops (exit 1) instead of
+// waiting in silence for a 2 GB frame.
+func TestCaptureFramingLooksWrong(t *testing.T) {
+	dir := t.TempDir()
+	unix := &transporttest.UnixProducer{Frames: transporttest.Frames(transporttest.Events(3)), Framing: "ndjson"}
+	sock := unix.Start(t)
+	code, _, stderr := runCapture(t, dir, sock, "-o", "x.aaep", "--framing", "lp", "--duration", "20s")
+	if code != 1 || !strings.Contains(stderr, "the framing looks wrong") || !strings.Contains(stderr, "--framing ndjson") {
+		t.Errorf("exit %d, %q; want 1 and the framing named", code, stderr)
+	}
+}
+
+// TestCaptureWebSocketAnsweredWithAPage: a ws:// URL whose server answers
+// 200 with a page is not a WebSocket endpoint: said so, and not retried
+// (exit 1), instead of a bare "HTTP 200 OK".
+func TestCaptureWebSocketAnsweredWithAPage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html></html>"))
+	}))
+	defer srv.Close()
+	ws := "ws" + strings.TrimPrefix(srv.URL, "http") + "/aaep/v1/ws"
+	code, _, stderr := runCapture(t, t.TempDir(), ws, "-o", "x.aaep", "--duration", "20s")
+	if code != 1 || !strings.Contains(stderr, "the server answered HTTP 200 OK (content type text/html) instead of switching to the WebSocket protocol (101): not a WebSocket endpoint") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
