@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"net"
 	"net/http"
@@ -10,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
@@ -261,4 +264,57 @@ func TestCaptureWebSocketAnsweredWithAPage(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "the server answered HTTP 200 OK (content type text/html) instead of switching to the WebSocket protocol (101): not a WebSocket endpoint") {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
+}
+
+// TestCaptureInterruptedWhileWaiting: Ctrl-C while --wait waits for a
+// producer that never came recorded nothing: no file, exit 1 (as the README
+// says of a capture whose endpoint never answered), not 0.
+func TestCaptureInterruptedWhileWaiting(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there
+	cmd := exec.Command(captureBin.Path(t), "ws://"+addr+"/aaep/v1/ws", "-o", "w.aaep", "--wait")
+	cmd.Dir = dir
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once it has failed an attempt and is waiting to retry.
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(stderr.String(), "retrying in") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "nothing was recorded") {
+		t.Errorf("wait: %v, stderr %q; want exit 1 and nothing recorded", err, stderr.String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to write from a process's copier
+// while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

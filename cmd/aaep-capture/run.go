@@ -274,6 +274,11 @@ func captureRun(o *options) error {
 	if (uploadErr != nil || fullErr != nil) && code == cli.ExitOK {
 		code = cli.ExitFailure
 	}
+	if code == cli.ExitOK && remote == nil && len(st.Files) == 0 && len(st.NotReplaced) == 0 {
+		// Stopped (Ctrl-C while --wait waited, say) before anything was
+		// recorded: no capture, so no success.
+		code = cli.ExitFailure
+	}
 	for _, kept := range st.NotReplaced {
 		// --force replaces a capture only with one that recorded something.
 		fmt.Fprintf(o.Err, "aaep-capture: %s: no message was recorded; the existing file is kept, not replaced\n", kept)
