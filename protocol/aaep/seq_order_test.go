@@ -92,3 +92,38 @@ func TestDeliveryOrderIsNotEmissionOrder(t *testing.T) {
 		t.Errorf("a timestamp that decreases in emission order is not reported\n%s", res.describe())
 	}
 }
+
+// TestDeliveryOrderInterleaved: the reordered session sits in the middle
+// of another one that asks for and gets a confirmation; only the
+// reordering is reported, and the other session is judged as it arrived.
+func TestDeliveryOrderInterleaved(t *testing.T) {
+	a := numbered(stream(pre(), SC("thinking", "calling_tool"), TI("lookup", "call_1"), TC("lookup", "call_1", "success"),
+		SC("calling_tool", "idle"), C()))
+	b := stream(S(), SC("idle", "thinking"), SC("thinking", "awaiting_input"), AC("rpl_b", "reject", 300),
+		CR("rpl_b", "accept"), SC("awaiting_input", "calling_tool"), TIrr("transfer", "call_b"),
+		TC("transfer", "call_b", "success"), SC("calling_tool", "idle"), C())
+	for _, e := range b {
+		if e.envelope {
+			e.sess("sess_b")
+		}
+	}
+	// a's tool.invoked (3) arrives after its completion (4) and the state
+	// change (5); b's messages fill the places between.
+	order := []*tm{a[0], b[0], a[1], b[1], a[2], b[2], b[3], a[4], b[4], a[5], b[5], a[3], b[6], b[7], a[6], b[8], b[9]}
+	res := run(t, "", deliver(order, seqIndexes(len(order))...)...)
+	var got []string
+	for _, f := range partyFindings(res) {
+		got = append(got, f.rule+"@"+f.party.String())
+	}
+	if want := "[SEQ-DELIVERY-ORDER@producer]"; fmt.Sprint(got) != want {
+		t.Errorf("findings %v, want %s\n%s", got, want, res.describe())
+	}
+}
+
+func seqIndexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
