@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	cdpinput "github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
@@ -184,7 +185,7 @@ func TestViewInBrowser(t *testing.T) {
 	p.WaitFor(t, 30*time.Second, `document.body.dataset.ready === "true"`)
 
 	t.Run("sessions and verdicts", func(t *testing.T) {
-		p.WaitFor(t, 10*time.Second, `document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length === 8`)
+		p.WaitFor(t, 30*time.Second, `document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length === 8`)
 		rows := rowsOf(t, p, "sessions-list")
 		want := verdicts(t, demo)
 		if len(rows) != len(want) || len(rows) != 8 {
@@ -209,10 +210,10 @@ func TestViewInBrowser(t *testing.T) {
 		}
 		// Only sessions with findings; then sorted by MUST, most first.
 		click(t, p, "#only-findings")
-		p.WaitFor(t, 10*time.Second, `document.getElementById("sessions-caption").textContent.startsWith("2 of 8")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("sessions-caption").textContent.startsWith("2 of 8")`)
 		click(t, p, "#only-findings")
 		click(t, p, `#sessions-sort button[data-key="must"]`)
-		p.WaitFor(t, 10*time.Second, `document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length === 8 && location.hash.includes("sort=must")`)
+		p.WaitFor(t, 30*time.Second, `document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length === 8 && location.hash.includes("sort=must")`)
 		if rows := rowsOf(t, p, "sessions-list"); rows[0][4] == "0" || rows[1][4] == "0" || rows[2][4] != "0" {
 			t.Errorf("sorted by MUST: %v", rows)
 		}
@@ -220,11 +221,11 @@ func TestViewInBrowser(t *testing.T) {
 
 	t.Run("filter expression and inspector", func(t *testing.T) {
 		setFilter(t, p, "rule == EVT-URGENCY-CRITICAL")
-		p.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes(": 2 rows")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("events-scope").textContent.includes(": 2 rows")`)
 		setFilter(t, p, "rule == SEQ-STATE-CHAIN && session == sess_eb1273ca151c1c3d")
-		p.WaitFor(t, 10*time.Second, `(document.querySelector("#events-list .vrow[data-filled='1']") || {}).dataset?.index === "33"`)
+		p.WaitFor(t, 30*time.Second, `(document.querySelector("#events-list .vrow[data-filled='1']") || {}).dataset?.index === "33"`)
 		click(t, p, "#events-list .vrow")
-		p.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#33")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("inspector-h").textContent.includes("#33")`)
 		noPageScroll(t, p)
 		findings := text(t, p, "#insp-findings")
 		if !strings.Contains(findings, "MUST SEQ-STATE-CHAIN") || !strings.Contains(findings, "Each from_state equals the previous to_state") {
@@ -241,10 +242,10 @@ func TestViewInBrowser(t *testing.T) {
 		if pretty := text(t, p, "#insp-pretty"); !strings.Contains(pretty, "\n  \"from_state\": \"deciding\"") {
 			t.Errorf("pretty payload %q is not indented JSON", pretty)
 		}
-		p.WaitFor(t, 5*time.Second, `location.hash.includes("event=33") && location.hash.includes("filter=")`)
+		p.WaitFor(t, 30*time.Second, `location.hash.includes("event=33") && location.hash.includes("filter=")`)
 		axe(t, p, "filtered, a message selected")
 		click(t, p, "#filter-clear")
-		p.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes(": 108 rows")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("events-scope").textContent.includes(": 108 rows")`)
 	})
 
 	t.Run("trace selection both ways", func(t *testing.T) {
@@ -257,7 +258,7 @@ func TestViewInBrowser(t *testing.T) {
 			t.Errorf("selected step's edge %q, highlighted drawing edge %q", edge, selEdge)
 		}
 		click(t, p, `#trace-steps .vrow[data-index='38']`)
-		p.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#38")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("inspector-h").textContent.includes("#38")`)
 		var first struct {
 			Edge  string
 			Index int64
@@ -268,7 +269,7 @@ func TestViewInBrowser(t *testing.T) {
 		if !clicked {
 			t.Fatalf("no drawn edge %q", first.Edge)
 		}
-		p.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent.includes("#%d")`, first.Index))
+		p.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent.includes("#%d")`, first.Index))
 		noPageScroll(t, p)
 	})
 
@@ -278,7 +279,7 @@ func TestViewInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ws.Close()
-		p.WaitFor(t, 10*time.Second, `document.querySelector("#rp-subs [data-sub]") && document.getElementById("rp-live").textContent.includes("paused")`)
+		p.WaitFor(t, 30*time.Second, `document.querySelector("#rp-subs [data-sub]") && document.getElementById("rp-live").textContent.includes("paused")`)
 		read := func() []byte {
 			t.Helper()
 			ws.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -292,9 +293,9 @@ func TestViewInBrowser(t *testing.T) {
 		if got := read(); !bytes.Equal(got, recs[0].Payload) {
 			t.Fatalf("after Step the subscriber got %s, want record 0", got)
 		}
-		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #0")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #0")`)
 		p.Eval(t, `window.aaepView.selectEvent(46)`, nil)
-		p.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#46")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("inspector-h").textContent.includes("#46")`)
 		click(t, p, "#rp-seek")
 		click(t, p, "#rp-step")
 		got := read()
@@ -302,7 +303,7 @@ func TestViewInBrowser(t *testing.T) {
 			t.Fatalf("after Seek and Step the subscriber got %s, want record 46", got)
 		}
 		// The playhead: the list marks the replay's row.
-		p.WaitFor(t, 10*time.Second, `document.querySelector("#events-list .vrow.playhead[data-index='46']")`)
+		p.WaitFor(t, 30*time.Second, `document.querySelector("#events-list .vrow.playhead[data-index='46']")`)
 		var ev struct {
 			Token string `json:"reply_token"`
 		}
@@ -313,7 +314,7 @@ func TestViewInBrowser(t *testing.T) {
 		if err := ws.WriteMessage(websocket.TextMessage, []byte(reply)); err != nil {
 			t.Fatal(err)
 		}
-		p.WaitFor(t, 10*time.Second, `document.querySelector("#rp-subs [data-sub] ol").textContent.includes("sent confirmation.reply decision=reject (accepted)")`)
+		p.WaitFor(t, 30*time.Second, `document.querySelector("#rp-subs [data-sub] ol").textContent.includes("sent confirmation.reply decision=reject (accepted)")`)
 		log := text(t, p, "#rp-subs [data-sub] ol")
 		if !strings.Contains(log, "received #0") || !strings.Contains(log, "received #46") {
 			t.Errorf("subscriber log %q: want records 0 and 46", log)
@@ -324,14 +325,14 @@ func TestViewInBrowser(t *testing.T) {
 		for range 10 {
 			read()
 		}
-		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #57")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #57")`)
 		// Step N: 3 more.
 		p.Eval(t, `document.getElementById("rp-n").value = "3"; true`, nil)
 		click(t, p, "#rp-stepn")
 		for range 3 {
 			read()
 		}
-		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #60")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #60")`)
 		p.Eval(t, `(() => { const s = document.getElementById("rp-speed"); s.value = "100"; s.dispatchEvent(new Event("change")); return true; })()`, nil)
 		click(t, p, "#rp-play")
 		next := read()
@@ -339,7 +340,7 @@ func TestViewInBrowser(t *testing.T) {
 			t.Fatalf("after Play: %s", next)
 		}
 		click(t, p, "#rp-pause")
-		p.WaitFor(t, 10*time.Second, `document.getElementById("rp-live").textContent.includes("paused")`)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("rp-live").textContent.includes("paused")`)
 		if golden.Updating() {
 			docsScreenshots(t, p)
 		}
@@ -357,41 +358,41 @@ func TestViewInBrowser(t *testing.T) {
 			t.Errorf("first Tab focuses %q, want the skip link", got)
 		}
 		key(kb.Enter)
-		p2.WaitFor(t, 10*time.Second, `location.hash.startsWith("#events-list") || document.activeElement.id === "events-list"`)
+		p2.WaitFor(t, 30*time.Second, `location.hash.startsWith("#events-list") || document.activeElement.id === "events-list"`)
 		p2.Eval(t, `document.getElementById("events-list").focus({preventScroll: true}); true`, nil)
 		// Arrows select messages; the inspector follows.
 		key(kb.ArrowDown)
 		key(kb.ArrowDown)
-		p2.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#1")`)
+		p2.WaitFor(t, 30*time.Second, `document.getElementById("inspector-h").textContent.includes("#1")`)
 		// n: the next finding, N: back.
 		key("n")
-		p2.WaitFor(t, 10*time.Second, `document.querySelector("#insp-findings .finding")`)
+		p2.WaitFor(t, 30*time.Second, `document.querySelector("#insp-findings .finding")`)
 		var first string
 		p2.Eval(t, `document.getElementById("inspector-h").textContent`, &first)
 		key("n")
-		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, first))
+		p2.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, first))
 		key("N")
-		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent === %q`, first))
+		p2.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent === %q`, first))
 		noPageScroll(t, p2)
 		// "/" goes to the filter; typing and Enter apply it.
 		p2.Eval(t, `document.activeElement.blur(); true`, nil)
 		key("/")
-		p2.WaitFor(t, 5*time.Second, `document.activeElement.id === "filter"`)
+		p2.WaitFor(t, 30*time.Second, `document.activeElement.id === "filter"`)
 		// (CDP sends "/" as a char event of its own, which the page's
 		// preventDefault on keydown cannot stop: empty the box first.)
 		p2.Eval(t, `document.getElementById("filter").value = ""; true`, nil)
 		p2.Do(t, chromedp.KeyEvent("level >= MUST"), chromedp.KeyEvent(kb.Enter))
-		p2.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes("filter level >= MUST: 6 rows")`)
+		p2.WaitFor(t, 30*time.Second, `document.getElementById("events-scope").textContent.includes("filter level >= MUST: 6 rows")`)
 		// The timeline zooms with + and shows everything with Home.
 		p2.Eval(t, `document.getElementById("tl-canvas").focus({preventScroll: true}); true`, nil)
 		before := text(t, p2, "#tl-range")
 		key("+")
-		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("tl-range").textContent !== %q`, before))
+		p2.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.getElementById("tl-range").textContent !== %q`, before))
 		key(kb.Home)
-		p2.WaitFor(t, 10*time.Second, `document.getElementById("tl-range").textContent.includes("108 events")`)
+		p2.WaitFor(t, 30*time.Second, `document.getElementById("tl-range").textContent.includes("108 events")`)
 		heading := text(t, p2, "#inspector-h")
 		key(kb.Enter)
-		p2.WaitFor(t, 10*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, heading))
+		p2.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent !== %q`, heading))
 		// A splitter moves with the arrows.
 		p2.Eval(t, `document.getElementById("split-1").focus(); true`, nil)
 		key(kb.ArrowRight)
@@ -401,6 +402,46 @@ func TestViewInBrowser(t *testing.T) {
 			t.Errorf("after → on the splitter the list is %q wide, want 42%%", w)
 		}
 		noPageScroll(t, p2)
+	})
+
+	t.Run("timeline brush, click and the replay's next finding", func(t *testing.T) {
+		p.Eval(t, `document.getElementById("tl-all").click(); true`, nil)
+		p.WaitFor(t, 30*time.Second, `document.getElementById("tl-range").textContent.includes("108 events")`)
+		var box struct{ X, Y, W, H float64 }
+		p.Eval(t, `(() => { const r = document.getElementById("tl-canvas").getBoundingClientRect(); return {X: r.left, Y: r.top, W: r.width, H: r.height}; })()`, &box)
+		// Drag across the middle fifth of the plot: the window zooms to it.
+		x0, x1, y := box.X+150+(box.W-150)*0.4, box.X+150+(box.W-150)*0.6, box.Y+box.H/2
+		p.Do(t, chromedp.MouseEvent(cdpinput.DispatchMouseEventTypeMousePressed, x0, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(cdpinput.DispatchMouseEventTypeMouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(cdpinput.DispatchMouseEventTypeMouseReleased, x1, y, chromedp.ButtonLeft))
+		p.WaitFor(t, 30*time.Second, `!document.getElementById("tl-range").textContent.includes("108 events") && window.aaepView.state.tl.events`)
+		var view struct{ From, To float64 }
+		p.Eval(t, `({From: window.aaepView.state.view.from, To: window.aaepView.state.view.to})`, &view)
+		var c struct {
+			First float64 `json:"first_ns"`
+			Last  float64 `json:"last_ns"`
+		}
+		p.Eval(t, `window.aaepView.state.capture`, &c)
+		span := c.Last - c.First
+		if got := (view.To - view.From) / span; got < 0.15 || got > 0.25 {
+			t.Errorf("after brushing a fifth of the timeline the window is %.2f of the capture", got)
+		}
+		// A click on an event of a lane selects it.
+		var ev struct{ Index, X, Y float64 }
+		p.Eval(t, `(() => { const s = window.aaepView.state, tl = s.tl, cv = document.getElementById("tl-canvas"), r = cv.getBoundingClientRect();
+			const e = tl.events[Math.floor(tl.events.length / 2)];
+			return {Index: e[0], X: r.left + 150 + (e[1] - s.view.from) / (s.view.to - s.view.from) * (r.width - 150), Y: r.top + 18 + (e[2] + 1) * 16 + 8}; })()`, &ev)
+		p.Do(t, chromedp.MouseClickXY(ev.X, ev.Y))
+		p.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent.endsWith("#%d")`, int64(ev.Index)))
+		// "]" seeks the replay to the next finding after its position and
+		// selects it.
+		var pos int64
+		p.Eval(t, `document.activeElement.blur(); window.aaepView.state.ctl.position.index`, &pos)
+		p.Do(t, chromedp.KeyEvent("]"))
+		p.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.querySelector("#insp-findings .finding") && Number(document.getElementById("inspector-h").textContent.split("#")[1]) > %d`, pos))
+		if e := text(t, p, "#rp-error"); e != "" {
+			t.Errorf("seeking the replay to the next finding: %s", e)
+		}
 	})
 
 	t.Run("state in the URL", func(t *testing.T) {
@@ -430,7 +471,7 @@ func TestViewInBrowser(t *testing.T) {
 			t.Errorf("phone layout: page %d px wide in a %d px screen, MUST column shown %v ending at %v px", layout.ScrollWidth, layout.Width, layout.MustShown, layout.MustRight)
 		}
 		p4.Eval(t, `window.aaepView.selectEvent(33)`, nil)
-		p4.WaitFor(t, 10*time.Second, `document.getElementById("inspector-h").textContent.includes("#33")`)
+		p4.WaitFor(t, 30*time.Second, `document.getElementById("inspector-h").textContent.includes("#33")`)
 		axe(t, p4, "phone")
 	})
 
@@ -450,14 +491,14 @@ func docsScreenshots(t *testing.T, p *browsertest.Page) {
 	p.Eval(t, `window.aaepView.selectSession("sess_eb1273ca151c1c3d")`, nil)
 	p.Eval(t, `window.aaepView.control("seek", {index: 43}).then(() => window.aaepView.control("step"))`, nil)
 	p.Eval(t, `window.aaepView.selectEvent(46)`, nil)
-	p.WaitFor(t, 10*time.Second, `document.querySelector("#trace-svg g.edge.selected-edge") && document.getElementById("inspector-h").textContent.includes("#46")`)
+	p.WaitFor(t, 30*time.Second, `document.querySelector("#trace-svg g.edge.selected-edge") && document.getElementById("inspector-h").textContent.includes("#46")`)
 	screenshot(t, p, filepath.Join(docs, "viewer.png"), "")
 	setFilter(t, p, `type == "tool.invoked" || level >= MUST`)
-	p.WaitFor(t, 10*time.Second, `document.getElementById("events-scope").textContent.includes("filter type")`)
+	p.WaitFor(t, 30*time.Second, `document.getElementById("events-scope").textContent.includes("filter type")`)
 	screenshot(t, p, filepath.Join(docs, "viewer-filter.png"), "")
 	click(t, p, "#filter-clear")
 	p.Eval(t, `(() => { const v = window.aaepView.state; v.view = {from: 4.5e9, to: 9.5e9}; document.getElementById("tl-in").click(); document.getElementById("tl-out").click(); return true; })()`, nil)
-	p.WaitFor(t, 10*time.Second, `window.aaepView.state.tl && window.aaepView.state.tl.spans && window.aaepView.state.tl.spans.length > 0`)
+	p.WaitFor(t, 30*time.Second, `window.aaepView.state.tl && window.aaepView.state.tl.spans && window.aaepView.state.tl.spans.length > 0`)
 	time.Sleep(300 * time.Millisecond)
 	screenshot(t, p, filepath.Join(docs, "viewer-timeline.png"), "#timeline")
 }

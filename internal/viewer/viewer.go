@@ -161,6 +161,7 @@ func New(opts Options) (*Server, error) {
 	files := http.FileServerFS(sub)
 	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", noStore(files)))
 	s.mux.HandleFunc("GET /{$}", s.serveIndex)
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	s.mux.HandleFunc("GET /api/capture", s.serveCapture)
 	s.mux.HandleFunc("GET /api/sessions", s.serveSessions)
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)

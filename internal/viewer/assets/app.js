@@ -685,6 +685,7 @@ function initTimeline() {
   cv.addEventListener("mousemove", (e) => { if (state.brush) { state.brush.b = e.offsetX; drawTimeline(); } });
   cv.addEventListener("mouseup", (e) => {
     const b = state.brush; state.brush = null;
+    if (b) b.b = e.offsetX;
     if (b && Math.abs(b.b - b.a) > 5) { const t0 = timeAt(Math.min(b.a, b.b)), t1 = timeAt(Math.max(b.a, b.b)); state.view = { from: t0, to: t1 }; scheduleTimeline(); pushURL(); return; }
     const tl = state.tl;
     if (!tl) return;
