@@ -21,6 +21,17 @@ func Test_checkRun(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A capture whose first byte is damaged ('{' where 0x5a was) is a damaged
+	// capture, never JSON Lines (item 5 of issue 23).
+	demo, err := os.ReadFile(demoCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brace := filepath.Join(dir, "brace.aaep")
+	demo[0] = '{'
+	if err := os.WriteFile(brace, demo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	const demoLine = ": 108 messages (aaep 108), 8 sessions; 6 MUST, 0 SHOULD, 0 INFO\n"
 	for _, tc := range []struct {
 		name   string
@@ -28,6 +39,7 @@ func Test_checkRun(t *testing.T) {
 		code   int
 		stdout []string // what stdout holds
 		stderr string   // exact
+		err    string   // the error's text, exact, when set
 	}{
 		{name: "findings at the threshold fail", opts: CheckOptions{Inputs: []string{demoCapture}, Threshold: protocol.Must, All: true},
 			code: cli.ExitFailure, stdout: []string{"demo.aaep" + demoLine}},
@@ -41,6 +53,8 @@ func Test_checkRun(t *testing.T) {
 		{name: "allow-incomplete judges what was read", opts: CheckOptions{Inputs: []string{empty}, Threshold: protocol.Must, AllowIncomplete: true},
 			stdout: []string{"INCOMPLETE: 0 findings at or above MUST in the 0 messages read\n"}},
 		{name: "rules", opts: CheckOptions{Rules: true}, stdout: []string{"TRN-SSE-ID", " rules: "}},
+		{name: "a capture with a damaged first byte", opts: CheckOptions{Inputs: []string{brace}, Threshold: protocol.Must},
+			code: cli.ExitUsage, err: brace + ": capfile: corrupt capture at byte 0: damaged capture header: it starts 7b 2a 4d 18 41 41 45 50 43 41 50 46, a capture starts 5a 2a 4d 18 41 41 45 50 43 41 50 46"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -50,6 +64,9 @@ func Test_checkRun(t *testing.T) {
 			err := checkRun(&opts)
 			if code := cli.Code(err); code != tc.code {
 				t.Errorf("exit code %d (%v), want %d", code, err, tc.code)
+			}
+			if tc.err != "" && (err == nil || err.Error() != tc.err) {
+				t.Errorf("error %v, want %q", err, tc.err)
 			}
 			for _, want := range tc.stdout {
 				if !strings.Contains(stdout.String(), want) {

@@ -79,6 +79,15 @@ func Test_readRun(t *testing.T) {
 				t.Errorf("t.dot written: %v", err)
 			}
 		}},
+		// A capture whose first byte is damaged is a damaged capture, never
+		// JSON Lines (item 5 of issue 23): visualize drew it, exit 0.
+		{name: "visualize of a capture with a damaged first byte", run: func(a *app, dir string) error {
+			in := braceCapture(t, dir)
+			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{in}, Input: in, Output: filepath.Join(dir, "t.dot"), Format: "dot", Profile: "lenient", MaxSessions: 100})
+		}, code: cli.ExitUsage, err: "DIR/brace.aaep: capfile: corrupt capture at byte 0: damaged capture header: it starts 7b 2a 4d 18 41 41 45 50 43 41 50 46, a capture starts 5a 2a 4d 18 41 41 45 50 43 41 50 46"},
+		{name: "info of it", run: func(a *app, dir string) error {
+			return infoRun(&InfoOptions{app: a, Inputs: []string{braceCapture(t, dir)}, Speed: 1, Gap: 10 * time.Second})
+		}, code: cli.ExitUsage},
 		// A capture that yields nothing, or is damaged, exits 2 in every
 		// reader unless --allow-incomplete; a torn tail is a warning that
 		// counts its unreadable bytes, and an error with --strict.
@@ -188,4 +197,19 @@ func tornAt(t *testing.T, torn string) (at, end int64) {
 		t.Fatalf("%s: %v, want a torn tail", torn, err)
 	}
 	return ce.Offset, ce.Size
+}
+
+// braceCapture writes the demo capture with its first byte damaged into '{'.
+func braceCapture(t *testing.T, dir string) string {
+	t.Helper()
+	demo, err := os.ReadFile(demoCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo[0] = '{'
+	path := filepath.Join(dir, "brace.aaep")
+	if err := os.WriteFile(path, demo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
