@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -203,7 +204,34 @@ func NewWriter(w io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	return cw, nil
 }
 
+// encoderKey names the settings an encoder was made with.
+type encoderKey struct {
+	level  zstd.EncoderLevel
+	window int
+}
+
+// spareEncoders holds the encoder of the last Writer closed with each
+// setting, weakly: the next Writer with the same settings takes it if the
+// collector has not freed it yet. A recorder that starts a new part every
+// few seconds would otherwise make a new encoder for each (1.5 MiB at the
+// low-rate level) and its heap would grow to hold the old ones until the
+// collector ran: most of what a rotating recorder held beyond a single
+// file's (make bench, the recorder to s3://). A sync.Pool would keep it
+// where the other processor's Get does not look.
+var spareEncoders struct {
+	sync.Mutex
+	m map[encoderKey]weak.Pointer[zstd.Encoder]
+}
+
 func newEncoder(level zstd.EncoderLevel, window int) (*zstd.Encoder, error) {
+	key := encoderKey{level, window}
+	spareEncoders.Lock()
+	p, ok := spareEncoders.m[key]
+	delete(spareEncoders.m, key)
+	spareEncoders.Unlock()
+	if enc := p.Value(); ok && enc != nil {
+		return enc, nil
+	}
 	enc, err := zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(level),
 		zstd.WithEncoderConcurrency(1),
@@ -213,6 +241,21 @@ func newEncoder(level zstd.EncoderLevel, window int) (*zstd.Encoder, error) {
 		return nil, fmt.Errorf("capfile: zstd encoder: %w", err)
 	}
 	return enc, nil
+}
+
+// spareEncoder offers enc, made by newEncoder(level, window) and no longer
+// used by its Writer, to the next Writer.
+func spareEncoder(enc *zstd.Encoder, level zstd.EncoderLevel, window int) {
+	if enc == nil {
+		return
+	}
+	enc.Reset(nil) // forget the destination and any unfinished frame
+	spareEncoders.Lock()
+	if spareEncoders.m == nil {
+		spareEncoders.m = map[encoderKey]weak.Pointer[zstd.Encoder]{}
+	}
+	spareEncoders.m[encoderKey{level, window}] = weak.Make(enc)
+	spareEncoders.Unlock()
 }
 
 // Low-rate mode. When records arrive slowly, each timed flush ends a zstd
@@ -237,16 +280,19 @@ const (
 )
 
 // encoder returns the encoder of the current mode, making it when needed
-// and dropping the other mode's, so that only one is held at a time.
+// (or taking a spare) and offering the other mode's as a spare, so that
+// only one is held at a time.
 func (w *Writer) encoder() (*zstd.Encoder, error) {
 	var err error
 	if w.slowMode {
+		spareEncoder(w.fast, w.opts.Level, w.window)
 		w.fast = nil
 		if w.slow == nil {
 			w.slow, err = newEncoder(lowRateLevel, min(w.window, lowRateWindow))
 		}
 		return w.slow, err
 	}
+	spareEncoder(w.slow, lowRateLevel, min(w.window, lowRateWindow))
 	w.slow = nil
 	if w.fast == nil {
 		w.fast, err = newEncoder(w.opts.Level, w.window)
@@ -577,6 +623,9 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.finish()
 	}
+	spareEncoder(w.slow, lowRateLevel, min(w.window, lowRateWindow))
+	spareEncoder(w.fast, w.opts.Level, w.window)
+	w.enc, w.slow, w.fast = nil, nil, nil
 	if w.file != nil {
 		if err == nil {
 			if serr := w.file.Sync(); serr != nil {
