@@ -191,7 +191,7 @@ func (s *Server) serveSubscribe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := newSubscriptionID()
-	n := negotiate(body, id, s.producer, nil)
+	n := s.negotiate(body, id)
 	s.recordHandshake(id, body, n.Response)
 	notice := Notice{Kind: NoticeHandshake, Subscription: id, Transport: TransportHTTP, Remote: r.RemoteAddr,
 		MessageType: "subscription.request", Verdict: VerdictAccepted, Payload: body}

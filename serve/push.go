@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 // PushOptions are the options of Push beyond the replay's.
@@ -53,31 +50,9 @@ func Push(ctx context.Context, url string, opts Options, popts PushOptions) (Sub
 	if err != nil {
 		return SubscriberStats{}, err
 	}
-	if popts.DialTimeout <= 0 {
-		popts.DialTimeout = 10 * time.Second
-	}
-	var bc *batchConn
-	dialer := websocket.Dialer{
-		Subprotocols:     []string{Subprotocol},
-		HandshakeTimeout: popts.DialTimeout,
-		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := (&net.Dialer{Timeout: popts.DialTimeout}).DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			bc = &batchConn{Conn: c}
-			return bc, nil
-		},
-	}
-	dctx, cancel := context.WithTimeout(ctx, popts.DialTimeout)
-	conn, resp, err := dialer.DialContext(dctx, url, popts.Header)
-	cancel()
+	conn, bc, err := dialSubscriber(ctx, url, popts)
 	if err != nil {
-		ce := &ConnectError{URL: url, Err: err}
-		if resp != nil {
-			ce.Status = resp.Status
-		}
-		return SubscriberStats{}, ce
+		return SubscriberStats{}, err
 	}
 	stop := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

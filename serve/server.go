@@ -104,6 +104,10 @@ type Options struct {
 	// WebSocket peer that leaves a ping unanswered until the next one is due
 	// is closed as unresponsive.
 	Keepalive time.Duration
+	// RejectRequests, when set, answers every subscription.request with
+	// subscription.rejected and this reason code (§5.5.3): a subscriber
+	// test plays a producer that refuses the subscription.
+	RejectRequests string
 	// CloseAtEnd closes each subscription when its replay has ended. By
 	// default a finished subscription stays open (with keepalives) until
 	// the subscriber leaves, as a live producer that went quiet would.
@@ -344,6 +348,12 @@ func (s *Server) RecordError() error {
 
 // newSubscriber registers a subscription. id may be empty (a fresh id is made).
 func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *subscriptionTerms) (*subscriber, error) {
+	return s.newSubscriberResuming(transport, remote, id, w, terms, "")
+}
+
+// newSubscriberResuming is newSubscriber for an SSE subscriber that came
+// back with a Last-Event-ID (recorded with its connection).
+func (s *Server) newSubscriberResuming(transport, remote, id string, w wire, terms *subscriptionTerms, lastEventID string) (*subscriber, error) {
 	if id == "" {
 		id = newSubscriptionID()
 	}
@@ -385,7 +395,11 @@ func (s *Server) newSubscriber(transport, remote, id string, w wire, terms *subs
 	s.listSource(sub)
 	s.total.Add(1)
 	s.wg.Add(1)
-	s.recordConn(sub, map[string]any{"event": "connected", "transport": transport, "remote": remote})
+	conn := map[string]any{"event": "connected", "transport": transport, "remote": remote}
+	if lastEventID != "" {
+		conn["last_event_id"] = lastEventID
+	}
+	s.recordConn(sub, conn)
 	s.notify(Notice{Kind: NoticeSubscribed, Subscription: id, Transport: transport, Remote: remote})
 	return sub, nil
 }

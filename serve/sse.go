@@ -272,7 +272,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	}
 	wire := newSSEWire(s, w)
 	rc := wire.rc
-	sub, err := s.newSubscriber(TransportSSE, r.RemoteAddr, id, wire, terms)
+	sub, err := s.newSubscriberResuming(TransportSSE, r.RemoteAddr, id, wire, terms, resume)
 	if err != nil {
 		if st != nil {
 			st.close()

@@ -35,6 +35,7 @@ const (
 	CauseShutdown     = "shutdown"      // the server is shutting down
 	CauseCaptureError = "capture_error" // the capture could not be read
 	CauseUnresponsive = "unresponsive"  // a WebSocket peer left a ping unanswered
+	CauseCut          = "cut"           // cut on purpose (Server.Cut), as a network failure would
 )
 
 // errUnresponsive is a keepalive's error for a WebSocket peer that did not
@@ -119,7 +120,7 @@ func (s *subscriber) stop(code int, reason, cause string) {
 	}
 	s.dropped.Add(int64(s.q.close()))
 	s.cancel(errors.New(reason))
-	if cause == CauseTooSlow || cause == CauseDisconnected {
+	if cause == CauseTooSlow || cause == CauseDisconnected || cause == CauseCut {
 		s.wire.interrupt()
 	}
 }

@@ -150,6 +150,15 @@ func newSubscriptionID() string {
 	return "sub_" + hex.EncodeToString(b[:])
 }
 
+// negotiate answers a subscription.request, or refuses it when the server
+// was told to (Options.RejectRequests).
+func (s *Server) negotiate(raw []byte, subID string) *negotiation {
+	if code := s.opts.RejectRequests; code != "" {
+		return reject(subID, &rejection{code, "this producer refuses every subscription (a subscriber test)"}, nil)
+	}
+	return negotiate(raw, subID, s.producer, nil)
+}
+
 // negotiate answers a subscription.request (prev nil) or a
 // subscription.renegotiate (prev: the capabilities requested so far).
 func negotiate(raw []byte, subID string, producer json.RawMessage, prev map[string]json.RawMessage) *negotiation {

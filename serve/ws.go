@@ -349,7 +349,7 @@ func (s *Server) handshake(sub *subscriber, first chan []byte) bool {
 			return true
 		}
 		s.recordMessage(sub, msg, "")
-		n := negotiate(msg, sub.id, s.producer, nil)
+		n := s.negotiate(msg, sub.id)
 		sub.q.tryPush(&event{Index: -1, Control: true, Payload: n.Response})
 		notice := Notice{Kind: NoticeHandshake, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote,
 			MessageType: "subscription.request", Verdict: VerdictAccepted, Payload: msg}

@@ -1,0 +1,251 @@
+package subtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Builtins returns the built-in scenarios, by level then name. Each is a
+// fresh value.
+func Builtins() []*Scenario {
+	out := make([]*Scenario, 0, len(builtins))
+	for _, b := range builtins {
+		out = append(out, b())
+	}
+	slices.SortStableFunc(out, func(a, b *Scenario) int {
+		if a.Level != b.Level {
+			return a.Level - b.Level
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// Builtin returns the built-in scenario called name.
+func Builtin(name string) (*Scenario, error) {
+	var names []string
+	for _, sc := range Builtins() {
+		if sc.Name == name {
+			return sc, nil
+		}
+		names = append(names, sc.Name)
+	}
+	return nil, fmt.Errorf("%w %q (built-in: %s)", errNoScenario, name, strings.Join(names, ", "))
+}
+
+// BuiltinsAt returns the built-in scenarios of one level.
+func BuiltinsAt(level int) []*Scenario {
+	var out []*Scenario
+	for _, sc := range Builtins() {
+		if sc.Level == level {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+func builtin(name string, level int, sections []string, user, desc string, s *script, expect ...Expectation) *Scenario {
+	return &Scenario{Name: name, Level: level, Sections: sections, User: user, Description: desc,
+		Speed: 1, Linger: DefaultLinger, Expect: expect, File: "builtin", jsonl: s.jsonl()}
+}
+
+func reply(token, decision string) Expectation {
+	return Expectation{Kind: ExpectReply, Token: token, Decision: decision, Within: DefaultWithin, Required: true}
+}
+
+func noReply(token string) Expectation {
+	return Expectation{Kind: ExpectNoReply, Token: token, Required: true}
+}
+
+func staysConnected(required bool) Expectation {
+	return Expectation{Kind: ExpectStaysConnected, Required: required}
+}
+
+// A few sessions' ids, one per built-in capture.
+const (
+	sessA = "sess_a1"
+	sessB = "sess_b2"
+	sessC = "sess_c3"
+)
+
+// simple is a short valid session around extra events.
+func simple(sess string, extra func(s *script)) *script {
+	s := newScript().started(sess, "Tidying the project's notes.")
+	s.state(sess, "idle", "thinking")
+	extra(s)
+	s.state(sess, "thinking", "idle")
+	return s.completed(sess, "Notes tidied.")
+}
+
+var builtins = []func() *Scenario{
+	// Level 1: tolerate what is unknown, keep what is critical.
+	func() *Scenario {
+		s := simple(sessA, func(s *script) {
+			s.ev(sessA, "memory.compacted", "normal", F{"summary_normal": "Compacted the working memory."})
+			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Half way", "percent": 50}, "summary_normal": "Half way."})
+		})
+		return builtin("unknown-event-type", 1, []string{"§9.3.2(5)", "§3.3"},
+			"Nothing to decide: listen.",
+			"An event of a type the subscriber cannot know (aaep:agent.memory.compacted) in the middle of a session: it announces it generically or skips it, and keeps consuming.",
+			s, staysConnected(true), noReply(""))
+	},
+	func() *Scenario {
+		s := simple(sessA, func(s *script) {
+			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Half way", "percent": 50}, "summary_normal": "Half way.",
+				"extensions": F{"https://example.com/aaep/ext/mood": F{"mood": "focused", "level": 3}}})
+		})
+		return builtin("unknown-extensions", 1, []string{"§9.3.2(6)", "§3.6"},
+			"Nothing to decide: listen.",
+			"An event carrying an extensions object the subscriber does not recognise: it ignores the extension and keeps consuming.",
+			s, staysConnected(true), noReply(""))
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Moving the files to the archive.")
+		s.state(sessA, "idle", "calling_tool")
+		s.ev(sessA, "tool.invoked", "normal", F{"tool": "move_files", "tool_call_id": "call_1", "summary_normal": "Moving 40 files."})
+		s.ev(sessA, "tool.completed", "normal", F{"tool": "move_files", "tool_call_id": "call_1", "status": "error", "error_message": "The disk is full.", "summary_normal": "The move failed."})
+		s.ev(sessA, "session.errored", "critical", F{"error_category": "resource", "error_code": "DISK_FULL", "summary_normal": "I stopped: the archive disk is full.", "recoverable": false})
+		return builtin("critical-urgency", 1, []string{"§9.3.2(7)", "§3.5"},
+			"Nothing to decide: the critical event must be announced, never suppressed.",
+			"A session that ends with an urgency critical event: the subscriber announces it with prominence (observable here: it stays attached and sends nothing in the user's name).",
+			s, staysConnected(true), noReply(""))
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Writing the summary.")
+		s.started(sessB, "Fetching the weather.")
+		s.started(sessC, "Booking a room.")
+		s.state(sessA, "idle", "thinking").state(sessB, "idle", "thinking").state(sessC, "idle", "thinking")
+		s.completed(sessA, "Summary written.")
+		s.ev(sessB, "session.errored", "critical", F{"error_category": "transient", "error_code": "UPSTREAM_TIMEOUT", "summary_normal": "The weather service did not answer.", "recoverable": true})
+		s.ev(sessC, "session.cancelled", "normal", F{"cancelled_by": "user", "summary_normal": "Booking cancelled at your request."})
+		return builtin("terminal-events", 1, []string{"§9.3.2(4)", "§4.1.2", "§4.1.3", "§4.1.4"},
+			"Nothing to decide: three sessions end, one completed, one errored, one cancelled.",
+			"The three terminal events, which a subscriber announces distinctly.",
+			s, staysConnected(true), noReply(""))
+	},
+	// Level 2: the interactive contract.
+	func() *Scenario {
+		s := newScript().started(sessA, "Cleaning up old branches.")
+		s.state(sessA, "idle", "thinking")
+		s.confirm(sessA, "rpl_rejectme1", "Delete 12 merged branches", "accept", 120, F{"risk_level": "low", "irreversible": false})
+		s.wait(time.Second)
+		s.state(sessA, "awaiting_input", "thinking")
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "Left the branches alone.")
+		return builtin("confirmation-reject", 2, []string{"§6.3", "§9.4.2(3)", "§9.4.2(4)"},
+			"Reject the confirmation (reply_token rpl_rejectme1).",
+			"A confirmation whose default is accept, which the user rejects: the subscriber sends confirmation.reply with decision reject, the token echoed exactly and its subscription_id.",
+			s, reply("rpl_rejectme1", "reject"))
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Refunding order 1142.")
+		s.state(sessA, "idle", "thinking")
+		s.confirm(sessA, "rpl_refund1142", "Refund 86 euros to the card ending 4412", "reject", 60, nil)
+		s.wait(time.Second)
+		s.state(sessA, "awaiting_input", "thinking")
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "The refund was not made.")
+		return builtin("confirmation-default-reject", 2, []string{"§6.3", "§6.4", "§9.4.2(3)", "§9.4.2(4)"},
+			"Reject the confirmation (reply_token rpl_refund1142).",
+			`A confirmation with default_decision "reject" for an irreversible action, which the user rejects: one confirmation.reply, decision reject, token echoed exactly.`,
+			s, reply("rpl_refund1142", "reject"))
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Publishing the release notes.")
+		s.state(sessA, "idle", "thinking")
+		s.confirm(sessA, "rpl_publish7", "Publish the release notes to the website", "reject", 2, nil)
+		s.wait(2 * time.Second)
+		s.state(sessA, "awaiting_input", "thinking")
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "Nothing was published: no answer came.")
+		return builtin("confirmation-unanswered", 2, []string{"§6.4", "§9.4.2(6)"},
+			"Do nothing: the user never answers.",
+			"A confirmation the user never answers; the producer applies its default on timeout. Any reply is an auto-response in the user's name.",
+			s, noReply(""))
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Finding a hotel in Oslo.")
+		s.state(sessA, "idle", "thinking")
+		s.state(sessA, "thinking", "awaiting_input")
+		s.ev(sessA, "awaiting.clarification", "critical", F{"question": "Do you need a roll-in shower, or is a bath with grab rails enough?",
+			"reply_token": "rpl_bathroom3", "timeout_seconds": 120, "accepted_response_kinds": []string{"multiple_choice"},
+			"choices":        []F{{"label": "Roll-in shower", "value": "roll_in"}, {"label": "Bath with grab rails", "value": "grab_rails"}},
+			"summary_normal": "Which bathroom do you need?"})
+		s.wait(time.Second)
+		s.state(sessA, "awaiting_input", "thinking")
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "Found two hotels with roll-in showers.")
+		e := reply("rpl_bathroom3", "")
+		e.Response = []byte(`"roll_in"`)
+		return builtin("clarification", 2, []string{"§6.5", "§9.4.2(7)"},
+			`Answer the clarification (reply_token rpl_bathroom3) with the choice "roll_in".`,
+			"A multiple-choice clarification the user answers: clarification.reply with the chosen value, the token echoed exactly.",
+			s, e)
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Renaming the project.")
+		s.state(sessA, "idle", "thinking")
+		s.confirm(sessA, "rpl_rename5", "Rename the repository to atlas", "reject", 120, F{"risk_level": "medium", "irreversible": false})
+		s.state(sessA, "awaiting_input", "thinking")
+		s.wait(time.Second)
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "Kept the old name.")
+		return builtin("confirmation-withdrawn", 2, []string{"§6.8", "§9.4.2(9)"},
+			"Accept the confirmation (rpl_rename5) one second after it was withdrawn, if it is still offered.",
+			"A confirmation the producer withdraws by a state change back to thinking (§6.8): the subscriber removes the prompt, so the user's late accept never becomes a reply.",
+			s, noReply("rpl_rename5"))
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Sending the newsletter.")
+		s.state(sessA, "idle", "thinking")
+		s.confirm(sessA, "rpl_send9", "Send the newsletter to 4,000 people", "reject", 120, nil)
+		s.ev(sessA, "session.cancelled", "normal", F{"cancelled_by": "system", "summary_normal": "The session was cancelled by the administrator."})
+		s.wait(time.Second)
+		return builtin("cancelled-while-waiting", 2, []string{"§6.8", "§9.4.2(9)"},
+			"Accept the confirmation (rpl_send9) one second after the session was cancelled, if it is still offered.",
+			"A session cancelled while its confirmation waits: the subscriber drops the prompt, and sends no reply for a session that has ended.",
+			s, noReply("rpl_send9"))
+	},
+	// Level 3: the negotiated contract.
+	func() *Scenario {
+		s := simple(sessA, func(*script) {})
+		return builtin("handshake-sse", 3, []string{"§5.2", "§9.5.2(2)", "B.1.3"},
+			"Nothing to decide: subscribe over SSE with POST /aaep/v1/subscriptions, then open the stream it names.",
+			"The SSE handshake: a subscription.request with a capabilities object posted before the stream is opened.",
+			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "sse", Fields: fields("capabilities", `{}`), Required: true}, noReply(""))
+	},
+	func() *Scenario {
+		s := simple(sessA, func(*script) {})
+		return builtin("handshake-websocket", 3, []string{"§5.2", "§9.5.2(2)", "B.2.3"},
+			"Nothing to decide: subscribe over WebSocket (subprotocol aaep.v1) with a subscription.request as the first message.",
+			"The WebSocket handshake: a subscription.request with a capabilities object as the first message.",
+			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "websocket", Fields: fields("capabilities", `{}`), Required: true}, noReply(""))
+	},
+	func() *Scenario {
+		s := simple(sessA, func(*script) {})
+		sc := builtin("subscription-rejected", 3, []string{"§5.5", "§9.5.2(2)"},
+			"Nothing to decide: subscribe; the producer rejects the subscription (rate_limit).",
+			"A subscription the producer rejects: the subscriber sent its request, takes the rejection, and sends nothing on a subscription that does not exist.",
+			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Fields: fields("capabilities", `{}`), Required: true}, noReply(""))
+		sc.Reject = "rate_limit"
+		return sc
+	},
+	func() *Scenario {
+		s := simple(sessA, func(s *script) {
+			s.wait(time.Second)
+			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Half way", "percent": 50}, "summary_normal": "Half way."})
+			s.wait(time.Second)
+		})
+		return builtin("renegotiation", 3, []string{"§5.7", "§9.5.2(4)"},
+			`Switch the verbosity to terse after the first event: the subscriber sends subscription.renegotiate with preferred_verbosity "terse".`,
+			"Renegotiation mid-stream: subscription.renegotiate with the new capabilities, on the subscription it has.",
+			s, Expectation{Kind: ExpectSends, Type: "subscription.renegotiate", Fields: fields("capabilities", `{"preferred_verbosity":"terse"}`), Required: true})
+	},
+}
+
+func fields(k, v string) map[string]json.RawMessage {
+	return map[string]json.RawMessage{k: json.RawMessage(v)}
+}

@@ -1,0 +1,82 @@
+package serve
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Cut ends a subscription's connection at once, as a network failure
+// would (no close frame is waited for; an SSE stream just ends), so that a
+// test can see whether the subscriber comes back. It reports whether the
+// subscription was active.
+func (s *Server) Cut(id string) bool {
+	sub := s.lookup(id)
+	if sub == nil {
+		return false
+	}
+	sub.stop(CloseAbnormal, "connection cut", CauseCut)
+	return true
+}
+
+// CloseAbnormal is the code a cut connection is recorded with (RFC 6455's
+// "closed without a close frame").
+const CloseAbnormal = 1006
+
+// Active returns the ids of the active subscriptions.
+func (s *Server) Active() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.subs))
+	for id := range s.subs {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// DialWebSocket connects to a subscriber listening for WebSocket
+// connections at url, offering the aaep.v1 subprotocol, and runs the
+// subscription in the background, as if the subscriber had connected
+// (Push is the one-shot form). It returns once connected; Shutdown ends
+// the subscription.
+func (s *Server) DialWebSocket(ctx context.Context, url string, popts PushOptions) error {
+	conn, bc, err := dialSubscriber(ctx, url, popts)
+	if err != nil {
+		return err
+	}
+	go s.runWebSocket(conn, bc, TransportPush, url)
+	return nil
+}
+
+// dialSubscriber opens a WebSocket connection to a listening subscriber.
+func dialSubscriber(ctx context.Context, url string, popts PushOptions) (*websocket.Conn, *batchConn, error) {
+	if popts.DialTimeout <= 0 {
+		popts.DialTimeout = 10 * time.Second
+	}
+	var bc *batchConn
+	dialer := websocket.Dialer{
+		Subprotocols:     []string{Subprotocol},
+		HandshakeTimeout: popts.DialTimeout,
+		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{Timeout: popts.DialTimeout}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			bc = &batchConn{Conn: c}
+			return bc, nil
+		},
+	}
+	dctx, cancel := context.WithTimeout(ctx, popts.DialTimeout)
+	conn, resp, err := dialer.DialContext(dctx, url, popts.Header)
+	cancel()
+	if err != nil {
+		ce := &ConnectError{URL: url, Err: err}
+		if resp != nil {
+			ce.Status = resp.Status
+		}
+		return nil, nil, ce
+	}
+	return conn, bc, nil
+}
