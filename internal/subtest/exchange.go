@@ -1,0 +1,154 @@
+package subtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/inputs"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/models"
+)
+
+// entry is one record of a run's recording, as the expectations read it.
+type entry struct {
+	Index  int64
+	Offset time.Duration
+	Kind   capfile.Kind
+	Origin uint16
+	// Sub is the subscription the record belongs to.
+	Sub string
+	// Type, EventID, Token, Decision and Response are read from a message.
+	Type, EventID, Token, Decision string
+	Response                       json.RawMessage
+	Members                        map[string]json.RawMessage
+	// Verdict is serve's verdict on a reply (accepted or ignored).
+	Verdict string
+	// Conn holds a connection record's fields (event, transport, cause,
+	// last_event_id).
+	Conn map[string]any
+}
+
+func (e *entry) connString(k string) string {
+	s, _ := e.Conn[k].(string)
+	return s
+}
+
+// isReply reports whether e is a reply the subscriber sent.
+func (e *entry) isReply() bool {
+	return e.Kind == capfile.KindSent && (e.Type == "confirmation.reply" || e.Type == "clarification.reply")
+}
+
+// isEvent reports whether e is an event the replay sent.
+func (e *entry) isEvent() bool {
+	return e.Kind == capfile.KindReceived && (strings.HasPrefix(e.Type, "aaep:") || e.Members == nil)
+}
+
+// exchange is everything that went over the wire in one run.
+type exchange struct {
+	entries []entry
+	// transports maps an origin to its transport (from its connection).
+	transports map[uint16]string
+}
+
+// readExchange reads the recording at path.
+func readExchange(path string) (*exchange, error) {
+	r, err := capfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	x := &exchange{transports: map[uint16]string{}}
+	for i := int64(0); ; i++ {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return x, fmt.Errorf("%s: %w", path, err)
+		}
+		e := entry{Index: i, Offset: rec.Offset(), Kind: rec.Kind, Origin: rec.Origin, Sub: rec.Attr("subscription"), Verdict: rec.Attr("verdict")}
+		switch rec.Kind {
+		case capfile.KindConn:
+			_ = json.Unmarshal(rec.Payload, &e.Conn)
+			if e.connString("event") == protocol.ConnConnected && e.Origin != 0 {
+				x.transports[e.Origin] = e.connString("transport")
+			}
+		case capfile.KindReceived, capfile.KindSent:
+			if json.Unmarshal(rec.Payload, &e.Members) == nil {
+				str := func(k string) string {
+					var s string
+					_ = json.Unmarshal(e.Members[k], &s)
+					return s
+				}
+				e.Type, e.EventID, e.Token, e.Decision = str("type"), str("event_id"), str("reply_token"), str("decision")
+				e.Response = e.Members["response"]
+			}
+		}
+		x.entries = append(x.entries, e)
+	}
+	return x, nil
+}
+
+// transport says how the message e came: "websocket" over a WebSocket,
+// "sse" for a POST beside an SSE stream (origin 0, or an SSE origin).
+func (x *exchange) transport(e *entry) string {
+	switch t := x.transports[e.Origin]; t {
+	case "", "sse", "http":
+		return "sse"
+	case "push":
+		return "websocket"
+	default:
+		return t
+	}
+}
+
+// Finding is a finding of the checker about a message the subscriber sent.
+type Finding struct {
+	protocol.Finding
+	// Required is set for a MUST (it fails the run); a SHOULD warns.
+	Required bool `json:"required"`
+}
+
+// subscriberFindings runs the checker over the recording at path (the
+// same models, options and stream information `check` uses) and keeps the
+// findings located at messages the subscriber sent.
+func subscriberFindings(ctx context.Context, path string) ([]Finding, error) {
+	var all []protocol.Finding
+	eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{}, protocol.Sink{Finding: func(f protocol.Finding) { all = append(all, f) }})
+	if err != nil {
+		return nil, err
+	}
+	fromSubscriber := map[int64]bool{}
+	_, err = input.ReadSources(ctx, []inputs.Source{inputs.File(path)}, input.Options{Prepare: eng.Preparation()}, input.Handler{
+		Header: func(_ input.Format, h capfile.Header) {
+			eng.Begin(protocol.StreamInfo{Tool: h.Tool, Replay: h.Meta["replay_of"] != ""})
+		},
+		Message: func(m *protocol.Message) error {
+			if m.Dir == protocol.ToProducer {
+				fromSubscriber[m.Index] = true
+			}
+			eng.Feed(m)
+			return nil
+		},
+		Conn: eng.Connection,
+	})
+	eng.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("checking %s: %w", path, err)
+	}
+	var out []Finding
+	for _, f := range all {
+		if !fromSubscriber[f.Index] || f.Level == protocol.Info {
+			continue
+		}
+		out = append(out, Finding{Finding: f, Required: f.Level == protocol.Must})
+	}
+	return out, nil
+}

@@ -1,0 +1,274 @@
+package subtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/serve"
+)
+
+// Outcome is the verdict on one expectation.
+type Outcome struct {
+	Expectation
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	// Message says what was seen (why it failed, or what satisfied it).
+	Message string `json:"message"`
+	// Records are the record numbers of the recording the verdict rests on.
+	Records []int64 `json:"records,omitempty"`
+}
+
+// evaluate judges every expectation of sc against the exchange. cuts are
+// the record numbers of the connections the run cut on purpose.
+func evaluate(sc *Scenario, x *exchange) []Outcome {
+	out := make([]Outcome, 0, len(sc.Expect))
+	for _, e := range sc.Expect {
+		o := Outcome{Expectation: e, Name: e.Name()}
+		switch e.Kind {
+		case ExpectReply:
+			o.Passed, o.Message, o.Records = x.expectReply(&e)
+		case ExpectNoReply:
+			o.Passed, o.Message, o.Records = x.expectNoReply(&e)
+		case ExpectRequest, ExpectSends:
+			o.Passed, o.Message, o.Records = x.expectSends(&e)
+		case ExpectStaysConnected:
+			o.Passed, o.Message, o.Records = x.expectConnected()
+		case ExpectResumes:
+			o.Passed, o.Message, o.Records = x.expectResumes(&e)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func at(e *entry) string { return fmt.Sprintf("#%d %s", e.Index, protocol.FormatOffset(e.Offset)) }
+
+// awaiting finds the event that carried token (the first time it was sent).
+func (x *exchange) awaiting(token string) *entry {
+	for i := range x.entries {
+		e := &x.entries[i]
+		if e.isEvent() && e.Token == token {
+			return e
+		}
+	}
+	return nil
+}
+
+func (x *exchange) expectReply(want *Expectation) (bool, string, []int64) {
+	ev := x.awaiting(want.Token)
+	if ev == nil {
+		return false, fmt.Sprintf("the event with reply_token %s never reached the subscriber (did it filter awaiting events, or leave early?)", want.Token), nil
+	}
+	var near []*entry // replies that did not echo the token exactly
+	for i := range x.entries {
+		r := &x.entries[i]
+		if !r.isReply() || r.Index < ev.Index {
+			continue
+		}
+		if r.Token != want.Token {
+			if strings.EqualFold(strings.TrimSpace(r.Token), want.Token) || r.Token == "" {
+				near = append(near, r)
+			}
+			continue
+		}
+		recs := []int64{ev.Index, r.Index}
+		kind := strings.TrimPrefix(ev.Type, "aaep:agent.awaiting.") + ".reply"
+		switch {
+		case r.Type != kind:
+			return false, fmt.Sprintf("%s answered %s (%s) with a %s, want a %s", at(r), ev.Type, at(ev), r.Type, kind), recs
+		case want.Decision != "" && r.Decision != want.Decision:
+			return false, fmt.Sprintf("%s has decision %q, want %q: the scripted user chose %s", at(r), r.Decision, want.Decision, want.Decision), recs
+		case len(want.Response) > 0 && !jsonEqualSubset(want.Response, r.Response):
+			return false, fmt.Sprintf("%s has response %s, want %s", at(r), orNone(r.Response), want.Response), recs
+		case r.Offset-ev.Offset > want.Within:
+			return false, fmt.Sprintf("%s came %s after the event (%s), want within %s", at(r), fmtDur(r.Offset-ev.Offset), at(ev), want.Within), recs
+		}
+		return true, fmt.Sprintf("%s %s %s after the event (%s)", at(r), replyWhat(r), fmtDur(r.Offset-ev.Offset), at(ev)), recs
+	}
+	if len(near) > 0 {
+		r := near[0]
+		return false, fmt.Sprintf("%s has reply_token %q: the token %s (%s) must be echoed exactly (§9.4.2(4))", at(r), r.Token, want.Token, at(ev)), []int64{ev.Index, r.Index}
+	}
+	return false, fmt.Sprintf("no reply with reply_token %s after the event (%s); the scripted user: %s", want.Token, at(ev), describeDecision(want)), []int64{ev.Index}
+}
+
+func describeDecision(e *Expectation) string {
+	switch {
+	case e.Decision != "":
+		return e.Decision
+	case len(e.Response) > 0:
+		return "answer " + string(e.Response)
+	}
+	return "answer"
+}
+
+func replyWhat(r *entry) string {
+	if r.Decision != "" {
+		return "decision " + r.Decision
+	}
+	return "response " + orNone(r.Response)
+}
+
+func orNone(b json.RawMessage) string {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return "(none)"
+	}
+	return string(b)
+}
+
+func (x *exchange) expectNoReply(want *Expectation) (bool, string, []int64) {
+	var bad []*entry
+	for i := range x.entries {
+		r := &x.entries[i]
+		if r.isReply() && (want.Token == "" || r.Token == want.Token) {
+			bad = append(bad, r)
+		}
+	}
+	if len(bad) == 0 {
+		if want.Token != "" {
+			return true, fmt.Sprintf("no reply with reply_token %s", want.Token), nil
+		}
+		return true, "no reply", nil
+	}
+	recs := make([]int64, len(bad))
+	var parts []string
+	for i, r := range bad {
+		recs[i] = r.Index
+		parts = append(parts, fmt.Sprintf("%s %s %s %s", at(r), r.Type, r.Token, replyWhat(r)))
+	}
+	why := "the scripted user did nothing, so any reply is an auto-response (§9.4.2(6))"
+	if want.Token != "" {
+		if ev := x.awaiting(want.Token); ev != nil {
+			recs = append([]int64{ev.Index}, recs...)
+		}
+		why = "the prompt was withdrawn before the scripted user acted (§6.8, §9.4.2(9))"
+	}
+	return false, fmt.Sprintf("%s: %s", strings.Join(parts, "; "), why), recs
+}
+
+func (x *exchange) expectSends(want *Expectation) (bool, string, []int64) {
+	var seen []*entry
+	for i := range x.entries {
+		m := &x.entries[i]
+		if m.Kind != capfile.KindSent || m.Type != want.Type {
+			continue
+		}
+		seen = append(seen, m)
+		if want.Transport != "" && x.transport(m) != want.Transport {
+			continue
+		}
+		ok := true
+		for k, v := range want.Fields {
+			got, has := m.Members[k]
+			if !has || !jsonEqualSubset(v, got) {
+				ok = false
+			}
+		}
+		if ok {
+			return true, fmt.Sprintf("%s %s over %s", at(m), m.Type, x.transport(m)), []int64{m.Index}
+		}
+	}
+	if len(seen) == 0 {
+		return false, fmt.Sprintf("the subscriber sent no %s", want.Type), nil
+	}
+	m := seen[0]
+	var diffs []string
+	if want.Transport != "" && x.transport(m) != want.Transport {
+		diffs = append(diffs, fmt.Sprintf("it came over %s, want %s", x.transport(m), want.Transport))
+	}
+	for _, k := range sortedKeys(want.Fields) {
+		got, has := m.Members[k]
+		switch {
+		case !has:
+			diffs = append(diffs, fmt.Sprintf("it has no %s", k))
+		case !jsonEqualSubset(want.Fields[k], got):
+			diffs = append(diffs, fmt.Sprintf("its %s is %s, want %s", k, got, want.Fields[k]))
+		}
+	}
+	return false, fmt.Sprintf("%s %s: %s", at(m), m.Type, strings.Join(diffs, "; ")), []int64{m.Index}
+}
+
+// leftEarly are the close causes that mean the subscriber went away (or
+// stopped reading) on its own.
+var leftEarly = map[string]bool{
+	serve.CauseSubscriber: true, serve.CauseDisconnected: true, serve.CauseUnresponsive: true,
+	serve.CauseStalled: true, serve.CauseTooSlow: true, serve.CauseLagging: true,
+}
+
+func (x *exchange) expectConnected() (bool, string, []int64) {
+	var last *entry
+	for i := range x.entries {
+		e := &x.entries[i]
+		if e.isEvent() {
+			last = e
+		}
+		if e.Conn != nil && e.connString("event") == protocol.ConnClosed && leftEarly[e.connString("cause")] {
+			return false, fmt.Sprintf("%s the subscription closed before the replay ended (cause %s: %s)", at(e), e.connString("cause"), e.connString("reason")), []int64{e.Index}
+		}
+	}
+	if last == nil {
+		return false, "no event reached the subscriber", nil
+	}
+	return true, fmt.Sprintf("attached until the end; the last event %s reached it", at(last)), []int64{last.Index}
+}
+
+func (x *exchange) expectResumes(want *Expectation) (bool, string, []int64) {
+	var cuts int
+	for i := range x.entries {
+		c := &x.entries[i]
+		if c.Conn == nil || c.connString("event") != protocol.ConnClosed || c.connString("cause") != serve.CauseCut {
+			continue
+		}
+		cuts++
+		lastID := x.lastEventBefore(c)
+		found := false
+		for j := i + 1; j < len(x.entries); j++ {
+			r := &x.entries[j]
+			if r.Conn == nil || r.connString("event") != protocol.ConnConnected {
+				continue
+			}
+			got := r.connString("last_event_id")
+			recs := []int64{c.Index, r.Index}
+			switch {
+			case r.Offset-c.Offset > want.Within:
+				return false, fmt.Sprintf("%s reconnected %s after the cut (%s), want within %s", at(r), fmtDur(r.Offset-c.Offset), at(c), want.Within), recs
+			case got == "":
+				return false, fmt.Sprintf("%s reconnected after the cut (%s) without Last-Event-ID (B.1.5); the last event it got was %s", at(r), at(c), lastID), recs
+			case got != lastID:
+				return false, fmt.Sprintf("%s reconnected with Last-Event-ID %s, but the last event before the cut (%s) was %s", at(r), got, at(c), lastID), recs
+			}
+			found = true
+			break
+		}
+		if !found {
+			return false, fmt.Sprintf("the subscriber never came back after the cut (%s)", at(c)), []int64{c.Index}
+		}
+	}
+	if cuts == 0 {
+		return false, "the run cut no connection (the scenario needs a cut fault)", nil
+	}
+	return true, fmt.Sprintf("resumed with Last-Event-ID after %d cut(s)", cuts), nil
+}
+
+// lastEventBefore is the id of the last event the cut subscription got.
+func (x *exchange) lastEventBefore(c *entry) string {
+	for i := int(c.Index) - 1; i >= 0; i-- {
+		e := &x.entries[i]
+		if e.Sub == c.Sub && e.isEvent() && e.EventID != "" {
+			return e.EventID
+		}
+	}
+	return ""
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}

@@ -1,0 +1,601 @@
+package subtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
+
+	"github.com/aaep-tools/aaepkit/serve"
+	"github.com/aaep-tools/aaepkit/timing"
+)
+
+// DefaultAttachTimeout is how long a run waits for the subscriber.
+const DefaultAttachTimeout = 10 * time.Second
+
+// reconnectWait bounds the wait for a subscriber to come back after a cut.
+const reconnectWait = 10 * time.Second
+
+// Recorder receives a run's exchange as serve records it, and is closed
+// when the run ends; Path is where the recording can then be read.
+type Recorder interface {
+	serve.RecordWriter
+	Close() error
+	Path() string
+}
+
+// Options say how a run reaches the subscriber and where its exchange goes.
+// Exactly one of Listen, To and Exec is the way the subscriber comes.
+type Options struct {
+	// Listen is the address the replay listens on. The subscriber attaches
+	// to it (--listen), or, with Exec, it is the address {url} names
+	// (default 127.0.0.1:0, a free port).
+	Listen string
+	// To is the WebSocket URL of a subscriber that listens (--to).
+	To string
+	// Exec is a command started per scenario with {url} replaced by the
+	// replay's base URL (http://HOST:PORT); it is run by /bin/sh and its
+	// process group is ended when the scenario is over.
+	Exec string
+	// AttachTimeout bounds the wait for the subscriber (default 10s).
+	AttachTimeout time.Duration
+	// Record opens the recording of the exchange; nil writes it to a
+	// temporary file that is removed after the run.
+	Record func(sc *Scenario, capture string, hdr capfile.Header) (Recorder, error)
+	// Output receives the exec'd subscriber's output and what the run is
+	// waiting for; nil discards them.
+	Output io.Writer
+	// Announce, if set, is told the replay's base URL when it listens.
+	Announce func(sc *Scenario, url string)
+}
+
+// Result is the verdict of one scenario run.
+type Result struct {
+	Scenario *Scenario `json:"-"`
+	Name     string    `json:"scenario"`
+	Level    int       `json:"level"`
+	Sections []string  `json:"sections"`
+	User     string    `json:"user"`
+	// NotRun says why the scenario could not be run (no subscriber
+	// attached, the capture could not be read); nothing else is set then.
+	NotRun   string        `json:"not_run,omitempty"`
+	Outcomes []Outcome     `json:"expectations"`
+	Findings []Finding     `json:"findings"`
+	Record   string        `json:"record,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Passed reports whether every required expectation passed and no MUST
+// finding was made (advisory failures and SHOULD findings only warn).
+func (r *Result) Passed() bool {
+	if r.NotRun != "" {
+		return false
+	}
+	for _, o := range r.Outcomes {
+		if o.Required && !o.Passed {
+			return false
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Required {
+			return false
+		}
+	}
+	return true
+}
+
+// Run plays sc to the subscriber and judges what it sent back. The error
+// is for what is wrong with the options; a scenario that cannot be run is
+// a Result with NotRun set.
+func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
+	ways := 0
+	for _, s := range []string{o.To, o.Exec} {
+		if s != "" {
+			ways++
+		}
+	}
+	if ways > 1 {
+		return nil, errors.New("--to and --exec exclude each other")
+	}
+	if o.AttachTimeout <= 0 {
+		o.AttachTimeout = DefaultAttachTimeout
+	}
+	if o.Output == nil {
+		o.Output = io.Discard
+	}
+	res := &Result{Scenario: sc, Name: sc.Name, Level: sc.Level, Sections: sc.Sections, User: sc.User}
+	start := time.Now()
+	defer func() { res.Duration = time.Since(start) }()
+	dir, err := os.MkdirTemp("", "aaep-test-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	capture, err := prepareCapture(ctx, sc, dir)
+	if err != nil {
+		res.NotRun = err.Error()
+		return res, nil
+	}
+	events, hdr, err := readEvents(capture)
+	if err != nil {
+		res.NotRun = err.Error()
+		return res, nil
+	}
+	for _, f := range sc.Faults {
+		if f.After > len(events) {
+			res.NotRun = fmt.Sprintf("%s:%d: fault %s after event %d, but the capture has %d events", sc.File, f.Line, f.Kind, f.After, len(events))
+			return res, nil
+		}
+	}
+	r := &runner{sc: sc, o: o, events: events, notices: make(chan serve.Notice, 256)}
+	rec, err := r.openRecord(capture, hdr, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.play(ctx, capture, rec); err != nil {
+		res.NotRun = err.Error()
+	}
+	if cerr := rec.Close(); cerr != nil && res.NotRun == "" {
+		return nil, fmt.Errorf("recording: %w", cerr)
+	}
+	if o.Record != nil {
+		res.Record = rec.Path()
+	}
+	if res.NotRun != "" {
+		return res, nil
+	}
+	x, err := readExchange(rec.Path())
+	if err != nil {
+		return nil, fmt.Errorf("reading the recording: %w", err)
+	}
+	res.Outcomes = evaluate(sc, x)
+	if res.Findings, err = subscriberFindings(ctx, rec.Path()); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// eventRef is one event of the capture: its record number and event_id.
+type eventRef struct {
+	Index int64
+	ID    string
+}
+
+// prepareCapture returns the capture to serve: the scenario's own, or one
+// imported from JSON Lines (a built-in's, or a .jsonl file) into dir.
+func prepareCapture(ctx context.Context, sc *Scenario, dir string) (string, error) {
+	src := sc.Capture
+	if sc.jsonl != nil {
+		src = filepath.Join(dir, sc.Name+".jsonl")
+		if err := os.WriteFile(src, sc.jsonl, 0o600); err != nil {
+			return "", err
+		}
+	} else if isCapture(src) {
+		return src, nil
+	}
+	out := filepath.Join(dir, sc.Name+".aaep")
+	if _, err := capedit.Import(ctx, src, out, capedit.ImportOptions{}); err != nil {
+		return "", fmt.Errorf("%s: capture %s: %w", sc.File, src, err)
+	}
+	return out, nil
+}
+
+// isCapture reports whether path starts like a capture file.
+func isCapture(path string) bool {
+	r, err := capfile.Open(path)
+	if err != nil {
+		return false
+	}
+	r.Close()
+	return true
+}
+
+// readEvents lists the events a replay of the capture sends.
+func readEvents(path string) ([]eventRef, capfile.Header, error) {
+	r, err := capfile.Open(path)
+	if err != nil {
+		return nil, capfile.Header{}, err
+	}
+	defer r.Close()
+	var out []eventRef
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, r.Header(), fmt.Errorf("%s: %w", path, err)
+		}
+		if rec.Kind == capfile.KindReceived {
+			out = append(out, eventRef{Index: r.Index(), ID: eventID(rec.Payload)})
+		}
+	}
+	if len(out) == 0 {
+		return nil, r.Header(), fmt.Errorf("%s: the capture holds no event to play", path)
+	}
+	return out, r.Header(), nil
+}
+
+type runner struct {
+	sc      *Scenario
+	o       Options
+	events  []eventRef
+	srv     *serve.Server
+	ctl     *timing.Controller
+	notices chan serve.Notice
+
+	mu      sync.Mutex
+	joined  int // subscriptions started (or handshakes answered by POST)
+	replied map[string]bool
+}
+
+// notify collects serve's notices (called from serve's goroutines).
+func (r *runner) notify(n serve.Notice) {
+	r.mu.Lock()
+	switch n.Kind {
+	case serve.NoticeSubscribed:
+		r.joined++
+	case serve.NoticeHandshake:
+		if n.Transport == serve.TransportHTTP || n.Verdict != serve.VerdictAccepted {
+			r.joined++
+		}
+	case serve.NoticeReply:
+		if r.replied == nil {
+			r.replied = map[string]bool{}
+		}
+		r.replied[n.Token] = true
+	}
+	r.mu.Unlock()
+	select {
+	case r.notices <- n:
+	default:
+	}
+}
+
+func (r *runner) joinedCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.joined
+}
+
+func (r *runner) openRecord(capture string, hdr capfile.Header, dir string) (Recorder, error) {
+	meta := map[string]string{
+		"replay_of":       filepath.Base(capture),
+		"replay_of_start": hdr.Start.Format(time.RFC3339Nano),
+		"replay_speed":    fmt.Sprint(r.speed()),
+		"test_scenario":   r.sc.Name,
+		"view":            "subscriber: received = sent by aaep-replay test, sent = sent by the subscriber; source N = Nth subscription, attribute subscription = its id",
+	}
+	h := capfile.Header{Start: time.Now(), Tool: "aaep-replay-test", Meta: meta,
+		Origins: []capfile.Origin{{ID: 0, Transport: "replay", Subprotocol: serve.Subprotocol}}}
+	if r.o.Record != nil {
+		return r.o.Record(r.sc, capture, h)
+	}
+	return createRecording(filepath.Join(dir, "run.aaep"), h)
+}
+
+func (r *runner) speed() float64 {
+	if r.sc.Speed == 0 {
+		return 1
+	}
+	return r.sc.Speed
+}
+
+func (r *runner) timing() timing.Config {
+	return timing.Config{Speed: r.speed(), NoDelay: r.sc.NoDelay}
+}
+
+// play serves the scenario until it is over and the subscriber is gone.
+func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
+	r.ctl = timing.NewController(nil, r.timing(), true)
+	srv, err := serve.New(serve.Options{
+		Open: serve.OpenFile(capture), Timing: r.timing(), Shared: true, Control: r.ctl,
+		Record: rec, Notify: r.notify, Keepalive: r.sc.Keepalive, RejectRequests: r.sc.Reject,
+	})
+	if err != nil {
+		return err
+	}
+	r.srv = srv
+	listen := r.o.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", listen, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan struct{})
+	go func() { defer close(served); _ = hs.Serve(ln) }()
+	base := "http://" + ln.Addr().String()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		_ = hs.Shutdown(sctx)
+		<-served
+	}()
+	if r.o.Announce != nil {
+		r.o.Announce(r.sc, base)
+	}
+	var proc *process
+	switch {
+	case r.o.Exec != "":
+		if proc, err = startProcess(r.o.Exec, base, r.sc, r.o.Output); err != nil {
+			return err
+		}
+		defer proc.stop()
+	case r.o.To != "":
+		if err := srv.DialWebSocket(ctx, r.o.To, serve.PushOptions{DialTimeout: r.o.AttachTimeout}); err != nil {
+			return err
+		}
+	}
+	if err := r.waitAttach(ctx, proc); err != nil {
+		return err
+	}
+	if err := r.drive(ctx); err != nil {
+		return err
+	}
+	return r.linger(ctx)
+}
+
+// waitAttach waits for the first subscription (or handshake).
+func (r *runner) waitAttach(ctx context.Context, proc *process) error {
+	t := time.NewTimer(r.o.AttachTimeout)
+	defer t.Stop()
+	var exited <-chan struct{}
+	if proc != nil {
+		exited = proc.done
+	}
+	for r.joinedCount() == 0 {
+		select {
+		case <-r.notices:
+		case <-exited:
+			if r.joinedCount() > 0 {
+				return nil
+			}
+			return fmt.Errorf("no subscriber attached: the subscriber process ended (%v) before it subscribed", proc.err)
+		case <-t.C:
+			return fmt.Errorf("no subscriber attached within %s (--attach-timeout)", r.o.AttachTimeout)
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	return nil
+}
+
+// drive releases the events, applying each fault after its event, then
+// waits for the end of the range (or for every subscriber to be gone).
+func (r *runner) drive(ctx context.Context) error {
+	faults := slices.Clone(r.sc.Faults)
+	slices.SortStableFunc(faults, func(a, b Fault) int { return a.After - b.After })
+	released := 0
+	for _, f := range faults {
+		if n := f.After - released; n > 0 {
+			r.ctl.Step(n)
+			if !r.waitReleased(ctx, f.After) {
+				break
+			}
+			released = f.After
+		}
+		switch f.Kind {
+		case FaultPause:
+			if err := sleep(ctx, f.For); err != nil {
+				return err
+			}
+		case FaultSlow:
+			if err := r.ctl.SetSpeed(r.speed() * f.Speed); err != nil {
+				return err
+			}
+		case FaultCut, FaultRedeliver:
+			before := r.joinedCount()
+			for _, id := range r.srv.Active() {
+				r.srv.Cut(id)
+			}
+			r.waitRejoin(ctx, before)
+			if f.Kind == FaultRedeliver {
+				r.ctl.SeekTo(r.events[f.After-1].Index)
+			}
+		}
+	}
+	r.ctl.Play()
+	return r.waitEnd(ctx)
+}
+
+// waitReleased waits until n events have been released; false when the
+// replay ended or nobody is left to send them to.
+func (r *runner) waitReleased(ctx context.Context, n int) bool {
+	return poll(ctx, 0, func() (bool, bool) {
+		st, _ := r.srv.ControlStatus()
+		if st.Released >= int64(n) {
+			return true, true
+		}
+		return st.State == serve.StateEnded || len(r.srv.Active()) == 0, false
+	})
+}
+
+// waitRejoin waits for a subscription after the one that was cut.
+func (r *runner) waitRejoin(ctx context.Context, before int) {
+	poll(ctx, reconnectWait, func() (bool, bool) { return r.joinedCount() > before, true })
+}
+
+// waitEnd waits until the range has been played, or until no subscriber
+// has been attached for the linger time (it left, or was rejected).
+func (r *runner) waitEnd(ctx context.Context) error {
+	var alone time.Time
+	poll(ctx, 0, func() (bool, bool) {
+		st, _ := r.srv.ControlStatus()
+		if st.State == serve.StateEnded {
+			return true, true
+		}
+		if len(r.srv.Active()) > 0 {
+			alone = time.Time{}
+			return false, false
+		}
+		if alone.IsZero() {
+			alone = time.Now()
+		}
+		return time.Since(alone) >= r.sc.Linger, true
+	})
+	return context.Cause(ctx)
+}
+
+// linger gives the subscriber time for its last replies: until every
+// expected reply has come (at most its within), and at least the
+// scenario's linger when something must not come.
+func (r *runner) linger(ctx context.Context) error {
+	wait, mustNot := r.sc.Linger, false
+	for _, e := range r.sc.Expect {
+		switch e.Kind {
+		case ExpectReply:
+			wait = max(wait, e.Within)
+		case ExpectNoReply:
+			mustNot = true
+		}
+	}
+	start := time.Now()
+	poll(ctx, wait, func() (bool, bool) {
+		if mustNot && time.Since(start) < r.sc.Linger {
+			return false, false
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, e := range r.sc.Expect {
+			if e.Kind == ExpectReply && !r.replied[e.Token] {
+				return false, false
+			}
+		}
+		return true, true
+	})
+	return context.Cause(ctx)
+}
+
+// poll calls cond every 10ms until it says done (its second result is
+// then returned), ctx ends or limit (0: none) passes.
+func poll(ctx context.Context, limit time.Duration, cond func() (done, result bool)) bool {
+	var deadline <-chan time.Time
+	if limit > 0 {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		deadline = t.C
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if done, res := cond(); done {
+			return res
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// process is an exec'd subscriber.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// startProcess runs command (with {url} replaced) in its own process
+// group, telling it the scenario in its environment.
+func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, error) {
+	cmd := exec.Command("/bin/sh", "-c", strings.ReplaceAll(command, "{url}", url))
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(os.Environ(),
+		"AAEP_TEST_URL="+url,
+		"AAEP_TEST_SCENARIO="+sc.Name,
+		fmt.Sprintf("AAEP_TEST_LEVEL=%d", sc.Level),
+		"AAEP_TEST_USER="+sc.User,
+	)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("--exec: %w", err)
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		if p.err == nil {
+			p.err = errors.New("exit status 0")
+		}
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after two seconds.
+func (p *process) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// fileRecording is the default Recorder: a capture file.
+type fileRecording struct {
+	*capfile.Writer
+	path string
+}
+
+func createRecording(path string, h capfile.Header) (*fileRecording, error) {
+	w, err := capfile.Create(path, h, &capfile.WriterOptions{HeaderReserve: 16 << 10})
+	if err != nil {
+		return nil, err
+	}
+	return &fileRecording{Writer: w, path: path}, nil
+}
+
+func (f *fileRecording) Path() string { return f.path }
+
+// AddSource lists a subscriber in the recording's header.
+func (f *fileRecording) AddSource(src capfile.Origin) error { return f.AddOrigin(src) }
+
+// eventID reads a payload's event_id (empty when it has none).
+func eventID(p []byte) string {
+	var v struct {
+		ID string `json:"event_id"`
+	}
+	_ = json.Unmarshal(p, &v)
+	return v.ID
+}
