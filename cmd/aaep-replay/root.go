@@ -45,6 +45,7 @@ func newRootCmd(a *app) *cobra.Command {
 		NewCmdServe(a, nil),
 		NewCmdShow(a, nil),
 		NewCmdSplit(a, nil),
+		NewCmdTest(a, nil),
 		NewCmdView(a, nil),
 		NewCmdVisualize(a, nil),
 	)

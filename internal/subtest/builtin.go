@@ -52,6 +52,12 @@ func builtin(name string, level int, sections []string, user, desc string, s *sc
 		Speed: 1, Linger: DefaultLinger, Expect: expect, File: "builtin", jsonl: s.jsonl()}
 }
 
+// deciding sets the scripted user's decisions.
+func (sc *Scenario) deciding(ds ...Decision) *Scenario {
+	sc.Decisions = ds
+	return sc
+}
+
 func reply(token, decision string) Expectation {
 	return Expectation{Kind: ExpectReply, Token: token, Decision: decision, Within: DefaultWithin, Required: true}
 }
@@ -87,7 +93,7 @@ var builtins = []func() *Scenario{
 			s.ev(sessA, "memory.compacted", "normal", F{"summary_normal": "Compacted the working memory."})
 			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Half way", "percent": 50}, "summary_normal": "Half way."})
 		})
-		return builtin("unknown-event-type", 1, []string{"§9.3.2(5)", "§3.3"},
+		return builtin("unknown-event-type", 1, []string{"§9.3.2(5)", "§3.2.2"},
 			"Nothing to decide: listen.",
 			"An event of a type the subscriber cannot know (aaep:agent.memory.compacted) in the middle of a session: it announces it generically or skips it, and keeps consuming.",
 			s, staysConnected(true), noReply(""))
@@ -97,7 +103,7 @@ var builtins = []func() *Scenario{
 			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Half way", "percent": 50}, "summary_normal": "Half way.",
 				"extensions": F{"https://example.com/aaep/ext/mood": F{"mood": "focused", "level": 3}}})
 		})
-		return builtin("unknown-extensions", 1, []string{"§9.3.2(6)", "§3.6"},
+		return builtin("unknown-extensions", 1, []string{"§9.3.2(6)", "§3.4.3"},
 			"Nothing to decide: listen.",
 			"An event carrying an extensions object the subscriber does not recognise: it ignores the extension and keeps consuming.",
 			s, staysConnected(true), noReply(""))
@@ -108,7 +114,7 @@ var builtins = []func() *Scenario{
 		s.ev(sessA, "tool.invoked", "normal", F{"tool": "move_files", "tool_call_id": "call_1", "summary_normal": "Moving 40 files."})
 		s.ev(sessA, "tool.completed", "normal", F{"tool": "move_files", "tool_call_id": "call_1", "status": "error", "error_message": "The disk is full.", "summary_normal": "The move failed."})
 		s.ev(sessA, "session.errored", "critical", F{"error_category": "resource", "error_code": "DISK_FULL", "summary_normal": "I stopped: the archive disk is full.", "recoverable": false})
-		return builtin("critical-urgency", 1, []string{"§9.3.2(7)", "§3.5"},
+		return builtin("critical-urgency", 1, []string{"§9.3.2(7)", "§3.3.2"},
 			"Nothing to decide: the critical event must be announced, never suppressed.",
 			"A session that ends with an urgency critical event: the subscriber announces it with prominence (observable here: it stays attached and sends nothing in the user's name).",
 			s, staysConnected(true), noReply(""))
@@ -138,7 +144,7 @@ var builtins = []func() *Scenario{
 		return builtin("confirmation-reject", 2, []string{"§6.3", "§9.4.2(3)", "§9.4.2(4)"},
 			"Reject the confirmation (reply_token rpl_rejectme1).",
 			"A confirmation whose default is accept, which the user rejects: the subscriber sends confirmation.reply with decision reject, the token echoed exactly and its subscription_id.",
-			s, reply("rpl_rejectme1", "reject"))
+			s, reply("rpl_rejectme1", "reject")).deciding(Decision{Token: "rpl_rejectme1", Decision: "reject", Delay: 300 * time.Millisecond})
 	},
 	func() *Scenario {
 		s := newScript().started(sessA, "Refunding order 1142.")
@@ -151,7 +157,7 @@ var builtins = []func() *Scenario{
 		return builtin("confirmation-default-reject", 2, []string{"§6.3", "§6.4", "§9.4.2(3)", "§9.4.2(4)"},
 			"Reject the confirmation (reply_token rpl_refund1142).",
 			`A confirmation with default_decision "reject" for an irreversible action, which the user rejects: one confirmation.reply, decision reject, token echoed exactly.`,
-			s, reply("rpl_refund1142", "reject"))
+			s, reply("rpl_refund1142", "reject")).deciding(Decision{Token: "rpl_refund1142", Decision: "reject", Delay: 300 * time.Millisecond})
 	},
 	func() *Scenario {
 		s := newScript().started(sessA, "Publishing the release notes.")
@@ -183,7 +189,7 @@ var builtins = []func() *Scenario{
 		return builtin("clarification", 2, []string{"§6.5", "§9.4.2(7)"},
 			`Answer the clarification (reply_token rpl_bathroom3) with the choice "roll_in".`,
 			"A multiple-choice clarification the user answers: clarification.reply with the chosen value, the token echoed exactly.",
-			s, e)
+			s, e).deciding(Decision{Token: "rpl_bathroom3", Response: e.Response, Delay: 300 * time.Millisecond})
 	},
 	func() *Scenario {
 		s := newScript().started(sessA, "Renaming the project.")
@@ -196,7 +202,7 @@ var builtins = []func() *Scenario{
 		return builtin("confirmation-withdrawn", 2, []string{"§6.8", "§9.4.2(9)"},
 			"Accept the confirmation (rpl_rename5) one second after it was withdrawn, if it is still offered.",
 			"A confirmation the producer withdraws by a state change back to thinking (§6.8): the subscriber removes the prompt, so the user's late accept never becomes a reply.",
-			s, noReply("rpl_rename5"))
+			s, noReply("rpl_rename5")).deciding(Decision{Token: "rpl_rename5", Decision: "accept", Delay: 1250 * time.Millisecond})
 	},
 	func() *Scenario {
 		s := newScript().started(sessA, "Sending the newsletter.")
@@ -207,12 +213,12 @@ var builtins = []func() *Scenario{
 		return builtin("cancelled-while-waiting", 2, []string{"§6.8", "§9.4.2(9)"},
 			"Accept the confirmation (rpl_send9) one second after the session was cancelled, if it is still offered.",
 			"A session cancelled while its confirmation waits: the subscriber drops the prompt, and sends no reply for a session that has ended.",
-			s, noReply("rpl_send9"))
+			s, noReply("rpl_send9")).deciding(Decision{Token: "rpl_send9", Decision: "accept", Delay: 1250 * time.Millisecond})
 	},
 	// Level 3: the negotiated contract.
 	func() *Scenario {
 		s := simple(sessA, func(*script) {})
-		return builtin("handshake-sse", 3, []string{"§5.2", "§9.5.2(2)", "B.1.3"},
+		return builtin("handshake-sse", 3, []string{"§5.2", "§9.5.2(2)", "B.1.2"},
 			"Nothing to decide: subscribe over SSE with POST /aaep/v1/subscriptions, then open the stream it names.",
 			"The SSE handshake: a subscription.request with a capabilities object posted before the stream is opened.",
 			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "sse", Fields: fields("capabilities", `{}`), Required: true}, noReply(""))

@@ -152,11 +152,11 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if cerr := rec.Close(); cerr != nil && res.NotRun == "" {
 		return nil, fmt.Errorf("recording: %w", cerr)
 	}
-	if o.Record != nil {
-		res.Record = rec.Path()
-	}
 	if res.NotRun != "" {
 		return res, nil
+	}
+	if o.Record != nil {
+		res.Record = rec.Path()
 	}
 	x, err := readExchange(rec.Path())
 	if err != nil {
@@ -257,7 +257,9 @@ func (r *runner) notify(n serve.Notice) {
 		if r.replied == nil {
 			r.replied = map[string]bool{}
 		}
-		r.replied[n.Token] = true
+		// A token echoed in another case still settles the wait: the
+		// expectation then fails at once instead of at its deadline.
+		r.replied[strings.ToLower(strings.TrimSpace(n.Token))] = true
 	}
 	r.mu.Unlock()
 	select {
@@ -475,7 +477,7 @@ func (r *runner) linger(ctx context.Context) error {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for _, e := range r.sc.Expect {
-			if e.Kind == ExpectReply && !r.replied[e.Token] {
+			if e.Kind == ExpectReply && !r.replied[strings.ToLower(e.Token)] {
 				return false, false
 			}
 		}
@@ -538,6 +540,7 @@ func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, e
 		"AAEP_TEST_SCENARIO="+sc.Name,
 		fmt.Sprintf("AAEP_TEST_LEVEL=%d", sc.Level),
 		"AAEP_TEST_USER="+sc.User,
+		"AAEP_TEST_DECISIONS="+decisionsJSON(sc.Decisions),
 	)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("--exec: %w", err)
@@ -551,6 +554,15 @@ func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, e
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// decisionsJSON is the scripted user's decisions for a harness.
+func decisionsJSON(ds []Decision) string {
+	if ds == nil {
+		ds = []Decision{}
+	}
+	b, _ := json.Marshal(ds)
+	return string(b)
 }
 
 // stop ends the process group: SIGTERM, then SIGKILL after two seconds.

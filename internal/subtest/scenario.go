@@ -30,6 +30,9 @@ type Scenario struct {
 	// User is the scripted user's decision, for the harness that plays
 	// the user (a subscriber's test mode, a browser script).
 	User string `json:"user"`
+	// Decisions are the scripted user's decisions in a form a harness
+	// can act on (AAEP_TEST_DECISIONS, as JSON, for an exec'd subscriber).
+	Decisions []Decision `json:"decisions"`
 	// Capture is the path of the capture (or JSON Lines file) to play.
 	Capture string `json:"capture,omitempty"`
 	// Speed scales the capture's pace; NoDelay sends as fast as possible.
@@ -52,6 +55,18 @@ type Scenario struct {
 	jsonl []byte
 	// captureLine is the line of the capture key (for errors).
 	captureLine int
+}
+
+// Decision is one thing the scripted user does: answer the prompt that
+// carries Token with Decision (a confirmation) or Response (a
+// clarification), Delay after the prompt appeared. A prompt without a
+// decision is left unanswered.
+type Decision struct {
+	Token    string          `json:"token"`
+	Decision string          `json:"decision,omitempty"`
+	Response json.RawMessage `json:"response,omitempty"`
+	Delay    time.Duration   `json:"delay_ns,omitempty"`
+	Line     int             `json:"-"`
 }
 
 // FaultKind is what a fault does to the stream.
@@ -384,7 +399,7 @@ func normalizeYAML(v any) any {
 	return v
 }
 
-var scenarioKeys = []string{"name", "level", "sections", "description", "user", "capture", "speed", "no_delay", "keepalive", "linger", "reject", "faults", "expect"}
+var scenarioKeys = []string{"name", "level", "sections", "description", "user", "decisions", "capture", "speed", "no_delay", "keepalive", "linger", "reject", "faults", "expect"}
 
 func (p *parser) scenario(root *yaml.Node, sc *Scenario) error {
 	var levelSet bool
@@ -416,6 +431,8 @@ func (p *parser) scenario(root *yaml.Node, sc *Scenario) error {
 			sc.Description, err = p.str(v, key)
 		case "user":
 			sc.User, err = p.str(v, key)
+		case "decisions":
+			sc.Decisions, err = p.decisions(v)
 		case "capture":
 			sc.Capture, err = p.str(v, key)
 			sc.captureLine = v.Line
@@ -478,6 +495,42 @@ func (p *parser) list(n *yaml.Node, what string) ([]*yaml.Node, error) {
 		return nil, p.errf(n, "%s: want a list, got %s", what, kindName(n))
 	}
 	return n.Content, nil
+}
+
+func (p *parser) decisions(n *yaml.Node) ([]Decision, error) {
+	items, err := p.list(n, "decisions")
+	if err != nil {
+		return nil, err
+	}
+	var out []Decision
+	for _, it := range items {
+		d := Decision{Line: it.Line}
+		err := p.fields(it, "decision", []string{"token", "decision", "response", "delay"}, func(key string, v *yaml.Node) error {
+			var err error
+			switch key {
+			case "token":
+				d.Token, err = p.str(v, "decisions.token")
+			case "decision":
+				d.Decision, err = p.str(v, "decisions.decision")
+				if err == nil && d.Decision != "accept" && d.Decision != "reject" {
+					err = p.errf(v, "decisions.decision: want accept or reject, got %q", d.Decision)
+				}
+			case "response":
+				d.Response, err = p.jsonValue(v, "decisions.response")
+			case "delay":
+				d.Delay, err = p.dur(v, "decisions.delay")
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if d.Token == "" {
+			return nil, p.errf(it, "decision: say which prompt (token: rpl_...)")
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 var faultKinds = []string{string(FaultCut), string(FaultPause), string(FaultRedeliver), string(FaultSlow)}

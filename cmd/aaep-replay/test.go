@@ -1,0 +1,275 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/internal/subtest"
+)
+
+// TestOptions are what test was asked: its scenarios, how the subscriber
+// comes, and where the verdict goes.
+type TestOptions struct {
+	*app
+
+	// Files are scenario files named on the command line.
+	Files []string
+	// Scenarios are built-in scenarios by name; Level selects the
+	// built-ins of one level (0: not asked).
+	Scenarios     []string
+	Level         int
+	List          bool
+	Listen        string
+	To            string
+	Exec          string
+	AttachTimeout time.Duration
+	JSON          bool
+	JUnit         string
+	Record        string
+	Force         bool
+}
+
+// defaultTestListen is where test listens for a subscriber that attaches.
+const defaultTestListen = "127.0.0.1:8765"
+
+// NewCmdTest builds test; runF, when given, runs instead of testRun (tests
+// of the command line).
+func NewCmdTest(a *app, runF func(*TestOptions) error) *cobra.Command {
+	opts := &TestOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "test [SCENARIO...]",
+		Short: "Play scenarios to a subscriber and judge what it sends back",
+		Long: `test plays each scenario (a capture and what the subscriber is expected to do
+with it) to a subscriber over serve's timeline, records the exchange and
+judges the subscriber: the scenario's expectations (a reply with a decision
+within a time, no reply at all, a subscription.request with capabilities,
+staying connected, resuming after a cut), and the subscriber-side rules of
+check (reply schema, subscription_id, the token echoed, capabilities
+declared), at their levels: a MUST fails the run, a SHOULD warns.
+
+The subscriber comes one of three ways:
+  --listen ADDR  it attaches to ws://ADDR/aaep/v1/ws or http://ADDR/aaep/v1/events
+                 (default 127.0.0.1:8765), as it would to serve
+  --to URL       test dials a subscriber listening for WebSocket connections, as push
+  --exec 'CMD {url}'
+                 test starts CMD per scenario, {url} being the replay's base URL
+                 (http://127.0.0.1:PORT), and ends it when the scenario is over;
+                 AAEP_TEST_SCENARIO, AAEP_TEST_LEVEL and AAEP_TEST_USER (the
+                 scripted user's decision) are in its environment
+
+Scenarios are files (SCENARIO..., a YAML schema documented in the README) or
+built in: --scenario NAME, --level 1|2|3, or both; --list shows the built-ins
+with the sections they test and the scripted user's decision.
+
+Exit status: 0 when every required expectation passed and no MUST rule broke,
+1 when one failed, 2 when a scenario could not run (no subscriber attached
+within --attach-timeout, an invalid scenario file) or for usage errors.`,
+		Example: `  aaep-replay test --list
+  aaep-replay test --scenario confirmation-default-reject --exec 'python3 sub.py {url}'
+  aaep-replay test --level 2 --exec 'node subscriber.js {url}' --junit report.xml
+  aaep-replay test my-scenario.yaml --listen 127.0.0.1:9000 --record run.aaep
+  aaep-replay test --level 1 --to ws://127.0.0.1:9000/aaep --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			if opts.Level != 0 && (opts.Level < 1 || opts.Level > 3) {
+				return cli.Usagef("--level %d: want 1, 2 or 3", opts.Level)
+			}
+			if opts.List {
+				if len(args) > 0 || len(opts.Scenarios) > 0 {
+					return cli.Usagef("--list shows the built-in scenarios: no SCENARIO or --scenario with it")
+				}
+			} else if len(args) == 0 && len(opts.Scenarios) == 0 && opts.Level == 0 {
+				return cli.Usagef("test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)")
+			}
+			if opts.To != "" && opts.Exec != "" {
+				return cli.Usagef("--to and --exec exclude each other")
+			}
+			if opts.To != "" {
+				u, err := url.Parse(opts.To)
+				if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+					return cli.Usagef("--to %q: want a ws:// or wss:// URL", opts.To)
+				}
+			}
+			if opts.Exec != "" && !strings.Contains(opts.Exec, "{url}") {
+				return cli.Usagef("--exec %q: put {url} where the subscriber takes the replay's URL", opts.Exec)
+			}
+			if cmd.Flags().Changed("listen") && opts.To != "" {
+				return cli.Usagef("--listen and --to exclude each other")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return testRun(opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&opts.Scenarios, "scenario", nil, "a built-in scenario to play (repeatable; --list shows them)")
+	fs.IntVar(&opts.Level, "level", 0, "play the built-in scenarios of this conformance level (1, 2 or 3)")
+	fs.BoolVar(&opts.List, "list", false, "list the built-in scenarios by level and exit")
+	fs.StringVar(&opts.Listen, "listen", defaultTestListen, "address the subscriber attaches to (with --exec: default a free port on 127.0.0.1)")
+	fs.StringVar(&opts.To, "to", "", "WebSocket URL of a subscriber that listens (ws:// or wss://)")
+	fs.StringVar(&opts.Exec, "exec", "", "command that starts the subscriber, {url} replaced by the replay's base URL (run by /bin/sh)")
+	numflag.Duration(fs, &opts.AttachTimeout, "attach-timeout", subtest.DefaultAttachTimeout, numflag.Positive(), "how long to wait for the subscriber before the scenario counts as not run (exit 2)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
+	fs.StringVar(&opts.JUnit, "junit", "", "also write the verdict as JUnit XML to this file (Jenkins, GitLab)")
+	fs.StringVar(&opts.Record, "record", "", "keep the exchange in this capture file, for view (several scenarios: FILE-SCENARIO.aaep each)")
+	fs.BoolVar(&opts.Force, "force", false, "let --record replace an existing non-empty file")
+	return cmd
+}
+
+// testRun lists the built-ins, or plays every scenario and reports.
+func testRun(opts *TestOptions) error {
+	a := opts.app
+	if opts.List {
+		return listScenarios(a.Out, opts.Level, opts.JSON)
+	}
+	scenarios, err := opts.load()
+	if err != nil {
+		return err
+	}
+	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, AttachTimeout: opts.AttachTimeout, Output: a.Err}
+	if opts.Exec == "" || opts.Listen != defaultTestListen {
+		ropts.Listen = opts.Listen
+	}
+	if opts.Exec == "" && opts.To == "" {
+		ropts.Announce = func(sc *subtest.Scenario, base string) {
+			host := strings.TrimPrefix(base, "http://")
+			fmt.Fprintf(a.Err, "aaep-replay test: %s: waiting for a subscriber on ws://%s/aaep/v1/ws or %s/aaep/v1/events (user: %s)\n", sc.Name, host, base, sc.User)
+		}
+	}
+	if opts.Record != "" {
+		ropts.Record = opts.recorder(len(scenarios) > 1)
+	}
+	var results []*subtest.Result
+	for _, sc := range scenarios {
+		res, err := subtest.Run(a.ctx, sc, ropts)
+		if err != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", sc.Name, err))
+		}
+		results = append(results, res)
+		if a.ctx.Err() != nil {
+			break
+		}
+	}
+	if opts.JUnit != "" {
+		err := outfile.WriteFile(opts.JUnit, outfile.Options{Inputs: opts.Files, NoStdout: "the report is printed there; name a file"},
+			func(w io.Writer) error { return subtest.WriteJUnit(w, results) })
+		if err != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--junit %w", err))
+		}
+	}
+	if opts.JSON {
+		err = subtest.WriteJSON(a.Out, results)
+	} else {
+		err = subtest.WriteText(a.Out, results)
+	}
+	if err != nil {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing the report: %w", err))
+	}
+	switch subtest.Summarize(results).Verdict {
+	case subtest.VerdictNotRun:
+		return cli.Silent(cli.ExitUsage)
+	case subtest.VerdictFail:
+		return cli.Silent(cli.ExitFailure)
+	}
+	return nil
+}
+
+// load reads the scenario files and picks the built-ins asked for, in
+// that order; an invalid file is a usage error naming its line.
+func (opts *TestOptions) load() ([]*subtest.Scenario, error) {
+	var out []*subtest.Scenario
+	for _, f := range opts.Files {
+		sc, err := subtest.Load(f)
+		if err != nil {
+			return nil, cli.WithCode(cli.ExitUsage, err)
+		}
+		out = append(out, sc)
+	}
+	for _, name := range opts.Scenarios {
+		sc, err := subtest.Builtin(name)
+		if err != nil {
+			return nil, cli.Usagef("--scenario: %v", err)
+		}
+		if opts.Level != 0 && sc.Level != opts.Level {
+			return nil, cli.Usagef("--scenario %s is a level %d scenario, not level %d", name, sc.Level, opts.Level)
+		}
+		out = append(out, sc)
+	}
+	if opts.Level != 0 && len(opts.Scenarios) == 0 {
+		out = append(out, subtest.BuiltinsAt(opts.Level)...)
+	}
+	return out, nil
+}
+
+// recorder opens --record for each scenario (named FILE-SCENARIO.EXT when
+// there are several) under the rules of serve --record.
+func (opts *TestOptions) recorder(several bool) func(*subtest.Scenario, string, capfile.Header) (subtest.Recorder, error) {
+	return func(sc *subtest.Scenario, capture string, hdr capfile.Header) (subtest.Recorder, error) {
+		name := opts.Record
+		if several {
+			ext := filepath.Ext(name)
+			name = strings.TrimSuffix(name, ext) + "-" + sc.Name + ext
+		}
+		hdr.Tool = "aaep-replay/" + version
+		f := &replayFlags{record: name, force: opts.Force, sources: append([]string{capture}, opts.Files...)}
+		if err := f.checkRecord(capture); err != nil {
+			return nil, err
+		}
+		out, err := outfile.Open(name, f.recordOptions(capture))
+		if err != nil {
+			return nil, fmt.Errorf("--record %w", err)
+		}
+		w, err := capfile.NewWriter(out, hdr, recordWriterOptions(out))
+		if err != nil {
+			out.Discard()
+			return nil, fmt.Errorf("--record: %w", err)
+		}
+		return &testRecording{recording: &recording{name: name, w: w, f: out}, stderr: opts.Err}, nil
+	}
+}
+
+// testRecording is a --record file as subtest.Run closes it.
+type testRecording struct {
+	*recording
+	stderr io.Writer
+}
+
+func (r *testRecording) Close() error { return r.recording.close(r.stderr) }
+func (r *testRecording) Path() string { return r.name }
+
+// listScenarios prints the built-ins by level.
+func listScenarios(w io.Writer, level int, asJSON bool) error {
+	var list []*subtest.Scenario
+	if level != 0 {
+		list = subtest.BuiltinsAt(level)
+	} else {
+		list = subtest.Builtins()
+	}
+	if asJSON {
+		return writeJSON(w, list)
+	}
+	var b strings.Builder
+	cur := 0
+	for _, sc := range list {
+		if sc.Level != cur {
+			cur = sc.Level
+			fmt.Fprintf(&b, "Level %d\n", cur)
+		}
+		fmt.Fprintf(&b, "  %-28s %s\n", sc.Name, strings.Join(sc.Sections, ", "))
+		fmt.Fprintf(&b, "      %s\n", sc.Description)
+		fmt.Fprintf(&b, "      user: %s\n", sc.User)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""A scripted AAEP subscriber over SSE, standard library only.
+
+Usage: sub.py URL [MODE]
+
+It subscribes with POST /aaep/v1/subscriptions, reads the stream at the
+Location it is given, and plays the scripted user of the scenario from
+AAEP_TEST_DECISIONS: each prompt is answered after its delay if it is still
+offered (a withdrawn prompt, or one whose session ended, is dropped).
+
+MODE makes it misbehave in one way, so that each expectation of a scenario
+can be seen to fail:
+  good        (default) behaves
+  nosubid     replies without subscription_id (as the React and CLI ones do)
+  flip        answers accept where the user rejected, and the reverse
+  mangle      echoes the reply_token in upper case
+  auto        answers every confirmation at once with accept (an auto-response)
+  stale       keeps withdrawn prompts, so a late answer becomes a reply
+  silent      never replies
+  leave       disconnects after the first event of an unknown type
+  noresume    after a cut, reconnects without Last-Event-ID
+  nohandshake opens the stream without a subscription.request
+  exit        exits before subscribing
+"""
+
+import json
+import os
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+BASE = sys.argv[1].rstrip("/")
+MODE = sys.argv[2] if len(sys.argv) > 2 else "good"
+DECISIONS = {d["token"]: d for d in json.loads(os.environ.get("AAEP_TEST_DECISIONS", "[]"))}
+
+KNOWN = {
+    "session.started", "session.completed", "session.errored", "session.cancelled",
+    "state.changed", "progress.updated", "tool.invoked", "tool.completed",
+    "output.streaming", "awaiting.confirmation", "awaiting.clarification", "handoff.requested",
+}
+
+lock = threading.Lock()
+pending = {}  # reply_token -> (kind, session)
+subscription_id = None
+
+
+def post(path, msg):
+    req = urllib.request.Request(BASE + path, data=json.dumps(msg).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z"
+
+
+def answer(token, kind, d):
+    with lock:
+        if token not in pending:
+            return  # withdrawn or ended: the user's late click reaches nothing
+        del pending[token]
+    echoed = token.upper() if MODE == "mangle" else token
+    if kind == "confirmation":
+        decision = d.get("decision", "accept")
+        if MODE == "flip":
+            decision = "reject" if decision == "accept" else "accept"
+        msg = {"type": "confirmation.reply", "reply_token": echoed, "decision": decision}
+    else:
+        msg = {"type": "clarification.reply", "reply_token": echoed, "response": d.get("response")}
+    if MODE != "nosubid":
+        msg["subscription_id"] = subscription_id
+    msg["timestamp"] = now()
+    post("/aaep/v1/replies", msg)
+
+
+def on_event(ev):
+    typ = ev.get("type", "")
+    short = typ.removeprefix("aaep:agent.")
+    sess = ev.get("session_id")
+    if short in ("awaiting.confirmation", "awaiting.clarification"):
+        token = ev["reply_token"]
+        kind = short.split(".")[1]
+        with lock:
+            pending[token] = (kind, sess)
+        if MODE == "auto" and kind == "confirmation":
+            answer(token, kind, {"decision": "accept"})
+            return
+        d = DECISIONS.get(token)
+        if d is not None and MODE != "silent":
+            delay = d.get("delay_ns", 0) / 1e9
+            threading.Timer(delay, answer, (token, kind, d)).start()
+    elif MODE != "stale" and (
+            (short == "state.changed" and ev.get("from_state") == "awaiting_input")
+            or short in ("session.completed", "session.errored", "session.cancelled")):
+        with lock:
+            for token, (_, s) in list(pending.items()):
+                if s == sess:
+                    del pending[token]
+    if MODE == "leave" and short not in KNOWN:
+        sys.exit(0)
+
+
+def subscribe():
+    global subscription_id
+    if MODE == "nohandshake":
+        return "/aaep/v1/events"
+    request = {"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "sub-py",
+               "capabilities": {"supports_confirmation_reply": True, "supports_clarification_reply": True,
+                                "supported_conformance_levels": [1, 2, 3]}}
+    status, headers, body = post("/aaep/v1/subscriptions", request)
+    if status != 201:
+        print("subscription refused:", status, body.decode(), file=sys.stderr)
+        sys.exit(0)
+    subscription_id = json.loads(body)["subscription_id"]
+    return headers["Location"]
+
+
+def stream(path, last_id):
+    req = urllib.request.Request(BASE + path, headers={"Accept": "text/event-stream"})
+    if last_id and MODE != "noresume":
+        req.add_header("Last-Event-ID", last_id)
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        if resp.status == 204:
+            return last_id, True
+        data = []
+        for raw in resp:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            if line.startswith("id:"):
+                last_id = line[3:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].lstrip(" "))
+            elif line == "" and data:
+                try:
+                    ev = json.loads("\n".join(data))
+                except ValueError:
+                    ev = None  # a malformed event is skipped, not fatal
+                data = []
+                if isinstance(ev, dict):
+                    on_event(ev)
+    return last_id, False
+
+
+def main():
+    if MODE == "exit":
+        sys.exit(3)
+    path = subscribe()
+    last_id = None
+    for _ in range(5):
+        try:
+            last_id, over = stream(path, last_id)
+            if over:
+                break
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)  # the stream ended: come back, as an EventSource would
+
+
+main()
