@@ -80,7 +80,9 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
   aaep-replay test my-scenario.yaml --listen 127.0.0.1:9000 --record run.aaep
   aaep-replay test --level 1 --to ws://127.0.0.1:9000/aaep --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Files = args
+			if len(args) > 0 {
+				opts.Files = args
+			}
 			if opts.Level != 0 && (opts.Level < 1 || opts.Level > 3) {
 				return cli.Usagef("--level %d: want 1, 2 or 3", opts.Level)
 			}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/subtest"
+)
+
+func Test_NewCmdTest(t *testing.T) {
+	defaults := func(a *app) TestOptions {
+		return TestOptions{app: a, Scenarios: []string{"confirmation-default-reject"}, Listen: defaultTestListen, AttachTimeout: subtest.DefaultAttachTimeout}
+	}
+	const sc = "--scenario confirmation-default-reject"
+	cases := []cmdCase[TestOptions]{
+		{name: "defaults", argv: "test " + sc},
+		{name: "files", argv: "test a.yaml b.yaml", want: func(o *TestOptions) { o.Files, o.Scenarios = []string{"a.yaml", "b.yaml"}, nil }},
+		{name: "level", argv: "test --level 2", want: func(o *TestOptions) { o.Scenarios, o.Level = nil, 2 }},
+		{name: "two scenarios", argv: "test " + sc + " --scenario clarification", want: func(o *TestOptions) {
+			o.Scenarios = append(o.Scenarios, "clarification")
+		}},
+		{name: "list", argv: "test --list", want: func(o *TestOptions) { o.Scenarios, o.List = nil, true }},
+		{name: "list a level as JSON", argv: "test --list --level 3 --json", want: func(o *TestOptions) { o.Scenarios, o.List, o.Level, o.JSON = nil, true, 3, true }},
+		{name: "listen", argv: "test " + sc + " --listen 127.0.0.1:9000", want: func(o *TestOptions) { o.Listen = "127.0.0.1:9000" }},
+		{name: "to", argv: "test " + sc + " --to ws://127.0.0.1:9000/aaep", want: func(o *TestOptions) { o.To = "ws://127.0.0.1:9000/aaep" }},
+		{name: "exec", argv: "test " + sc + " --exec ./sub.sh{url}", want: func(o *TestOptions) { o.Exec = "./sub.sh{url}" }},
+		{name: "attach timeout", argv: "test " + sc + " --attach-timeout 3s", want: func(o *TestOptions) { o.AttachTimeout = 3 * time.Second }},
+		{name: "reports", argv: "test " + sc + " --json --junit out.xml", want: func(o *TestOptions) { o.JSON, o.JUnit = true, "out.xml" }},
+		{name: "record", argv: "test " + sc + " --record run.aaep --force", want: func(o *TestOptions) { o.Record, o.Force = "run.aaep", true }},
+
+		{name: "nothing to play", argv: "test", err: "test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)"},
+		{name: "bad level", argv: "test --level 4", err: "--level 4: want 1, 2 or 3"},
+		{name: "list with a scenario", argv: "test --list " + sc, err: "--list shows the built-in scenarios: no SCENARIO or --scenario with it"},
+		{name: "to and exec", argv: "test " + sc + " --to ws://x/ --exec a{url}", err: "--to and --exec exclude each other"},
+		{name: "to and listen", argv: "test " + sc + " --to ws://x/ --listen 127.0.0.1:1", err: "--listen and --to exclude each other"},
+		{name: "http target", argv: "test " + sc + " --to http://x", err: `--to "http://x": want a ws:// or wss:// URL`},
+		{name: "exec without url", argv: "test " + sc + " --exec ./sub.sh", err: `--exec "./sub.sh": put {url} where the subscriber takes the replay's URL`},
+		{name: "zero attach timeout", argv: "test " + sc + " --attach-timeout 0", err: `invalid argument "0" for "--attach-timeout" flag: want a positive duration such as 500ms or 2s`},
+	}
+	testNewCmd(t, NewCmdTest, defaults, cases)
+}
