@@ -39,6 +39,11 @@ func (s *Server) handleInbound(sub *subscriber, raw []byte, via string) (int, []
 		}
 		s.recordMessage(target, raw, "")
 		n := target.renegotiate(raw, f.Type == "subscription.request")
+		if target.transport == TransportSSE {
+			// The answer goes back in the POST's response, not on the
+			// stream: record it there, as the subscriber received it.
+			s.record(target, capfile.KindReceived, &event{Index: -1, Control: true, Payload: n.Response})
+		}
 		s.notifyMessage(target, via, raw, f.Type, "")
 		return http.StatusOK, n.Response
 	case "subscription.close":

@@ -33,6 +33,8 @@ import urllib.request
 
 BASE = sys.argv[1].rstrip("/")
 MODE = sys.argv[2] if len(sys.argv) > 2 else "good"
+SCENARIO = os.environ.get("AAEP_TEST_SCENARIO", "")
+renegotiated = False
 DECISIONS = {d["token"]: d for d in json.loads(os.environ.get("AAEP_TEST_DECISIONS", "[]"))}
 
 KNOWN = {
@@ -103,7 +105,12 @@ def on_event(ev):
                 if s == sess:
                     del pending[token]
     if MODE == "leave" and short not in KNOWN:
-        sys.exit(0)
+        os._exit(0)
+    global renegotiated
+    if SCENARIO == "renegotiation" and not renegotiated and MODE == "good":
+        renegotiated = True  # the scripted user asks for terse announcements
+        post("/aaep/v1/replies", {"type": "subscription.renegotiate", "subscription_id": subscription_id,
+                                  "capabilities": {"preferred_verbosity": "terse", "supports_confirmation_reply": True}})
 
 
 def subscribe():
