@@ -23,9 +23,9 @@ type Outcome struct {
 	Records []int64 `json:"records,omitempty"`
 }
 
-// evaluate judges every expectation of sc against the exchange. cuts are
-// the record numbers of the connections the run cut on purpose.
-func evaluate(sc *Scenario, x *exchange) []Outcome {
+// evaluate judges every expectation of sc against the exchange; lastEvent
+// is the event_id of the capture's last event.
+func evaluate(sc *Scenario, x *exchange, lastEvent string) []Outcome {
 	out := make([]Outcome, 0, len(sc.Expect))
 	for _, e := range sc.Expect {
 		o := Outcome{Expectation: e, Name: e.Name()}
@@ -37,7 +37,7 @@ func evaluate(sc *Scenario, x *exchange) []Outcome {
 		case ExpectRequest, ExpectSends:
 			o.Passed, o.Message, o.Records = x.expectSends(&e)
 		case ExpectStaysConnected:
-			o.Passed, o.Message, o.Records = x.expectConnected()
+			o.Passed, o.Message, o.Records = x.expectConnected(lastEvent)
 		case ExpectResumes:
 			o.Passed, o.Message, o.Records = x.expectResumes(&e)
 		}
@@ -200,21 +200,20 @@ var leftEarly = map[string]bool{
 	serve.CauseStalled: true, serve.CauseTooSlow: true, serve.CauseLagging: true,
 }
 
-func (x *exchange) expectConnected() (bool, string, []int64) {
-	var last *entry
+// expectConnected: the subscriber stays until the last event has reached
+// it (leaving after that is its business); a cut the run made is not
+// leaving, if it comes back.
+func (x *exchange) expectConnected(lastEvent string) (bool, string, []int64) {
 	for i := range x.entries {
 		e := &x.entries[i]
-		if e.isEvent() {
-			last = e
+		if e.isEvent() && e.EventID == lastEvent && lastEvent != "" {
+			return true, fmt.Sprintf("attached until the last event %s reached it", at(e)), []int64{e.Index}
 		}
 		if e.Conn != nil && e.connString("event") == protocol.ConnClosed && leftEarly[e.connString("cause")] {
 			return false, fmt.Sprintf("%s the subscription closed before the replay ended (cause %s: %s)", at(e), e.connString("cause"), e.connString("reason")), []int64{e.Index}
 		}
 	}
-	if last == nil {
-		return false, "no event reached the subscriber", nil
-	}
-	return true, fmt.Sprintf("attached until the end; the last event %s reached it", at(last)), []int64{last.Index}
+	return false, fmt.Sprintf("the last event (%s) never reached the subscriber", lastEvent), nil
 }
 
 func (x *exchange) expectResumes(want *Expectation) (bool, string, []int64) {

@@ -162,7 +162,7 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording: %w", err)
 	}
-	res.Outcomes = evaluate(sc, x)
+	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID)
 	if res.Findings, err = subscriberFindings(ctx, rec.Path()); err != nil {
 		return nil, err
 	}
@@ -250,7 +250,9 @@ func (r *runner) notify(n serve.Notice) {
 	case serve.NoticeSubscribed:
 		r.joined++
 	case serve.NoticeHandshake:
-		if n.Transport == serve.TransportHTTP || n.Verdict != serve.VerdictAccepted {
+		// A refused subscription is all a subscriber gets to do; an
+		// accepted one by POST attaches when its stream opens.
+		if n.Verdict != serve.VerdictAccepted {
 			r.joined++
 		}
 	case serve.NoticeReply:
@@ -324,23 +326,28 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 	served := make(chan struct{})
 	go func() { defer close(served); _ = hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
+	var proc *process
+	// The replay ends first (its subscriptions close as shut down), then
+	// the subscriber's process: a subscriber is never seen leaving because
+	// the run ended.
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 		_ = hs.Shutdown(sctx)
 		<-served
+		if proc != nil {
+			proc.stop()
+		}
 	}()
 	if r.o.Announce != nil {
 		r.o.Announce(r.sc, base)
 	}
-	var proc *process
 	switch {
 	case r.o.Exec != "":
 		if proc, err = startProcess(r.o.Exec, base, r.sc, r.o.Output); err != nil {
 			return err
 		}
-		defer proc.stop()
 	case r.o.To != "":
 		if err := srv.DialWebSocket(ctx, r.o.To, serve.PushOptions{DialTimeout: r.o.AttachTimeout}); err != nil {
 			return err
@@ -419,15 +426,32 @@ func (r *runner) drive(ctx context.Context) error {
 }
 
 // waitReleased waits until n events have been released; false when the
-// replay ended or nobody is left to send them to.
+// replay ended or nobody has been attached for the linger time.
 func (r *runner) waitReleased(ctx context.Context, n int) bool {
+	alone := r.aloneFor()
 	return poll(ctx, 0, func() (bool, bool) {
 		st, _ := r.srv.ControlStatus()
 		if st.Released >= int64(n) {
 			return true, true
 		}
-		return st.State == serve.StateEnded || len(r.srv.Active()) == 0, false
+		return st.State == serve.StateEnded || alone(), false
 	})
+}
+
+// aloneFor returns a function that reports whether no subscriber has
+// been attached for the scenario's linger time.
+func (r *runner) aloneFor() func() bool {
+	var since time.Time
+	return func() bool {
+		if len(r.srv.Active()) > 0 {
+			since = time.Time{}
+			return false
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		return time.Since(since) >= r.sc.Linger
+	}
 }
 
 // waitRejoin waits for a subscription after the one that was cut.
@@ -438,20 +462,10 @@ func (r *runner) waitRejoin(ctx context.Context, before int) {
 // waitEnd waits until the range has been played, or until no subscriber
 // has been attached for the linger time (it left, or was rejected).
 func (r *runner) waitEnd(ctx context.Context) error {
-	var alone time.Time
+	alone := r.aloneFor()
 	poll(ctx, 0, func() (bool, bool) {
 		st, _ := r.srv.ControlStatus()
-		if st.State == serve.StateEnded {
-			return true, true
-		}
-		if len(r.srv.Active()) > 0 {
-			alone = time.Time{}
-			return false, false
-		}
-		if alone.IsZero() {
-			alone = time.Now()
-		}
-		return time.Since(alone) >= r.sc.Linger, true
+		return st.State == serve.StateEnded || alone(), true
 	})
 	return context.Cause(ctx)
 }

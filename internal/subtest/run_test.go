@@ -1,0 +1,306 @@
+package subtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+)
+
+// runTimeout bounds every run of a test (attach, play, linger, analysis).
+const runTimeout = 60 * time.Second
+
+// subPy is the scripted SSE subscriber (testdata/sub.py).
+func subPy(t *testing.T, mode string) string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Fatalf("python3 is needed for the scripted subscriber: %v", err)
+	}
+	abs, err := filepath.Abs(filepath.Join("testdata", "sub.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("python3 %s {url} %s", abs, mode)
+}
+
+// run plays sc with o, keeping the recording in the test's directory.
+func run(t *testing.T, sc *Scenario, o Options) (*Result, *exchange) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	o.Record = func(sc *Scenario, _ string, h capfile.Header) (Recorder, error) {
+		return createRecording(filepath.Join(dir, sc.Name+".aaep"), h)
+	}
+	var out strings.Builder
+	if o.Output == nil {
+		o.Output = &lockedWriter{b: &out}
+	}
+	res, err := Run(ctx, sc, o)
+	if err != nil {
+		t.Fatalf("%s: %v", sc.Name, err)
+	}
+	if res.NotRun != "" {
+		return res, nil
+	}
+	x, err := readExchange(res.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, x
+}
+
+func builtinT(t *testing.T, name string) *Scenario {
+	t.Helper()
+	sc, err := Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// outcome returns the result's verdict on the expectation of kind k.
+func outcome(t *testing.T, r *Result, k ExpectKind) Outcome {
+	t.Helper()
+	for _, o := range r.Outcomes {
+		if o.Kind == k {
+			return o
+		}
+	}
+	t.Fatalf("%s: no %s expectation in %+v", r.Name, k, r.Outcomes)
+	return Outcome{}
+}
+
+func ruleIDs(r *Result) string {
+	var ids []string
+	for _, f := range r.Findings {
+		ids = append(ids, f.Level.String()+" "+f.RuleID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// TestScriptedSSESubscriber plays built-in scenarios to the scripted SSE
+// subscriber: behaving, it passes every one; each misbehaviour breaks the
+// expectation (or the rule) it should, with a message that says how.
+func TestScriptedSSESubscriber(t *testing.T) {
+	cases := []struct {
+		scenario, mode string
+		pass           bool
+		// fails is the expectation that fails; rules the findings made
+		// (level and rule id, in order), and msg a part of the failure's
+		// message.
+		fails ExpectKind
+		rules string
+		msg   string
+	}{
+		{scenario: "unknown-event-type", mode: "good", pass: true},
+		{scenario: "unknown-extensions", mode: "good", pass: true},
+		{scenario: "critical-urgency", mode: "good", pass: true},
+		{scenario: "terminal-events", mode: "good", pass: true},
+		{scenario: "confirmation-reject", mode: "good", pass: true},
+		{scenario: "confirmation-default-reject", mode: "good", pass: true},
+		{scenario: "confirmation-unanswered", mode: "good", pass: true},
+		{scenario: "clarification", mode: "good", pass: true},
+		{scenario: "confirmation-withdrawn", mode: "good", pass: true},
+		{scenario: "cancelled-while-waiting", mode: "good", pass: true},
+		{scenario: "handshake-sse", mode: "good", pass: true},
+		{scenario: "subscription-rejected", mode: "good", pass: true},
+		{scenario: "renegotiation", mode: "good", pass: true},
+
+		{scenario: "confirmation-default-reject", mode: "nosubid", rules: "MUST MSG-CONF-REPLY-SCHEMA", msg: "subscription_id"},
+		{scenario: "confirmation-default-reject", mode: "flip", fails: ExpectReply, msg: `has decision "accept", want "reject"`},
+		{scenario: "confirmation-default-reject", mode: "mangle", fails: ExpectReply, rules: "MUST MSG-CONF-REPLY-SCHEMA, MUST SEQ-REPLY-KNOWN-TOKEN", msg: `has reply_token "RPL_REFUND1142": the token rpl_refund1142`},
+		{scenario: "clarification", mode: "nosubid", rules: "MUST MSG-CLAR-REPLY-SCHEMA", msg: "subscription_id"},
+		{scenario: "confirmation-unanswered", mode: "auto", fails: ExpectNoReply, msg: "any reply is an auto-response (§9.4.2(6))"},
+		{scenario: "confirmation-withdrawn", mode: "stale", fails: ExpectNoReply, rules: "MUST SEQ-REPLY-AFTER-CANCEL", msg: "the prompt was withdrawn before the scripted user acted"},
+		{scenario: "cancelled-while-waiting", mode: "stale", fails: ExpectNoReply, rules: "MUST SEQ-REPLY-KNOWN-TOKEN", msg: "rpl_send9"},
+		{scenario: "unknown-event-type", mode: "leave", fails: ExpectStaysConnected, msg: "the subscription closed before the replay ended (cause disconnected"},
+		{scenario: "handshake-sse", mode: "nohandshake", fails: ExpectRequest, msg: "the subscriber sent no subscription.request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.scenario+"/"+tc.mode, func(t *testing.T) {
+			t.Parallel()
+			res, _ := run(t, builtinT(t, tc.scenario), Options{Exec: subPy(t, tc.mode)})
+			if res.NotRun != "" {
+				t.Fatalf("not run: %s", res.NotRun)
+			}
+			if res.Passed() != tc.pass {
+				t.Errorf("passed=%v, want %v: %+v %v", res.Passed(), tc.pass, res.Outcomes, ruleIDs(res))
+			}
+			if got := ruleIDs(res); got != tc.rules {
+				t.Errorf("findings %q, want %q (%+v)", got, tc.rules, res.Findings)
+			}
+			var msgs []string
+			for _, o := range res.Outcomes {
+				if o.Passed != (o.Kind != tc.fails) {
+					t.Errorf("%s passed=%v: %s", o.Name, o.Passed, o.Message)
+				}
+				msgs = append(msgs, o.Message)
+			}
+			for _, f := range res.Findings {
+				msgs = append(msgs, f.Message)
+			}
+			if tc.msg != "" && !strings.Contains(strings.Join(msgs, "\n"), tc.msg) {
+				t.Errorf("no message says %q: %q", tc.msg, msgs)
+			}
+		})
+	}
+}
+
+// TestReplyWithinIsMeasured: a reply slower than its within fails, and
+// says how long it took.
+func TestReplyWithinIsMeasured(t *testing.T) {
+	sc := builtinT(t, "confirmation-default-reject")
+	sc.Decisions[0].Delay = 700 * time.Millisecond
+	sc.Expect[0].Within = 300 * time.Millisecond
+	res, _ := run(t, sc, Options{Exec: subPy(t, "good")})
+	o := outcome(t, res, ExpectReply)
+	if o.Passed || !strings.Contains(o.Message, "after the event") || !strings.Contains(o.Message, "want within 300ms") {
+		t.Errorf("reply outcome %+v", o)
+	}
+}
+
+// TestNoSubscriberIsNotRun: nobody attaches within the timeout, or the
+// subscriber's process dies first: the scenario is not run, saying why.
+func TestNoSubscriberIsNotRun(t *testing.T) {
+	sc := builtinT(t, "confirmation-default-reject")
+	res, _ := run(t, sc, Options{Listen: "127.0.0.1:0", AttachTimeout: 200 * time.Millisecond})
+	if res.NotRun != "no subscriber attached within 200ms (--attach-timeout)" || res.Verdict() != VerdictNotRun {
+		t.Errorf("not run %q, verdict %s", res.NotRun, res.Verdict())
+	}
+	res, _ = run(t, sc, Options{Exec: subPy(t, "exit")})
+	if res.NotRun != "no subscriber attached: the subscriber process ended (exit status 3) before it subscribed" {
+		t.Errorf("not run %q", res.NotRun)
+	}
+}
+
+// writeScenario writes a scenario file beside a capture of the events s
+// holds, and loads it.
+func writeScenario(t *testing.T, s *script, yaml string) *Scenario {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.jsonl"), s.jsonl(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte("capture: c.jsonl\n"+yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// sixEvents is a short valid session.
+func sixEvents() *script {
+	s := newScript().started(sessA, "Six events.")
+	s.state(sessA, "idle", "thinking").state(sessA, "thinking", "calling_tool")
+	s.state(sessA, "calling_tool", "thinking").state(sessA, "thinking", "idle")
+	return s.completed(sessA, "Done.")
+}
+
+// TestCutAndResume: the run cuts the connection after the third event; a
+// subscriber that comes back with Last-Event-ID passes the advisory
+// resumes (made required here), one that forgets it fails, naming the id
+// it should have sent.
+func TestCutAndResume(t *testing.T) {
+	const yaml = `level: 1
+user: Nothing to decide.
+no_delay: true
+faults:
+  - {cut: 3}
+expect:
+  - resumes: {within: 5s}
+    required: true
+  - stays_connected: {}
+`
+	for _, tc := range []struct {
+		mode string
+		pass bool
+		msg  string
+	}{
+		{"good", true, "resumed with Last-Event-ID after 1 cut(s)"},
+		{"noresume", false, "without Last-Event-ID (B.1.5); the last event it got was evt_a10002"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			res, x := run(t, writeScenario(t, sixEvents(), yaml), Options{Exec: subPy(t, tc.mode)})
+			o := outcome(t, res, ExpectResumes)
+			if o.Passed != tc.pass || !strings.Contains(o.Message, tc.msg) || res.Passed() != tc.pass {
+				t.Errorf("resumes %+v; run passed=%v", o, res.Passed())
+			}
+			if c := outcome(t, res, ExpectStaysConnected); !c.Passed || c.Required {
+				t.Errorf("stays_connected %+v: a cut is not leaving, and it is advisory", c)
+			}
+			// Every event reached the subscriber once, across the cut.
+			if got := sentIDs(x); got != "evt_a10000 evt_a10001 evt_a10002 evt_a10003 evt_a10004 evt_a10005" {
+				t.Errorf("events sent %s", got)
+			}
+		})
+	}
+}
+
+func sentIDs(x *exchange) string {
+	var ids []string
+	for _, e := range x.entries {
+		if e.isEvent() {
+			ids = append(ids, e.EventID)
+		}
+	}
+	return strings.Join(ids, " ")
+}
+
+// TestRedeliverAndPause: redeliver sends the event again after the
+// subscriber is back; a pause holds the stream (keepalives flow) and the
+// subscriber stays.
+func TestRedeliverAndPause(t *testing.T) {
+	const yaml = `level: 1
+user: Nothing to decide.
+no_delay: true
+keepalive: 1s
+faults:
+  - {redeliver: 2}
+  - {pause: 2500ms, after: 4}
+expect:
+  - stays_connected: {}
+    required: true
+`
+	res, x := run(t, writeScenario(t, sixEvents(), yaml), Options{Exec: subPy(t, "good")})
+	if !res.Passed() {
+		t.Errorf("run failed: %+v %s", res.Outcomes, ruleIDs(res))
+	}
+	if got := sentIDs(x); got != "evt_a10000 evt_a10001 evt_a10001 evt_a10002 evt_a10003 evt_a10004 evt_a10005" {
+		t.Errorf("events sent %s, want the second twice", got)
+	}
+}
+
+// TestScenarioFaultBeyondCapture: a fault after more events than the
+// capture has is refused before anything is played.
+func TestScenarioFaultBeyondCapture(t *testing.T) {
+	sc := writeScenario(t, sixEvents(), "level: 1\nfaults:\n  - {cut: 9}\nexpect:\n  - no_reply: {}\n")
+	res, _ := run(t, sc, Options{Listen: "127.0.0.1:0", AttachTimeout: time.Second})
+	if want := sc.File + ":4: fault cut after event 9, but the capture has 6 events"; res.NotRun != want {
+		t.Errorf("not run %q, want %q", res.NotRun, want)
+	}
+}
+
+// lockedWriter collects an exec'd process's output.
+type lockedWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
