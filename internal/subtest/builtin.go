@@ -132,6 +132,67 @@ var builtins = []func() *Scenario{
 			"The three terminal events, which a subscriber announces distinctly.",
 			s, staysConnected(true), noReply(""))
 	},
+	// Level 1, robustness: what a network and a busy producer do to a
+	// stream. Their expectations are advisory unless the specification
+	// makes them duties.
+	func() *Scenario {
+		s := simple(sessA, func(s *script) {
+			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Waiting for the build", "percent": 40}, "summary_normal": "Waiting for the build."})
+		})
+		sc := builtin("silence", 1, []string{"§8", "B.1.3"},
+			"Nothing to decide: the agent goes quiet for 40 seconds (keepalives only), then finishes.",
+			"A 40 s pause in the middle of a session, with a keepalive every 15 s: a subscriber with a read timeout (the NVDA add-on's is 30 s) must not give up on a stream that is alive.",
+			s, staysConnected(false))
+		sc.Faults = []Fault{{Kind: FaultPause, After: 3, For: 40 * time.Second}}
+		return sc
+	},
+	func() *Scenario {
+		sc := builtin("reconnect", 1, []string{"B.1.5", "§8"},
+			"Nothing to decide: the connection is cut after the third event; come back.",
+			"The connection is cut after the third event: an SSE subscriber MAY resume with Last-Event-ID (B.1.5) and so miss nothing.",
+			simple(sessA, func(s *script) { s.state(sessA, "thinking", "calling_tool").state(sessA, "calling_tool", "thinking") }),
+			Expectation{Kind: ExpectResumes, Within: 10 * time.Second}, staysConnected(false))
+		sc.Faults = []Fault{{Kind: FaultCut, After: 3}}
+		return sc
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Publishing the page.")
+		s.state(sessA, "idle", "thinking")
+		s.confirm(sessA, "rpl_publish2", "Publish the page", "reject", 120, F{"risk_level": "medium", "irreversible": false})
+		s.wait(time.Second)
+		s.state(sessA, "awaiting_input", "thinking").state(sessA, "thinking", "idle")
+		s.completed(sessA, "The page was not published.")
+		sc := builtin("redelivery", 1, []string{"§9.5.2(6)", "§3.2.3", "§8"},
+			"Reject the confirmation (rpl_publish2) once; the producer delivers it again after a reconnect.",
+			"The connection is cut right after a confirmation, which is delivered again when the subscriber is back: it deduplicates by event_id and answers once.",
+			s, Expectation{Kind: ExpectReply, Token: "rpl_publish2", Decision: "reject", Within: DefaultWithin, Once: true, Required: true}, staysConnected(false))
+		sc.Faults = []Fault{{Kind: FaultRedeliver, After: 4}}
+		return sc.deciding(Decision{Token: "rpl_publish2", Decision: "reject", Delay: 300 * time.Millisecond})
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Tidying the project's notes.")
+		s.state(sessA, "idle", "thinking")
+		s.raw(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.progress.updated","event_id":"evt_a1broken",`)
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "Notes tidied.")
+		return builtin("malformed-event", 1, []string{"§9.3.2(2)", "§3.9"},
+			"Nothing to decide: listen.",
+			"A truncated event that is not JSON between two valid ones: the subscriber rejects it (it validates envelopes) and keeps consuming.",
+			s, staysConnected(false), noReply(""))
+	},
+	func() *Scenario {
+		s := simple(sessA, func(s *script) {
+			for i := 1; i <= 3; i++ {
+				s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Copying", "percent": 25 * i}, "summary_normal": "Still copying."})
+			}
+		})
+		sc := builtin("slow-stream", 1, []string{"§9.3.2(1)", "§8"},
+			"Nothing to decide: listen; from the third event on the stream trickles at a quarter of its pace.",
+			"A stream that slows to a quarter of its pace: the subscriber waits for it.",
+			s, staysConnected(false))
+		sc.Faults = []Fault{{Kind: FaultSlow, After: 3, Speed: 0.25}}
+		return sc
+	},
 	// Level 2: the interactive contract.
 	func() *Scenario {
 		s := newScript().started(sessA, "Cleaning up old branches.")

@@ -88,6 +88,11 @@ func (x *exchange) expectReply(want *Expectation) (bool, string, []int64) {
 		case r.Offset-ev.Offset > want.Within:
 			return false, fmt.Sprintf("%s came %s after the event (%s), want within %s", at(r), fmtDur(r.Offset-ev.Offset), at(ev), want.Within), recs
 		}
+		if want.Once {
+			if again := x.replyAfter(r, want.Token); again != nil {
+				return false, fmt.Sprintf("%s answered %s again after %s: a redelivered prompt (same event_id) is answered once (§9.5.2(6))", at(again), want.Token, at(r)), append(recs, again.Index)
+			}
+		}
 		return true, fmt.Sprintf("%s %s %s after the event (%s)", at(r), replyWhat(r), fmtDur(r.Offset-ev.Offset), at(ev)), recs
 	}
 	if len(near) > 0 {
@@ -95,6 +100,16 @@ func (x *exchange) expectReply(want *Expectation) (bool, string, []int64) {
 		return false, fmt.Sprintf("%s has reply_token %q: the token %s (%s) must be echoed exactly (§9.4.2(4))", at(r), r.Token, want.Token, at(ev)), []int64{ev.Index, r.Index}
 	}
 	return false, fmt.Sprintf("no reply with reply_token %s after the event (%s); the scripted user: %s", want.Token, at(ev), describeDecision(want)), []int64{ev.Index}
+}
+
+// replyAfter finds a later reply with the same token than r.
+func (x *exchange) replyAfter(r *entry, token string) *entry {
+	for i := int(r.Index) + 1; i < len(x.entries); i++ {
+		if e := &x.entries[i]; e.isReply() && e.Token == token {
+			return e
+		}
+	}
+	return nil
 }
 
 func describeDecision(e *Expectation) string {

@@ -113,6 +113,10 @@ func TestScriptedSSESubscriber(t *testing.T) {
 		{scenario: "handshake-sse", mode: "good", pass: true},
 		{scenario: "subscription-rejected", mode: "good", pass: true},
 		{scenario: "renegotiation", mode: "good", pass: true},
+		{scenario: "reconnect", mode: "good", pass: true},
+		{scenario: "redelivery", mode: "good", pass: true},
+		{scenario: "malformed-event", mode: "good", pass: true},
+		{scenario: "slow-stream", mode: "good", pass: true},
 
 		{scenario: "confirmation-default-reject", mode: "nosubid", rules: "MUST MSG-CONF-REPLY-SCHEMA", msg: "subscription_id"},
 		{scenario: "confirmation-default-reject", mode: "flip", fails: ExpectReply, msg: `has decision "accept", want "reject"`},
@@ -123,6 +127,9 @@ func TestScriptedSSESubscriber(t *testing.T) {
 		{scenario: "cancelled-while-waiting", mode: "stale", fails: ExpectNoReply, rules: "MUST SEQ-REPLY-KNOWN-TOKEN", msg: "rpl_send9"},
 		{scenario: "unknown-event-type", mode: "leave", fails: ExpectStaysConnected, msg: "the subscription closed before the replay ended (cause disconnected"},
 		{scenario: "handshake-sse", mode: "nohandshake", fails: ExpectRequest, msg: "the subscriber sent no subscription.request"},
+		{scenario: "redelivery", mode: "twice", fails: ExpectReply, msg: "answered rpl_publish2 again after #"},
+		// A resumption is advisory: forgetting Last-Event-ID warns, the run passes.
+		{scenario: "reconnect", mode: "noresume", pass: true, fails: ExpectResumes, msg: "without Last-Event-ID (B.1.5)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.scenario+"/"+tc.mode, func(t *testing.T) {

@@ -131,6 +131,9 @@ type Expectation struct {
 	// clarification.reply response (JSON).
 	Decision string          `json:"decision,omitempty"`
 	Response json.RawMessage `json:"response,omitempty"`
+	// Once asks for exactly one reply with the token (a redelivered prompt
+	// answered again fails it).
+	Once bool `json:"once,omitempty"`
 	// Within bounds a reply (from its event) or a resumption (from the cut).
 	Within time.Duration `json:"within_ns,omitempty"`
 	// Type is the message type for sends (request: subscription.request).
@@ -160,6 +163,9 @@ func (e *Expectation) Name() string {
 			fmt.Fprintf(&b, " response=%s", e.Response)
 		}
 		fmt.Fprintf(&b, " within %s", e.Within)
+		if e.Once {
+			b.WriteString(" once")
+		}
 	case ExpectNoReply:
 		if e.Token != "" {
 			fmt.Fprintf(&b, " %s", e.Token)
@@ -628,7 +634,7 @@ func (p *parser) expectBody(e *Expectation, v *yaml.Node) error {
 	var keys []string
 	switch e.Kind {
 	case ExpectReply:
-		keys = []string{"token", "decision", "response", "within"}
+		keys = []string{"token", "decision", "response", "within", "once"}
 	case ExpectNoReply:
 		keys = []string{"token"}
 	case ExpectRequest:
@@ -657,6 +663,8 @@ func (p *parser) expectBody(e *Expectation, v *yaml.Node) error {
 			e.Response, err = p.jsonValue(n, what+".response")
 		case "within":
 			e.Within, err = p.dur(n, what+".within")
+		case "once":
+			e.Once, err = p.boolean(n, what+".once")
 		case "type":
 			e.Type, err = p.str(n, what+".type")
 		case "capabilities":

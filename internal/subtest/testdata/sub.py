@@ -17,6 +17,7 @@ can be seen to fail:
   auto        answers every confirmation at once with accept (an auto-response)
   stale       keeps withdrawn prompts, so a late answer becomes a reply
   silent      never replies
+  twice       answers a prompt again when it is delivered again
   leave       disconnects after the first event of an unknown type
   noresume    after a cut, reconnects without Last-Event-ID
   nohandshake opens the stream without a subscription.request
@@ -45,6 +46,7 @@ KNOWN = {
 
 lock = threading.Lock()
 pending = {}  # reply_token -> (kind, session)
+answered = set()  # reply_tokens answered
 subscription_id = None
 
 
@@ -64,9 +66,10 @@ def now():
 
 def answer(token, kind, d):
     with lock:
-        if token not in pending:
+        if token not in pending and MODE != "twice":
             return  # withdrawn or ended: the user's late click reaches nothing
-        del pending[token]
+        pending.pop(token, None)
+        answered.add(token)
     echoed = token.upper() if MODE == "mangle" else token
     if kind == "confirmation":
         decision = d.get("decision", "accept")
@@ -89,6 +92,8 @@ def on_event(ev):
         token = ev["reply_token"]
         kind = short.split(".")[1]
         with lock:
+            if MODE != "twice" and token in answered:
+                return  # a redelivered prompt (same event_id) is shown once
             pending[token] = (kind, sess)
         if MODE == "auto" and kind == "confirmation":
             answer(token, kind, {"decision": "accept"})
