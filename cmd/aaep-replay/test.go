@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,10 +25,10 @@ type TestOptions struct {
 
 	// Files are scenario files named on the command line.
 	Files []string
-	// Scenarios are built-in scenarios by name; Level selects the
-	// built-ins of one level (0: not asked).
+	// Scenarios are built-in scenarios by name; Levels select the
+	// built-ins of those levels.
 	Scenarios     []string
-	Level         int
+	Levels        []int
 	List          bool
 	Listen        string
 	To            string
@@ -83,14 +84,16 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 			if len(args) > 0 {
 				opts.Files = args
 			}
-			if opts.Level != 0 && (opts.Level < 1 || opts.Level > 3) {
-				return cli.Usagef("--level %d: want 1, 2 or 3", opts.Level)
+			for _, l := range opts.Levels {
+				if l < 1 || l > 3 {
+					return cli.Usagef("--level %d: want 1, 2 or 3", l)
+				}
 			}
 			if opts.List {
 				if len(args) > 0 || len(opts.Scenarios) > 0 {
 					return cli.Usagef("--list shows the built-in scenarios: no SCENARIO or --scenario with it")
 				}
-			} else if len(args) == 0 && len(opts.Scenarios) == 0 && opts.Level == 0 {
+			} else if len(args) == 0 && len(opts.Scenarios) == 0 && len(opts.Levels) == 0 {
 				return cli.Usagef("test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)")
 			}
 			if opts.To != "" && opts.Exec != "" {
@@ -116,7 +119,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	}
 	fs := cmd.Flags()
 	fs.StringArrayVar(&opts.Scenarios, "scenario", nil, "a built-in scenario to play (repeatable; --list shows them)")
-	fs.IntVar(&opts.Level, "level", 0, "play the built-in scenarios of this conformance level (1, 2 or 3)")
+	fs.IntSliceVar(&opts.Levels, "level", nil, "play the built-in scenarios of this conformance level (1, 2 or 3; repeatable)")
 	fs.BoolVar(&opts.List, "list", false, "list the built-in scenarios by level and exit")
 	fs.StringVar(&opts.Listen, "listen", defaultTestListen, "address the subscriber attaches to (with --exec: default a free port on 127.0.0.1)")
 	fs.StringVar(&opts.To, "to", "", "WebSocket URL of a subscriber that listens (ws:// or wss://)")
@@ -133,7 +136,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 func testRun(opts *TestOptions) error {
 	a := opts.app
 	if opts.List {
-		return listScenarios(a.Out, opts.Level, opts.JSON)
+		return listScenarios(a.Out, opts.Levels, opts.JSON)
 	}
 	scenarios, err := opts.load()
 	if err != nil {
@@ -203,13 +206,15 @@ func (opts *TestOptions) load() ([]*subtest.Scenario, error) {
 		if err != nil {
 			return nil, cli.Usagef("--scenario: %v", err)
 		}
-		if opts.Level != 0 && sc.Level != opts.Level {
-			return nil, cli.Usagef("--scenario %s is a level %d scenario, not level %d", name, sc.Level, opts.Level)
+		if len(opts.Levels) > 0 && !slices.Contains(opts.Levels, sc.Level) {
+			return nil, cli.Usagef("--scenario %s is a level %d scenario, not of --level %v", name, sc.Level, opts.Levels)
 		}
 		out = append(out, sc)
 	}
-	if opts.Level != 0 && len(opts.Scenarios) == 0 {
-		out = append(out, subtest.BuiltinsAt(opts.Level)...)
+	if len(opts.Scenarios) == 0 {
+		for _, l := range opts.Levels {
+			out = append(out, subtest.BuiltinsAt(l)...)
+		}
 	}
 	return out, nil
 }
@@ -250,13 +255,13 @@ type testRecording struct {
 func (r *testRecording) Close() error { return r.recording.close(r.stderr) }
 func (r *testRecording) Path() string { return r.name }
 
-// listScenarios prints the built-ins by level.
-func listScenarios(w io.Writer, level int, asJSON bool) error {
-	var list []*subtest.Scenario
-	if level != 0 {
-		list = subtest.BuiltinsAt(level)
-	} else {
-		list = subtest.Builtins()
+// listScenarios prints the built-ins by level (those of levels, when given).
+func listScenarios(w io.Writer, levels []int, asJSON bool) error {
+	list := []*subtest.Scenario{}
+	for _, sc := range subtest.Builtins() {
+		if len(levels) == 0 || slices.Contains(levels, sc.Level) {
+			list = append(list, sc)
+		}
 	}
 	if asJSON {
 		return writeJSON(w, list)

@@ -15,12 +15,13 @@ func Test_NewCmdTest(t *testing.T) {
 	cases := []cmdCase[TestOptions]{
 		{name: "defaults", argv: "test " + sc},
 		{name: "files", argv: "test a.yaml b.yaml", want: func(o *TestOptions) { o.Files, o.Scenarios = []string{"a.yaml", "b.yaml"}, nil }},
-		{name: "level", argv: "test --level 2", want: func(o *TestOptions) { o.Scenarios, o.Level = nil, 2 }},
+		{name: "level", argv: "test --level 2", want: func(o *TestOptions) { o.Scenarios, o.Levels = nil, []int{2} }},
+		{name: "two levels", argv: "test --level 1 --level 2", want: func(o *TestOptions) { o.Scenarios, o.Levels = nil, []int{1, 2} }},
 		{name: "two scenarios", argv: "test " + sc + " --scenario clarification", want: func(o *TestOptions) {
 			o.Scenarios = append(o.Scenarios, "clarification")
 		}},
 		{name: "list", argv: "test --list", want: func(o *TestOptions) { o.Scenarios, o.List = nil, true }},
-		{name: "list a level as JSON", argv: "test --list --level 3 --json", want: func(o *TestOptions) { o.Scenarios, o.List, o.Level, o.JSON = nil, true, 3, true }},
+		{name: "list a level as JSON", argv: "test --list --level 3 --json", want: func(o *TestOptions) { o.Scenarios, o.List, o.Levels, o.JSON = nil, true, []int{3}, true }},
 		{name: "listen", argv: "test " + sc + " --listen 127.0.0.1:9000", want: func(o *TestOptions) { o.Listen = "127.0.0.1:9000" }},
 		{name: "to", argv: "test " + sc + " --to ws://127.0.0.1:9000/aaep", want: func(o *TestOptions) { o.To = "ws://127.0.0.1:9000/aaep" }},
 		{name: "exec", argv: "test " + sc + " --exec ./sub.sh{url}", want: func(o *TestOptions) { o.Exec = "./sub.sh{url}" }},
