@@ -77,11 +77,12 @@ function withdraw(session) {
 // user rejects, and the withdrawn confirmation; the page that keeps
 // withdrawn dialogs fails the latter.
 func TestBrowserSubscriber(t *testing.T) {
+	t.Parallel()
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, webSubscriber)
 	}))
-	defer page.Close()
+	t.Cleanup(page.Close)
 	_, port, _ := net.SplitHostPort(page.Listener.Addr().String())
 	b := browsertest.New(t)
 	for _, tc := range []struct {
@@ -93,6 +94,7 @@ func TestBrowserSubscriber(t *testing.T) {
 		{"confirmation-withdrawn", "&stale", false},
 	} {
 		t.Run(tc.scenario+tc.flags, func(t *testing.T) {
+			t.Parallel()
 			sc := builtinT(t, tc.scenario)
 			p := b.NewPage(t)
 			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)

@@ -164,6 +164,7 @@ func TestScriptedSSESubscriber(t *testing.T) {
 // TestReplyWithinIsMeasured: a reply slower than its within fails, and
 // says how long it took.
 func TestReplyWithinIsMeasured(t *testing.T) {
+	t.Parallel()
 	sc := builtinT(t, "confirmation-default-reject")
 	sc.Decisions[0].Delay = 700 * time.Millisecond
 	sc.Expect[0].Within = 300 * time.Millisecond
@@ -177,6 +178,7 @@ func TestReplyWithinIsMeasured(t *testing.T) {
 // TestNoSubscriberIsNotRun: nobody attaches within the timeout, or the
 // subscriber's process dies first: the scenario is not run, saying why.
 func TestNoSubscriberIsNotRun(t *testing.T) {
+	t.Parallel()
 	sc := builtinT(t, "confirmation-default-reject")
 	res, _ := run(t, sc, Options{Listen: "127.0.0.1:0", AttachTimeout: 200 * time.Millisecond})
 	if res.NotRun != "no subscriber attached within 200ms (--attach-timeout)" || res.Verdict() != VerdictNotRun {
@@ -270,6 +272,7 @@ func sentIDs(x *exchange) string {
 // subscriber is back; a pause holds the stream (keepalives flow) and the
 // subscriber stays.
 func TestRedeliverAndPause(t *testing.T) {
+	t.Parallel()
 	const yaml = `level: 1
 user: Nothing to decide.
 no_delay: true
@@ -293,6 +296,7 @@ expect:
 // TestScenarioFaultBeyondCapture: a fault after more events than the
 // capture has is refused before anything is played.
 func TestScenarioFaultBeyondCapture(t *testing.T) {
+	t.Parallel()
 	sc := writeScenario(t, sixEvents(), "level: 1\nfaults:\n  - {cut: 9}\nexpect:\n  - no_reply: {}\n")
 	res, _ := run(t, sc, Options{Listen: "127.0.0.1:0", AttachTimeout: time.Second})
 	if want := sc.File + ":4: fault cut after event 9, but the capture has 6 events"; res.NotRun != want {

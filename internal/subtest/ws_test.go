@@ -88,6 +88,7 @@ func (w *wsSubscriber) serve(t *testing.T, conn *websocket.Conn) {
 func TestWebSocketSubscriber(t *testing.T) {
 	for _, name := range []string{"handshake-websocket", "confirmation-default-reject"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			sc := builtinT(t, name)
 			ws := newWSSubscriber(sc)
 			o := Options{Listen: "127.0.0.1:0", AttachTimeout: 10 * time.Second}
@@ -121,6 +122,7 @@ func TestWebSocketSubscriber(t *testing.T) {
 // TestDialsAListeningSubscriber: --to dials a subscriber that listens for
 // WebSocket connections, as push does, and judges it the same way.
 func TestDialsAListeningSubscriber(t *testing.T) {
+	t.Parallel()
 	sc := builtinT(t, "confirmation-default-reject")
 	ws := newWSSubscriber(sc)
 	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
