@@ -80,3 +80,20 @@ func dialSubscriber(ctx context.Context, url string, popts PushOptions) (*websoc
 	}
 	return conn, bc, nil
 }
+
+// OnTimeline reports whether the subscription id follows the shared
+// timeline yet (it has been registered and joined it); false without one.
+func (s *Server) OnTimeline(id string) bool {
+	t := s.shared
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, sub := range t.subs {
+		if sub.id == id && sub.ctx.Err() == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -118,10 +118,13 @@ type Finding struct {
 
 // subscriberFindings runs the checker over the recording at path (the
 // same models, options and stream information `check` uses) and keeps the
-// findings located at messages the subscriber sent.
-func subscriberFindings(ctx context.Context, path string) ([]Finding, error) {
+// findings that are the subscriber's: those of its rules (protocol.Party
+// Subscriber, the one model of whose duty a rule is, shared with check),
+// and those of rules binding either party at a message the subscriber
+// sent. The producer's findings (a replay is the producer) are not its.
+func subscriberFindings(ctx context.Context, path, profile string) ([]Finding, error) {
 	var all []protocol.Finding
-	eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{}, protocol.Sink{Finding: func(f protocol.Finding) { all = append(all, f) }})
+	eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{Profile: profile}, protocol.Sink{Finding: func(f protocol.Finding) { all = append(all, f) }})
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +148,8 @@ func subscriberFindings(ctx context.Context, path string) ([]Finding, error) {
 	}
 	var out []Finding
 	for _, f := range all {
-		if !fromSubscriber[f.Index] || f.Level == protocol.Info {
+		mine := f.Party == protocol.Subscriber || (f.Party == protocol.Either && fromSubscriber[f.Index])
+		if !mine || f.Level == protocol.Info {
 			continue
 		}
 		out = append(out, Finding{Finding: f, Required: f.Level == protocol.Must})

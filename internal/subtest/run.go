@@ -61,6 +61,10 @@ type Options struct {
 	Output io.Writer
 	// Announce, if set, is told the replay's base URL when it listens.
 	Announce func(sc *Scenario, url string)
+	// Profile is the checker's reading where the specification
+	// contradicts itself ("lenient", the default, or "strict"), as check's
+	// --profile.
+	Profile string
 }
 
 // Result is the verdict of one scenario run.
@@ -163,7 +167,7 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 		return nil, fmt.Errorf("reading the recording: %w", err)
 	}
 	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID)
-	if res.Findings, err = subscriberFindings(ctx, rec.Path()); err != nil {
+	if res.Findings, err = subscriberFindings(ctx, rec.Path(), o.Profile); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -425,18 +429,34 @@ func (r *runner) drive(ctx context.Context) error {
 	return r.waitEnd(ctx)
 }
 
-// waitReleased waits until n events have been released; false when the
-// replay ended or nobody has been attached for the linger time.
+// waitReleased waits until n events have been released and written to
+// every attached subscriber (a fault must not overtake them: a cut drops
+// what is still queued); false when the replay ended or nobody has been
+// attached for the linger time. An event a subscriber's terms filter out
+// never reaches it: after deliverWait the fault goes ahead anyway.
 func (r *runner) waitReleased(ctx context.Context, n int) bool {
 	alone := r.aloneFor()
+	target := r.events[n-1].Index
+	var releasedAt time.Time
 	return poll(ctx, 0, func() (bool, bool) {
 		st, _ := r.srv.ControlStatus()
-		if st.Released >= int64(n) {
-			return true, true
+		if st.Released < int64(n) {
+			return st.State == serve.StateEnded || alone(), false
 		}
-		return st.State == serve.StateEnded || alone(), false
+		if releasedAt.IsZero() {
+			releasedAt = time.Now()
+		}
+		for _, s := range st.Subscribers {
+			if s.State == "active" && s.PositionIndex < target && time.Since(releasedAt) < deliverWait {
+				return false, false
+			}
+		}
+		return true, true
 	})
 }
+
+// deliverWait bounds the wait for released events to be written.
+const deliverWait = 5 * time.Second
 
 // aloneFor returns a function that reports whether no subscriber has
 // been attached for the scenario's linger time.
@@ -454,9 +474,22 @@ func (r *runner) aloneFor() func() bool {
 	}
 }
 
-// waitRejoin waits for a subscription after the one that was cut.
+// waitRejoin waits for a subscription after the one that was cut, until
+// it follows the timeline (so that nothing is released before it is
+// there). An SSE subscriber that negotiated by POST comes back under the
+// same subscription id; a cut subscription is never on the timeline.
 func (r *runner) waitRejoin(ctx context.Context, before int) {
-	poll(ctx, reconnectWait, func() (bool, bool) { return r.joinedCount() > before, true })
+	poll(ctx, reconnectWait, func() (bool, bool) {
+		if r.joinedCount() <= before {
+			return false, false
+		}
+		for _, id := range r.srv.Active() {
+			if r.srv.OnTimeline(id) {
+				return true, true
+			}
+		}
+		return false, false
+	})
 }
 
 // waitEnd waits until the range has been played, or until no subscriber
@@ -470,22 +503,22 @@ func (r *runner) waitEnd(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
-// linger gives the subscriber time for its last replies: until every
-// expected reply has come (at most its within), and at least the
-// scenario's linger when something must not come.
+// linger gives the subscriber time for its last replies: the scenario's
+// linger time always (whatever else comes, a second reply or an
+// auto-response, is judged too), and beyond it until every expected reply
+// has come, at most its within.
 func (r *runner) linger(ctx context.Context) error {
-	wait, mustNot := r.sc.Linger, false
+	wait := r.sc.Linger
 	for _, e := range r.sc.Expect {
-		switch e.Kind {
-		case ExpectReply:
+		if e.Kind == ExpectReply {
 			wait = max(wait, e.Within)
-		case ExpectNoReply:
-			mustNot = true
 		}
 	}
 	start := time.Now()
 	poll(ctx, wait, func() (bool, bool) {
-		if mustNot && time.Since(start) < r.sc.Linger {
+		// Whatever else comes (a second reply, an auto-response) is
+		// judged too: the linger time is always given.
+		if time.Since(start) < r.sc.Linger {
 			return false, false
 		}
 		r.mu.Lock()
