@@ -191,6 +191,23 @@ func TestEngineParties(t *testing.T) {
 		if n := rep.PartyCount(protocol.Producer, protocol.Should); n != 0 {
 			t.Errorf("profile %q: PartyCount(producer, SHOULD) = %d, want 0", tt.profile, n)
 		}
+		pc := rep.PartyCounts()
+		wantLine := fmt.Sprintf("by party: producer 1 MUST, 0 SHOULD, 0 INFO; subscriber %s; either 0 MUST, 1 SHOULD, 0 INFO",
+			map[protocol.Level]string{protocol.Should: "0 MUST, 1 SHOULD, 0 INFO", protocol.Must: "1 MUST, 0 SHOULD, 0 INFO"}[tt.openWant])
+		if got := pc.Line(); got != wantLine {
+			t.Errorf("profile %q: PartyCounts().Line() = %q, want %q", tt.profile, got, wantLine)
+		}
+		b, err := json.Marshal(pc)
+		var back map[string]map[string]int64
+		if err != nil || json.Unmarshal(b, &back) != nil || back["producer"]["MUST"] != 1 || back["either"]["SHOULD"] != 1 || len(back) != 3 {
+			t.Errorf("profile %q: PartyCounts as JSON = %s (%v)", tt.profile, b, err)
+		}
+	}
+}
+
+func TestPartyCountsEmpty(t *testing.T) {
+	if got := (protocol.PartyCounts{}).Line(); got != "" {
+		t.Errorf("no findings: Line() = %q, want none", got)
 	}
 }
 
