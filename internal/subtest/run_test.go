@@ -129,6 +129,8 @@ func TestScriptedSSESubscriber(t *testing.T) {
 		{scenario: "confirmation-withdrawn", mode: "stale", profile: "strict", fails: ExpectNoReply, rules: "MUST SEQ-REPLY-AFTER-CANCEL", msg: "rpl_rename5"},
 		{scenario: "cancelled-while-waiting", mode: "stale", fails: ExpectNoReply, rules: "SHOULD SEQ-REPLY-AFTER-CANCEL", msg: "rpl_send9"},
 		{scenario: "unknown-event-type", mode: "leave", fails: ExpectStaysConnected, msg: "the subscription closed before the replay ended (cause disconnected"},
+		{scenario: "handshake-sse", mode: "nodeclare", rules: "MUST NEG-L2-DECLARES-REPLY", msg: "supports_confirmation_reply"},
+		{scenario: "clarification", mode: "badchoice", fails: ExpectReply, rules: "MUST SEQ-CLAR-RESPONSE-TYPE", msg: `has response "bathtub", want "roll_in"`},
 		{scenario: "handshake-sse", mode: "nohandshake", fails: ExpectRequest, msg: "the subscriber sent no subscription.request"},
 		{scenario: "redelivery", mode: "twice", fails: ExpectReply, msg: "answered rpl_publish2 again after #"},
 		// A resumption is advisory: forgetting Last-Event-ID warns, the run passes.

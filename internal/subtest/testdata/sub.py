@@ -21,6 +21,8 @@ can be seen to fail:
   leave       disconnects after the first event of an unknown type
   noresume    after a cut, reconnects without Last-Event-ID
   nohandshake opens the stream without a subscription.request
+  nodeclare   claims level 2 without declaring supports_confirmation_reply
+  badchoice   answers a clarification with a value that is not a choice
   exit        exits before subscribing
 """
 
@@ -77,7 +79,8 @@ def answer(token, kind, d):
             decision = "reject" if decision == "accept" else "accept"
         msg = {"type": "confirmation.reply", "reply_token": echoed, "decision": decision}
     else:
-        msg = {"type": "clarification.reply", "reply_token": echoed, "response": d.get("response")}
+        response = "bathtub" if MODE == "badchoice" else d.get("response")
+        msg = {"type": "clarification.reply", "reply_token": echoed, "response": response}
     if MODE != "nosubid":
         msg["subscription_id"] = subscription_id
     msg["timestamp"] = now()
@@ -125,6 +128,8 @@ def subscribe():
     request = {"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "sub-py",
                "capabilities": {"supports_confirmation_reply": True, "supports_clarification_reply": True,
                                 "supported_conformance_levels": [1, 2, 3]}}
+    if MODE == "nodeclare":
+        del request["capabilities"]["supports_confirmation_reply"]
     status, headers, body = post("/aaep/v1/subscriptions", request)
     if status != 201:
         print("subscription refused:", status, body.decode(), file=sys.stderr)
