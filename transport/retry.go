@@ -95,10 +95,12 @@ type outcome struct {
 // retries, or ctx ends. Every end of an attempt becomes a connection event.
 func runRetrying(ctx context.Context, e *emitter, r Retry, initial func() time.Duration, attempt func(ctx context.Context, n int) outcome) error {
 	r = r.withDefaults()
-	failures := 0
+	failures := 0 // for the backoff: a lost connection counts as one
+	attempts := 0 // connection attempts since the last delivered message, from 1
 	first := true // no attempt has been made yet
 	for {
-		o := attempt(ctx, failures+1)
+		attempts++
+		o := attempt(ctx, attempts)
 		if e.err != nil {
 			return e.err
 		}
@@ -135,11 +137,11 @@ func runRetrying(ctx context.Context, e *emitter, r Retry, initial func() time.D
 			return e.conn(o.ev)
 		}
 		if o.delivered {
-			failures = 0
+			failures, attempts = 0, 0
 		}
 		failures++
 		if !o.connected {
-			o.ev.Attempt = failures
+			o.ev.Attempt = attempts
 		}
 		if o.permanent || (r.MaxRetries >= 0 && failures > r.MaxRetries) {
 			if err := e.conn(o.ev); err != nil {
@@ -151,7 +153,10 @@ func runRetrying(ctx context.Context, e *emitter, r Retry, initial func() time.D
 			}
 			why := "giving up"
 			if !o.permanent {
-				why = fmt.Sprintf("giving up after %d attempts", failures)
+				why = "giving up after 1 attempt"
+				if n := max(attempts, 1); n > 1 {
+					why = fmt.Sprintf("giving up after %d attempts", n)
+				}
 			}
 			if err := e.conn(ConnEvent{Event: EventGaveUp, Error: errText(cause), Reason: why}); err != nil {
 				return err
