@@ -208,6 +208,7 @@ func TestViewInBrowser(t *testing.T) {
 		if failing != 2 {
 			t.Errorf("%d sessions with MUST findings, want the demo's 2 broken ones", failing)
 		}
+		axe(t, p, "opened, nothing selected")
 		// Only sessions with findings; then sorted by MUST, most first.
 		click(t, p, "#only-findings")
 		p.WaitFor(t, 30*time.Second, `document.getElementById("sessions-caption").textContent.startsWith("2 of 8")`)
