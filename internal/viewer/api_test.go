@@ -626,7 +626,9 @@ func TestFollowGrowingCapture(t *testing.T) {
 		t.Error("/api/capture does not say the capture is followed")
 	}
 	appendRecs(30, len(recs))
-	c = wait("every record checked", func(c capture) bool { return c.Records == int64(len(recs)) && c.Check.Done && c.Check.Messages == int64(len(recs)) })
+	c = wait("every record checked", func(c capture) bool {
+		return c.Records == int64(len(recs)) && c.Check.Done && c.Check.Messages == int64(len(recs))
+	})
 	want := verdicts(t, demo)
 	var must int64
 	for _, v := range want {
