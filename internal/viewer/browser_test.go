@@ -434,12 +434,16 @@ func TestViewInBrowser(t *testing.T) {
 			return {Index: e[0], X: r.left + 150 + (e[1] - s.view.from) / (s.view.to - s.view.from) * (r.width - 150), Y: r.top + 18 + (e[2] + 1) * 16 + 8}; })()`, &ev)
 		p.Do(t, chromedp.MouseClickXY(ev.X, ev.Y))
 		p.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.getElementById("inspector-h").textContent.endsWith("#%d")`, int64(ev.Index)))
-		// "]" seeks the replay to the next finding after its position and
+		// "[" seeks the replay to the finding before its position (the last
+		// event it released, #60 or later after the steps above) and
 		// selects it.
 		var pos int64
 		p.Eval(t, `document.activeElement.blur(); window.aaepView.state.ctl.position.index`, &pos)
-		p.Do(t, chromedp.KeyEvent("]"))
-		p.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.querySelector("#insp-findings .finding") && Number(document.getElementById("inspector-h").textContent.split("#")[1]) > %d`, pos))
+		if pos < 60 {
+			t.Fatalf("the replay's position is #%d, want #60 or later after the steps above", pos)
+		}
+		p.Do(t, chromedp.KeyEvent("["))
+		p.WaitFor(t, 30*time.Second, fmt.Sprintf(`document.querySelector("#insp-findings .finding") && Number(document.getElementById("inspector-h").textContent.split("#")[1]) < %d`, pos))
 		if e := text(t, p, "#rp-error"); e != "" {
 			t.Errorf("seeking the replay to the next finding: %s", e)
 		}
