@@ -115,7 +115,7 @@ func showRun(o *ShowOptions) error {
 	}
 	st, err := show.Run(ctx, path, a.Out, opts)
 	if err != nil {
-		if _, warn := o.Reading.Judge(err, st.Records); warn != nil && st.Records > 0 {
+		if _, warn := o.Reading.Judge(err, st.Records); warn != nil {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %v (after %d records; --allow-incomplete: going on with what was read)\n", warn, st.Records)
 			return nil
 		}

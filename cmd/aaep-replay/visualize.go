@@ -174,7 +174,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	}})
 	meter.Stop()
 	if err != nil {
-		if _, warn := o.Reading.Judge(err, sum.Messages+sum.Skipped); warn == nil || sum.Messages == 0 {
+		if _, warn := o.Reading.Judge(err, sum.Messages+sum.Skipped); warn == nil {
 			return cli.WithCode(cli.ExitUsage, err)
 		}
 		fmt.Fprintf(a.Err, "aaep-replay: warning: %v; drawing the %s before it (--allow-incomplete)\n", err, visPlural(sum.Messages, "message"))
