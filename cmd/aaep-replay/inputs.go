@@ -91,8 +91,13 @@ func (a *app) oneCapture(verb string, args []string) (path string, done func(), 
 	tmp.Close()
 	done = func() { os.Remove(tmp.Name()) }
 	meter := a.meter(verb)
-	_, err = capedit.Merge(a.ctx, inputs.Names(srcs), tmp.Name(), capedit.MergeOptions{JoinSources: true, Progress: meter})
+	res, err := capedit.Merge(a.ctx, inputs.Names(srcs), tmp.Name(), capedit.MergeOptions{JoinSources: true, Progress: meter})
 	meter.Stop()
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: %s\n", w) // a torn part: what is replayed stops at it
+		}
+	}
 	if err != nil {
 		done()
 		return "", nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: reading %d captures as one: %w", verb, len(srcs), err))
