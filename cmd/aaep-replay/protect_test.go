@@ -156,3 +156,43 @@ func protectDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestNothingUnaskedChangesReaders: the commands that only read (and split,
+// whose parts are new files beside their prefix) change no existing file,
+// run as nobody in the directory of TestNothingUnaskedChanges.
+func TestNothingUnaskedChangesReaders(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Logf("NOT TESTED as another user: running as uid %d, not root", os.Geteuid())
+	}
+	dir := protectDir(t)
+	for _, args := range [][]string{
+		{"info", "orig.aaep", "derived.aaep"},
+		{"check", "orig.aaep", "notes.jsonl", "--json"},
+		{"show", "orig.aaep"},
+		{"export", "orig.aaep", "src.aaep"},
+		{"split", "orig.aaep", "--records", "50", "-o", "derived.aaep"},
+		{"split", "orig.aaep", "--records", "50", "-o", "orig-link.aaep"},
+		{"split", "orig.aaep", "--by-session", "-o", "rootdir/x.aaep"},
+	} {
+		before := snapshot(t, dir)
+		code, _, stderr := protectRun(t, writerVerb{name: args[0]}, dir, args...)
+		for name, st := range snapshot(t, dir) {
+			if before[name] != "" && st != before[name] {
+				t.Errorf("%q: %s changed", args, name)
+			}
+		}
+		want := 0
+		switch args[0] {
+		case "check":
+			want = 1 // the demo's findings
+		case "split":
+			if strings.HasPrefix(args[len(args)-1], "rootdir/") && os.Geteuid() == 0 {
+				want = 2 // nobody may not create files there
+			}
+		}
+		if code != want {
+			t.Errorf("%q: exit %d, want %d: %s", args, code, want, stderr)
+		}
+	}
+	binarytest.NoLeftovers(t, dir)
+}
