@@ -643,3 +643,58 @@ func TestFollowGrowingCapture(t *testing.T) {
 		t.Errorf("rows after growing: total %d, %d rows from %d", p.Total, len(p.Rows), p.Rows[0].Index)
 	}
 }
+
+// TestWaitTimesOut: a wait for a reply whose timeout_seconds pass before the
+// reply comes ends, on the timeline, when it timed out.
+func TestWaitTimesOut(t *testing.T) {
+	hdr, recs := capfiletest.ReadAll(t, demo)
+	path := filepath.Join(t.TempDir(), "timeout.aaep")
+	w, err := capfile.Create(path, hdr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := int64(-1)
+	for i := range recs {
+		rec := recs[i]
+		if changed < 0 && strings.Contains(string(rec.Payload), `"timeout_seconds":300`) {
+			rec.Payload = []byte(strings.Replace(string(rec.Payload), `"timeout_seconds":300`, `"timeout_seconds":0.1`, 1))
+			changed = int64(i)
+		}
+		if err := w.Append(&rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if changed < 0 {
+		t.Fatal("the demo has no wait with timeout_seconds 300")
+	}
+	ts := apiServer(t, path)
+	var ss sessionsPage
+	getJSON(t, ts.URL+"/api/sessions?limit=20", 200, &ss)
+	var ids []string
+	for _, s := range ss.Sessions {
+		ids = append(ids, s.ID)
+	}
+	var tl timeline
+	getJSON(t, ts.URL+"/api/timeline?px=500&lanes="+strings.Join(ids, ","), 200, &tl)
+	found := false
+	for _, sp := range tl.Spans {
+		if sp[4] != changed {
+			continue
+		}
+		found = true
+		if sp[3] != 1 || sp[5] != -2 || sp[2]-sp[1] != int64(100*time.Millisecond) {
+			t.Errorf("the wait of record %d: span %v, want a wait that timed out 100 ms after it", changed, sp)
+		}
+	}
+	if !found {
+		t.Errorf("no span for the wait of record %d in %v", changed, tl.Spans)
+	}
+	for _, sp := range tl.Spans {
+		if sp[3] == 1 && sp[4] != changed && sp[5] == -2 {
+			t.Errorf("span %v timed out; only record %d's wait had a short timeout", sp, changed)
+		}
+	}
+}

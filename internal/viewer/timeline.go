@@ -81,7 +81,8 @@ type timelineAnswer struct {
 	// Events are [index, offset, lane, kind, level] (lane: position in Lanes).
 	Events [][5]int64 `json:"events,omitempty"`
 	// Spans are [lane, start, end, kind (0 tool call, 1 wait for a reply),
-	// start index, end index (-1: still open at the window's end), level].
+	// start index, end index (-1: still open at the window's end, -2: the
+	// wait timed out, its timeout_seconds passed before a reply), level].
 	Spans [][7]int64 `json:"spans,omitempty"`
 	// Count is about how many messages the window holds (all sessions).
 	Count int64 `json:"count"`
@@ -253,6 +254,7 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 		lane         int
 		start, index int64
 		kind         int64
+		deadline     int64 // a wait's timeout_seconds after it (0: none)
 	}
 	opened := map[string]open{} // "t"+tool_call_id or "r"+reply_token
 	tokenLane := map[string]int{}
@@ -310,7 +312,7 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 		switch {
 		case strings.HasSuffix(t, "tool.invoked"):
 			if id, _ := doc.Get("tool_call_id").Str(); id != "" {
-				opened["t"+id] = open{lane, rec.Time, idx, 0}
+				opened["t"+id] = open{lane: lane, start: rec.Time, index: idx}
 			}
 		case strings.Contains(t, "tool."):
 			if id, _ := doc.Get("tool_call_id").Str(); id != "" {
@@ -320,7 +322,11 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 				}
 			}
 		case token != "" && key != "" && strings.Contains(t, "awaiting."):
-			opened["r"+token] = open{lane, rec.Time, idx, 1}
+			o := open{lane: lane, start: rec.Time, index: idx, kind: 1}
+			if secs, ok := doc.Get("timeout_seconds").Number(); ok && secs > 0 {
+				o.deadline = rec.Time + int64(secs*1e9)
+			}
+			opened["r"+token] = o
 		case token != "" && rec.Kind == capfile.KindSent:
 			if o, ok := opened["r"+token]; ok {
 				delete(opened, "r"+token)
@@ -328,8 +334,12 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 			}
 		}
 		if done != nil && rec.Time >= from {
+			end, endIdx := rec.Time, idx
+			if done.deadline > 0 && rec.Time > done.deadline {
+				end, endIdx = done.deadline, -2 // timed out before the reply came
+			}
 			if len(spans) < maxTimelineSpans {
-				spans = append(spans, [7]int64{int64(done.lane), done.start, rec.Time, done.kind, done.index, idx, worst})
+				spans = append(spans, [7]int64{int64(done.lane), done.start, end, done.kind, done.index, endIdx, worst})
 			} else {
 				tooMany = true
 			}
@@ -345,8 +355,12 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 		}
 	}
 	for _, o := range opened {
-		if len(spans) < maxTimelineSpans {
-			spans = append(spans, [7]int64{int64(o.lane), o.start, to, o.kind, o.index, -1, 0})
+		end, endIdx := to, int64(-1)
+		if o.deadline > 0 && o.deadline <= to {
+			end, endIdx = o.deadline, -2
+		}
+		if end >= from && len(spans) < maxTimelineSpans {
+			spans = append(spans, [7]int64{int64(o.lane), o.start, end, o.kind, o.index, endIdx, 0})
 		}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i][1] < spans[j][1] })

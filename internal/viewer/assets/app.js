@@ -552,7 +552,8 @@ function drawTimeline() {
       g.fillStyle = kind === 0 ? "rgba(122,63,176,0.35)" : "rgba(194,106,0,0.35)";
       const x0 = Math.max(LABEL, x(s)), x1 = Math.min(w, x(e));
       g.fillRect(x0, y + 3, Math.max(2, x1 - x0), LANE - 6);
-      if (endIdx < 0) { g.fillStyle = "#c26a00"; g.fillText("…", x1 - 8, y + LANE - 4); }
+      if (endIdx === -1) { g.fillStyle = "#c26a00"; g.fillText("…", x1 - 8, y + LANE - 4); }
+      if (endIdx === -2) { g.fillStyle = "#1b1b1b"; g.fillRect(x1 - 2, y + 2, 2, LANE - 4); g.fillText("timed out", Math.min(x1 + 3, w - 50), y + LANE - 4); }
       if (level >= 2) { g.fillStyle = "#d0101a"; g.fillRect(x1 - 2, y + 2, 3, LANE - 4); }
     }
   }
