@@ -18,7 +18,10 @@
 //
 // Credentials come from the backend's standard chain (for S3: environment,
 // the shared credentials file, the instance or task role) and never appear
-// in an error, a log line or a capture file.
+// in an error, a log line or a capture file. Requests that go unsigned
+// (Options.Anonymous, or a chain that found nothing) are announced through
+// Options.Warnf. An answer no S3 server gives (a web page at the endpoint)
+// is ErrNotS3, never read as the status it carries.
 package objstore
 
 import (
@@ -120,6 +123,15 @@ type Options struct {
 	// DefaultStallTimeout. A slow transfer that keeps moving is never cut
 	// off; the caller's context still bounds the whole call.
 	StallTimeout time.Duration
+	// Anonymous sends every request unsigned, without looking for
+	// credentials: for a bucket that anyone may read (or write). Warnf
+	// says so when the Store is opened.
+	Anonymous bool
+	// Warnf receives the Store's warnings: that its requests go unsigned,
+	// because Anonymous asks for it or because the credential chain found
+	// nothing. Nil writes them to standard error: no request goes out
+	// unsigned unannounced.
+	Warnf func(format string, args ...any)
 }
 
 // URL names an object or a prefix: scheme://bucket/key.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -62,15 +63,30 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 	if stall <= 0 {
 		stall = DefaultStallTimeout
 	}
-	tr := newTransport(o.Transport, stall)
-	// The standard AWS chain: environment, the shared credentials file
-	// (AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE), then the instance, task or
-	// web-identity role.
-	creds := credentials.NewChainCredentials([]credentials.Provider{
-		&credentials.EnvAWS{},
-		&credentials.FileAWSCredentials{},
-		&credentials.IAM{Client: &http.Client{Transport: newTransport(nil, stall), Timeout: 2 * stall}},
-	})
+	tr := &s3Answers{base: newTransport(o.Transport, stall)}
+	warnf := o.Warnf
+	if warnf == nil {
+		warnf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "warning: "+format+"\n", args...) }
+	}
+	var creds *credentials.Credentials
+	if o.Anonymous {
+		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
+		warnf("requests to s3://%s go unsigned (anonymous), as asked: only a bucket that allows anyone answers them", bucket)
+	} else {
+		// The standard AWS chain: environment, the shared credentials
+		// file (AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE), then the
+		// instance, task or web-identity role.
+		creds = credentials.New(&unsignedWarning{
+			Chain: credentials.Chain{Providers: []credentials.Provider{
+				&credentials.EnvAWS{},
+				&credentials.FileAWSCredentials{},
+				&credentials.IAM{Client: &http.Client{Transport: newTransport(nil, stall), Timeout: 2 * stall}},
+			}},
+			warn: func() {
+				warnf("no credentials found for s3://%s (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, the shared credentials file, an instance, task or web-identity role): requests go unsigned; only a bucket that allows anyone answers them", bucket)
+			},
+		})
+	}
 	retries := 1 + 3 // minio-go counts the first attempt
 	if o.Retries < 0 {
 		retries = 1
@@ -90,6 +106,32 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 	}
 	part := uint64(max(o.PartSize, minPartSize))
 	return &s3Store{c: *c, bucket: bucket, partSize: part}, nil
+}
+
+// unsignedWarning is the credential chain, warning once when it finds no
+// credentials: the client then sends its requests unsigned.
+type unsignedWarning struct {
+	credentials.Chain
+	once sync.Once
+	warn func()
+}
+
+func (u *unsignedWarning) RetrieveWithCredContext(cc *credentials.CredContext) (credentials.Value, error) {
+	v, err := u.Chain.RetrieveWithCredContext(cc)
+	u.check(v)
+	return v, err
+}
+
+func (u *unsignedWarning) Retrieve() (credentials.Value, error) {
+	v, err := u.Chain.Retrieve()
+	u.check(v)
+	return v, err
+}
+
+func (u *unsignedWarning) check(v credentials.Value) {
+	if v.SignerType.IsAnonymous() || v.AccessKeyID == "" {
+		u.once.Do(u.warn)
+	}
 }
 
 func firstEnv(names ...string) string {
@@ -207,7 +249,12 @@ func (s *s3Store) put(ctx context.Context, key string, r io.ReaderAt, size int64
 		// On the PUT, or on CompleteMultipartUpload for a large object.
 		opts.SetMatchETagExcept("*")
 	}
-	_, err := s.c.Client.PutObject(ctx, s.bucket, key, io.NewSectionReader(r, 0, size), size, opts)
+	info, err := s.c.Client.PutObject(ctx, s.bucket, key, io.NewSectionReader(r, 0, size), size, opts)
+	if err == nil && info.ETag == "" {
+		// Every S3 server tags what it stored; a web server that
+		// answers 200 to anything has stored nothing.
+		err = fmt.Errorf("PUT %s: %w", s.c.EndpointURL().JoinPath(s.bucket, key), &notS3Error{status: "200 OK", what: "without an ETag"})
+	}
 	if err != nil {
 		if uint64(size) > s.partSize {
 			// A multipart upload that failed is not an object; drop its

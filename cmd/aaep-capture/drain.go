@@ -62,7 +62,7 @@ func drainOne(ctx, hard context.Context, o *options, l spool.Leftover, logs *log
 	if err != nil {
 		return err
 	}
-	so := o.storage.objOptions()
+	so := o.storage.objOptions(func(format string, args ...any) { logs.printf("warning: "+format, args...) })
 	if so.Endpoint == "" {
 		so.Endpoint, so.PathStyle = d.Endpoint, d.PathStyle
 	}

@@ -26,6 +26,7 @@ type storageOptions struct {
 	endpoint   string
 	pathStyle  bool
 	virtual    bool
+	noSign     bool
 	uploadWait time.Duration
 	timeout    time.Duration
 	warnAfter  time.Duration
@@ -39,6 +40,7 @@ func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
 	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3-compatible server, e.g. http://127.0.0.1:9000 for MinIO (default AWS, or $AWS_ENDPOINT_URL_S3)")
 	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
 	f.BoolVar(&o.virtual, "s3-virtual-host", false, "address buckets as BUCKET.HOST/KEY, also on an --s3-endpoint that is not AWS (servers that want virtual-hosted requests)")
+	f.BoolVar(&o.noSign, "s3-no-sign", false, "send S3 requests unsigned, without credentials (a bucket that allows anyone to write; a warning says so)")
 	numflag.Duration(f, &o.uploadWait, "upload-wait", 2*time.Minute, numflag.NonNegative("do not wait"), "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
 	f.Var(&o.maxSize, "spool-max-size", "with --output s3://...: largest size of the spool (e.g. 2GiB); past it the oldest parts waiting for upload are dropped; 0: no limit")
 	f.Var(&o.minFree, "spool-min-free", "with --output s3://...: free space to leave on the spool's file system (e.g. 1GiB); under it the oldest parts waiting are dropped; 0: none")
@@ -46,10 +48,12 @@ func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
 	numflag.Duration(f, &o.timeout, "s3-timeout", objstore.DefaultStallTimeout, numflag.Positive(), "abandon (and retry) an S3 request when nothing moved for this long; a slow transfer that keeps moving goes on")
 }
 
-// objOptions are the object storage options of the flags. The recorder
-// retries uploads itself (the spool's backoff), so the client does not.
-func (s *storageOptions) objOptions() objstore.Options {
-	return objstore.Options{Endpoint: s.endpoint, PathStyle: s.pathStyle, VirtualHost: s.virtual, Retries: -1, StallTimeout: s.timeout}
+// objOptions are the object storage options of the flags, with warnings
+// (requests that go unsigned) to warnf. The recorder retries uploads
+// itself (the spool's backoff), so the client does not.
+func (s *storageOptions) objOptions(warnf func(format string, args ...any)) objstore.Options {
+	return objstore.Options{Endpoint: s.endpoint, PathStyle: s.pathStyle, VirtualHost: s.virtual, Retries: -1, StallTimeout: s.timeout,
+		Anonymous: s.noSign, Warnf: warnf}
 }
 
 // partStamp is the time format in part names: fixed width, so that names
@@ -143,11 +147,11 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 	if o.ring > 0 {
 		return nil, cli.Usagef("--ring deletes local files; for object storage use the bucket's lifecycle rules")
 	}
-	store, err := objstore.Open(ctx, u, o.storage.objOptions())
+	logs := &logLines{w: o.Err, quiet: o.quiet}
+	store, err := objstore.Open(ctx, u, o.storage.objOptions(func(format string, args ...any) { logs.printf("warning: "+format, args...) }))
 	if err != nil {
 		return nil, cli.Usagef("%w", err)
 	}
-	logs := &logLines{w: o.Err, quiet: o.quiet}
 	// Prove the credentials and the bucket before recording anything.
 	exists, err := objstore.Exists(ctx, store, u.Key)
 	switch {
@@ -158,6 +162,8 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 		err = nil
 	case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
 		return nil, cli.WithCode(cli.ExitFailure, err)
+	case errors.Is(err, objstore.ErrNotS3):
+		return nil, cli.WithCode(cli.ExitFailure, fmt.Errorf("%w; is the S3 server's address right? (--s3-endpoint, $AWS_ENDPOINT_URL_S3)", err))
 	case err != nil:
 		logs.printf("warning: %v; recording to the spool, uploads will be retried", err)
 	}

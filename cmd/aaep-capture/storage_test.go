@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -277,5 +280,41 @@ func TestS3KillMidPartThenRestart(t *testing.T) {
 	}
 	if left := spooled(t, dir); len(left) != 0 {
 		t.Errorf("spool still holds %v", left)
+	}
+}
+
+// An endpoint that is not S3 (a web server answering HTML 404 pages) fails
+// the start-up check at once, exit 1, saying what answered; nothing is
+// recorded. --s3-no-sign says that requests go unsigned.
+func TestS3EndpointNotS3(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "<html><head><title>Page not found</title></head><body>Sorry.</body></html>")
+	}))
+	defer web.Close()
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(5)), Hold: true}
+	url := p.Start(t)
+	for _, args := range [][]string{nil, {"--s3-no-sign"}} {
+		root := t.TempDir()
+		res := capture(t, false, append([]string{url, "-o", "s3://caps/x/run.aaep", "--spool", root, "--rotate-every", "1s",
+			"--duration", "5s", "--s3-endpoint", web.URL}, args...)...)
+		if res.code != 1 {
+			t.Errorf("%q: exit %d, want 1; stderr: %s", args, res.code, res.stderr)
+		}
+		for _, want := range []string{`/caps/x/run.aaep": not an S3 server: it answered 404 Not Found with an HTML page`, `"Page not found"`, "--s3-endpoint"} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("%q: stderr does not say %q: %s", args, want, res.stderr)
+			}
+		}
+		unsigned := strings.Contains(res.stderr, "warning: requests to s3://caps go unsigned (anonymous), as asked")
+		if unsigned != (len(args) > 0) {
+			t.Errorf("%q: unsigned warning %v; stderr: %s", args, unsigned, res.stderr)
+		}
+		if left, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "*.aaep")); len(left) != 0 {
+			t.Errorf("%q: recorded into the spool anyway: %v", args, left)
+		}
 	}
 }

@@ -82,6 +82,7 @@ Any other flag given with --input is passed to that verb.`,
 	root.Flags().Bool("visualize", false, "with --input: draw the capture's state-machine trace")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "no progress display on a terminal's stderr")
 	addStorageFlags(root, &a.storage)
+	a.storage.Warnf = a.warnf
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%w", err) })
 	for _, c := range verbs {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usagef("%w", err) })

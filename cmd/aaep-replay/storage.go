@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/objstore"
@@ -15,5 +17,12 @@ func addStorageFlags(root *cobra.Command, o *objstore.Options) {
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.Endpoint, "s3-endpoint", "", "S3-compatible server for s3:// inputs, e.g. http://127.0.0.1:9000 (default AWS, or $AWS_ENDPOINT_URL_S3)")
 	pf.BoolVar(&o.PathStyle, "s3-path-style", false, "address buckets as HOST/BUCKET/KEY (the default for any --s3-endpoint that is not AWS)")
+	pf.BoolVar(&o.Anonymous, "s3-no-sign", false, "send S3 requests unsigned, without credentials (a public bucket; a warning says so)")
 	objinput.Register(o)
+}
+
+// warnf prints a warning of the object storage (requests that go unsigned)
+// on the command's stderr.
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.Err, "aaep-replay: warning: "+format+"\n", args...)
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,4 +241,25 @@ func kindsOf(recs []capfile.Record, k capfile.Kind) []capfile.Record {
 		}
 	}
 	return out
+}
+
+// A reader of an object on a server that is not S3 says so; --s3-no-sign
+// sends requests unsigned and says so (the test server refuses them).
+func TestS3NotS3AndUnsigned(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "<html><head><title>Page not found</title></head></html>")
+	}))
+	defer web.Close()
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	c, _, e := replay(t, "info", "--s3-endpoint", web.URL, "s3://caps/one/run.aaep")
+	if c != 2 || !strings.Contains(e, "s3://caps/one/run.aaep") || !strings.Contains(e, "not an S3 server: it answered 404 Not Found with an HTML page") {
+		t.Errorf("info against a web server: exit %d: %s", c, e)
+	}
+	c, _, e = replay(t, "info", "--s3-no-sign", "s3://caps/one/run.aaep")
+	if c != 2 || !strings.Contains(e, "aaep-replay: warning: requests to s3://caps go unsigned (anonymous), as asked") || !strings.Contains(e, "AccessDenied") {
+		t.Errorf("info --s3-no-sign: exit %d: %s", c, e)
+	}
 }

@@ -1,0 +1,112 @@
+package objstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// ErrNotS3 reports an answer no S3 server gives: an error answered with a
+// web page or with a body that is not an S3 error document (a web server,
+// a login portal or a load balancer's error page at the endpoint), or an
+// upload accepted without an ETag. The S3 client would read such an
+// answer's status alone (a 404 page as "no such object", a 403 page as
+// "access denied", a 200 page as a stored upload), so it is refused
+// instead.
+var ErrNotS3 = errors.New("not an S3 server")
+
+// notS3Error is ErrNotS3 with what was answered. (The request is named
+// by the error around it: the client's url.Error, or the upload's.)
+type notS3Error struct {
+	status  string
+	what    string // "with an HTML page", "without an ETag", ...
+	excerpt string // the page's title or first words, if any
+}
+
+func (e *notS3Error) Error() string {
+	s := fmt.Sprintf("%v: it answered %s", ErrNotS3, e.status)
+	if e.what != "" {
+		s += " " + e.what
+	}
+	if e.excerpt != "" {
+		s += fmt.Sprintf(" (%q)", e.excerpt)
+	}
+	return s
+}
+
+func (e *notS3Error) Unwrap() error { return ErrNotS3 }
+
+// s3Answers refuses answers that cannot come from an S3 server (ErrNotS3).
+// S3 answers an error with an XML document (or, to HEAD, with no body),
+// never with HTML; an answer that is not an error passes unread.
+type s3Answers struct {
+	base http.RoundTripper
+}
+
+// answerPeek is how much of an error answer's body is read to judge it;
+// the client reads the rest as before.
+const answerPeek = 512
+
+func (t *s3Answers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified {
+		return resp, err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	var head []byte
+	if req.Method != http.MethodHead && resp.Body != nil {
+		head, err = io.ReadAll(io.LimitReader(resp.Body, answerPeek))
+		if err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	}
+	body := bytes.TrimLeftFunc(head, unicode.IsSpace)
+	var what string
+	switch {
+	case strings.Contains(ct, "html") || looksHTML(body):
+		what = "with an HTML page"
+	case len(body) > 0 && body[0] != '<':
+		what = "with a body that is not an S3 error document"
+		if ct != "" {
+			what += " (" + ct + ")"
+		}
+	default:
+		return resp, nil
+	}
+	resp.Body.Close()
+	return nil, &notS3Error{status: resp.Status, what: what, excerpt: excerpt(body)}
+}
+
+func looksHTML(b []byte) bool {
+	lower := bytes.ToLower(b[:min(len(b), 64)])
+	return bytes.HasPrefix(lower, []byte("<!doctype html")) || bytes.HasPrefix(lower, []byte("<html"))
+}
+
+var titleRE = regexp.MustCompile(`(?is)<title[^>]*>\s*([^<]{1,80})`)
+
+// excerpt returns an HTML page's title, or the first words of any other
+// body, printable and short.
+func excerpt(b []byte) string {
+	s := string(b)
+	if m := titleRE.FindStringSubmatch(s); m != nil {
+		s = m[1]
+	} else if len(b) > 0 && b[0] == '<' {
+		return ""
+	}
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }), " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "..."
+	}
+	return s
+}
