@@ -36,6 +36,9 @@ func Test_NewCmdRoot(t *testing.T) {
 		{name: "object storage", argv: "--s3-endpoint http://127.0.0.1:9000 --s3-path-style serve s3://b/k.aaep", want: ran{
 			verb: "serve", inputs: []string{"s3://b/k.aaep"}, store: objstore.Options{Endpoint: "http://127.0.0.1:9000", PathStyle: true}, speed: 1,
 		}},
+		{name: "unsigned object storage", argv: "visualize s3://b/k.aaep --s3-no-sign", want: ran{
+			verb: "visualize", inputs: []string{"s3://b/k.aaep"}, store: objstore.Options{Anonymous: true},
+		}},
 		{name: "--input serves", argv: "--input in.aaep", want: ran{verb: "serve", inputs: []string{"in.aaep"}, speed: 1}},
 		{name: "--input= serves, with serve's flags", argv: "--input=in.aaep --speed 4", want: ran{verb: "serve", inputs: []string{"in.aaep"}, speed: 4}},
 		{name: "--input --visualize draws", argv: "--input in.aaep --visualize", want: ran{verb: "visualize", inputs: []string{"in.aaep"}}},
@@ -75,6 +78,11 @@ func Test_NewCmdRoot(t *testing.T) {
 			if err != nil || got == nil {
 				t.Fatalf("%q: error %v, ran %+v", tc.argv, err, got)
 			}
+			// Object storage's warnings go to the command's stderr.
+			if got.store.Warnf == nil {
+				t.Errorf("%q: no warnings of object storage", tc.argv)
+			}
+			got.store.Warnf = nil
 			if !reflect.DeepEqual(*got, tc.want) {
 				t.Errorf("%q ran\n\t%+v\nwant\n\t%+v", tc.argv, *got, tc.want)
 			}
