@@ -191,6 +191,9 @@ func (rw *reportWriter) finish() error {
 	rw.printf("\n%s: %s%s, %s; %d MUST, %d SHOULD, %d INFO\n",
 		r.Input, plural(r.Stats.Messages, "message", "messages"), protoText, plural(rw.sessions, "session", "sessions"),
 		r.counts[Must], r.counts[Should], r.counts[Info])
+	if line := r.PartyCounts().Line(); line != "" {
+		rw.printf("%s\n", line) // whose duties the findings are (Party)
+	}
 	if r.dropped > 0 {
 		rw.printf("%d more findings were counted but not listed (limit %d)\n", r.dropped, r.kept)
 	}

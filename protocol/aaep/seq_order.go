@@ -126,23 +126,31 @@ func (s *seqChecker) judgeAsDelivered(ss *session, lg *leg, h *hold) {
 }
 
 // holdReply holds back a reply to a prompt of a session that is being
-// held (the prompt itself may be held), so that it is judged after the
-// events that arrived before it. It reports whether it took the reply.
+// held (the prompt itself may be held, or be the missing event: a token
+// not issued yet, on the held session's subscription), so that it is
+// judged after the events that arrived before it. It reports whether it
+// took the reply.
 func (s *seqChecker) holdReply(m *protocol.Message, ev *Event) bool {
 	token, _ := ev.Str("reply_token")
 	if token == "" {
 		return false
 	}
+	a := s.tokens[token]
+	_, retired := s.retired[token]
 	for _, ss := range s.holders {
 		lg := ss.leg(ss.primary)
 		h := lg.hold
 		if h == nil {
 			continue
 		}
-		if a := s.tokens[token]; a == nil || a.sess != ss {
-			if !slices.ContainsFunc(h.msgs, func(hm heldMsg) bool { return hm.token == token }) {
-				continue
-			}
+		switch {
+		case a != nil && a.sess == ss:
+		case slices.ContainsFunc(h.msgs, func(hm heldMsg) bool { return hm.token == token }):
+		case a == nil && !retired && ss.primary == m.Source:
+			// A token no one issued yet, on the held session's own
+			// subscription: it may answer the missing event.
+		default:
+			continue
 		}
 		h.msgs = append(h.msgs, heldMsg{m: copyMessage(m), token: token})
 		s.heldAll++

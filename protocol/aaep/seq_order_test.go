@@ -127,3 +127,21 @@ func seqIndexes(n int) []int {
 	}
 	return out
 }
+
+// TestDeliveryOrderLatePrompt: the late event is a confirmation, and the
+// subscriber's reply to it is recorded before it; the reply waits for its
+// prompt with the held events (no SEQ-REPLY-KNOWN-TOKEN).
+func TestDeliveryOrderLatePrompt(t *testing.T) {
+	msgs := numbered(stream(preConf(), AC("rpl_1", "reject", 300), PU(), SC("awaiting_input", "calling_tool"),
+		TIrr("transfer", "call_1"), TC("transfer", "call_1", "success"), SC("calling_tool", "idle"), C()))
+	// events: 0 S, 1 SC, 2 SC, 3 AC, 4 PU, 5 SC, 6 TI, 7 TC, 8 SC, 9 C; the reply is message 10.
+	msgs = append(msgs, CR("rpl_1", "accept"))
+	res := run(t, "", deliver(msgs, 0, 1, 2, 4, 10, 3, 5, 6, 7, 8, 9)...)
+	var got []string
+	for _, f := range partyFindings(res) {
+		got = append(got, f.rule)
+	}
+	if fmt.Sprint(got) != "[SEQ-DELIVERY-ORDER]" {
+		t.Errorf("findings %v, want [SEQ-DELIVERY-ORDER]\n%s", got, res.describe())
+	}
+}
