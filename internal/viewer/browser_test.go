@@ -506,6 +506,9 @@ func docsScreenshots(t *testing.T, p *browsertest.Page) {
 	p.WaitFor(t, 30*time.Second, `window.aaepView.state.tl && window.aaepView.state.tl.spans && window.aaepView.state.tl.spans.length > 0`)
 	time.Sleep(300 * time.Millisecond)
 	screenshot(t, p, filepath.Join(docs, "viewer-timeline.png"), "#timeline")
+	// The replay where the steps of the test left it (#60), for the tests after.
+	p.Eval(t, `window.aaepView.control("seek", {index: 60}).then(() => window.aaepView.control("step"))`, nil)
+	p.WaitFor(t, 30*time.Second, `document.getElementById("rp-live").textContent.includes("paused after event #60")`)
 }
 
 // screenshot writes the viewport (or the element sel) as a PNG.

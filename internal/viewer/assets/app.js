@@ -225,7 +225,12 @@ function initSessions() {
         cell("num", "INFO", ck ? String(v.info) : "…"),
         cell("", "ended in", (s.state || "–") + (s.state && !s.complete ? "*" : "")));
     },
-    mark: (r, s) => { if (s) r.classList.toggle("current", s.id === state.session); },
+    mark: (r, s) => {
+      if (!s) return;
+      const on = s.id === state.session;
+      r.classList.toggle("current", on);
+      if (on) r.setAttribute("aria-current", "true"); else r.removeAttribute("aria-current");
+    },
     choose: (s) => selectSession(s.id),
   });
   $("only-findings").onchange = () => { state.onlyFindings = $("only-findings").checked; refreshSessions(); pushURL(); };
@@ -328,7 +333,7 @@ async function selectEvent(index, opts) {
   state.detail = d;
   renderInspector(d);
   if (!opts.fromList) {
-    if (d.session && state.session && d.session !== state.session) { state.session = d.session; await reloadEvents(); }
+    if (d.session && state.session && d.session !== state.session) { state.session = d.session; sessions.draw(); await reloadEvents(); }
     else locateSelected();
   }
   drawTimeline();
