@@ -47,8 +47,19 @@
 // payloads stay as captured. Critical events bypass filters and take no
 // rate-limit token, but keep their place in the order (§8.2.3), so they wait
 // for held events ahead of them. A subscriber that sends nothing within
-// Options.Grace gets every event, unfiltered; a subscription.request sent
-// later is answered as a renegotiation from the defaults.
+// Options.Grace gets every event, unfiltered (Level 1, §9.3.3).
+//
+// A subscription.request that comes later (the grace is over and events are
+// flowing), like a renegotiation, is answered as the next frame: between
+// two events, ahead of every event not yet written, never in place of one;
+// its terms govern every event after the answer and none before. Each
+// subscriber's writer is where this is put in order: timelines queue every
+// event, and the writer judges each one under the terms in force when it
+// gets to it. On a subscriber's own timeline no event is lost, repeated or
+// reordered by a handshake, whenever it comes; on a shared timeline a
+// subscriber joins live, and the same holds from the moment it joins. A
+// rejected request or renegotiation closes the subscription right after
+// the answer (4001), dropping what was queued.
 //
 // # Resuming and replies
 //

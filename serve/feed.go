@@ -91,9 +91,13 @@ func (s *Server) findEvent(id string) (index int64, found bool, err error) {
 // bounds how many queued events a renegotiation leaves under the old terms.
 const feedLookahead = 20 * time.Millisecond
 
-// feed plays a subscriber's own timeline: it schedules each event the
-// subscriber's terms allow and queues it shortly before its deadline, for
-// as many passes as asked, then ends the queue. It owns st and closes it.
+// feed plays a subscriber's own timeline: it schedules each event and
+// queues it shortly before its deadline, for as many passes as asked, then
+// ends the queue. The writer judges each event under the terms in force
+// when it gets there (writer.go); the feeder only reads the routing fields
+// when the current terms need them, and the writer reads those of an event
+// queued without them if new terms come to need them. feed owns st and
+// closes it.
 func (s *Server) feed(sub *subscriber, st *stream, first *event) {
 	defer st.close()
 	st.pool = sub.pool
@@ -106,19 +110,15 @@ func (s *Server) feed(sub *subscriber, st *stream, first *event) {
 	sub.pass.Store(1)
 	for pass := 1; ; {
 		for ev != nil {
-			if sub.getTerms().Allows(ev) {
-				deadline := sched.Deadline(ev.Offset)
-				if !s.opts.Timing.NoDelay {
-					if err := coarse.WaitUntil(sub.ctx, deadline.Add(-feedLookahead)); err != nil {
-						return
-					}
-				}
-				ev.Deadline = deadline
-				if err := sub.q.push(sub.ctx, ev); err != nil {
+			deadline := sched.Deadline(ev.Offset)
+			if !s.opts.Timing.NoDelay {
+				if err := coarse.WaitUntil(sub.ctx, deadline.Add(-feedLookahead)); err != nil {
 					return
 				}
-			} else {
-				sub.filtered.Add(1)
+			}
+			ev.Deadline = deadline
+			if err := sub.q.push(sub.ctx, ev); err != nil {
+				return
 			}
 			st.lazy = !fixedNeed && !sub.getTerms().needsFields()
 			next, err := st.next()

@@ -114,36 +114,40 @@ func (s *Server) notifyMessage(sub *subscriber, via string, raw []byte, typ, pro
 	s.notify(n)
 }
 
-// renegotiate answers a renegotiation (or a repeated request, fresh=true) on
-// an active subscription: the answer is queued ahead of later events, and
-// the new terms apply to events queued after it.
+// renegotiate answers a subscription.renegotiate, or a subscription.request
+// (fresh: negotiated from the defaults, as the handshake is, whether it
+// comes within the grace period or later). The answer goes out at the next
+// frame boundary, ahead of every event not yet written, and its terms
+// govern every event after it (see writer.go); a rejection closes the
+// subscription after it (§5.7).
 func (sub *subscriber) renegotiate(raw []byte, fresh bool) *negotiation {
 	sub.mu.Lock()
-	var prev map[string]json.RawMessage
-	if !fresh {
-		prev = sub.caps
+	var n *negotiation
+	if fresh {
+		n = sub.srv.negotiate(raw, sub.id)
+	} else {
+		n = negotiate(raw, sub.id, sub.srv.producer, sub.caps)
 	}
-	n := negotiate(raw, sub.id, sub.srv.producer, prev)
 	if n.Rejected == nil {
 		sub.caps = n.Caps
+		if fresh {
+			sub.subscriber = n.SubscriberID
+		}
 	}
 	sub.mu.Unlock()
+	a := &answer{terms: n.Terms}
 	if sub.transport != TransportSSE {
-		sub.q.tryPush(&event{Index: -1, Control: true, Payload: n.Response})
+		// SSE subscribers get their answer in the POST response.
+		a.msg = &event{Index: -1, Control: true, Payload: n.Response}
 	}
 	if n.Rejected != nil {
-		// §5.7: a rejected renegotiation terminates the subscription.
-		sub.stopAfterQueued(CloseRejected, "renegotiation rejected: "+n.Rejected.Code, CauseRejected)
-		return n
+		a.rejected = "renegotiation rejected: " + n.Rejected.Code
+		if fresh {
+			a.rejected = "subscription rejected: " + n.Rejected.Code
+		}
 	}
-	sub.terms.Store(n.Terms)
+	sub.q.pushAnswer(a)
 	return n
-}
-
-// stopAfterQueued ends the subscription once what is queued has been written.
-func (sub *subscriber) stopAfterQueued(code int, reason, cause string) {
-	sub.setClose(code, reason, cause)
-	sub.q.end()
 }
 
 func errorBody(code, msg string) []byte {

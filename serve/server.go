@@ -70,7 +70,8 @@ type Options struct {
 	// Shared puts all subscribers on one timeline.
 	Shared bool
 	// Grace is how long a WebSocket subscriber may take to send its
-	// subscription.request before the stream starts without one.
+	// subscription.request before the stream starts without one (a later
+	// request is answered all the same: see the package doc).
 	Grace time.Duration
 	// QueueSize and QueueBytes bound each subscriber's queue, in events and
 	// in payload bytes (a single larger event is still accepted alone).

@@ -71,10 +71,6 @@ func (t *timeline) joinAfter(sub *subscriber, after int64) {
 				if ev.Index <= after {
 					continue
 				}
-				if !sub.getTerms().Allows(ev) {
-					sub.filtered.Add(1)
-					continue
-				}
 				if !sub.q.tryPush(ev) {
 					sub.dropped.Add(1)
 				}
@@ -204,7 +200,8 @@ func (t *timeline) end(failure error) {
 // subscriber that has not finished one write in that time.
 const sharedFullWait = time.Second
 
-// broadcast queues ev for every subscriber whose terms allow it. A paced
+// broadcast queues ev for every subscriber (each one's writer judges it
+// under that subscriber's terms). A paced
 // timeline never waits for anyone: a full queue closes that subscriber. With
 // NoDelay the timeline runs as fast as its subscribers read, waiting at most
 // sharedFullWait (or the write timeout, if shorter) for one whose queue is
@@ -225,10 +222,6 @@ func (t *timeline) broadcast(ev *event) {
 				continue
 			}
 			sub.skipThrough.Store(-1)
-		}
-		if !sub.getTerms().Allows(ev) {
-			sub.filtered.Add(1)
-			continue
 		}
 		if sub.q.tryPush(ev) {
 			continue

@@ -68,8 +68,10 @@ type event struct {
 	Binary bool
 	// Control marks a handshake message written by the replay itself.
 	Control bool
-	// Fields are the routing fields of the payload.
+	// Fields are the routing fields of the payload; routed says they were
+	// read (an event read lazily has none until the writer needs them).
 	Type, ID, Session, Urgency string
+	routed                     bool
 	// Blocking is set for awaiting.confirmation/clarification events.
 	Blocking *blocking
 	// SSE is the SSE framing the capture recorded for this message.
@@ -117,9 +119,9 @@ var awaitingMarker = []byte("agent.awaiting.")
 
 // fillEvent makes ev the event of a record, copying the payload into ev's
 // own buffer. f holds the payload's routing fields, or is nil when nothing
-// needs them (they stay empty); blocking events are recognised either way.
-// Only the two blocking event types are decoded in full (for their reply
-// token).
+// needs them yet (they stay empty until route is called); blocking events
+// are recognised either way. Only the two blocking event types are decoded
+// in full (for their reply token).
 func fillEvent(ev *event, rec *capfile.Record, index int64, f *payload.Routing) {
 	*ev = event{
 		Index:   index,
@@ -133,12 +135,31 @@ func fillEvent(ev *event, rec *capfile.Record, index int64, f *payload.Routing) 
 		}
 		f = &payload.Decode(rec.Payload).Routing
 	}
-	ev.Type, ev.ID, ev.Session, ev.Urgency = f.Type, f.EventID, f.SessionKey(), f.Urgency
+	ev.setRouting(f)
+}
+
+// route reads the routing fields of an event read without them, with doc
+// (reused between calls). Only the goroutine that owns ev may call it: the
+// writer of a subscriber's own timeline (a shared timeline's events are
+// always read with their fields).
+func (e *event) route(doc *payload.Doc) {
+	if e.routed || e.Control {
+		return
+	}
+	doc.DecodeOnly(e.Payload, payload.NeedRouting)
+	e.setRouting(&doc.Routing)
+}
+
+// setRouting sets e's routing fields from f, and its reply terms when it
+// is one of the two blocking events.
+func (e *event) setRouting(f *payload.Routing) {
+	e.routed = true
+	e.Type, e.ID, e.Session, e.Urgency = f.Type, f.EventID, f.SessionKey(), f.Urgency
 	switch vocab.Compact(f.Type) {
 	case vocab.TypeAwaitingConfirmation:
-		ev.Blocking = decodeBlocking(ev.Payload, "confirmation")
+		e.Blocking = decodeBlocking(e.Payload, "confirmation")
 	case vocab.TypeAwaitingClarification:
-		ev.Blocking = decodeBlocking(ev.Payload, "clarification")
+		e.Blocking = decodeBlocking(e.Payload, "clarification")
 	}
 }
 
@@ -195,7 +216,9 @@ type stream struct {
 	doc    payload.Doc // decodes each record's routing fields
 	seek   string      // single --session to seek to, when no From
 	err    error
-	// lazy skips reading routing fields that nothing needs (see fillEvent).
+	// lazy skips reading routing fields that nothing needs yet (see
+	// fillEvent); only a subscriber's own timeline sets it, as its writer
+	// reads them if new terms come to need them (event.route).
 	lazy bool
 	// pool, when set, supplies recycled events (a subscriber's own timeline).
 	pool chan *event

@@ -286,31 +286,59 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 		_ = conn.Close()
 		return nil
 	}
-	first := make(chan []byte) // unbuffered: only a waiting handshake takes it
-	handshook := make(chan struct{})
+	g := newGreeting()
 	// The reader is waited for by Shutdown too: a message it is handling
 	// when the connection closes is printed and recorded before Shutdown
 	// returns (and the recording is closed).
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.readWebSocket(sub, conn, ww, first, handshook)
+		s.readWebSocket(sub, conn, ww, g)
 	}()
-	ok := s.handshake(sub, first)
-	close(handshook)
+	s.runSubscription(sub, g)
+	return sub
+}
+
+// runSubscription runs a WebSocket subscription once connected: the
+// handshake (or its grace period), then the timeline and the writer.
+func (s *Server) runSubscription(sub *subscriber, g *greeting) {
+	ok := s.handshake(sub, g)
+	close(g.over)
 	if ok {
 		s.start(sub, "")
 	}
 	sub.writeLoop()
-	return sub
 }
 
-// readWebSocket reads what the subscriber sends: a message that arrives
-// while the handshake waits goes to first; the rest (and a first message
-// after the grace period) are handled as replies and requests.
-func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, ww *wsWire, first chan []byte, handshook chan struct{}) {
+// greeting hands a WebSocket subscriber's first message to the handshake
+// while it waits for one (the grace period).
+type greeting struct {
+	first chan []byte   // unbuffered: only a waiting handshake takes a message
+	over  chan struct{} // closed when the handshake has stopped waiting
+}
+
+func newGreeting() *greeting {
+	return &greeting{first: make(chan []byte), over: make(chan struct{})}
+}
+
+// receive handles a message the subscriber sent: its first one goes to
+// the handshake if it is still waiting (first reports that it was the
+// first); any other is handled as replies and requests are.
+func (s *Server) receive(sub *subscriber, g *greeting, msg []byte, first bool) {
+	if first {
+		select {
+		case g.first <- msg:
+			return
+		case <-g.over:
+		}
+	}
+	s.handleInbound(sub, msg, sub.transport)
+}
+
+// readWebSocket reads what the subscriber sends until the connection ends.
+func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, ww *wsWire, g *greeting) {
 	defer close(ww.readerDone)
-	for {
+	for first := true; ; first = false {
 		_, msg, err := conn.ReadMessage()
 		ww.heardNow()
 		if err != nil {
@@ -322,49 +350,33 @@ func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, ww *wsWire
 			}
 			return
 		}
-		if first != nil {
-			select {
-			case first <- msg:
-				first = nil
-				continue
-			case <-handshook:
-				first = nil
-			}
-		}
-		s.handleInbound(sub, msg, sub.transport)
+		s.receive(sub, g, msg, first)
 	}
 }
 
 // handshake waits up to the grace period for the subscriber's first
-// message. A subscription.request is answered; anything else is handled as
-// usual and the stream starts unnegotiated, as it does when nothing comes.
-// It reports whether the stream should start.
-func (s *Server) handshake(sub *subscriber, first chan []byte) bool {
+// message. A subscription.request is answered (a late one is answered too,
+// by handleInbound, the same way: see renegotiate); anything else is
+// handled as usual and the stream starts unnegotiated, as it does when
+// nothing comes. It reports whether the stream should start.
+func (s *Server) handshake(sub *subscriber, g *greeting) bool {
 	t := time.NewTimer(s.opts.Grace)
 	defer t.Stop()
 	select {
-	case msg := <-first:
+	case msg := <-g.first:
 		if payload.Decode(msg).Routing.Type != "subscription.request" {
 			s.handleInbound(sub, msg, sub.transport)
 			return true
 		}
 		s.recordMessage(sub, msg, "")
-		n := s.negotiate(msg, sub.id)
-		sub.q.tryPush(&event{Index: -1, Control: true, Payload: n.Response})
+		n := sub.renegotiate(msg, true)
 		notice := Notice{Kind: NoticeHandshake, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote,
 			MessageType: "subscription.request", Verdict: VerdictAccepted, Payload: msg}
 		if n.Rejected != nil {
 			notice.Verdict, notice.Reason = "rejected", n.Rejected.Error()
-			s.notify(notice)
-			sub.stopAfterQueued(CloseRejected, "subscription rejected: "+n.Rejected.Code, CauseRejected)
-			return false
 		}
 		s.notify(notice)
-		sub.mu.Lock()
-		sub.caps, sub.subscriber = n.Caps, n.SubscriberID
-		sub.mu.Unlock()
-		sub.terms.Store(n.Terms)
-		return true
+		return n.Rejected == nil
 	case <-t.C:
 		return true
 	case <-sub.ctx.Done():
