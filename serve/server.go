@@ -392,10 +392,12 @@ func (s *Server) newSubscriberResuming(transport, remote, id string, w wire, ter
 	s.nextNum++
 	sub.num = uint16(s.nextNum)
 	s.subs[id] = sub
+	// Counted while s.mu rules out Shutdown's Wait: the goroutines the
+	// subscription starts later are added while this count holds.
+	s.wg.Add(1)
 	s.mu.Unlock()
 	s.listSource(sub)
 	s.total.Add(1)
-	s.wg.Add(1)
 	conn := map[string]any{"event": "connected", "transport": transport, "remote": remote}
 	if lastEventID != "" {
 		conn["last_event_id"] = lastEventID
