@@ -62,7 +62,7 @@ func TestBrowserSubscriber(t *testing.T) {
 	unnamedCap := writeCaptureFrom(t, capfile.Origin{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:9/events"}, recs)
 	namedCap := writeCapture(t, recs)
 	var seen notices
-	opts := Options{Timing: timing.Config{Speed: 20}, Keepalive: 100 * time.Millisecond, Notify: seen.add}
+	opts := Options{Timing: timing.Config{Speed: 20}, Keepalive: MinKeepalive, Notify: seen.add}
 	opts.Open = OpenFile(unnamedCap)
 	unnamed, uts := startServer(t, opts)
 	opts.Open, opts.Notify = OpenFile(namedCap), nil

@@ -216,14 +216,15 @@ func TestCORS(t *testing.T) {
 // TestKeepaliveSSE replays a pause and checks that a keepalive comment
 // fills it (and none with keepalives off).
 func TestKeepaliveSSE(t *testing.T) {
+	t.Parallel()
 	path := writeCapture(t, []rec{
 		{kind: capfile.KindReceived, at: 0, payload: ev(1, "session.started", "s", "")},
-		{kind: capfile.KindReceived, at: 400 * time.Millisecond, payload: ev(2, "session.completed", "s", "")},
+		{kind: capfile.KindReceived, at: MinKeepalive + 300*time.Millisecond, payload: ev(2, "session.completed", "s", "")},
 	})
 	for _, tt := range []struct {
 		keepalive time.Duration
 		want      bool
-	}{{50 * time.Millisecond, true}, {-1, false}} {
+	}{{MinKeepalive, true}, {-1, false}} {
 		_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Keepalive: tt.keepalive})
 		lines := rawSSE(getSSE(t, ts.URL+"/events", nil).Body, nil)
 		got := count(lines, ": keepalive")
@@ -234,25 +235,43 @@ func TestKeepaliveSSE(t *testing.T) {
 }
 
 // TestKeepaliveWebSocket checks that a pause brings pings, that a peer
-// answering them is kept, and that one that does not is closed.
+// answering them is kept (even one that answers slower than the pings
+// come), and that one that does not is closed.
 func TestKeepaliveWebSocket(t *testing.T) {
-	t.Run("answering peer", func(t *testing.T) {
-		path := writeCapture(t, spaced(2, 300*time.Millisecond))
-		_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Keepalive: 40 * time.Millisecond, Grace: time.Millisecond})
-		c := dialWS(t, ts)
-		var pings atomic.Int32
-		c.SetPingHandler(func(data string) error {
-			pings.Add(1)
-			return c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		delay time.Duration // before each pong
+	}{
+		{"answering peer", 0},
+		// Pings every second, each answered 1.2 s later: never the answer
+		// to the latest ping when the next is due, always within PongWait.
+		{"slow peer", MinKeepalive + 200*time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := writeCapture(t, spaced(2, 2*MinKeepalive+500*time.Millisecond))
+			_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Keepalive: MinKeepalive, Grace: time.Millisecond})
+			c := dialWS(t, ts)
+			var pings atomic.Int32
+			c.SetPingHandler(func(data string) error {
+				pings.Add(1)
+				go func() {
+					time.Sleep(tt.delay)
+					c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+				}()
+				return nil
+			})
+			frames, ce := readAll(t, c)
+			if len(frames) != 2 || ce == nil || ce.Code != CloseClean || pings.Load() < 2 {
+				t.Fatalf("%d frames, close %v, %d pings; want 2 frames, 4000 and two pings", len(frames), ce, pings.Load())
+			}
 		})
-		frames, ce := readAll(t, c)
-		if len(frames) != 2 || ce == nil || ce.Code != CloseClean || pings.Load() == 0 {
-			t.Fatalf("%d frames, close %v, %d pings; want 2 frames, 4000 and pings", len(frames), ce, pings.Load())
-		}
-	})
+	}
 	t.Run("silent peer", func(t *testing.T) {
+		t.Parallel()
 		path := writeCapture(t, spaced(2, 10*time.Second))
-		srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Keepalive: 40 * time.Millisecond, Grace: time.Millisecond})
+		srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Keepalive: MinKeepalive, PongWait: 100 * time.Millisecond, Grace: time.Millisecond})
 		c := dialWS(t, ts)
 		c.SetPingHandler(func(string) error { return nil }) // never answers
 		frames, ce := readAll(t, c)
@@ -271,10 +290,11 @@ func TestKeepaliveWebSocket(t *testing.T) {
 // stays open with keepalives and no more data, the statistics say the
 // subscriber has it all, and it closes when the subscriber leaves.
 func TestEndOfReplayStaysOpen(t *testing.T) {
+	t.Parallel()
 	recs := standardRecords()
 	path := writeCapture(t, recs)
 	var seen notices
-	srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Keepalive: 30 * time.Millisecond, Grace: time.Millisecond, Notify: seen.add})
+	srv, ts := startServer(t, Options{Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Keepalive: MinKeepalive, Grace: time.Millisecond, Notify: seen.add})
 	want := len(received(recs))
 
 	t.Run("sse", func(t *testing.T) {

@@ -26,6 +26,12 @@ const (
 	DefaultWriteTimeout = 10 * time.Second
 	DefaultMaxLag       = 30 * time.Second
 	DefaultKeepalive    = 15 * time.Second
+	// MinKeepalive is the shortest keepalive interval accepted: shorter
+	// ones would flood a quiet subscriber with comments or pings.
+	MinKeepalive = time.Second
+	// DefaultPongWait is how long a WebSocket peer may leave a keepalive
+	// ping unanswered before it is closed as unresponsive.
+	DefaultPongWait = 30 * time.Second
 	// MaxMessage bounds what a subscriber may send in one message or POST.
 	MaxMessage = 1 << 20
 	// keepClosed is how many closed subscriptions Stats still lists.
@@ -101,10 +107,17 @@ type Options struct {
 	// call the server from their pages; empty allows any origin.
 	CORSOrigins []string
 	// Keepalive is the silence after which a subscriber gets an SSE comment
-	// or a WebSocket ping (default DefaultKeepalive; negative: never). A
-	// WebSocket peer that leaves a ping unanswered until the next one is due
-	// is closed as unresponsive.
+	// or a WebSocket ping, and again after every such silence (default
+	// DefaultKeepalive; negative: never). A positive value under
+	// MinKeepalive is refused.
 	Keepalive time.Duration
+	// PongWait is how long a WebSocket peer may leave a keepalive ping
+	// unanswered, sending nothing at all, before it is closed as
+	// unresponsive (4004), whatever the keepalive interval (default
+	// DefaultPongWait). It is checked when a keepalive is due, so a peer
+	// is closed at the first one at least PongWait after the ping it left
+	// unanswered.
+	PongWait time.Duration
 	// RejectRequests, when set, answers every subscription.request with
 	// subscription.rejected and this reason code (§5.5.3): a subscriber
 	// test plays a producer that refuses the subscription.
@@ -125,8 +138,14 @@ func (o *Options) withDefaults() error {
 	if err := CheckSSEEvent(o.SSEEvent); err != nil {
 		return err
 	}
-	if o.Keepalive == 0 {
+	switch {
+	case o.Keepalive == 0:
 		o.Keepalive = DefaultKeepalive
+	case o.Keepalive > 0 && o.Keepalive < MinKeepalive:
+		return fmt.Errorf("serve: keepalive interval %v is under the minimum of %v", o.Keepalive, MinKeepalive)
+	}
+	if o.PongWait <= 0 {
+		o.PongWait = DefaultPongWait
 	}
 	if o.Grace == 0 {
 		o.Grace = DefaultGrace

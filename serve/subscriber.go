@@ -149,7 +149,7 @@ func (s *subscriber) getClose() *CloseInfo {
 // A reason set earlier (by stop, which interrupts the write) is kept.
 func (s *subscriber) failed(err error) {
 	if errors.Is(err, errUnresponsive) {
-		s.setClose(CloseViolation, "unresponsive: no answer to a ping within "+s.srv.opts.Keepalive.String(), CauseUnresponsive)
+		s.setClose(CloseViolation, "unresponsive: no answer to a ping within "+s.srv.opts.PongWait.String(), CauseUnresponsive)
 		return
 	}
 	if isTimeout(err) {

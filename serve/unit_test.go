@@ -231,3 +231,18 @@ func TestTermsNeedFields(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepaliveBounds: a keepalive under MinKeepalive is refused; 0 takes
+// the default, a negative value turns keepalives off.
+func TestKeepaliveBounds(t *testing.T) {
+	open := memOpener(nil)
+	for _, tt := range []struct {
+		keepalive time.Duration
+		ok        bool
+	}{{time.Nanosecond, false}, {time.Millisecond, false}, {MinKeepalive - 1, false}, {MinKeepalive, true}, {0, true}, {-1, true}} {
+		_, err := New(Options{Open: open, Keepalive: tt.keepalive})
+		if (err == nil) != tt.ok {
+			t.Errorf("keepalive %v: error %v", tt.keepalive, err)
+		}
+	}
+}

@@ -183,20 +183,31 @@ type wsWire struct {
 	inBatch    bool
 	broken     bool // a write failed: the stream may end inside a frame
 	readerDone chan struct{}
-	// pinged is when the last keepalive ping went out (writer only);
-	// heard is when the peer last sent anything, pongs included (UnixNano).
-	pinged time.Time
-	heard  atomic.Int64
+	// pongWait is how long a ping may stay unanswered; unanswered is when
+	// the oldest ping the peer has not answered went out (writer only;
+	// zero when it has answered them all); heard is when the peer last
+	// sent anything, pongs included (UnixNano).
+	pongWait   time.Duration
+	unanswered time.Time
+	heard      atomic.Int64
 }
 
-// keepalive pings the peer, after checking that it answered the previous
-// ping (or sent anything since).
+// keepalive pings the peer, after checking that it has answered (or sent
+// anything) within pongWait of the oldest ping it has not answered. The
+// deadline is its own: pings that follow one another on a short interval
+// do not shorten it.
 func (w *wsWire) keepalive() error {
-	if !w.pinged.IsZero() && w.heard.Load() < w.pinged.UnixNano() {
+	now := time.Now()
+	if !w.unanswered.IsZero() && w.heard.Load() >= w.unanswered.UnixNano() {
+		w.unanswered = time.Time{}
+	}
+	if !w.unanswered.IsZero() && now.Sub(w.unanswered) >= w.pongWait {
 		return errUnresponsive
 	}
-	w.pinged = time.Now()
-	err := w.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.timeout))
+	if w.unanswered.IsZero() {
+		w.unanswered = now
+	}
+	err := w.conn.WriteControl(websocket.PingMessage, nil, now.Add(w.timeout))
 	if err != nil {
 		w.broken = true
 	}
@@ -278,7 +289,7 @@ func (s *Server) runWebSocket(conn *websocket.Conn, bc *batchConn, transport, re
 	// The writer answers a close frame itself (with the peer's code), after
 	// whole frames; gorilla's default would write it from the reader.
 	conn.SetCloseHandler(func(int, string) error { return nil })
-	ww := &wsWire{conn: conn, bc: bc, server: transport != TransportPush, timeout: s.opts.WriteTimeout, readerDone: make(chan struct{})}
+	ww := &wsWire{conn: conn, bc: bc, server: transport != TransportPush, timeout: s.opts.WriteTimeout, pongWait: s.opts.PongWait, readerDone: make(chan struct{})}
 	conn.SetPongHandler(func(string) error { ww.heardNow(); return nil })
 	sub, err := s.newSubscriber(transport, remote, "", ww, nil)
 	if err != nil {

@@ -216,6 +216,7 @@ func TestServeInteropFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--cors-origin", "localhost:3000"}, "--cors-origin"},
 		{[]string{"--keepalive", "-1s"}, "--keepalive"},
+		{[]string{"--keepalive", "1ms"}, "want 0 (off) or a duration of at least 1s"},
 		{[]string{"--sse-event", "a\nb"}, "--sse-event"},
 	} {
 		code, _, errb := replay(t, append([]string{"serve", in, "--listen", "127.0.0.1:0"}, tt.args...)...)

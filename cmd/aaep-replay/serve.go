@@ -268,7 +268,8 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.BoolVar(&opts.Paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
 	fs.StringVar(&opts.SSEEvent, "sse-event", serve.SSEEventRecorded, `SSE event: line: "recorded" (as captured; aaep.event when the capture has no SSE framing), "none" (unnamed events, for EventSource.onmessage), or a NAME for every event`)
 	fs.StringArrayVar(&opts.CORSOrigin, "cors-origin", nil, "browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; default: any origin)")
-	numflag.Duration(fs, &opts.Keepalive, "keepalive", serve.DefaultKeepalive, numflag.NonNegative("off"), "send an SSE comment or WebSocket ping after this much silence, and drop WebSocket peers that stop answering (0: off)")
+	numflag.Duration(fs, &opts.Keepalive, "keepalive", serve.DefaultKeepalive, numflag.ZeroOrAtLeast(float64(serve.MinKeepalive), "off"),
+		fmt.Sprintf("send an SSE comment or WebSocket ping after this much silence (%v or more; 0: off); a WebSocket peer that leaves a ping unanswered for %v is closed", serve.MinKeepalive, serve.DefaultPongWait))
 	fs.BoolVar(&opts.CloseAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
 	opts.Replay.add(fs, "until")
 	return cmd
@@ -293,11 +294,9 @@ func serveRun(opts *ServeOptions) error {
 	so.Shared = opts.Shared || opts.Control
 	so.SSEEvent = opts.SSEEvent
 	so.CORSOrigins = opts.CORSOrigin
-	switch { // a negative --keepalive was refused as it was parsed (numflag)
-	case opts.Keepalive == 0:
+	so.Keepalive = opts.Keepalive // at least serve.MinKeepalive, or 0 (numflag refused the rest)
+	if opts.Keepalive == 0 {
 		so.Keepalive = -1
-	default:
-		so.Keepalive = opts.Keepalive
 	}
 	so.CloseAtEnd = opts.CloseAtEnd
 	if opts.Control {

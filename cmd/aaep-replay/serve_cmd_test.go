@@ -85,7 +85,8 @@ func Test_NewCmdServe(t *testing.T) {
 			o.CORSOrigin = []string{"http://localhost:3000", "*"}
 		}},
 		{name: "keepalive off", argv: "serve in.aaep --keepalive 0", want: func(o *ServeOptions) { o.Keepalive = 0 }},
-		{name: "keepalive", argv: "serve in.aaep --keepalive 500ms", want: func(o *ServeOptions) { o.Keepalive = 500 * time.Millisecond }},
+		{name: "keepalive", argv: "serve in.aaep --keepalive 5s", want: func(o *ServeOptions) { o.Keepalive = 5 * time.Second }},
+		{name: "shortest keepalive", argv: "serve in.aaep --keepalive 1s", want: func(o *ServeOptions) { o.Keepalive = time.Second }},
 		{name: "close-at-end", argv: "serve in.aaep --close-at-end", want: func(o *ServeOptions) { o.CloseAtEnd = true }},
 
 		{name: "no file", argv: "serve", err: "serve needs the capture FILE to replay (several, a glob or a directory are replayed as one, in time order) (see aaep-replay serve --help)"},
@@ -93,7 +94,9 @@ func Test_NewCmdServe(t *testing.T) {
 		{name: "paused without control", argv: "serve in.aaep --paused", err: "--paused goes with --control"},
 		{name: "cors origin without scheme", argv: "serve in.aaep --cors-origin localhost:3000", err: `--cors-origin: origin "localhost:3000": want scheme://host[:port], such as http://localhost:3000`},
 		{name: "cors origin with a path", argv: "serve in.aaep --cors-origin http://a/b", err: `--cors-origin: origin "http://a/b": want scheme://host[:port], such as http://localhost:3000`},
-		{name: "negative keepalive", argv: "serve in.aaep --keepalive -1s", err: `invalid argument "-1s" for "--keepalive" flag: want 0 (off) or a positive duration such as 500ms or 2s`},
+		{name: "negative keepalive", argv: "serve in.aaep --keepalive -1s", err: `invalid argument "-1s" for "--keepalive" flag: want 0 (off) or a duration of at least 1s`},
+		{name: "keepalive under a second", argv: "serve in.aaep --keepalive 999ms", err: `invalid argument "999ms" for "--keepalive" flag: want 0 (off) or a duration of at least 1s`},
+		{name: "keepalive of a nanosecond", argv: "serve in.aaep --keepalive 1ns", err: `invalid argument "1ns" for "--keepalive" flag: want 0 (off) or a duration of at least 1s`},
 		{name: "push's target", argv: "serve in.aaep --to ws://x/", err: `--until: bad position "ws://x/": want a clock time [[hh:]mm:]ss[.fraction]`},
 		{name: "unknown flag", argv: "serve in.aaep --open", err: "unknown flag: --open"},
 	}

@@ -25,6 +25,7 @@ type Bounds struct {
 	minOpen        bool // min itself is refused
 	hasMin, hasMax bool
 	zero           string // what 0 means, for the message ("no limit")
+	zeroOr         bool   // 0 is accepted below min
 }
 
 // Positive accepts values greater than 0.
@@ -37,11 +38,19 @@ func NonNegative(meaning string) Bounds { return Bounds{min: 0, hasMin: true, ze
 // AtLeast accepts min and more.
 func AtLeast(min float64) Bounds { return Bounds{min: min, hasMin: true} }
 
+// ZeroOrAtLeast accepts 0, which means meaning ("off"), and min and more.
+func ZeroOrAtLeast(min float64, meaning string) Bounds {
+	return Bounds{min: min, hasMin: true, zero: meaning, zeroOr: true}
+}
+
 // Between accepts min to max, both included.
 func Between(min, max float64) Bounds { return Bounds{min: min, max: max, hasMin: true, hasMax: true} }
 
 // Check reports v outside b (NaN and infinities always are).
 func (b Bounds) Check(v float64) error {
+	if b.zeroOr && v == 0 {
+		return nil
+	}
 	bad := math.IsNaN(v) || math.IsInf(v, 0) ||
 		(b.hasMin && (v < b.min || (b.minOpen && v == b.min))) ||
 		(b.hasMax && v > b.max)
@@ -54,6 +63,8 @@ func (b Bounds) Check(v float64) error {
 // String describes the accepted values.
 func (b Bounds) String() string {
 	switch {
+	case b.zeroOr:
+		return fmt.Sprintf("0 (%s) or a number of at least %s", b.zero, num(b.min))
 	case b.hasMin && b.hasMax:
 		return fmt.Sprintf("a number from %s to %s", num(b.min), num(b.max))
 	case b.hasMin && b.minOpen:
@@ -72,6 +83,8 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func (b Bounds) durationString() string {
 	d := func(v float64) string { return time.Duration(v).String() }
 	switch {
+	case b.zeroOr:
+		return fmt.Sprintf("0 (%s) or a duration of at least %s", b.zero, d(b.min))
 	case b.hasMin && b.hasMax:
 		return fmt.Sprintf("a duration from %s to %s", d(b.min), d(b.max))
 	case b.hasMin && b.minOpen && b.min == 0:

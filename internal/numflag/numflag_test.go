@@ -17,6 +17,7 @@ func TestFlags(t *testing.T) {
 		max   int64
 		idle  time.Duration
 		flush time.Duration
+		keep  time.Duration
 	}
 	newSet := func(v *vars) *pflag.FlagSet {
 		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
@@ -26,6 +27,7 @@ func TestFlags(t *testing.T) {
 		numflag.Int64(fs, &v.max, "max-events", 0, numflag.NonNegative("no limit"), "")
 		numflag.Duration(fs, &v.idle, "max-idle", 0, numflag.NonNegative("no cap"), "")
 		numflag.Duration(fs, &v.flush, "flush-interval", 100*time.Millisecond, numflag.Positive(), "")
+		numflag.Duration(fs, &v.keep, "keepalive", 15*time.Second, numflag.ZeroOrAtLeast(float64(time.Second), "off"), "")
 		return fs
 	}
 	cases := []struct {
@@ -53,6 +55,12 @@ func TestFlags(t *testing.T) {
 		{"--flush-interval=-1ms", "a positive duration"},
 		{"--flush-interval=soon", "not a duration"},
 		{"--flush-interval=50ms", ""},
+		{"--keepalive=0", ""},
+		{"--keepalive=1s", ""},
+		{"--keepalive=1h", ""},
+		{"--keepalive=999ms", "want 0 (off) or a duration of at least 1s"},
+		{"--keepalive=1ns", "want 0 (off) or a duration of at least 1s"},
+		{"--keepalive=-1s", "want 0 (off) or a duration of at least 1s"},
 	}
 	for _, c := range cases {
 		var v vars
