@@ -29,7 +29,12 @@ import (
 //
 // Parameters come as query parameters or as a JSON object in the body
 // ({"count": 2}, {"index": 40}, {"to": "1m30s"}, {"value": 2}). Every POST
-// answers with the new ControlStatus, or with 400/409 and {"error": "..."}.
+// answers with the ControlStatus after the action, or with 400/409 and
+// {"error": "..."}: a step answers once its events have been released and
+// queued to the subscribers (position and released count them), a seek once
+// the timeline has moved there, a pause once the event being released (if
+// any) is queued. It waits at most settleWait for that, then answers the
+// state as it is.
 //
 // When the range ends the replay holds at its end, subscribers stay
 // attached, and a seek plays it again.
@@ -53,6 +58,10 @@ const (
 // logSize bounds the control log (entries kept, oldest dropped first).
 const logSize = 20000
 
+// settleWait bounds how long an action waits for the timeline to show its
+// effect (see settle).
+const settleWait = 5 * time.Second
+
 // ControlPosition is the last event the shared timeline released.
 type ControlPosition struct {
 	// Index is its record number, -1 before the first.
@@ -68,7 +77,8 @@ type ControlStatus struct {
 	Speed    float64         `json:"speed"`
 	NoDelay  bool            `json:"no_delay"`
 	Position ControlPosition `json:"position"`
-	// Released counts the events released since the server started.
+	// Released counts the events released since the server started (and
+	// queued to the subscribers; Position is the last of them).
 	Released int64 `json:"released"`
 	// StepsPending counts steps asked for and not yet taken.
 	StepsPending int `json:"steps_pending"`
@@ -111,16 +121,18 @@ type control struct {
 	srv *Server
 	c   *timing.Controller
 
-	mu      sync.Mutex
-	pos     ControlPosition
-	started bool
-	ended   bool
-	log     []LogEntry // ring of logSize
-	seq     int64      // newest entry's Seq
+	mu       sync.Mutex
+	pos      ControlPosition
+	released int64         // events released and queued to the subscribers
+	moved    chan struct{} // closed and replaced when any of the above changes
+	started  bool
+	ended    bool
+	log      []LogEntry // ring of logSize
+	seq      int64      // newest entry's Seq
 }
 
 func newControl(s *Server) *control {
-	return &control{srv: s, c: s.opts.Control, pos: ControlPosition{Index: -1}, log: make([]LogEntry, 0, 256)}
+	return &control{srv: s, c: s.opts.Control, pos: ControlPosition{Index: -1}, moved: make(chan struct{}), log: make([]LogEntry, 0, 256)}
 }
 
 // mountControl adds the control API to the server's routes.
@@ -144,7 +156,7 @@ func (s *Server) ControlStatus() (ControlStatus, bool) {
 func (ct *control) status() ControlStatus {
 	cs := ct.c.State()
 	ct.mu.Lock()
-	st := ControlStatus{Speed: cs.Speed, NoDelay: cs.NoDelay, Position: ct.pos, Released: cs.Released, StepsPending: cs.StepsPending, LogSeq: ct.seq}
+	st := ControlStatus{Speed: cs.Speed, NoDelay: cs.NoDelay, Position: ct.pos, Released: ct.released, StepsPending: cs.StepsPending, LogSeq: ct.seq}
 	switch {
 	case !ct.started:
 		st.State = StateWaiting
@@ -234,17 +246,56 @@ func (s *Server) observeNotice(n Notice) {
 	s.ctl.append(e)
 }
 
-// released records the position of an event the timeline released.
-func (ct *control) released(ev *event) {
+// queued records an event the timeline released, once it is queued to the
+// subscribers: the position and the released count move together.
+func (ct *control) queued(ev *event) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	ct.pos = ControlPosition{Index: ev.Index, Offset: ev.Offset, Type: ev.Type, Session: ev.Session}
+	ct.released++
+	ct.move()
+}
+
+// move wakes the actions waiting for the timeline (settle); ct.mu must be
+// held.
+func (ct *control) move() {
+	close(ct.moved)
+	ct.moved = make(chan struct{})
 }
 
 func (ct *control) setPhase(started, ended bool) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	ct.started, ct.ended = started, ended
+	ct.move()
+}
+
+// settle waits until the timeline shows the effect of an action: target
+// events released and queued (a step's, or those the controller had
+// released when the action was taken), and no seek waiting to be taken. It
+// returns at once when no timeline runs, when the range has ended (fewer
+// events than asked are left), when the server shuts down, or after
+// settleWait.
+func (ct *control) settle(target int64) {
+	timer := time.NewTimer(settleWait)
+	defer timer.Stop()
+	for {
+		ct.mu.Lock()
+		done := !ct.started || ct.ended || ct.released >= target && !ct.c.SeekPending()
+		moved := ct.moved
+		ct.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-moved:
+		case <-ct.c.Changed(): // a seek or step asked meanwhile
+		case <-ct.srv.ctx.Done():
+			return
+		case <-timer.C:
+			return
+		}
+	}
 }
 
 // runControlled plays the shared timeline under the controller. It differs
@@ -311,8 +362,8 @@ func (t *timeline) runControlled() {
 			return
 		}
 		ev.Deadline = deadline
-		ct.released(ev)
 		t.broadcast(ev)
+		ct.queued(ev)
 	}
 }
 
@@ -338,6 +389,11 @@ func (ct *control) seek(st *stream) error {
 	if !ok {
 		return nil
 	}
+	defer func() {
+		ct.mu.Lock()
+		ct.move()
+		ct.mu.Unlock()
+	}()
 	st.err = nil
 	if err := st.cur.SeekRecord(target); err != nil {
 		return fmt.Errorf("seek to record %d: %w", target, err)
@@ -426,8 +482,10 @@ func (ct *control) serveAction(w http.ResponseWriter, r *http.Request) {
 	writeControlJSON(w, http.StatusOK, ct.status())
 }
 
-// apply performs one action; it returns an HTTP status and message on error.
+// apply performs one action and waits for the timeline to show it
+// (settle); it returns an HTTP status and message on error.
 func (ct *control) apply(action string, a *controlArgs) (int, string) {
+	target := int64(-1) // the released count to wait for (-1: the controller's now)
 	switch action {
 	case "play":
 		ct.c.Play()
@@ -444,7 +502,7 @@ func (ct *control) apply(action string, a *controlArgs) (int, string) {
 		if st := ct.status(); st.State == StateWaiting || st.State == StateEnded {
 			return http.StatusConflict, "nothing to step: the replay is " + st.State + " (attach a subscriber, or seek)"
 		}
-		ct.c.Step(int(n))
+		target = ct.c.Step(int(n))
 	case "seek":
 		idx, code, msg := ct.target(a)
 		if code != 0 {
@@ -464,6 +522,10 @@ func (ct *control) apply(action string, a *controlArgs) (int, string) {
 	default:
 		return http.StatusNotFound, "unknown action " + strconv.Quote(action) + " (want play, pause, step, seek or speed)"
 	}
+	if target < 0 {
+		target = ct.c.State().Released
+	}
+	ct.settle(target)
 	return 0, ""
 }
 

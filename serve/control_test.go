@@ -121,7 +121,12 @@ func TestControlStepSeekPlay(t *testing.T) {
 	waitSubscribers(t, ts, 3)
 	expectNothing(t, ts, c2, 0)
 
+	// Each POST answers with the state after its action: the step's
+	// events released and queued, the position on the last of them.
 	st := controlPost(t, ts, "/control/step", "", http.StatusOK)
+	if st.Released != 1 || st.Position.Index != 2 || st.StepsPending != 0 || st.State != StatePaused {
+		t.Fatalf("step answered %+v; want released 1, position #2", st)
+	}
 	if got := readFrame(t, c); !bytes.Equal(got, want[0]) {
 		t.Fatalf("step sent %s, want %s", got, want[0])
 	}
@@ -129,6 +134,9 @@ func TestControlStepSeekPlay(t *testing.T) {
 		t.Fatalf("step sent %s to the SSE subscriber, want %s", got, want[0])
 	}
 	st = controlPost(t, ts, "/control/step?count=2", "", http.StatusOK)
+	if st.Released != 3 || st.Position.Index != 4 || st.Position.Session != "sess_b" || st.StepsPending != 0 {
+		t.Fatalf("step?count=2 answered %+v; want released 3, position #4", st)
+	}
 	for i := 1; i <= 2; i++ {
 		if got := readFrame(t, c); !bytes.Equal(got, want[i]) {
 			t.Fatalf("step %d sent %s, want %s", i, got, want[i])
@@ -140,8 +148,12 @@ func TestControlStepSeekPlay(t *testing.T) {
 	}
 
 	// Seek to the confirmation (record 7), step it, answer it.
-	controlPost(t, ts, "/control/seek", `{"index": 7}`, http.StatusOK)
-	controlPost(t, ts, "/control/step", `{"count": 1}`, http.StatusOK)
+	if st := controlPost(t, ts, "/control/seek", `{"index": 7}`, http.StatusOK); st.Released != 3 || st.Position.Index != 4 {
+		t.Fatalf("seek while paused answered %+v; want the position unchanged", st)
+	}
+	if st := controlPost(t, ts, "/control/step", `{"count": 1}`, http.StatusOK); st.Released != 4 || st.Position.Index != 7 {
+		t.Fatalf("step after the seek answered %+v; want released 4, position #7", st)
+	}
 	if got := readFrame(t, c); !bytes.Equal(got, want[5]) {
 		t.Fatalf("after seek to #7: %s, want %s", got, want[5])
 	}
@@ -172,7 +184,9 @@ func TestControlStepSeekPlay(t *testing.T) {
 
 	// Play the rest at top speed: the replay holds at its end, attached.
 	controlPost(t, ts, "/control/speed?value=1000", "", http.StatusOK)
-	controlPost(t, ts, "/control/play", "", http.StatusOK)
+	if st := controlPost(t, ts, "/control/play", "", http.StatusOK); st.Released < 4 {
+		t.Fatalf("play answered %+v", st)
+	}
 	for _, w := range want[6:] {
 		if got := readFrame(t, c); !bytes.Equal(got, w) {
 			t.Fatalf("play sent %s, want %s", got, w)

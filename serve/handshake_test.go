@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -308,20 +310,40 @@ func TestMidStreamRenegotiation(t *testing.T) {
 // TestLateHandshakeOverWebSocket is the reported case end to end: a
 // subscriber that reads nothing at first (the server fills the socket and
 // queues ahead), then sends its request while a no-delay replay is in full
-// flow, gets one answer between two events and every event. The capture
-// (15 MB) is larger than what loopback sockets buffer, so the replay is
-// still under way when the request comes.
+// flow, gets one answer between two events and every event. Both ends of
+// the connection keep small socket buffers and the subscriber reads
+// nothing until the server has taken its request, so the replay is still
+// under way (its writer blocked, its queue full) when the request comes.
 func TestLateHandshakeOverWebSocket(t *testing.T) {
-	recs := mixedRecords(12000)
-	pad := `,"note":"` + strings.Repeat("x", 1000) + `"}`
-	for i := range recs {
-		recs[i].payload = strings.TrimSuffix(recs[i].payload, "}") + pad
-	}
+	recs := mixedRecords(5000)
 	capture := received(recs)
 	path := writeCapture(t, recs)
 	for _, req := range []string{emptyCaps, noProgress} {
-		srv, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: time.Millisecond})
-		c := dialWS(t, ts)
+		taken := make(chan struct{}, 1)
+		notify := func(n Notice) {
+			if n.Kind == NoticeMessage && n.MessageType == "subscription.request" {
+				signal(taken)
+			}
+		}
+		srv, err := New(Options{CloseAtEnd: true, Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Grace: time.Millisecond, Notify: notify})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewUnstartedServer(srv)
+		ts.Listener = smallBuffers{ts.Listener}
+		ts.Start()
+		d := websocket.Dialer{Subprotocols: []string{Subprotocol}, HandshakeTimeout: testTimeout,
+			NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+				if err == nil {
+					err = c.(*net.TCPConn).SetReadBuffer(smallBuffer)
+				}
+				return c, err
+			}}
+		c, _, err := d.Dial(wsURL(ts, "/aaep/v1/ws"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		c.SetReadDeadline(time.Now().Add(testTimeout))
 		var frames []frame
 		for len(frames) < 100 {
@@ -333,6 +355,11 @@ func TestLateHandshakeOverWebSocket(t *testing.T) {
 		}
 		if err := c.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
 			t.Fatal(err)
+		}
+		select {
+		case <-taken:
+		case <-time.After(testTimeout):
+			t.Fatal("the server did not take the request")
 		}
 		rest, ce := readAll(t, c)
 		if ce.Code != CloseClean {
@@ -348,6 +375,24 @@ func TestLateHandshakeOverWebSocket(t *testing.T) {
 		if at := checkSwitch(t, frames, capture, all, after); at < 100 || at == len(frames)-1 {
 			t.Fatalf("answer at frame %d of %d", at, len(frames))
 		}
+		c.Close()
 		waitIdle(t, srv)
+		_ = srv.Shutdown(context.Background())
+		ts.Close()
 	}
+}
+
+// smallBuffer is the socket buffer size of smallBuffers (the kernel
+// doubles it): a few dozen events.
+const smallBuffer = 64 << 10
+
+// smallBuffers gives each accepted connection a small send buffer.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		err = c.(*net.TCPConn).SetWriteBuffer(smallBuffer)
+	}
+	return c, err
 }

@@ -124,19 +124,22 @@ func (c *Controller) Play() {
 }
 
 // Step lets n more events through while paused (it pauses a playing replay
-// first). Each step releases the next event at once.
-func (c *Controller) Step(n int) {
-	if n <= 0 {
-		return
-	}
+// first). Each step releases the next event at once. It returns the count
+// of released events (ControlState.Released) once every step asked for so
+// far is taken.
+func (c *Controller) Step(n int) (released int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if n <= 0 {
+		return c.released + int64(c.steps)
+	}
 	if !c.paused {
 		c.pausedV = c.position(c.clock.Now())
 		c.paused = true
 	}
 	c.steps += n
 	c.notify()
+	return c.released + int64(c.steps)
 }
 
 // SetSpeed changes the speed factor (see Config.Validate for the range),
