@@ -83,5 +83,9 @@
 // capfile.KindSent, and connections opening and closing are capfile.KindConn.
 // Each subscriber is one source id (1, 2, ... in order of arrival; 0 is the
 // server itself, for replies that name no subscription), and every record
-// carries the attribute "subscription" with its subscription id.
+// carries the attribute "subscription" with its subscription id. What the
+// replay sends is recorded as it is handed to the connection, so a
+// subscriber's answer always comes after the message it answers (a write
+// that then fails leaves its last messages recorded but undelivered, and
+// the subscription closed).
 package serve

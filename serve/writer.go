@@ -158,11 +158,9 @@ func (w *writer) writeBatch(batch []*event) (done int, ok bool) {
 		if ev.Blocking != nil {
 			s.reg.issue(ev.Blocking, ev.ID, ev.Session, s.pool == nil)
 		}
-		if err := s.wire.write(ev); err != nil {
-			s.failed(err)
+		if !w.put(ev, due) {
 			return done, false
 		}
-		w.pending = append(w.pending, sentEvent{ev: ev, due: due})
 		done++
 	}
 	return done, true
@@ -179,12 +177,8 @@ func (w *writer) answer() bool {
 		return true
 	}
 	for _, a := range as {
-		if a.msg != nil {
-			if err := s.wire.write(a.msg); err != nil {
-				s.failed(err)
-				return false
-			}
-			w.pending = append(w.pending, sentEvent{ev: a.msg})
+		if a.msg != nil && !w.put(a.msg, time.Time{}) {
+			return false
 		}
 		if a.terms != nil {
 			s.terms.Store(a.terms)
@@ -197,6 +191,22 @@ func (w *writer) answer() bool {
 		}
 	}
 	return w.flush()
+}
+
+// put writes one message. It is recorded (Options.Record) and logged (the
+// control log) first: the wire may send it before the flush (a batch sends
+// what fills its buffer), and a subscriber's answer to it must never come
+// ahead of it in either.
+func (w *writer) put(ev *event, due time.Time) bool {
+	s := w.s
+	s.srv.record(s, capfile.KindReceived, ev)
+	s.srv.observeSent(s, ev)
+	if err := s.wire.write(ev); err != nil {
+		s.failed(err)
+		return false
+	}
+	w.pending = append(w.pending, sentEvent{ev: ev, due: due})
+	return true
 }
 
 // waitUntil flushes what is written and waits until t. reached is false
@@ -238,7 +248,6 @@ func (w *writer) flush() bool {
 	var worst time.Duration
 	for _, p := range w.pending {
 		if p.ev.Control {
-			srv.record(s, capfile.KindReceived, p.ev)
 			continue
 		}
 		late := now.Sub(p.due)
@@ -250,8 +259,6 @@ func (w *writer) flush() bool {
 		s.bytes.Add(int64(len(p.ev.Payload)))
 		s.lastIndex.Store(p.ev.Index)
 		s.lastOffset.Store(int64(p.ev.Offset))
-		srv.record(s, capfile.KindReceived, p.ev)
-		srv.observeSent(s, p.ev)
 		s.recycle(p.ev)
 	}
 	clear(w.pending)
