@@ -20,7 +20,10 @@ import (
 // subscriber's replies as going to it.
 func TestRecordedReplayReadsLikeACapture(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "wire.aaep")
-	srv := startServe(t, "serve", demoCapture, "--listen", "127.0.0.1:0", "--speed", "50", "--close-at-end", "--record", record)
+	// At --speed 10 the client's replies have 150 ms before the sessions
+	// they answer end (at 50, under load, a reply could come after it,
+	// which check rightly notes as late).
+	srv := startServe(t, "serve", demoCapture, "--listen", "127.0.0.1:0", "--speed", "10", "--close-at-end", "--record", record)
 	addr := srv.addr
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
 	c, _, err := d.Dial("ws://"+addr+"/aaep/v1/ws", nil)
