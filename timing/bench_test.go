@@ -74,6 +74,7 @@ func BenchmarkPacing(b *testing.B) {
 			b.ReportMetric(float64(len(offs)), "events")
 			b.ReportMetric(float64(last.P50)/1e3, "p50-µs")
 			b.ReportMetric(float64(last.P99)/1e3, "p99-µs")
+			b.ReportMetric(float64(last.P999)/1e3, "p99.9-µs")
 			b.ReportMetric(float64(last.Max)/1e3, "max-µs")
 			b.ReportMetric(float64(last.Drift)/1e3, "drift-µs")
 		})

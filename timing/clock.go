@@ -30,9 +30,19 @@ type Clock interface {
 	WaitUntil(ctx context.Context, t time.Time) error
 }
 
-// System returns the clock that waits with runtime timers. It is cheap on CPU;
-// a wake-up is typically tens of microseconds to about a millisecond late.
+// System returns the clock that waits with runtime timers, and in one
+// system sleep for the last stretch before a deadline. It is cheap on CPU;
+// a wake-up is typically tens of microseconds late (up to a millisecond
+// where the system has no fine-grained sleep).
 func System() Clock { return systemClock{} }
+
+// systemFine is how long before a deadline the system clock stops waiting
+// on a runtime timer. The runtime wakes its timers through epoll_wait,
+// whose timeout counts whole milliseconds: a wait whose remainder is under
+// a millisecond sleeps a full one, so a timer alone is up to a millisecond
+// late, about half a millisecond on average. One system sleep for the last
+// stretch wakes within the kernel's timer slack (tens of microseconds).
+const systemFine = 1500 * time.Microsecond
 
 // DefaultSpin is how long before a deadline the precise clock stops waiting
 // on a runtime timer (whose wake-ups can be a millisecond late).
@@ -60,7 +70,15 @@ type systemClock struct{}
 func (systemClock) Now() time.Time { return time.Now() }
 
 func (systemClock) WaitUntil(ctx context.Context, t time.Time) error {
-	return sleepUntil(ctx, t)
+	if !haveFineSleep {
+		return sleepUntil(ctx, t)
+	}
+	if time.Until(t) > systemFine {
+		if err := sleepUntil(ctx, t.Add(-systemFine)); err != nil {
+			return err
+		}
+	}
+	return sleepFine(ctx, t, 0)
 }
 
 // sleepUntil waits on a runtime timer until t.
@@ -93,6 +111,28 @@ func (preciseClock) Now() time.Time { return time.Now() }
 // spin forever.
 const stuckReadings = 1000
 
+// sleepFine waits in system sleeps (fineSleep) until stop, aiming each
+// sleep past later than stop (a sleep wakes a little late anyway, and
+// waking early costs another). Where the clock does not move while the
+// thread sleeps (the fake clock of a testing/synctest bubble), it waits on
+// that clock instead.
+func sleepFine(ctx context.Context, stop time.Time, past time.Duration) error {
+	for {
+		before := time.Now()
+		rem := stop.Sub(before)
+		if rem <= 0 {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		fineSleep(rem + past)
+		if time.Now().Equal(before) {
+			return sleepUntil(ctx, stop)
+		}
+	}
+}
+
 func (c preciseClock) WaitUntil(ctx context.Context, t time.Time) error {
 	if time.Until(t) > c.spin {
 		if err := sleepUntil(ctx, t.Add(-c.spin)); err != nil {
@@ -100,21 +140,8 @@ func (c preciseClock) WaitUntil(ctx context.Context, t time.Time) error {
 		}
 	}
 	if haveFineSleep {
-		for {
-			before := time.Now()
-			rem := t.Sub(before)
-			if rem <= fineSleepMargin {
-				break
-			}
-			if ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-			fineSleep(rem - fineSleepMargin + 30*time.Microsecond)
-			if time.Now().Equal(before) {
-				// The clock did not move while the thread slept: a
-				// testing/synctest fake clock. Wait on it instead.
-				return sleepUntil(ctx, t)
-			}
+		if err := sleepFine(ctx, t.Add(-fineSleepMargin), 30*time.Microsecond); err != nil {
+			return err
 		}
 	}
 	last, same := time.Now(), 0

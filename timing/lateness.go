@@ -88,6 +88,7 @@ type Summary struct {
 	P50   time.Duration `json:"p50_ns"`
 	P90   time.Duration `json:"p90_ns"`
 	P99   time.Duration `json:"p99_ns"`
+	P999  time.Duration `json:"p999_ns"`
 	Min   time.Duration `json:"min_ns"`
 	Max   time.Duration `json:"max_ns"`
 	// First and Last are the lateness of the first and the last event.
@@ -120,6 +121,7 @@ func (l *Lateness) Summary() Summary {
 	s.P50 = l.quantile(0.50)
 	s.P90 = l.quantile(0.90)
 	s.P99 = l.quantile(0.99)
+	s.P999 = l.quantile(0.999)
 	return s
 }
 

@@ -23,6 +23,7 @@ type closedNotice struct {
 			Count int64 `json:"count"`
 			P50   int64 `json:"p50_ns"`
 			P99   int64 `json:"p99_ns"`
+			P999  int64 `json:"p999_ns"`
 			Max   int64 `json:"max_ns"`
 			Drift int64 `json:"drift_ns"`
 		} `json:"lateness"`
@@ -72,8 +73,8 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 				}
 				r.Name = "Pacing/" + cfg.name
 				e.Emit(r)
-				e.logf("pacing %s run %d: server p50 %.0fµs p99 %.0fµs max %.0fµs drift %.0fµs; latest at the subscriber: %s",
-					cfg.name, run+1, r.Metrics[0].Value, r.Metrics[1].Value, r.Metrics[2].Value, r.Metrics[3].Value, worst)
+				e.logf("pacing %s run %d: server p50 %.0fµs p99 %.0fµs p99.9 %.0fµs max %.0fµs drift %.0fµs; latest at the subscriber: %s",
+					cfg.name, run+1, r.Metrics[0].Value, r.Metrics[1].Value, r.Metrics[9].Value, r.Metrics[2].Value, r.Metrics[3].Value, worst)
 			}
 			return nil
 		}()
@@ -143,5 +144,7 @@ func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, spee
 		{us(late[len(late)-1]), "client-max-µs"},
 		{us(drift), "client-drift-µs"},
 		{float64(len(offs)), "events"},
+		{float64(lat.P999) / 1e3, "p999-µs"},
+		{us(q(0.999)), "client-p999-µs"},
 	}}, worst, nil
 }
