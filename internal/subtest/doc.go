@@ -13,7 +13,9 @@
 //	level: 2                              # the conformance level it tests (1, 2 or 3)
 //	sections: ["§6.4", "§9.4.2(3)"]       # what it tests
 //	description: A confirmation the user rejects.
-//	user: Press "reject" on the confirmation.   # the scripted user's decision
+//	user: Press "reject" on the confirmation.   # the scripted user's decision, in words
+//	decisions:                            # and for a harness (AAEP_TEST_DECISIONS)
+//	  - {token: rpl_abc, decision: reject, delay: 300ms}
 //	capture: refund.jsonl                 # a capture or JSON Lines file, relative to this file
 //	speed: 1                              # or no_delay: true
 //	keepalive: 15s                        # the silence after which the stream gets a keepalive
@@ -25,7 +27,7 @@
 //	  - {redeliver: 4}                    # cut after the 4th event, then send it again
 //	  - {slow: 0.2, after: 2}             # from the 2nd event on, play at 0.2x
 //	expect:
-//	  - reply: {token: rpl_abc, decision: reject, within: 30s}
+//	  - reply: {token: rpl_abc, decision: reject, within: 30s, once: true}
 //	  - no_reply: {}                      # or {token: rpl_abc}: no reply (to it)
 //	  - request: {capabilities: {supports_confirmation_reply: true}}
 //	  - sends: {type: subscription.renegotiate}
