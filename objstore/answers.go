@@ -13,34 +13,50 @@ import (
 )
 
 // ErrNotS3 reports an answer no S3 server gives: an error answered with a
-// web page or with a body that is not an S3 error document (a web server,
-// a login portal or a load balancer's error page at the endpoint), or an
-// upload accepted without an ETag. The S3 client would read such an
+// web page or with a body that is not an S3 error document (a web server
+// or a login portal at the endpoint), or an upload accepted without an
+// ETag. (A server error answered so, a proxy's 502 page, is an error of
+// its own that names the page, as transient as any 5xx.) The S3 client would read such an
 // answer's status alone (a 404 page as "no such object", a 403 page as
 // "access denied", a 200 page as a stored upload), so it is refused
 // instead.
 var ErrNotS3 = errors.New("not an S3 server")
 
 // notS3Error is ErrNotS3 with what was answered. (The request is named
-// by the error around it: the client's url.Error, or the upload's.)
+// by the error around it: the client's url.Error, or the upload's.) A
+// server error (5xx) answered so is a proxy's or a load balancer's page
+// in front of the server, perhaps for a while: it says so, and is not
+// ErrNotS3.
 type notS3Error struct {
 	status  string
+	code    int
 	what    string // "with an HTML page", "without an ETag", ...
 	excerpt string // the page's title or first words, if any
 }
 
 func (e *notS3Error) Error() string {
 	s := fmt.Sprintf("%v: it answered %s", ErrNotS3, e.status)
+	if e.code >= 500 {
+		s = "the server answered " + e.status
+	}
 	if e.what != "" {
 		s += " " + e.what
 	}
 	if e.excerpt != "" {
 		s += fmt.Sprintf(" (%q)", e.excerpt)
 	}
+	if e.code >= 500 {
+		s += ", not an S3 error: a proxy or load balancer in front of it?"
+	}
 	return s
 }
 
-func (e *notS3Error) Unwrap() error { return ErrNotS3 }
+func (e *notS3Error) Unwrap() error {
+	if e.code >= 500 {
+		return nil
+	}
+	return ErrNotS3
+}
 
 // s3Answers refuses answers that cannot come from an S3 server (ErrNotS3).
 // S3 answers an error with an XML document (or, to HEAD, with no body),
@@ -85,7 +101,7 @@ func (t *s3Answers) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	resp.Body.Close()
-	return nil, &notS3Error{status: resp.Status, what: what, excerpt: excerpt(body)}
+	return nil, &notS3Error{status: resp.Status, code: resp.StatusCode, what: what, excerpt: excerpt(body)}
 }
 
 func looksHTML(b []byte) bool {

@@ -48,11 +48,11 @@ func TestNotS3(t *testing.T) {
 		}, want: []string{"403 Forbidden", "with an HTML page", `"Sign in"`}},
 		{name: "plain text 404", op: "exists", handler: http.NotFound,
 			want: []string{"404 Not Found", "with a body that is not an S3 error document (text/plain)", `"404 page not found"`}},
-		{name: "JSON 500", op: "exists", handler: func(w http.ResponseWriter, r *http.Request) {
+		{name: "JSON 404", op: "exists", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusInternalServerError)
-			fmt.Fprint(w, `{"error":"upstream connect error"}`)
-		}, want: []string{"500 Internal Server Error", "(application/json)", `upstream connect error`}},
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"no route"}`)
+		}, want: []string{"404 Not Found", "(application/json)", `no route`}},
 		{name: "200 to anything", op: "put", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<html>ok</html>")
@@ -94,9 +94,29 @@ func TestNotS3(t *testing.T) {
 		})
 	}
 
+	// A proxy's error page for a server error is transient, as any 5xx:
+	// not ErrNotS3, but it names the page.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprint(w, "<html><head><title>502 Bad Gateway</title></head></html>")
+	}))
+	defer proxy.Close()
+	setCredentials(t)
+	st, err := objstore.Open(context.Background(), objstore.URL{Scheme: "s3", Bucket: "caps"}, objstore.Options{Endpoint: proxy.URL, Retries: -1,
+		Warnf: func(f string, a ...any) { t.Errorf("warning with credentials: "+f, a...) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = objstore.Exists(context.Background(), st, "run.aaep")
+	if err == nil || errors.Is(err, objstore.ErrNotS3) || errors.Is(err, objstore.ErrNotFound) ||
+		!strings.Contains(err.Error(), `the server answered 502 Bad Gateway with an HTML page ("502 Bad Gateway"), not an S3 error`) {
+		t.Errorf("Exists behind a proxy's 502 page = %v, want an error naming the page, not ErrNotS3", err)
+	}
+
 	// An S3 server's own error answers stay what they are.
 	srv := s3test.Start(t, "caps")
-	st := openStore(t, srv, "caps")
+	st = openStore(t, srv, "caps")
 	if _, err := st.Stat(context.Background(), "none.aaep"); !errors.Is(err, objstore.ErrNotFound) || errors.Is(err, objstore.ErrNotS3) {
 		t.Errorf("Stat of a missing object on S3 = %v, want ErrNotFound", err)
 	}
