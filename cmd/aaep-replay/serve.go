@@ -197,7 +197,8 @@ subscribers, until interrupted (Ctrl-C):
 
   WebSocket  ws://ADDR/aaep/v1/ws (subprotocol aaep.v1): send a
              subscription.request first to negotiate, or nothing (the stream
-             starts after a short grace period, unfiltered).
+             starts after a short grace period, unfiltered); a request sent
+             later is answered between two events, losing none.
   SSE        http://ADDR/aaep/v1/events and http://ADDR/events; resume with
              Last-Event-ID. POST /aaep/v1/subscriptions to negotiate first,
              then open the stream at the Location it returns. Events are
