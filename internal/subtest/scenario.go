@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
+	"github.com/aaep-tools/aaepkit/serve"
 )
 
 // Scenario is a capture to play to a subscriber and what it is expected
@@ -448,6 +449,9 @@ func (p *parser) scenario(root *yaml.Node, sc *Scenario) error {
 			sc.NoDelay, err = p.boolean(v, key)
 		case "keepalive":
 			sc.Keepalive, err = p.dur(v, key)
+			if err == nil && sc.Keepalive < serve.MinKeepalive {
+				err = p.errf(v, "keepalive: %s is under the %s serve allows", sc.Keepalive, serve.MinKeepalive)
+			}
 		case "linger":
 			sc.Linger, err = p.dur(v, key)
 		case "reject":

@@ -115,6 +115,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad name", head + "name: a b\n", `s.yaml:4: name: "a b": use letters, digits and - only`},
 		{"speed too high", head + "speed: 5000\n", `s.yaml:4: speed: want a number from 0.01 to 1000, got "5000"`},
 		{"bad duration", head + "linger: soon\n", `s.yaml:4: linger: want a positive duration such as 30s or 500ms, got "soon"`},
+		{"keepalive too short", head + "keepalive: 200ms\n", "s.yaml:4: keepalive: 200ms is under the 1s serve allows"},
 		{"no_delay not bool", head + "no_delay: sometimes\n", `s.yaml:4: no_delay: want true or false, got "sometimes"`},
 		{"unknown reason", head + "reject: nope\n", `s.yaml:4: reject: "nope" is not a subscription.rejected reason code (version_unsupported, manifest_signature_required, capabilities_incompatible, rate_limit, authentication_required, authorization_denied, transport_unavailable, unknown)`},
 		{"sections not a list", head + "sections: §6\n", `s.yaml:4: sections: want a list of sections such as ["§6.4"], got "§6"`},
