@@ -66,6 +66,7 @@ type Claimer interface {
 
 // Engine runs a set of models over one stream. It is not safe for concurrent use.
 type Engine struct {
+	info     StreamInfo
 	models   []Model
 	opts     *Options
 	checkers []Checker
@@ -98,10 +99,15 @@ type Stats struct {
 	Findings   map[Level]int64  `json:"-"`
 }
 
-// NewEngine prepares a run of models. With force non-empty, every message is
-// handed to the model of that name without recognition. Unknown names in
-// force or in opts.Disabled are errors.
-func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine, error) {
+// NewEngine prepares a run of models over the stream info describes. With
+// force non-empty, every message is handed to the model of that name
+// without recognition. Unknown names in force or in opts.Disabled are
+// errors. Checkers that observe the stream (StreamObserver) are told info
+// at once; every finding, step and session summary carries info.Stream.
+//
+// Front ends do not call NewEngine themselves: the analysis driver
+// (package protocol/check) makes one engine per stream of a recording.
+func NewEngine(models []Model, force string, opts *Options, info StreamInfo, sink Sink) (*Engine, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -109,6 +115,7 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 		return nil, fmt.Errorf("unknown profile %q (want strict or lenient)", opts.Profile)
 	}
 	e := &Engine{
+		info:     info,
 		models:   models,
 		opts:     opts,
 		forced:   -1,
@@ -142,6 +149,9 @@ func NewEngine(models []Model, force string, opts *Options, sink Sink) (*Engine,
 	e.checkers = make([]Checker, len(models))
 	for i, m := range models {
 		e.checkers[i] = m.NewChecker(&reporter{e: e, protocol: m.Name()}, opts)
+		if o, ok := e.checkers[i].(StreamObserver); ok {
+			o.Begin(info)
+		}
 	}
 	return e, nil
 }
@@ -251,14 +261,8 @@ func (e *Engine) onlyProtocol() int {
 	return only
 }
 
-// Begin tells the checkers what the input is; call it before the first Feed.
-func (e *Engine) Begin(info StreamInfo) {
-	for _, c := range e.checkers {
-		if o, ok := c.(StreamObserver); ok {
-			o.Begin(info)
-		}
-	}
-}
+// Info returns what the engine was told about its stream.
+func (e *Engine) Info() StreamInfo { return e.info }
 
 // Connection passes a capture's connection record to the checkers that
 // observe connections. c.Event is filled from c.Raw.
@@ -294,6 +298,7 @@ func (e *Engine) Stats() Stats {
 
 func (e *Engine) streamFinding(rule *Rule, m *Message, short, format string, args ...any) {
 	e.emit(Finding{
+		Stream:   e.info.Stream,
 		Protocol: StreamProtocol,
 		Session:  m.Doc.Routing.SessionKey(),
 		RuleID:   rule.ID,
@@ -328,7 +333,7 @@ type reporter struct {
 }
 
 func (r *reporter) Report(rule *Rule, session string, m *Message, short, format string, args ...any) {
-	f := Finding{Protocol: r.protocol, Session: session, RuleID: rule.ID, Index: -1, Short: short, Message: fmt.Sprintf(format, args...)}
+	f := Finding{Stream: r.e.info.Stream, Protocol: r.protocol, Session: session, RuleID: rule.ID, Index: -1, Short: short, Message: fmt.Sprintf(format, args...)}
 	if m != nil {
 		f.Index, f.Offset = m.Index, m.Offset
 	}
@@ -336,14 +341,14 @@ func (r *reporter) Report(rule *Rule, session string, m *Message, short, format 
 }
 
 func (r *reporter) Step(s Step) {
-	s.Protocol = r.protocol
+	s.Stream, s.Protocol = r.e.info.Stream, r.protocol
 	if r.e.sink.Step != nil {
 		r.e.sink.Step(s)
 	}
 }
 
 func (r *reporter) SessionDone(s SessionSummary) {
-	s.Protocol = r.protocol
+	s.Stream, s.Protocol = r.e.info.Stream, r.protocol
 	if r.e.sink.SessionDone != nil {
 		r.e.sink.SessionDone(s)
 	}

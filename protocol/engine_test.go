@@ -81,7 +81,7 @@ func run(t *testing.T, force string, opts *protocol.Options, lines ...string) (*
 	t.Helper()
 	rep := protocol.NewReport("toy.jsonl")
 	var steps []protocol.Step
-	e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, force, opts, rep.Sink(func(s protocol.Step) { steps = append(steps, s) }))
+	e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, force, opts, protocol.StreamInfo{}, rep.Sink(func(s protocol.Step) { steps = append(steps, s) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestEngineBadOptions(t *testing.T) {
 		{"", &protocol.Options{Disabled: []string{"X-1"}}, `unknown rule "X-1"`},
 		{"", &protocol.Options{Profile: "loose"}, `unknown profile "loose"`},
 	} {
-		_, err := protocol.NewEngine([]protocol.Model{toyModel{}}, tt.force, tt.opts, protocol.Sink{})
+		_, err := protocol.NewEngine([]protocol.Model{toyModel{}}, tt.force, tt.opts, protocol.StreamInfo{}, protocol.Sink{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("NewEngine(%q, %+v) error = %v, want it to mention %s", tt.force, tt.opts, err, tt.want)
 		}
@@ -269,17 +269,24 @@ func TestReportText(t *testing.T) {
 	if err := rep.WriteJSON(&buf, protocol.Must); err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Failed   bool
-		Counts   map[string]int
-		Sessions []struct {
-			Session  string
-			Findings []struct{ Rule, Level string }
+	var whole struct {
+		SchemaVersion int `json:"schema_version"`
+		Recordings    []struct {
+			Failed   bool
+			Counts   map[string]int
+			Sessions []struct {
+				Session  string
+				Findings []struct{ Rule, Level string }
+			}
 		}
 	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(buf.Bytes(), &whole); err != nil {
 		t.Fatalf("JSON report does not parse: %v\n%s", err, buf.String())
 	}
+	if whole.SchemaVersion != protocol.SchemaVersion || len(whole.Recordings) != 1 {
+		t.Fatalf("JSON report = %+v, want schema %d and one recording", whole, protocol.SchemaVersion)
+	}
+	doc := whole.Recordings[0]
 	if !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 || doc.Sessions[0].Findings[0].Level != "MUST" {
 		t.Errorf("JSON report = %+v", doc)
 	}
@@ -347,7 +354,7 @@ func (c docChecker) Handle(msg *protocol.Message) {
 func TestEngineDecodesOnce(t *testing.T) {
 	var log []string
 	dm := docModel{log: &log, docs: map[*payload.Doc]string{}}
-	e, err := protocol.NewEngine([]protocol.Model{dm, docModel{log: &log, docs: dm.docs}}, "", nil, protocol.Sink{})
+	e, err := protocol.NewEngine([]protocol.Model{dm, docModel{log: &log, docs: dm.docs}}, "", nil, protocol.StreamInfo{}, protocol.Sink{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +381,7 @@ func TestEngineDecodesOnce(t *testing.T) {
 		t.Errorf("calls\n got %s\nwant %s", got, want)
 	}
 	log = nil
-	e, err = protocol.NewEngine([]protocol.Model{dm}, "", nil, protocol.Sink{})
+	e, err = protocol.NewEngine([]protocol.Model{dm}, "", nil, protocol.StreamInfo{}, protocol.Sink{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +419,7 @@ func TestStreamingReport(t *testing.T) {
 		var out bytes.Buffer
 		rep := protocol.NewReport("toy.jsonl")
 		rep.Stream(&out, asJSON, protocol.Must)
-		e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, "", nil, rep.Sink(nil))
+		e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,20 +449,23 @@ func TestStreamingReport(t *testing.T) {
 			}
 			continue
 		}
-		var doc struct {
-			Input    string
-			Messages int
-			Failed   bool
-			Counts   map[string]int
-			Sessions []struct {
-				Session  string
-				Findings []struct{ Rule string }
+		var whole struct {
+			Recordings []struct {
+				Recording string
+				Messages  int
+				Failed    bool
+				Counts    map[string]int
+				Sessions  []struct {
+					Session  string
+					Findings []struct{ Rule string }
+				}
 			}
 		}
-		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-			t.Fatalf("streamed JSON does not parse: %v\n%s", err, out.String())
+		if err := json.Unmarshal(out.Bytes(), &whole); err != nil || len(whole.Recordings) != 1 {
+			t.Fatalf("streamed JSON does not parse as one recording: %v\n%s", err, out.String())
 		}
-		if doc.Input != "toy.jsonl" || doc.Messages != 5 || !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 ||
+		doc := whole.Recordings[0]
+		if doc.Recording != "toy.jsonl" || doc.Messages != 5 || !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 ||
 			doc.Sessions[0].Session != "s1" || doc.Sessions[0].Findings[0].Rule != "TOY-BAD" {
 			t.Errorf("streamed JSON = %+v", doc)
 		}
@@ -488,7 +498,7 @@ func (c *claimChecker) Handle(m *protocol.Message) {
 // claims it, and is otherwise of unknown protocol.
 func TestEngineClaimer(t *testing.T) {
 	rep := protocol.NewReport("claim")
-	e, err := protocol.NewEngine([]protocol.Model{claimModel{}}, "", nil, rep.Sink(nil))
+	e, err := protocol.NewEngine([]protocol.Model{claimModel{}}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

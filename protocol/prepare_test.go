@@ -20,7 +20,7 @@ func (p *toyPrep) Prepare(m *protocol.Message, _ bool) {
 
 func TestPreparation(t *testing.T) {
 	newEngine := func(models ...protocol.Model) *protocol.Engine {
-		eng, err := protocol.NewEngine(models, "", nil, protocol.Sink{})
+		eng, err := protocol.NewEngine(models, "", nil, protocol.StreamInfo{}, protocol.Sink{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -243,6 +243,9 @@ type Conn struct {
 	// what happened ("connected", "disconnected", "closed", ...). It is
 	// valid only during the call that receives the Conn.
 	Raw []byte
+	// Attrs are the record's attributes (a serve --record recording's
+	// "subscription"), may be nil. Like Raw, valid only during the call.
+	Attrs map[string]string
 	// Event is the "event" member of Raw, read by the engine.
 	Event string
 }
@@ -254,21 +257,52 @@ const (
 	ConnClosed       = "closed"
 )
 
-// StreamInfo describes the input as a whole, as far as its header tells.
+// StreamInfo describes the stream an engine checks: which stream of its
+// recording it is and what each of its sources is. It is a required
+// argument of NewEngine, as analysis.Pass carries what an analyzer needs:
+// a front end cannot forget it. The analysis driver (package
+// protocol/check) fills it from the recording (package recording).
 type StreamInfo struct {
-	// Replay is set for a recording of a replay (aaep-replay serve
-	// --record): the events' own timestamps are the original producer's,
-	// hours or days before the subscriber's replies, so timing between
-	// events and replies is judged on receive offsets.
-	Replay bool
+	// Stream names the stream within its recording: "" for a recording
+	// that is one stream, a subscription id for each subscription of an
+	// aaep-replay serve --record (or push --record) file. Findings, steps
+	// and session summaries carry it (Finding.Stream, ...).
+	Stream string
 	// Tool is the recording tool, e.g. "aaep-capture/0.1.0" (may be empty).
 	Tool string
+	// Sources describes the sources (Message.Source) the stream's messages
+	// come from. A source missing from the list is a live one.
+	Sources []SourceInfo
+}
+
+// SourceInfo describes one source of a stream.
+type SourceInfo struct {
+	// ID is the source id messages carry (Message.Source).
+	ID int `json:"id"`
+	// Transport and Endpoint are those of the recording's source table.
+	Transport string `json:"transport,omitempty"`
+	Endpoint  string `json:"endpoint,omitempty"`
+	// Replay is set for a source that recorded a replay (aaep-replay serve
+	// --record, push --record): the events' own timestamps are the
+	// original producer's, hours or days before the subscriber's replies,
+	// so timing between events and replies is judged on receive offsets.
+	Replay bool `json:"replay,omitempty"`
+}
+
+// Replay reports whether source id recorded a replay.
+func (i *StreamInfo) Replay(id int) bool {
+	for _, s := range i.Sources {
+		if s.ID == id {
+			return s.Replay
+		}
+	}
+	return false
 }
 
 // StreamObserver is an optional interface of a Checker that wants to know
 // what the input is and when its connections came and went.
 type StreamObserver interface {
-	// Begin is called once, before the first message.
+	// Begin is called once, by NewEngine, before the first message.
 	Begin(info StreamInfo)
 	// Connection is called for each connection record, in stream order
 	// with the messages.
@@ -277,6 +311,9 @@ type StreamObserver interface {
 
 // Finding is one rule violation (or, at Info level, one observation).
 type Finding struct {
+	// Stream is the stream of the recording the finding is about
+	// (StreamInfo.Stream; "" when the recording is one stream).
+	Stream   string `json:"stream,omitempty"`
 	Protocol string `json:"protocol"`
 	Session  string `json:"session,omitempty"`
 	RuleID   string `json:"rule"`
@@ -328,6 +365,8 @@ func (k StepKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil
 // message at Index took the session from state From to state To (equal when
 // the message did not change the state).
 type Step struct {
+	// Stream is the stream of the recording (StreamInfo.Stream).
+	Stream   string        `json:"stream,omitempty"`
 	Protocol string        `json:"protocol"`
 	Session  string        `json:"session"`
 	Index    int64         `json:"index"`
@@ -345,6 +384,8 @@ type Step struct {
 
 // SessionSummary describes a session when the checker is done with it.
 type SessionSummary struct {
+	// Stream is the stream of the recording (StreamInfo.Stream).
+	Stream   string        `json:"stream,omitempty"`
 	Protocol string        `json:"protocol"`
 	Session  string        `json:"session"`
 	Messages int           `json:"messages"`

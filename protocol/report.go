@@ -19,8 +19,15 @@ const DefaultMaxFindings = 100000
 // format; only the order of the sessions differs (first appearance when
 // collected, completion when streamed).
 type Report struct {
-	// Input names what was checked (a file name).
+	// Input names the recording checked (a file name, or a rotated
+	// recording's first part and how many there are).
 	Input string
+	// Parts lists the recording's files or objects (the JSON report's
+	// "parts"; empty: Input alone).
+	Parts []string
+	// Streams names the recording's streams when it has several (the
+	// subscriptions of a serve --record recording).
+	Streams []string
 	// MaxFindings bounds the findings listed (DefaultMaxFindings when 0);
 	// later ones are only counted.
 	MaxFindings int
@@ -46,9 +53,14 @@ type Report struct {
 	// Streaming output, set by Stream.
 	out      *reportWriter
 	streamed int64 // sessions written so far (stream findings excluded)
+
+	// batch is the Batch the report belongs to (nil: a report of its own,
+	// written as a whole document), and pos its place there.
+	batch *Batch
+	pos   int
 }
 
-type sessionKey struct{ protocol, session string }
+type sessionKey struct{ stream, protocol, session string }
 
 // partyLevel keys the per-party counts.
 type partyLevel struct {
@@ -73,11 +85,11 @@ func (r *Report) Sink(step func(Step)) Sink {
 	return Sink{Finding: r.AddFinding, SessionDone: r.AddSession, Step: step}
 }
 
-func (r *Report) session(protocol, id string) *SessionReport {
-	k := sessionKey{protocol, id}
+func (r *Report) session(stream, protocol, id string) *SessionReport {
+	k := sessionKey{stream, protocol, id}
 	s := r.sessions[k]
 	if s == nil {
-		s = &SessionReport{SessionSummary: SessionSummary{Protocol: protocol, Session: id, First: -1}}
+		s = &SessionReport{SessionSummary: SessionSummary{Stream: stream, Protocol: protocol, Session: id, First: -1}}
 		r.sessions[k] = s
 	}
 	return s
@@ -97,7 +109,7 @@ func (r *Report) AddFinding(f Finding) {
 		return
 	}
 	r.kept++
-	s := r.session(f.Protocol, f.Session)
+	s := r.session(f.Stream, f.Protocol, f.Session)
 	s.Findings = append(s.Findings, f)
 	if s.First < 0 && f.Index >= 0 {
 		s.First = f.Offset
@@ -107,7 +119,7 @@ func (r *Report) AddFinding(f Finding) {
 // AddSession records a session's summary. A streaming report writes the
 // session out and forgets it.
 func (r *Report) AddSession(sum SessionSummary) {
-	s := r.session(sum.Protocol, sum.Session)
+	s := r.session(sum.Stream, sum.Protocol, sum.Session)
 	first := s.First
 	s.SessionSummary = sum
 	if s.First < 0 || (first >= 0 && first < s.First) {
@@ -117,7 +129,7 @@ func (r *Report) AddSession(sum SessionSummary) {
 		sortFindings(s.Findings)
 		r.out.session(s)
 		r.streamed++
-		delete(r.sessions, sessionKey{sum.Protocol, sum.Session})
+		delete(r.sessions, sessionKey{sum.Stream, sum.Protocol, sum.Session})
 	}
 }
 
@@ -138,7 +150,13 @@ func (r *Report) Close() error {
 	for _, s := range r.Sessions() {
 		r.out.session(s)
 	}
-	return r.out.finish()
+	err := r.out.finish()
+	if r.batch != nil {
+		if berr := r.batch.done(r); err == nil {
+			err = berr
+		}
+	}
+	return err
 }
 
 // Incomplete records that part of the input could not be read, and why
@@ -208,6 +226,9 @@ func (r *Report) Sessions() []*SessionReport {
 		if a.First != b.First {
 			return a.First < b.First
 		}
+		if a.Stream != b.Stream {
+			return a.Stream < b.Stream
+		}
 		if a.Protocol != b.Protocol {
 			return a.Protocol < b.Protocol
 		}
@@ -238,7 +259,8 @@ func (r *Report) WriteText(w io.Writer, threshold Level) error {
 	return r.writeAll(newReportWriter(w, r, false, threshold))
 }
 
-// WriteJSON writes a collected report as one JSON document (for CI).
+// WriteJSON writes a collected report as one JSON document (for CI): the
+// document of a Batch holding this one recording.
 func (r *Report) WriteJSON(w io.Writer, threshold Level) error {
 	return r.writeAll(newReportWriter(w, r, true, threshold))
 }

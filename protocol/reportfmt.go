@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -41,13 +40,32 @@ func newReportWriter(w io.Writer, r *Report, asJSON bool, threshold Level) *repo
 	return rw
 }
 
-// begin writes the opening of a JSON document, before the first session or
-// the summary, so that nothing is written for a run that never got going.
+// begin writes the opening of the recording's JSON object (and of the
+// document, for a report of its own), before the first session or the
+// summary, so that nothing is written for a run that never got going.
 func (rw *reportWriter) begin() {
+	if !rw.begun {
+		// The view is read when the first block is written, so that a
+		// report's View may be set after Stream.
+		rw.view = rw.r.View
+		if rw.asJSON {
+			rw.view = ViewAll
+		}
+	}
 	if rw.asJSON && !rw.begun {
-		rw.buf = append(rw.buf, "{\n  \"input\": "...)
-		rw.buf = appendJSONString(rw.buf, rw.r.Input)
-		rw.buf = append(rw.buf, ",\n  \"sessions\": ["...)
+		r := rw.r
+		if r.batch == nil {
+			rw.buf = appendDocumentStart(rw.buf, rw.threshold)
+		} else if r.pos > 0 {
+			rw.buf = append(rw.buf, ",\n"...)
+		}
+		rw.buf = append(rw.buf, "    {\n      \"recording\": "...)
+		rw.buf = appendJSONString(rw.buf, r.Input)
+		rw.buf = append(rw.buf, ",\n      \"parts\": "...)
+		rw.buf = appendJSONStrings(rw.buf, r.Parts, "      ")
+		rw.buf = append(rw.buf, ",\n      \"streams\": "...)
+		rw.buf = appendJSONStrings(rw.buf, r.Streams, "      ")
+		rw.buf = append(rw.buf, ",\n      \"sessions\": ["...)
 	}
 	rw.begun = true
 }
@@ -84,8 +102,8 @@ func (rw *reportWriter) session(s *SessionReport) {
 		if rw.blocks > 1 {
 			rw.buf = append(rw.buf, ',')
 		}
-		rw.buf = append(rw.buf, "\n    "...)
-		rw.buf = appendSessionJSON(rw.buf, s)
+		rw.buf = append(rw.buf, "\n"+sessionIndent...)
+		rw.buf = appendSessionJSON(rw.buf, s, sessionIndent)
 		rw.flush() // a streaming report writes each session when it is done
 		return
 	}
@@ -95,19 +113,23 @@ func (rw *reportWriter) session(s *SessionReport) {
 // sessionText writes one session's block of the text listing.
 func (rw *reportWriter) sessionText(s *SessionReport) {
 	rw.printf("\n")
+	in := ""
+	if s.Stream != "" {
+		in = "[" + s.Stream + "] "
+	}
 	switch {
 	case s.Protocol == StreamProtocol:
-		rw.printf("stream (messages no protocol could take)\n")
+		rw.printf("%sstream (messages no protocol could take)\n", in)
 	case s.State == "" && s.Messages == 0:
 		// Findings for a session the checker had already closed (or never
 		// summarised): a late message, for instance.
-		rw.printf("%s %s (after the session was summarised)\n", s.Protocol, sessionName(s.Session))
+		rw.printf("%s%s %s (after the session was summarised)\n", in, s.Protocol, sessionName(s.Session))
 	default:
 		state := s.State
 		if !s.Complete {
 			state += ", unfinished"
 		}
-		rw.printf("%s %s: %s, %s to %s, ended in %s", s.Protocol, sessionName(s.Session),
+		rw.printf("%s%s %s: %s, %s to %s, ended in %s", in, s.Protocol, sessionName(s.Session),
 			plural(int64(s.Messages), "message", "messages"), FormatOffset(max(s.First, 0)), FormatOffset(s.Last), state)
 		if len(s.Findings) == 0 {
 			rw.printf(": clean")
@@ -141,35 +163,15 @@ func (rw *reportWriter) finish() error {
 	r := rw.r
 	failed := r.Failed(rw.threshold)
 	verdict := r.Verdict(rw.threshold)
-	threshold := rw.threshold.String()
-	if rw.threshold >= Never {
-		threshold = "never"
-	}
 	if rw.asJSON {
-		reasons := r.incomplete
-		if reasons == nil {
-			reasons = []string{}
+		rw.buf = append(rw.buf, "\n      ],\n"...)
+		rw.buf = r.appendSummaryJSON(rw.buf, rw.threshold, rw.sessions, "      ")
+		rw.buf = append(rw.buf, "\n    }"...)
+		if r.batch == nil {
+			t := newTotal()
+			t.add(r, rw.threshold, rw.sessions)
+			rw.buf = t.appendDocumentEnd(rw.buf, rw.threshold)
 		}
-		doc := struct {
-			Messages   int64            `json:"messages"`
-			Protocols  map[string]int64 `json:"protocols"`
-			Counts     map[string]int64 `json:"counts"`
-			Threshold  string           `json:"fail_on"`
-			Failed     bool             `json:"failed"`
-			Complete   bool             `json:"complete"`
-			Incomplete []string         `json:"incomplete"`
-			Verdict    string           `json:"verdict"`
-			Dropped    int64            `json:"unlisted_findings"`
-		}{r.Stats.Messages, r.Stats.ByProtocol, map[string]int64{"MUST": r.counts[Must], "SHOULD": r.counts[Should], "INFO": r.counts[Info]},
-			threshold, failed, r.Complete(), reasons, verdict, r.dropped}
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return err
-		}
-		// Splice the summary's fields in after the sessions array.
-		rw.buf = append(rw.buf, "\n  ],\n"...)
-		rw.buf = append(rw.buf, strings.TrimPrefix(string(b), "{\n")...)
-		rw.buf = append(rw.buf, '\n')
 		rw.flush()
 		return rw.err
 	}

@@ -12,57 +12,108 @@ import (
 // compares the two on every field, by reflection, and a fuzz target on
 // arbitrary strings), so the format stays encoding/json's.
 
-// appendSessionJSON appends s as json.MarshalIndent(s, "    ", "  ")
-// writes it (findings nil or empty both as []).
-func appendSessionJSON(b []byte, s *SessionReport) []byte {
-	b = append(b, "{\n      \"protocol\": "...)
-	b = appendJSONString(b, s.Protocol)
-	b = append(b, ",\n      \"session\": "...)
-	b = appendJSONString(b, s.Session)
-	b = append(b, ",\n      \"messages\": "...)
-	b = strconv.AppendInt(b, int64(s.Messages), 10)
-	b = append(b, ",\n      \"first_offset_ns\": "...)
-	b = strconv.AppendInt(b, int64(s.First), 10)
-	b = append(b, ",\n      \"last_offset_ns\": "...)
-	b = strconv.AppendInt(b, int64(s.Last), 10)
-	b = append(b, ",\n      \"state\": "...)
-	b = appendJSONString(b, s.State)
-	b = append(b, ",\n      \"complete\": "...)
-	b = strconv.AppendBool(b, s.Complete)
-	if len(s.Findings) == 0 {
-		return append(b, ",\n      \"findings\": []\n    }"...)
+// sessionIndent is the indent of a session block in the report: the
+// document's "recordings" array holds recording objects, whose "sessions"
+// array holds the session blocks.
+const sessionIndent = "        "
+
+// appendSessionJSON appends s as json.MarshalIndent(s, ind, "  ") writes
+// it (findings nil or empty both as []).
+func appendSessionJSON(b []byte, s *SessionReport, ind string) []byte {
+	field := func(b []byte, in, name string) []byte {
+		b = append(b, '\n')
+		b = append(b, in...)
+		b = append(b, '"')
+		b = append(b, name...)
+		return append(b, "\": "...)
 	}
-	b = append(b, ",\n      \"findings\": ["...)
+	in1, in2, in3 := ind+"  ", ind+"    ", ind+"      "
+	b = append(b, '{')
+	if s.Stream != "" {
+		b = field(b, in1, "stream")
+		b = appendJSONString(b, s.Stream)
+		b = append(b, ',')
+	}
+	b = field(b, in1, "protocol")
+	b = appendJSONString(b, s.Protocol)
+	b = append(b, ',')
+	b = field(b, in1, "session")
+	b = appendJSONString(b, s.Session)
+	b = append(b, ',')
+	b = field(b, in1, "messages")
+	b = strconv.AppendInt(b, int64(s.Messages), 10)
+	b = append(b, ',')
+	b = field(b, in1, "first_offset_ns")
+	b = strconv.AppendInt(b, int64(s.First), 10)
+	b = append(b, ',')
+	b = field(b, in1, "last_offset_ns")
+	b = strconv.AppendInt(b, int64(s.Last), 10)
+	b = append(b, ',')
+	b = field(b, in1, "state")
+	b = appendJSONString(b, s.State)
+	b = append(b, ',')
+	b = field(b, in1, "complete")
+	b = strconv.AppendBool(b, s.Complete)
+	b = append(b, ',')
+	b = field(b, in1, "findings")
+	if len(s.Findings) == 0 {
+		b = append(b, "[]\n"...)
+		b = append(b, ind...)
+		return append(b, '}')
+	}
+	b = append(b, '[')
 	for i := range s.Findings {
 		f := &s.Findings[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n        {\n          \"protocol\": "...)
+		b = append(b, '\n')
+		b = append(b, in2...)
+		b = append(b, '{')
+		if f.Stream != "" {
+			b = field(b, in3, "stream")
+			b = appendJSONString(b, f.Stream)
+			b = append(b, ',')
+		}
+		b = field(b, in3, "protocol")
 		b = appendJSONString(b, f.Protocol)
 		if f.Session != "" {
-			b = append(b, ",\n          \"session\": "...)
+			b = append(b, ',')
+			b = field(b, in3, "session")
 			b = appendJSONString(b, f.Session)
 		}
-		b = append(b, ",\n          \"rule\": "...)
+		b = append(b, ',')
+		b = field(b, in3, "rule")
 		b = appendJSONString(b, f.RuleID)
-		b = append(b, ",\n          \"level\": "...)
+		b = append(b, ',')
+		b = field(b, in3, "level")
 		b = appendJSONString(b, f.Level.String())
 		if f.Party != 0 {
-			b = append(b, ",\n          \"party\": "...)
+			b = append(b, ',')
+			b = field(b, in3, "party")
 			b = appendJSONString(b, f.Party.String())
 		}
-		b = append(b, ",\n          \"index\": "...)
+		b = append(b, ',')
+		b = field(b, in3, "index")
 		b = strconv.AppendInt(b, f.Index, 10)
-		b = append(b, ",\n          \"offset_ns\": "...)
+		b = append(b, ',')
+		b = field(b, in3, "offset_ns")
 		b = strconv.AppendInt(b, int64(f.Offset), 10)
-		b = append(b, ",\n          \"message\": "...)
+		b = append(b, ',')
+		b = field(b, in3, "message")
 		b = appendJSONString(b, f.Message)
-		b = append(b, ",\n          \"short\": "...)
+		b = append(b, ',')
+		b = field(b, in3, "short")
 		b = appendJSONString(b, f.Short)
-		b = append(b, "\n        }"...)
+		b = append(b, '\n')
+		b = append(b, in2...)
+		b = append(b, '}')
 	}
-	return append(b, "\n      ]\n    }"...)
+	b = append(b, '\n')
+	b = append(b, in1...)
+	b = append(b, "]\n"...)
+	b = append(b, ind...)
+	return append(b, '}')
 }
 
 const hexDigits = "0123456789abcdef"

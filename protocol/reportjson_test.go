@@ -66,7 +66,7 @@ func marshalled(t testing.TB, s *SessionReport) []byte {
 	if c.Findings == nil {
 		c.Findings = []Finding{}
 	}
-	b, err := json.MarshalIndent(&c, "    ", "  ")
+	b, err := json.MarshalIndent(&c, sessionIndent, "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSessionJSONIsMarshalIndent(t *testing.T) {
 		tests = append(tests, s)
 	}
 	for i, s := range tests {
-		got := appendSessionJSON(nil, &s)
+		got := appendSessionJSON(nil, &s, sessionIndent)
 		if want := marshalled(t, &s); !bytes.Equal(got, want) {
 			t.Fatalf("session %d:\n got %s\nwant %s", i, got, want)
 		}
@@ -102,7 +102,7 @@ func FuzzSessionJSON(f *testing.F) {
 			SessionSummary: SessionSummary{Protocol: text, Session: id, Messages: int(n), First: time.Duration(n), State: text},
 			Findings:       []Finding{{Protocol: id, Session: text, RuleID: id, Level: Level(n), Index: n, Message: text, Short: id}},
 		}
-		got := appendSessionJSON(nil, &s)
+		got := appendSessionJSON(nil, &s, sessionIndent)
 		if want := marshalled(t, &s); !bytes.Equal(got, want) {
 			t.Fatalf("got %s\nwant %s", got, want)
 		}
@@ -132,7 +132,7 @@ func BenchmarkSessionJSON(b *testing.B) {
 	b.Run("by-hand", func(b *testing.B) {
 		var buf []byte
 		for b.Loop() {
-			buf = appendSessionJSON(buf[:0], s)
+			buf = appendSessionJSON(buf[:0], s, sessionIndent)
 		}
 		b.SetBytes(int64(len(buf)))
 	})

@@ -2,11 +2,9 @@ package serve
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"io"
 	"time"
 
@@ -18,7 +16,9 @@ import (
 )
 
 // Cursor reads a capture's records in order and seeks through its index.
-// *capfile.Reader implements it.
+// *capfile.Reader implements it, and so does *recording.Reader: a
+// recording's parts (or several recordings, joined) read as one capture
+// without merging them into a file.
 type Cursor interface {
 	// Next returns the next record, or io.EOF at a clean end. The record's
 	// slices are valid only until the next call.
@@ -36,11 +36,11 @@ type Cursor interface {
 // timeline opens its own, so that memory stays flat whatever the capture's size.
 type Opener func() (Cursor, error)
 
-// OpenFile returns an Opener for the capture file at path, or an object in
-// object storage (capedit.OpenCapture).
+// OpenFile returns an Opener for the capture file at path. (A command
+// replays recordings through recording.Recording.Records.)
 func OpenFile(path string) Opener {
 	return func() (Cursor, error) {
-		r, err := capedit.OpenCapture(context.Background(), path)
+		r, err := capfile.Open(path)
 		if err != nil {
 			return nil, err
 		}

@@ -102,10 +102,14 @@ func sessionTitle(t *Trace) string {
 	if id == "" {
 		id = "(no session id)"
 	}
-	if t.Protocol == protocol.StreamProtocol {
-		return "stream findings · " + clean(id, maxTitleRunes)
+	in := ""
+	if t.Stream != "" {
+		in = " · " + clean(t.Stream, maxTitleRunes)
 	}
-	return t.Protocol + " session " + clean(id, maxTitleRunes)
+	if t.Protocol == protocol.StreamProtocol {
+		return "stream findings · " + clean(id, maxTitleRunes) + in
+	}
+	return t.Protocol + " session " + clean(id, maxTitleRunes) + in
 }
 
 // sessionLines describe a session under its title.

@@ -176,6 +176,10 @@ type pendingStep struct {
 // Trace is one session's path through its protocol's state machine, with
 // the findings that concern it. Its size is bounded by its Limits.
 type Trace struct {
+	// Stream is the stream of the recording the session is in (a
+	// subscription of a serve --record recording; "" in a recording that
+	// is one stream).
+	Stream   string
 	Protocol string
 	Session  string
 	// Summary is the session's summary, valid when Done is true.
@@ -546,13 +550,14 @@ type Collector struct {
 	maxSessions int
 	dropped     int64
 	traces      map[traceKey]*Trace
-	// bySession finds a trace by session ID alone, for stream-level findings.
-	bySession map[string]*Trace
+	// bySession finds a trace by stream and session ID, for stream-level
+	// findings.
+	bySession map[[2]string]*Trace
 	// last is the trace used last (sessions come in runs).
 	last *Trace
 }
 
-type traceKey struct{ protocol, session string }
+type traceKey struct{ stream, protocol, session string }
 
 // CollectorOptions configure a Collector.
 type CollectorOptions struct {
@@ -577,7 +582,7 @@ func NewCollector(opts CollectorOptions) *Collector {
 		max = DefaultMaxSessions
 	}
 	return &Collector{session: opts.Session, limits: opts.Limits.withDefaults(), maxSessions: max,
-		traces: map[traceKey]*Trace{}, bySession: map[string]*Trace{}}
+		traces: map[traceKey]*Trace{}, bySession: map[[2]string]*Trace{}}
 }
 
 // Sink returns a sink that feeds the collector.
@@ -585,20 +590,21 @@ func (c *Collector) Sink() protocol.Sink {
 	return protocol.Sink{Finding: c.AddFinding, Step: c.AddStep, SessionDone: c.SessionDone}
 }
 
-func (c *Collector) trace(proto, session string) *Trace {
-	if c.last != nil && c.last.Session == session && c.last.Protocol == proto {
+func (c *Collector) trace(stream, proto, session string) *Trace {
+	if c.last != nil && c.last.Session == session && c.last.Protocol == proto && c.last.Stream == stream {
 		return c.last
 	}
-	k := traceKey{proto, session}
+	k := traceKey{stream, proto, session}
 	t := c.traces[k]
 	if t == nil {
 		if c.maxSessions > 0 && len(c.traces) >= c.maxSessions {
 			return nil
 		}
 		t = newTrace(proto, session, c.limits)
+		t.Stream = stream
 		c.traces[k] = t
-		if _, ok := c.bySession[session]; !ok && proto != protocol.StreamProtocol {
-			c.bySession[session] = t
+		if _, ok := c.bySession[[2]string{stream, session}]; !ok && proto != protocol.StreamProtocol {
+			c.bySession[[2]string{stream, session}] = t
 		}
 	}
 	c.last = t
@@ -610,7 +616,7 @@ func (c *Collector) keep(session string) bool { return c.session == "" || sessio
 // AddStep adds a step to its session's trace.
 func (c *Collector) AddStep(s protocol.Step) {
 	if c.keep(s.Session) {
-		if t := c.trace(s.Protocol, s.Session); t != nil {
+		if t := c.trace(s.Stream, s.Protocol, s.Session); t != nil {
 			t.AddStep(s)
 		}
 	}
@@ -624,12 +630,12 @@ func (c *Collector) AddFinding(f protocol.Finding) {
 		return
 	}
 	if f.Protocol == protocol.StreamProtocol {
-		if t, ok := c.bySession[f.Session]; ok && f.Session != "" {
+		if t, ok := c.bySession[[2]string{f.Stream, f.Session}]; ok && f.Session != "" {
 			t.AddFinding(f)
 			return
 		}
 	}
-	if t := c.trace(f.Protocol, f.Session); t != nil {
+	if t := c.trace(f.Stream, f.Protocol, f.Session); t != nil {
 		t.AddFinding(f)
 	}
 }
@@ -639,7 +645,7 @@ func (c *Collector) SessionDone(s protocol.SessionSummary) {
 	if !c.keep(s.Session) {
 		return
 	}
-	if t := c.trace(s.Protocol, s.Session); t != nil {
+	if t := c.trace(s.Stream, s.Protocol, s.Session); t != nil {
 		t.SetSummary(s)
 		return
 	}
@@ -653,7 +659,7 @@ func (c *Collector) Dropped() int64 { return c.dropped }
 // Len is the number of traces collected.
 func (c *Collector) Len() int { return len(c.traces) }
 
-// Traces returns the traces sorted by protocol, then session ID.
+// Traces returns the traces sorted by stream, protocol, then session ID.
 func (c *Collector) Traces() []*Trace {
 	out := make([]*Trace, 0, len(c.traces))
 	for _, t := range c.traces {
@@ -661,6 +667,9 @@ func (c *Collector) Traces() []*Trace {
 		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool {
+		if out[i].Stream != out[j].Stream {
+			return out[i].Stream < out[j].Stream
+		}
 		if out[i].Protocol != out[j].Protocol {
 			return out[i].Protocol < out[j].Protocol
 		}

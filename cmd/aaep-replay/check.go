@@ -2,18 +2,18 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // CheckOptions are what check was asked: its inputs and flags.
@@ -45,14 +45,21 @@ func NewCmdCheck(a *app, runF func(*CheckOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Check every session of captures (or JSONL files) against its protocol",
-		Long: `check reads captures or JSONL files once and applies every rule of the
-AAEP, ASP and KAHN protocol models to each session, then prints a report
-grouped by session: rule ID, level, message index, time offset and what went
-wrong.
+		Long: `check reads recordings (captures or JSONL files) once and applies every
+rule of the AAEP, ASP and KAHN protocol models to each session, then prints a
+report grouped by recording and session: rule ID, level, message index, time
+offset and what went wrong.
 
-` + inputsHelp + ` Several inputs (a rotated set, captures
-of two machines) are checked as one stream in time order: offsets count from
-the earliest start and #N is the record number in "merge" of the same files.
+` + inputsHelp + ` The parts of a rotated
+recording (found by the part number and previous part each part's header
+names, wherever they sort) are checked as one recording: offsets count from
+its start and #N is the record number over all its parts. A part whose
+previous part was not given, or that belongs to another recording, makes the
+report INCOMPLETE and is named. Every other file is a recording of its own;
+several recordings are checked each on its own (4 at a time), then one line
+per recording and a total are printed. A recording of a replay (serve or push
+--record) is checked per subscription: each subscriber's replies against its
+own copy of the replay.
 
 When the listing is longer than a screen (the terminal's height, or 50
 lines when standard output is not a terminal), the text report shows a
@@ -91,7 +98,7 @@ read).`,
 					return err
 				}
 				// Rules and options are checked once, before anything is read.
-				if _, err := opts.newEngine(protocol.Sink{}); err != nil {
+				if err := opts.config().Validate(); err != nil {
 					return cli.Usagef("%w", err)
 				}
 				opts.Inputs = args
@@ -116,37 +123,28 @@ read).`,
 	return cmd
 }
 
-// newEngine starts a checker with the rules and options asked for.
-func (opts *CheckOptions) newEngine(sink protocol.Sink) (*protocol.Engine, error) {
-	return protocol.NewEngine(models.All(), opts.Protocol, &protocol.Options{Profile: opts.Profile, Disabled: opts.Disable}, sink)
+// config is the analysis driver's configuration the flags ask for.
+func (opts *CheckOptions) config() check.Config {
+	return check.Config{Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile, Disabled: opts.Disable}}
 }
 
-// checkRun checks the inputs (or lists the rules) and prints the report.
+// checkParallel bounds the recordings checked at once: several make the
+// most of the cores (each check reads on one goroutine and checks on
+// another) and, for object storage, of the network's waits.
+const checkParallel = 4
+
+// checkRun checks the inputs (or lists the rules) and prints the report:
+// each recording on its own (the parts of a rotated recording as one, a
+// serve --record recording's subscriptions each as a stream), grouped by
+// recording, then (for several) one line per recording and a total.
 func checkRun(opts *CheckOptions) error {
 	if opts.Rules {
 		return listRules(opts.app, opts.JSON)
 	}
 	a, threshold := opts.app, opts.Threshold
-	srcs, err := a.sources("check", opts.Inputs)
+	recs, err := a.recordings("check", opts.Inputs)
 	if err != nil {
 		return err
-	}
-	if isPrefixArg(opts.Inputs) {
-		// The captures of a fleet: each checked on its own, concurrently.
-		return checkEach(opts, srcs)
-	}
-	name := strings.Join(inputs.Names(srcs), ", ")
-	// The report streams: each session is written when it ends, so memory
-	// holds only the sessions open at once, however long the input.
-	rep := protocol.NewReport(name)
-	rep.MaxFindings = opts.MaxFindings
-	switch {
-	case opts.All:
-		rep.View = protocol.ViewAll
-	case opts.Summary:
-		rep.View = protocol.ViewSummary
-	default:
-		rep.View, rep.Screen = protocol.ViewAuto, a.screenLines()
 	}
 	out, jsonOut := a.Out, (*bufio.Writer)(nil)
 	if opts.JSON {
@@ -155,69 +153,102 @@ func checkRun(opts *CheckOptions) error {
 		jsonOut = bufio.NewWriterSize(a.Out, 64<<10)
 		out = jsonOut
 	}
-	rep.Stream(out, opts.JSON, threshold)
-	eng, err := opts.newEngine(rep.Sink(nil))
-	if err != nil {
-		return cli.Usagef("%w", err)
+	// The reports stream: each session is written when it ends, so memory
+	// holds only the sessions open at once, however long the recording
+	// (the first recording's report; the others are held until it is
+	// written, as they are checked at the same time).
+	batch := protocol.NewBatch(out, opts.JSON, threshold, len(recs))
+	reports := make([]*protocol.Report, len(recs))
+	for i, rec := range recs {
+		rep := batch.Add(rec.Name, recording.Names(recs[i:i+1]))
+		rep.MaxFindings = opts.MaxFindings
+		switch {
+		case opts.All:
+			rep.View = protocol.ViewAll
+		case opts.Summary:
+			rep.View = protocol.ViewSummary
+		case len(recs) > 1:
+			rep.View = protocol.ViewAll
+		default:
+			rep.View, rep.Screen = protocol.ViewAuto, a.screenLines()
+		}
+		reports[i] = rep
 	}
 	meter := a.meter("check")
-	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter, Prepare: eng.Preparation()}, input.Handler{
-		Header: func(_ input.Format, h capfile.Header) { eng.Begin(streamInfo(h)) },
-		Message: func(m *protocol.Message) error {
-			eng.Feed(m)
-			return nil
-		},
-		Conn: eng.Connection,
+	outcomes := check.RunEach(a.ctx, recs, opts.config(), checkParallel, func(i int) (protocol.Sink, *check.Observer) {
+		var obs check.Observer
+		if len(recs) == 1 {
+			obs.Progress = meter
+		}
+		return reports[i].Sink(nil), &obs
 	})
 	meter.Stop()
-	if err != nil && sum.Format == "" {
-		// Not even recognised as a capture or JSON lines: nothing to report.
-		return cli.WithCode(cli.ExitUsage, err)
+	if err := a.ctx.Err(); err != nil {
+		return err
 	}
-	// Damage part-way through still gets a complete report of what was
-	// read before it, with the verdict INCOMPLETE.
-	eng.Finish()
-	rep.Stats = eng.Stats()
-	for _, reason := range unreadReasons(sum, err) {
-		rep.Incomplete(reason)
+	var failed, incomplete int
+	var firstErr error
+	for i, o := range outcomes {
+		rep := reports[i]
+		switch {
+		case o.Err != nil && len(recs) == 1:
+			// Nothing could be read of the one recording: an input error.
+			return cli.WithCode(cli.ExitUsage, o.Err)
+		case o.Err != nil:
+			rep.Incomplete(o.Err.Error())
+			firstErr = cmp.Or(firstErr, o.Err)
+		default:
+			rep.Stats = o.Result.Stats
+			rep.Streams = namedStreams(o.Result.Streams)
+			for _, reason := range o.Result.Incomplete {
+				rep.Incomplete(reason)
+			}
+			if o.Result.Err != nil {
+				firstErr = cmp.Or(firstErr, o.Result.Err)
+			}
+		}
+		if werr := rep.Close(); werr != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
+		}
+		if rep.Failed(threshold) {
+			failed++
+		}
+		if !rep.Complete() {
+			incomplete++
+		}
 	}
-	werr := rep.Close()
+	werr := batch.Close()
 	if werr == nil && jsonOut != nil {
 		werr = jsonOut.Flush()
 	}
 	if werr != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
 	}
-	if !rep.Complete() && !opts.AllowIncomplete {
-		if err != nil {
-			return cli.WithCode(cli.ExitUsage, err)
+	if incomplete > 0 && !opts.AllowIncomplete {
+		if len(recs) == 1 {
+			if firstErr != nil {
+				return cli.WithCode(cli.ExitUsage, firstErr)
+			}
+			fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s (--allow-incomplete judges what was read)\n", recs[0].Name, strings.Join(outcomes[0].Result.Incomplete, "; "))
+		} else {
+			fmt.Fprintf(a.Err, "aaep-replay: %d of %d recordings INCOMPLETE (--allow-incomplete judges what was read)\n", incomplete, len(recs))
 		}
-		fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s (--allow-incomplete judges what was read)\n", name, strings.Join(unreadReasons(sum, nil), "; "))
 		return cli.Silent(cli.ExitUsage)
 	}
-	if rep.Failed(threshold) {
+	if failed > 0 {
 		return cli.Silent(cli.ExitFailure)
 	}
 	return nil
 }
 
-// streamInfo tells the checkers what a capture's header says about it.
-func streamInfo(h capfile.Header) protocol.StreamInfo {
-	return protocol.StreamInfo{Tool: h.Tool, Replay: h.Meta["replay_of"] != ""}
-}
-
-// unreadReasons says why part of the input was not read (nothing when all of it was).
-func unreadReasons(sum input.Summary, err error) []string {
+// namedStreams lists the streams of a recording that has several (a
+// recording that is one stream names none).
+func namedStreams(streams []string) []string {
 	var out []string
-	if err != nil {
-		out = append(out, fmt.Sprintf("reading stopped after %d messages: %v", sum.Messages, err))
-	}
-	if sum.Torn != nil {
-		out = append(out, fmt.Sprintf("the capture ends in a torn record after %d messages (%v)", sum.Messages, sum.Torn))
-	}
-	out = append(out, sum.Gaps()...)
-	if len(out) == 0 && sum.Messages == 0 {
-		out = append(out, "the input holds no messages")
+	for _, s := range streams {
+		if s != "" {
+			out = append(out, s)
+		}
 	}
 	return out
 }

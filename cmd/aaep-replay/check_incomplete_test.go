@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // cleanSession is one complete, valid AAEP session.
@@ -56,7 +56,7 @@ type checkDoc struct {
 func parseCheckJSON(t *testing.T, out string) checkDoc {
 	t.Helper()
 	var doc checkDoc
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := json.Unmarshal(recordingJSON(t, out), &doc); err != nil {
 		t.Fatalf("JSON report does not parse: %v\n%s", err, out)
 	}
 	return doc
@@ -97,7 +97,7 @@ func TestCheckIncompleteInput(t *testing.T) {
 	long := filepath.Join(dir, "long.jsonl")
 	var b bytes.Buffer
 	b.WriteString(cleanSession[0] + "\n")
-	b.WriteString(`{"pad":"` + strings.Repeat("x", input.MaxLine) + `"}` + "\n")
+	b.WriteString(`{"pad":"` + strings.Repeat("x", recording.MaxLine) + `"}` + "\n")
 	b.WriteString(cleanSession[1] + "\n")
 	if err := os.WriteFile(long, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestCheckIncompleteInput(t *testing.T) {
 	// --allow-incomplete on a torn capture with a MUST finding in what was
 	// read: exit 1, verdict INCOMPLETE, FAIL.
 	broken := filepath.Join(dir, "broken.jsonl")
-	if err := os.WriteFile(broken, []byte(cleanSession[1]+"\n"+`{"pad":"`+strings.Repeat("x", input.MaxLine)+`"}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(broken, []byte(cleanSession[1]+"\n"+`{"pad":"`+strings.Repeat("x", recording.MaxLine)+`"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ = replay(t, "check", "--allow-incomplete", broken)

@@ -66,7 +66,7 @@ func TestCheckDemoCaptureReport(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := json.Unmarshal(recordingJSON(t, out), &doc); err != nil {
 		t.Fatalf("--json output does not parse: %v", err)
 	}
 	if !doc.Failed || doc.Counts["MUST"] != 6 || len(doc.Sessions) != 8 || doc.Messages != 108 {
@@ -176,7 +176,7 @@ func TestCheckCorruptCapture(t *testing.T) {
 		Complete bool
 		Verdict  string
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := json.Unmarshal(recordingJSON(t, out), &doc); err != nil {
 		t.Fatalf("report of the readable part is not complete JSON: %v\n%s", err, out)
 	}
 	if doc.Complete || doc.Verdict != "INCOMPLETE" {

@@ -80,6 +80,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 func cutRun(o *CutOptions) error {
 	a, out, opts := o.app, o.Output, o.Cut
 	opts.Stdout = a.Out
+	opts.Inputs = a.inputOptions("cut")
 	opts.Progress = a.meter("cut")
 	res, err := capedit.Cut(a.ctx, o.Input, out, opts)
 	opts.Progress.Stop()

@@ -68,6 +68,7 @@ is remembered, and so the memory used; 0 remembers the whole capture.`,
 func dedupeRun(o *DedupeOptions) error {
 	a, out, opts := o.app, o.Output, o.Dedupe
 	opts.Stdout = a.Out
+	opts.Inputs = a.inputOptions("dedupe")
 	opts.Progress = a.meter("dedupe")
 	res, err := capedit.Dedupe(a.ctx, o.Input, out, opts)
 	opts.Progress.Stop()

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // ExportOptions are what export was asked: its inputs and flags.
@@ -74,14 +74,14 @@ one, in time order, as "merge --join-sources" of them would be.`,
 // exportRun writes the inputs' messages as JSON Lines.
 func exportRun(o *ExportOptions) error {
 	a, opts := o.app, o.Export
-	srcs, err := a.sources("export", o.Inputs)
+	recs, err := a.recordings("export", o.Inputs)
 	if err != nil {
 		return err
 	}
 	var ws []capedit.Warning
 	run := func(w io.Writer) error {
 		opts.Progress = a.meter("export")
-		st, err := capedit.ExportSources(a.ctx, srcs, w, opts)
+		st, err := capedit.ExportRecordings(a.ctx, recs, w, opts)
 		opts.Progress.Stop()
 		if st != nil {
 			ws = st.Warnings
@@ -97,6 +97,6 @@ func exportRun(o *ExportOptions) error {
 	// Damage: every line before it is written (Export's error is marked
 	// outfile.KeepPartial, so a file output is kept), then the damage is
 	// reported.
-	err = outfile.WriteFile(o.Output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Force: o.Force}, run)
+	err = outfile.WriteFile(o.Output, outfile.Options{Inputs: recording.Paths(recs), Stdout: a.Out, Force: o.Force}, run)
 	return a.fileopsDone(o.Reading, ws, err, func() {})
 }

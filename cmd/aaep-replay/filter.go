@@ -71,6 +71,7 @@ the capture's start are unchanged.`,
 func filterRun(o *FilterOptions) error {
 	a, out, opts := o.app, o.Output, o.Filter
 	opts.Stdout = a.Out
+	opts.Inputs = a.inputOptions("filter")
 	opts.Progress = a.meter("filter")
 	res, err := capedit.Filter(a.ctx, o.Input, out, opts)
 	opts.Progress.Stop()

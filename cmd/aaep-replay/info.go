@@ -10,6 +10,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -71,9 +72,13 @@ over all of them (--json: {"files": [...], "total": {...}}).`,
 // infoRun summarises each input, then all of them.
 func infoRun(o *InfoOptions) error {
 	a := o.app
-	srcs, err := a.sources("info", o.Inputs)
+	recs, err := a.recordings("info", o.Inputs)
 	if err != nil {
 		return err
+	}
+	var parts []*recording.Part // info summarises each file
+	for _, r := range recs {
+		parts = append(parts, r.Parts...)
 	}
 	meter := a.meter("info")
 	defer meter.Stop()
@@ -81,9 +86,9 @@ func infoRun(o *InfoOptions) error {
 		sums     []*capedit.Summary
 		firstErr error
 	)
-	for i, src := range srcs {
-		meter.File(src.Name())
-		s, err := capedit.InfoSource(a.ctx, src, capedit.InfoOptions{Speed: o.Speed, MaxIdle: o.MaxIdle, Gap: o.Gap, Progress: meter})
+	for i, part := range parts {
+		meter.File(part.Name)
+		s, err := capedit.InfoPart(a.ctx, part, capedit.InfoOptions{Speed: o.Speed, MaxIdle: o.MaxIdle, Gap: o.Gap, Progress: meter})
 		var ws []capedit.Warning
 		if s != nil && s.Torn != nil {
 			ws = append(ws, *s.Torn)
@@ -92,7 +97,7 @@ func infoRun(o *InfoOptions) error {
 			if firstErr == nil {
 				firstErr = fail
 			}
-			if len(srcs) > 1 {
+			if len(parts) > 1 {
 				meter.Printf(a.Err, "aaep-replay: %v\n", fail)
 			}
 		}
@@ -113,14 +118,14 @@ func infoRun(o *InfoOptions) error {
 	meter.Stop()
 	var werr error
 	switch {
-	case o.JSON && len(srcs) == 1 && len(sums) == 1:
+	case o.JSON && len(parts) == 1 && len(sums) == 1:
 		werr = writeJSON(a.Out, sums[0])
 	case o.JSON:
 		werr = writeJSON(a.Out, struct {
 			Files []*capedit.Summary `json:"files"`
 			Total *capedit.Total     `json:"total"`
 		}{sums, capedit.Sum(sums)})
-	case len(srcs) > 1 && len(sums) > 0:
+	case len(parts) > 1 && len(sums) > 0:
 		fmt.Fprintln(a.Out)
 		werr = capedit.Sum(sums).WriteText(a.Out)
 	}
@@ -128,7 +133,7 @@ func infoRun(o *InfoOptions) error {
 		return cli.WithCode(cli.ExitUsage, werr)
 	}
 	if firstErr != nil {
-		if len(srcs) > 1 {
+		if len(parts) > 1 {
 			return cli.Silent(cli.ExitUsage)
 		}
 		return cli.WithCode(cli.ExitUsage, firstErr)

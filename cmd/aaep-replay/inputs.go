@@ -7,28 +7,34 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/aaep-tools/aaepkit/inputs"
-	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/progress"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // inputsHelp is how verb help texts describe FILE arguments.
 const inputsHelp = `FILE may be repeated and may be a glob (run-*.aaep), a directory (its .aaep,
 .jsonl and .ndjson files) or - (standard input).`
 
-// sources expands a verb's FILE arguments; an argument that names nothing
-// is a usage error (exit 2) saying which.
-func (a *app) sources(verb string, args []string) ([]inputs.Source, error) {
-	opts := inputs.Options{Stdin: a.In}
+// inputOptions says how a verb opens its inputs: standard input, object
+// storage as the root's flags say, and for a verb that reads captures
+// only, directories and prefixes searched for captures.
+func (a *app) inputOptions(verb string) recording.Options {
+	opts := recording.Options{Stdin: a.In, Storage: a.storage}
 	if !readsJSONL[verb] {
 		opts.Extensions = []string{".aaep"} // a directory gives its captures
 	}
-	srcs, err := inputs.Expand(a.ctx, args, opts)
+	return opts
+}
+
+// recordings opens a verb's FILE arguments as recordings; an argument that
+// names nothing is a usage error (exit 2) saying which.
+func (a *app) recordings(verb string, args []string) ([]*recording.Recording, error) {
+	recs, err := recording.Open(a.ctx, args, a.inputOptions(verb))
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", verb, err))
 	}
-	return srcs, nil
+	return recs, nil
 }
 
 // readsJSONL are the verbs that read JSON Lines as well as captures.
@@ -68,39 +74,24 @@ func needFiles(verb, what string, lo, hi int) cobra.PositionalArgs {
 	}
 }
 
-// oneCapture turns a replaying verb's FILE arguments into the one capture
-// it replays: the input itself when there is one (a file, or an object
-// store URL the verb opens itself), or several inputs (a rotated set, a
-// glob, a directory) merged in time order into a temporary capture that
-// done removes.
-func (a *app) oneCapture(verb string, args []string) (path string, done func(), err error) {
-	srcs, err := a.sources(verb, args)
+// replayed opens a replaying verb's FILE arguments as the one capture it
+// replays: a recording's parts one after the other, several recordings
+// interleaved in time order (recording.Join), read through a cursor over
+// the parts, never merged into a file.
+func (a *app) replayed(verb string, args []string) (*recording.Recording, []string, error) {
+	recs, err := a.recordings(verb, args)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
-	if len(srcs) == 1 {
-		if srcs[0].Name() == "-" {
-			return "", nil, cli.Usagef("%s replays a capture file; standard input cannot be replayed (it must be read more than once)", verb)
-		}
-		return srcs[0].Name(), func() {}, nil
-	}
-	tmp, err := os.CreateTemp("", "aaep-"+verb+"-*.aaep")
-	if err != nil {
-		return "", nil, cli.WithCode(cli.ExitUsage, err)
-	}
-	tmp.Close()
-	done = func() { os.Remove(tmp.Name()) }
-	meter := a.meter(verb)
-	res, err := capedit.Merge(a.ctx, inputs.Names(srcs), tmp.Name(), capedit.MergeOptions{JoinSources: true, Progress: meter})
-	meter.Stop()
-	if res != nil {
-		for _, w := range res.Warnings {
-			fmt.Fprintf(a.Err, "aaep-replay: warning: %s\n", w) // a torn part: what is replayed stops at it
+	for _, r := range recs {
+		for _, p := range r.Parts {
+			switch {
+			case p.Name == "-":
+				return nil, nil, cli.Usagef("%s replays a capture file; standard input cannot be replayed (it must be read more than once)", verb)
+			case p.Format == recording.FormatJSONL:
+				return nil, nil, cli.Usagef("%s: %s is a JSON Lines file, not a capture (aaep-replay import turns it into one)", verb, p.Name)
+			}
 		}
 	}
-	if err != nil {
-		done()
-		return "", nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: reading %d captures as one: %w", verb, len(srcs), err))
-	}
-	return tmp.Name(), done, nil
+	return recording.Join(recs), recording.Paths(recs), nil
 }

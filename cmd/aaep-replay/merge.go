@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // MergeOptions are what merge was asked: its inputs and flags.
@@ -86,11 +86,11 @@ two machines whose clocks differ.`,
 // mergeRun merges the inputs into the output.
 func mergeRun(o *MergeOptions) error {
 	a, out, opts := o.app, o.Output, o.Merge
-	srcs, err := a.sources("merge", o.Inputs)
+	recs, err := a.recordings("merge", o.Inputs)
 	if err != nil {
 		return err
 	}
-	args := inputs.Names(srcs)
+	args := recording.Names(recs)
 	for _, in := range args {
 		if in == "-" {
 			return cli.Usagef("merge cannot read standard input (it reads each input twice); name the files")
@@ -100,6 +100,7 @@ func mergeRun(o *MergeOptions) error {
 		return err
 	}
 	opts.Stdout = a.Out
+	opts.Inputs = a.inputOptions("merge")
 	opts.Progress = a.meter("merge")
 	res, err := capedit.Merge(a.ctx, args, out, opts)
 	opts.Progress.Stop()

@@ -66,21 +66,21 @@ connection failed or the subscriber left early, 2 for usage and file errors.`,
 // several, into the subscriber at opts.To.
 func pushRun(opts *PushOptions) error {
 	a, target := opts.app, opts.To
-	input, done, err := a.oneCapture("push", opts.Inputs)
+	replayed, paths, err := a.replayed("push", opts.Inputs)
 	if err != nil {
 		return err
 	}
-	defer done()
+	input := replayed.Name
 	f := &opts.Replay
-	f.sources = a.sourcePaths("push", opts.Inputs)
+	f.sources = paths
 	f.storage, f.stderr = &a.storage, a.Err
-	so, err := f.options(input, "until")
+	so, err := f.options(replayed, "until")
 	if err != nil {
 		return err
 	}
 	printer := serve.NewPrinter(a.Out, f.json)
 	so.Notify = printer.Notify
-	hdr, err := checkCapture(input, a.Err)
+	hdr, err := checkCapture(replayed, a.Err)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/objstore"
@@ -47,21 +46,11 @@ func (f *replayFlags) checkRecord(input string) error {
 	return nil
 }
 
-// sourcePaths lists the local files args name (several are merged into one
-// temporary input: --record must not be any of them either).
-func (a *app) sourcePaths(verb string, args []string) []string {
-	srcs, err := a.sources(verb, args)
-	if err != nil {
-		return nil
-	}
-	return inputs.Paths(srcs)
-}
-
-// recording is the --record capture, a serve.RecordWriter. The file appears
+// recordFile is the --record capture, a serve.RecordWriter. The file appears
 // at its path with the first message on the wire (sent or received): a run
 // that records no message leaves no file, and does not replace an earlier
 // one even with --force.
-type recording struct {
+type recordFile struct {
 	name   string
 	w      *capfile.Writer
 	f      *outfile.File // nil for a recording to object storage
@@ -70,10 +59,10 @@ type recording struct {
 }
 
 // AddSource lists a subscriber in the recording's header (serve.SourceAdder).
-func (r *recording) AddSource(src capfile.Origin) error { return r.w.AddOrigin(src) }
+func (r *recordFile) AddSource(src capfile.Origin) error { return r.w.AddOrigin(src) }
 
 // Append records rec; serve calls it from one goroutine at a time.
-func (r *recording) Append(rec *capfile.Record) error {
+func (r *recordFile) Append(rec *capfile.Record) error {
 	if !r.shown && (rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent) {
 		if r.f != nil {
 			if err := r.f.Publish(); err != nil {
@@ -88,7 +77,7 @@ func (r *recording) Append(rec *capfile.Record) error {
 // close finishes the recording, or removes it when it holds no message; it
 // says so on stderr. A stream (a device, a FIFO) already carries the
 // capture's start, so it is always finished.
-func (r *recording) close(stderr io.Writer) error {
+func (r *recordFile) close(stderr io.Writer) error {
 	if r == nil {
 		return nil
 	}
@@ -123,7 +112,7 @@ func (r *recording) close(stderr io.Writer) error {
 }
 
 // discard gives up a recording that never started (an error before serving).
-func (r *recording) discard() {
+func (r *recordFile) discard() {
 	if r == nil {
 		return
 	}

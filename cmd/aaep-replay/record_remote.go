@@ -62,7 +62,7 @@ func (f *replayFlags) checkRemoteRecord(ctx context.Context) (objstore.URL, objs
 }
 
 // openRemoteRecord starts a recording to object storage.
-func (f *replayFlags) openRemoteRecord(ctx context.Context, h capfile.Header, stderr io.Writer) (*recording, error) {
+func (f *replayFlags) openRemoteRecord(ctx context.Context, h capfile.Header, stderr io.Writer) (*recordFile, error) {
 	u, store, err := f.checkRemoteRecord(ctx)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (f *replayFlags) openRemoteRecord(ctx context.Context, h capfile.Header, st
 		rr.finish(false)
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
 	}
-	return &recording{name: f.record, w: w, remote: rr}, nil
+	return &recordFile{name: f.record, w: w, remote: rr}, nil
 }
 
 // finish uploads a closed recording (keep) or drops it, and stops the

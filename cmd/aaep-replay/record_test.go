@@ -10,8 +10,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // TestRecordedReplayReadsLikeACapture: serve --record writes the replay from
@@ -75,7 +75,7 @@ func TestRecordedReplayReadsLikeACapture(t *testing.T) {
 	}
 
 	var fromProducer, toProducer, repliesSeen int
-	if _, err := input.Each(context.Background(), record, func(m *protocol.Message) error {
+	if _, err := recording.Each(context.Background(), record, func(m *protocol.Message) error {
 		if m.Dir == protocol.ToProducer {
 			toProducer++
 			if strings.Contains(string(m.Raw), `"confirmation.reply"`) {

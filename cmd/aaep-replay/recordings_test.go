@@ -173,7 +173,7 @@ func TestCheckRecordingOfReconnectingProducer(t *testing.T) {
 			Findings []struct{ Rule, Level, Message string }
 		}
 	}
-	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+	if err := json.Unmarshal(recordingJSON(t, js), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if code != 0 || doc.Counts["MUST"] != 0 || doc.Counts["SHOULD"] != 0 {
@@ -282,7 +282,7 @@ func TestCheckRecordingOfAFilteredSubscription(t *testing.T) {
 				Findings []struct{ Rule, Level string }
 			}
 		}
-		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		if err := json.Unmarshal(recordingJSON(t, js), &doc); err != nil {
 			t.Fatal(err)
 		}
 		withheld := 0

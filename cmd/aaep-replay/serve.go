@@ -22,6 +22,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -41,7 +42,7 @@ type replayFlags struct {
 	loop           int
 	record         string
 	force          bool
-	sources        []string // the files named on the command line (merged into one input when several)
+	sources        []string // the local files of the recordings replayed (--record is none of them)
 	json           bool
 	// storage and stderr serve --record s3://...: set by the verb when it
 	// runs.
@@ -90,11 +91,13 @@ func (f *replayFlags) validate(toName string) error {
 	return nil
 }
 
-// options turns the validated flags into serve.Options for the capture at
-// input, refusing a --record output or a selection that input rules out.
-func (f *replayFlags) options(input string, toName string) (serve.Options, error) {
+// options turns the validated flags into serve.Options for the recording
+// rec (replayed through a cursor over its parts), refusing a --record
+// output or a selection that rec rules out.
+func (f *replayFlags) options(rec *recording.Recording, toName string) (serve.Options, error) {
+	input := rec.Name
 	o := serve.Options{
-		Open:   serve.OpenFile(input),
+		Open:   func() (serve.Cursor, error) { return rec.Records(context.Background()) },
 		Timing: f.timing(),
 		Filter: msgfilter.Filter{Sessions: f.sessions, Types: f.types},
 		Passes: f.loop,
@@ -112,7 +115,12 @@ func (f *replayFlags) options(input string, toName string) (serve.Options, error
 	// An empty selection would serve nothing without a word (and an SSE
 	// client would reconnect forever): refuse it, saying what there is.
 	sel := capedit.Selection{From: o.Range.From, To: o.Range.To, ToFlag: "--" + toName, Sessions: f.sessions}
-	if err := capedit.CheckSelection(input, sel); errors.Is(err, capedit.ErrEmptySelection) {
+	r, err := rec.Records(context.Background())
+	if err != nil {
+		return o, cli.WithCode(cli.ExitUsage, err)
+	}
+	defer r.Close()
+	if err := capedit.CheckSelectionOf(input, r, sel); errors.Is(err, capedit.ErrEmptySelection) {
 		return o, cli.WithCode(cli.ExitUsage, err)
 	}
 	return o, nil
@@ -121,15 +129,15 @@ func (f *replayFlags) options(input string, toName string) (serve.Options, error
 // openRecord creates the --record capture. Its header says what was
 // replayed and how, so that a check of the recording can relate the
 // payloads' own timestamps (those of the original capture) to it.
-func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, transport string) (*recording, error) {
+func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, transport string) (*recordFile, error) {
 	if f.record == "" {
 		return nil, nil
 	}
 	meta := map[string]string{
-		"replay_of":       filepath.Base(input),
-		"replay_of_start": orig.Start.Format(time.RFC3339Nano),
-		"replay_speed":    strconv.FormatFloat(f.speed, 'g', -1, 64),
-		"view":            "subscriber: received = sent by aaep-replay, sent = sent by the subscriber; source N = Nth subscriber, attribute subscription = its id",
+		recording.MetaReplayOf: filepath.Base(input),
+		"replay_of_start":      orig.Start.Format(time.RFC3339Nano),
+		"replay_speed":         strconv.FormatFloat(f.speed, 'g', -1, 64),
+		"view":                 "subscriber: received = sent by aaep-replay, sent = sent by the subscriber; source N = Nth subscriber, attribute subscription = its id",
 	}
 	if f.noDelay {
 		meta["replay_speed"] = "no-delay"
@@ -152,7 +160,7 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 		out.Discard()
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
 	}
-	return &recording{name: f.record, w: w, f: out}, nil
+	return &recordFile{name: f.record, w: w, f: out}, nil
 }
 
 // recordHeaderRoom is the room kept in a --record header for subscribers'
@@ -276,19 +284,19 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	return cmd
 }
 
-// serveRun replays the inputs, merged into one capture when there are
-// several, to subscribers until interrupted.
+// serveRun replays the inputs, read as one capture when there are several
+// (a recording's parts in order, recordings in time order), to subscribers
+// until interrupted.
 func serveRun(opts *ServeOptions) error {
 	a := opts.app
-	input, done, err := a.oneCapture("serve", opts.Inputs)
+	rec, paths, err := a.replayed("serve", opts.Inputs)
 	if err != nil {
 		return err
 	}
-	defer done()
 	f := &opts.Replay
-	f.sources = a.sourcePaths("serve", opts.Inputs)
+	f.sources = paths
 	f.storage, f.stderr = &a.storage, a.Err
-	so, err := f.options(input, "until")
+	so, err := f.options(rec, "until")
 	if err != nil {
 		return err
 	}
@@ -303,16 +311,17 @@ func serveRun(opts *ServeOptions) error {
 	if opts.Control {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
-	return serveReplay(a, input, opts.Listen, f, so, nil)
+	return serveReplay(a, rec, opts.Listen, f, so, nil)
 }
 
 // serveReplay listens on listen, serves the replay of input (wrapped by
 // wrap, when given, which may print where to find it and returns a function
 // that releases what it holds) until Ctrl-C, then shuts everything down.
-func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
+func serveReplay(a *app, replayed *recording.Recording, listen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
 	printer := serve.NewPrinter(a.Out, f.json)
 	opts.Notify = printer.Notify
-	hdr, err := checkCapture(input, a.Err)
+	input := replayed.Name
+	hdr, err := checkCapture(replayed, a.Err)
 	if err != nil {
 		return err
 	}
@@ -376,15 +385,15 @@ func serveReplay(a *app, input, listen string, f *replayFlags, opts serve.Option
 	return nil
 }
 
-// checkCapture opens the capture once, so that a file error is reported
+// checkCapture opens the recording once, so that a file error is reported
 // (exit 2) before anything listens or connects, and returns its header.
 //
-// A capture that was not closed cleanly is read through once, and what
+// A recording that was not closed cleanly is read through once, and what
 // will not be served is said on stderr (the replay goes on): a torn tail
-// with its unreadable bytes, damage, or a capture of which nothing could
+// with its unreadable bytes, damage, or a recording of which nothing could
 // be read.
-func checkCapture(input string, stderr io.Writer) (capfile.Header, error) {
-	r, err := capedit.OpenCapture(context.Background(), input)
+func checkCapture(rec *recording.Recording, stderr io.Writer) (capfile.Header, error) {
+	r, err := rec.Records(context.Background())
 	if err != nil {
 		return capfile.Header{}, cli.WithCode(cli.ExitUsage, err)
 	}
@@ -398,7 +407,7 @@ func checkCapture(input string, stderr io.Writer) (capfile.Header, error) {
 			n++
 		}
 		if fail, warn := (capfile.ReadPolicy{}).Judge(err, n); fail != nil || warn != nil {
-			fmt.Fprintf(stderr, "aaep-replay: warning: %s: %v; serving the %d records before it\n", input, errors.Join(fail, warn), n)
+			fmt.Fprintf(stderr, "aaep-replay: warning: %s: %v; serving the %d records before it\n", rec.Name, errors.Join(fail, warn), n)
 		}
 	}
 	return r.Header(), nil

@@ -13,6 +13,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -113,7 +114,11 @@ func showRun(o *ShowOptions) error {
 			}
 		}
 	}
-	st, err := show.Run(ctx, path, a.Out, opts)
+	recs, err := a.recordings("show", []string{path})
+	if err != nil {
+		return err
+	}
+	st, err := show.Run(ctx, recording.Join(recs), a.Out, opts)
 	if err != nil {
 		if _, warn := o.Reading.Judge(err, st.Records); warn != nil {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %v (after %d records; --allow-incomplete: going on with what was read)\n", warn, st.Records)

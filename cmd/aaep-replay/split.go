@@ -109,6 +109,7 @@ part and session parts keep the capture's start, as filter does.`,
 // splitRun writes the parts.
 func splitRun(o *SplitOptions) error {
 	a, opts := o.app, o.Split
+	opts.Inputs = a.inputOptions("split")
 	opts.Progress = a.meter("split")
 	res, err := capedit.Split(a.ctx, o.Input, o.Output, opts)
 	opts.Progress.Stop()

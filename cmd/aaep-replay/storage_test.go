@@ -158,30 +158,38 @@ func TestS3CheckPrefixPerCapture(t *testing.T) {
 			t.Errorf("report of %s differs from the file's", n)
 		}
 	}
-	summary := out[strings.Index(out, "6 captures checked:"):]
+	at := strings.Index(out, "6 recordings checked:")
+	if at < 0 {
+		t.Fatalf("no summary of the 6 recordings:\n%s", out)
+	}
+	summary := out[at:]
 	for _, n := range names {
 		if !strings.Contains(summary, " "+n+": 54 messages") {
 			t.Errorf("no summary line for %s:\n%s", n, summary)
 		}
 	}
-	if strings.Count(summary, "\n") != 7 {
-		t.Errorf("summary has %d lines, want a title and 6:\n%s", strings.Count(summary, "\n"), summary)
+	if strings.Count(summary, "\n") != 8 || !strings.Contains(summary, "total: 6 recordings, 324 messages") {
+		t.Errorf("summary has %d lines, want a title, 6 and the total:\n%s", strings.Count(summary, "\n"), summary)
 	}
-	// JSON: every capture's report and the summary.
+	// JSON: every recording's report and the total, in one schema.
 	_, jout, _ := replay(t, "check", "--json", "s3://caps/fleet/")
 	var doc struct {
-		Captures []map[string]any
-		Summary  []struct {
-			Input    string
-			Verdict  string
-			Messages int64
+		SchemaVersion int `json:"schema_version"`
+		Recordings    []struct {
+			Recording string
+			Verdict   string
+			Messages  int64
+		}
+		Total struct {
+			Recordings int
+			Messages   int64
 		}
 	}
 	if err := json.Unmarshal([]byte(jout), &doc); err != nil {
 		t.Fatalf("%v: %s", err, jout)
 	}
-	if len(doc.Captures) != 6 || len(doc.Summary) != 6 || doc.Summary[2].Input != names[2] || doc.Summary[2].Messages == 0 {
-		t.Errorf("JSON: %d reports, summary %+v", len(doc.Captures), doc.Summary)
+	if doc.SchemaVersion != 2 || len(doc.Recordings) != 6 || doc.Recordings[2].Recording != names[2] || doc.Recordings[2].Messages == 0 || doc.Total.Recordings != 6 || doc.Total.Messages != 324 {
+		t.Errorf("JSON: %+v", doc)
 	}
 }
 

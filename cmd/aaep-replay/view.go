@@ -125,10 +125,16 @@ func viewRun(opts *ViewOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(viewMemoryLimit)
 	}
-	a, input := opts.app, opts.Input
+	a := opts.app
+	rec, paths, err := a.replayed("view", []string{opts.Input})
+	if err != nil {
+		return err
+	}
+	input := rec.Name
 	f := &opts.Replay
+	f.sources = paths
 	f.storage, f.stderr = &a.storage, a.Err
-	so, err := f.options(input, "until")
+	so, err := f.options(rec, "until")
 	if err != nil {
 		return err
 	}
@@ -136,8 +142,8 @@ func viewRun(opts *ViewOptions) error {
 	if opts.Shared {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
-	return serveReplay(a, input, opts.Listen, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
-		v, err := viewer.New(viewer.Options{Path: input, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile, Follow: opts.Follow})
+	return serveReplay(a, rec, opts.Listen, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
+		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile, Follow: opts.Follow})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
 		}

@@ -11,14 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
@@ -129,16 +129,17 @@ func outputFormat(output, name string, formatSet bool) (visualize.Format, error)
 // visualizeRun checks the inputs and draws their sessions.
 func visualizeRun(o *VisualizeOptions) error {
 	a, format := o.app, o.Format
-	srcs, err := a.sources("visualize", o.Inputs)
+	recs, err := a.recordings("visualize", o.Inputs)
 	if err != nil {
 		return err
 	}
-	if len(srcs) > 1 {
+	if names := recording.Names(recs); len(names) > 1 {
 		if o.Output == "" {
 			return cli.Usagef("visualize of several inputs needs --output (-o FILE.svg, or - for standard output)")
 		}
-		o.Input = strings.Join(inputs.Names(srcs), ", ")
+		o.Input = strings.Join(names, ", ")
 	}
+	paths := recording.Paths(recs)
 	output := o.Output
 	switch {
 	case output != "":
@@ -150,7 +151,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	default:
 		output = o.Input + "." + string(format)
 	}
-	if err := outfile.Check(output, outfile.Options{Inputs: inputs.Paths(srcs), Force: o.Force}); err != nil {
+	if err := outfile.Check(output, outfile.Options{Inputs: paths, Force: o.Force}); err != nil {
 		return err // before the capture is read and drawn
 	}
 	mods := models.All()
@@ -163,36 +164,48 @@ func visualizeRun(o *VisualizeOptions) error {
 	sink := col.Sink()
 	step := sink.Step
 	sink.Step = func(s protocol.Step) { seen.add(s.Session); step(s) }
-	eng, err := protocol.NewEngine(mods, o.Protocol, &protocol.Options{Profile: o.Profile}, sink)
-	if err != nil {
+	cfg := check.Config{Protocol: o.Protocol, Options: protocol.Options{Profile: o.Profile}}
+	if err := cfg.Validate(); err != nil {
 		return cli.Usagef("%w", err)
 	}
+	// Each recording is checked on its own, one after the other (the
+	// collector is one): its parts in order, its streams apart.
 	meter := a.meter("visualize")
-	sum, err := input.ReadSources(a.ctx, srcs, input.Options{Progress: meter}, input.Handler{Message: func(m *protocol.Message) error {
-		eng.Feed(m)
-		return nil
-	}})
-	meter.Stop()
-	if err != nil {
-		if _, warn := o.Reading.Judge(err, sum.Messages+sum.Skipped); warn == nil {
+	var messages int64
+	for _, rec := range recs {
+		res, err := check.Run(a.ctx, rec, cfg, sink, &check.Observer{Progress: meter})
+		if err != nil {
+			meter.Stop()
 			return cli.WithCode(cli.ExitUsage, err)
 		}
-		fmt.Fprintf(a.Err, "aaep-replay: warning: %v; drawing the %s before it (--allow-incomplete)\n", err, visPlural(sum.Messages, "message"))
-	}
-	if gaps := sum.Gaps(); len(gaps) > 0 {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %s", o.Input, strings.Join(gaps, "; ")))
-	}
-	messages := sum.Messages
-	if sum.Torn != nil {
-		fail, warn := o.Reading.Judge(sum.Torn, sum.Messages+sum.Skipped)
-		if warn != nil {
-			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", o.Input, warn, visPlural(messages, "message"))
+		sum := res.Read
+		if rerr := res.Err; rerr != nil {
+			if _, warn := o.Reading.Judge(rerr, sum.Messages+sum.Skipped); warn == nil {
+				meter.Stop()
+				return cli.WithCode(cli.ExitUsage, rerr)
+			}
+			meter.Printf(a.Err, "aaep-replay: warning: %v; drawing the %s before it (--allow-incomplete)\n", rerr, visPlural(sum.Messages, "message"))
 		}
-		if fail != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", o.Input, fail))
+		if gaps := sum.Gaps(); len(gaps) > 0 {
+			meter.Stop()
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %s", rec.Name, strings.Join(gaps, "; ")))
+		}
+		messages += sum.Messages
+		if sum.Torn != nil {
+			fail, warn := o.Reading.Judge(sum.Torn, sum.Messages+sum.Skipped)
+			if warn != nil {
+				meter.Printf(a.Err, "aaep-replay: warning: %s: %v; drawing the %s before it\n", rec.Name, warn, visPlural(sum.Messages, "message"))
+			}
+			if fail != nil {
+				meter.Stop()
+				return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", rec.Name, fail))
+			}
+		}
+		for _, p := range rec.Problems {
+			meter.Printf(a.Err, "aaep-replay: warning: %s\n", p)
 		}
 	}
-	eng.Finish()
+	meter.Stop()
 
 	traces := col.Traces()
 	if o.Session != "" && len(traces) == 0 {
@@ -211,7 +224,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("draw %s: %w", o.Input, err))
 	}
-	err = outfile.WriteFile(output, outfile.Options{Inputs: inputs.Paths(srcs), Stdout: a.Out, Binary: format == visualize.FormatPNG, Force: o.Force},
+	err = outfile.WriteFile(output, outfile.Options{Inputs: paths, Stdout: a.Out, Binary: format == visualize.FormatPNG, Force: o.Force},
 		func(w io.Writer) error {
 			_, err := w.Write(out)
 			return err

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
@@ -253,7 +253,7 @@ func TestVisualizeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := filepath.Join(dir, "long.jsonl")
-	if err := os.WriteFile(long, append(append([]byte(`{"x":"`), bytes.Repeat([]byte("x"), input.MaxLine)...), '\n'), 0o644); err != nil {
+	if err := os.WriteFile(long, append(append([]byte(`{"x":"`), bytes.Repeat([]byte("x"), recording.MaxLine)...), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -19,11 +19,11 @@ import (
 func findings(t *testing.T, path string) []protocol.Finding {
 	t.Helper()
 	var got []protocol.Finding
-	eng, err := protocol.NewEngine(models.All(), "", nil, protocol.Sink{Finding: func(f protocol.Finding) { got = append(got, f) }})
+	eng, err := protocol.NewEngine(models.All(), "", nil, protocol.StreamInfo{}, protocol.Sink{Finding: func(f protocol.Finding) { got = append(got, f) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := input.Each(context.Background(), path, func(m *protocol.Message) error { eng.Feed(m); return nil }); err != nil {
+	if _, err := recording.Each(context.Background(), path, func(m *protocol.Message) error { eng.Feed(m); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	eng.Finish()

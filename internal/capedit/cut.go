@@ -1,6 +1,8 @@
 package capedit
 
 import (
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +31,8 @@ type CutOptions struct {
 	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // Cut writes the records of in from opts.From to opts.To (both included) to out. It
@@ -42,10 +46,10 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 	if err := CheckOutput(out, opts.Force, in); err != nil {
 		return nil, err
 	}
-	if err := CheckSelection(in, Selection{From: opts.From, To: opts.To}); err != nil {
+	if err := CheckSelection(ctx, in, Selection{From: opts.From, To: opts.To, Inputs: opts.Inputs}); err != nil {
 		return nil, err
 	}
-	src, err := openInput(in, opts.Progress)
+	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package capedit
 
 import (
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -31,6 +33,8 @@ type DedupeOptions struct {
 	Force bool
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // DedupeResult says what Dedupe did.
@@ -74,7 +78,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 	if err := CheckOutput(out, opts.Force, in); err != nil {
 		return nil, err
 	}
-	src, err := openInput(in, opts.Progress)
+	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package capedit
 
 import (
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -8,7 +10,6 @@ import (
 	"io"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
@@ -23,6 +24,8 @@ type ExportOptions struct {
 	Sent bool
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // ExportStats say what Export wrote.
@@ -53,14 +56,19 @@ type ExportStats struct {
 // aaep-capture. A payload holding line breaks (JSON pretty-printed by its
 // producer) has them replaced with spaces, and is counted in Reflowed.
 func Export(ctx context.Context, path string, w io.Writer, opts ExportOptions) (*ExportStats, error) {
-	return ExportSources(ctx, []inputs.Source{inputs.File(path)}, w, opts)
+	recs, err := recording.Open(ctx, []string{path}, opts.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	return ExportRecordings(ctx, recs, w, opts)
 }
 
-// ExportSources writes srcs to w as Export does for one capture. Several
-// captures are exported as one, in time order: the records (and with
-// WithMeta the header) of "merge --join-sources" of the same captures.
-func ExportSources(ctx context.Context, srcs []inputs.Source, w io.Writer, opts ExportOptions) (*ExportStats, error) {
-	in, err := openInputs(ctx, srcs, opts.Progress)
+// ExportRecordings writes recs to w as Export does for one capture. Several
+// recordings (or the parts of one) are exported as one, in time order: the
+// records (and with WithMeta the header) of "merge --join-sources" of the
+// same captures.
+func ExportRecordings(ctx context.Context, recs []*recording.Recording, w io.Writer, opts ExportOptions) (*ExportStats, error) {
+	in, err := openRecordings(ctx, recs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +77,7 @@ func ExportSources(ctx context.Context, srcs []inputs.Source, w io.Writer, opts 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var line []byte
 	if opts.WithMeta {
-		if line, err = appendMetaHeader(line[:0], in.hdr); err != nil {
+		if line, err = appendMetaHeader(line[:0], in.r.Header()); err != nil {
 			return st, err
 		}
 		if _, err := bw.Write(line); err != nil {
@@ -123,6 +131,8 @@ func ExportSources(ctx context.Context, srcs []inputs.Source, w io.Writer, opts 
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("write export: %w", err)
 	}
-	st.Warnings = in.warnings()
+	if in.torn != nil {
+		st.Warnings = append(st.Warnings, *in.torn)
+	}
 	return st, nil
 }

@@ -1,6 +1,8 @@
 package capedit
 
 import (
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"context"
 	"fmt"
 	"io"
@@ -31,6 +33,8 @@ type FilterOptions struct {
 	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // Filter writes the records of in that opts selects to out. Times and the
@@ -39,7 +43,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	if err := CheckOutput(out, opts.Force, in); err != nil {
 		return nil, err
 	}
-	src, err := openInput(in, opts.Progress)
+	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,14 @@
 package capedit
 
 import (
+	"fmt"
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"context"
-	"os"
 	"sort"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -24,6 +25,8 @@ type InfoOptions struct {
 	Gap time.Duration
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // DefaultGap is the default InfoOptions.Gap.
@@ -154,11 +157,18 @@ type ReplaySummary struct {
 // damaged one it returns the summary of the records before the damage with
 // Status "damaged", together with the error naming the file and offset.
 func Info(ctx context.Context, path string, opts InfoOptions) (*Summary, error) {
-	return InfoSource(ctx, inputs.File(path), opts)
+	recs, err := recording.Open(ctx, []string{path}, opts.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != 1 || len(recs[0].Parts) != 1 {
+		return nil, fmt.Errorf("%s: names %d files; info summarises one at a time", path, len(recording.Names(recs)))
+	}
+	return InfoPart(ctx, recs[0].Parts[0], opts)
 }
 
-// InfoSource summarises the capture src as Info does for a file.
-func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summary, error) {
+// InfoPart summarises one file (or object) of a recording as Info does.
+func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Summary, error) {
 	if opts.Gap <= 0 {
 		opts.Gap = DefaultGap
 	}
@@ -166,12 +176,14 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	in, err := openSource(ctx, src, opts.Progress)
+	r, err := part.Recording().Records(ctx)
 	if err != nil {
 		return nil, err
 	}
+	in := &input{path: part.Name, r: r, meter: opts.Progress}
+	opts.Progress.AddTotal(inputsTotal(r))
 	defer in.close()
-	path := src.Name()
+	path := part.Name
 	h := in.r.Header()
 	s := &Summary{
 		File: path, Version: h.Version, Tool: h.Tool, Start: h.Start, Meta: h.Meta, Redacted: h.Redacted,
@@ -186,11 +198,7 @@ func InfoSource(ctx context.Context, src inputs.Source, opts InfoOptions) (*Summ
 	if s.Replay.Speed == 0 {
 		s.Replay.Speed = 1
 	}
-	if in.opened != nil {
-		s.Size.File = max(in.opened.Size(), 0)
-	} else if fi, err := os.Stat(path); err == nil {
-		s.Size.File = fi.Size()
-	}
+	s.Size.File = max(part.Size(), 0)
 	var (
 		types    = map[TypeCount]int64{} // Count unused in the key
 		sessions = map[string]int{}

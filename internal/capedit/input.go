@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/internal/progress"
-	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // Warning is a problem an operation worked around: a torn input whose intact
@@ -40,60 +38,62 @@ type Result struct {
 	Warnings []Warning
 }
 
-// openCapture opens a capture. capfile.Open already names the file in its
-// errors.
-func openCapture(path string) (*capfile.Reader, error) {
-	if objstore.IsURL(path) {
-		return OpenCapture(context.Background(), path)
-	}
-	r, err := capfile.Open(path)
-	if err != nil {
-		if strings.Contains(err.Error(), path) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
-}
-
-// input is one capture being read, with the bookkeeping every operation
-// needs: the file name for errors, the count of records read, and the
-// torn-tail warning.
+// input is one capture being read (a file, an object, or every part of a
+// rotated recording, or several recordings joined in time order), with the
+// bookkeeping every operation needs: the name for errors, the count of
+// records read, and the torn-tail warning.
 type input struct {
-	path   string
-	r      *capfile.Reader
-	read   int64
-	torn   *Warning
-	meter  *progress.Meter
-	opened *inputs.Opened // nil for a file opened by path
+	path  string
+	r     *recording.Reader
+	read  int64
+	torn  *Warning
+	meter *progress.Meter
 }
 
-// openInput opens the capture at path; meter (which may be nil) counts its
-// records.
-func openInput(path string, meter *progress.Meter) (*input, error) {
-	r, err := openCapture(path)
+// openReader opens what name names (a capture, a glob, a directory, an
+// s3:// object or prefix) as one capture: recording.Open with ro, the
+// recordings joined in time order.
+func openReader(ctx context.Context, name string, ro recording.Options) (*recording.Reader, error) {
+	recs, err := recording.Open(ctx, []string{name}, ro)
 	if err != nil {
 		return nil, err
 	}
-	meter.AddTotal(inputs.Total(r))
-	return &input{path: path, r: r, meter: meter}, nil
+	return recording.Join(recs).Records(ctx)
 }
 
-// inputsTotal is the record count of a clean capture's index, or -1.
-func inputsTotal(r *capfile.Reader) int64 { return inputs.Total(r) }
-
-// openSource opens a capture source (a file, standard input, a remote
-// object); meter (which may be nil) counts its records.
-func openSource(ctx context.Context, src inputs.Source, meter *progress.Meter) (*input, error) {
-	if p := inputs.LocalPath(src); p != "" {
-		return openInput(p, meter)
-	}
-	r, o, err := inputs.OpenCapture(ctx, src)
+// openInput opens name (see openReader); meter (which may be nil) counts
+// its records.
+func openInput(ctx context.Context, name string, ro recording.Options, meter *progress.Meter) (*input, error) {
+	r, err := openReader(ctx, name, ro)
 	if err != nil {
 		return nil, err
 	}
-	meter.AddTotal(inputs.Total(r))
-	return &input{path: src.Name(), r: r, meter: meter, opened: o}, nil
+	meter.AddTotal(inputsTotal(r))
+	return &input{path: name, r: r, meter: meter}, nil
+}
+
+// openRecordings opens recordings already found (export of several
+// inputs): joined in time order.
+func openRecordings(ctx context.Context, recs []*recording.Recording, meter *progress.Meter) (*input, error) {
+	j := recording.Join(recs)
+	r, err := j.Records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meter.AddTotal(inputsTotal(r))
+	return &input{path: j.Name, r: r, meter: meter}, nil
+}
+
+// inputsTotal is the record count of clean captures' indexes, or -1.
+func inputsTotal(r *recording.Reader) int64 {
+	if !r.Clean() {
+		return -1
+	}
+	x, err := r.FileIndex()
+	if err != nil || x == nil {
+		return -1
+	}
+	return x.Records
 }
 
 // next returns the next intact record, or nil at the end. A torn tail ends
@@ -127,12 +127,7 @@ func (in *input) next() (*capfile.Record, error) {
 	return nil, outfile.KeepPartial(fmt.Errorf("%s: %w", in.path, err))
 }
 
-func (in *input) close() {
-	in.r.Close()
-	if in.opened != nil {
-		in.opened.Close()
-	}
-}
+func (in *input) close() { in.r.Close() }
 
 // ctxCheck returns ctx's error every 1024 calls, so that long loops notice
 // cancellation without paying for it on every record.

@@ -2,6 +2,7 @@ package capedit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -379,12 +380,12 @@ func TestEmptySelections(t *testing.T) {
 		{Selection{From: pos(t, "#5"), To: pos(t, "#2"), ToFlag: "--until"}, "--until #2 ends before it starts"},
 		{Selection{From: pos(t, "2h")}, "--from 2h0m0s is past the last record"},
 	} {
-		err := CheckSelection(src, tc.sel)
+		err := CheckSelection(context.Background(), src, tc.sel)
 		if !errors.Is(err, ErrEmptySelection) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "the capture holds") {
 			t.Errorf("%+v: %v, want %q", tc.sel, err, tc.want)
 		}
 	}
-	if err := CheckSelection(src, Selection{Sessions: []string{"sess_nope", firstSession(recs)}, From: pos(t, "#3")}); err != nil {
+	if err := CheckSelection(context.Background(), src, Selection{Sessions: []string{"sess_nope", firstSession(recs)}, From: pos(t, "#3")}); err != nil {
 		t.Errorf("a selection with one known session: %v", err)
 	}
 	noTemp(t, dir)

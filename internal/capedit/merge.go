@@ -1,6 +1,8 @@
 package capedit
 
 import (
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"container/heap"
 	"context"
 	"errors"
@@ -32,6 +34,8 @@ type MergeOptions struct {
 	TimeShifts []TimeShift
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // MergeResult says what Merge did.
@@ -54,10 +58,11 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	if len(inputs) == 0 {
 		return nil, errors.New("no input files")
 	}
-	inputs, err := expandURLs(ctx, inputs)
+	recs, err := recording.Open(ctx, inputs, opts.Inputs)
 	if err != nil {
 		return nil, err
 	}
+	inputs = recording.Names(recs) // every file of every recording, each merged as an input
 	if err := CheckOutput(out, opts.Force, inputs...); err != nil {
 		return nil, err
 	}
@@ -70,12 +75,12 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	}()
 	used := make([]map[uint16]bool, len(inputs))
 	for i, path := range inputs {
-		u, err := usedSources(ctx, path, opts.Progress)
+		u, err := usedSources(ctx, path, opts.Inputs, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
 		used[i] = u
-		s, err := openInput(path, opts.Progress)
+		s, err := openInput(ctx, path, opts.Inputs, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -146,8 +151,8 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 }
 
 // usedSources returns the source ids the records of the capture at path use.
-func usedSources(ctx context.Context, path string, meter *progress.Meter) (map[uint16]bool, error) {
-	s, err := openInput(path, meter)
+func usedSources(ctx context.Context, path string, ro recording.Options, meter *progress.Meter) (map[uint16]bool, error) {
+	s, err := openInput(ctx, path, ro, meter)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package capedit
 
 import (
+	"context"
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -21,6 +24,8 @@ type Selection struct {
 	// ToFlag names the range-end flag in messages ("--to"; push says "--until").
 	ToFlag   string
 	Sessions []string
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // CheckSelection returns an error wrapping ErrEmptySelection when sel
@@ -29,12 +34,18 @@ type Selection struct {
 // sessions none of which the capture holds. The message says what the
 // capture does hold (its records, length and sessions). Other errors are
 // those of reading the capture's index.
-func CheckSelection(path string, sel Selection) error {
-	r, err := openCapture(path)
+func CheckSelection(ctx context.Context, path string, sel Selection) error {
+	r, err := openReader(ctx, path, sel.Inputs)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	return CheckSelectionOf(path, r, sel)
+}
+
+// CheckSelectionOf is CheckSelection for a recording already open, named
+// path in messages.
+func CheckSelectionOf(path string, r *recording.Reader, sel Selection) error {
 	x, err := r.FileIndex()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

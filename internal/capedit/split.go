@@ -1,6 +1,8 @@
 package capedit
 
 import (
+	"github.com/aaep-tools/aaepkit/recording"
+
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +42,8 @@ type SplitOptions struct {
 	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
 }
 
 // SplitPart is one file Split wrote.
@@ -124,7 +128,7 @@ func Split(ctx context.Context, in, prefix string, opts SplitOptions) (*SplitRes
 	if prefix == "" {
 		prefix = in
 	}
-	src, err := openInput(in, opts.Progress)
+	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +347,7 @@ func (s *splitter) bySession(ctx context.Context) error {
 		if first > 0 {
 			// Read the input again for the next batch.
 			s.src.close()
-			src, err := openInput(s.in, nil)
+			src, err := openInput(ctx, s.in, s.opts.Inputs, nil)
 			if err != nil {
 				return err
 			}
@@ -431,7 +435,7 @@ func (s *splitter) sessionPass(ctx context.Context, batch []string, names map[st
 // "" last when messages outside any session exist. It reads the input once
 // (the capture's index does not know about messages without a session key).
 func (s *splitter) sessions(ctx context.Context) ([]string, error) {
-	src, err := openInput(s.in, nil)
+	src, err := openInput(ctx, s.in, s.opts.Inputs, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,11 @@ package show
 import (
 	"context"
 	"errors"
-	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"io"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // DefaultPoll is how often a followed capture is looked at for new records.
@@ -23,22 +23,23 @@ const maxStuckPolls = 40
 // on with the records appended to it, until the recorder closes it cleanly or
 // ctx ends.
 type records struct {
+	rec    *recording.Recording
 	path   string
 	follow bool
 	poll   time.Duration
-	rd     *capfile.Reader
+	rd     *recording.Reader
 	hdr    capfile.Header
 	next   int64 // index of the next record to return
 	stuck  int
 	torn   error
 }
 
-func openRecords(path string, follow bool, poll time.Duration) (*records, error) {
+func openRecords(ctx context.Context, rec *recording.Recording, follow bool, poll time.Duration) (*records, error) {
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
-	r := &records{path: path, follow: follow, poll: poll}
-	rd, err := capedit.OpenCapture(context.Background(), path)
+	r := &records{rec: rec, path: rec.Name, follow: follow, poll: poll}
+	rd, err := rec.Records(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func (r *records) read(ctx context.Context) (*capfile.Record, int64, error) {
 			return nil, 0, err
 		}
 		if r.rd == nil {
-			rd, err := capedit.OpenCapture(ctx, r.path)
+			rd, err := r.rec.Records(ctx)
 			if err != nil {
 				return nil, 0, err
 			}

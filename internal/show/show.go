@@ -48,11 +48,11 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -101,11 +101,18 @@ type Stats struct {
 	Torn error
 }
 
-// Run prints the capture at path to w until its end (or, following, until
-// the recorder closes it or ctx ends). A cancelled ctx is not an error.
-func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, error) {
+// Run prints the recording rec to w until its end (or, following, until
+// the recorder closes it or ctx ends). A cancelled ctx is not an error. The
+// findings come from the analysis driver's incremental form (check.Pass):
+// the same engines, stream information and connection records as check.
+// Following reads a recording of one part (the capture being written).
+func Run(ctx context.Context, rec *recording.Recording, w io.Writer, opts Options) (Stats, error) {
 	var st Stats
-	src, err := openRecords(path, opts.Follow, opts.Poll)
+	path := rec.Name
+	if opts.Follow && len(rec.Parts) > 1 {
+		return st, fmt.Errorf("%s: --follow follows one capture being written, not %d files", path, len(rec.Parts))
+	}
+	src, err := openRecords(ctx, rec, opts.Follow, opts.Poll)
 	if err != nil {
 		return st, err
 	}
@@ -114,10 +121,10 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 	if !opts.Follow && !opts.Pace {
 		p.hold = LookAhead
 	}
-	var eng *protocol.Engine
+	var pass *check.Pass
 	if !opts.NoCheck {
-		eng, err = protocol.NewEngine(models.All(), opts.Protocol, &protocol.Options{Profile: opts.Profile},
-			protocol.Sink{Finding: func(f protocol.Finding) { p.found = append(p.found, f) }})
+		cfg := check.Config{Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile}}
+		pass, err = check.NewPass(cfg, rec, protocol.Sink{Finding: func(f protocol.Finding) { p.found = append(p.found, f) }})
 		if err != nil {
 			return st, err
 		}
@@ -133,9 +140,10 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 		}
 	}
 	var msg protocol.Message
+	var conn protocol.Conn
 	attrs := map[string]string{}
 	for {
-		rec, idx, err := src.read(ctx)
+		r, idx, err := src.read(ctx)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				break
@@ -150,23 +158,27 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 			return st, errors.Join(err, p.err)
 		}
 		st.Records++
-		isMsg := rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent
-		if isMsg {
-			input.FromRecord(&msg, rec, idx, src.hdr.Start, attrs)
-			if eng != nil {
-				eng.Feed(&msg)
+		isMsg := r.Kind == capfile.KindReceived || r.Kind == capfile.KindSent
+		switch {
+		case isMsg:
+			recording.FromRecord(&msg, r, idx, src.hdr.Start, attrs)
+			if pass != nil {
+				pass.Message(&msg)
 			}
-			doc.Decode(rec.Payload)
+			doc.Decode(r.Payload)
+		case r.Kind == capfile.KindConn && pass != nil:
+			recording.ConnFromRecord(&conn, r, idx, attrs)
+			pass.Conn(&conn)
 		}
 		show := isMsg && opts.Match.Match(&doc.Routing) || !isMsg && !opts.MessagesOnly
 		own := p.take(idx)
 		if show {
 			if ctl != nil {
-				if _, err := ctl.Wait(ctx, rec.Offset()); err != nil {
+				if _, err := ctl.Wait(ctx, r.Offset()); err != nil {
 					break
 				}
 			}
-			p.line(rec, idx, &doc, own)
+			p.line(r, idx, &doc, own)
 			st.Shown++
 			if len(own) > 0 {
 				st.Marked++
@@ -178,8 +190,8 @@ func Run(ctx context.Context, path string, w io.Writer, opts Options) (Stats, er
 			return st, p.err
 		}
 	}
-	if eng != nil && ctx.Err() == nil {
-		eng.Finish()
+	if pass != nil && ctx.Err() == nil {
+		pass.Finish()
 		st.Findings += p.late(opts.Match)
 	}
 	p.flush(0)

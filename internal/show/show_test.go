@@ -13,13 +13,13 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
-	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -44,7 +44,7 @@ func TestRunGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			st, err := show.Run(context.Background(), c.in, &out, c.opts)
+			st, err := show.Run(context.Background(), open(t, c.in), &out, c.opts)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -61,7 +61,7 @@ func TestRunGolden(t *testing.T) {
 
 func TestRunMarksViolations(t *testing.T) {
 	var out bytes.Buffer
-	st, err := show.Run(context.Background(), demo, &out, show.Options{})
+	st, err := show.Run(context.Background(), open(t, demo), &out, show.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestRunMarksViolations(t *testing.T) {
 	}
 	// Findings the checker makes later get lines of their own.
 	out.Reset()
-	if _, err := show.Run(context.Background(), goldenCapV, &out, show.Options{}); err != nil {
+	if _, err := show.Run(context.Background(), open(t, goldenCapV), &out, show.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "\n  !! INFO SEQ-SESSION-INCOMPLETE end-of-stream sess_2c91a7b4d23f1eb2: ") {
@@ -94,7 +94,7 @@ func TestRunMarksViolations(t *testing.T) {
 	}
 	// The same run without the checker marks nothing.
 	out.Reset()
-	if _, err := show.Run(context.Background(), demo, &out, show.Options{NoCheck: true}); err != nil {
+	if _, err := show.Run(context.Background(), open(t, demo), &out, show.Options{NoCheck: true}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "!!") {
@@ -155,7 +155,7 @@ func event(i int) []byte {
 func mustFindings(t *testing.T, path string) map[string]int {
 	t.Helper()
 	want := map[string]int{}
-	eng, err := protocol.NewEngine(models.All(), "", nil, protocol.Sink{Finding: func(f protocol.Finding) {
+	sink := protocol.Sink{Finding: func(f protocol.Finding) {
 		if f.Level != protocol.Must {
 			return
 		}
@@ -164,14 +164,11 @@ func mustFindings(t *testing.T, path string) map[string]int {
 		} else {
 			want[f.Session+" "+f.RuleID]++
 		}
-	}})
-	if err != nil {
+	}}
+	// What check finds: the analysis driver over the recording.
+	if _, err := check.Run(context.Background(), open(t, path), check.Config{}, sink, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := input.Each(context.Background(), path, func(m *protocol.Message) error { eng.Feed(m); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	eng.Finish()
 	return want
 }
 
@@ -213,7 +210,7 @@ func TestGrepFindsEveryMust(t *testing.T) {
 				t.Fatal("the capture has no MUST finding to look for")
 			}
 			var out bytes.Buffer
-			if _, err := show.Run(context.Background(), path, &out, show.Options{}); err != nil {
+			if _, err := show.Run(context.Background(), open(t, path), &out, show.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			got := grepMust(out.String())
@@ -262,7 +259,7 @@ func withGap(t *testing.T) string {
 func TestLateFindingAfterItsLine(t *testing.T) {
 	path := withGap(t)
 	var out bytes.Buffer
-	if _, err := show.Run(context.Background(), path, &out, show.Options{}); err != nil {
+	if _, err := show.Run(context.Background(), open(t, path), &out, show.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -284,7 +281,7 @@ func TestLateFindingAfterItsLine(t *testing.T) {
 	}
 	// Following, nothing is held back: the finding is printed where it was made.
 	out.Reset()
-	if _, err := show.Run(context.Background(), path, &out, show.Options{Follow: true, Poll: time.Millisecond}); err != nil {
+	if _, err := show.Run(context.Background(), open(t, path), &out, show.Options{Follow: true, Poll: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), " #10 s0 recv sess_d0fd4a2cb8d12071 aaep:agent.state.changed Waiting for your approval to pay.\n  !! ") {
@@ -316,9 +313,10 @@ func TestFollow(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	var st show.Stats
+	followed := open(t, path)
 	go func() {
 		var err error
-		st, err = show.Run(ctx, path, out, show.Options{Follow: true, Poll: 5 * time.Millisecond, NoCheck: true})
+		st, err = show.Run(ctx, followed, out, show.Options{Follow: true, Poll: 5 * time.Millisecond, NoCheck: true})
 		done <- err
 	}()
 	waitFor := func(s string) {
@@ -373,7 +371,7 @@ func TestPaceKeys(t *testing.T) {
 		out := &lockedBuffer{}
 		done := make(chan error, 1)
 		go func() {
-			_, err := show.Run(t.Context(), demo, out, show.Options{Pace: true, Paused: true, Keys: keys, NoCheck: true, Timing: timing.Config{Speed: 10}})
+			_, err := show.Run(t.Context(), open(t, demo), out, show.Options{Pace: true, Paused: true, Keys: keys, NoCheck: true, Timing: timing.Config{Speed: 10}})
 			done <- err
 		}()
 		lines := func() int { return strings.Count(out.String(), "\n") }
@@ -405,7 +403,7 @@ func TestPaceKeys(t *testing.T) {
 func BenchmarkPace(b *testing.B) {
 	for b.Loop() {
 		tw := &timedWriter{}
-		if _, err := show.Run(context.Background(), demo, tw, show.Options{Pace: true, NoCheck: true, Relative: true, Timing: timing.Config{Speed: 20}}); err != nil {
+		if _, err := show.Run(context.Background(), open(b, demo), tw, show.Options{Pace: true, NoCheck: true, Relative: true, Timing: timing.Config{Speed: 20}}); err != nil {
 			b.Fatal(err)
 		}
 		lat := tw.lateness(20)
@@ -444,4 +442,14 @@ func (w *timedWriter) lateness(speed float64) timing.Summary {
 		lat.Observe(w.at[i].Sub(due))
 	}
 	return lat.Summary()
+}
+
+// open opens the capture at path as a recording.
+func open(t testing.TB, path string) *recording.Recording {
+	t.Helper()
+	recs, err := recording.Open(context.Background(), []string{path}, recording.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recording.Join(recs)
 }

@@ -8,10 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/input"
-	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // Bounds on what the background check keeps, so that a capture of any size
@@ -205,8 +204,9 @@ func (b *builder) session(id string) *sessionBuild {
 	return s
 }
 
-// run checks the capture at path with every model (or the forced one).
-func (a *analysis) run(ctx context.Context, path, force string, opts *protocol.Options) {
+// run checks the recording through the analysis driver (its streams, the
+// replay flags of its sources and its connection records, as check does).
+func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.Config) {
 	b := &builder{a: a, byID: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}}
 	for i := range b.overview {
 		b.overview[i].bucket = uint32(i)
@@ -240,30 +240,20 @@ func (a *analysis) run(ctx context.Context, path, force string, opts *protocol.O
 			s.dirty = true
 		},
 	}
-	eng, err := protocol.NewEngine(models.All(), force, opts, sink)
-	if err != nil {
-		b.publish(true, err)
-		return
-	}
 	last := time.Now()
-	var doc payload.Doc
-	_, err = input.Each(ctx, path, func(m *protocol.Message) error {
-		if m.Doc == nil {
-			m.Decode(&doc)
-		}
-		// Filed first, so that the findings Feed makes land in its cell.
+	obs := &check.Observer{Before: func(_ string, m *protocol.Message) {
+		// Filed first, so that the findings its check makes land in its cell.
 		b.message(m)
-		eng.Feed(m)
 		if b.read%1024 == 0 && time.Since(last) >= publishEvery {
 			b.publish(false, nil)
 			last = time.Now()
 		}
-		return nil
-	})
+	}}
+	res, err := check.Run(ctx, rec, cfg, sink, obs)
 	if err == nil {
-		eng.Finish()
+		b.stats = res.Stats
+		err = res.Err
 	}
-	b.stats = eng.Stats()
 	b.publish(true, err)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // Page sizes: every answer of the page's API is bounded.
@@ -386,7 +387,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	rows := []eventRow{}
 	next := int64(-1)
 	if from < s.index().Records {
-		rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekRecord(from) })
+		rd, ok := s.openAt(w, func(rd *recording.Reader) error { return rd.SeekRecord(from) })
 		if !ok {
 			return
 		}
@@ -485,7 +486,7 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "no record %s (the capture has %d)", r.PathValue("index"), s.index().Records)
 		return
 	}
-	rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekRecord(idx) })
+	rd, ok := s.openAt(w, func(rd *recording.Reader) error { return rd.SeekRecord(idx) })
 	if !ok {
 		return
 	}
@@ -543,20 +544,20 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 const pooledReaders = 4
 
 // reader returns an open reader of the capture (positioned anywhere).
-func (s *Server) reader() (*capfile.Reader, error) {
+func (s *Server) reader() (*recording.Reader, error) {
 	if s.readers == nil {
-		return capfile.Open(s.opts.Path)
+		return s.rec.Records(s.ctx)
 	}
 	select {
 	case rd := <-s.readers:
 		return rd, nil
 	default:
-		return capfile.Open(s.opts.Path)
+		return s.rec.Records(s.ctx)
 	}
 }
 
 // release gives a reader back to the pool (or closes it when the pool is full).
-func (s *Server) release(rd *capfile.Reader) {
+func (s *Server) release(rd *recording.Reader) {
 	if s.readers == nil {
 		rd.Close()
 		return
@@ -570,7 +571,7 @@ func (s *Server) release(rd *capfile.Reader) {
 
 // openAt opens the capture and positions it with seek; on failure it
 // answers the request with the error and reports false.
-func (s *Server) openAt(w http.ResponseWriter, seek func(*capfile.Reader) error) (*capfile.Reader, bool) {
+func (s *Server) openAt(w http.ResponseWriter, seek func(*recording.Reader) error) (*recording.Reader, bool) {
 	rd, err := s.reader()
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "%v", err)

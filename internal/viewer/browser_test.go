@@ -21,12 +21,12 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
-	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/internal/browsertest"
 	"github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/internal/viewer"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
 	"github.com/aaep-tools/aaepkit/visualize"
@@ -74,7 +74,7 @@ func startView(t *testing.T, path string, rend *visualize.Renderer) *httptest.Se
 func verdicts(t *testing.T, path string) map[string][3]int64 {
 	t.Helper()
 	out := map[string][3]int64{}
-	eng, err := protocol.NewEngine(models.All(), "", nil, protocol.Sink{
+	eng, err := protocol.NewEngine(models.All(), "", nil, protocol.StreamInfo{}, protocol.Sink{
 		Finding: func(f protocol.Finding) {
 			if f.Session == "" {
 				return
@@ -92,7 +92,7 @@ func verdicts(t *testing.T, path string) map[string][3]int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := input.Each(context.Background(), path, func(m *protocol.Message) error { eng.Feed(m); return nil }); err != nil {
+	if _, err := recording.Each(context.Background(), path, func(m *protocol.Message) error { eng.Feed(m); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	eng.Finish()

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // captureIndex is the capture's index as read once, and its sessions by id.
@@ -31,7 +30,7 @@ func (s *Server) analysis() *analysis                           { return s.an.Lo
 // has grown, it reads the index again (the page's lists and timeline grow
 // at once) and checks the whole capture again, replacing the verdicts when
 // that check is done.
-func (s *Server) follow(ctx context.Context, popts *protocol.Options) {
+func (s *Server) follow(ctx context.Context) {
 	poll := s.opts.FollowPoll
 	if poll <= 0 {
 		poll = time.Second
@@ -52,7 +51,7 @@ func (s *Server) follow(ctx context.Context, popts *protocol.Options) {
 		if err != nil || fi.Size() == size {
 			continue
 		}
-		rd, err := capfile.Open(s.opts.Path)
+		rd, err := s.rec.Records(ctx)
 		if err != nil {
 			continue
 		}
@@ -66,7 +65,7 @@ func (s *Server) follow(ctx context.Context, popts *protocol.Options) {
 		s.lists.clear()
 		s.traces.clear()
 		an := newAnalysis(idx.FirstTime(), idx.LastTime())
-		an.run(ctx, s.opts.Path, s.opts.Protocol, popts)
+		an.run(ctx, s.rec, s.config())
 		if ctx.Err() == nil {
 			s.an.Store(an)
 			s.lists.clear()

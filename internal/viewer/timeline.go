@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // Event kinds on the timeline (the page's legend names them).
@@ -245,7 +246,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 // the events and spans when the lanes hold few enough.
 func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to int64, pos map[string]int, lanes []*columns, all *columns) bool {
 	start := max(from-(to-from), s.index().FirstTime())
-	rd, ok := s.openAt(w, func(rd *capfile.Reader) error { return rd.SeekTime(start) })
+	rd, ok := s.openAt(w, func(rd *recording.Reader) error { return rd.SeekTime(start) })
 	if !ok {
 		return false
 	}

@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
@@ -92,28 +93,36 @@ func (c *traceCache) get(id string) *sessionTrace {
 	return t
 }
 
-// sessionRecords calls fn with each message of session id and each message
-// that names no session (replies, handshake), reading only the frames that
-// hold the session when the index knows it.
-func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protocol.Message)) error {
+// sessionRecords passes each message of session id, each message that
+// names no session (replies, handshake) and each connection record to the
+// pass, reading only the frames that hold the session when the index knows
+// it.
+func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass) error {
 	info, ok := s.sessionIndex()[id]
 	if !ok {
 		// Not keyed in the index: read everything and keep the session's messages.
 		var d payload.Doc
-		_, err := input.Each(ctx, s.opts.Path, func(m *protocol.Message) error {
-			if m.Decode(&d); d.Routing.SessionKey() == id || d.Routing.SessionKey() == "" {
-				fn(m)
-			}
-			return nil
+		_, err := s.rec.Read(ctx, recording.ReadOptions{Sequential: true}, recording.Handler{
+			Message: func(m *protocol.Message) error {
+				if m.Decode(&d); d.Routing.SessionKey() == id || d.Routing.SessionKey() == "" {
+					pass.Message(m)
+				}
+				return nil
+			},
+			Conn: func(c *protocol.Conn) { pass.Conn(c) },
 		})
 		return err
 	}
-	rd, err := capfile.Open(s.opts.Path)
+	rd, err := s.rec.Records(ctx)
 	if err != nil {
 		return err
 	}
 	defer rd.Close()
 	attrs := map[string]string{}
+	var (
+		m protocol.Message
+		c protocol.Conn
+	)
 	for _, k := range info.Frames {
 		fr := s.index().Frames[k]
 		if err := rd.SeekRecord(fr.FirstRecord); err != nil {
@@ -130,6 +139,11 @@ func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protoco
 				}
 				return err
 			}
+			if rec.Kind == capfile.KindConn {
+				recording.ConnFromRecord(&c, rec, rd.Index(), attrs)
+				pass.Conn(&c)
+				continue
+			}
 			if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
 				continue
 			}
@@ -141,9 +155,8 @@ func (s *Server) sessionRecords(ctx context.Context, id string, fn func(*protoco
 					continue
 				}
 			}
-			var m protocol.Message
-			input.FromRecord(&m, rec, rd.Index(), s.hdr.Start, attrs)
-			fn(&m)
+			recording.FromRecord(&m, rec, rd.Index(), s.hdr.Start, attrs)
+			pass.Message(&m)
 		}
 	}
 	return nil
@@ -162,9 +175,18 @@ func (t *sessionTrace) build(s *Server, id string) {
 		}
 		found(f)
 	}
+	stream, haveStream := "", false
 	sink.Step = func(st protocol.Step) {
 		collect(st)
 		if st.Session != id {
+			return
+		}
+		// In a recording of a replay every subscription holds the
+		// session: the steps listed are those of the first stream.
+		if !haveStream {
+			stream, haveStream = st.Stream, true
+		}
+		if st.Stream != stream {
 			return
 		}
 		t.protocol = st.Protocol
@@ -178,24 +200,29 @@ func (t *sessionTrace) build(s *Server, id string) {
 			Edge: visualize.EdgeID(0, st.From, st.To, st.Kind, st.Synthetic),
 		})
 	}
-	eng, err := protocol.NewEngine(models.All(), s.opts.Protocol, &protocol.Options{Profile: s.opts.Profile}, sink)
+	pass, err := check.NewPass(s.config(), s.rec, sink)
 	if err != nil {
 		t.err = err
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, renderLimit)
 	defer cancel()
-	if err := s.sessionRecords(ctx, id, eng.Feed); err != nil {
+	if err := s.sessionRecords(ctx, id, pass); err != nil {
 		t.err = err
 		return
 	}
-	eng.Finish()
+	pass.Finish()
 	for i := range t.steps {
 		if l := worst[t.steps[i].Index]; l != 0 {
 			t.steps[i].Worst = l.String()
 		}
 	}
-	traces := col.Traces()
+	var traces []*visualize.Trace
+	for _, tr := range col.Traces() {
+		if tr.Stream == stream || !haveStream {
+			traces = append(traces, tr)
+		}
+	}
 	if len(traces) == 0 {
 		return
 	}

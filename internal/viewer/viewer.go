@@ -61,6 +61,9 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
@@ -69,7 +72,12 @@ var assets embed.FS
 
 // Options configure a Server.
 type Options struct {
-	// Path is the capture file (required).
+	// Recording is the recording to view: its parts are read through a
+	// cursor over them (recording.Recording.Records), its findings come
+	// from the analysis driver (protocol/check). Either it or Path is
+	// required.
+	Recording *recording.Recording
+	// Path is a capture file to view when Recording is nil.
 	Path string
 	// Replay serves the replay endpoints on the same port (may be nil).
 	Replay http.Handler
@@ -108,16 +116,31 @@ type Server struct {
 	lists  *listCache
 	// readers are open readers of the capture, for the requests (none
 	// when following: a reader knows the records it was opened with).
-	readers chan *capfile.Reader
+	readers chan *recording.Reader
+	rec     *recording.Recording
 }
 
 // New opens the capture, reads its index (rebuilding it by a scan when the
 // capture was not closed cleanly) and starts the background check.
 func New(opts Options) (*Server, error) {
-	if opts.Path == "" {
-		return nil, errors.New("viewer: no capture")
+	rec := opts.Recording
+	if rec == nil {
+		if opts.Path == "" {
+			return nil, errors.New("viewer: no capture")
+		}
+		recs, err := recording.Open(context.Background(), []string{opts.Path}, recording.Options{})
+		if err != nil {
+			return nil, err
+		}
+		rec = recording.Join(recs)
 	}
-	rd, err := capfile.Open(opts.Path)
+	if opts.Follow {
+		if len(rec.Parts) != 1 || rec.Parts[0].Path() == "" {
+			return nil, fmt.Errorf("%s: following reads one local capture being written, not %d files or an object", rec.Name, len(rec.Parts))
+		}
+		opts.Path = rec.Parts[0].Path()
+	}
+	rd, err := rec.Records(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +148,7 @@ func New(opts Options) (*Server, error) {
 	idx, err := rd.FileIndex()
 	rd.Close()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", opts.Path, err)
+		return nil, fmt.Errorf("%s: %w", rec.Name, err)
 	}
 	if opts.TimelineScan <= 0 {
 		opts.TimelineScan = maxTimelineScan
@@ -133,12 +156,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Profile == "" {
 		opts.Profile = "lenient"
 	}
-	popts := &protocol.Options{Profile: opts.Profile}
-	if _, err := protocol.NewEngine(nil, "", popts, protocol.Sink{}); err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{opts: opts, hdr: hdr, ctx: ctx, cancel: cancel, rules: ruleDocs()}
+	s := &Server{opts: opts, rec: rec, hdr: hdr, ctx: ctx, cancel: cancel, rules: ruleDocs()}
 	s.cur.Store(newCaptureIndex(idx))
 	s.an.Store(newAnalysis(idx.FirstTime(), idx.LastTime()))
 	if opts.Protocol != "" {
@@ -147,10 +166,14 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("unknown protocol %q", opts.Protocol)
 		}
 	}
+	if err := s.config().Validate(); err != nil {
+		cancel()
+		return nil, err
+	}
 	s.traces = newTraceCache(s)
 	s.lists = newListCache()
 	if !opts.Follow {
-		s.readers = make(chan *capfile.Reader, pooledReaders)
+		s.readers = make(chan *recording.Reader, pooledReaders)
 	}
 	sub, err := fs.Sub(assets, "assets")
 	if err != nil {
@@ -179,9 +202,9 @@ func New(opts Options) (*Server, error) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.analysis().run(ctx, opts.Path, opts.Protocol, popts)
+		s.analysis().run(ctx, rec, s.config())
 		if opts.Follow {
-			s.follow(ctx, popts)
+			s.follow(ctx)
 		}
 	}()
 	return s, nil
@@ -235,4 +258,14 @@ func noStore(h http.Handler) http.Handler {
 }
 
 // title is the capture's file name, for the page.
-func (s *Server) title() string { return filepath.Base(s.opts.Path) }
+func (s *Server) title() string {
+	if len(s.rec.Parts) == 1 {
+		return filepath.Base(s.rec.Name)
+	}
+	return s.rec.Name
+}
+
+// config is the analysis driver's configuration the options ask for.
+func (s *Server) config() check.Config {
+	return check.Config{Models: models.All, Protocol: s.opts.Protocol, Options: protocol.Options{Profile: s.opts.Profile}}
+}

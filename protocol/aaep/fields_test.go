@@ -86,7 +86,7 @@ func TestCorpusDecodedAhead(t *testing.T) {
 	prelude := []byte(`{"type":"aaep:agent.session.started","session_id":"sess_1","event_id":"evt_1"}`)
 	check := func(raw []byte, ahead bool) string {
 		rep := protocol.NewReport("corpus")
-		eng, err := protocol.NewEngine(models.All(), "", nil, rep.Sink(nil))
+		eng, err := protocol.NewEngine(models.All(), "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestEngineDecodesOnce(t *testing.T) {
 	run := func(ahead bool) string {
 		rep := protocol.NewReport("mixed")
 		var steps bytes.Buffer
-		eng, err := protocol.NewEngine(models.All(), "", nil, rep.Sink(func(s protocol.Step) {
+		eng, err := protocol.NewEngine(models.All(), "", nil, protocol.StreamInfo{}, rep.Sink(func(s protocol.Step) {
 			steps.WriteString(s.Session + " " + s.Label + " " + s.From + ">" + s.To + "\n")
 		}))
 		if err != nil {

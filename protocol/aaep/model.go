@@ -349,7 +349,17 @@ func (c *checker) checkSingle() {
 func (c *checker) Finish() { c.seq.finish() }
 
 // Begin implements protocol.StreamObserver.
-func (c *checker) Begin(info protocol.StreamInfo) { c.seq.replay = info.Replay }
+func (c *checker) Begin(info protocol.StreamInfo) {
+	c.seq.replay = nil
+	for _, src := range info.Sources {
+		if src.Replay {
+			if c.seq.replay == nil {
+				c.seq.replay = map[int]bool{}
+			}
+			c.seq.replay[src.ID] = true
+		}
+	}
+}
 
 // Connection implements protocol.StreamObserver: reconnects delimit
 // redeliveries (seq_redeliver.go).

@@ -65,7 +65,7 @@ func singleRule(id string) bool {
 func run(t testing.TB, profile, force string, msgs ...[]byte) *protocol.Report {
 	t.Helper()
 	rep := protocol.NewReport("test")
-	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: profile}, rep.Sink(nil))
+	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: profile}, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestStrictProfileSample(t *testing.T) {
 func TestDisabledRules(t *testing.T) {
 	msg := event(aaep.TypeSessionStarted, set("custom_field", 1), set("event_id", "bad"))
 	rep := protocol.NewReport("t")
-	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", &protocol.Options{Disabled: []string{"ENV-FORBIDDEN-FIELDS"}}, rep.Sink(nil))
+	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", &protocol.Options{Disabled: []string{"ENV-FORBIDDEN-FIELDS"}}, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestRecognize(t *testing.T) {
 	for _, c := range cases {
 		msg := &protocol.Message{Raw: []byte(c.raw)}
 		rep := protocol.NewReport("t")
-		eng, _ := protocol.NewEngine([]protocol.Model{m}, "", nil, rep.Sink(nil))
+		eng, _ := protocol.NewEngine([]protocol.Model{m}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		eng.Feed(msg) // decodes msg.Doc the way the engine does
 		if got := m.Recognize(msg); got != c.want {
 			t.Errorf("Recognize(%s) = %v, want %v", c.raw, got, c.want)
@@ -369,7 +369,7 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, force := range []string{"", "aaep"} {
 			rep := protocol.NewReport("fuzz")
-			eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: "strict"}, rep.Sink(func(protocol.Step) {}))
+			eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: "strict"}, protocol.StreamInfo{}, rep.Sink(func(protocol.Step) {}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -397,7 +397,7 @@ func BenchmarkCheckSingle(b *testing.B) {
 	}
 	newEngine := func() (*protocol.Engine, *protocol.Report) {
 		rep := protocol.NewReport("bench")
-		eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", nil, rep.Sink(nil))
+		eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func TestPreparedSameAsUnprepared(t *testing.T) {
 		rep := protocol.NewReport("prep")
 		rep.View = protocol.ViewAll
 		rep.Stream(&out, true, protocol.Info)
-		eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", &protocol.Options{Profile: "strict"}, rep.Sink(nil))
+		eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", &protocol.Options{Profile: "strict"}, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,7 @@ package aaep
 // timestamps, as §6.4 measures timeouts "from the timestamp of the
 // originating event"; when either timestamp is unreadable the capture's
 // receive offsets are used instead. A recording of a replay
-// (protocol.StreamInfo.Replay: aaep-replay serve --record) pairs the
+// (protocol.SourceInfo.Replay: aaep-replay serve --record) pairs the
 // original producer's events with a live subscriber's replies: there the
 // replies are placed on the receive clock (replyInstant), so reply timing
 // is judged by receive offsets, and events' timestamps are not compared
@@ -261,9 +261,10 @@ type seqChecker struct {
 	redeliver  redeliveries // identical repeats per source (seq_redeliver.go)
 	idReported bool         // SEQ-EVENT-ID-UNIQUE already reported for this message
 	memo       messageMemo  // the message being checked (seq_ids.go)
-	// replay: the input records a replay (protocol.StreamInfo.Replay), so
-	// the events' timestamps are the original producer's.
-	replay bool
+	// replay holds the sources that record a replay
+	// (protocol.SourceInfo.Replay): their events' timestamps are the
+	// original producer's.
+	replay map[int]bool
 }
 
 type closedInfo struct {

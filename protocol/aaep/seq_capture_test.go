@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -142,7 +142,7 @@ func writeTwoSubscriptions(t *testing.T, path string, dropErrored bool) int {
 func checkFile(t *testing.T, path string) result {
 	t.Helper()
 	var res result
-	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", nil, protocol.Sink{
+	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", nil, protocol.StreamInfo{}, protocol.Sink{
 		Finding:     func(f protocol.Finding) { res.findings = append(res.findings, f) },
 		Step:        func(s protocol.Step) { res.steps = append(res.steps, s) },
 		SessionDone: func(s protocol.SessionSummary) { res.summaries = append(res.summaries, s) },
@@ -150,7 +150,7 @@ func checkFile(t *testing.T, path string) result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := input.Each(context.Background(), path, func(m *protocol.Message) error {
+	if _, err := recording.Each(context.Background(), path, func(m *protocol.Message) error {
 		eng.Feed(m)
 		return nil
 	}); err != nil {

@@ -381,7 +381,7 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 	if !found && len(ss.clocks) < 16 {
 		ss.clocks = append(ss.clocks, producerClock{hash: ph, last: ev.Time})
 	}
-	if m.Received.IsZero() || s.replay {
+	if m.Received.IsZero() || s.replay[m.Source] {
 		// A replay re-emits old events now: their timestamps are the
 		// original producer's, not to be compared with the replay's clock.
 		return

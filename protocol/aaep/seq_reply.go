@@ -169,7 +169,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 // the receive clock only: its timing is judged by the receive offsets of
 // prompt and reply.
 func (s *seqChecker) replyInstant(m *protocol.Message, ev *Event) instant {
-	if s.replay {
+	if s.replay[m.Source] {
 		return instant{off: m.Offset}
 	}
 	decided := instant{t: ev.Time, ok: ev.TimeOK, off: m.Offset}

@@ -46,7 +46,7 @@ func TestReplayReplyTiming(t *testing.T) {
 		)
 	}
 	for _, profile := range []string{"lenient", "strict"} {
-		res := runInfo(t, profile, protocol.StreamInfo{Replay: true, Tool: "aaep-replay/test"}, msgs()...)
+		res := runInfo(t, profile, protocol.StreamInfo{Tool: "aaep-replay/test", Sources: []protocol.SourceInfo{{ID: 0, Replay: true}}}, msgs()...)
 		if ids := res.seqIDs(); len(ids) != 0 {
 			t.Errorf("%s replay: findings %v, want none\n%s", profile, ids, res.describe())
 		}

@@ -289,7 +289,7 @@ func TestErrorAnswerClaim(t *testing.T) {
 // session's own section.
 func TestUnobservedBeforeSummary(t *testing.T) {
 	var order []string
-	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", nil, protocol.Sink{
+	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", nil, protocol.StreamInfo{}, protocol.Sink{
 		Finding: func(f protocol.Finding) {
 			if f.RuleID == "SEQ-REPLY-UNOBSERVED" {
 				order = append(order, "finding "+f.Session)

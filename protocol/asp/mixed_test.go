@@ -54,7 +54,7 @@ func TestMixedStream(t *testing.T) {
 	models := []protocol.Model{aaep.New(), asp.New(), kahn.New()}
 	got := map[string][]protocol.Finding{}
 	stepProto := map[int64]string{}
-	e, err := protocol.NewEngine(models, "", nil, protocol.Sink{
+	e, err := protocol.NewEngine(models, "", nil, protocol.StreamInfo{}, protocol.Sink{
 		Finding: func(f protocol.Finding) { got[f.Protocol] = append(got[f.Protocol], f) },
 		Step: func(s protocol.Step) {
 			if s.Index >= 0 {

@@ -211,7 +211,7 @@ func TestRecognize(t *testing.T) {
 	}
 	// Control frames are ASP once the stream held ASP.
 	md := asp.New()
-	e, _ := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.Sink{})
+	e, _ := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.StreamInfo{}, protocol.Sink{})
 	e.Feed(&protocol.Message{Raw: []byte(inv)})
 	ack := &protocol.Message{Raw: []byte(`{"type":"ack","messageId":"m","sequenceNumber":1}`)}
 	e.Feed(ack)

@@ -48,7 +48,7 @@ func Fuzz(f *testing.F, models func() []protocol.Model, seeds ...string) {
 		lines := bytes.Split(data, []byte("\n"))
 		for _, force := range forces {
 			for _, profile := range []string{"lenient", "strict"} {
-				e, err := protocol.NewEngine(models(), force, &protocol.Options{Profile: profile}, protocol.Sink{
+				e, err := protocol.NewEngine(models(), force, &protocol.Options{Profile: profile}, protocol.StreamInfo{}, protocol.Sink{
 					Finding: func(fd protocol.Finding) {
 						if !rules[fd.Protocol][fd.RuleID] {
 							t.Errorf("finding with an unlisted rule: %+v", fd)
@@ -86,7 +86,7 @@ func Benchmark(b *testing.B, models func() []protocol.Model, stream []string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		findings := 0
-		e, err := protocol.NewEngine(models(), "", nil, protocol.Sink{Finding: func(protocol.Finding) { findings++ }})
+		e, err := protocol.NewEngine(models(), "", nil, protocol.StreamInfo{}, protocol.Sink{Finding: func(protocol.Finding) { findings++ }})
 		if err != nil {
 			b.Fatal(err)
 		}

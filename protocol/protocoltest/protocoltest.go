@@ -86,7 +86,7 @@ func Run(t testing.TB, models []protocol.Model, force, profile string, lines []s
 func RunMessages(t testing.TB, models []protocol.Model, force, profile string, msgs []*protocol.Message) *Result {
 	t.Helper()
 	r := &Result{}
-	e, err := protocol.NewEngine(models, force, &protocol.Options{Profile: profile}, protocol.Sink{
+	e, err := protocol.NewEngine(models, force, &protocol.Options{Profile: profile}, protocol.StreamInfo{}, protocol.Sink{
 		Finding:     func(f protocol.Finding) { r.Findings = append(r.Findings, f) },
 		Step:        func(s protocol.Step) { r.Steps = append(r.Steps, s) },
 		SessionDone: func(s protocol.SessionSummary) { r.Sessions = append(r.Sessions, s) },
@@ -108,7 +108,7 @@ func RunMessages(t testing.TB, models []protocol.Model, force, profile string, m
 func Recognize(t testing.TB, md protocol.Model, line string) bool {
 	t.Helper()
 	m := &protocol.Message{Raw: []byte(line)}
-	e, err := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.Sink{})
+	e, err := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.StreamInfo{}, protocol.Sink{})
 	if err != nil {
 		t.Fatal(err)
 	}

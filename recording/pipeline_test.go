@@ -1,4 +1,4 @@
-package input
+package recording
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -108,14 +107,11 @@ func (tr *trace) handler() Handler {
 	}
 }
 
-func readTrace(t *testing.T, ctx context.Context, args []string, opts Options) trace {
+func readTrace(t *testing.T, ctx context.Context, args []string, opts ReadOptions) trace {
 	t.Helper()
-	srcs, err := inputs.Expand(context.Background(), args, inputs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srcs := expandParts(t, args...)
 	var tr trace
-	tr.sum, tr.err = ReadSources(ctx, srcs, opts, tr.handler())
+	tr.sum, tr.err = readSources(ctx, srcs, opts, tr.handler())
 	return tr
 }
 
@@ -190,8 +186,8 @@ func TestReadAheadSameAsSequential(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := runtime.NumGoroutine()
-			seq := readTrace(t, context.Background(), tc.args, Options{Sequential: true})
-			ahead := readTrace(t, context.Background(), tc.args, Options{})
+			seq := readTrace(t, context.Background(), tc.args, ReadOptions{Sequential: true})
+			ahead := readTrace(t, context.Background(), tc.args, ReadOptions{})
 			goroutinesSettle(t, before)
 			if tc.wantErr == "" && seq.err != nil || tc.wantErr != "" && (seq.err == nil || !strings.Contains(seq.err.Error(), tc.wantErr)) {
 				t.Fatalf("sequential read: error %v, want %q", seq.err, tc.wantErr)
@@ -242,11 +238,11 @@ func TestReadAheadStopsEarly(t *testing.T) {
 		for _, how := range []string{"error", "cancel"} {
 			t.Run(fmt.Sprintf("%s at message %d", how, at), func(t *testing.T) {
 				before := runtime.NumGoroutine()
-				run := func(opts Options) (int64, Summary, error) {
+				run := func(opts ReadOptions) (int64, Summary, error) {
 					ctx, cancel := context.WithCancel(context.Background())
 					defer cancel()
 					var seen int64
-					sum, err := ReadSources(ctx, []inputs.Source{inputs.File(path)}, opts, Handler{
+					sum, err := readSources(ctx, []*Part{filePart(path)}, opts, Handler{
 						Message: func(m *protocol.Message) error {
 							seen++
 							if m.Index < at {
@@ -262,7 +258,7 @@ func TestReadAheadStopsEarly(t *testing.T) {
 					})
 					return seen, sum, err
 				}
-				seen, sum, err := run(Options{})
+				seen, sum, err := run(ReadOptions{})
 				goroutinesSettle(t, before)
 				want := error(stopErr)
 				if how == "cancel" {
@@ -278,7 +274,7 @@ func TestReadAheadStopsEarly(t *testing.T) {
 					t.Fatalf("Summary.Messages %d, handler saw %d", sum.Messages, seen)
 				}
 				if how == "error" {
-					sseen, ssum, serr := run(Options{Sequential: true})
+					sseen, ssum, serr := run(ReadOptions{Sequential: true})
 					if !errors.Is(serr, stopErr) || sseen != seen || ssum.Messages != sum.Messages || ssum.Skipped != sum.Skipped {
 						t.Fatalf("read ahead: %d messages (summary %d, skipped %d); sequential %d (%d, %d), %v",
 							seen, sum.Messages, sum.Skipped, sseen, ssum.Messages, ssum.Skipped, serr)
@@ -300,7 +296,7 @@ func TestReadAheadCancelledBeforeReading(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	before := runtime.NumGoroutine()
-	tr := readTrace(t, ctx, []string{path}, Options{})
+	tr := readTrace(t, ctx, []string{path}, ReadOptions{})
 	goroutinesSettle(t, before)
 	if !errors.Is(tr.err, context.Canceled) || len(tr.lines) != 0 || tr.sum.Messages != 0 {
 		t.Fatalf("error %v, %d calls, %d messages; want context.Canceled and nothing", tr.err, len(tr.lines), tr.sum.Messages)
@@ -334,7 +330,7 @@ func TestReadAheadIsBounded(t *testing.T) {
 	var n int64
 	done := make(chan error)
 	go func() {
-		_, err := ReadSources(context.Background(), []inputs.Source{inputs.Stdin(cr)}, Options{}, Handler{Message: func(m *protocol.Message) error {
+		_, err := readSources(context.Background(), []*Part{stdinPart(cr)}, ReadOptions{}, Handler{Message: func(m *protocol.Message) error {
 			if m.Index != n {
 				return fmt.Errorf("message %d arrived as number %d", m.Index, n)
 			}

@@ -1,4 +1,4 @@
-package input
+package recording
 
 import (
 	"fmt"
@@ -35,15 +35,15 @@ func (r *reader) nextRecord() (m *protocol.Message, c *protocol.Conn, ok bool, e
 	}
 	r.lastTime = time.Duration(rec.Time)
 	r.meter.Record(r.lastTime)
+	if r.attrs == nil {
+		r.attrs = map[string]string{}
+	}
 	if rec.Kind == capfile.KindConn {
-		r.connRec = protocol.Conn{Index: rd.Index(), Offset: time.Duration(rec.Time), Source: int(rec.Origin), Raw: rec.Payload}
+		ConnFromRecord(&r.connRec, rec, rd.Index(), r.attrs)
 		return nil, &r.connRec, true, nil
 	}
 	if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
 		return nil, nil, true, nil
-	}
-	if r.attrs == nil {
-		r.attrs = map[string]string{}
 	}
 	FromRecord(&r.msg, rec, rd.Index(), r.hdr.Start, r.attrs)
 	return &r.msg, nil, true, nil
@@ -75,5 +75,19 @@ func FromRecord(m *protocol.Message, rec *capfile.Record, index int64, start tim
 			attrs[a.Key] = a.Value
 		}
 		m.Attrs = attrs
+	}
+}
+
+// ConnFromRecord makes c the connection record rec (of kind KindConn),
+// number index. c.Attrs is attrs, refilled, when the record has
+// attributes; c.Raw is rec.Payload, valid as long as the record is.
+func ConnFromRecord(c *protocol.Conn, rec *capfile.Record, index int64, attrs map[string]string) {
+	*c = protocol.Conn{Index: index, Offset: time.Duration(rec.Time), Source: int(rec.Origin), Raw: rec.Payload}
+	if len(rec.Attrs) > 0 {
+		clear(attrs)
+		for _, a := range rec.Attrs {
+			attrs[a.Key] = a.Value
+		}
+		c.Attrs = attrs
 	}
 }

@@ -1,37 +1,18 @@
-// Package input reads the messages of captures and JSONL files, for the
-// commands that check and draw streams. It turns capture records (or JSONL
-// lines) into protocol.Messages: payload bytes untouched, with their index,
-// receive offset and direction. Several inputs (a rotated set, captures of
-// several machines) are read as one stream ordered by absolute time.
-package input
+package recording
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // MaxLine bounds one JSONL line (the same 16 MiB bound aaep-capture applies to a message).
 const MaxLine = 16 << 20
-
-// Format is the kind of file that was read.
-type Format string
-
-// Input formats.
-const (
-	FormatCapture Format = "capture"
-	FormatJSONL   Format = "jsonl"
-	// FormatMixed is several inputs of both kinds.
-	FormatMixed Format = "mixed"
-)
 
 // Summary says what reading the inputs found besides their messages.
 type Summary struct {
@@ -95,8 +76,8 @@ type Handler struct {
 // error came part-way through, not from a file that could not be read).
 func (s *Summary) Started() bool { return s.Messages > 0 }
 
-// Options tune ReadSources.
-type Options struct {
+// ReadOptions tune Read.
+type ReadOptions struct {
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
 	// Sequential reads on the caller's goroutine, one record at a time,
@@ -110,44 +91,25 @@ type Options struct {
 	Prepare *protocol.Preparation
 }
 
-// Each reads path (a capture file, a JSONL file, or "-" for standard input)
-// and calls fn for every message in order. The Message passed to fn, and its
-// Raw bytes, are valid only during the call. A torn capture tail is not an
-// error: it is reported in Summary.Torn after every intact message was read.
-// Other damage stops the read with an error naming the file and offset.
-func Each(ctx context.Context, path string, fn func(*protocol.Message) error) (Summary, error) {
-	return Read(ctx, path, Handler{Message: fn})
-}
-
-// Read reads path as Each does and passes what it finds to h: the header,
-// every message, and (for captures) the connection records.
-func Read(ctx context.Context, path string, h Handler) (Summary, error) {
-	src := inputs.File(path)
-	switch {
-	case path == "-":
-		src = inputs.Stdin(os.Stdin)
-	case strings.Contains(path, "://"):
-		// An object or a prefix of a registered scheme (s3://).
-		srcs, err := inputs.Expand(ctx, []string{path}, inputs.Options{})
-		if err != nil {
-			return Summary{}, err
-		}
-		return ReadSources(ctx, srcs, Options{}, h)
-	}
-	return ReadSources(ctx, []inputs.Source{src}, Options{}, h)
-}
-
-// ReadSources reads srcs as one stream and passes what it finds to h, as
-// Read does for one file. Several inputs are interleaved by absolute time
-// (a capture's start plus each record's receive time; a JSONL message's own
-// timestamp), equal times in the order of srcs. Then a message's Offset
-// counts from the earliest input's start, its Index is its position among
-// every record (and JSONL line) of all the inputs in that order, which is
-// the record number it has in "aaep-replay merge" of the same inputs, and
-// sources with the same transport and endpoint are one source
-// (inputs.SourceMap).
+// Read reads the recording's messages and passes what it finds to h: the
+// header, every message in order, and (for captures) the connection
+// records. The Message passed to h, and its Raw bytes, are valid only
+// during the call. A torn capture tail is not an error: it is reported in
+// Summary.Torn after every intact message was read (a torn part that is not
+// the last ends only that part). Other damage stops the read with an error
+// naming the part and offset.
 //
-// Unless opts.Sequential is set, the inputs are read (decompressed,
+// A recording of one part is read as it is numbered and timed. The parts
+// of a rotated recording are read one after the other, and joined
+// recordings (Join) interleaved by absolute time (a capture's start plus
+// each record's receive time; a JSON Lines message's own timestamp), equal
+// times in the order of the parts: then a message's Offset counts from the
+// earliest start, its Index is its position among every record (and JSON
+// Lines line) of all the parts in that order, which is the record number it
+// has in "aaep-replay merge" of the same parts, and sources are numbered as
+// in the recording's Sources.
+//
+// Unless opts.Sequential is set, the parts are read (decompressed,
 // checksummed, parsed) on a goroutine of their own, a few hundred messages
 // ahead of h, and each message's payload is decoded there too (Message.Doc
 // is set, see Message.Decode; and prepared for the engine with
@@ -155,43 +117,58 @@ func Read(ctx context.Context, path string, h Handler) (Summary, error) {
 // h is still called on the caller's goroutine, in order, and an error of
 // the input comes after every message read before it. Read-ahead is bounded (a few
 // batches of at most 256 messages or 512 KiB), and when h fails or ctx ends
-// ReadSources returns only once reading has stopped.
-func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Handler) (Summary, error) {
-	if len(srcs) == 0 {
-		return Summary{}, errors.New("no input")
-	}
-	readers := make([]*reader, 0, len(srcs))
+// Read returns only once reading has stopped.
+func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Summary, error) {
+	sum := Summary{Files: len(rec.Parts)}
+	var chains []*chain
 	defer func() {
-		for _, r := range readers {
-			r.close()
+		for _, c := range chains {
+			c.close()
 		}
 	}()
-	sum := Summary{Files: len(srcs)}
+	sources := rec.sourceMap()
+	groups := [][]*Part{rec.Parts}
+	if rec.joined != nil {
+		groups = groups[:0]
+		for _, r := range rec.joined {
+			groups = append(groups, r.Parts)
+		}
+	}
+	first := 0
+	for _, parts := range groups {
+		c := &chain{parts: parts, first: first, meter: opts.Progress}
+		first += len(parts)
+		chains = append(chains, c)
+	}
+	// The first part of every chain is opened now: its format and header
+	// are known before the first message, and a part that cannot be
+	// opened is an error before anything is read.
 	haveHeader := false
-	for i, s := range srcs {
-		r, err := openReader(ctx, s, opts.Progress)
-		if err != nil {
+	for _, c := range chains {
+		if err := c.openFirst(ctx); err != nil {
 			return sum, err
 		}
-		readers = append(readers, r)
+	}
+	for i, p := range rec.Parts {
+		f := p.Format
 		switch {
 		case i == 0:
-			sum.Format = r.format
-		case sum.Format != r.format:
+			sum.Format = f
+		case sum.Format != f:
 			sum.Format = FormatMixed
 		}
-		if r.format == FormatCapture && !haveHeader {
-			sum.Header, haveHeader = r.hdr, true
+		if f == FormatCapture && !haveHeader {
+			sum.Header, haveHeader = rec.Header(), true
 		}
 	}
 	if h.Header != nil {
 		h.Header(sum.Format, sum.Header)
 	}
 	read := func(ctx context.Context, sum *Summary, h Handler) error {
-		if len(readers) == 1 {
-			return readers[0].each(ctx, sum, h)
+		if len(chains) == 1 && len(rec.Parts) == 1 {
+			return chains[0].cur.each(ctx, sum, h)
 		}
-		return eachMerged(ctx, readers, sum, opts.Progress, h)
+		return eachMerged(ctx, chains, sources, sum, opts.Progress, h)
 	}
 	var err error
 	if opts.Sequential {
@@ -200,40 +177,42 @@ func ReadSources(ctx context.Context, srcs []inputs.Source, opts Options, h Hand
 		err = readAhead(ctx, &sum, h, opts.Prepare, read)
 	}
 	sum.Empty = err == nil && sum.Messages == 0
-	for _, r := range readers {
-		sum.Empty = sum.Empty && r.jsl != nil && len(r.jsl.oversized) == 0
-		if r.jsl != nil {
-			for _, line := range r.jsl.oversized {
-				sum.Oversized = append(sum.Oversized, line)
-				if len(readers) > 1 {
-					sum.OversizedIn = append(sum.OversizedIn, r.name)
+	for _, c := range chains {
+		for _, r := range c.done {
+			sum.Empty = sum.Empty && r.jsl != nil && len(r.jsl.oversized) == 0
+			if r.jsl != nil {
+				for _, line := range r.jsl.oversized {
+					sum.Oversized = append(sum.Oversized, line)
+					if len(rec.Parts) > 1 {
+						sum.OversizedIn = append(sum.OversizedIn, r.name)
+					}
 				}
 			}
-		}
-		if r.torn != nil && sum.Torn == nil {
-			sum.Torn = r.torn
-			if len(readers) > 1 {
-				sum.Torn = fmt.Errorf("%s: %w", r.name, r.torn)
+			if r.torn != nil && sum.Torn == nil {
+				sum.Torn = r.torn
+				if len(rec.Parts) > 1 {
+					sum.Torn = fmt.Errorf("%s: %w", r.name, r.torn)
+				}
 			}
 		}
 	}
 	return sum, err
 }
 
-// eachMerged interleaves the readers by time.
-func eachMerged(ctx context.Context, readers []*reader, sum *Summary, meter *progress.Meter, h Handler) error {
-	streams := make([]inputs.Stream, len(readers))
-	sources := inputs.NewSourceMap()
-	for i, r := range readers {
-		streams[i] = r
-		sources.Add(i, r.hdr)
+// eachMerged reads the chains one after the other when there is one (the
+// parts of a rotated recording), interleaved by time when there are several
+// (joined recordings).
+func eachMerged(ctx context.Context, chains []*chain, sources *SourceMap, sum *Summary, meter *progress.Meter, h Handler) error {
+	streams := make([]Stream, len(chains))
+	for i, c := range chains {
+		streams[i] = c
 	}
-	merge := inputs.NewMerge(streams)
+	merge := NewMerge(streams)
 	var (
 		index  int64
 		base   int64
 		primed bool
-		last   = -1
+		last   *reader
 	)
 	for {
 		if index&1023 == 0 {
@@ -249,29 +228,30 @@ func eachMerged(ctx context.Context, readers []*reader, sum *Summary, meter *pro
 			break
 		}
 		if !primed {
-			// Every reader has read its first item: the earliest start is known.
+			// Every chain has read its first item: the earliest start is known.
 			primed = true
 			base = at
-			for _, r := range readers {
-				if r.hasStart {
-					base = min(base, r.start)
+			for _, c := range chains {
+				if c.hasStart {
+					base = min(base, c.start)
 				}
 			}
 		}
-		r := readers[i]
-		if i != last {
+		c := chains[i]
+		r := c.cur
+		if r != last {
 			meter.File(r.name)
-			last = i
+			last = r
 		}
 		index++
 		if r.jsl != nil {
 			r.conn = nil
 		}
-		if c := r.conn; c != nil && h.Conn != nil {
-			c.Index = index - 1
-			c.Offset = time.Duration(at - base)
-			c.Source = int(sources.ID(i, uint16(c.Source)))
-			h.Conn(c)
+		if cn := r.conn; cn != nil && h.Conn != nil {
+			cn.Index = index - 1
+			cn.Offset = time.Duration(at - base)
+			cn.Source = int(sources.ID(c.first+c.k, uint16(cn.Source)))
+			h.Conn(cn)
 		}
 		if r.cur == nil {
 			if !(r.jsl != nil && r.jsl.lastOversized) {
@@ -282,7 +262,7 @@ func eachMerged(ctx context.Context, readers []*reader, sum *Summary, meter *pro
 		m := r.cur
 		m.Index = index - 1
 		m.Offset = time.Duration(at - base)
-		m.Source = int(sources.ID(i, uint16(m.Source)))
+		m.Source = int(sources.ID(c.first+c.k, uint16(m.Source)))
 		sum.Messages++
 		if err := h.Message(m); err != nil {
 			return err
@@ -294,9 +274,10 @@ func eachMerged(ctx context.Context, readers []*reader, sum *Summary, meter *pro
 // reader reads one input, a capture or JSON Lines, one item (a record or a
 // line) at a time.
 type reader struct {
+	part   *Part
 	name   string
 	format Format
-	opened *inputs.Opened
+	opened *opened
 	meter  *progress.Meter
 	hdr    capfile.Header
 	// start is the input's start on the shared clock (ns since the epoch):
@@ -315,36 +296,39 @@ type reader struct {
 	conn *protocol.Conn
 }
 
-var _ inputs.Stream = (*reader)(nil)
+var _ Stream = (*reader)(nil)
 
-func openReader(ctx context.Context, src inputs.Source, meter *progress.Meter) (*reader, error) {
-	o, err := inputs.Open(ctx, src)
+func openReader(ctx context.Context, p *Part, meter *progress.Meter) (*reader, error) {
+	o, err := p.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{name: src.Name(), opened: o, meter: meter}
-	if o.IsText() {
-		r.format = FormatJSONL
-		r.jsl = newJSONLReader(o.Text(), meter)
+	r := &reader{part: p, name: p.Name, opened: o, meter: meter}
+	if o.isText() {
+		r.format, p.Format = FormatJSONL, FormatJSONL
+		r.jsl = newJSONLReader(o.br, meter)
 		r.hdr = capfile.Header{Origins: []capfile.Origin{{ID: 0, Transport: "jsonl"}}}
-		if n := o.Size(); n > 0 {
+		if n := o.size(); n > 0 {
 			meter.AddTotalBytes(n)
 		}
 		return r, nil
 	}
-	rd, err := o.Capture()
+	rd, err := o.capture()
 	if err != nil {
-		o.Close()
+		o.close()
 		if errors.Is(err, capfile.ErrNotCapture) {
-			return nil, fmt.Errorf("%s: neither a capture file nor JSON lines: %w", src.Name(), err)
+			return nil, fmt.Errorf("%s: neither a capture file nor JSON lines: %w", p.Name, err)
 		}
 		return nil, err
 	}
 	r.format, r.cap, r.hdr = FormatCapture, rd, rd.Header()
+	if p.Format == "" {
+		p.setHeader(r.hdr)
+	}
 	if !r.hdr.Start.IsZero() {
 		r.start, r.hasStart = r.hdr.Start.UnixNano(), true
 	}
-	if n := inputs.Total(rd); n > 0 {
+	if n := Total(rd); n > 0 {
 		meter.AddTotal(n)
 	}
 	return r, nil
@@ -353,8 +337,12 @@ func openReader(ctx context.Context, src inputs.Source, meter *progress.Meter) (
 func (r *reader) close() {
 	if r.cap != nil {
 		r.cap.Close()
+		r.cap = nil
 	}
-	r.opened.Close()
+	if r.opened != nil && r.part.stdin == nil {
+		r.opened.close()
+	}
+	r.opened = nil
 }
 
 // Next reads the next item; it implements inputs.Stream.
@@ -418,4 +406,16 @@ func (r *reader) each(ctx context.Context, sum *Summary, h Handler) error {
 			return err
 		}
 	}
+}
+
+// Each reads what name names (a file, a glob, a directory, "-"; several
+// recordings joined, as Join) and calls fn for every message in order, on
+// the caller's goroutine: a shorthand for tools and tests. The Message and
+// its Raw bytes are valid only during the call.
+func Each(ctx context.Context, name string, fn func(*protocol.Message) error) (Summary, error) {
+	recs, err := Open(ctx, []string{name}, Options{})
+	if err != nil {
+		return Summary{}, err
+	}
+	return Join(recs).Read(ctx, ReadOptions{}, Handler{Message: fn})
 }

@@ -1,4 +1,4 @@
-package input
+package recording
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -35,18 +33,17 @@ func BenchmarkReadSourcesIntoEngine(b *testing.B) {
 	}
 	for _, mode := range []struct {
 		name string
-		opts Options
-	}{{"sequential", Options{Sequential: true}}, {"read-ahead", Options{}}} {
+		opts ReadOptions
+	}{{"sequential", ReadOptions{Sequential: true}}, {"read-ahead", ReadOptions{}}} {
 		b.Run(mode.name, func(b *testing.B) {
 			var msgs int64
 			cpu0 := cpuTime()
 			for b.Loop() {
-				eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{}, protocol.Sink{})
+				eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{}, protocol.StreamInfo{}, protocol.Sink{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				sum, err := ReadSources(context.Background(), []inputs.Source{inputs.File(path)}, mode.opts, Handler{
-					Header:  func(Format, capfile.Header) { eng.Begin(protocol.StreamInfo{}) },
+				sum, err := readSources(context.Background(), []*Part{filePart(path)}, mode.opts, Handler{
 					Message: func(m *protocol.Message) error { eng.Feed(m); return nil },
 					Conn:    eng.Connection,
 				})

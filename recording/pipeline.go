@@ -1,4 +1,4 @@
-package input
+package recording
 
 import (
 	"context"
@@ -186,6 +186,9 @@ func (p *pipe) conn(c *protocol.Conn) {
 	b.arena = append(b.arena, c.Raw...)
 	b.items = append(b.items, entry{kind: entryConn, i: int32(len(b.conns)), skipped: p.sum.Skipped, rawStart: start, rawEnd: len(b.arena)})
 	b.conns = append(b.conns, *c)
+	if len(c.Attrs) > 0 {
+		b.conns[len(b.conns)-1].Attrs = maps.Clone(c.Attrs)
+	}
 	if b.full() && p.send() != nil {
 		p.stopped = true
 	}

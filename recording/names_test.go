@@ -1,9 +1,7 @@
-package inputs
+package recording
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -53,7 +51,7 @@ func TestExpand(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srcs, err := Expand(context.Background(), c.args, Options{Stdin: strings.NewReader("")})
+			parts, err := expand(context.Background(), c.args, &Options{Stdin: strings.NewReader("")})
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("err = %v, want one saying %q", err, c.wantErr)
@@ -63,40 +61,14 @@ func TestExpand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := Names(srcs); !reflect.DeepEqual(got, c.want) {
+			var got []string
+			for _, p := range parts {
+				got = append(got, p.Name)
+			}
+			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
-	}
-}
-
-// memSource is what another package plugs in through Register.
-type memSource struct{ name, body string }
-
-func (m memSource) Name() string { return m.name }
-func (m memSource) Open(context.Context) (Handle, error) {
-	return io.NopCloser(strings.NewReader(m.body)), nil
-}
-
-func TestRegisteredScheme(t *testing.T) {
-	Register("mem", func(_ context.Context, arg string) ([]Source, error) {
-		if strings.HasSuffix(arg, "/missing") {
-			return nil, errors.New("mem: no such object")
-		}
-		return []Source{memSource{arg + "/1", "a"}, memSource{arg + "/2", "b"}}, nil
-	})
-	srcs, err := Expand(context.Background(), []string{"MEM://bucket/run"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := Names(srcs); !reflect.DeepEqual(got, []string{"MEM://bucket/run/1", "MEM://bucket/run/2"}) {
-		t.Fatalf("got %q", got)
-	}
-	if p := Paths(srcs); len(p) != 0 {
-		t.Errorf("Paths of remote sources = %q, want none", p)
-	}
-	if _, err := Expand(context.Background(), []string{"mem://bucket/missing"}, Options{}); err == nil || !strings.Contains(err.Error(), "no such object") {
-		t.Errorf("resolver error lost: %v", err)
 	}
 }
 

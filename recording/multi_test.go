@@ -1,4 +1,4 @@
-package input
+package recording
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -24,12 +23,9 @@ type item struct {
 
 func readAll(t *testing.T, args ...string) ([]item, Summary) {
 	t.Helper()
-	srcs, err := inputs.Expand(context.Background(), args, inputs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srcs := expandParts(t, args...)
 	var out []item
-	sum, err := ReadSources(context.Background(), srcs, Options{}, Handler{Message: func(m *protocol.Message) error {
+	sum, err := readSources(context.Background(), srcs, ReadOptions{}, Handler{Message: func(m *protocol.Message) error {
 		out = append(out, item{string(m.Raw), m.Offset, m.Index, m.Source, m.Dir})
 		return nil
 	}})
@@ -174,10 +170,10 @@ func TestStdinAndJSONLMixed(t *testing.T) {
 	}
 	early := `{"type":"aaep:agent.session.started","session_id":"s1","timestamp":"2026-11-02T09:00:01Z"}` + "\n\n" +
 		`{"type":"aaep:agent.session.ended","session_id":"s1","timestamp":"2026-11-02T09:00:09Z"}` + "\n"
-	srcs := []inputs.Source{inputs.File(jsonl), inputs.Stdin(strings.NewReader(early))}
+	srcs := []*Part{filePart(jsonl), stdinPart(strings.NewReader(early))}
 	var got []string
 	var offs []time.Duration
-	sum, err := ReadSources(context.Background(), srcs, Options{}, Handler{Message: func(m *protocol.Message) error {
+	sum, err := readSources(context.Background(), srcs, ReadOptions{}, Handler{Message: func(m *protocol.Message) error {
 		got = append(got, peekSession(string(m.Raw)))
 		offs = append(offs, m.Offset)
 		return nil

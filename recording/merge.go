@@ -1,4 +1,4 @@
-package inputs
+package recording
 
 import "container/heap"
 

@@ -1,4 +1,4 @@
-package inputs
+package recording
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 )
 
-// SourceMap gives the sources of several captures read as one stream their
-// ids in that stream. Sources with the same transport, endpoint and
+// SourceMap gives the sources of several captures read as one stream (the
+// parts of a recording, or joined recordings) their ids in that stream. Sources with the same transport, endpoint and
 // subprotocol are one source (the parts of a rotated capture, or captures
 // of one endpoint); others keep their ids where they are free and take the
 // lowest free id otherwise. The first input keeps all its ids.
@@ -18,6 +18,10 @@ type SourceMap struct {
 	joined  map[sourceKey]uint16
 	ids     []map[uint16]uint16
 	next    uint32
+	// replay holds the joint ids of sources that recorded a replay (their
+	// capture's header has MetaReplayOf); replayFile the inputs that did.
+	replay     map[uint16]bool
+	replayFile map[int]bool
 }
 
 type sourceKey struct {
@@ -28,7 +32,7 @@ type sourceKey struct {
 
 // NewSourceMap returns an empty map.
 func NewSourceMap() *SourceMap {
-	return &SourceMap{taken: map[uint16]bool{}, joined: map[sourceKey]uint16{}}
+	return &SourceMap{taken: map[uint16]bool{}, joined: map[sourceKey]uint16{}, replay: map[uint16]bool{}, replayFile: map[int]bool{}}
 }
 
 // Add maps the sources of input number file's header (inputs are numbered
@@ -37,8 +41,15 @@ func (m *SourceMap) Add(file int, h capfile.Header) {
 	for len(m.ids) <= file {
 		m.ids = append(m.ids, map[uint16]uint16{})
 	}
+	replay := h.Meta[MetaReplayOf] != ""
+	if replay {
+		m.replayFile[file] = true
+	}
 	for _, s := range h.Origins {
-		m.assign(file, s.ID, sourceKey{transport: s.Transport, endpoint: s.Endpoint, subprotocol: s.Subprotocol}, s)
+		id := m.assign(file, s.ID, sourceKey{transport: s.Transport, endpoint: s.Endpoint, subprotocol: s.Subprotocol}, s)
+		if replay {
+			m.replay[id] = true
+		}
 	}
 }
 
@@ -53,7 +64,11 @@ func (m *SourceMap) ID(file int, old uint16) uint16 {
 		return id
 	}
 	k := sourceKey{file: file, unlisted: int(old) + 1}
-	return m.assign(file, old, k, capfile.Origin{Transport: "unlisted", Endpoint: fmt.Sprintf("input %d source %d", file+1, old)})
+	id := m.assign(file, old, k, capfile.Origin{Transport: "unlisted", Endpoint: fmt.Sprintf("input %d source %d", file+1, old)})
+	if m.replayFile[file] {
+		m.replay[id] = true
+	}
+	return id
 }
 
 func (m *SourceMap) assign(file int, old uint16, k sourceKey, s capfile.Origin) uint16 {

@@ -1,4 +1,4 @@
-package input
+package recording
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -57,13 +56,13 @@ func preparedRecords() []capfile.Record {
 
 // checkReport checks path as aaep-replay check --json does, reading with
 // opts, and returns the report and how many messages came prepared.
-func checkReport(t *testing.T, path string, opts Options, prepare bool, popts protocol.Options) (string, int) {
+func checkReport(t *testing.T, path string, opts ReadOptions, prepare bool, popts protocol.Options) (string, int) {
 	t.Helper()
 	var out strings.Builder
 	rep := protocol.NewReport(path)
 	rep.View = protocol.ViewAll
 	rep.Stream(&out, true, protocol.Info)
-	eng, err := protocol.NewEngine(models.All(), "", &popts, rep.Sink(nil))
+	eng, err := protocol.NewEngine(models.All(), "", &popts, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +73,7 @@ func checkReport(t *testing.T, path string, opts Options, prepare bool, popts pr
 		}
 	}
 	prepared := 0
-	_, err = ReadSources(context.Background(), []inputs.Source{inputs.File(path)}, opts, Handler{
-		Header: func(_ Format, h capfile.Header) { eng.Begin(protocol.StreamInfo{Tool: h.Tool}) },
+	_, err = readSources(context.Background(), []*Part{filePart(path)}, opts, Handler{
 		Message: func(m *protocol.Message) error {
 			if m.Prep != nil {
 				prepared++
@@ -115,7 +113,7 @@ func TestPreparedCheckSameAsUnprepared(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want, n := checkReport(t, path, Options{Sequential: true}, false, tc.popts)
+			want, n := checkReport(t, path, ReadOptions{Sequential: true}, false, tc.popts)
 			if n != 0 {
 				t.Fatalf("a sequential read prepared %d messages", n)
 			}
@@ -129,14 +127,14 @@ func TestPreparedCheckSameAsUnprepared(t *testing.T) {
 					t.Fatalf("disabled rule %s reported", id)
 				}
 			}
-			got, n := checkReport(t, path, Options{}, true, tc.popts)
+			got, n := checkReport(t, path, ReadOptions{}, true, tc.popts)
 			if n < len(recs)/2 {
 				t.Fatalf("%d of about %d messages came prepared", n, len(recs))
 			}
 			if got != want {
 				t.Fatalf("prepared report differs from the unprepared one:\n%s", firstDiff(got, want))
 			}
-			ahead, _ := checkReport(t, path, Options{}, false, tc.popts)
+			ahead, _ := checkReport(t, path, ReadOptions{}, false, tc.popts)
 			if ahead != want {
 				t.Fatalf("read-ahead report differs from the sequential one:\n%s", firstDiff(ahead, want))
 			}

@@ -1,0 +1,322 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/objstore"
+)
+
+// Format is the kind of file a part is.
+type Format string
+
+// Part formats.
+const (
+	FormatCapture Format = "capture"
+	FormatJSONL   Format = "jsonl"
+	// FormatMixed is several parts of both kinds (Summary.Format).
+	FormatMixed Format = "mixed"
+)
+
+// Part is one file or object of a recording: a whole capture, one part of
+// a rotated recording, or a JSON Lines file.
+type Part struct {
+	// Name is how messages and reports refer to the part: a path, "-" or
+	// a URL.
+	Name string
+	// Format is capture or JSON Lines, found when the recording was opened
+	// ("" for standard input, which is looked at only when it is read).
+	Format Format
+	// Header is a capture's header (zero for JSON Lines).
+	Header capfile.Header
+	// Number is the part number the recorder wrote into a rotated part's
+	// header ("part"), 0 for a capture that is not a rotated part.
+	Number int
+	// Previous is the base name of the part before this one ("previous"
+	// in a rotated part's header), "" for the first part.
+	Previous string
+
+	path   string         // a local file, or ""
+	store  objstore.Store // an object, or nil
+	key    string
+	stdin  io.Reader // standard input, or nil
+	opened *opened   // standard input once looked at (read once)
+	size   int64     // bytes, -1 when unknown (a stream)
+	mu     sync.Mutex
+	remote *objstore.Remote // the last object handle opened, for RemoteStats
+}
+
+func filePart(path string) *Part { return &Part{Name: path, path: path, size: -1} }
+
+func objectPart(store objstore.Store, key string) *Part {
+	return &Part{Name: store.Describe(key), store: store, key: key, size: -1}
+}
+
+func stdinPart(r io.Reader) *Part { return &Part{Name: "-", stdin: r, size: -1} }
+
+// Size returns the part's size in bytes, or -1 when it is a stream
+// (standard input, a FIFO).
+func (p *Part) Size() int64 { return p.size }
+
+// Recording returns a recording of this part alone (to read one part of a
+// rotated recording on its own, as info does).
+func (p *Part) Recording() *Recording {
+	r := &Recording{Parts: []*Part{p}}
+	r.finish()
+	return r
+}
+
+// Path returns the local file path of the part, or "" for standard input
+// and objects.
+func (p *Part) Path() string { return p.path }
+
+// base is the part's file or object name without its directory.
+func (p *Part) base() string {
+	if p.store != nil {
+		return path.Base(p.key)
+	}
+	return filepath.Base(p.Name)
+}
+
+// dir is the directory (or prefix) the part is in, to find its previous part.
+func (p *Part) dir() string {
+	if p.store != nil {
+		return p.store.Describe(path.Dir(p.key))
+	}
+	return filepath.Dir(p.Name)
+}
+
+// RemoteStats returns what reading the part from object storage fetched so
+// far (zero for local parts).
+func (p *Part) RemoteStats() objstore.RemoteStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.remote == nil {
+		return objstore.RemoteStats{}
+	}
+	return p.remote.Stats()
+}
+
+// handle is an opened part.
+type handle interface {
+	io.Reader
+	io.Closer
+}
+
+// random is implemented by handles that can also be read at any offset (a
+// file, a ranged object read); capture readers then use the index.
+type random interface {
+	io.ReaderAt
+	Size() int64
+}
+
+// openHandle opens the part for reading from its start.
+func (p *Part) openHandle(ctx context.Context) (handle, error) {
+	switch {
+	case p.stdin != nil:
+		return struct {
+			io.Reader
+			io.Closer
+		}{p.stdin, io.NopCloser(nil)}, nil
+	case p.store != nil:
+		r, err := objstore.OpenRemote(ctx, p.store, p.key)
+		if err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		p.remote = r
+		p.mu.Unlock()
+		return &objectHandle{Remote: r, sr: io.NewSectionReader(r, 0, r.Size())}, nil
+	}
+	fh, err := os.Open(p.path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		fh.Close()
+		return nil, fmt.Errorf("%s is a directory", p.path)
+	}
+	if !st.Mode().IsRegular() {
+		// A FIFO or device reads as a stream.
+		return fh, nil
+	}
+	return &fileHandle{File: fh, size: st.Size()}, nil
+}
+
+type fileHandle struct {
+	*os.File
+	size int64
+}
+
+func (f *fileHandle) Size() int64 { return f.size }
+
+// objectHandle reads an object as a stream (Read) and at any offset
+// (ReadAt, Size), so that capture readers use the index.
+type objectHandle struct {
+	*objstore.Remote
+	sr *io.SectionReader
+}
+
+func (h *objectHandle) Read(b []byte) (int, error) { return h.sr.Read(b) }
+
+// opened is an open part whose first bytes were looked at, so that a
+// capture can be told from JSON Lines.
+type opened struct {
+	name string
+	h    handle
+	br   *bufio.Reader
+}
+
+// open opens the part and looks at its first bytes. Standard input is
+// opened once: a second open returns the same reader.
+func (p *Part) open(ctx context.Context) (*opened, error) {
+	if p.opened != nil {
+		return p.opened, nil
+	}
+	h, err := p.openHandle(ctx)
+	if err != nil {
+		return nil, named(p.Name, err)
+	}
+	o := &opened{name: p.Name, h: h, br: bufio.NewReaderSize(h, 1<<16)}
+	if p.stdin != nil {
+		p.opened = o
+	}
+	return o, nil
+}
+
+// named prefixes err with name unless it already says it.
+func named(name string, err error) error {
+	if strings.Contains(err.Error(), name) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// isText reports whether the input starts like JSON text (JSON Lines), or
+// holds nothing but blanks in its first bytes, rather than a capture, which
+// starts with a binary zstd frame. A file that starts like a capture
+// (capfile.Detect), even a damaged one whose first byte reads '{', is never
+// text.
+func (o *opened) isText() bool {
+	head, _ := o.br.Peek(capfile.SniffLen)
+	if capfile.Detect(head) != capfile.NotCapture {
+		return false
+	}
+	head = bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	return len(head) == 0 || head[0] == '{' || head[0] == '['
+}
+
+// size returns the input's size in bytes, or -1 when it is a stream.
+func (o *opened) size() int64 {
+	if r, ok := o.h.(random); ok {
+		return r.Size()
+	}
+	return -1
+}
+
+// capture opens the input as a capture: through its index when the handle
+// can be read at any offset, else as a stream. Errors name the input.
+func (o *opened) capture() (*capfile.Reader, error) {
+	var (
+		r   *capfile.Reader
+		err error
+	)
+	if ra, ok := o.h.(random); ok {
+		r, err = capfile.NewReaderAt(ra, ra.Size())
+	} else {
+		r, err = capfile.NewReader(o.br)
+	}
+	if err != nil {
+		if errors.Is(err, capfile.ErrNotCapture) && o.isText() {
+			return nil, fmt.Errorf("%s: a JSON Lines file, not a capture (aaep-replay import turns it into one): %w", o.name, err)
+		}
+		return nil, named(o.name, err)
+	}
+	return r, nil
+}
+
+func (o *opened) close() error { return o.h.Close() }
+
+// peek reads the part's format and, for a capture, its header (only the
+// header: the index at the end is not read). Standard input is left alone.
+func (p *Part) peek(ctx context.Context) error {
+	if p.stdin != nil {
+		return nil
+	}
+	h, err := p.openHandle(ctx)
+	if err != nil {
+		return named(p.Name, err)
+	}
+	defer h.Close()
+	if ra, ok := h.(random); ok {
+		p.size = ra.Size()
+	}
+	o := &opened{name: p.Name, h: h, br: bufio.NewReaderSize(h, 4096)}
+	if o.isText() {
+		p.Format = FormatJSONL
+		return nil
+	}
+	r, err := capfile.NewReader(o.br)
+	if err != nil {
+		if errors.Is(err, capfile.ErrNotCapture) {
+			return fmt.Errorf("%s: neither a capture file nor JSON lines: %w", p.Name, err)
+		}
+		return named(p.Name, err)
+	}
+	p.setHeader(r.Header())
+	r.Close()
+	return nil
+}
+
+// setHeader records a capture's header and what it says about rotation.
+func (p *Part) setHeader(h capfile.Header) {
+	p.Format, p.Header = FormatCapture, h
+	if n, err := strconv.Atoi(h.Meta[MetaPart]); err == nil && n > 0 {
+		p.Number = n
+		p.Previous = h.Meta[MetaPrevious]
+	}
+}
+
+// Header meta keys this package reads.
+const (
+	// MetaPart is a rotated part's number (1, 2, ...), written by the
+	// recorder and by split.
+	MetaPart = "part"
+	// MetaPrevious is the base name of the part before a rotated part.
+	MetaPrevious = "previous"
+	// MetaReplayOf names the capture an aaep-replay serve --record (or
+	// push --record) recording replayed: its sources recorded a replay.
+	MetaReplayOf = "replay_of"
+	// AttrSubscription is the record attribute naming the subscription of
+	// each record of a serve --record recording.
+	AttrSubscription = "subscription"
+)
+
+// Total returns the number of records of a cleanly closed capture from its
+// index, or -1 (a torn capture would need a full scan to count them).
+func Total(r *capfile.Reader) int64 {
+	if !r.Clean() {
+		return -1
+	}
+	x, err := r.FileIndex()
+	if err != nil || x == nil {
+		return -1
+	}
+	return x.Records
+}

@@ -1,0 +1,368 @@
+package recording
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/protocol"
+)
+
+// Options say how names are opened. The zero value reads local files and
+// standard input, and reaches object storage as the environment says
+// (AWS_ENDPOINT_URL_S3, the AWS credential chain).
+type Options struct {
+	// Storage reaches object storage for s3:// names: endpoint, addressing
+	// and where credentials come from. Passed where a recording is opened,
+	// never registered globally.
+	Storage objstore.Options
+	// Stdin is what "-" reads (os.Stdin when nil).
+	Stdin io.Reader
+	// Extensions, when set, replaces the package's Extensions for
+	// directories and prefixes (a command that reads only captures lists
+	// ".aaep").
+	Extensions []string
+}
+
+// Recording is one recording: the parts a recorder wrote for one run, in
+// order, with what they hold. A capture that is not a rotated part, a JSON
+// Lines file and standard input are each a recording of one part.
+type Recording struct {
+	// Name is how reports name the recording: its first part's name, with
+	// the number of parts when there are several.
+	Name string
+	// Parts are the recording's files or objects, in order: a rotated
+	// recording's parts chained by their headers' "part" and "previous".
+	Parts []*Part
+	// Problems says, one sentence each, which parts of the recording are
+	// missing or foreign (a part whose previous part was not given, a part
+	// that names as its previous one a part of another recording). A
+	// recording with problems is read all the same; a check of it is
+	// INCOMPLETE.
+	Problems []string
+	// Sources are the recording's sources, one table for all its parts
+	// (sources with the same transport, endpoint and subprotocol are one),
+	// with the ids messages and records carry when read.
+	Sources []Source
+
+	joined []*Recording // set for Join: these recordings, merged by time
+	smu    sync.Mutex
+	smap   *SourceMap // the joint source table, by part (see sourceMap)
+}
+
+// Source is one source of a recording: a producer endpoint a recorder
+// subscribed to, or a subscriber of a replay (serve --record).
+type Source struct {
+	capfile.Origin
+	// Replay is set for a source that recorded a replay (aaep-replay
+	// serve --record, push --record): the events' own timestamps are the
+	// original producer's, not the subscriber's clock.
+	Replay bool
+}
+
+// Open opens what names name (files, globs, directories, s3:// objects and
+// prefixes, "-" for standard input) as recordings: the parts of a rotated
+// recording, found by the "part" and "previous" its recorder wrote into
+// each part's header, become one recording in part order, wherever they
+// were named and however they sort; every other capture or JSON Lines file
+// is a recording of its own. Recordings come in the order their first parts
+// were named (sorted by name within a glob, directory or prefix). A part
+// whose previous part is missing, or that another recording's part claims,
+// is said in the recording's Problems. Open reads each capture's header
+// (and, for objects, only that); it reads no record.
+func Open(ctx context.Context, names []string, opts Options) ([]*Recording, error) {
+	parts, err := expand(ctx, names, &opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := peekAll(ctx, parts); err != nil {
+		return nil, err
+	}
+	recs := link(parts)
+	for _, r := range recs {
+		r.finish()
+	}
+	return recs, nil
+}
+
+// peekAll reads every part's header, objects several at a time.
+func peekAll(ctx context.Context, parts []*Part) error {
+	const parallel = 8
+	errs := make([]error, len(parts))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		if p.store == nil {
+			errs[i] = p.peek(ctx)
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = p.peek(ctx)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// link groups parts into recordings (see Open).
+func link(parts []*Part) []*Recording {
+	type key struct{ dir, base string }
+	byName := map[key]*Part{}
+	for _, p := range parts {
+		byName[key{p.dir(), p.base()}] = p
+	}
+	prev := map[*Part]*Part{} // a part's previous part, when linked
+	next := map[*Part]*Part{}
+	problems := map[*Part][]string{}
+	for _, p := range parts {
+		if p.Number <= 1 {
+			continue
+		}
+		q := byName[key{p.dir(), p.Previous}]
+		switch {
+		case p.Previous == "" || q == nil:
+			name := p.Previous
+			if name == "" {
+				name = "its previous part"
+			}
+			problems[p] = append(problems[p], fmt.Sprintf("%s is part %d of a rotated recording, but part %d (%s) was not given: sessions begun before it are judged from the middle", p.Name, p.Number, p.Number-1, name))
+		case q.Number != p.Number-1 || !sameSources(q.Header, p.Header) || next[q] != nil:
+			why := "it"
+			switch {
+			case q.Number != p.Number-1:
+				why = fmt.Sprintf("that is part %d, not %d", q.Number, p.Number-1)
+			case next[q] != nil:
+				why = fmt.Sprintf("%s claims it too", next[q].Name)
+			default:
+				why = "they recorded different sources"
+			}
+			problems[p] = append(problems[p], fmt.Sprintf("%s is part %d and names %s as its previous part, but %s: a foreign part, read as a recording of its own", p.Name, p.Number, q.Name, why))
+		default:
+			prev[p], next[q] = q, p
+		}
+	}
+	var recs []*Recording
+	for _, p := range parts {
+		if prev[p] != nil {
+			continue // read with the part before it
+		}
+		r := &Recording{}
+		for q := p; q != nil; q = next[q] {
+			r.Parts = append(r.Parts, q)
+			r.Problems = append(r.Problems, problems[q]...)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// sameSources reports whether two parts list the same sources: the parts
+// of one recording do (a recorder's sources do not change between parts).
+func sameSources(a, b capfile.Header) bool {
+	key := func(h capfile.Header) string {
+		var s []string
+		for _, o := range h.Origins {
+			s = append(s, o.Transport+" "+o.Endpoint+" "+o.Subprotocol)
+		}
+		return strings.Join(s, "\n")
+	}
+	return key(a) == key(b) && a.Tool == b.Tool
+}
+
+// finish names the recording and works out its sources.
+func (r *Recording) finish() {
+	r.Name = r.Parts[0].Name
+	if n := len(r.Parts); n > 1 {
+		r.Name = fmt.Sprintf("%s (%d parts, to %s)", r.Parts[0].Name, n, r.Parts[n-1].base())
+	}
+	m := r.sourceMap()
+	r.Sources = make([]Source, len(m.Sources))
+	for i, o := range m.Sources {
+		r.Sources[i] = Source{Origin: o, Replay: m.replay[o.ID]}
+	}
+}
+
+// Join returns the recordings as one, their records (or messages)
+// interleaved by absolute time, as "merge --join-sources" of all their
+// parts would write them: offsets count from the earliest start, record
+// numbers run over all of them, and sources of the same transport and
+// endpoint are one. One recording is returned as it is.
+func Join(recs []*Recording) *Recording {
+	if len(recs) == 1 {
+		return recs[0]
+	}
+	j := &Recording{joined: recs}
+	var names []string
+	for _, r := range recs {
+		j.Parts = append(j.Parts, r.Parts...)
+		j.Problems = append(j.Problems, r.Problems...)
+		names = append(names, r.Parts[0].Name)
+	}
+	j.Name = strings.Join(names, ", ")
+	m := j.sourceMap()
+	for _, o := range m.Sources {
+		j.Sources = append(j.Sources, Source{Origin: o, Replay: m.replay[o.ID]})
+	}
+	return j
+}
+
+// sourceMap is the joint source table of the recording's parts, part i of
+// r.Parts being input i.
+func (r *Recording) sourceMap() *SourceMap {
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	if r.smap == nil {
+		r.smap = NewSourceMap()
+		for i, p := range r.Parts {
+			if p.Format == FormatJSONL {
+				r.smap.Add(i, capfile.Header{Origins: []capfile.Origin{{ID: 0, Transport: "jsonl"}}})
+				continue
+			}
+			r.smap.Add(i, p.Header)
+		}
+	}
+	return r.smap
+}
+
+// Header returns the recording's header as one capture would have it: its
+// first part's (the earliest start of joined recordings), with the joint
+// source table. It is the zero header for JSON Lines.
+func (r *Recording) Header() capfile.Header {
+	h := r.Parts[0].Header
+	if r.joined != nil {
+		h = joinHeader(r)
+	}
+	h.Origins = append([]capfile.Origin(nil), r.sourceMap().Sources...)
+	return h
+}
+
+// Start is the wall-clock time offsets count from (zero when unknown).
+func (r *Recording) Start() time.Time { return r.Header().Start }
+
+// Replay reports whether the recording records a replay (aaep-replay serve
+// --record or push --record): its streams are its subscriptions.
+func (r *Recording) Replay() bool {
+	for _, s := range r.Sources {
+		if s.Replay {
+			return true
+		}
+	}
+	return false
+}
+
+// Paths returns the local file paths among the recordings' parts (for
+// commands that must not write over an input).
+func Paths(recs []*Recording) []string {
+	var out []string
+	for _, r := range recs {
+		for _, p := range r.Parts {
+			if p.path != "" {
+				out = append(out, p.path)
+			}
+		}
+	}
+	return out
+}
+
+// Names returns the names of the recordings' parts, in order.
+func Names(recs []*Recording) []string {
+	var out []string
+	for _, r := range recs {
+		for _, p := range r.Parts {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// StreamOf returns the stream of the recording message m (as read by Read)
+// belongs to: "" in a recording that is one stream; in a recording of a
+// replay (Replay), the subscription the record names (its "subscription"
+// attribute), each subscription being a stream of its own whose replies
+// are judged against its own copy of the replay.
+func (r *Recording) StreamOf(m *protocol.Message) string {
+	if !r.replaySource(m.Source) {
+		return ""
+	}
+	return m.Attrs[AttrSubscription]
+}
+
+// StreamOfConn is StreamOf for a connection record.
+func (r *Recording) StreamOfConn(c *protocol.Conn) string {
+	if !r.replaySource(c.Source) {
+		return ""
+	}
+	return c.Attrs[AttrSubscription]
+}
+
+func (r *Recording) replaySource(id int) bool {
+	for i := range r.Sources {
+		if int(r.Sources[i].ID) == id {
+			return r.Sources[i].Replay
+		}
+	}
+	return false
+}
+
+// StreamInfo describes stream name of the recording for the engine that
+// checks it: the recording tool and every source with its replay flag.
+func (r *Recording) StreamInfo(name string) protocol.StreamInfo {
+	info := protocol.StreamInfo{Stream: name, Tool: r.Parts[0].Header.Tool}
+	for _, s := range r.Sources {
+		info.Sources = append(info.Sources, protocol.SourceInfo{ID: int(s.ID), Transport: s.Transport, Endpoint: s.Endpoint, Replay: s.Replay})
+	}
+	return info
+}
+
+// joinHeader is the header of joined recordings, as merge --join-sources
+// writes it: the earliest start, every tool and redacted field, and the
+// parts merged.
+func joinHeader(j *Recording) capfile.Header {
+	var h capfile.Header
+	var names, tools []string
+	h.Meta = map[string]string{}
+	for i, p := range j.Parts {
+		ph := p.Header
+		if i == 0 || (!ph.Start.IsZero() && ph.Start.Before(h.Start)) || h.Start.IsZero() {
+			h.Start = ph.Start
+		}
+		if ph.Version > h.Version {
+			h.Version = ph.Version
+		}
+		if ph.Tool != "" && !contains(tools, ph.Tool) {
+			tools = append(tools, ph.Tool)
+		}
+		for _, f := range ph.Redacted {
+			if !contains(h.Redacted, f) {
+				h.Redacted = append(h.Redacted, f)
+			}
+		}
+		names = append(names, p.base())
+	}
+	h.Tool = strings.Join(tools, ", ")
+	h.Meta["merged_from"] = strings.Join(names, ", ")
+	return h
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
