@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // findings checks a capture with every protocol model and returns what

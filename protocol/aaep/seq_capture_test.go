@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // TestCaptureTwoSubscriptions writes a real capture file: eight interleaved
