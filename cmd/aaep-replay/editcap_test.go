@@ -85,7 +85,7 @@ func TestSplitAndTimeShiftVerbs(t *testing.T) {
 	// The parts read as one stream give the whole capture's report.
 	_, want, _ := replay(t, "check", "--json", whole)
 	_, got, _ := replay(t, "check", "--json", filepath.Join(dir, "part-*.aaep"))
-	if dropInput(got) != dropInput(want) {
+	if dropInput(t, got) != dropInput(t, want) {
 		t.Error("check of the split parts differs from the whole's")
 	}
 	// Again without --force: refused, nothing changed.

@@ -171,7 +171,10 @@ type part struct {
 }
 
 // create opens the part at path, refusing an existing file without Force.
-func (s *splitter) create(path, session, note string, shift int64) (*part, error) {
+// A part of a count or duration split (number n > 0) says so in its
+// header as rotation does ("part", and "previous": the part before it), so
+// that the parts read back as one recording (package recording).
+func (s *splitter) create(path, session, note string, shift int64, n int, previous string) (*part, error) {
 	if !s.opts.Force && exists(path) {
 		return nil, fmt.Errorf("%s: %w (--force replaces it)", path, fs.ErrExist)
 	}
@@ -182,6 +185,14 @@ func (s *splitter) create(path, session, note string, shift int64) (*part, error
 	hdr := cloneHeader(s.src.r.Header())
 	hdr.Meta["derived_from"] = filepath.Base(s.in)
 	hdr.Meta["split"] = note
+	delete(hdr.Meta, recording.MetaPart)
+	delete(hdr.Meta, recording.MetaPrevious)
+	if n > 0 {
+		hdr.Meta[recording.MetaPart] = strconv.Itoa(n)
+		if previous != "" {
+			hdr.Meta[recording.MetaPrevious] = filepath.Base(previous)
+		}
+	}
 	hdr.Start = s.opts.TimeShift.shiftHeader(hdr.Start.Add(time.Duration(shift)), hdr.Meta)
 	w, err := newCaptureWriter(f, hdr)
 	if err != nil {
@@ -275,7 +286,11 @@ func (s *splitter) byCount(ctx context.Context) error {
 				}
 			}
 			slot = k
-			if cur, err = s.create(PartName(s.prefix, len(s.res.Parts)+1, ""), "", note, shift); err != nil {
+			previous := ""
+			if n := len(s.res.Parts); n > 0 {
+				previous = s.res.Parts[n-1].Path
+			}
+			if cur, err = s.create(PartName(s.prefix, len(s.res.Parts)+1, ""), "", note, shift, len(s.res.Parts)+1, previous); err != nil {
 				return err
 			}
 		}
@@ -375,7 +390,7 @@ func (s *splitter) sessionPass(ctx context.Context, batch []string, names map[st
 		if label == "" {
 			label = noSession
 		}
-		p, err := s.create(names[id], label, "session "+label, 0)
+		p, err := s.create(names[id], label, "session "+label, 0, 0, "")
 		if err != nil {
 			abort()
 			return err
