@@ -397,6 +397,16 @@ type SessionSummary struct {
 	Complete bool `json:"complete"`
 }
 
+// StateNoHandshake is the state a checker gives the block of findings
+// about a source's connection where no handshake was recorded (a
+// producer's redelivery after a reconnect): the block holds no messages of
+// its own and is not counted as a session.
+const StateNoHandshake = "no handshake recorded"
+
+// ConnectionOnly reports whether s is the block of findings about a
+// source's connection, not a session (see StateNoHandshake).
+func (s SessionSummary) ConnectionOnly() bool { return s.State == StateNoHandshake && s.Messages == 0 }
+
 // Reporter receives what checkers find. The engine's reporter adds the
 // protocol name and level; checkers fill the rest.
 type Reporter interface {

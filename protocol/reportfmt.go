@@ -94,7 +94,7 @@ func plural(n int64, one, many string) string {
 // session writes one session's block.
 func (rw *reportWriter) session(s *SessionReport) {
 	rw.begin()
-	if s.Protocol != StreamProtocol {
+	if s.Protocol != StreamProtocol && !s.ConnectionOnly() {
 		rw.sessions++
 	}
 	rw.blocks++
@@ -120,6 +120,10 @@ func (rw *reportWriter) sessionText(s *SessionReport) {
 	switch {
 	case s.Protocol == StreamProtocol:
 		rw.printf("%sstream (messages no protocol could take)\n", in)
+	case s.ConnectionOnly():
+		// Findings about a source's connection (redelivery after a
+		// reconnect) where no handshake was recorded: not a session.
+		rw.printf("%s%s %s: findings about the source's connection (no handshake recorded)\n", in, s.Protocol, s.Session)
 	case s.State == "" && s.Messages == 0:
 		// Findings for a session the checker had already closed (or never
 		// summarised): a late message, for instance.

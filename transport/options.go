@@ -160,8 +160,11 @@ func unwrapURLError(err error) error {
 // it a producer withholds awaiting.confirmation and awaiting.clarification
 // (§5.3.1.4-5). The recorder never replies; the producer applies each
 // request's timeout and default_decision, as it would for a user who does
-// not answer.
-const DefaultCapabilities = `{"preferred_verbosity":"detailed","supports_confirmation_reply":true,"supports_clarification_reply":true}`
+// not answer. It states no preferred_verbosity, so the specification's
+// default ("normal") applies: a recorder that asked for "detailed" would
+// make check report NEG-VERBOSITY against producers that never send
+// summary_detailed, a finding the recorder itself caused.
+const DefaultCapabilities = `{"supports_confirmation_reply":true,"supports_clarification_reply":true}`
 
 // SubscriptionRequest builds the subscription.request a source sends. spec
 // is the content of a --subscribe-file: nil for DefaultCapabilities, a

@@ -614,7 +614,7 @@ func (n *negChecker) finish() {
 		if !sub.handshaked {
 			if sub.reported {
 				// Findings about the source without a handshake (redelivery).
-				n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, First: sub.first, Last: sub.last, State: "no handshake recorded", Complete: true})
+				n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, First: sub.first, Last: sub.last, State: protocol.StateNoHandshake, Complete: true})
 			}
 			continue
 		}
