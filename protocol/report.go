@@ -164,6 +164,9 @@ func (r *Report) Close() error {
 // never says PASS: its verdict is INCOMPLETE. Call it before Close.
 func (r *Report) Incomplete(reason string) { r.incomplete = append(r.incomplete, reason) }
 
+// IncompleteReasons returns why part of the input was not read (Incomplete).
+func (r *Report) IncompleteReasons() []string { return append([]string(nil), r.incomplete...) }
+
 // Complete reports whether the whole input was read (no Incomplete call).
 func (r *Report) Complete() bool { return len(r.incomplete) == 0 }
 

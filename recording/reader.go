@@ -31,7 +31,9 @@ type Reader struct {
 	// One recording: its parts, read one after the other.
 	parts []*partCursor
 	k     int   // the part being read
-	n     int64 // the joint number of the next record
+	base  int64 // the joint number of part k's first record
+	last  int64 // the joint number of the record Next returned last (-1: none)
+	n     int64 // joined: the joint number of the next record
 	out   capfile.Record
 	torn  error
 	// lastRaw is the source id the last record has in its part.
@@ -59,7 +61,7 @@ type partCursor struct {
 // opened as they are reached; standard input can be read once and not
 // seeked. JSON Lines parts are not records: Records refuses them.
 func (rec *Recording) Records(ctx context.Context) (*Reader, error) {
-	r := &Reader{rec: rec, ctx: ctx, hdr: rec.Header(), smap: rec.sourceMap(), cur: -1}
+	r := &Reader{rec: rec, ctx: ctx, hdr: rec.Header(), smap: rec.sourceMap(), cur: -1, last: -1}
 	if !r.hdr.Start.IsZero() {
 		r.start = r.hdr.Start.UnixNano()
 	}
@@ -138,6 +140,9 @@ func (r *Reader) countOf(k int) (int64, error) {
 		return 0, err
 	}
 	x, err := cr.FileIndex()
+	if k != r.k {
+		r.closePart(k)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", pc.p.Name, err)
 	}
@@ -177,7 +182,7 @@ func (r *Reader) Next() (*capfile.Record, error) {
 		}
 		rec, err := cr.Next()
 		if err == nil {
-			r.n++
+			r.last = r.base + cr.Index()
 			r.lastRaw = rec.Origin
 			if len(r.parts) == 1 {
 				return rec, nil
@@ -200,6 +205,7 @@ func (r *Reader) Next() (*capfile.Record, error) {
 		if r.parts[r.k].count < 0 {
 			r.parts[r.k].count = cr.Index() + 1
 		}
+		r.base += r.parts[r.k].count
 		r.closePart(r.k)
 		r.k++
 	}
@@ -211,7 +217,20 @@ func (r *Reader) Torn() error { return r.torn }
 
 // Index returns the joint number of the record Next returned last, or -1
 // before the first.
-func (r *Reader) Index() int64 { return r.n - 1 }
+func (r *Reader) Index() int64 {
+	if r.subs != nil {
+		return r.n - 1
+	}
+	return r.last
+}
+
+// next is the joint number of the record Next returns next.
+func (r *Reader) next() int64 {
+	if r.subs != nil {
+		return r.n
+	}
+	return r.last + 1
+}
 
 // SeekTime positions the reader so that Next returns the first record whose
 // time (from the recording's start) is at least t.
@@ -239,10 +258,13 @@ func (r *Reader) SeekTime(t int64) error {
 			return err
 		}
 		r.switchTo(k)
+		if cr, err = r.open(k); err != nil {
+			return err
+		}
 		if err := cr.SeekTime(t - r.parts[k].offset); err != nil {
 			return err
 		}
-		r.n = base + firstAtOrAfter(x, t-r.parts[k].offset)
+		r.base, r.last = base, base+firstAtOrAfter(x, t-r.parts[k].offset)-1
 		return nil
 	}
 	return nil
@@ -276,10 +298,14 @@ func (r *Reader) SeekRecord(i int64) error {
 		}
 		if i < base+n || k == len(r.parts)-1 {
 			r.switchTo(k)
-			if err := r.parts[k].r.SeekRecord(i - base); err != nil {
+			cr, err := r.open(k)
+			if err != nil {
 				return err
 			}
-			r.n = i
+			if err := cr.SeekRecord(i - base); err != nil {
+				return err
+			}
+			r.base, r.last = base, i-1
 			return nil
 		}
 		base += n
@@ -469,7 +495,7 @@ func (r *Reader) seekJoined(seek func(*Reader) error) error {
 		if err := seek(s); err != nil {
 			return err
 		}
-		n += s.n
+		n += s.next()
 	}
 	r.n, r.primed, r.cur = n, false, -1
 	return nil

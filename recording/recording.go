@@ -141,14 +141,14 @@ func link(parts []*Part) []*Recording {
 			}
 			problems[p] = append(problems[p], fmt.Sprintf("%s is part %d of a rotated recording, but part %d (%s) was not given: sessions begun before it are judged from the middle", p.Name, p.Number, p.Number-1, name))
 		case q.Number != p.Number-1 || !sameSources(q.Header, p.Header) || next[q] != nil:
-			why := "it"
+			var why string
 			switch {
+			case !sameSources(q.Header, p.Header):
+				why = "they recorded different sources"
 			case q.Number != p.Number-1:
 				why = fmt.Sprintf("that is part %d, not %d", q.Number, p.Number-1)
-			case next[q] != nil:
-				why = fmt.Sprintf("%s claims it too", next[q].Name)
 			default:
-				why = "they recorded different sources"
+				why = fmt.Sprintf("%s claims it too", next[q].Name)
 			}
 			problems[p] = append(problems[p], fmt.Sprintf("%s is part %d and names %s as its previous part, but %s: a foreign part, read as a recording of its own", p.Name, p.Number, q.Name, why))
 		default:

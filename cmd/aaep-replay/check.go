@@ -232,6 +232,11 @@ func checkRun(opts *CheckOptions) error {
 			fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s (--allow-incomplete judges what was read)\n", recs[0].Name, strings.Join(outcomes[0].Result.Incomplete, "; "))
 		} else {
 			fmt.Fprintf(a.Err, "aaep-replay: %d of %d recordings INCOMPLETE (--allow-incomplete judges what was read)\n", incomplete, len(recs))
+			for i, rep := range reports {
+				if !rep.Complete() {
+					fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s\n", recs[i].Name, strings.Join(rep.IncompleteReasons(), "; "))
+				}
+			}
 		}
 		return cli.Silent(cli.ExitUsage)
 	}

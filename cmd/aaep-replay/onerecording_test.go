@@ -1,0 +1,388 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/internal/viewer"
+	"github.com/aaep-tools/aaepkit/objstore/s3test"
+	"github.com/aaep-tools/aaepkit/recording"
+)
+
+// producerCapture writes the producer's side of sample sessions as a
+// capture of one SSE source (a connection record first and, with closed, a
+// close last), as aaep-capture records a producer nobody answers.
+func producerCapture(t *testing.T, path string, opts sample.Options, closed bool) []capfile.Record {
+	t.Helper()
+	recs := []capfile.Record{{Kind: capfile.KindConn, Payload: []byte(`{"event":"connected"}`)}}
+	var last int64
+	for _, m := range sample.Stream(opts) {
+		if m.FromSubscriber {
+			continue
+		}
+		last = int64(m.Offset)
+		recs = append(recs, capfile.Record{Kind: capfile.KindReceived, Time: last, Session: m.Session, Payload: m.JSON})
+	}
+	if closed {
+		recs = append(recs, capfile.Record{Kind: capfile.KindConn, Time: last + int64(time.Millisecond), Payload: []byte(`{"event":"closed"}`)})
+	}
+	w, err := capfile.Create(path, capfile.Header{Start: opts.Start0(), Tool: "aaep-capture/test",
+		Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://agent.test/events"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		if err := w.Append(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// rotateParts writes recs as rotation writes them: part k holds
+// recs[cuts[k-2]:cuts[k-1]], starts at its first record and names its
+// number and previous part; stem-00000K.aaep in dir.
+func rotateParts(t *testing.T, dir, stem string, start time.Time, recs []capfile.Record, cuts []int) []string {
+	t.Helper()
+	bounds := append(append([]int{0}, cuts...), len(recs))
+	var paths []string
+	for k := 0; k+1 < len(bounds); k++ {
+		part := recs[bounds[k]:bounds[k+1]]
+		var shift int64
+		if k > 0 {
+			shift = part[0].Time
+		}
+		meta := map[string]string{recording.MetaPart: strconv.Itoa(k + 1)}
+		if k > 0 {
+			meta[recording.MetaPrevious] = filepath.Base(paths[k-1])
+		}
+		p := filepath.Join(dir, fmt.Sprintf("%s-%06d.aaep", stem, k+1))
+		w, err := capfile.Create(p, capfile.Header{Start: start.Add(time.Duration(shift)), Tool: "aaep-capture/test",
+			Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://" + stem + "/events"}}, Meta: meta}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range part {
+			r.Time -= shift
+			if err := w.Append(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// upload puts files under prefix in bucket, by their base names.
+func upload(t *testing.T, srv *s3test.Server, bucket, prefix string, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Put(bucket, prefix+filepath.Base(f), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFleet7: five hosts recorded into one s3 prefix with rotation, seven
+// parts each, the last one empty but for the connection's close (the stop
+// fell on a rotation boundary). Sessions run across parts. check of the
+// prefix judges each host's recording as one: 5 recordings, all PASS,
+// exit 0 (before, each part was judged alone: false MUST findings for every
+// part after the first, the empty part INCOMPLETE).
+func TestFleet7(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	dir := t.TempDir()
+	for h := 1; h <= 5; h++ {
+		opts := sample.Options{Sessions: 6, Seed: uint64(70 + h), Start: time.Date(2026, 11, 23, 20, 15, 0, 0, time.UTC)}
+		recs := producerCapture(t, filepath.Join(dir, fmt.Sprintf("whole-%d.aaep", h)), opts, true)
+		n := len(recs) - 1 // the close is the seventh part
+		var cuts []int
+		for k := 1; k < 6; k++ {
+			cuts = append(cuts, k*n/6)
+		}
+		cuts = append(cuts, n)
+		hostDir := filepath.Join(dir, strconv.Itoa(h))
+		if err := os.Mkdir(hostDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		parts := rotateParts(t, hostDir, fmt.Sprintf("agent-%d-20261123T201500.000Z", h), opts.Start0(), recs, cuts)
+		if len(parts) != 7 {
+			t.Fatalf("%d parts", len(parts))
+		}
+		upload(t, srv, "caps", "fleet7/", parts...)
+	}
+	code, out, stderr := replay(t, "check", "s3://caps/fleet7/")
+	if code != cli.ExitOK {
+		t.Fatalf("check of the prefix: exit %d, want 0\n%s%s", code, out, stderr)
+	}
+	summary := out[strings.Index(out, "5 recordings checked:"):]
+	if strings.Count(summary, "  PASS ") != 5 || strings.Count(summary, "(7 parts, to ") != 5 || !strings.Contains(summary, "total: 5 recordings") || !strings.Contains(summary, ": PASS\n") {
+		t.Errorf("want 5 recordings of 7 parts, each PASS:\n%s", summary)
+	}
+	for _, rule := range []string{"SEQ-START-FIRST", "SEQ-STATE-FIRST-IDLE", "SEQ-TOOL-PAIR-PRECEDED", "INCOMPLETE"} {
+		if strings.Contains(out, rule) {
+			t.Errorf("report holds %s:\n%s", rule, out)
+		}
+	}
+}
+
+// TestMissingAndForeignPartsNamed: check names a part whose previous part
+// was not given and a part of another recording, and says INCOMPLETE.
+func TestMissingAndForeignPartsNamed(t *testing.T) {
+	dir := t.TempDir()
+	opts := sample.Options{Sessions: 4, Seed: 3}
+	recs := producerCapture(t, filepath.Join(dir, "whole.aaep"), opts, false)
+	parts := rotateParts(t, dir, "run", opts.Start0(), recs, []int{len(recs) / 3, 2 * len(recs) / 3})
+	code, _, stderr := replay(t, "check", parts[0], parts[2])
+	if code != cli.ExitUsage || !strings.Contains(stderr, "INCOMPLETE") || !strings.Contains(stderr, parts[2]+" is part 3") || !strings.Contains(stderr, "part 2 (run-000002.aaep) was not given") {
+		t.Errorf("part 2 missing: exit %d, stderr %s", code, stderr)
+	}
+	other := t.TempDir()
+	stray := rotateParts(t, other, "run", opts.Start0(), producerCapture(t, filepath.Join(other, "w.aaep"), sample.Options{Sessions: 2, Seed: 9}, false), []int{5})[1]
+	// Same stem, another host's endpoint: a foreign part claiming run-000001.aaep.
+	b, err := os.ReadFile(stray)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdrOther := filepath.Join(dir, "stray-000002.aaep")
+	if err := os.WriteFile(hdrOther, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := replay(t, "check", "--json", "--allow-incomplete", parts[0], parts[1], parts[2], hdrOther)
+	var doc struct {
+		Recordings []struct {
+			Recording  string
+			Incomplete []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Recordings) != 2 || len(doc.Recordings[1].Incomplete) == 0 || !strings.Contains(doc.Recordings[1].Incomplete[0], hdrOther+" is part 2 and names") ||
+		!strings.Contains(doc.Recordings[1].Incomplete[0], "foreign part") || len(doc.Recordings[0].Incomplete) != 0 {
+		t.Errorf("foreign part: %+v", doc.Recordings)
+	}
+}
+
+// recordReplay serves in (a capture) with --record to out and attaches n
+// WebSocket subscribers at once, each reading its whole replay; it waits
+// for the recording to be written.
+func recordReplay(t *testing.T, in, out string, n int) {
+	t.Helper()
+	srv := startServe(t, "serve", in, "--listen", "127.0.0.1:0", "--no-delay", "--close-at-end", "--record", out)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
+			c, _, err := d.Dial("ws://"+srv.addr+"/aaep/v1/ws", nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			for {
+				if _, _, err := c.ReadMessage(); err != nil {
+					if !websocket.IsCloseError(err, 4000) {
+						errs <- err
+					}
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("serve exit %d: %s", code, srv.errb.String())
+	}
+}
+
+// findingSet is a multiset of "SESSION RULE" of a stream's findings.
+type findingSet map[string]int
+
+func (f findingSet) String() string {
+	var keys []string
+	for k, n := range f {
+		keys = append(keys, fmt.Sprintf("%s×%d", k, n))
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+// checkByStream runs check --json on names and returns each stream's
+// findings about sessions (the sess_ ones: the handshake pseudo-sessions
+// depend on how each copy was subscribed), and the counts of every finding
+// per level and per rule.
+func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[string]int, map[string]int) {
+	t.Helper()
+	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
+	var doc struct {
+		Recordings []struct {
+			Sessions []struct {
+				Stream, Session string
+				Findings        []struct{ Rule, Level, Session string }
+			}
+		}
+		Total struct{ Counts map[string]int }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Recordings) != 1 {
+		t.Fatalf("check %v: %v, %d recordings\n%s%s", names, err, len(doc.Recordings), out, stderr)
+	}
+	streams := map[string]findingSet{}
+	rules := map[string]int{}
+	for _, s := range doc.Recordings[0].Sessions {
+		for _, f := range s.Findings {
+			rules[f.Rule]++
+			if !strings.HasPrefix(s.Session, "sess_") {
+				continue
+			}
+			if streams[s.Stream] == nil {
+				streams[s.Stream] = findingSet{}
+			}
+			streams[s.Stream][s.Session+" "+f.Rule]++
+		}
+	}
+	return streams, doc.Total.Counts, rules
+}
+
+var showMark = regexp.MustCompile(`!! (MUST|SHOULD|INFO) (\S+)`)
+
+// TestOneRecordingOneVerdict: the same traffic in every shape a recording
+// takes gives every stream the same findings, and show, view's API and
+// visualize agree with check on each shape.
+func TestOneRecordingOneVerdict(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	dir := t.TempDir()
+	opts := sample.Options{Sessions: 6, Seed: 11, Violations: true}
+	whole := filepath.Join(dir, "whole.aaep")
+	recs := producerCapture(t, whole, opts, false)
+	partsDir := filepath.Join(dir, "parts")
+	if err := os.Mkdir(partsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	parts := rotateParts(t, partsDir, "run", opts.Start0(), recs, []int{len(recs) / 4, len(recs) / 2, 3 * len(recs) / 4})
+	upload(t, srv, "caps", "shape/", parts...)
+	three := filepath.Join(dir, "three.aaep")
+	recordReplay(t, whole, three, 3)
+	once := filepath.Join(dir, "once.aaep")
+	recordReplay(t, whole, once, 1)
+	twice := filepath.Join(dir, "twice.aaep")
+	recordReplay(t, once, twice, 1)
+
+	want, _, _ := checkByStream(t, whole)
+	if len(want) != 1 || len(want[""]) == 0 {
+		t.Fatalf("the whole capture: findings %v, want one stream with some", want)
+	}
+	for _, shape := range []struct {
+		name    string
+		names   []string
+		streams int
+	}{
+		{"one file", []string{whole}, 1},
+		{"rotated parts, glob", []string{filepath.Join(partsDir, "run-*.aaep")}, 1},
+		{"rotated parts, s3 prefix", []string{"s3://caps/shape/"}, 1},
+		{"serve --record, three subscribers", []string{three}, 3},
+		{"record of a replay of a replay", []string{twice}, 1},
+	} {
+		t.Run(shape.name, func(t *testing.T) {
+			streams, counts, rules := checkByStream(t, shape.names...)
+			if len(streams) != shape.streams {
+				t.Errorf("check: %d streams, want %d", len(streams), shape.streams)
+			}
+			for name, got := range streams {
+				if got.String() != want[""].String() {
+					t.Errorf("check, stream %q:\n got %s\nwant %s", name, got, want[""])
+				}
+			}
+			// show marks exactly check's findings.
+			if len(shape.names) == 1 {
+				code, out, stderr := replay(t, "show", shape.names[0])
+				if code != 0 {
+					t.Fatalf("show: exit %d: %s", code, stderr)
+				}
+				shown := map[string]int{}
+				for _, m := range showMark.FindAllStringSubmatch(out, -1) {
+					shown[m[2]]++
+				}
+				if fmt.Sprint(shown) != fmt.Sprint(rules) {
+					t.Errorf("show marks %v, check finds %v", shown, rules)
+				}
+			}
+			// view's API counts what check counts.
+			recs, err := recording.Open(context.Background(), shape.names, recording.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := viewer.New(viewer.Options{Recording: recording.Join(recs)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			for deadline := time.Now().Add(30 * time.Second); !v.CheckDone(); {
+				if time.Now().After(deadline) {
+					t.Fatal("the viewer's check did not finish")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			ts := httptest.NewServer(v)
+			defer ts.Close()
+			resp, err := http.Get(ts.URL + "/api/capture")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var capInfo struct{ Findings map[string]int }
+			if err := json.Unmarshal(body, &capInfo); err != nil {
+				t.Fatal(err)
+			}
+			if capInfo.Findings["must"] != counts["MUST"] || capInfo.Findings["should"] != counts["SHOULD"] || capInfo.Findings["info"] != counts["INFO"] {
+				t.Errorf("view counts %v, check %v", capInfo.Findings, counts)
+			}
+			// visualize draws every finding check reports.
+			dot := filepath.Join(t.TempDir(), "trace.dot")
+			code, _, stderr := replay(t, append([]string{"visualize", "--format", "dot", "--max-sessions", "0", "-o", dot}, shape.names...)...)
+			total := counts["MUST"] + counts["SHOULD"] + counts["INFO"]
+			if code != 0 || !strings.Contains(stderr, fmt.Sprintf(", %d findings) to ", total)) {
+				t.Errorf("visualize: exit %d, %s; want %d findings", code, stderr, total)
+			}
+		})
+	}
+}
