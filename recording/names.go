@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -179,5 +178,3 @@ func IsPrefix(name string) bool {
 	return err == nil && u.IsPrefix()
 }
 
-// stdinReader is what "-" reads when Options.Stdin is nil.
-var stdinReader io.Reader = os.Stdin

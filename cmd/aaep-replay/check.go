@@ -125,7 +125,7 @@ read).`,
 
 // config is the analysis driver's configuration the flags ask for.
 func (opts *CheckOptions) config() check.Config {
-	return check.Config{Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile, Disabled: opts.Disable}}
+	return check.Config{Models: models.All, Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile, Disabled: opts.Disable}}
 }
 
 // checkParallel bounds the recordings checked at once: several make the

@@ -164,7 +164,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	sink := col.Sink()
 	step := sink.Step
 	sink.Step = func(s protocol.Step) { seen.add(s.Session); step(s) }
-	cfg := check.Config{Protocol: o.Protocol, Options: protocol.Options{Profile: o.Profile}}
+	cfg := check.Config{Models: models.All, Protocol: o.Protocol, Options: protocol.Options{Profile: o.Profile}}
 	if err := cfg.Validate(); err != nil {
 		return cli.Usagef("%w", err)
 	}

@@ -52,6 +52,7 @@ import (
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -123,7 +124,7 @@ func Run(ctx context.Context, rec *recording.Recording, w io.Writer, opts Option
 	}
 	var pass *check.Pass
 	if !opts.NoCheck {
-		cfg := check.Config{Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile}}
+		cfg := check.Config{Models: models.All, Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile}}
 		pass, err = check.NewPass(cfg, rec, protocol.Sink{Finding: func(f protocol.Finding) { p.found = append(p.found, f) }})
 		if err != nil {
 			return st, err

@@ -19,6 +19,7 @@ import (
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -166,7 +167,7 @@ func mustFindings(t *testing.T, path string) map[string]int {
 		}
 	}}
 	// What check finds: the analysis driver over the recording.
-	if _, err := check.Run(context.Background(), open(t, path), check.Config{}, sink, nil); err != nil {
+	if _, err := check.Run(context.Background(), open(t, path), check.Config{Models: models.All}, sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	return want

@@ -23,20 +23,22 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // Config says which models check and how.
 type Config struct {
 	// Models returns fresh instances of the models to run (each stream's
-	// engine gets its own); nil means models.All.
+	// engine gets its own): models.All for every known model. Required.
+	// (The driver does not import the models, so that the models' own
+	// tests can run through it, by protocoltest.)
 	Models func() []protocol.Model
 	// Protocol, when set, hands every message to the model of that name
 	// without recognition (--protocol).
@@ -45,17 +47,13 @@ type Config struct {
 	Options protocol.Options
 }
 
-func (c *Config) models() []protocol.Model {
-	if c.Models == nil {
-		return models.All()
-	}
-	return c.Models()
-}
-
 // newEngine makes the engine of one stream.
 func (c *Config) newEngine(info protocol.StreamInfo, sink protocol.Sink) (*protocol.Engine, error) {
+	if c.Models == nil {
+		return nil, errors.New("check: no models (Config.Models)")
+	}
 	opts := c.Options
-	return protocol.NewEngine(c.models(), c.Protocol, &opts, info, sink)
+	return protocol.NewEngine(c.Models(), c.Protocol, &opts, info, sink)
 }
 
 // Validate reports a configuration no engine accepts (an unknown protocol,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
 )
 
 // Fuzz fuzzes the models that models makes. Each input is split into
@@ -48,7 +49,7 @@ func Fuzz(f *testing.F, models func() []protocol.Model, seeds ...string) {
 		lines := bytes.Split(data, []byte("\n"))
 		for _, force := range forces {
 			for _, profile := range []string{"lenient", "strict"} {
-				e, err := protocol.NewEngine(models(), force, &protocol.Options{Profile: profile}, protocol.StreamInfo{}, protocol.Sink{
+				e, err := check.NewPass(check.Config{Models: models, Protocol: force, Options: protocol.Options{Profile: profile}}, nil, protocol.Sink{
 					Finding: func(fd protocol.Finding) {
 						if !rules[fd.Protocol][fd.RuleID] {
 							t.Errorf("finding with an unlisted rule: %+v", fd)
@@ -64,7 +65,7 @@ func Fuzz(f *testing.F, models func() []protocol.Model, seeds ...string) {
 					t.Fatal(err)
 				}
 				for i, l := range lines {
-					e.Feed(&protocol.Message{Index: int64(i), Raw: l})
+					e.Message(&protocol.Message{Index: int64(i), Raw: l})
 				}
 				e.Finish()
 			}
@@ -86,12 +87,12 @@ func Benchmark(b *testing.B, models func() []protocol.Model, stream []string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		findings := 0
-		e, err := protocol.NewEngine(models(), "", nil, protocol.StreamInfo{}, protocol.Sink{Finding: func(protocol.Finding) { findings++ }})
+		e, err := check.NewPass(check.Config{Models: models}, nil, protocol.Sink{Finding: func(protocol.Finding) { findings++ }})
 		if err != nil {
 			b.Fatal(err)
 		}
 		for i, l := range raw {
-			e.Feed(&protocol.Message{Index: int64(i), Raw: l})
+			e.Message(&protocol.Message{Index: int64(i), Raw: l})
 		}
 		e.Finish()
 		if findings != 0 {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
 )
 
 // Result is what one run reported, each list in the order the engine
@@ -86,7 +87,10 @@ func Run(t testing.TB, models []protocol.Model, force, profile string, lines []s
 func RunMessages(t testing.TB, models []protocol.Model, force, profile string, msgs []*protocol.Message) *Result {
 	t.Helper()
 	r := &Result{}
-	e, err := protocol.NewEngine(models, force, &protocol.Options{Profile: profile}, protocol.StreamInfo{}, protocol.Sink{
+	// Through the analysis driver, as every front end: a stream of live
+	// sources.
+	cfg := check.Config{Models: func() []protocol.Model { return models }, Protocol: force, Options: protocol.Options{Profile: profile}}
+	p, err := check.NewPass(cfg, nil, protocol.Sink{
 		Finding:     func(f protocol.Finding) { r.Findings = append(r.Findings, f) },
 		Step:        func(s protocol.Step) { r.Steps = append(r.Steps, s) },
 		SessionDone: func(s protocol.SessionSummary) { r.Sessions = append(r.Sessions, s) },
@@ -95,10 +99,10 @@ func RunMessages(t testing.TB, models []protocol.Model, force, profile string, m
 		t.Fatal(err)
 	}
 	for _, m := range msgs {
-		e.Feed(m)
+		p.Message(m)
 	}
-	e.Finish()
-	r.Stats = e.Stats()
+	p.Finish()
+	r.Stats = p.Stats()
 	return r
 }
 
@@ -108,11 +112,11 @@ func RunMessages(t testing.TB, models []protocol.Model, force, profile string, m
 func Recognize(t testing.TB, md protocol.Model, line string) bool {
 	t.Helper()
 	m := &protocol.Message{Raw: []byte(line)}
-	e, err := protocol.NewEngine([]protocol.Model{md}, "", nil, protocol.StreamInfo{}, protocol.Sink{})
+	p, err := check.NewPass(check.Config{Models: func() []protocol.Model { return []protocol.Model{md} }}, nil, protocol.Sink{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Feed(m)
+	p.Message(m)
 	return md.Recognize(m)
 }
 
