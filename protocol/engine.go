@@ -108,6 +108,35 @@ type Stats struct {
 // Front ends do not call NewEngine themselves: the analysis driver
 // (package protocol/check) makes one engine per stream of a recording.
 func NewEngine(models []Model, force string, opts *Options, info StreamInfo, sink Sink) (*Engine, error) {
+	e, err := newEngine(models, force, opts, info, sink)
+	if err != nil {
+		return nil, err
+	}
+	e.checkers = make([]Checker, len(models))
+	for i, m := range models {
+		e.checkers[i] = m.NewChecker(&reporter{e: e, protocol: m.Name()}, e.opts)
+		if o, ok := e.checkers[i].(StreamObserver); ok {
+			o.Begin(info)
+		}
+	}
+	return e, nil
+}
+
+// CheckOptions reports what NewEngine would refuse of models, force and
+// opts (an unknown profile, protocol or rule), without making checkers.
+func CheckOptions(models []Model, force string, opts *Options) error {
+	_, err := newEngine(models, force, opts, StreamInfo{}, Sink{})
+	return err
+}
+
+// PreparationOf returns what prepares messages for models run with opts
+// (as Engine.Preparation does for an engine of them), or nil.
+func PreparationOf(models []Model, opts *Options) *Preparation {
+	return (&Engine{models: models, opts: opts}).Preparation()
+}
+
+// newEngine is NewEngine without its checkers.
+func newEngine(models []Model, force string, opts *Options, info StreamInfo, sink Sink) (*Engine, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -145,13 +174,6 @@ func NewEngine(models []Model, force string, opts *Options, info StreamInfo, sin
 			return nil, fmt.Errorf("cannot disable unknown rule %q", id)
 		}
 		e.disabled[id] = true
-	}
-	e.checkers = make([]Checker, len(models))
-	for i, m := range models {
-		e.checkers[i] = m.NewChecker(&reporter{e: e, protocol: m.Name()}, opts)
-		if o, ok := e.checkers[i].(StreamObserver); ok {
-			o.Begin(info)
-		}
 	}
 	return e, nil
 }

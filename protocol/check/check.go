@@ -59,8 +59,11 @@ func (c *Config) newEngine(info protocol.StreamInfo, sink protocol.Sink) (*proto
 // Validate reports a configuration no engine accepts (an unknown protocol,
 // profile or rule), so that a front end can refuse it before reading.
 func (c Config) Validate() error {
-	_, err := c.newEngine(protocol.StreamInfo{}, protocol.Sink{})
-	return err
+	if c.Models == nil {
+		return errors.New("check: no models (Config.Models)")
+	}
+	opts := c.Options
+	return protocol.CheckOptions(c.Models(), c.Protocol, &opts)
 }
 
 // Observer sees what a Run reads, each message and connection record after
@@ -220,11 +223,11 @@ type Pass struct {
 func NewPass(cfg Config, rec *recording.Recording, sink protocol.Sink) (*Pass, error) {
 	p := &Pass{cfg: cfg, rec: rec, sink: sink, engines: map[string]*protocol.Engine{}}
 	// The configuration is checked, and the preparation made, once.
-	eng, err := cfg.newEngine(protocol.StreamInfo{}, protocol.Sink{})
-	if err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p.prep = eng.Preparation()
+	opts := cfg.Options
+	p.prep = protocol.PreparationOf(cfg.Models(), &opts)
 	if rec == nil || !rec.Replay() {
 		// A recording that is one stream has it from the start (a
 		// replay's streams are its subscriptions, found as they come).
