@@ -177,4 +177,3 @@ func IsPrefix(name string) bool {
 	u, err := objstore.Parse(name)
 	return err == nil && u.IsPrefix()
 }
-
