@@ -81,7 +81,7 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 		return nil, err
 	}
 	if err := peekAll(ctx, parts); err != nil {
-		return nil, err
+		return nil, &PartError{Err: err}
 	}
 	recs := link(parts)
 	for _, r := range recs {
@@ -89,6 +89,15 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 	}
 	return recs, nil
 }
+
+// PartError is the error of Open for a part that names something that
+// could not be read as a capture or JSON Lines (a damaged header, a file
+// that cannot be opened); its message names the part. An error of Open
+// that is not a PartError is about the names themselves (nothing matches).
+type PartError struct{ Err error }
+
+func (e *PartError) Error() string { return e.Err.Error() }
+func (e *PartError) Unwrap() error { return e.Err }
 
 // peekAll reads every part's header, objects several at a time.
 func peekAll(ctx context.Context, parts []*Part) error {

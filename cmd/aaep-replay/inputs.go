@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -31,7 +32,11 @@ func (a *app) inputOptions(verb string) recording.Options {
 // names nothing is a usage error (exit 2) saying which.
 func (a *app) recordings(verb string, args []string) ([]*recording.Recording, error) {
 	recs, err := recording.Open(a.ctx, args, a.inputOptions(verb))
-	if err != nil {
+	var pe *recording.PartError
+	switch {
+	case errors.As(err, &pe):
+		return nil, cli.WithCode(cli.ExitUsage, err) // it names the file
+	case err != nil:
 		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", verb, err))
 	}
 	return recs, nil

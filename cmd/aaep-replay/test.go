@@ -247,17 +247,17 @@ func (opts *TestOptions) recorder(several bool) func(*subtest.Scenario, string, 
 			out.Discard()
 			return nil, fmt.Errorf("--record: %w", err)
 		}
-		return &testRecording{recording: &recording{name: name, w: w, f: out}, stderr: opts.Err}, nil
+		return &testRecording{recordFile: &recordFile{name: name, w: w, f: out}, stderr: opts.Err}, nil
 	}
 }
 
 // testRecording is a --record file as subtest.Run closes it.
 type testRecording struct {
-	*recording
+	*recordFile
 	stderr io.Writer
 }
 
-func (r *testRecording) Close() error { return r.recording.close(r.stderr) }
+func (r *testRecording) Close() error { return r.recordFile.close(r.stderr) }
 func (r *testRecording) Path() string { return r.name }
 
 // listScenarios prints the built-ins by level (those of levels, when given).

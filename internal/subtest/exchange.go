@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/input"
-	"github.com/aaep-tools/aaepkit/inputs"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // entry is one record of a run's recording, as the expectations read it.
@@ -124,25 +124,21 @@ type Finding struct {
 // sent. The producer's findings (a replay is the producer) are not its.
 func subscriberFindings(ctx context.Context, path, profile string) ([]Finding, error) {
 	var all []protocol.Finding
-	eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{Profile: profile}, protocol.Sink{Finding: func(f protocol.Finding) { all = append(all, f) }})
+	recs, err := recording.Open(ctx, []string{path}, recording.Options{})
 	if err != nil {
 		return nil, err
 	}
 	fromSubscriber := map[int64]bool{}
-	_, err = input.ReadSources(ctx, []inputs.Source{inputs.File(path)}, input.Options{Prepare: eng.Preparation()}, input.Handler{
-		Header: func(_ input.Format, h capfile.Header) {
-			eng.Begin(protocol.StreamInfo{Tool: h.Tool, Replay: h.Meta["replay_of"] != ""})
-		},
-		Message: func(m *protocol.Message) error {
+	cfg := check.Config{Models: models.All, Options: protocol.Options{Profile: profile}}
+	res, err := check.Run(ctx, recording.Join(recs), cfg, protocol.Sink{Finding: func(f protocol.Finding) { all = append(all, f) }},
+		&check.Observer{Message: func(_ string, m *protocol.Message) {
 			if m.Dir == protocol.ToProducer {
 				fromSubscriber[m.Index] = true
 			}
-			eng.Feed(m)
-			return nil
-		},
-		Conn: eng.Connection,
-	})
-	eng.Finish()
+		}})
+	if err == nil {
+		err = res.Err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checking %s: %w", path, err)
 	}
