@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -247,8 +248,9 @@ func (f findingSet) String() string {
 
 // checkByStream runs check --json on names and returns each stream's
 // findings about sessions (the sess_ ones: the handshake pseudo-sessions
-// depend on how each copy was subscribed), and the counts of every finding
-// per level and per rule.
+// depend on how each copy was subscribed), the counts of every finding per
+// level, and per rule the findings as show marks them (a message's line
+// names each rule once).
 func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[string]int, map[string]int) {
 	t.Helper()
 	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
@@ -256,7 +258,10 @@ func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[st
 		Recordings []struct {
 			Sessions []struct {
 				Stream, Session string
-				Findings        []struct{ Rule, Level, Session string }
+				Findings        []struct {
+					Rule, Level, Session string
+					Index                int64
+				}
 			}
 		}
 		Total struct{ Counts map[string]int }
@@ -266,9 +271,13 @@ func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[st
 	}
 	streams := map[string]findingSet{}
 	rules := map[string]int{}
+	marked := map[string]bool{}
 	for _, s := range doc.Recordings[0].Sessions {
 		for _, f := range s.Findings {
-			rules[f.Rule]++
+			if k := fmt.Sprint(f.Index, " ", f.Rule); f.Index < 0 || !marked[k] {
+				marked[k] = true
+				rules[f.Rule]++
+			}
 			if !strings.HasPrefix(s.Session, "sess_") {
 				continue
 			}
@@ -331,58 +340,99 @@ func TestOneRecordingOneVerdict(t *testing.T) {
 					t.Errorf("check, stream %q:\n got %s\nwant %s", name, got, want[""])
 				}
 			}
-			// show marks exactly check's findings.
-			if len(shape.names) == 1 {
-				code, out, stderr := replay(t, "show", shape.names[0])
-				if code != 0 {
-					t.Fatalf("show: exit %d: %s", code, stderr)
-				}
-				shown := map[string]int{}
-				for _, m := range showMark.FindAllStringSubmatch(out, -1) {
-					shown[m[2]]++
-				}
-				if fmt.Sprint(shown) != fmt.Sprint(rules) {
-					t.Errorf("show marks %v, check finds %v", shown, rules)
-				}
+			agreeWithCheck(t, shape.names, counts, rules)
+		})
+	}
+}
+
+// agreeWithCheck runs show, view's API and visualize on names and compares
+// what they find with check's counts per level and per rule.
+func agreeWithCheck(t *testing.T, names []string, counts, rules map[string]int) {
+	t.Helper()
+	// show marks exactly check's findings.
+	if len(names) == 1 {
+		code, out, stderr := replay(t, "show", names[0])
+		if code != 0 {
+			t.Fatalf("show: exit %d: %s", code, stderr)
+		}
+		shown := map[string]int{}
+		for _, m := range showMark.FindAllStringSubmatch(out, -1) {
+			shown[m[2]]++
+		}
+		if fmt.Sprint(shown) != fmt.Sprint(rules) {
+			t.Errorf("show marks %v, check finds %v", shown, rules)
+		}
+	}
+	// view's API counts what check counts.
+	recs, err := recording.Open(context.Background(), names, recording.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := viewer.New(viewer.Options{Recording: recording.Join(recs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for deadline := time.Now().Add(30 * time.Second); !v.CheckDone(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the viewer's check did not finish")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts := httptest.NewServer(v)
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/api/capture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var capInfo struct{ Findings map[string]int }
+	if err := json.Unmarshal(body, &capInfo); err != nil {
+		t.Fatal(err)
+	}
+	if capInfo.Findings["must"] != counts["MUST"] || capInfo.Findings["should"] != counts["SHOULD"] || capInfo.Findings["info"] != counts["INFO"] {
+		t.Errorf("view counts %v, check %v", capInfo.Findings, counts)
+	}
+	// visualize draws every finding check reports.
+	dot := filepath.Join(t.TempDir(), "trace.dot")
+	code, _, stderr := replay(t, append([]string{"visualize", "--format", "dot", "--max-sessions", "0", "-o", dot}, names...)...)
+	total := counts["MUST"] + counts["SHOULD"] + counts["INFO"]
+	if code != 0 || !strings.Contains(stderr, fmt.Sprintf(", %d findings) to ", total)) {
+		t.Errorf("visualize: exit %d, %s; want %d findings", code, stderr, total)
+	}
+}
+
+// TestShowViewAndCheckAgreeOnTestdata: every capture in the repository's
+// testdata gets from show (its marks), view's API (its counts) and
+// visualize the findings check reports.
+func TestShowViewAndCheckAgreeOnTestdata(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "../..") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".aaep") && strings.Contains(filepath.ToSlash(p), "/testdata/") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 2 {
+		t.Fatalf("found %d captures in the testdata directories: %v", len(files), files)
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			_, counts, rules := checkByStream(t, f)
+			if counts["MUST"]+counts["SHOULD"]+counts["INFO"] == 0 {
+				t.Logf("%s: no findings", f)
 			}
-			// view's API counts what check counts.
-			recs, err := recording.Open(context.Background(), shape.names, recording.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, err := viewer.New(viewer.Options{Recording: recording.Join(recs)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
-			for deadline := time.Now().Add(30 * time.Second); !v.CheckDone(); {
-				if time.Now().After(deadline) {
-					t.Fatal("the viewer's check did not finish")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			ts := httptest.NewServer(v)
-			defer ts.Close()
-			resp, err := http.Get(ts.URL + "/api/capture")
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			var capInfo struct{ Findings map[string]int }
-			if err := json.Unmarshal(body, &capInfo); err != nil {
-				t.Fatal(err)
-			}
-			if capInfo.Findings["must"] != counts["MUST"] || capInfo.Findings["should"] != counts["SHOULD"] || capInfo.Findings["info"] != counts["INFO"] {
-				t.Errorf("view counts %v, check %v", capInfo.Findings, counts)
-			}
-			// visualize draws every finding check reports.
-			dot := filepath.Join(t.TempDir(), "trace.dot")
-			code, _, stderr := replay(t, append([]string{"visualize", "--format", "dot", "--max-sessions", "0", "-o", dot}, shape.names...)...)
-			total := counts["MUST"] + counts["SHOULD"] + counts["INFO"]
-			if code != 0 || !strings.Contains(stderr, fmt.Sprintf(", %d findings) to ", total)) {
-				t.Errorf("visualize: exit %d, %s; want %d findings", code, stderr, total)
-			}
+			agreeWithCheck(t, []string{f}, counts, rules)
 		})
 	}
 }
