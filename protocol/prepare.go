@@ -4,7 +4,7 @@ package protocol
 // splits into what depends on that message alone (its own reading of the
 // decoded payload, hashes of it) and what depends on the stream so far
 // (sessions, sequences, replies). The first part can run on the goroutine
-// that reads and decodes messages ahead of the engine (input.ReadSources),
+// that reads and decodes messages ahead of the engine (recording.Recording.Read),
 // so that the checking goroutine, the bound of a check, does less. A
 // message that arrives unprepared is checked the same way: the checker
 // then does the whole work itself.

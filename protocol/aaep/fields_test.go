@@ -120,7 +120,7 @@ func TestCorpusDecodedAhead(t *testing.T) {
 }
 
 // TestEngineDecodesOnce: a stream mixing AAEP with ASP and KAHN messages,
-// fed the way package input does (one Message and one payload buffer
+// fed the way package recording does (one Message and one payload buffer
 // reused for every record), gets the same report, steps and summaries
 // whether the engine decodes each message or a reader decoded them ahead
 // into Docs of its own, several messages in flight at once.

@@ -17,7 +17,7 @@ import (
 // TestCaptureTwoSubscriptions writes a real capture file: eight interleaved
 // sessions recorded over two subscriptions (an SSE one that can reply and a
 // WebSocket one that excludes progress events), each with its handshake and
-// close, then reads it back with package input and checks it. The stream
+// close, then reads it back with package recording and checks it. The stream
 // is clean, so no sequence rule may fire; every session is followed once.
 func TestCaptureTwoSubscriptions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "two.aaep")
@@ -138,7 +138,7 @@ func writeTwoSubscriptions(t *testing.T, path string, dropErrored bool) int {
 	return primary
 }
 
-// checkFile reads a capture or JSONL file with package input and checks it.
+// checkFile reads a capture or JSONL file with package recording and checks it.
 func checkFile(t *testing.T, path string) result {
 	t.Helper()
 	var res result
