@@ -51,6 +51,7 @@ type Recording struct {
 	Sources []Source
 
 	joined []*Recording // set for Join: these recordings, merged by time
+	replay map[int]bool // the ids of Sources that recorded a replay
 	smu    sync.Mutex
 	smap   *SourceMap // the joint source table, by part (see sourceMap)
 }
@@ -203,6 +204,17 @@ func (r *Recording) finish() {
 	for i, o := range m.Sources {
 		r.Sources[i] = Source{Origin: o, Replay: m.replay[o.ID]}
 	}
+	r.noteReplays()
+}
+
+// noteReplays indexes the sources that recorded a replay.
+func (r *Recording) noteReplays() {
+	r.replay = map[int]bool{}
+	for _, s := range r.Sources {
+		if s.Replay {
+			r.replay[int(s.ID)] = true
+		}
+	}
 }
 
 // Join returns the recordings as one, their records (or messages)
@@ -226,6 +238,7 @@ func Join(recs []*Recording) *Recording {
 	for _, o := range m.Sources {
 		j.Sources = append(j.Sources, Source{Origin: o, Replay: m.replay[o.ID]})
 	}
+	j.noteReplays()
 	return j
 }
 
@@ -264,14 +277,7 @@ func (r *Recording) Start() time.Time { return r.Header().Start }
 
 // Replay reports whether the recording records a replay (aaep-replay serve
 // --record or push --record): its streams are its subscriptions.
-func (r *Recording) Replay() bool {
-	for _, s := range r.Sources {
-		if s.Replay {
-			return true
-		}
-	}
-	return false
-}
+func (r *Recording) Replay() bool { return len(r.replay) > 0 }
 
 // Paths returns the local file paths among the recordings' parts (for
 // commands that must not write over an input).
@@ -318,14 +324,7 @@ func (r *Recording) StreamOfConn(c *protocol.Conn) string {
 	return c.Attrs[AttrSubscription]
 }
 
-func (r *Recording) replaySource(id int) bool {
-	for i := range r.Sources {
-		if int(r.Sources[i].ID) == id {
-			return r.Sources[i].Replay
-		}
-	}
-	return false
-}
+func (r *Recording) replaySource(id int) bool { return r.replay[id] }
 
 // StreamInfo describes stream name of the recording for the engine that
 // checks it: the recording tool and every source with its replay flag.
