@@ -40,32 +40,7 @@ func readAll(t *testing.T, args ...string) ([]item, Summary) {
 // rotation does.
 func writeParts(t *testing.T, dir string, start time.Time, recs []capfile.Record, cuts []int) []string {
 	t.Helper()
-	var paths []string
-	bounds := append(append([]int{0}, cuts...), len(recs))
-	for k := 0; k+1 < len(bounds); k++ {
-		part := recs[bounds[k]:bounds[k+1]]
-		shift := part[0].Time
-		if k == 0 {
-			shift = 0 // the first part starts when the recording started
-		}
-		p := filepath.Join(dir, "run-"+strings.Repeat("0", 5)+string(rune('1'+k))+".aaep")
-		w, err := capfile.Create(p, capfile.Header{Start: start.Add(time.Duration(shift)), Tool: "test",
-			Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://127.0.0.1:1/events"}}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range part {
-			r.Time -= shift
-			if err := w.Append(&r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	return paths
+	return rotated(t, dir, "run", "http://127.0.0.1:1/events", start, recs, cuts)
 }
 
 func TestRotatedSetReadsAsOneCapture(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/viewer"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
 	"github.com/aaep-tools/aaepkit/recording"
+	"github.com/aaep-tools/aaepkit/recording/recordingtest"
 )
 
 // producerCapture writes the producer's side of sample sessions as a
@@ -59,43 +60,6 @@ func producerCapture(t *testing.T, path string, opts sample.Options, closed bool
 		t.Fatal(err)
 	}
 	return recs
-}
-
-// rotateParts writes recs as rotation writes them: part k holds
-// recs[cuts[k-2]:cuts[k-1]], starts at its first record and names its
-// number and previous part; stem-00000K.aaep in dir.
-func rotateParts(t *testing.T, dir, stem string, start time.Time, recs []capfile.Record, cuts []int) []string {
-	t.Helper()
-	bounds := append(append([]int{0}, cuts...), len(recs))
-	var paths []string
-	for k := 0; k+1 < len(bounds); k++ {
-		part := recs[bounds[k]:bounds[k+1]]
-		var shift int64
-		if k > 0 {
-			shift = part[0].Time
-		}
-		meta := map[string]string{recording.MetaPart: strconv.Itoa(k + 1)}
-		if k > 0 {
-			meta[recording.MetaPrevious] = filepath.Base(paths[k-1])
-		}
-		p := filepath.Join(dir, fmt.Sprintf("%s-%06d.aaep", stem, k+1))
-		w, err := capfile.Create(p, capfile.Header{Start: start.Add(time.Duration(shift)), Tool: "aaep-capture/test",
-			Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://" + stem + "/events"}}, Meta: meta}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range part {
-			r.Time -= shift
-			if err := w.Append(&r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	return paths
 }
 
 // upload puts files under prefix in bucket, by their base names.
@@ -135,7 +99,7 @@ func TestFleet7(t *testing.T) {
 		if err := os.Mkdir(hostDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		parts := rotateParts(t, hostDir, fmt.Sprintf("agent-%d-20261123T201500.000Z", h), opts.Start0(), recs, cuts)
+		parts := recordingtest.WriteRotated(t, hostDir, fmt.Sprintf("agent-%d-20261123T201500.000Z", h), opts.Start0(), recs, cuts)
 		if len(parts) != 7 {
 			t.Fatalf("%d parts", len(parts))
 		}
@@ -162,13 +126,13 @@ func TestMissingAndForeignPartsNamed(t *testing.T) {
 	dir := t.TempDir()
 	opts := sample.Options{Sessions: 4, Seed: 3}
 	recs := producerCapture(t, filepath.Join(dir, "whole.aaep"), opts, false)
-	parts := rotateParts(t, dir, "run", opts.Start0(), recs, []int{len(recs) / 3, 2 * len(recs) / 3})
+	parts := recordingtest.WriteRotated(t, dir, "run", opts.Start0(), recs, []int{len(recs) / 3, 2 * len(recs) / 3})
 	code, _, stderr := replay(t, "check", parts[0], parts[2])
 	if code != cli.ExitUsage || !strings.Contains(stderr, "INCOMPLETE") || !strings.Contains(stderr, parts[2]+" is part 3") || !strings.Contains(stderr, "part 2 (run-000002.aaep) was not given") {
 		t.Errorf("part 2 missing: exit %d, stderr %s", code, stderr)
 	}
 	other := t.TempDir()
-	stray := rotateParts(t, other, "run", opts.Start0(), producerCapture(t, filepath.Join(other, "w.aaep"), sample.Options{Sessions: 2, Seed: 9}, false), []int{5})[1]
+	stray := recordingtest.WriteRotated(t, other, "run", opts.Start0(), producerCapture(t, filepath.Join(other, "w.aaep"), sample.Options{Sessions: 2, Seed: 9}, false), []int{5})[1]
 	// Same stem, another host's endpoint: a foreign part claiming run-000001.aaep.
 	b, err := os.ReadFile(stray)
 	if err != nil {
@@ -306,7 +270,7 @@ func TestOneRecordingOneVerdict(t *testing.T) {
 	if err := os.Mkdir(partsDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	parts := rotateParts(t, partsDir, "run", opts.Start0(), recs, []int{len(recs) / 4, len(recs) / 2, 3 * len(recs) / 4})
+	parts := recordingtest.WriteRotated(t, partsDir, "run", opts.Start0(), recs, []int{len(recs) / 4, len(recs) / 2, 3 * len(recs) / 4})
 	upload(t, srv, "caps", "shape/", parts...)
 	three := filepath.Join(dir, "three.aaep")
 	recordReplay(t, whole, three, 3)
