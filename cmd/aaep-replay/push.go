@@ -74,17 +74,17 @@ func pushRun(opts *PushOptions) error {
 	f := &opts.Replay
 	f.sources = paths
 	f.storage, f.stderr = &a.storage, a.Err
-	so, err := f.options(replayed, "until")
+	so, err := f.options(a.ctx, replayed, "until")
 	if err != nil {
 		return err
 	}
 	printer := serve.NewPrinter(a.Out, f.json)
 	so.Notify = printer.Notify
-	hdr, err := checkCapture(replayed, a.Err)
+	hdr, err := checkCapture(a.ctx, replayed, a.Err)
 	if err != nil {
 		return err
 	}
-	rec, err := f.openRecord(input, hdr, target, "push")
+	rec, err := f.openRecord(a.ctx, input, hdr, target, "push")
 	if err != nil {
 		return err
 	}

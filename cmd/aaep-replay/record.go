@@ -27,12 +27,12 @@ func (f *replayFlags) recordOptions(input string) outfile.Options {
 // checkRecord refuses a --record output before anything listens or
 // connects: the input (by name, link or inode), "-", or an existing
 // non-empty file without --force.
-func (f *replayFlags) checkRecord(input string) error {
+func (f *replayFlags) checkRecord(ctx context.Context, input string) error {
 	if f.record == "" {
 		return nil
 	}
 	if objstore.IsURL(f.record) {
-		_, _, err := f.checkRemoteRecord(context.Background())
+		_, _, err := f.checkRemoteRecord(ctx)
 		return err
 	}
 	wrap := func(err error) error { return cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err)) }

@@ -94,10 +94,10 @@ func (f *replayFlags) validate(toName string) error {
 // options turns the validated flags into serve.Options for the recording
 // rec (replayed through a cursor over its parts), refusing a --record
 // output or a selection that rec rules out.
-func (f *replayFlags) options(rec *recording.Recording, toName string) (serve.Options, error) {
+func (f *replayFlags) options(ctx context.Context, rec *recording.Recording, toName string) (serve.Options, error) {
 	input := rec.Name
 	o := serve.Options{
-		Open:   func() (serve.Cursor, error) { return rec.Records(context.Background()) },
+		Open:   func() (serve.Cursor, error) { return rec.Records(ctx) },
 		Timing: f.timing(),
 		Filter: msgfilter.Filter{Sessions: f.sessions, Types: f.types},
 		Passes: f.loop,
@@ -109,13 +109,13 @@ func (f *replayFlags) options(rec *recording.Recording, toName string) (serve.Op
 		o.Clock = timing.Precise(0)
 	}
 	o.Range.From, o.Range.To = f.fromPos, f.toPos
-	if err := f.checkRecord(input); err != nil {
+	if err := f.checkRecord(ctx, input); err != nil {
 		return o, err
 	}
 	// An empty selection would serve nothing without a word (and an SSE
 	// client would reconnect forever): refuse it, saying what there is.
 	sel := capedit.Selection{From: o.Range.From, To: o.Range.To, ToFlag: "--" + toName, Sessions: f.sessions}
-	r, err := rec.Records(context.Background())
+	r, err := rec.Records(ctx)
 	if err != nil {
 		return o, cli.WithCode(cli.ExitUsage, err)
 	}
@@ -129,7 +129,7 @@ func (f *replayFlags) options(rec *recording.Recording, toName string) (serve.Op
 // openRecord creates the --record capture. Its header says what was
 // replayed and how, so that a check of the recording can relate the
 // payloads' own timestamps (those of the original capture) to it.
-func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, transport string) (*recordFile, error) {
+func (f *replayFlags) openRecord(ctx context.Context, input string, orig capfile.Header, endpoint, transport string) (*recordFile, error) {
 	if f.record == "" {
 		return nil, nil
 	}
@@ -149,7 +149,7 @@ func (f *replayFlags) openRecord(input string, orig capfile.Header, endpoint, tr
 		Meta:    meta,
 	}
 	if objstore.IsURL(f.record) {
-		return f.openRemoteRecord(context.Background(), hdr, f.stderr)
+		return f.openRemoteRecord(ctx, hdr, f.stderr)
 	}
 	out, err := outfile.Open(f.record, f.recordOptions(input))
 	if err != nil {
@@ -296,7 +296,7 @@ func serveRun(opts *ServeOptions) error {
 	f := &opts.Replay
 	f.sources = paths
 	f.storage, f.stderr = &a.storage, a.Err
-	so, err := f.options(rec, "until")
+	so, err := f.options(a.ctx, rec, "until")
 	if err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func serveReplay(a *app, replayed *recording.Recording, listen string, f *replay
 	printer := serve.NewPrinter(a.Out, f.json)
 	opts.Notify = printer.Notify
 	input := replayed.Name
-	hdr, err := checkCapture(replayed, a.Err)
+	hdr, err := checkCapture(a.ctx, replayed, a.Err)
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func serveReplay(a *app, replayed *recording.Recording, listen string, f *replay
 	}
 	defer ln.Close()
 	addr := ln.Addr().String()
-	rec, err := f.openRecord(input, hdr, "http://"+addr, "replay")
+	rec, err := f.openRecord(a.ctx, input, hdr, "http://"+addr, "replay")
 	if err != nil {
 		return err
 	}
@@ -392,8 +392,8 @@ func serveReplay(a *app, replayed *recording.Recording, listen string, f *replay
 // will not be served is said on stderr (the replay goes on): a torn tail
 // with its unreadable bytes, damage, or a recording of which nothing could
 // be read.
-func checkCapture(rec *recording.Recording, stderr io.Writer) (capfile.Header, error) {
-	r, err := rec.Records(context.Background())
+func checkCapture(ctx context.Context, rec *recording.Recording, stderr io.Writer) (capfile.Header, error) {
+	r, err := rec.Records(ctx)
 	if err != nil {
 		return capfile.Header{}, cli.WithCode(cli.ExitUsage, err)
 	}

@@ -235,7 +235,7 @@ func (opts *TestOptions) recorder(several bool) func(*subtest.Scenario, string, 
 		}
 		hdr.Tool = "aaep-replay/" + version
 		f := &replayFlags{record: name, force: opts.Force, sources: append([]string{capture}, opts.Files...)}
-		if err := f.checkRecord(capture); err != nil {
+		if err := f.checkRecord(opts.app.ctx, capture); err != nil {
 			return nil, err
 		}
 		out, err := outfile.Open(name, f.recordOptions(capture))

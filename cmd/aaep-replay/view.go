@@ -134,7 +134,7 @@ func viewRun(opts *ViewOptions) error {
 	f := &opts.Replay
 	f.sources = paths
 	f.storage, f.stderr = &a.storage, a.Err
-	so, err := f.options(rec, "until")
+	so, err := f.options(a.ctx, rec, "until")
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func viewRun(opts *ViewOptions) error {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
 	return serveReplay(a, rec, opts.Listen, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
-		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile, Follow: opts.Follow})
+		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile, Follow: opts.Follow, Context: a.ctx})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
 		}

@@ -96,6 +96,11 @@ type Options struct {
 	// read record by record (0: 20,000); wider windows are drawn from the
 	// check's buckets.
 	TimelineScan int64
+	// Context bounds every read of the recording, New's included (an
+	// object's index read from a server that stopped answering is
+	// cancelled with it: Ctrl-C); nil is context.Background. Close ends
+	// the reads too.
+	Context context.Context
 }
 
 // Server is the viewer's HTTP handler.
@@ -123,12 +128,16 @@ type Server struct {
 // New opens the capture, reads its index (rebuilding it by a scan when the
 // capture was not closed cleanly) and starts the background check.
 func New(opts Options) (*Server, error) {
+	base := opts.Context
+	if base == nil {
+		base = context.Background()
+	}
 	rec := opts.Recording
 	if rec == nil {
 		if opts.Path == "" {
 			return nil, errors.New("viewer: no capture")
 		}
-		recs, err := recording.Open(context.Background(), []string{opts.Path}, recording.Options{})
+		recs, err := recording.Open(base, []string{opts.Path}, recording.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +149,7 @@ func New(opts Options) (*Server, error) {
 		}
 		opts.Path = rec.Parts[0].Path()
 	}
-	rd, err := rec.Records(context.Background())
+	rd, err := rec.Records(base)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +165,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Profile == "" {
 		opts.Profile = "lenient"
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(base)
 	s := &Server{opts: opts, rec: rec, hdr: hdr, ctx: ctx, cancel: cancel, rules: ruleDocs()}
 	s.cur.Store(newCaptureIndex(idx))
 	s.an.Store(newAnalysis(idx.FirstTime(), idx.LastTime()))
