@@ -12,7 +12,8 @@ import (
 // SchemaVersion is the version of the JSON report's schema
 // ("schema_version"). Version 2 has one shape whatever was read: a
 // "recordings" array with one object per recording (its parts, streams,
-// sessions and counts), a "total" and the overall "verdict". Version 1 (no
+// sessions, counts and counts_by_party), a "total" and the overall
+// "verdict". Version 1 (no
 // "schema_version") had two shapes: one capture's report at the top level,
 // and {"captures", "summary"} for an object storage prefix.
 const SchemaVersion = 2
@@ -150,6 +151,9 @@ func (b *Batch) Close() error {
 	fmt.Fprintf(&s, "total: %s, %s, %s; %d MUST, %d SHOULD, %d INFO: %s\n",
 		plural(int64(len(b.reports)), "recording", "recordings"), plural(t.Messages, "message", "messages"),
 		plural(t.Sessions, "session", "sessions"), t.Counts["MUST"], t.Counts["SHOULD"], t.Counts["INFO"], t.verdictText(b.threshold))
+	if line := t.CountsByParty.Line(); line != "" {
+		fmt.Fprintf(&s, "%s\n", line)
+	}
 	_, b.err = io.WriteString(b.w, s.String())
 	return b.err
 }
@@ -160,8 +164,10 @@ type total struct {
 	Messages   int64            `json:"messages"`
 	Sessions   int64            `json:"session_count"`
 	Counts     map[string]int64 `json:"counts"`
-	Failed     bool             `json:"failed"`
-	Complete   bool             `json:"complete"`
+	// CountsByParty counts the findings per party and level.
+	CountsByParty PartyCounts `json:"counts_by_party"`
+	Failed        bool        `json:"failed"`
+	Complete      bool        `json:"complete"`
 	// Incomplete counts the recordings not read whole.
 	Incomplete int64  `json:"incomplete_recordings"`
 	Verdict    string `json:"verdict"`
@@ -169,7 +175,7 @@ type total struct {
 }
 
 func newTotal() *total {
-	return &total{Counts: map[string]int64{"MUST": 0, "SHOULD": 0, "INFO": 0}, Complete: true}
+	return &total{Counts: map[string]int64{"MUST": 0, "SHOULD": 0, "INFO": 0}, CountsByParty: PartyCounts{}, Complete: true}
 }
 
 func (t *total) add(r *Report, threshold Level, sessions int64) {
@@ -179,6 +185,7 @@ func (t *total) add(r *Report, threshold Level, sessions int64) {
 	t.Counts["MUST"] += r.counts[Must]
 	t.Counts["SHOULD"] += r.counts[Should]
 	t.Counts["INFO"] += r.counts[Info]
+	t.CountsByParty.add(r.byParty)
 	if r.Failed(threshold) {
 		t.Failed = true
 		t.failedN++
@@ -257,13 +264,14 @@ func (r *Report) appendSummaryJSON(b []byte, threshold Level, sessions int64, in
 		Sessions   int64            `json:"session_count"`
 		Protocols  map[string]int64 `json:"protocols"`
 		Counts     map[string]int64 `json:"counts"`
+		ByParty    PartyCounts      `json:"counts_by_party"`
 		Failed     bool             `json:"failed"`
 		Complete   bool             `json:"complete"`
 		Incomplete []string         `json:"incomplete"`
 		Verdict    string           `json:"verdict"`
 		Dropped    int64            `json:"unlisted_findings"`
 	}{r.Stats.Messages, sessions, protocols, map[string]int64{"MUST": r.counts[Must], "SHOULD": r.counts[Should], "INFO": r.counts[Info]},
-		r.Failed(threshold), r.Complete(), reasons, r.Verdict(threshold), r.dropped}
+		r.PartyCounts(), r.Failed(threshold), r.Complete(), reasons, r.Verdict(threshold), r.dropped}
 	fb, _ := json.MarshalIndent(doc, ind[:len(ind)-2], "  ")
 	fb = bytes.TrimPrefix(fb, []byte("{\n"))
 	fb = bytes.TrimSuffix(fb, []byte("\n"+ind[:len(ind)-2]+"}"))

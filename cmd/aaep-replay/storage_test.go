@@ -168,8 +168,8 @@ func TestS3CheckPrefixPerCapture(t *testing.T) {
 			t.Errorf("no summary line for %s:\n%s", n, summary)
 		}
 	}
-	if strings.Count(summary, "\n") != 8 || !strings.Contains(summary, "total: 6 recordings, 324 messages") {
-		t.Errorf("summary has %d lines, want a title, 6 and the total:\n%s", strings.Count(summary, "\n"), summary)
+	if strings.Count(summary, "\n") != 9 || !strings.Contains(summary, "total: 6 recordings, 324 messages") || !strings.Contains(summary, "\nby party: producer ") {
+		t.Errorf("summary has %d lines, want a title, 6, the total and its count per party:\n%s", strings.Count(summary, "\n"), summary)
 	}
 	// JSON: every recording's report and the total, in one schema.
 	_, jout, _ := replay(t, "check", "--json", "s3://caps/fleet/")
