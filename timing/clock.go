@@ -65,6 +65,17 @@ func Precise(spin time.Duration) Clock {
 	return preciseClock{spin: spin}
 }
 
+// Coarse returns a clock that waits on runtime timers only: the cheapest,
+// and up to about a millisecond late (see systemFine). It is for waits
+// whose precision does not matter, such as queueing ahead of a deadline.
+func Coarse() Clock { return coarseClock{} }
+
+type coarseClock struct{}
+
+func (coarseClock) Now() time.Time { return time.Now() }
+
+func (coarseClock) WaitUntil(ctx context.Context, t time.Time) error { return sleepUntil(ctx, t) }
+
 type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
