@@ -82,9 +82,11 @@ type sseWire struct {
 	dw  *deadlineWriter
 }
 
-// deadlineWriter renews the write deadline before every write to the
-// response, so that a flush fails only when the subscriber stops reading
-// (not when a large batch is slow), or once interrupted.
+// deadlineWriter renews the write deadline before every piece it writes
+// to the response (sseWritePiece bytes at most), so that a flush fails only
+// when the subscriber stops reading, not when it reads a large batch
+// slowly, or once interrupted. (A WebSocket's batchConn renews its deadline
+// whenever the peer accepts bytes, to the same end.)
 type deadlineWriter struct {
 	w           http.ResponseWriter
 	rc          *http.ResponseController
@@ -92,12 +94,25 @@ type deadlineWriter struct {
 	interrupted atomic.Bool
 }
 
+// sseWritePiece bounds what must reach the subscriber within one write
+// timeout.
+const sseWritePiece = 8 << 10
+
 func (d *deadlineWriter) Write(p []byte) (int, error) {
-	if d.interrupted.Load() {
-		return 0, os.ErrDeadlineExceeded
+	written := 0
+	for len(p) > 0 {
+		if d.interrupted.Load() {
+			return written, os.ErrDeadlineExceeded
+		}
+		_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+		n, err := d.w.Write(p[:min(len(p), sseWritePiece)])
+		written += n
+		p = p[n:]
+		if err != nil {
+			return written, err
+		}
 	}
-	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
-	return d.w.Write(p)
+	return written, nil
 }
 
 func newSSEWire(srv *Server, w http.ResponseWriter) *sseWire {
