@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
 )
 
@@ -269,5 +273,63 @@ func TestS3NotS3AndUnsigned(t *testing.T) {
 	c, _, e = replay(t, "info", "--s3-no-sign", "s3://caps/one/run.aaep")
 	if c != 2 || !strings.Contains(e, "aaep-replay: warning: requests to s3://caps go unsigned (anonymous), as asked") || !strings.Contains(e, "AccessDenied") {
 		t.Errorf("info --s3-no-sign: exit %d: %s", c, e)
+	}
+}
+
+// view reads an object, and a prefix of parts, from the S3 server: the
+// page's capture answer counts every record, as for the file.
+func TestS3View(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	dir := t.TempDir()
+	whole, recs := fileopsCapture(t, dir, "whole.aaep")
+	data, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Put("caps", "one/whole.aaep", data); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range splitCapture(t, dir, recs, len(recs)/2) {
+		if err := srv.Put("caps", "run/agent-"+string(rune('1'+i))+".aaep", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := regexp.MustCompile(`(?m)^aaep-replay: viewing .* at (http://127\.0\.0\.1:\d+/)$`)
+	for _, name := range []string{"s3://caps/one/whole.aaep", "s3://caps/run/"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		var errb syncBuffer
+		done := make(chan int, 1)
+		go func() {
+			done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: io.Discard, Err: &errb}, []string{"view", name, "--listen", "127.0.0.1:0"})
+		}()
+		var page string
+		for deadline := time.Now().Add(20 * time.Second); page == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if m := at.FindStringSubmatch(errb.String()); m != nil {
+				page = m[1]
+			}
+		}
+		if page == "" {
+			cancel()
+			t.Fatalf("view %s did not start: exit %v; %s", name, <-done, errb.String())
+		}
+		resp, err := http.Get(page + "api/capture")
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		var info struct {
+			File    string `json:"file"`
+			Records int64  `json:"records"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&info)
+		resp.Body.Close()
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("view %s: exit %d after Ctrl-C; %s", name, code, errb.String())
+		}
+		if err != nil || resp.StatusCode != http.StatusOK || info.Records != int64(len(recs)) || info.File == "" {
+			t.Errorf("view %s: /api/capture %d %+v, %v; want %d records", name, resp.StatusCode, info, err, len(recs))
+		}
 	}
 }
