@@ -81,8 +81,19 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := peekAll(ctx, parts); err != nil {
-		return nil, &PartError{Err: err}
+	// A part that cannot be read (a damaged header) fails Open when it is
+	// all there is; among others it stays a recording of its own, and
+	// reading it says what is wrong (check reports it INCOMPLETE, info
+	// goes on with the other files), as each file of a prefix was before.
+	errs := peekAll(ctx, parts)
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+		}
+	}
+	if failed == len(parts) {
+		return nil, &PartError{Err: errs[0]}
 	}
 	recs := link(parts)
 	for _, r := range recs {
@@ -91,17 +102,18 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 	return recs, nil
 }
 
-// PartError is the error of Open for a part that names something that
-// could not be read as a capture or JSON Lines (a damaged header, a file
-// that cannot be opened); its message names the part. An error of Open
+// PartError is the error of Open when no part named could be read as a
+// capture or JSON Lines (a damaged header, a file that cannot be opened);
+// its message names the (first) part. An error of Open
 // that is not a PartError is about the names themselves (nothing matches).
 type PartError struct{ Err error }
 
 func (e *PartError) Error() string { return e.Err.Error() }
 func (e *PartError) Unwrap() error { return e.Err }
 
-// peekAll reads every part's header, objects several at a time.
-func peekAll(ctx context.Context, parts []*Part) error {
+// peekAll reads every part's header, objects several at a time, and
+// returns each part's error.
+func peekAll(ctx context.Context, parts []*Part) []error {
 	const parallel = 8
 	errs := make([]error, len(parts))
 	sem := make(chan struct{}, parallel)
@@ -120,12 +132,7 @@ func peekAll(ctx context.Context, parts []*Part) error {
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return errs
 }
 
 // link groups parts into recordings (see Open).

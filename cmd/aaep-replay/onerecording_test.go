@@ -400,3 +400,29 @@ func TestShowViewAndCheckAgreeOnTestdata(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedRecordingAmongOthers: a capture whose header is damaged does
+// not stop check of the others: it is its own recording, INCOMPLETE, named,
+// and the others are judged.
+func TestDamagedRecordingAmongOthers(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "a-good.aaep")
+	producerCapture(t, good, sample.Options{Sessions: 2, Seed: 4}, true)
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "b-bad.aaep")
+	b[0] = '{' // the header's magic damaged
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := replay(t, "check", dir)
+	if code != cli.ExitUsage || !strings.Contains(out, "2 recordings checked:") || !strings.Contains(out, "INCOMPLETE "+bad) ||
+		!strings.Contains(stderr, bad+": INCOMPLETE") || !strings.Contains(out, "=== "+good) {
+		t.Errorf("check of a directory with a damaged capture: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := replay(t, "info", dir); code != cli.ExitUsage || !strings.Contains(out, "file:") {
+		t.Errorf("info of the directory: exit %d\n%s", code, out)
+	}
+}
