@@ -99,11 +99,24 @@ func writeDestination(dir string, d Destination) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, destFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+	// A temporary name of this writer's own: recorders of other names
+	// in the directory write the record at the same time.
+	f, err := os.CreateTemp(dir, destFile+".*.tmp")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, destFile))
+	tmp := f.Name()
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, destFile))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // ReadDestination reads where the parts of spool directory dir go.

@@ -63,10 +63,23 @@ func capture(t *testing.T, tty bool, args ...string) result {
 // captureWithin is capture with another timeout.
 func captureWithin(t *testing.T, timeout time.Duration, tty bool, args ...string) result {
 	t.Helper()
+	var errb syncBuffer
+	return captureStreams(t, timeout, tty, &errb, args...)
+}
+
+// captureTo is capture writing its standard error to errb, which the
+// test may watch while the recorder runs.
+func captureTo(t *testing.T, timeout time.Duration, errb *syncBuffer, args ...string) result {
+	t.Helper()
+	return captureStreams(t, timeout, false, errb, args...)
+}
+
+func captureStreams(t *testing.T, timeout time.Duration, tty bool, errb *syncBuffer, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var out, errb syncBuffer
-	code := run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTTY: tty}, args)
+	var out syncBuffer
+	code := run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: errb, ErrIsTTY: tty}, args)
 	if ctx.Err() != nil {
 		t.Fatalf("aaep-capture %q did not stop by itself; stderr:\n%s", args, errb.String())
 	}

@@ -180,14 +180,28 @@ func TestS3ServerUnavailable(t *testing.T) {
 	p := &transporttest.WSProducer{Frames: transporttest.Frames(events), Hold: true}
 	url := p.Start(t)
 	root := t.TempDir()
-	back := time.AfterFunc(2500*time.Millisecond, func() {
+	// The server comes back once the recorder has said it retries (not
+	// after a fixed time, which a loaded machine may take to get there).
+	var errb syncBuffer
+	stop := make(chan struct{})
+	restarted := make(chan struct{})
+	go func() {
+		defer close(restarted)
+		for !strings.Contains(errb.String(), "retrying in") {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
 		if err := srv.Restart(); err != nil {
 			t.Error(err)
 		}
-	})
-	defer back.Stop()
-	res := capture(t, false, url, "-o", "s3://caps/out/run.aaep", "--spool", root,
+	}()
+	res := captureTo(t, 30*time.Second, &errb, url, "-o", "s3://caps/out/run.aaep", "--spool", root,
 		"--rotate-every", "1s", "--duration", "2200ms", "--json", "--upload-wait", "25s")
+	close(stop)
+	<-restarted
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
