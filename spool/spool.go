@@ -158,6 +158,9 @@ type Uploader struct {
 	enforceMu sync.Mutex
 	fullOnce  sync.Once
 	cancel    context.CancelFunc
+	// maintained is closed when maintain has returned (at once when it
+	// does not run), so that Close returns with nothing left running.
+	maintained chan struct{}
 }
 
 // Open opens (creating it) the spool directory dir for the prefix of dest
@@ -196,7 +199,8 @@ func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*U
 		return nil, fmt.Errorf("spool: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	u := &Uploader{store: store, dest: prefix, name: name, dir: dir, opts: opts, lockFD: lockFD, done: make(chan struct{}), cancel: cancel}
+	u := &Uploader{store: store, dest: prefix, name: name, dir: dir, opts: opts, lockFD: lockFD, done: make(chan struct{}), cancel: cancel,
+		maintained: make(chan struct{})}
 	u.cond = sync.NewCond(&u.mu)
 	if err := u.recover(); err != nil {
 		u.release()
@@ -205,7 +209,12 @@ func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*U
 	}
 	go u.run(ctx)
 	if opts.WarnAfter > 0 || opts.Limits.limited() {
-		go u.maintain(ctx)
+		go func() {
+			defer close(u.maintained)
+			u.maintain(ctx)
+		}()
+	} else {
+		close(u.maintained)
 	}
 	return u, nil
 }
@@ -484,8 +493,15 @@ func (u *Uploader) Flush(ctx context.Context) error {
 
 // Close waits until every queued part is uploaded or ctx ends, then stops.
 // It returns an error naming the parts left in the spool, which the next
-// Uploader for the same spool uploads first.
+// Uploader for the same spool uploads first. When it returns, nothing of
+// the Uploader runs any more. A ctx that has already ended starts no
+// upload: only one under way is abandoned.
 func (u *Uploader) Close(ctx context.Context) error {
+	if ctx.Err() != nil {
+		// Before run can see closing and start the next part (or
+		// the next attempt) in the time the AfterFunc below takes.
+		u.cancel()
+	}
 	u.mu.Lock()
 	u.closing = true
 	u.cond.Broadcast()
@@ -499,6 +515,7 @@ func (u *Uploader) Close(ctx context.Context) error {
 	<-u.done
 	stop()
 	u.cancel()
+	<-u.maintained // it may drop parts (enforce): not after the lock is released
 	u.release()
 	u.mu.Lock()
 	defer u.mu.Unlock()

@@ -38,7 +38,11 @@ func TestS3LeftoversNamedThenDrained(t *testing.T) {
 		t.Fatalf("first run: exit %d, spool %v: %s", res.code, left, res.stderr)
 	}
 
-	p.SetFault(s3test.Pass)
+	// The writes are allowed again by going to the server itself, not by
+	// lifting the proxy's fault: a request the first recorder sent and
+	// abandoned when it stopped (--upload-wait 0) may reach the proxy's
+	// handler only now, and must still be refused.
+	srv.SetEnv(t)
 	res = capture(t, false, url, "-o", "s3://caps/new/agent.aaep", "--spool", root, "--rotate-every", "1h", "--duration", "300ms")
 	if res.code != 0 {
 		t.Fatalf("second run: exit %d: %s", res.code, res.stderr)
