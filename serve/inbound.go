@@ -85,7 +85,7 @@ func (s *Server) handleReply(sub *subscriber, raw []byte, via string) (int, []by
 	} else if s.opts.Shared {
 		verdict, reason, session = s.reg.settle(&rp)
 	}
-	s.recordMessage(target, raw, session, capfile.Attr{Key: "verdict", Value: verdict})
+	s.recordMessageFor(target, rp.SubscriptionID, raw, session, capfile.Attr{Key: "verdict", Value: verdict})
 	n := Notice{Kind: NoticeReply, Transport: via, MessageType: rp.Type, Token: rp.ReplyToken, Decision: rp.Decision,
 		Response: rp.Response, Verdict: verdict, Reason: reason, Payload: json.RawMessage(raw)}
 	if target != nil {

@@ -34,11 +34,19 @@ func (s *Server) record(sub *subscriber, kind capfile.Kind, ev *event) {
 // recordMessage records a message a subscriber sent (sub may be nil for a
 // POST that names no active subscription).
 func (s *Server) recordMessage(sub *subscriber, raw []byte, session string, extra ...capfile.Attr) {
+	s.recordMessageFor(sub, "", raw, session, extra...)
+}
+
+// recordMessageFor is recordMessage for a message that names subscription
+// named when sub is nil: an SSE subscriber's POST that comes while its
+// stream is cut, before it is back, still belongs to its subscription
+// (source 0, as a handshake by POST is).
+func (s *Server) recordMessageFor(sub *subscriber, named string, raw []byte, session string, extra ...capfile.Attr) {
 	if s.opts.Record == nil {
 		return
 	}
 	var src uint16
-	id := ""
+	id := named
 	if sub != nil {
 		src, id = sub.num, sub.id
 	}

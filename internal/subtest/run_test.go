@@ -321,3 +321,21 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
+
+// TestReplyWhileCutIsTheSubscriptions: the scripted user answers the
+// redelivery scenario's confirmation at once, so the reply's POST comes
+// while the stream is cut, before the subscriber is back. It is recorded
+// as its subscription's (the subscription_id it names), not as a stray
+// message: the run passes with no finding. Before, it was recorded with no
+// subscription, and the check saw a reply to a token nobody issued
+// (SEQ-REPLY-KNOWN-TOKEN) whenever a loaded machine made the reconnect
+// slower than the user.
+func TestReplyWhileCutIsTheSubscriptions(t *testing.T) {
+	t.Parallel()
+	sc := builtinT(t, "redelivery")
+	sc.Decisions[0].Delay = 20 * time.Millisecond
+	res, _ := run(t, sc, Options{Exec: subPy(t, "good")})
+	if !res.Passed() || len(res.Findings) != 0 {
+		t.Errorf("passed=%v, findings %q: %+v", res.Passed(), ruleIDs(res), res.Outcomes)
+	}
+}
