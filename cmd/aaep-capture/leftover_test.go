@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +138,31 @@ func TestS3TwoRecordersOnePrefix(t *testing.T) {
 	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "fleet/x"})
 	if got := spooled(t, dir); len(got) != 0 {
 		t.Errorf("spool still holds %v", got)
+	}
+}
+
+// When run returns, nothing of the spool's uploader runs any more: not its
+// uploads, nor its maintenance (the limits and the stalled-upload warning,
+// which may drop parts), even when --upload-wait 0 abandons the uploads.
+func TestRunLeavesNoUploaderRunning(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	for _, kv := range p.Env(srv) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	p.SetFault(s3test.ForbidWrites) // the part stays in the spool, retried
+	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
+	defer prod.Close()
+	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	res := capture(t, false, url, "-o", "s3://caps/run/agent.aaep", "--spool", t.TempDir(), "--rotate-every", "1s",
+		"--duration", "1200ms", "--upload-wait", "0", "--upload-warn-after", "1s", "--spool-max-size", "1GiB")
+	if res.code != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	if strings.Contains(stacks, "aaepkit/spool.") {
+		t.Errorf("the uploader still runs after run returned:\n%s", stacks)
 	}
 }
