@@ -118,6 +118,101 @@ func TestFleet7(t *testing.T) {
 			t.Errorf("report holds %s:\n%s", rule, out)
 		}
 	}
+	// show of the prefix prints each host's recording in turn, under a line
+	// naming it, and marks what check finds in that recording, no more.
+	byRec := checkRecordings(t, "s3://caps/fleet7/")
+	if len(byRec) != 5 {
+		t.Fatalf("check --json: %d recordings, want 5", len(byRec))
+	}
+	showAgrees(t, "s3://caps/fleet7/", byRec)
+}
+
+// recRules are one recording's findings by rule, as show marks them (a
+// message's line names each rule once).
+type recRules struct {
+	name  string
+	rules map[string]int
+}
+
+// checkRecordings runs check --json on names and returns each recording's
+// findings by rule, in the report's order.
+func checkRecordings(t *testing.T, names ...string) []recRules {
+	t.Helper()
+	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
+	var doc struct {
+		Recordings []struct {
+			Recording string
+			Sessions  []struct {
+				Findings []struct {
+					Rule  string
+					Index int64
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("check %v: %v\n%s%s", names, err, out, stderr)
+	}
+	var res []recRules
+	for _, r := range doc.Recordings {
+		rules := map[string]int{}
+		marked := map[string]bool{}
+		for _, s := range r.Sessions {
+			for _, f := range s.Findings {
+				if k := fmt.Sprint(f.Index, " ", f.Rule); f.Index < 0 || !marked[k] {
+					marked[k] = true
+					rules[f.Rule]++
+				}
+			}
+		}
+		res = append(res, recRules{r.Recording, rules})
+	}
+	return res
+}
+
+// showAgrees runs show on name and checks that it prints each recording of
+// want in turn, under a line "=== NAME", marking check's findings of that
+// recording (with one recording, no such line).
+func showAgrees(t *testing.T, name string, want []recRules) {
+	t.Helper()
+	code, out, stderr := replay(t, "show", name)
+	if code != 0 {
+		t.Fatalf("show: exit %d: %s", code, stderr)
+	}
+	var got []recRules
+	cur := &recRules{rules: map[string]int{}}
+	if len(want) > 1 {
+		cur = nil
+	}
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if n, ok := strings.CutPrefix(line, "=== "); ok {
+			if cur != nil {
+				got = append(got, *cur)
+			}
+			cur = &recRules{name: strings.TrimSuffix(n, "\n"), rules: map[string]int{}}
+			continue
+		}
+		if cur == nil {
+			t.Fatalf("show prints %q before the first recording's line", line)
+		}
+		for _, m := range showMark.FindAllStringSubmatch(line, -1) {
+			cur.rules[m[2]]++
+		}
+	}
+	if cur != nil {
+		got = append(got, *cur)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("show prints %d recordings, check reports %d:\n%s", len(got), len(want), out)
+	}
+	for i := range want {
+		if len(want) > 1 && got[i].name != want[i].name {
+			t.Errorf("show's recording %d is %q, check's %q", i+1, got[i].name, want[i].name)
+		}
+		if fmt.Sprint(got[i].rules) != fmt.Sprint(want[i].rules) {
+			t.Errorf("%s: show marks %v, check finds %v", want[i].name, got[i].rules, want[i].rules)
+		}
+	}
 }
 
 // TestMissingAndForeignPartsNamed: check names a part whose previous part

@@ -49,6 +49,11 @@ printed right after its message's line when that message is at most 4096
 records back (not with --follow or --pace); a finding about a whole session
 (one that never ended) names end-of-stream instead of a record.
 
+Given several recordings (a directory, glob or s3:// prefix holding several
+hosts' rotated recordings), show prints each in turn under a line
+"=== NAME" naming it, its findings judged on that recording alone, as check
+judges it.
+
 --follow keeps reading a capture that aaep-capture is still writing and
 stops when the recorder closes it (or on Ctrl-C). --session, --type,
 --urgency and --messages-only select lines as filter does; the checker still
@@ -118,7 +123,41 @@ func showRun(o *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := show.Run(ctx, recording.Join(recs), a.Out, opts)
+	if len(recs) == 1 {
+		return showOne(ctx, o, recs[0], path, opts)
+	}
+	if opts.Follow {
+		return cli.Usagef("--follow follows one capture being written; %s holds %d recordings", path, len(recs))
+	}
+	// Several recordings: each in turn, under a line naming it, its
+	// findings judged on its own (as check judges it), so that a session
+	// of one host is never read as the continuation of another's.
+	var failed []error
+	for _, rec := range recs {
+		if ctx.Err() != nil {
+			break
+		}
+		if _, err := fmt.Fprintf(a.Out, "=== %s\n", rec.Name); err != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("show: %w", err))
+		}
+		for _, p := range rec.Problems {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %s\n", rec.Name, p)
+		}
+		if err := showOne(ctx, o, rec, rec.Name, opts); err != nil {
+			fmt.Fprintf(a.Err, "aaep-replay: %v\n", err)
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) > 0 {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("show: %d of %d recordings could not be shown whole: %w", len(failed), len(recs), failed[0]))
+	}
+	return nil
+}
+
+// showOne prints one recording, named name in what it says of it.
+func showOne(ctx context.Context, o *ShowOptions, rec *recording.Recording, name string, opts show.Options) error {
+	a := o.app
+	st, err := show.Run(ctx, rec, a.Out, opts)
 	if err != nil {
 		if _, warn := o.Reading.Judge(err, st.Records); warn != nil {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %v (after %d records; --allow-incomplete: going on with what was read)\n", warn, st.Records)
@@ -134,10 +173,10 @@ func showRun(o *ShowOptions) error {
 		// follower reports it as it goes (Stats.Torn is not set).
 		fail, warn := o.Reading.Judge(st.Torn, st.Records)
 		if warn != nil {
-			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; showed the %d records before it\n", path, warn, st.Records)
+			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; showed the %d records before it\n", name, warn, st.Records)
 		}
 		if fail != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", path, fail))
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", name, fail))
 		}
 	}
 	return nil
