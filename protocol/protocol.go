@@ -195,6 +195,10 @@ type Message struct {
 	Dir Direction
 	// Source is the capture's source id (connection/subscription).
 	Source int
+	// Recording is, for a message of several recordings read joined
+	// (recording.Join), the position among them of the recording it
+	// belongs to; 0 otherwise.
+	Recording int
 	// Raw is the payload exactly as recorded. It is valid only during the
 	// call that receives the Message: copy what you keep.
 	Raw []byte
@@ -239,6 +243,9 @@ type Conn struct {
 	Offset time.Duration
 	// Source is the capture's source id.
 	Source int
+	// Recording is, for a record of several recordings read joined, the
+	// position among them of the recording it belongs to (Message.Recording).
+	Recording int
 	// Raw is the record's payload, a JSON object whose "event" member names
 	// what happened ("connected", "disconnected", "closed", ...). It is
 	// valid only during the call that receives the Conn.

@@ -251,6 +251,7 @@ func eachMerged(ctx context.Context, chains []*chain, sources *SourceMap, sum *S
 			cn.Index = index - 1
 			cn.Offset = time.Duration(at - base)
 			cn.Source = int(sources.ID(c.first+c.k, uint16(cn.Source)))
+			cn.Recording = i
 			h.Conn(cn)
 		}
 		if r.cur == nil {
@@ -263,6 +264,7 @@ func eachMerged(ctx context.Context, chains []*chain, sources *SourceMap, sum *S
 		m.Index = index - 1
 		m.Offset = time.Duration(at - base)
 		m.Source = int(sources.ID(c.first+c.k, uint16(m.Source)))
+		m.Recording = i
 		sum.Messages++
 		if err := h.Message(m); err != nil {
 			return err

@@ -315,20 +315,47 @@ func Names(recs []*Recording) []string {
 // belongs to: "" in a recording that is one stream; in a recording of a
 // replay (Replay), the subscription the record names (its "subscription"
 // attribute), each subscription being a stream of its own whose replies
-// are judged against its own copy of the replay.
+// are judged against its own copy of the replay. Recordings read joined
+// (Join) are judged each on its own, as check judges them: a message's
+// stream is its recording's name (Message.Recording), followed by "/" and
+// its subscription in a recording of a replay.
 func (r *Recording) StreamOf(m *protocol.Message) string {
-	if !r.replaySource(m.Source) {
-		return ""
-	}
-	return m.Attrs[AttrSubscription]
+	return r.streamOf(m.Recording, m.Source, m.Attrs)
 }
 
 // StreamOfConn is StreamOf for a connection record.
 func (r *Recording) StreamOfConn(c *protocol.Conn) string {
-	if !r.replaySource(c.Source) {
-		return ""
+	return r.streamOf(c.Recording, c.Source, c.Attrs)
+}
+
+func (r *Recording) streamOf(rec, source int, attrs map[string]string) string {
+	sub := ""
+	if r.replaySource(source) {
+		sub = attrs[AttrSubscription]
 	}
-	return c.Attrs[AttrSubscription]
+	if r.joined == nil || rec < 0 || rec >= len(r.joined) {
+		return sub
+	}
+	name := r.joined[rec].Name
+	if sub == "" {
+		return name
+	}
+	return name + "/" + sub
+}
+
+// Joined returns the recordings r joins (Join), or nil for one recording.
+func (r *Recording) Joined() []*Recording { return r.joined }
+
+// RecordingOfStream returns the recording a stream of r belongs to: r
+// itself, or for recordings read joined (Join) the one named by the
+// stream (see StreamOf).
+func (r *Recording) RecordingOfStream(name string) *Recording {
+	for _, j := range r.joined {
+		if name == j.Name || strings.HasPrefix(name, j.Name+"/") {
+			return j
+		}
+	}
+	return r
 }
 
 func (r *Recording) replaySource(id int) bool { return r.replay[id] }
@@ -336,7 +363,7 @@ func (r *Recording) replaySource(id int) bool { return r.replay[id] }
 // StreamInfo describes stream name of the recording for the engine that
 // checks it: the recording tool and every source with its replay flag.
 func (r *Recording) StreamInfo(name string) protocol.StreamInfo {
-	info := protocol.StreamInfo{Stream: name, Tool: r.Parts[0].Header.Tool}
+	info := protocol.StreamInfo{Stream: name, Tool: r.RecordingOfStream(name).Parts[0].Header.Tool}
 	for _, s := range r.Sources {
 		info.Sources = append(info.Sources, protocol.SourceInfo{ID: int(s.ID), Transport: s.Transport, Endpoint: s.Endpoint, Replay: s.Replay})
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,6 +126,7 @@ func TestFleet7(t *testing.T) {
 		t.Fatalf("check --json: %d recordings, want 5", len(byRec))
 	}
 	showAgrees(t, "s3://caps/fleet7/", byRec)
+	viewAgrees(t, "s3://caps/fleet7/", byRec)
 }
 
 // recRules are one recording's findings by rule, as show marks them (a
@@ -132,6 +134,10 @@ func TestFleet7(t *testing.T) {
 type recRules struct {
 	name  string
 	rules map[string]int
+	// counts are check's findings by level ("MUST"), sessions its sess_
+	// sessions, sorted.
+	counts   map[string]int
+	sessions []string
 }
 
 // checkRecordings runs check --json on names and returns each recording's
@@ -142,7 +148,9 @@ func checkRecordings(t *testing.T, names ...string) []recRules {
 	var doc struct {
 		Recordings []struct {
 			Recording string
+			Counts    map[string]int
 			Sessions  []struct {
+				Session  string
 				Findings []struct {
 					Rule  string
 					Index int64
@@ -157,7 +165,11 @@ func checkRecordings(t *testing.T, names ...string) []recRules {
 	for _, r := range doc.Recordings {
 		rules := map[string]int{}
 		marked := map[string]bool{}
+		var sessions []string
 		for _, s := range r.Sessions {
+			if strings.HasPrefix(s.Session, "sess_") {
+				sessions = append(sessions, s.Session)
+			}
 			for _, f := range s.Findings {
 				if k := fmt.Sprint(f.Index, " ", f.Rule); f.Index < 0 || !marked[k] {
 					marked[k] = true
@@ -165,7 +177,8 @@ func checkRecordings(t *testing.T, names ...string) []recRules {
 				}
 			}
 		}
-		res = append(res, recRules{r.Recording, rules})
+		sort.Strings(sessions)
+		res = append(res, recRules{r.Recording, rules, r.Counts, sessions})
 	}
 	return res
 }
@@ -519,5 +532,86 @@ func TestDamagedRecordingAmongOthers(t *testing.T) {
 	}
 	if code, out, _ := replay(t, "info", dir); code != cli.ExitUsage || !strings.Contains(out, "file:") {
 		t.Errorf("info of the directory: exit %d\n%s", code, out)
+	}
+}
+
+// viewAgrees opens names as view does and checks that view's API judges
+// each recording of want as check does: /api/capture's findings of each
+// recording, and /api/sessions?recording=NAME its sessions.
+func viewAgrees(t *testing.T, name string, want []recRules) {
+	t.Helper()
+	recs, err := recording.Open(context.Background(), []string{name}, recording.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := viewer.New(viewer.Options{Recording: recording.Join(recs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for deadline := time.Now().Add(30 * time.Second); !v.CheckDone(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the viewer's check did not finish")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts := httptest.NewServer(v)
+	defer ts.Close()
+	get := func(path string, into any) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %s: %s", path, resp.Status, body)
+		}
+		if err := json.Unmarshal(body, into); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	var capInfo struct {
+		Findings   map[string]int
+		Recordings []struct {
+			Name     string
+			Findings map[string]int
+		}
+	}
+	get("/api/capture", &capInfo)
+	if len(capInfo.Recordings) != len(want) {
+		t.Fatalf("view: %d recordings, check %d", len(capInfo.Recordings), len(want))
+	}
+	total := map[string]int{}
+	for i, w := range want {
+		got := capInfo.Recordings[i]
+		if got.Name != w.name {
+			t.Errorf("view's recording %d is %q, check's %q", i+1, got.Name, w.name)
+		}
+		for _, l := range []string{"MUST", "SHOULD", "INFO"} {
+			total[l] += w.counts[l]
+			if got.Findings[strings.ToLower(l)] != w.counts[l] {
+				t.Errorf("%s: view counts %v, check %v", w.name, got.Findings, w.counts)
+			}
+		}
+		var page struct {
+			Sessions []struct{ ID string }
+			Total    int
+		}
+		get("/api/sessions?limit=500&recording="+url.QueryEscape(w.name), &page)
+		var ids []string
+		for _, s := range page.Sessions {
+			if strings.HasPrefix(s.ID, "sess_") {
+				ids = append(ids, s.ID)
+			}
+		}
+		sort.Strings(ids)
+		if len(ids) == 0 || fmt.Sprint(ids) != fmt.Sprint(w.sessions) {
+			t.Errorf("%s: view's sessions %v, check's %v", w.name, ids, w.sessions)
+		}
+	}
+	if capInfo.Findings["must"] != total["MUST"] || capInfo.Findings["should"] != total["SHOULD"] || capInfo.Findings["info"] != total["INFO"] {
+		t.Errorf("view counts %v in all, check %v", capInfo.Findings, total)
 	}
 }

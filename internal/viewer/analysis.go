@@ -60,6 +60,9 @@ type sessionFacts struct {
 	Urgencies []string         `json:"urgencies"`
 	Sources   []int            `json:"sources"`
 	Rules     map[string]int64 `json:"rules"`
+	// Recording names the recording the session belongs to when several
+	// are viewed (each judged on its own, as check judges it).
+	Recording string `json:"recording,omitempty"`
 }
 
 func addValue[T comparable](list []T, v T) []T {
@@ -103,6 +106,9 @@ type snapshot struct {
 	byID     map[string]*sessionView
 	// overview is the whole capture's density: all lanes, by bucket.
 	overview []cell
+	// recordings are the findings of each recording viewed, when several
+	// are (in the order they were named).
+	recordings []recordingCounts
 	// sorted caches session orders by sort key (filled on demand).
 	sorted sync.Map
 }
@@ -115,6 +121,12 @@ type sessionView struct {
 	Facts   sessionFacts
 	Records []uint32
 	Cells   []cell
+}
+
+// recordingCounts are one recording's findings, when several are viewed.
+type recordingCounts struct {
+	Name   string  `json:"name"`
+	Counts Verdict `json:"findings"`
 }
 
 // analysis is the background check of the whole capture: findings by
@@ -185,6 +197,30 @@ type builder struct {
 	readTo    int64
 	publishes int
 	stats     protocol.Stats
+	// rec is the recording checked; byRec counts the findings of each of
+	// the recordings it joins (nil for one recording).
+	rec    *recording.Recording
+	byRec  []recordingCounts
+	recPos map[string]int // stream -> position in byRec
+}
+
+// recordingOf is the position among the joined recordings of stream's.
+func (b *builder) recordingOf(stream string) int {
+	if i, ok := b.recPos[stream]; ok {
+		return i
+	}
+	if b.recPos == nil {
+		b.recPos = map[string]int{}
+	}
+	b.recPos[stream] = -1
+	j := b.rec.RecordingOfStream(stream)
+	for i, r := range b.rec.Joined() {
+		if r == j {
+			b.recPos[stream] = i
+			return i
+		}
+	}
+	return -1
 }
 
 func (b *builder) session(id string) *sessionBuild {
@@ -207,13 +243,21 @@ func (b *builder) session(id string) *sessionBuild {
 // run checks the recording through the analysis driver (its streams, the
 // replay flags of its sources and its connection records, as check does).
 func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.Config) {
-	b := &builder{a: a, byID: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}}
+	b := &builder{a: a, byID: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec}
+	for _, r := range rec.Joined() {
+		b.byRec = append(b.byRec, recordingCounts{Name: r.Name})
+	}
 	for i := range b.overview {
 		b.overview[i].bucket = uint32(i)
 	}
 	sink := protocol.Sink{
 		Finding: func(f protocol.Finding) {
 			b.counts.add(f.Level)
+			if b.byRec != nil {
+				if i := b.recordingOf(f.Stream); i >= 0 {
+					b.byRec[i].Counts.add(f.Level)
+				}
+			}
 			if f.Session != "" {
 				s := b.session(f.Session)
 				s.facts.Verdict.add(f.Level)
@@ -241,9 +285,9 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 		},
 	}
 	last := time.Now()
-	obs := &check.Observer{Before: func(_ string, m *protocol.Message) {
+	obs := &check.Observer{Before: func(stream string, m *protocol.Message) {
 		// Filed first, so that the findings its check makes land in its cell.
-		b.message(m)
+		b.message(m, stream)
 		if b.read%1024 == 0 && time.Since(last) >= publishEvery {
 			b.publish(false, nil)
 			last = time.Now()
@@ -260,7 +304,7 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 // message files one message under its session: the payload's session key,
 // or for a subscriber's reply the session whose event carried its
 // reply_token.
-func (b *builder) message(m *protocol.Message) {
+func (b *builder) message(m *protocol.Message, stream string) {
 	b.read++
 	b.readTo = int64(m.Offset)
 	d := m.Doc
@@ -286,6 +330,9 @@ func (b *builder) message(m *protocol.Message) {
 	f := &s.facts
 	if f.Messages == 0 {
 		f.First = m.Offset
+		if b.byRec != nil {
+			f.Recording = b.rec.RecordingOfStream(stream).Name
+		}
 	}
 	f.Messages++
 	f.Last = m.Offset
@@ -367,7 +414,7 @@ func (b *builder) publish(done bool, err error) {
 	snap := &snapshot{
 		done: done, read: b.read, readTo: b.readTo, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
 		stats: b.stats, sessions: slices.Clone(b.views), byID: make(map[string]*sessionView, len(b.views)),
-		overview: slices.Clone(b.overview),
+		overview: slices.Clone(b.overview), recordings: slices.Clone(b.byRec),
 	}
 	if err != nil {
 		snap.err = err.Error()

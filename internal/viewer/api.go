@@ -101,6 +101,12 @@ type captureInfo struct {
 	IndexCount  int              `json:"index_sessions"`
 	Check       checkProgress    `json:"check"`
 	Counts      map[string]int64 `json:"findings"`
+	// Recordings are, when several recordings are viewed, each one's name
+	// and findings (each judged on its own, as check judges it), the first
+	// maxIndexSessions of them; /api/sessions?recording=NAME lists one's
+	// sessions.
+	Recordings    []recordingCounts `json:"recordings,omitempty"`
+	RecordingsCut bool              `json:"recordings_cut,omitempty"`
 }
 
 type indexSession struct {
@@ -139,6 +145,10 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 	sn := s.analysis().snap.Load()
 	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
 	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
+	info.Recordings = sn.recordings
+	if len(info.Recordings) > maxIndexSessions {
+		info.Recordings, info.RecordingsCut = info.Recordings[:maxIndexSessions], true
+	}
 	if len(info.Sessions) > maxIndexSessions {
 		info.Sessions = info.Sessions[:maxIndexSessions]
 		info.SessionsCut = true
@@ -181,6 +191,9 @@ var sessionKeys = map[string]func(a, b *sessionView) int{
 	"must":   func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Must, b.Facts.Verdict.Must) },
 	"should": func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Should, b.Facts.Verdict.Should) },
 	"info":   func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Info, b.Facts.Verdict.Info) },
+	"recording": func(a, b *sessionView) int {
+		return strings.Compare(a.Facts.Recording, b.Facts.Recording)
+	},
 }
 
 func cmpInt(a, b int64) int {
@@ -226,8 +239,9 @@ func sortedSessions(sn *snapshot, key string, desc bool) []*sessionView {
 
 // serveSessions answers a page of the sessions, sorted by any column
 // (sort=must&desc=1), only those with findings (findings=1 any level,
-// findings=must|should), only those whose id contains q; from and limit
-// page through them.
+// findings=must|should), only those whose id contains q, only those of
+// one of several recordings viewed (recording=NAME); from and limit page
+// through them.
 func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	from, err := intQuery(r, "from", 0)
@@ -251,7 +265,11 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	sn := s.analysis().snap.Load()
 	all := sortedSessions(sn, key, q.Get("desc") == "1")
 	with, text := q.Get("findings"), q.Get("q")
+	recName, byRec := q.Get("recording"), q.Has("recording")
 	keep := func(v *sessionView) bool {
+		if byRec && v.Facts.Recording != recName {
+			return false
+		}
 		switch with {
 		case "must":
 			if v.Facts.Verdict.Must == 0 {
@@ -282,7 +300,7 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	// Sessions the index keys that the check has not reached yet, after
 	// the others, while it runs.
 	pending := 0
-	if !sn.done && with == "" {
+	if !sn.done && with == "" && !byRec {
 		for _, x := range s.index().Sessions {
 			if _, ok := sn.byID[x.ID]; ok || text != "" && !strings.Contains(strings.ToLower(x.ID), strings.ToLower(text)) {
 				continue

@@ -228,9 +228,10 @@ func NewPass(cfg Config, rec *recording.Recording, sink protocol.Sink) (*Pass, e
 	}
 	opts := cfg.Options
 	p.prep = protocol.PreparationOf(cfg.Models(), &opts)
-	if rec == nil || !rec.Replay() {
+	if rec == nil || !rec.Replay() && rec.Joined() == nil {
 		// A recording that is one stream has it from the start (a
-		// replay's streams are its subscriptions, found as they come).
+		// replay's streams are its subscriptions, and those of joined
+		// recordings their recordings, found as they come).
 		p.engine("")
 	}
 	return p, nil
