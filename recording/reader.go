@@ -224,6 +224,16 @@ func (r *Reader) Index() int64 {
 	return r.last
 }
 
+// Recording is the position, among the recordings read joined (Join), of
+// the recording of the record Next returned last (0 for one recording): a
+// message's Message.Recording.
+func (r *Reader) Recording() int {
+	if r.subs == nil || r.cur < 0 {
+		return 0
+	}
+	return r.cur
+}
+
 // next is the joint number of the record Next returns next.
 func (r *Reader) next() int64 {
 	if r.subs != nil {

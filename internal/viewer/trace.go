@@ -141,6 +141,7 @@ func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass
 			}
 			if rec.Kind == capfile.KindConn {
 				recording.ConnFromRecord(&c, rec, rd.Index(), attrs)
+				c.Recording = rd.Recording()
 				pass.Conn(&c)
 				continue
 			}
@@ -156,6 +157,7 @@ func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass
 				}
 			}
 			recording.FromRecord(&m, rec, rd.Index(), s.hdr.Start, attrs)
+			m.Recording = rd.Recording()
 			pass.Message(&m)
 		}
 	}
