@@ -19,10 +19,12 @@
 //
 // API (all GET, JSON unless said otherwise; every list is paged):
 //
-//	/api/capture                  file, header, counts, check progress, the first sessions of the index
-//	/api/sessions?sort&desc&findings&q&from&limit
+//	/api/capture                  file, header, counts, check progress, the first sessions of the index;
+//	                              of several recordings, each one's name and findings (recordings)
+//	/api/sessions?sort&desc&findings&q&recording&from&limit
 //	                              sessions sorted by any column (id, protocol, state, messages,
-//	                              first, last, span, must, should, info), only those with findings
+//	                              first, last, span, must, should, info, recording), only those
+//	                              with findings, only those of one of several recordings
 //	/api/rows?session&filter&q&from&limit
 //	                              rows [from, from+limit) of a list: the capture's records or a
 //	                              session's messages, narrowed by a filter expression and a text
@@ -42,6 +44,11 @@
 //	                              a page of the session's steps (index: the page of its step)
 //	/api/trace/SESSION/svg        the session's state-machine drawing (image/svg+xml)
 //	/api/rules                    every rule: id, level, summary, protocol, spec
+//
+// Several recordings (a prefix or glob holding several hosts' rotated
+// recordings) are shown as one capture, their records interleaved by time,
+// and judged each on its own, exactly as check judges them: each session
+// names its recording ("recording").
 //
 // Every other path goes to the replay server (its WebSocket, SSE, reply,
 // statistics and /control endpoints).

@@ -11,6 +11,9 @@
 // replay (aaep-replay serve --record, push --record) has one stream per
 // subscription, each subscriber's replies judged against its own copy of
 // the replay; any other recording is one stream, whatever its sources.
+// Several recordings read joined (recording.Join: view, visualize) are
+// judged each on its own, as RunEach judges them: each recording's streams
+// are named after it (recording.Recording.StreamOf).
 // Each stream gets an engine of its own, made here with the stream's
 // information (protocol.StreamInfo: its name, its sources and which of
 // them recorded a replay), which the engine requires. Connection records
