@@ -47,6 +47,15 @@ func openRecords(ctx context.Context, rec *recording.Recording, follow bool, pol
 	return r, nil
 }
 
+// recording is the position of the last record's recording among
+// recordings read joined (recording.Reader.Recording).
+func (r *records) recording() int {
+	if r.rd == nil {
+		return 0
+	}
+	return r.rd.Recording()
+}
+
 // read returns the next record and its index, or io.EOF at the end (a clean
 // end, or a torn tail when not following: see torn).
 func (r *records) read(ctx context.Context) (*capfile.Record, int64, error) {

@@ -163,12 +163,14 @@ func Run(ctx context.Context, rec *recording.Recording, w io.Writer, opts Option
 		switch {
 		case isMsg:
 			recording.FromRecord(&msg, r, idx, src.hdr.Start, attrs)
+			msg.Recording = src.recording()
 			if pass != nil {
 				pass.Message(&msg)
 			}
 			doc.Decode(r.Payload)
 		case r.Kind == capfile.KindConn && pass != nil:
 			recording.ConnFromRecord(&conn, r, idx, attrs)
+			conn.Recording = src.recording()
 			pass.Conn(&conn)
 		}
 		show := isMsg && opts.Match.Match(&doc.Routing) || !isMsg && !opts.MessagesOnly
