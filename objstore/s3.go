@@ -284,7 +284,7 @@ func (s *s3Store) List(ctx context.Context, prefix string) ([]Object, error) {
 		if info.Err != nil {
 			return nil, s.wrap("list", prefix, info.Err)
 		}
-		out = append(out, Object{Key: info.Key, Size: info.Size, Modified: info.LastModified})
+		out = append(out, Object{Key: info.Key, Size: info.Size, Modified: info.LastModified, ETag: strings.Trim(info.ETag, `"`)})
 	}
 	return out, nil
 }

@@ -128,6 +128,14 @@ func (b *Batch) Close() error {
 	for _, e := range b.reports {
 		t.add(e.r, b.threshold, e.sessions)
 	}
+	if len(b.reports) == 0 {
+		// Nothing to check (an incremental check with nothing new)
+		// passes.
+		t.Verdict = VerdictPass
+		if b.threshold >= Never {
+			t.Verdict = VerdictNotGated
+		}
+	}
 	if b.asJSON {
 		if len(b.reports) == 0 {
 			_, b.err = b.w.Write(appendDocumentStart(nil, b.threshold))

@@ -77,10 +77,10 @@ func expand(ctx context.Context, names []string, opts *Options) ([]*Part, error)
 				return nil, err
 			}
 			for _, f := range files {
-				add(filePart(f))
+				add(stampFile(filePart(f), opts))
 			}
 		case err == nil:
-			add(filePart(arg))
+			add(stampFile(filePart(arg), opts))
 		case errors.Is(err, fs.ErrNotExist) && strings.ContainsAny(arg, "*?["):
 			matches, gerr := filepath.Glob(arg)
 			if gerr != nil {
@@ -97,7 +97,7 @@ func expand(ctx context.Context, names []string, opts *Options) ([]*Part, error)
 			}
 			sort.Strings(files)
 			for _, f := range files {
-				add(filePart(f))
+				add(stampFile(filePart(f), opts))
 			}
 		default:
 			return nil, err
@@ -122,7 +122,15 @@ func objectParts(ctx context.Context, arg string, opts *Options, exts []string) 
 		return nil, err
 	}
 	if !u.IsPrefix() {
-		return []*Part{objectPart(store, u.Key)}, nil
+		p := objectPart(store, u.Key)
+		if opts.Changed != nil {
+			obj, err := store.Stat(ctx, u.Key)
+			if err != nil {
+				return nil, err
+			}
+			p.stamp = Stamp{Size: obj.Size, Modified: obj.Modified, ETag: obj.ETag}
+		}
+		return []*Part{p}, nil
 	}
 	list, err := store.List(ctx, u.Key)
 	if err != nil {
@@ -132,7 +140,9 @@ func objectParts(ctx context.Context, arg string, opts *Options, exts []string) 
 	for _, obj := range list {
 		for _, ext := range exts {
 			if strings.HasSuffix(obj.Key, ext) {
-				out = append(out, objectPart(store, obj.Key))
+				p := objectPart(store, obj.Key)
+				p.stamp = Stamp{Size: obj.Size, Modified: obj.Modified, ETag: obj.ETag}
+				out = append(out, p)
 				break
 			}
 		}
@@ -141,6 +151,18 @@ func objectParts(ctx context.Context, arg string, opts *Options, exts []string) 
 		return nil, fmt.Errorf("%w %s: no %s object under it", ErrNoMatch, arg, strings.Join(exts, ", "))
 	}
 	return out, nil
+}
+
+// stampFile notes a local file's size and modification time for
+// Options.Changed (a file that cannot be stated keeps a zero stamp, and its
+// reading says what is wrong).
+func stampFile(p *Part, opts *Options) *Part {
+	if opts.Changed != nil {
+		if st, err := os.Stat(p.path); err == nil {
+			p.stamp = Stamp{Size: st.Size(), Modified: st.ModTime()}
+		}
+	}
+	return p
 }
 
 // dirInputs lists the files of dir ending in one of exts, sorted by name.

@@ -55,6 +55,7 @@ type Part struct {
 	size   int64     // bytes, -1 when unknown (a stream)
 	mu     sync.Mutex
 	remote *objstore.Remote // the last object handle opened, for RemoteStats
+	stamp  Stamp            // what a listing said of it (Options.Changed)
 }
 
 func filePart(path string) *Part { return &Part{Name: path, path: path, size: -1} }

@@ -27,6 +27,23 @@ type Options struct {
 	// directories and prefixes (a command that reads only captures lists
 	// ".aaep").
 	Extensions []string
+	// Changed, when set, says which parts to read: it is asked once for
+	// every part named (with what its listing or file system says of it,
+	// a zero Stamp for standard input) and Open reads only the parts it
+	// answers true for, and the earlier parts of their recordings (found
+	// by the previous part each header names); the others are not read at
+	// all. Open then returns no recording, and no error, when it answers
+	// false for every part (an incremental check of a prefix: only what
+	// is new).
+	Changed func(name string, s Stamp) bool
+}
+
+// Stamp is what a listing says of a part without reading it: its size, when
+// it was last modified and (for objects) its ETag.
+type Stamp struct {
+	Size     int64
+	Modified time.Time
+	ETag     string
 }
 
 // Recording is one recording: the parts a recorder wrote for one run, in
@@ -81,11 +98,18 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 	if err != nil {
 		return nil, err
 	}
+	var errs []error
+	if opts.Changed != nil {
+		if parts, errs = changedParts(ctx, parts, opts.Changed); len(parts) == 0 {
+			return nil, nil
+		}
+	} else {
+		errs = peekAll(ctx, parts)
+	}
 	// A part that cannot be read (a damaged header) fails Open when it is
 	// all there is; among others it stays a recording of its own, and
 	// reading it says what is wrong (check reports it INCOMPLETE, info
 	// goes on with the other files), as each file of a prefix was before.
-	errs := peekAll(ctx, parts)
 	failed := 0
 	for _, err := range errs {
 		if err != nil {
@@ -100,6 +124,50 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 		r.finish()
 	}
 	return recs, nil
+}
+
+// changedParts returns the parts changed says are new, with the earlier
+// parts of their recordings (each header's previous part, read in turn), in
+// the order they were named, and each one's error of reading its header.
+// Only those parts' headers are read.
+func changedParts(ctx context.Context, parts []*Part, changed func(string, Stamp) bool) ([]*Part, []error) {
+	type key struct{ dir, base string }
+	byName := map[key]*Part{}
+	keep := map[*Part]bool{}
+	var todo []*Part
+	for _, p := range parts {
+		byName[key{p.dir(), p.base()}] = p
+		if changed(p.Name, p.stamp) {
+			keep[p] = true
+			todo = append(todo, p)
+		}
+	}
+	perr := map[*Part]error{}
+	for len(todo) > 0 {
+		for i, err := range peekAll(ctx, todo) {
+			perr[todo[i]] = err
+		}
+		var more []*Part
+		for _, p := range todo {
+			if perr[p] != nil || p.Number <= 1 || p.Previous == "" {
+				continue
+			}
+			if q := byName[key{p.dir(), p.Previous}]; q != nil && !keep[q] {
+				keep[q] = true
+				more = append(more, q)
+			}
+		}
+		todo = more
+	}
+	var out []*Part
+	var errs []error
+	for _, p := range parts {
+		if keep[p] {
+			out = append(out, p)
+			errs = append(errs, perr[p])
+		}
+	}
+	return out, errs
 }
 
 // PartError is the error of Open when no part named could be read as a

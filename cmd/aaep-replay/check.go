@@ -5,11 +5,13 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -36,6 +38,14 @@ type CheckOptions struct {
 	// AllowIncomplete exits by the findings of what was read when part of
 	// the input could not be read (the report still says INCOMPLETE).
 	AllowIncomplete bool
+	// Since checks only the recordings with a part modified at or after
+	// it (--since, RFC 3339 or a duration before now); zero: all.
+	Since    time.Time
+	SinceArg string
+	// State is --state: a file of the parts checked before; only parts
+	// new or changed since are checked, and the file is updated after a
+	// run that read all it was given.
+	State string
 }
 
 // NewCmdCheck builds check; runF, when given, runs instead of checkRun
@@ -101,6 +111,16 @@ read).`,
 				if err := opts.config().Validate(); err != nil {
 					return cli.Usagef("%w", err)
 				}
+				if opts.SinceArg != "" {
+					if opts.Since, err = parseSince(opts.SinceArg, time.Now()); err != nil {
+						return err
+					}
+				}
+				if opts.State != "" {
+					if err := outfile.Check(opts.State, outfile.Options{Inputs: args, NoStdout: "the state file is read back by the next run"}); err != nil {
+						return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+					}
+				}
 				opts.Inputs = args
 			}
 			if runF != nil {
@@ -119,6 +139,8 @@ read).`,
 	numflag.Int(f, &opts.MaxFindings, "max-findings", protocol.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
 	f.BoolVar(&opts.Summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
 	f.BoolVar(&opts.All, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
+	f.StringVar(&opts.SinceArg, "since", "", "check only the recordings with a part (file or object) modified at or after this time: RFC 3339, or a duration (24h) before now")
+	f.StringVar(&opts.State, "state", "", "a file remembering the parts checked (name, size, ETag or time): check only what is new or changed since, and update it after a run that read everything")
 	f.BoolVar(&opts.AllowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
 }
@@ -142,9 +164,40 @@ func checkRun(opts *CheckOptions) error {
 		return listRules(opts.app, opts.JSON)
 	}
 	a, threshold := opts.app, opts.Threshold
-	recs, err := a.recordings("check", opts.Inputs)
+	var inc *incremental
+	ropts := a.inputOptions("check")
+	if !opts.Since.IsZero() || opts.State != "" {
+		inc = &incremental{since: opts.Since}
+		if opts.State != "" {
+			st, err := readState(opts.State)
+			if err != nil {
+				return err
+			}
+			inc.state = st
+		}
+		ropts.Changed = inc.changed
+	}
+	recs, err := a.recordingsWith("check", opts.Inputs, ropts)
 	if err != nil {
 		return err
+	}
+	if inc != nil {
+		if !a.quiet {
+			fmt.Fprintf(a.Err, "aaep-replay: check: %d of %d parts new or changed (%s)\n", inc.picked, inc.order, inc.what(opts))
+		}
+		if len(recs) == 0 {
+			if opts.JSON {
+				if err := protocol.NewBatch(a.Out, true, threshold, 0).Close(); err != nil {
+					return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", err))
+				}
+			}
+			if opts.State != "" {
+				if err := inc.save(opts.State, nil, opts.Inputs); err != nil {
+					return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+				}
+			}
+			return nil
+		}
 	}
 	out, jsonOut := a.Out, (*bufio.Writer)(nil)
 	if opts.JSON {
@@ -239,6 +292,12 @@ func checkRun(opts *CheckOptions) error {
 			}
 		}
 		return cli.Silent(cli.ExitUsage)
+	}
+	if opts.State != "" && firstErr == nil && incomplete == 0 {
+		// Everything given was read: the next run need not read it again.
+		if err := inc.save(opts.State, recs, opts.Inputs); err != nil {
+			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+		}
 	}
 	if failed > 0 {
 		return cli.Silent(cli.ExitFailure)

@@ -31,7 +31,12 @@ func (a *app) inputOptions(verb string) recording.Options {
 // recordings opens a verb's FILE arguments as recordings; an argument that
 // names nothing is a usage error (exit 2) saying which.
 func (a *app) recordings(verb string, args []string) ([]*recording.Recording, error) {
-	recs, err := recording.Open(a.ctx, args, a.inputOptions(verb))
+	return a.recordingsWith(verb, args, a.inputOptions(verb))
+}
+
+// recordingsWith is recordings with the options given.
+func (a *app) recordingsWith(verb string, args []string, opts recording.Options) ([]*recording.Recording, error) {
+	recs, err := recording.Open(a.ctx, args, opts)
 	var pe *recording.PartError
 	switch {
 	case errors.As(err, &pe):
