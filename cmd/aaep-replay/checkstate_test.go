@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
 )
 
@@ -200,5 +202,126 @@ func TestCheckSince(t *testing.T) {
 		if code, _, errs := replay(t, "check", "--since", bad, local); code != 2 || !strings.Contains(errs, "--since") {
 			t.Errorf("--since %s: exit %d: %s", bad, code, errs)
 		}
+	}
+}
+
+// info --index-only of an object of a few MB reads its header and index:
+// a few KiB of it, the records and sessions as the full summary counts
+// them; without the flag, info reads it whole as before.
+func TestInfoIndexOnlyS3(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.aaep")
+	w, err := capfile.Create(path, capfile.Header{
+		Start:   time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC),
+		Tool:    "infoindex-test/1",
+		Origins: []capfile.Origin{{ID: 0, Transport: "websocket", Endpoint: "ws://127.0.0.1:8765/aaep/v1/ws"}},
+	}, &capfile.WriterOptions{FlushInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Payloads that do not compress: a few MB on disk.
+	var x uint64 = 88172645463325252
+	for i := 0; i < 6000; i++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"type":"agent.progress.updated","session":"s%d","pad":"`, i%7)
+		for j := 0; j < 64; j++ {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			fmt.Fprintf(&b, "%016x", x)
+		}
+		b.WriteString(`"}`)
+		r := capfile.Record{Kind: capfile.KindReceived, Time: int64(i) * int64(time.Millisecond), Session: fmt.Sprintf("s%d", i%7), Payload: []byte(b.String())}
+		if err := w.Append(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 2<<20 {
+		t.Fatalf("the capture is %d bytes, want a few MB", len(data))
+	}
+	if err := srv.Put("caps", "big.aaep", data); err != nil {
+		t.Fatal(err)
+	}
+	served := func(from int) (n int, bytes int64) {
+		for _, r := range srv.Requests()[from:] {
+			if p, _, _ := strings.Cut(r.Path, "?"); p == "/caps/big.aaep" {
+				n++
+				bytes += r.Bytes
+			}
+		}
+		return n, bytes
+	}
+	from := len(srv.Requests())
+	code, out, errs := replay(t, "info", "--index-only", "--json", "s3://caps/big.aaep")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var in indexInfo
+	if err := json.Unmarshal([]byte(out), &in); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	n, bytes := served(from)
+	// The head (64 KiB) and the tail with the index (at least 512 KiB),
+	// as objstore.Remote reads them: a fifth of this object, not all.
+	if bytes == 0 || bytes > int64(len(data))/5 || n > 3 {
+		t.Errorf("--index-only: the server sent %d bytes of the %d-byte object in %d requests", bytes, len(data), n)
+	}
+	if in.Records != 6000 || in.Sessions != 7 || in.Read != "header and index" || in.Bytes != int64(len(data)) || in.Duration != 5999*time.Millisecond || in.Fetched == 0 || in.Fetched > bytes {
+		t.Errorf("--index-only summary (%d bytes served): %+v", bytes, in)
+	}
+	// The same fields as the full summary, which reads every record.
+	from = len(srv.Requests())
+	code, out, errs = replay(t, "info", "--json", "s3://caps/big.aaep")
+	if code != 0 {
+		t.Fatalf("full info: exit %d: %s", code, errs)
+	}
+	if _, fb := served(from); fb < int64(len(data))*9/10 {
+		t.Errorf("full info read %d bytes of %d", fb, len(data))
+	}
+	var full capedit.Summary
+	if err := json.Unmarshal([]byte(out), &full); err != nil {
+		t.Fatal(err)
+	}
+	f := indexInfoFull(&full)
+	if f.Records != in.Records || f.Sessions != in.Sessions || f.Duration != in.Duration || !f.End.Equal(in.End) || f.RawBytes != in.RawBytes || f.Frames != in.Frames {
+		t.Errorf("index summary %+v differs from the full one %+v", in, f)
+	}
+	// Text: says what was not read.
+	if _, txt, _ := replay(t, "info", "--index-only", "s3://caps/big.aaep"); !strings.Contains(txt, "read:      header and index") || !strings.Contains(txt, "not read:  records by kind") {
+		t.Errorf("text:\n%s", txt)
+	}
+}
+
+// info --index-only of a capture without an intact index (torn) reads it
+// whole and says so; of a clean file, the index's counts.
+func TestInfoIndexOnlyTorn(t *testing.T) {
+	dir := t.TempDir()
+	path, recs := fileopsCapture(t, dir, "c.aaep")
+	code, out, errs := replay(t, "info", "--index-only", "--json", path)
+	var in indexInfo
+	if err := json.Unmarshal([]byte(out), &in); code != 0 || err != nil || in.Read != "header and index" || in.Records != int64(len(recs)) {
+		t.Errorf("clean: exit %d (%v): %s%s", code, err, out, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(dir, "torn.aaep")
+	if err := os.WriteFile(torn, data[:len(data)-40], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = replay(t, "info", "--index-only", "--json", torn)
+	in = indexInfo{}
+	if err := json.Unmarshal([]byte(out), &in); code != 0 || err != nil || in.Read != "every record" || in.Status != "torn" || in.Records == 0 {
+		t.Errorf("torn: exit %d (%v): %s%s", code, err, out, errs)
 	}
 }

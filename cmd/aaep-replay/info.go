@@ -23,6 +23,9 @@ type InfoOptions struct {
 	Speed   float64
 	MaxIdle time.Duration
 	Gap     time.Duration
+	// IndexOnly summarises captures with an intact index from their
+	// header and index alone (--index-only).
+	IndexOnly bool
 	// Reading says how the end of reading a damaged or torn capture is judged.
 	Reading capfile.ReadPolicy
 }
@@ -65,6 +68,7 @@ over all of them (--json: {"files": [...], "total": {...}}).`,
 	numflag.Float(f, &o.Speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), "replay speed for the replay time estimate")
 	numflag.Duration(f, &o.MaxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "cap on each wait between events for the replay time estimate (0: no cap)")
 	numflag.Duration(f, &o.Gap, "gap", capedit.DefaultGap, numflag.Positive(), "shortest silence between received messages reported as a gap")
+	f.BoolVar(&o.IndexOnly, "index-only", false, "summarise from each capture's header and index alone (records, sessions, times, sizes): an s3:// object is not downloaded; a capture without an intact index is still read whole")
 	addReadingFlags(f, &o.Reading)
 	return cmd
 }
@@ -84,10 +88,26 @@ func infoRun(o *InfoOptions) error {
 	defer meter.Stop()
 	var (
 		sums     []*capedit.Summary
+		idxs     []*indexInfo
 		firstErr error
 	)
 	for i, part := range parts {
 		meter.File(part.Name)
+		if o.IndexOnly {
+			in, ok, err := indexPart(o, part)
+			if err == nil && ok {
+				idxs = append(idxs, in)
+				if !o.JSON {
+					if i > 0 {
+						fmt.Fprintln(a.Out)
+					}
+					if werr := in.writeText(a.Out); werr != nil {
+						return cli.WithCode(cli.ExitUsage, werr)
+					}
+				}
+				continue
+			}
+		}
 		s, err := capedit.InfoPart(a.ctx, part, capedit.InfoOptions{Speed: o.Speed, MaxIdle: o.MaxIdle, Gap: o.Gap, Progress: meter})
 		var ws []capedit.Warning
 		if s != nil && s.Torn != nil {
@@ -105,11 +125,20 @@ func infoRun(o *InfoOptions) error {
 			continue
 		}
 		sums = append(sums, s)
+		if o.IndexOnly {
+			idxs = append(idxs, indexInfoFull(s))
+		}
 		if o.JSON {
 			continue
 		}
 		if i > 0 {
 			fmt.Fprintln(a.Out)
+		}
+		if o.IndexOnly {
+			if werr := idxs[len(idxs)-1].writeText(a.Out); werr != nil {
+				return cli.WithCode(cli.ExitUsage, werr)
+			}
+			continue
 		}
 		if werr := s.WriteText(a.Out); werr != nil {
 			return cli.WithCode(cli.ExitUsage, werr)
@@ -118,6 +147,14 @@ func infoRun(o *InfoOptions) error {
 	meter.Stop()
 	var werr error
 	switch {
+	case o.IndexOnly && o.JSON && len(parts) == 1 && len(idxs) == 1:
+		werr = writeJSON(a.Out, idxs[0])
+	case o.IndexOnly && o.JSON:
+		werr = writeJSON(a.Out, struct {
+			Files []*indexInfo `json:"files"`
+		}{idxs})
+	case o.IndexOnly:
+		// No total: each capture's block says what it holds.
 	case o.JSON && len(parts) == 1 && len(sums) == 1:
 		werr = writeJSON(a.Out, sums[0])
 	case o.JSON:

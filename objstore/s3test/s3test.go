@@ -44,6 +44,8 @@ type Request struct {
 	Method string
 	Path   string // path and query
 	Status int
+	// Bytes is the size of the answer's body as written.
+	Bytes int64
 }
 
 // Server is a running S3 server.
@@ -203,6 +205,7 @@ func (s *Server) Put(bucket, key string, data []byte) error {
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -216,14 +219,16 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
 		s.mu.Lock()
-		s.log = append(s.log, Request{Method: r.Method, Path: r.RequestURI, Status: sw.status})
+		s.log = append(s.log, Request{Method: r.Method, Path: r.RequestURI, Status: sw.status, Bytes: sw.bytes})
 		s.mu.Unlock()
 	}()
 	if code, msg := verify(r, AccessKey, SecretKey); code != "" {
