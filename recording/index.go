@@ -2,7 +2,6 @@ package recording
 
 import (
 	"context"
-	"io"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 )
@@ -25,7 +24,7 @@ func (p *Part) ReadIndex(ctx context.Context) (h capfile.Header, x *capfile.Inde
 	if !random {
 		return h, nil, false, nil
 	}
-	r, err := capfile.NewReaderAt(ra.(io.ReaderAt), ra.Size())
+	r, err := capfile.NewReaderAt(ra, ra.Size())
 	if err != nil {
 		return h, nil, false, named(p.Name, err)
 	}
