@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -29,6 +30,11 @@ func Test_NewCmdCheck(t *testing.T) {
 		{name: "summary", argv: "check --summary in.aaep", want: func(o *CheckOptions) { o.Summary = true }},
 		{name: "all", argv: "check --all in.aaep", want: func(o *CheckOptions) { o.All = true }},
 		{name: "allow-incomplete", argv: "check --allow-incomplete in.aaep", want: func(o *CheckOptions) { o.AllowIncomplete = true }},
+		{name: "since", argv: "check --since 2026-11-26T00:00:00Z s3://b/p/", want: func(o *CheckOptions) {
+			o.Inputs, o.SinceArg, o.Since = []string{"s3://b/p/"}, "2026-11-26T00:00:00Z", time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+		}},
+		{name: "state", argv: "check --state nightly.state s3://b/p/", want: func(o *CheckOptions) { o.Inputs, o.State = []string{"s3://b/p/"}, "nightly.state" }},
+		{name: "bad since", argv: "check --since yesterday in.aaep", err: `--since "yesterday": neither an RFC 3339 time (2026-11-26T00:00:00Z) nor a duration (24h) before now`},
 		{name: "quiet is the root's", argv: "-q check in.aaep"},
 		{name: "rules", argv: "check --rules", want: func(o *CheckOptions) {
 			o.Rules, o.Inputs, o.Threshold = true, nil, 0

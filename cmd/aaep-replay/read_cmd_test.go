@@ -65,6 +65,7 @@ func Test_NewCmdInfo(t *testing.T) {
 		{name: "json", argv: "info --json in.aaep", want: func(o *InfoOptions) { o.JSON = true }},
 		{name: "speed and max-idle", argv: "info --speed 4 --max-idle 2s in.aaep", want: func(o *InfoOptions) { o.Speed, o.MaxIdle = 4, 2*time.Second }},
 		{name: "gap", argv: "info --gap 500ms in.aaep", want: func(o *InfoOptions) { o.Gap = 500 * time.Millisecond }},
+		{name: "index-only", argv: "info --index-only s3://b/k.aaep", want: func(o *InfoOptions) { o.IndexOnly, o.Inputs = true, []string{"s3://b/k.aaep"} }},
 
 		{name: "no file", argv: "info --json", err: "info needs a capture FILE (several, a glob, a directory, or - for standard input) (see aaep-replay info --help)"},
 		{name: "speed zero", argv: "info --speed 0 in.aaep", err: `invalid argument "0" for "--speed" flag: want a number from 0.01 to 1000`},
