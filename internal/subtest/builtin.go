@@ -2,6 +2,7 @@ package subtest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -316,3 +317,6 @@ var builtins = []func() *Scenario{
 func fields(k, v string) map[string]json.RawMessage {
 	return map[string]json.RawMessage{k: json.RawMessage(v)}
 }
+
+// errNoScenario is returned when a name matches no built-in scenario.
+var errNoScenario = errors.New("no such scenario")

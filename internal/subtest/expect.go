@@ -286,3 +286,33 @@ func fmtDur(d time.Duration) string {
 	}
 	return d.Round(10 * time.Millisecond).String()
 }
+
+// jsonEqualSubset reports whether got holds want: equal scalars and
+// arrays, and for an object every member of want equal (recursively) in got.
+func jsonEqualSubset(want, got json.RawMessage) bool {
+	var w, g any
+	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil {
+		return bytes.Equal(bytes.TrimSpace(want), bytes.TrimSpace(got))
+	}
+	return subset(w, g)
+}
+
+func subset(w, g any) bool {
+	wm, ok := w.(map[string]any)
+	if !ok {
+		wb, _ := json.Marshal(w)
+		gb, _ := json.Marshal(g)
+		return bytes.Equal(wb, gb)
+	}
+	gm, ok := g.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, wv := range wm {
+		gv, ok := gm[k]
+		if !ok || !subset(wv, gv) {
+			return false
+		}
+	}
+	return true
+}
