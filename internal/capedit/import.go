@@ -197,6 +197,30 @@ func firstTimestamp(path string) (time.Time, bool, error) {
 	}
 }
 
+// nextImportLine returns the next non-blank line of an import, counting
+// lines and blank lines in st; io.EOF at the end. A read error keeps what
+// was imported before it (outfile.KeepPartial).
+func nextImportLine(cc *ctxCheck, lr *lineReader, path string, st *ImportStats) ([]byte, error) {
+	for {
+		if err := cc.err(); err != nil {
+			return nil, err
+		}
+		line, err := lr.read()
+		if errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
+		}
+		st.Lines++
+		if len(bytes.TrimSpace(line)) == 0 {
+			st.Blank++
+			continue
+		}
+		return line, nil
+	}
+}
+
 func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, h capfile.Header, st *ImportStats) error {
 	cw, err := newCaptureWriter(w, h)
 	if err != nil {
@@ -208,20 +232,12 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 	var rec capfile.Record
 	var doc payload.Doc
 	for {
-		if err := cc.err(); err != nil {
-			return err
-		}
-		line, err := lr.read()
+		line, err := nextImportLine(&cc, lr, path, st)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
-		}
-		st.Lines++
-		if len(bytes.TrimSpace(line)) == 0 {
-			st.Blank++
-			continue
+			return err
 		}
 		rec = capfile.Record{Kind: capfile.KindReceived, Flags: capfile.FlagNoRecvTime, Time: last, Payload: line}
 		// The flags, the session key and the time are all the import
@@ -280,20 +296,12 @@ func importMeta(ctx context.Context, path string, lr *lineReader, w io.Writer, h
 	cc := ctxCheck{ctx: ctx}
 	var rec capfile.Record
 	for {
-		if err := cc.err(); err != nil {
-			return err
-		}
-		line, err := lr.read()
+		line, err := nextImportLine(&cc, lr, path, st)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
-		}
-		st.Lines++
-		if len(bytes.TrimSpace(line)) == 0 {
-			st.Blank++
-			continue
+			return err
 		}
 		if err := parseMetaRecord(line, &rec); err != nil {
 			return outfile.KeepPartial(fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err))
