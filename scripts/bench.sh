@@ -73,7 +73,7 @@ log "go benchmarks (capfile, visualize/render)"
 	$GO test -run '^$' -bench '^BenchmarkWrite$/^default$' -benchtime "$benchtime" -count "$runs" ./capfile
 	$GO test -run '^$' -bench '^BenchmarkRead$' -benchtime "$benchtime" -count "$runs" ./capfile
 	$GO test -run '^$' -bench '^BenchmarkSVG$' -benchtime "$benchtime" -count "$runs" ./visualize/render
-	$GO test -run '^$' -bench '^BenchmarkPace$' -benchtime 1x -count "$runs" ./show
+	$GO test -run '^$' -bench '^BenchmarkPace$' -benchtime 1x -count "$runs" ./internal/show
 } > "$out/gobench.txt" || { status=1; log "a Go benchmark failed; see $out/gobench.txt"; }
 
 # End-to-end measurements against bin/aaep-capture and bin/aaep-replay.
@@ -110,27 +110,40 @@ write, file on disk (capfile API, one goroutine) | e2e/CapSize/speed | write-eve
 read, file on disk | e2e/CapSize/speed | read-events/s | events/s | | ≥ 500,000 events/s
 write, in memory (capfile BenchmarkWrite/default) | capfile/Write/default | events/s | events/s | | ≥ 200,000 events/s
 read, in memory (capfile BenchmarkRead) | capfile/Read | events/s | events/s | | ≥ 500,000 events/s
-## Replay pacing (aaep-replay serve, $pace_span capture, bursty gaps around 5 ms, one WebSocket subscriber; lateness = flush time − deadline)
-1x: lateness p50 | e2e/Pacing/1x/default | p50-µs | µs | |
-1x: lateness p99 | e2e/Pacing/1x/default | p99-µs | µs | | ≤ 1,500 µs
-1x: lateness p99.9 | e2e/Pacing/1x/default | p999-µs | µs | |
-1x: lateness max | e2e/Pacing/1x/default | max-µs | µs | |
-1x: total drift | e2e/Pacing/1x/default | drift-µs | µs | | ≤ 1,000 µs
-1x --precise: lateness p50 | e2e/Pacing/1x/precise | p50-µs | µs | |
-1x --precise: lateness p99 | e2e/Pacing/1x/precise | p99-µs | µs | | ≤ 100 µs
-1x --precise: lateness p99.9 | e2e/Pacing/1x/precise | p999-µs | µs | |
-1x --precise: lateness max | e2e/Pacing/1x/precise | max-µs | µs | |
-1x --precise: total drift | e2e/Pacing/1x/precise | drift-µs | µs | |
-10x: lateness p50 | e2e/Pacing/10x/default | p50-µs | µs | |
-10x: lateness p99 | e2e/Pacing/10x/default | p99-µs | µs | |
-10x: lateness p99.9 | e2e/Pacing/10x/default | p999-µs | µs | |
-10x: lateness max | e2e/Pacing/10x/default | max-µs | µs | |
-10x: total drift | e2e/Pacing/10x/default | drift-µs | µs | |
-10x --precise: lateness p50 | e2e/Pacing/10x/precise | p50-µs | µs | |
-10x --precise: lateness p99 | e2e/Pacing/10x/precise | p99-µs | µs | |
-10x --precise: lateness p99.9 | e2e/Pacing/10x/precise | p999-µs | µs | |
-10x --precise: lateness max | e2e/Pacing/10x/precise | max-µs | µs | |
-10x --precise: total drift | e2e/Pacing/10x/precise | drift-µs | µs | |
+## Replay pacing (aaep-replay serve, $pace_span capture, bursty gaps around 5 ms, one WebSocket subscriber; lateness at the subscriber = its read returned − the deadline, on the same system clock; the server's own figure = its write returned − the deadline)
+1x: lateness at the subscriber p50 | e2e/Pacing/1x/default | sub-p50-µs | µs | |
+1x: lateness at the subscriber p99 | e2e/Pacing/1x/default | sub-p99-µs | µs | | ≤ 1,500 µs
+1x: lateness at the subscriber p99.9 | e2e/Pacing/1x/default | sub-p999-µs | µs | |
+1x: lateness at the subscriber max | e2e/Pacing/1x/default | sub-max-µs | µs | |
+1x: drift at the subscriber (last − first event) | e2e/Pacing/1x/default | sub-drift-µs | µs | | ≤ 1,000 µs
+1x: server, write returned p99 | e2e/Pacing/1x/default | p99-µs | µs | |
+1x: server, time in the write p99 | e2e/Pacing/1x/default | write-p99-µs | µs | |
+1x --precise: lateness at the subscriber p50 | e2e/Pacing/1x/precise | sub-p50-µs | µs | |
+1x --precise: lateness at the subscriber p99 | e2e/Pacing/1x/precise | sub-p99-µs | µs | | ≤ 100 µs
+1x --precise: lateness at the subscriber p99.9 | e2e/Pacing/1x/precise | sub-p999-µs | µs | |
+1x --precise: lateness at the subscriber max | e2e/Pacing/1x/precise | sub-max-µs | µs | |
+1x --precise: drift at the subscriber (last − first event) | e2e/Pacing/1x/precise | sub-drift-µs | µs | |
+1x --precise: server, write returned p99 | e2e/Pacing/1x/precise | p99-µs | µs | |
+1x --precise: server, time in the write p99 | e2e/Pacing/1x/precise | write-p99-µs | µs | |
+floor, a writer that spins until each deadline (benche2e spin-serve, 1x): lateness at the subscriber p50 | e2e/Pacing/1x/spin | sub-p50-µs | µs | |
+floor: lateness at the subscriber p99 | e2e/Pacing/1x/spin | sub-p99-µs | µs | |
+floor: lateness at the subscriber p99.9 | e2e/Pacing/1x/spin | sub-p999-µs | µs | |
+floor: its write returned p99 | e2e/Pacing/1x/spin | p99-µs | µs | |
+floor: time in the write p99 | e2e/Pacing/1x/spin | write-p99-µs | µs | |
+10x: lateness at the subscriber p50 | e2e/Pacing/10x/default | sub-p50-µs | µs | |
+10x: lateness at the subscriber p99 | e2e/Pacing/10x/default | sub-p99-µs | µs | |
+10x: lateness at the subscriber p99.9 | e2e/Pacing/10x/default | sub-p999-µs | µs | |
+10x: lateness at the subscriber max | e2e/Pacing/10x/default | sub-max-µs | µs | |
+10x: drift at the subscriber (last − first event) | e2e/Pacing/10x/default | sub-drift-µs | µs | |
+10x: server, write returned p99 | e2e/Pacing/10x/default | p99-µs | µs | |
+10x: server, time in the write p99 | e2e/Pacing/10x/default | write-p99-µs | µs | |
+10x --precise: lateness at the subscriber p50 | e2e/Pacing/10x/precise | sub-p50-µs | µs | |
+10x --precise: lateness at the subscriber p99 | e2e/Pacing/10x/precise | sub-p99-µs | µs | |
+10x --precise: lateness at the subscriber p99.9 | e2e/Pacing/10x/precise | sub-p999-µs | µs | |
+10x --precise: lateness at the subscriber max | e2e/Pacing/10x/precise | sub-max-µs | µs | |
+10x --precise: drift at the subscriber (last − first event) | e2e/Pacing/10x/precise | sub-drift-µs | µs | |
+10x --precise: server, write returned p99 | e2e/Pacing/10x/precise | p99-µs | µs | |
+10x --precise: server, time in the write p99 | e2e/Pacing/10x/precise | write-p99-µs | µs | |
 ## Replay fan-out (aaep-replay serve --no-delay, WebSocket, aggregate)
 1 subscriber | e2e/Fanout/subs=1 | msgs/s | messages/s | |
 10 subscribers | e2e/Fanout/subs=10 | msgs/s | messages/s | |

@@ -105,6 +105,7 @@ func (s *Server) feed(sub *subscriber, st *stream, first *event) {
 	fixedNeed := sub.transport == TransportSSE || s.opts.Record != nil
 	pacer := timing.NewPacer(s.clock, s.opts.Timing)
 	sched := pacer.Schedule()
+	sub.scheduled.Store(sched.Start().UnixNano())
 	coarse := timing.Coarse()
 	ev := first
 	sub.pass.Store(1)

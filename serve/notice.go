@@ -150,6 +150,9 @@ func FormatNotice(n Notice) string {
 			if l := st.Lateness; l.Count > 0 {
 				fmt.Fprintf(&b, "; lateness p50 %s p99 %s max %s; drift %s",
 					fmtDur(l.P50), fmtDur(l.P99), fmtDur(l.Max), fmtDur(l.Drift))
+				if w := st.Write; w.Count > 0 {
+					fmt.Fprintf(&b, "; writes p99 %s", fmtDur(w.P99))
+				}
 			}
 		}
 	default:

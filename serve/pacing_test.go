@@ -196,6 +196,20 @@ func TestServePacingFakeClock(t *testing.T) {
 				if s.PositionIndex != 6 || s.Sent != int64(len(tt.want)) {
 					t.Errorf("position %d sent %d", s.PositionIndex, s.Sent)
 				}
+				// The schedule's start is the first event's deadline, and
+				// every deadline is measured from it (what a subscriber
+				// reads to measure its own lateness).
+				if s.ScheduleStart == nil {
+					t.Fatal("no schedule_start in the stats of an own timeline")
+				}
+				for i, at := range w.at {
+					if due := s.ScheduleStart.Add(tt.want[i]); !tt.timing.NoDelay && !at.Equal(due) {
+						t.Errorf("event %d flushed at %v, schedule_start + offset is %v", i, at, due)
+					}
+				}
+				if s.Write.Count == 0 || s.Write.Max != 0 {
+					t.Errorf("write figures under the fake clock %+v", s.Write)
+				}
 			})
 		})
 	}
@@ -311,6 +325,9 @@ func TestSharedTimelineFakeClock(t *testing.T) {
 		var dropped int64
 		for _, s := range st.Subscribers {
 			dropped += s.Dropped
+			if s.ScheduleStart != nil {
+				t.Errorf("%s on the shared timeline has a schedule_start of its own", s.Subscription)
+			}
 		}
 		if dropped == 0 {
 			t.Error("no dropped events counted for the stalled subscriber")

@@ -31,10 +31,23 @@ type SubscriberStats struct {
 	PositionOffset time.Duration `json:"position_offset_ns"`
 	// Pass is the current pass through the range (1-based) on this
 	// subscriber's own timeline; 0 on a shared timeline.
-	Pass       int64          `json:"pass"`
-	QueueDepth int            `json:"queue_depth"`
-	QueueLimit int            `json:"queue_limit"`
-	Lateness   timing.Summary `json:"lateness"`
+	Pass       int64 `json:"pass"`
+	QueueDepth int   `json:"queue_depth"`
+	QueueLimit int   `json:"queue_limit"`
+	// Lateness is how late each event's write returned against its
+	// deadline (time held back by the subscription's rate limit excluded).
+	Lateness timing.Summary `json:"lateness"`
+	// Write is how long each flush to the connection took (the system
+	// calls that hand the frames to the kernel), one figure per flush;
+	// lateness includes it. Its first, last and drift fields carry no
+	// meaning.
+	Write timing.Summary `json:"write"`
+	// ScheduleStart is when the first event of the subscriber's own
+	// timeline was due (absent on a shared timeline): every later deadline
+	// is this plus the event's offset from the first, scaled by the speed
+	// (less any idle time --max-idle removed), so a subscriber on the same
+	// machine can measure its own lateness against it.
+	ScheduleStart *time.Time `json:"schedule_start,omitempty"`
 	// Complete says the subscriber has received the whole replay (every
 	// pass); CompletedAt is when.
 	Complete    bool       `json:"complete"`
@@ -82,7 +95,12 @@ func (s *subscriber) stats() SubscriberStats {
 		QueueDepth:     s.q.depth(),
 		QueueLimit:     s.q.limit,
 		Lateness:       s.lat.Summary(),
+		Write:          s.write.Summary(),
 		Close:          s.getClose(),
+	}
+	if ns := s.scheduled.Load(); ns != 0 {
+		t := time.Unix(0, ns)
+		st.ScheduleStart = &t
 	}
 	if ns := s.completed.Load(); ns != 0 {
 		t := time.Unix(0, ns)

@@ -91,6 +91,7 @@ type subscriber struct {
 	closeInfo  *CloseInfo
 
 	lat        timing.Lateness
+	write      timing.Lateness // how long each flush took
 	sent       atomic.Int64
 	bytes      atomic.Int64
 	filtered   atomic.Int64
@@ -104,6 +105,9 @@ type subscriber struct {
 	skipThrough atomic.Int64
 	// completed is when the subscriber had received the whole replay (0: not yet).
 	completed atomic.Int64
+	// scheduled is when the first event of the subscriber's own timeline
+	// was due, as a Unix time in nanoseconds (0: no own timeline yet).
+	scheduled atomic.Int64
 }
 
 func (s *subscriber) getTerms() *subscriptionTerms { return s.terms.Load() }

@@ -233,8 +233,10 @@ func (w *writer) flush() bool {
 	}
 	s := w.s
 	srv := s.srv
+	start := w.clock.Now()
 	err := s.wire.flush()
 	now := w.clock.Now()
+	s.write.Observe(now.Sub(start))
 	if err != nil {
 		s.failed(err)
 		for _, p := range w.pending {

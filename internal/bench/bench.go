@@ -34,6 +34,16 @@ type Result struct {
 	Metrics []Metric
 }
 
+// metric returns the value of r's metric with the given unit (0 if none).
+func (r Result) metric(unit string) float64 {
+	for _, m := range r.Metrics {
+		if m.Unit == unit {
+			return m.Value
+		}
+	}
+	return 0
+}
+
 // Line formats r as a `go test -bench` result line.
 func (r Result) Line() string {
 	var b strings.Builder

@@ -13,7 +13,8 @@ import (
 )
 
 // TestMain makes the test binary the discard client of the capture
-// measurement when started as "<test binary> discard TRANSPORT URL".
+// measurement when started as "<test binary> discard TRANSPORT URL", and
+// the pacing measurement's spinning writer as "<test binary> spin-serve ...".
 func TestMain(m *testing.M) {
 	if len(os.Args) == 4 && os.Args[1] == "discard" {
 		n, err := Discard(os.Args[2], os.Args[3])
@@ -22,6 +23,13 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Println(n)
+		os.Exit(0)
+	}
+	if len(os.Args) > 2 && os.Args[1] == "spin-serve" {
+		if err := SpinServe(os.Args[2:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -75,7 +83,7 @@ func TestMeasurements(t *testing.T) {
 		{"capsize", func() error { return CapSize(ctx, env, 3000) },
 			[]string{"CapSize/bytes", "CapSize/speed"}, []string{"capfile-B/event", "jsonl-B/event", "jsonl.gz-B/event", "jsonl.zst-B/event", "write-events/s", "read-events/s"}},
 		{"pacing", func() error { return Pacing(ctx, env, 300*time.Millisecond) },
-			[]string{"Pacing/1x/default", "Pacing/1x/precise", "Pacing/10x/default", "Pacing/10x/precise"}, []string{"events"}},
+			[]string{"Pacing/1x/default", "Pacing/1x/precise", "Pacing/1x/spin", "Pacing/10x/default", "Pacing/10x/precise"}, []string{"events", "sub-p50-µs", "write-p99-µs"}},
 		{"fanout", func() error { return Fanout(ctx, env, 300, []int{1, 3}) },
 			[]string{"Fanout/subs=1", "Fanout/subs=3", "Fanout/subs=3+stalled"}, []string{"msgs/s"}},
 		{"check", func() error { return Check(ctx, env, 3000, "") },

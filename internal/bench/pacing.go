@@ -14,20 +14,26 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/sample"
 )
 
+// summary is the part of a lateness or write summary in serve's
+// statistics that we read.
+type summary struct {
+	Count int64 `json:"count"`
+	P50   int64 `json:"p50_ns"`
+	P99   int64 `json:"p99_ns"`
+	P999  int64 `json:"p999_ns"`
+	Max   int64 `json:"max_ns"`
+	Drift int64 `json:"drift_ns"`
+}
+
 // closedNotice is the part of serve's "closed" notice (--json) we read.
 type closedNotice struct {
 	Kind  string `json:"kind"`
 	Stats *struct {
-		Sent     int64 `json:"sent"`
-		Lateness struct {
-			Count int64 `json:"count"`
-			P50   int64 `json:"p50_ns"`
-			P99   int64 `json:"p99_ns"`
-			P999  int64 `json:"p999_ns"`
-			Max   int64 `json:"max_ns"`
-			Drift int64 `json:"drift_ns"`
-		} `json:"lateness"`
-		Close *struct {
+		Sent          int64      `json:"sent"`
+		Lateness      summary    `json:"lateness"`
+		Write         summary    `json:"write"`
+		ScheduleStart *time.Time `json:"schedule_start"`
+		Close         *struct {
 			Cause string `json:"cause"`
 		} `json:"close"`
 	} `json:"stats"`
@@ -40,9 +46,13 @@ func isClosedNotice(line []byte) bool {
 // Pacing replays a capture of span (bursty gaps around 5 ms, realistic
 // payloads) with `aaep-replay serve` at 1x and 10x, with and without
 // --precise, to one WebSocket subscriber at a time, and reports the
-// lateness the server measured (flush time against deadline) and its
-// drift, plus the lateness seen by the subscriber relative to its first
-// event. Results: Pacing/<speed>/<clock>.
+// lateness at the subscriber: each event's arrival (its read returned)
+// against its deadline, which is the schedule start the server reports
+// plus the event's offset scaled by the speed. Both processes read the same
+// system clock, so nothing is estimated. Beside it, the server's own
+// figures: lateness at the return of the write, and how long the writes
+// took. Results: Pacing/<speed>/<clock>; the clock "spin" is the floor, a
+// writer that spins until each deadline (SpinServe) in aaep-replay's place.
 func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 	offs := Offsets(span, 5*time.Millisecond, 3)
 	path := filepath.Join(e.Dir, "pacing.aaep")
@@ -54,13 +64,19 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 		name  string
 		speed float64
 		args  []string
+		spin  bool // the floor: SpinServe in aaep-replay's place
 	}{
-		{"1x/default", 1, nil},
-		{"1x/precise", 1, []string{"--precise"}},
-		{"10x/default", 10, []string{"--speed", "10"}},
-		{"10x/precise", 10, []string{"--speed", "10", "--precise"}},
+		{"1x/default", 1, nil, false},
+		{"1x/precise", 1, []string{"--precise"}, false},
+		{"1x/spin", 1, nil, true},
+		{"10x/default", 10, []string{"--speed", "10"}, false},
+		{"10x/precise", 10, []string{"--speed", "10", "--precise"}, false},
 	} {
-		srv, err := StartReplayServer(ctx, e.ReplayBin, path, cfg.args...)
+		bin, verb := e.ReplayBin, "serve"
+		if cfg.spin {
+			bin, verb = e.Self, "spin-serve"
+		}
+		srv, err := startServer(ctx, bin, verb, path, cfg.args...)
 		if err != nil {
 			return err
 		}
@@ -73,8 +89,9 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 				}
 				r.Name = "Pacing/" + cfg.name
 				e.Emit(r)
-				e.logf("pacing %s run %d: server p50 %.0fµs p99 %.0fµs p99.9 %.0fµs max %.0fµs drift %.0fµs; latest at the subscriber: %s",
-					cfg.name, run+1, r.Metrics[0].Value, r.Metrics[1].Value, r.Metrics[9].Value, r.Metrics[2].Value, r.Metrics[3].Value, worst)
+				m := r.metric
+				e.logf("pacing %s run %d: at the subscriber p50 %.0fµs p99 %.0fµs p99.9 %.0fµs max %.0fµs drift %.0fµs; server p99 %.0fµs, writes p99 %.0fµs; latest: %s",
+					cfg.name, run+1, m("sub-p50-µs"), m("sub-p99-µs"), m("sub-p999-µs"), m("sub-max-µs"), m("sub-drift-µs"), m("p99-µs"), m("write-p99-µs"), worst)
 			}
 			return nil
 		}()
@@ -114,14 +131,24 @@ func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, spee
 	if lat.Count != int64(len(offs)) {
 		return Result{}, "", fmt.Errorf("server measured %d events, want %d", lat.Count, len(offs))
 	}
-	// The subscriber's view: each event's arrival against the first one's,
-	// scaled by the speed.
+	if n.Stats.ScheduleStart == nil {
+		return Result{}, "", fmt.Errorf("the server's closed notice has no schedule_start: %s", line)
+	}
+	// Each event's deadline is the schedule's start plus its offset from
+	// the first, scaled by the speed, as the server computes it; its
+	// arrival is read on the same system clock (wall time: a process's
+	// monotonic readings do not compare with another's).
+	start := *n.Stats.ScheduleStart
 	late := make([]time.Duration, len(times))
 	for i, at := range times {
-		want := time.Duration(float64(offs[i]-offs[0]) / speed)
-		late[i] = at.Sub(times[0]) - want
+		capture := offs[i] - offs[0]
+		wall := capture
+		if speed != 1 {
+			wall = time.Duration(float64(capture) / speed)
+		}
+		late[i] = at.Round(0).Sub(start.Add(wall))
 	}
-	drift := late[len(late)-1]
+	drift := late[len(late)-1] - late[0]
 	order := make([]int, len(late))
 	for i := range order {
 		order[i] = i
@@ -134,17 +161,20 @@ func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, spee
 	worst = strings.Join(w, ", ")
 	slices.Sort(late)
 	q := func(p float64) time.Duration { return late[int(p*float64(len(late)-1))] }
+	ns := func(v int64) float64 { return float64(v) / 1e3 }
 	return Result{Metrics: []Metric{
-		{float64(lat.P50) / 1e3, "p50-µs"},
-		{float64(lat.P99) / 1e3, "p99-µs"},
-		{float64(lat.Max) / 1e3, "max-µs"},
-		{float64(lat.Drift) / 1e3, "drift-µs"},
-		{us(q(0.5)), "client-p50-µs"},
-		{us(q(0.99)), "client-p99-µs"},
-		{us(late[len(late)-1]), "client-max-µs"},
-		{us(drift), "client-drift-µs"},
+		{us(q(0.5)), "sub-p50-µs"},
+		{us(q(0.99)), "sub-p99-µs"},
+		{us(q(0.999)), "sub-p999-µs"},
+		{us(late[len(late)-1]), "sub-max-µs"},
+		{us(drift), "sub-drift-µs"},
+		{ns(lat.P50), "p50-µs"},
+		{ns(lat.P99), "p99-µs"},
+		{ns(lat.P999), "p999-µs"},
+		{ns(lat.Max), "max-µs"},
+		{ns(lat.Drift), "drift-µs"},
+		{ns(n.Stats.Write.P50), "write-p50-µs"},
+		{ns(n.Stats.Write.P99), "write-p99-µs"},
 		{float64(len(offs)), "events"},
-		{float64(lat.P999) / 1e3, "p999-µs"},
-		{us(q(0.999)), "client-p999-µs"},
 	}}, worst, nil
 }

@@ -159,7 +159,14 @@ var serveAddr = regexp.MustCompile(`on ws://([0-9.:\[\]a-f]+)/aaep/v1/ws`)
 // --json --close-at-end extra...` and waits (at most 30 s) until it says
 // where it listens. The measurements read each replay to its close frame.
 func StartReplayServer(ctx context.Context, replayBin, file string, extra ...string) (*ReplayServer, error) {
-	args := append([]string{"serve", file, "--listen", "127.0.0.1:0", "--json", "--close-at-end"}, extra...)
+	return startServer(ctx, replayBin, "serve", file, extra...)
+}
+
+// startServer starts `bin verb FILE --listen 127.0.0.1:0 --json
+// --close-at-end extra...` (aaep-replay serve, or SpinServe in its place).
+func startServer(ctx context.Context, bin, verb, file string, extra ...string) (*ReplayServer, error) {
+	replayBin := bin
+	args := append([]string{verb, file, "--listen", "127.0.0.1:0", "--json", "--close-at-end"}, extra...)
 	cmd := exec.Command(replayBin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -48,6 +48,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, n)
 		return 0
 	}
+	if len(args) > 0 && args[0] == "spin-serve" {
+		// The pacing measurement's floor (bench.SpinServe), in aaep-replay
+		// serve's place: "benche2e spin-serve FILE --listen ADDR ...".
+		if err := bench.SpinServe(args[1:], stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "benche2e spin-serve:", err)
+			return 1
+		}
+		return 0
+	}
 	fs := flag.NewFlagSet("benche2e", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
