@@ -147,7 +147,14 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 	sn := s.analysis().snap.Load()
 	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
 	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
-	info.Recordings, info.RecordingsTotal = sn.recordings, len(sn.recordings)
+	info.Recordings = sn.recordings
+	if info.Recordings == nil {
+		// Before the check's first snapshot: the names, nothing counted yet.
+		for _, r := range s.rec.Joined() {
+			info.Recordings = append(info.Recordings, recordingCounts{Name: r.Name})
+		}
+	}
+	info.RecordingsTotal = len(info.Recordings)
 	if len(info.Recordings) > maxIndexSessions {
 		info.Recordings, info.RecordingsCut = info.Recordings[:maxIndexSessions], true
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -231,5 +232,29 @@ func TestViewRecordingsInBrowser(t *testing.T) {
 		if !slices.IsSortedFunc(desc, func(a, b string) int { return strings.Compare(b, a) }) || desc[0] != label(names[len(names)-1]) {
 			t.Errorf("sorted by recording, descending: %q", desc)
 		}
+	})
+
+	t.Run("phone", func(t *testing.T) {
+		pick := names[0]
+		p4 := b.NewPage(t)
+		p4.Do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+		p4.Navigate(t, ts.URL+"/#recording="+url.QueryEscape(pick))
+		p4.WaitFor(t, 30*time.Second, `document.body.dataset.ready === "true"`)
+		rows := filled(t, p4, len(want[pick]))
+		var layout struct {
+			Width, ScrollWidth  int
+			RecRight, MustRight float64
+			RecShown            bool
+			Select              string
+		}
+		p4.Eval(t, `(() => { const r = document.querySelector("#sessions-list .vrow[data-row='0']"), rec = r.querySelector(".c-recording").getBoundingClientRect(), must = r.querySelector(".c-must").getBoundingClientRect();
+			return {Width: window.innerWidth, ScrollWidth: document.documentElement.scrollWidth, RecRight: rec.right, MustRight: must.right, RecShown: rec.width > 0, Select: document.getElementById("rec-select").value}; })()`, &layout)
+		if layout.ScrollWidth > layout.Width || !layout.RecShown || layout.MustRight > float64(layout.Width) || layout.Select != pick {
+			t.Errorf("phone layout: page %d px wide in a %d px screen, Recording column shown %v, MUST ending at %v px, filter %q", layout.ScrollWidth, layout.Width, layout.RecShown, layout.MustRight, layout.Select)
+		}
+		if rows[0][1] != label(pick) {
+			t.Errorf("phone, filtered to %s: the first row is %v", pick, rows[0])
+		}
+		axe(t, p4, "phone, several recordings")
 	})
 }
