@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/internal/browsertest"
 	"github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/internal/viewer"
@@ -38,7 +38,7 @@ const demo = "../../testdata/demo.aaep"
 func renderHelper(t *testing.T) *visualize.Renderer {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), visualize.HelperName)
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := binarytest.GoTool()
 	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
 		t.Fatalf("build aaep-render: %v\n%s", err, out)
 	}
