@@ -298,7 +298,7 @@ function renderRecordings(c) {
     delete o.dataset.extra;
     const f = r.findings || {};
     o.textContent = recLabel(r.name) + ": " + count(r.sessions, "session", "sessions") + ", " + count(r.messages, "message", "messages") +
-      (f.must ? ", " + f.must + " MUST" : "");
+      (f.must ? ", " + f.must + " MUST" : "") + (c.check.done ? "" : " so far");
   }
   $("rec-note").textContent = (recPrefix ? "in " + recPrefix : "") + (recPrefix && c.recordings_cut ? "; " : "") +
     (c.recordings_cut ? "the list shows the first " + c.recordings.length + " of " + total + " recordings" : "");
