@@ -194,6 +194,23 @@ func (p *pipe) conn(c *protocol.Conn) {
 	}
 }
 
+// ReadAhead is Read's read-ahead for a caller that reads records its own
+// way (the frames of a capture that hold one session, a filter): read runs
+// on a goroutine of its own and passes messages and connection records to
+// the Handler it is given (whose Conn is nil when h's is), and they come to
+// h on the caller's goroutine, in order, each message decoded there
+// (Message.Doc set) and, with prep, prepared for the engine (see
+// ReadOptions.Prepare). What read passes need be valid only during the
+// call: the payload and attributes are copied. read must return the error
+// of a handler that fails, and should return soon once its context ends.
+// read's error comes after every message read before it. When h.Message
+// fails or ctx ends, reading stops, and ReadAhead returns only once read
+// has returned.
+func ReadAhead(ctx context.Context, prep *protocol.Preparation, h Handler, read func(context.Context, Handler) error) error {
+	var sum Summary
+	return readAhead(ctx, &sum, h, prep, func(ctx context.Context, _ *Summary, h Handler) error { return read(ctx, h) })
+}
+
 // readAhead runs read on a goroutine of its own and passes what it finds to
 // h on the caller's goroutine, in order: every message and connection
 // record read before an error, then the error, each message decoded

@@ -370,3 +370,56 @@ func TestReadAheadIsBounded(t *testing.T) {
 		t.Fatalf("read %d of %d bytes while the handler held the first message; want at most %d", read, size, bound)
 	}
 }
+
+// TestReadAheadOfOwnReader: ReadAhead passes on what a caller's own reader
+// gives it as it gave it, every message decoded, then the reader's error;
+// a handler that fails stops the reader, and no goroutine is left.
+func TestReadAheadOfOwnReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.aaep")
+	writeRecords(t, path, pipelineRecords(t))
+	seq := readTrace(t, context.Background(), []string{path}, ReadOptions{Sequential: true})
+	if seq.err != nil || len(seq.lines) < 2*batchItems {
+		t.Fatalf("sequential read: %d lines, %v", len(seq.lines), seq.err)
+	}
+	readErr := errors.New("the reader's own error")
+	before := runtime.NumGoroutine()
+	own := func(stopAfter int64) func(context.Context, Handler) error {
+		return func(ctx context.Context, h Handler) error {
+			var n int64
+			inner := h
+			inner.Message = func(m *protocol.Message) error {
+				if n++; n > stopAfter {
+					return readErr
+				}
+				return h.Message(m)
+			}
+			_, err := readSources(ctx, []*Part{filePart(path)}, ReadOptions{Sequential: true}, inner)
+			return err
+		}
+	}
+	var tr trace
+	err := ReadAhead(context.Background(), nil, tr.handler(), own(seq.sum.Messages))
+	if err != nil || strings.Join(tr.lines, "\n") != strings.Join(seq.lines, "\n") || int64(tr.decoded) != seq.sum.Messages {
+		t.Fatalf("ReadAhead: %d lines (%d decoded), %v; sequential: %d lines, %d messages", len(tr.lines), tr.decoded, err, len(seq.lines), seq.sum.Messages)
+	}
+	// The reader's error comes after everything it read before it.
+	tr = trace{}
+	if err := ReadAhead(context.Background(), nil, tr.handler(), own(300)); !errors.Is(err, readErr) || tr.decoded != 300 {
+		t.Fatalf("reader failing after 300 messages: %d passed on, %v", tr.decoded, err)
+	}
+	// A handler that fails stops the reading.
+	stopErr := errors.New("handler had enough")
+	var seen int
+	err = ReadAhead(context.Background(), nil, Handler{
+		Message: func(*protocol.Message) error {
+			if seen++; seen == 10 {
+				return stopErr
+			}
+			return nil
+		},
+	}, own(seq.sum.Messages))
+	if !errors.Is(err, stopErr) || seen != 10 {
+		t.Fatalf("handler failing at 10: %d seen, %v", seen, err)
+	}
+	goroutinesSettle(t, before)
+}

@@ -202,6 +202,7 @@ type emitter struct {
 	emit  Emit
 	url   string // safe URL of the current connection, for connection events
 	err   error  // first emit error; sticky
+	attrs []capfile.Attr
 	msg   Message
 }
 

@@ -138,8 +138,6 @@ type recRules struct {
 	// sessions, sorted.
 	counts   map[string]int
 	sessions []string
-	// messages is check's count of the recording's messages.
-	messages int64
 }
 
 // checkRecordings runs check --json on names and returns each recording's
@@ -151,7 +149,6 @@ func checkRecordings(t *testing.T, names ...string) []recRules {
 		Recordings []struct {
 			Recording string
 			Counts    map[string]int
-			Messages  int64
 			Sessions  []struct {
 				Session  string
 				Findings []struct {
@@ -181,7 +178,7 @@ func checkRecordings(t *testing.T, names ...string) []recRules {
 			}
 		}
 		sort.Strings(sessions)
-		res = append(res, recRules{r.Recording, rules, r.Counts, sessions, r.Messages})
+		res = append(res, recRules{r.Recording, rules, r.Counts, sessions})
 	}
 	return res
 }
@@ -539,9 +536,8 @@ func TestDamagedRecordingAmongOthers(t *testing.T) {
 }
 
 // viewAgrees opens names as view does and checks that view's API judges
-// each recording of want as check does: /api/capture's findings and
-// messages of each recording, and /api/sessions?recording=NAME its sessions
-// (as many as /api/capture counts).
+// each recording of want as check does: /api/capture's findings of each
+// recording, and /api/sessions?recording=NAME its sessions.
 func viewAgrees(t *testing.T, name string, want []recRules) {
 	t.Helper()
 	recs, err := recording.Open(context.Background(), []string{name}, recording.Options{})
@@ -581,8 +577,6 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 		Recordings []struct {
 			Name     string
 			Findings map[string]int
-			Sessions int
-			Messages int64
 		}
 	}
 	get("/api/capture", &capInfo)
@@ -601,17 +595,11 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 				t.Errorf("%s: view counts %v, check %v", w.name, got.Findings, w.counts)
 			}
 		}
-		if got.Messages != w.messages || w.messages == 0 {
-			t.Errorf("%s: view counts %d messages, check %d", w.name, got.Messages, w.messages)
-		}
 		var page struct {
 			Sessions []struct{ ID string }
 			Total    int
 		}
 		get("/api/sessions?limit=500&recording="+url.QueryEscape(w.name), &page)
-		if page.Total != got.Sessions || len(page.Sessions) != got.Sessions {
-			t.Errorf("%s: /api/capture counts %d sessions, /api/sessions?recording lists %d of %d", w.name, got.Sessions, len(page.Sessions), page.Total)
-		}
 		var ids []string
 		for _, s := range page.Sessions {
 			if strings.HasPrefix(s.ID, "sess_") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -46,10 +47,36 @@ type stepRow struct {
 	Worst string `json:"worst,omitempty"`
 }
 
+// step is one step of a session as the trace keeps it; its stepRow is
+// made when a page of steps is asked for.
+type step struct {
+	index     int64
+	offset    time.Duration
+	from, to  string
+	label     string
+	detail    string
+	kind      protocol.StepKind
+	synthetic bool
+	worst     protocol.Level
+}
+
+// row is the step as the page lists it, step number n (from 1).
+func (st *step) row(n int64) stepRow {
+	r := stepRow{
+		N: n, Index: st.index, Offset: st.offset, From: st.from, To: st.to,
+		Label: st.label, Detail: st.detail, Kind: st.kind.String(), Synthetic: st.synthetic,
+		Edge: visualize.EdgeID(0, st.from, st.to, st.kind, st.synthetic),
+	}
+	if st.worst != 0 {
+		r.Worst = st.worst.String()
+	}
+	return r
+}
+
 // sessionTrace is one session checked on its own for the trace view.
 type sessionTrace struct {
 	once     sync.Once
-	steps    []stepRow
+	steps    []step
 	more     int64 // steps not listed
 	dot      []byte
 	err      error
@@ -96,23 +123,36 @@ func (c *traceCache) get(id string) *sessionTrace {
 // sessionRecords passes each message of session id, each message that
 // names no session (replies, handshake) and each connection record to the
 // pass, reading only the frames that hold the session when the index knows
-// it.
+// it. The records are read, decoded and prepared for the pass's engine on
+// a goroutine of their own, ahead of the pass (recording.ReadAhead).
 func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass) error {
+	h := recording.Handler{
+		Message: func(m *protocol.Message) error { pass.Message(m); return nil },
+		Conn:    func(c *protocol.Conn) { pass.Conn(c) },
+	}
 	info, ok := s.sessionIndex()[id]
 	if !ok {
-		// Not keyed in the index: read everything and keep the session's messages.
-		var d payload.Doc
-		_, err := s.rec.Read(ctx, recording.ReadOptions{Sequential: true}, recording.Handler{
+		// Not keyed in the index: read everything and keep the session's
+		// messages (decoded by the read-ahead).
+		_, err := s.rec.Read(ctx, recording.ReadOptions{Prepare: pass.Preparation()}, recording.Handler{
 			Message: func(m *protocol.Message) error {
-				if m.Decode(&d); d.Routing.SessionKey() == id || d.Routing.SessionKey() == "" {
+				if k := m.Doc.Routing.SessionKey(); k == id || k == "" {
 					pass.Message(m)
 				}
 				return nil
 			},
-			Conn: func(c *protocol.Conn) { pass.Conn(c) },
+			Conn: h.Conn,
 		})
 		return err
 	}
+	return recording.ReadAhead(ctx, pass.Preparation(), h, func(ctx context.Context, h recording.Handler) error {
+		return s.readSessionFrames(ctx, id, info, h)
+	})
+}
+
+// readSessionFrames passes to h the records of the frames that hold
+// session id that sessionRecords keeps.
+func (s *Server) readSessionFrames(ctx context.Context, id string, info *capfile.SessionInfo, h recording.Handler) error {
 	rd, err := s.rec.Records(ctx)
 	if err != nil {
 		return err
@@ -142,7 +182,7 @@ func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass
 			if rec.Kind == capfile.KindConn {
 				recording.ConnFromRecord(&c, rec, rd.Index(), attrs)
 				c.Recording = rd.Recording()
-				pass.Conn(&c)
+				h.Conn(&c)
 				continue
 			}
 			if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
@@ -158,7 +198,9 @@ func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass
 			}
 			recording.FromRecord(&m, rec, rd.Index(), s.hdr.Start, attrs)
 			m.Recording = rd.Recording()
-			pass.Message(&m)
+			if err := h.Message(&m); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -196,11 +238,15 @@ func (t *sessionTrace) build(s *Server, id string) {
 			t.more++
 			return
 		}
-		t.steps = append(t.steps, stepRow{
-			N: int64(len(t.steps)) + 1, Index: st.Index, Offset: st.Offset, From: st.From, To: st.To,
-			Label: st.Label, Detail: st.Detail, Kind: st.Kind.String(), Synthetic: st.Synthetic,
-			Edge: visualize.EdgeID(0, st.From, st.To, st.Kind, st.Synthetic),
+		t.steps = append(t.steps, step{
+			index: st.Index, offset: st.Offset, from: st.From, to: st.To,
+			label: st.Label, detail: st.Detail, kind: st.Kind, synthetic: st.Synthetic,
 		})
+	}
+	if info, ok := s.sessionIndex()[id]; ok {
+		// About one step per message: the list grows once instead of
+		// being copied a dozen times on its way to 100,000 steps.
+		t.steps = make([]step, 0, min(info.Records, maxSteps))
 	}
 	pass, err := check.NewPass(s.config(), s.rec, sink)
 	if err != nil {
@@ -214,10 +260,12 @@ func (t *sessionTrace) build(s *Server, id string) {
 		return
 	}
 	pass.Finish()
+	if len(t.steps) < cap(t.steps)/2 {
+		// Far fewer steps than messages: keep no more than they need.
+		t.steps = slices.Clone(t.steps)
+	}
 	for i := range t.steps {
-		if l := worst[t.steps[i].Index]; l != 0 {
-			t.steps[i].Worst = l.String()
-		}
+		t.steps[i].worst = worst[t.steps[i].index]
 	}
 	var traces []*visualize.Trace
 	for _, tr := range col.Traces() {
@@ -281,14 +329,14 @@ func (s *Server) serveSteps(w http.ResponseWriter, r *http.Request) {
 			apiError(w, http.StatusBadRequest, "index: not an integer: %q", v)
 			return
 		}
-		at := sort.Search(len(t.steps), func(i int) bool { return t.steps[i].Index >= idx })
-		if at < len(t.steps) && t.steps[at].Index == idx {
+		at := sort.Search(len(t.steps), func(i int) bool { return t.steps[i].index >= idx })
+		if at < len(t.steps) && t.steps[at].index == idx {
 			from = max(int64(at)-limit/2, 0)
 		}
 	}
 	steps := []stepRow{}
-	if from < total {
-		steps = t.steps[from:min(from+limit, total)]
+	for i := from; i < min(from+limit, total); i++ {
+		steps = append(steps, t.steps[i].row(i+1))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"session": id, "protocol": t.protocol, "steps": steps, "from": from, "total": total, "more": t.more, "drawn": t.dot != nil})
 }

@@ -20,8 +20,7 @@
 // API (all GET, JSON unless said otherwise; every list is paged):
 //
 //	/api/capture                  file, header, counts, check progress, the first sessions of the index;
-//	                              of several recordings, each one's name, findings, sessions and
-//	                              messages (recordings, recordings_total)
+//	                              of several recordings, each one's name and findings (recordings)
 //	/api/sessions?sort&desc&findings&q&recording&from&limit
 //	                              sessions sorted by any column (id, protocol, state, messages,
 //	                              first, last, span, must, should, info, recording), only those
@@ -36,8 +35,7 @@
 //	/api/events?from=N&limit=M    a page of rows from record N on (filters: session, type,
 //	                              urgency, source, rule)
 //	/api/event/N                  one record: raw payload, pretty-printed JSON, times, source,
-//	                              direction, transport attributes, findings with their rules,
-//	                              of several recordings its recording
+//	                              direction, transport attributes, findings with their rules
 //	/api/timeline?from_ns&to_ns&px&lanes
 //	                              the window at px columns: the whole capture (minimap), all
 //	                              sessions, the lanes asked; events one by one and the spans of
