@@ -5,14 +5,16 @@
 #   make bench   Go benchmarks plus end-to-end measurements, one table
 #   make fuzz    fuzz every fuzz target for FUZZTIME each
 #   make lint    gofmt and go vet only
+#   make staticcheck  staticcheck (fetched from the module proxy on first use)
 
 GO       ?= go
 BIN      := bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 30s
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test testdeps lint bench fuzz demo clean
+.PHONY: all build test testdeps lint staticcheck bench fuzz demo clean
 
 all: build
 
@@ -22,6 +24,9 @@ build:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
 
 test: lint testdeps
 	AAEP_NPM_DIR=$(CURDIR)/.cache/npm $(GO) test -race -timeout 9m ./...

@@ -21,19 +21,22 @@ func flipBit(data []byte, off int64) []byte {
 	return b
 }
 
-// readBoth reads data with the file reader (through a temporary file) and
-// returns the records, the final error and whether Open reported it clean.
-func readFileBytes(t *testing.T, data []byte) ([]Record, error, *Reader) {
+// readFileBytes reads data with the file reader (through a temporary file)
+// and returns the records, the reader (nil if Open failed) and the final
+// error.
+func readFileBytes(t *testing.T, data []byte) ([]Record, *Reader, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "c.aaep")
-	os.WriteFile(path, data, 0o644)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r, err := Open(path)
 	if err != nil {
-		return nil, err, nil
+		return nil, nil, err
 	}
 	t.Cleanup(func() { r.Close() })
 	got, err := readAll(r)
-	return got, err, r
+	return got, r, err
 }
 
 func TestCorruptGolden(t *testing.T) {
@@ -91,7 +94,7 @@ func TestCorruptGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err, r := readFileBytes(t, tt.data)
+			got, r, err := readFileBytes(t, tt.data)
 			if tt.openErr != "" {
 				if r != nil || err == nil || !strings.Contains(err.Error(), tt.openErr) {
 					t.Fatalf("Open error = %v, want one containing %q", err, tt.openErr)

@@ -120,15 +120,6 @@ func appendSkippable(dst []byte, magic uint32, content []byte) []byte {
 	return append(dst, content...)
 }
 
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}
-
 // checkRecord validates rec against the format's limits.
 func checkRecord(rec *Record) error {
 	switch {

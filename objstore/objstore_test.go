@@ -129,7 +129,7 @@ func TestWrongCredentials(t *testing.T) {
 		{s3test.AccessKey, "not-the-secret-key-00000000000000000000000", "SignatureDoesNotMatch"},
 		{"AKIAWRONGWRONGWRONG0", s3test.SecretKey, "InvalidAccessKeyId"},
 	} {
-		st := openStore(t, srv, "caps")
+		srv.SetEnv(t)
 		t.Setenv("AWS_ACCESS_KEY_ID", tc.id)
 		t.Setenv("AWS_SECRET_ACCESS_KEY", tc.secret)
 		st, err := objstore.Open(context.Background(), objstore.URL{Scheme: "s3", Bucket: "caps"}, objstore.Options{})

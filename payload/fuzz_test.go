@@ -156,7 +156,7 @@ func compareValue(t *testing.T, v Value, x any, depth int) {
 		if ok != exact || (ok && n != wantInt) {
 			t.Fatalf("%s: Int %v %v, want %v %v", v, n, ok, wantInt, exact)
 		}
-		if _, ok := v.IntToken(); ok != (strings.IndexAny(string(x), ".eE") < 0 && exact) {
+		if _, ok := v.IntToken(); ok != (!strings.ContainsAny(string(x), ".eE") && exact) {
 			t.Fatalf("%s: IntToken %v", v, ok)
 		}
 	case bool:

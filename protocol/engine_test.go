@@ -393,22 +393,6 @@ func TestEngineDecodesOnce(t *testing.T) {
 	}
 }
 
-// kahnLike takes messages with a "kahn" field and checks nothing.
-type kahnLike struct{}
-
-func (kahnLike) Name() string                       { return "kahnlike" }
-func (kahnLike) Rules() []protocol.Rule             { return nil }
-func (kahnLike) Machine() protocol.Machine          { return protocol.Machine{} }
-func (kahnLike) Recognize(m *protocol.Message) bool { return bytes.Contains(m.Raw, []byte(`"kahn"`)) }
-func (kahnLike) NewChecker(protocol.Reporter, *protocol.Options) protocol.Checker {
-	return nopChecker{}
-}
-
-type nopChecker struct{}
-
-func (nopChecker) Handle(*protocol.Message) {}
-func (nopChecker) Finish()                  {}
-
 // TestStreamingReport: a streaming report writes each session when it is
 // done and keeps only open ones, and its output carries the same content as
 // a collected report.

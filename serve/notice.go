@@ -148,8 +148,8 @@ func FormatNotice(n Notice) string {
 				b.WriteString(" (the whole replay)")
 			}
 			if l := st.Lateness; l.Count > 0 {
-				fmt.Fprintf(&b, "; lateness p50 %s p99 %s max %s; drift %s",
-					fmtDur(l.P50), fmtDur(l.P99), fmtDur(l.Max), fmtDur(l.Drift))
+				fmt.Fprintf(&b, "; lateness p50 %s p99 %s p99.9 %s max %s; drift %s",
+					fmtDur(l.P50), fmtDur(l.P99), fmtDur(l.P999), fmtDur(l.Max), fmtDur(l.Drift))
 				if w := st.Write; w.Count > 0 {
 					fmt.Fprintf(&b, "; writes p99 %s", fmtDur(w.P99))
 				}

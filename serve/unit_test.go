@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
 func TestNegotiate(t *testing.T) {
@@ -189,6 +190,11 @@ func TestFormatNotice(t *testing.T) {
 		{Notice{Time: at, Kind: NoticeClosed, Subscription: "sub_1", Transport: "sse", Stats: &SubscriberStats{Sent: 12, Dropped: 3,
 			Close: &CloseInfo{Code: 4004, Reason: "stalled"}}},
 			"14:22:24.812 sub_1 sse closed (4004 stalled): 12 events, 3 dropped"},
+		{Notice{Time: at, Kind: NoticeClosed, Subscription: "sub_2", Transport: "websocket", Stats: &SubscriberStats{Sent: 1500, Complete: true,
+			Lateness: timing.Summary{Count: 1500, P50: 130 * time.Microsecond, P99: 310 * time.Microsecond, P999: 520 * time.Microsecond, Max: 922 * time.Microsecond, Drift: 59 * time.Microsecond},
+			Write:    timing.Summary{Count: 1500, P99: 88 * time.Microsecond},
+			Close:    &CloseInfo{Code: 4000, Reason: "replay finished"}}},
+			"14:22:24.812 sub_2 websocket closed (4000 replay finished): 1500 events (the whole replay); lateness p50 130.0µs p99 310.0µs p99.9 520.0µs max 922.0µs; drift 59.0µs; writes p99 88.0µs"},
 	}
 	for _, tt := range tests {
 		if got := FormatNotice(tt.n); got != tt.want {

@@ -202,7 +202,6 @@ type emitter struct {
 	emit  Emit
 	url   string // safe URL of the current connection, for connection events
 	err   error  // first emit error; sticky
-	attrs []capfile.Attr
 	msg   Message
 }
 

@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/visualize"
 	"github.com/aaep-tools/aaepkit/visualize/internal/fixture"
 )
@@ -67,7 +67,7 @@ func TestFormatOf(t *testing.T) {
 // buildHelper builds the aaep-render helper into dir and returns its path.
 func buildHelper(t testing.TB, dir string) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := binarytest.GoTool()
 	path := filepath.Join(dir, visualize.HelperName)
 	cmd := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -292,7 +292,7 @@ func TestRasterizePNGErrors(t *testing.T) {
 // traces or write DOT never pay for it. The render package must link it
 // (so that this check can fail).
 func TestNoGraphvizInVisualize(t *testing.T) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := binarytest.GoTool()
 	deps := func(pkg string) string {
 		out, err := exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
 		if err != nil {

@@ -138,6 +138,8 @@ type recRules struct {
 	// sessions, sorted.
 	counts   map[string]int
 	sessions []string
+	// messages is check's count of the recording's messages.
+	messages int64
 }
 
 // checkRecordings runs check --json on names and returns each recording's
@@ -149,6 +151,7 @@ func checkRecordings(t *testing.T, names ...string) []recRules {
 		Recordings []struct {
 			Recording string
 			Counts    map[string]int
+			Messages  int64
 			Sessions  []struct {
 				Session  string
 				Findings []struct {
@@ -178,7 +181,7 @@ func checkRecordings(t *testing.T, names ...string) []recRules {
 			}
 		}
 		sort.Strings(sessions)
-		res = append(res, recRules{r.Recording, rules, r.Counts, sessions})
+		res = append(res, recRules{r.Recording, rules, r.Counts, sessions, r.Messages})
 	}
 	return res
 }
@@ -536,8 +539,9 @@ func TestDamagedRecordingAmongOthers(t *testing.T) {
 }
 
 // viewAgrees opens names as view does and checks that view's API judges
-// each recording of want as check does: /api/capture's findings of each
-// recording, and /api/sessions?recording=NAME its sessions.
+// each recording of want as check does: /api/capture's findings and
+// messages of each recording, and /api/sessions?recording=NAME its sessions
+// (as many as /api/capture counts).
 func viewAgrees(t *testing.T, name string, want []recRules) {
 	t.Helper()
 	recs, err := recording.Open(context.Background(), []string{name}, recording.Options{})
@@ -577,6 +581,8 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 		Recordings []struct {
 			Name     string
 			Findings map[string]int
+			Sessions int
+			Messages int64
 		}
 	}
 	get("/api/capture", &capInfo)
@@ -595,11 +601,17 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 				t.Errorf("%s: view counts %v, check %v", w.name, got.Findings, w.counts)
 			}
 		}
+		if got.Messages != w.messages || w.messages == 0 {
+			t.Errorf("%s: view counts %d messages, check %d", w.name, got.Messages, w.messages)
+		}
 		var page struct {
 			Sessions []struct{ ID string }
 			Total    int
 		}
 		get("/api/sessions?limit=500&recording="+url.QueryEscape(w.name), &page)
+		if page.Total != got.Sessions || len(page.Sessions) != got.Sessions {
+			t.Errorf("%s: /api/capture counts %d sessions, /api/sessions?recording lists %d of %d", w.name, got.Sessions, len(page.Sessions), page.Total)
+		}
 		var ids []string
 		for _, s := range page.Sessions {
 			if strings.HasPrefix(s.ID, "sess_") {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
@@ -22,7 +22,7 @@ import (
 func captureBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "aaep-capture")
-	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gotool := binarytest.GoTool()
 	if out, err := exec.Command(gotool, "build", "-o", bin, "../aaep-capture").CombinedOutput(); err != nil {
 		t.Fatalf("go build aaep-capture: %v\n%s", err, out)
 	}

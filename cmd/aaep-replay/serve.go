@@ -56,7 +56,7 @@ func (f *replayFlags) add(fs *pflag.FlagSet, toName string) {
 	numflag.Float(fs, &f.speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("replay speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
 	fs.BoolVar(&f.noDelay, "no-delay", false, "send every event as fast as possible")
 	numflag.Duration(fs, &f.maxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "cap every wait between two events at this wall-clock time (0: no cap)")
-	fs.BoolVar(&f.precise, "precise", false, "spin before each deadline for sub-100µs lateness (costs CPU)")
+	fs.BoolVar(&f.precise, "precise", false, "spin the last ~150µs before each deadline: wake-ups within microseconds of it (holds a core that long per event)")
 	fs.StringVar(&f.from, "from", "", "start at a time offset (1m30s, 1:30) or record number (#120 or 120)")
 	fs.StringVar(&f.to, toName, "", "stop after a time offset or record number (inclusive)")
 	fs.StringSliceVar(&f.sessions, "session", nil, "replay only this session (repeatable)")

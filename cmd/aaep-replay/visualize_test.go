@@ -11,12 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/recording"
@@ -117,7 +117,7 @@ func visKeep(t *testing.T, path string) {
 // every command (check, serve, ...) would pay that start-up. Drawing goes
 // through the aaep-render helper instead.
 func TestVisualizeDoesNotLinkGraphviz(t *testing.T) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := binarytest.GoTool()
 	out, err := exec.Command(goTool, "list", "-deps", "github.com/aaep-tools/aaepkit/cmd/aaep-replay").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
@@ -314,7 +314,7 @@ func TestVisualizeTornCapture(t *testing.T) {
 // visHelper builds aaep-render and points AAEP_RENDER at it.
 func visHelper(t *testing.T) {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := binarytest.GoTool()
 	path := filepath.Join(t.TempDir(), visualize.HelperName)
 	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
 		t.Fatalf("build aaep-render: %v\n%s", err, out)
@@ -460,7 +460,7 @@ func visLongSession(t testing.TB, path string, n int) {
 // render SVG with the aaep-render helper (process start included), write
 // the file.
 func BenchmarkVisualize(b *testing.B) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := binarytest.GoTool()
 	dir := b.TempDir()
 	helper := filepath.Join(dir, visualize.HelperName)
 	if out, err := exec.Command(goTool, "build", "-o", helper, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {

@@ -161,15 +161,6 @@ func (r browserRun) String() string {
 	return s
 }
 
-// waitPage polls a JavaScript condition every 5 ms and returns how long it took.
-func waitPage(ctx context.Context, p *browsertest.Page, expr string, limit time.Duration) (time.Duration, error) {
-	c, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	t := time.Now()
-	err := p.Poll(c, 5*time.Millisecond, expr)
-	return time.Since(t), err
-}
-
 func viewBrowserRun(ctx context.Context, e *Env, b *browsertest.Browser, path, axeSrc string) (r browserRun, err error) {
 	v, err := startView(ctx, e.ReplayBin, path)
 	if err != nil {

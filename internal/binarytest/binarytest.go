@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,16 @@ import (
 	"testing"
 	"unsafe"
 )
+
+// GoTool returns the go command that runs the tests: `go test` puts its
+// own GOROOT/bin first in a test binary's PATH. Where none is found it
+// returns "go", and running it fails with a clear error.
+func GoTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return "go"
+}
 
 // Binary is a command built on first use.
 type Binary struct {
@@ -44,8 +53,7 @@ func (b *Binary) Path(t testing.TB) string {
 			return
 		}
 		b.path = filepath.Join(b.dir, b.name)
-		gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if out, err := exec.Command(gotool, "build", "-o", b.path, b.pkg).CombinedOutput(); err != nil {
+		if out, err := exec.Command(GoTool(), "build", "-o", b.path, b.pkg).CombinedOutput(); err != nil {
 			b.err = errors.New("go build " + b.pkg + ": " + err.Error() + "\n" + string(out))
 		}
 	})

@@ -1,9 +1,9 @@
 // Package keytable generates the table of a protocol model's known member
 // names: from a list of (Go constant, JSON name) pairs it writes the
 // constants, the name of each and the lookup from a name to its constant,
-// so that the three stay in step. internal/tools/keytable runs it for
-// go:generate; a test of each generated package compares its file with a
-// fresh generation.
+// so that the three stay in step. internal/tools/keytable runs it from each
+// model's generate directive; a test of each generated package compares its
+// file with a fresh generation.
 package keytable
 
 import (

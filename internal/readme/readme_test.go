@@ -8,11 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
 )
 
 // command is one command of a runnable block: its text (continuation
@@ -93,7 +94,7 @@ func TestReadmeRunnableBlocks(t *testing.T) {
 		t.Fatalf("the README has %d runnable commands; the blocks marked runnable were not found", len(cmds))
 	}
 	bin := t.TempDir()
-	gotool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gotool := binarytest.GoTool()
 	build := exec.Command(gotool, "build", "-o", bin+string(os.PathSeparator), "./cmd/...")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {

@@ -82,15 +82,6 @@ func (s *script) state(sess, from, to string) *script {
 	return s.ev(sess, "state.changed", "background", F{"from_state": from, "to_state": to, "summary_normal": "Now " + to + "."})
 }
 
-func (s *script) tool(sess, tool, call string, own F) *script {
-	m := F{"tool": tool, "tool_call_id": call, "summary_normal": "Calling " + tool + "."}
-	for k, v := range own {
-		m[k] = v
-	}
-	s.ev(sess, "tool.invoked", "normal", m)
-	return s.ev(sess, "tool.completed", "normal", F{"tool": tool, "tool_call_id": call, "status": "success", "summary_normal": tool + " finished."})
-}
-
 func (s *script) completed(sess, summary string) *script {
 	return s.ev(sess, "session.completed", "normal", F{"summary_normal": summary})
 }

@@ -123,10 +123,16 @@ type sessionView struct {
 	Cells   []cell
 }
 
-// recordingCounts are one recording's findings, when several are viewed.
+// recordingCounts are one recording's findings, sessions and messages,
+// when several are viewed.
 type recordingCounts struct {
 	Name   string  `json:"name"`
 	Counts Verdict `json:"findings"`
+	// Sessions counts the sessions the check describes whose first
+	// message is the recording's (those /api/sessions?recording=NAME
+	// lists), Messages the recording's messages read so far.
+	Sessions int   `json:"sessions"`
+	Messages int64 `json:"messages"`
 }
 
 // analysis is the background check of the whole capture: findings by
@@ -324,14 +330,21 @@ func (b *builder) message(m *protocol.Message, stream string) {
 	}
 	bk := b.a.bucket(int64(m.Offset))
 	b.overview[bk].count++
+	ri := -1
+	if b.byRec != nil {
+		if ri = b.recordingOf(stream); ri >= 0 {
+			b.byRec[ri].Messages++
+		}
+	}
 	if s == nil || s == &b.spare {
 		return
 	}
 	f := &s.facts
 	if f.Messages == 0 {
 		f.First = m.Offset
-		if b.byRec != nil {
-			f.Recording = b.rec.RecordingOfStream(stream).Name
+		if ri >= 0 {
+			f.Recording = b.byRec[ri].Name
+			b.byRec[ri].Sessions++
 		}
 	}
 	f.Messages++

@@ -101,12 +101,14 @@ type captureInfo struct {
 	IndexCount  int              `json:"index_sessions"`
 	Check       checkProgress    `json:"check"`
 	Counts      map[string]int64 `json:"findings"`
-	// Recordings are, when several recordings are viewed, each one's name
-	// and findings (each judged on its own, as check judges it), the first
-	// maxIndexSessions of them; /api/sessions?recording=NAME lists one's
-	// sessions.
-	Recordings    []recordingCounts `json:"recordings,omitempty"`
-	RecordingsCut bool              `json:"recordings_cut,omitempty"`
+	// Recordings are, when several recordings are viewed, each one's name,
+	// findings (each judged on its own, as check judges it), sessions and
+	// messages, the first maxIndexSessions of them (RecordingsCut is then
+	// set; RecordingsTotal counts them all); /api/sessions?recording=NAME
+	// lists one's sessions.
+	Recordings      []recordingCounts `json:"recordings,omitempty"`
+	RecordingsCut   bool              `json:"recordings_cut,omitempty"`
+	RecordingsTotal int               `json:"recordings_total,omitempty"`
 }
 
 type indexSession struct {
@@ -146,6 +148,13 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
 	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
 	info.Recordings = sn.recordings
+	if info.Recordings == nil {
+		// Before the check's first snapshot: the names, nothing counted yet.
+		for _, r := range s.rec.Joined() {
+			info.Recordings = append(info.Recordings, recordingCounts{Name: r.Name})
+		}
+	}
+	info.RecordingsTotal = len(info.Recordings)
 	if len(info.Recordings) > maxIndexSessions {
 		info.Recordings, info.RecordingsCut = info.Recordings[:maxIndexSessions], true
 	}
@@ -486,6 +495,8 @@ type eventDetail struct {
 	Pretty    string    `json:"pretty,omitempty"`
 	Findings  []finding `json:"findings"`
 	Checked   bool      `json:"checked"`
+	// Recording names the record's recording when several are viewed.
+	Recording string `json:"recording,omitempty"`
 }
 
 type finding struct {
@@ -554,6 +565,9 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 		d.Findings = append(d.Findings, finding{Finding: f, Rule: s.rules[f.RuleID]})
 	}
 	d.Checked = s.analysis().snap.Load().done
+	if j := s.rec.Joined(); rd.Recording() < len(j) {
+		d.Recording = j[rd.Recording()].Name
+	}
 	writeJSON(w, http.StatusOK, d)
 }
 

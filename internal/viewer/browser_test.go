@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/internal/browsertest"
 	"github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/internal/viewer"
@@ -38,7 +38,7 @@ const demo = "../../testdata/demo.aaep"
 func renderHelper(t *testing.T) *visualize.Renderer {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), visualize.HelperName)
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := binarytest.GoTool()
 	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
 		t.Fatalf("build aaep-render: %v\n%s", err, out)
 	}
@@ -49,12 +49,19 @@ func renderHelper(t *testing.T) *visualize.Renderer {
 // replay server with a paused, controlled shared timeline.
 func startView(t *testing.T, path string, rend *visualize.Renderer) *httptest.Server {
 	t.Helper()
-	srv, err := serve.New(serve.Options{Open: serve.OpenFile(path), Shared: true, Grace: 20 * time.Millisecond,
+	return startViewOf(t, serve.OpenFile(path), viewer.Options{Path: path, Renderer: rend})
+}
+
+// startViewOf serves what opts names, replayed from open, as startView does.
+func startViewOf(t *testing.T, open serve.Opener, opts viewer.Options) *httptest.Server {
+	t.Helper()
+	srv, err := serve.New(serve.Options{Open: open, Shared: true, Grace: 20 * time.Millisecond,
 		Control: timing.NewController(nil, timing.Config{}, true)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := viewer.New(viewer.Options{Path: path, Replay: srv, Renderer: rend})
+	opts.Replay = srv
+	v, err := viewer.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +198,16 @@ func TestViewInBrowser(t *testing.T) {
 		if len(rows) != len(want) || len(rows) != 8 {
 			t.Fatalf("the page lists %d sessions, the check finds %d (want 8)", len(rows), len(want))
 		}
+		// One recording: no Recording column, no filter by recording.
+		var one struct {
+			Column, Filter bool
+			Cells          int
+		}
+		p.Eval(t, `({Column: !!document.querySelector('#sessions-sort button[data-key="recording"]'), Filter: !document.getElementById("rec-filter").hidden,
+			Cells: document.querySelector("#sessions-list .vrow[data-filled='1']").children.length})`, &one)
+		if one.Column || one.Filter || one.Cells != 8 {
+			t.Errorf("one recording viewed: Recording column %v, filter by recording shown %v, %d cells a row (want none, hidden, 8)", one.Column, one.Filter, one.Cells)
+		}
 		failing := 0
 		for _, r := range rows {
 			w, ok := want[r[0]]
@@ -236,6 +253,9 @@ func TestViewInBrowser(t *testing.T) {
 			if want := "Stated in: " + r.Spec + "."; r.ID == "SEQ-STATE-CHAIN" && !strings.Contains(findings, want) {
 				t.Errorf("inspector findings %q: want the rule's declared Spec (%q)", findings, want)
 			}
+		}
+		if dts := text(t, p, "#insp-fields"); strings.Contains(dts, "Recording") {
+			t.Errorf("one recording viewed, the inspector names a recording: %q", dts)
 		}
 		if raw := text(t, p, "#insp-raw"); raw != string(recs[33].Payload) {
 			t.Errorf("raw payload on the page differs from the capture's record 33:\n%s\n%s", raw, recs[33].Payload)

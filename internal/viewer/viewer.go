@@ -20,7 +20,8 @@
 // API (all GET, JSON unless said otherwise; every list is paged):
 //
 //	/api/capture                  file, header, counts, check progress, the first sessions of the index;
-//	                              of several recordings, each one's name and findings (recordings)
+//	                              of several recordings, each one's name, findings, sessions and
+//	                              messages (recordings, recordings_total)
 //	/api/sessions?sort&desc&findings&q&recording&from&limit
 //	                              sessions sorted by any column (id, protocol, state, messages,
 //	                              first, last, span, must, should, info, recording), only those
@@ -35,7 +36,8 @@
 //	/api/events?from=N&limit=M    a page of rows from record N on (filters: session, type,
 //	                              urgency, source, rule)
 //	/api/event/N                  one record: raw payload, pretty-printed JSON, times, source,
-//	                              direction, transport attributes, findings with their rules
+//	                              direction, transport attributes, findings with their rules,
+//	                              of several recordings its recording
 //	/api/timeline?from_ns&to_ns&px&lanes
 //	                              the window at px columns: the whole capture (minimap), all
 //	                              sessions, the lanes asked; events one by one and the spans of

@@ -56,14 +56,6 @@ type fieldSpec struct {
 	name string
 }
 
-// label is the field's name.
-func (f *fieldSpec) label() string {
-	if f.k == kUnknown {
-		return f.name
-	}
-	return keyNames[f.k]
-}
-
 func str(k key, min, max int64) fieldSpec { return fieldSpec{k: k, kind: fString, min: min, max: max} }
 
 func reqd(f fieldSpec) fieldSpec { f.req = true; return f }

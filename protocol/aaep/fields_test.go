@@ -16,13 +16,6 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
 
-// discard is a Reporter that drops everything.
-type discard struct{}
-
-func (discard) Report(*protocol.Rule, string, *protocol.Message, string, string, ...any) {}
-func (discard) Step(protocol.Step)                                                       {}
-func (discard) SessionDone(protocol.SessionSummary)                                      {}
-
 // fieldCorpus is every message of the single-rule cases and of a sample
 // stream, lines of the ASP and KAHN fixtures, and messages at the edges of
 // the decoding (broken, duplicated, escaped, deep, not UTF-8).

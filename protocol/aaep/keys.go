@@ -29,7 +29,6 @@ func (s keySet) each(fn func(k key)) {
 		}
 	}
 }
-func (s *keySet) has(k key) bool { return s[k>>6]&(1<<(k&63)) != 0 }
 func setOf(keys ...key) (s keySet) {
 	for _, k := range keys {
 		s.add(k)

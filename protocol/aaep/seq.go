@@ -173,7 +173,6 @@ type session struct {
 	ended    bool // terminal processed; waiting for other sources (draining)
 	endState string
 	termID   string
-	termHash uint64
 
 	msgs        int
 	first, last time.Duration
@@ -494,7 +493,7 @@ func (s *seqChecker) primaryEvent(ss *session, lg *leg, m *protocol.Message, ev 
 	case TypeSessionStarted:
 		detail = s.onStarted(ss, m, ev, now)
 	case TypeSessionCompleted, TypeSessionErrored, TypeSessionCancelled:
-		detail = s.onTerminal(ss, lg, m, ev, now, from)
+		s.onTerminal(ss, lg, m, ev, now, from)
 		return // onTerminal emits the step and closes
 	case TypeStateChanged:
 		detail = s.onStateChanged(ss, m, ev, now)

@@ -80,7 +80,6 @@ func (t *tm) attr(k, v string) *tm {
 }
 func (t *tm) seq(n int) *tm                 { return t.set("sequence_number", n) }
 func (t *tm) ts(d time.Duration) *tm        { t.stamp = false; return t.set("timestamp", stamp(d)) }
-func (t *tm) urgency(u string) *tm          { return t.set("urgency", u) }
 func (t *tm) dirn(d protocol.Direction) *tm { t.dir = d; return t }
 
 func stamp(d time.Duration) string { return testStart.Add(d).UTC().Format("2006-01-02T15:04:05.000Z") }

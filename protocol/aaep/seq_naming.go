@@ -85,8 +85,6 @@ func namesOf(ev *Event) naming {
 }
 
 // explicit reports whether the confirmation names a tool or a call.
-func (n *naming) explicit() bool { return n.tool != "" || n.call != "" }
-
 // match says how strongly the confirmation names an invocation of tool
 // with tool_call_id id.
 func (n *naming) match(tool, id string) matchHow {

@@ -1,6 +1,6 @@
 // Command keytable writes a protocol model's table of known member names
-// from its key list (see package internal/keytable). It is run by
-// go:generate in the model's directory:
+// from its key list (see package internal/keytable). A go:generate line in
+// the model's directory runs it:
 //
 //	go run ../../internal/tools/keytable -in keys.txt -out keys_gen.go -pkg aaep
 package main

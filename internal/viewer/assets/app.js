@@ -21,6 +21,8 @@ const state = {
   selRow: -1,           // its row in the messages list
   filter: "", q: "",
   sort: { key: "order", desc: false }, onlyFindings: false,
+  several: false,       // several recordings are viewed (the capture lists them)
+  recording: "",        // only the sessions of this recording (several only)
   traceSession: "", steps: null,
   view: null,           // timeline window {from, to} in ns
   tl: null, laneOffset: 0, laneIDs: [],
@@ -185,6 +187,7 @@ async function loadCapture() {
   $("capture-info").textContent = c.records + " records, " + c.index_sessions + " sessions, recorded by " +
     (c.header.tool || "an unknown tool") + " from " + start + (c.index_rebuilt ? " (index rebuilt: the capture was not closed cleanly)" : "");
   if (!state.view) state.view = { from: c.first_ns, to: Math.max(c.last_ns, c.first_ns + 1) };
+  if (c.recordings && c.recordings.length > 1) renderRecordings(c);
   const ck = c.check;
   if (ck.error) $("check-status").textContent = "Check stopped: " + ck.error;
   else if (!ck.done) $("check-status").textContent = "Checking the capture: " + ck.read + " of about " + c.records + " records read…";
@@ -194,23 +197,30 @@ async function loadCapture() {
 }
 
 const SESS_COLS = [["id", "Session"], ["protocol", "Proto"], ["first", "Start"], ["messages", "Msgs"], ["must", "MUST"], ["should", "SHOULD"], ["info", "INFO"], ["state", "Ended in"]];
+// REC_COL is the column of the session's recording, second, when several
+// recordings are viewed.
+const REC_COL = ["recording", "Recording"];
+function colName(key) { return (key === REC_COL[0] ? REC_COL : SESS_COLS.find((c) => c[0] === key))[1]; }
 
 function sessionQuery(from, n) {
   const p = new URLSearchParams({ from: String(from), limit: String(n), sort: state.sort.key });
   if (state.sort.desc) p.set("desc", "1");
   if (state.onlyFindings) p.set("findings", "1");
+  if (state.recording) p.set("recording", state.recording);
   return p;
+}
+
+function sortButton(key, name) {
+  return el("button", { type: "button", "data-key": key, class: "c-" + key, onclick: () => {
+    if (state.sort.key === key) state.sort.desc = !state.sort.desc;
+    else { state.sort.key = key; state.sort.desc = ["must", "should", "info", "messages"].includes(key); }
+    refreshSessions(); pushURL();
+  } }, name);
 }
 
 function initSessions() {
   const bar = $("sessions-sort");
-  for (const [key, name] of SESS_COLS) {
-    bar.append(el("button", { type: "button", "data-key": key, onclick: () => {
-      if (state.sort.key === key) state.sort.desc = !state.sort.desc;
-      else { state.sort.key = key; state.sort.desc = ["must", "should", "info", "messages"].includes(key); }
-      refreshSessions(); pushURL();
-    } }, name));
-  }
+  for (const [key, name] of SESS_COLS) bar.append(sortButton(key, name));
   sessions = new VList($("sessions-list"), {
     cls: "sess",
     fetch: async (from, n) => { const r = await api("/api/sessions?" + sessionQuery(from, n)); sessionsCaption(r); return { rows: r.sessions, total: r.total }; },
@@ -218,12 +228,19 @@ function initSessions() {
       const v = s.verdict || { must: 0, should: 0, info: 0 };
       const ck = s.checked;
       const cell = (cls, label, text) => el("span", { class: cls }, el("span", { class: "sr-only", text: label + " " }), text);
-      r.append(el("span", { class: "mono", text: s.id }), cell("", "protocol", s.protocol || "–"), cell("num", "starts at", secs(s.first_ns)),
-        cell("num", "messages", String(s.messages || s.records)),
-        cell("num " + (v.must ? "bad" : ""), "MUST", ck ? String(v.must) : "…"),
-        cell("num " + (v.should ? "bad" : ""), "SHOULD", ck ? String(v.should) : "…"),
-        cell("num", "INFO", ck ? String(v.info) : "…"),
-        cell("", "ended in", (s.state || "–") + (s.state && !s.complete ? "*" : "")));
+      r.append(el("span", { class: "mono c-id", text: s.id }));
+      if (state.several) {
+        if (s.recording) recordingOf.set(s.id, s.recording);
+        const c = cell("mono c-recording", "recording", s.recording ? recLabel(s.recording) : (ck ? "–" : "…"));
+        if (s.recording) c.title = s.recording;
+        r.append(c);
+      }
+      r.append(cell("c-protocol", "protocol", s.protocol || "–"), cell("num c-first", "starts at", secs(s.first_ns)),
+        cell("num c-messages", "messages", String(s.messages || s.records)),
+        cell("num c-must " + (v.must ? "bad" : ""), "MUST", ck ? String(v.must) : "…"),
+        cell("num c-should " + (v.should ? "bad" : ""), "SHOULD", ck ? String(v.should) : "…"),
+        cell("num c-info", "INFO", ck ? String(v.info) : "…"),
+        cell("c-state", "ended in", (s.state || "–") + (s.state && !s.complete ? "*" : "")));
     },
     mark: (r, s) => {
       if (!s) return;
@@ -234,6 +251,78 @@ function initSessions() {
     choose: (s) => selectSession(s.id),
   });
   $("only-findings").onchange = () => { state.onlyFindings = $("only-findings").checked; refreshSessions(); pushURL(); };
+  $("rec-select").onchange = () => { state.recording = $("rec-select").value; refreshSessions(); pushURL(); };
+}
+
+// ---- several recordings ----
+// When several recordings are viewed (hosts' rotated parts, a prefix), the
+// sessions get a Recording column and a filter by recording; the scope of
+// the messages and the inspector name the recording. One recording: none
+// of it.
+
+const recordingOf = new Map(); // session id -> its recording, as the list showed it
+let recPrefix = "";            // the directory or prefix all the recordings listed share
+
+// recLabel is a recording's name without the directory (or s3:// prefix)
+// that all of them share: what tells them apart.
+function recLabel(name) { return recPrefix && name.startsWith(recPrefix) ? name.slice(recPrefix.length) : name; }
+
+function commonDir(names) {
+  if (!names.length) return "";
+  let p = names[0];
+  for (const n of names) while (!n.startsWith(p)) p = p.slice(0, -1);
+  return p.slice(0, p.lastIndexOf("/") + 1);
+}
+
+function count(n, one, many) { return n + " " + (n === 1 ? one : many); }
+
+// renderRecordings shows the column and the filter (once) and keeps the
+// filter's counts up to date while the check runs.
+function renderRecordings(c) {
+  const sel = $("rec-select");
+  if (!state.several) {
+    state.several = true;
+    $("sessions-box").classList.add("several");
+    $("sessions-sort").insertBefore(sortButton(REC_COL[0], REC_COL[1]), $("sessions-sort").children[1]);
+    $("rec-filter").hidden = false;
+    sel.append(el("option", { value: "" }));
+    if (sessions) sessions.invalidate();
+  }
+  const total = c.recordings_total || c.recordings.length;
+  recPrefix = commonDir(c.recordings.map((r) => r.name));
+  sel.options[0].textContent = "All " + total + " recordings";
+  const have = new Map([...sel.options].map((o) => [o.value, o]));
+  for (const r of c.recordings) {
+    let o = have.get(r.name);
+    if (!o) { o = el("option", { value: r.name }); sel.insertBefore(o, sel.querySelector("option[data-extra]")); }
+    delete o.dataset.extra;
+    const f = r.findings || {};
+    o.textContent = recLabel(r.name) + ": " + count(r.sessions, "session", "sessions") + ", " + count(r.messages, "message", "messages") +
+      (f.must ? ", " + f.must + " MUST" : "") + (c.check.done ? "" : " so far");
+  }
+  $("rec-note").textContent = (recPrefix ? "in " + recPrefix : "") + (recPrefix && c.recordings_cut ? "; " : "") +
+    (c.recordings_cut ? "the list shows the first " + c.recordings.length + " of " + total + " recordings" : "");
+  syncRecording();
+}
+
+// syncRecording sets the filter to state.recording, adding it to the list
+// when the list (cut) does not hold it.
+function syncRecording() {
+  const sel = $("rec-select");
+  if (state.recording && ![...sel.options].some((o) => o.value === state.recording)) {
+    sel.append(el("option", { value: state.recording, "data-extra": "1", text: recLabel(state.recording) + " (not in the list)" }));
+  }
+  sel.value = state.recording;
+}
+
+// sessionRecording is the recording of session id ("" for one recording).
+async function sessionRecording(id) {
+  if (!state.several || !id) return "";
+  if (recordingOf.has(id)) return recordingOf.get(id);
+  const r = await api("/api/sessions?limit=50&q=" + encodeURIComponent(id)).catch(() => null);
+  const s = r && r.sessions.find((x) => x.id === id);
+  if (s && s.recording) recordingOf.set(id, s.recording);
+  return s && s.recording ? s.recording : "";
 }
 
 function sessionsCaption(r) {
@@ -245,7 +334,7 @@ function refreshSessions() {
   for (const b of $("sessions-sort").children) {
     const on = b.dataset.key === state.sort.key;
     b.setAttribute("aria-pressed", String(on));
-    b.textContent = SESS_COLS.find((c) => c[0] === b.dataset.key)[1] + (on ? (state.sort.desc ? " ▼" : " ▲") : "");
+    b.textContent = colName(b.dataset.key) + (on ? (state.sort.desc ? " ▼" : " ▲") : "");
   }
   sessions.reset(0);
   sessions.load(0).then(() => { drawTimelineSoon(); });
@@ -293,9 +382,12 @@ function initEvents() {
 async function reloadEvents() {
   const r = await api("/api/rows?" + listQuery({ from: "0", limit: String(PAGE) })).catch((err) => { $("filter-status").textContent = err.message; $("filter").setAttribute("aria-invalid", "true"); return null; });
   if (!r) return;
+  latest.rows = r;
   $("filter").removeAttribute("aria-invalid");
   events.reset(r.total, r.rows);
-  const parts = [state.session ? "Session " + state.session : "All sessions"];
+  const rec = state.several ? await sessionRecording(state.session) : "";
+  if (state.several && r !== latest.rows) return; // a later reload answered meanwhile
+  const parts = [state.session ? "Session " + state.session + (rec ? " of recording " + rec : "") : "All sessions"];
   if (state.filter) parts.push("filter " + state.filter);
   if (state.q) parts.push("text “" + state.q + "”");
   $("events-scope").textContent = parts.join(", ") + ": " + r.total + " rows" + (r.partial ? " so far (the check is still reading)" : "") + ".";
@@ -357,6 +449,7 @@ function renderInspector(d) {
   add("Direction", d.direction);
   add("Source", d.source_info ? d.source + ": " + d.source_info.transport + " " + d.source_info.endpoint : String(d.source));
   add("Session", d.session || "–");
+  if (d.recording) add("Recording", d.recording);
   add("Type", d.type || "–");
   if (d.urgency) add("Urgency", d.urgency);
   add("Summary", d.summary || "–");
@@ -829,6 +922,7 @@ function pushURL() {
     if (state.q) p.set("q", state.q);
     if (state.sort.key !== "order") p.set("sort", state.sort.key + (state.sort.desc ? ":desc" : ""));
     if (state.onlyFindings) p.set("findings", "1");
+    if (state.recording) p.set("recording", state.recording);
     if (state.view && state.capture && (state.view.from > state.capture.first_ns || state.view.to < state.capture.last_ns)) p.set("t", Math.round(state.view.from) + "-" + Math.round(state.view.to));
     const h = "#" + p.toString();
     if (location.hash !== h) history.replaceState(null, "", h);
@@ -844,6 +938,7 @@ async function restoreURL() {
   const sort = (p.get("sort") || "order").split(":");
   state.sort = { key: sort[0], desc: sort[1] === "desc" };
   state.onlyFindings = p.get("findings") === "1"; $("only-findings").checked = state.onlyFindings;
+  if (state.several) { state.recording = p.get("recording") || ""; syncRecording(); }
   const t = (p.get("t") || "").split("-").map(Number);
   if (t.length === 2 && t[1] > t[0]) state.view = { from: t[0], to: t[1] };
   state.session = p.get("session") || "";
