@@ -65,7 +65,7 @@ func (s *Server) follow(ctx context.Context) {
 		s.lists.clear()
 		s.traces.clear()
 		an := newAnalysis(idx.FirstTime(), idx.LastTime())
-		an.run(ctx, s.rec, s.config())
+		an.run(ctx, s.rec, s.config(), s.pause)
 		if ctx.Err() == nil {
 			s.an.Store(an)
 			s.lists.clear()

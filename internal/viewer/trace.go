@@ -116,7 +116,11 @@ func (c *traceCache) get(id string) *sessionTrace {
 		}
 	}
 	c.mu.Unlock()
-	t.once.Do(func() { t.build(c.s, id) })
+	t.once.Do(func() {
+		c.s.pause.hold()
+		defer c.s.pause.release()
+		t.build(c.s, id)
+	})
 	return t
 }
 

@@ -2,10 +2,13 @@ package viewer_test
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/internal/viewer"
 )
 
 type stepsPage struct {
@@ -106,5 +109,41 @@ func TestTraceSteps(t *testing.T) {
 	}
 	if worst == 0 {
 		t.Error("no step of the sessions that break the protocol names its worst finding")
+	}
+}
+
+// TestTraceDuringCheck asks for a trace while the background check runs
+// (which it holds meanwhile): the check still ends, with the verdicts a
+// check left alone gives.
+func TestTraceDuringCheck(t *testing.T) {
+	msgs := sample.Stream(sample.Options{Sessions: 40, Seed: 5, Violations: true})
+	path := filepath.Join(t.TempDir(), "c.aaep")
+	if err := sample.WriteCapture(path, msgs, sample.Options{}.Start0(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	alone := apiServer(t, path)
+	v, err := viewer.New(viewer.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(v)
+	t.Cleanup(func() { ts.Close(); v.Close() })
+	for _, id := range []string{msgs[0].Session, msgs[len(msgs)-1].Session} {
+		var page stepsPage
+		getJSON(t, ts.URL+"/api/trace/"+id+"/steps", 200, &page)
+		if page.Total == 0 {
+			t.Fatalf("session %s: no steps", id)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !v.CheckDone() {
+		if time.Now().After(deadline) {
+			t.Fatal("the background check did not finish after the traces")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	q := "/api/sessions?limit=1000"
+	if got, want := getJSON(t, ts.URL+q, 200, nil), getJSON(t, alone.URL+q, 200, nil); got != want {
+		t.Fatalf("sessions after a trace during the check:\n%s\nleft alone:\n%s", got, want)
 	}
 }

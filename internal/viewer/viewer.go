@@ -127,7 +127,9 @@ type Server struct {
 	wg     sync.WaitGroup
 	rules  map[string]ruleDoc
 	traces *traceCache
-	lists  *listCache
+	// pause holds the background check while a trace is being built.
+	pause *pauser
+	lists *listCache
 	// readers are open readers of the capture, for the requests (none
 	// when following: a reader knows the records it was opened with).
 	readers chan *recording.Reader
@@ -189,6 +191,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.traces = newTraceCache(s)
+	s.pause = newPauser()
 	s.lists = newListCache()
 	if !opts.Follow {
 		s.readers = make(chan *recording.Reader, pooledReaders)
@@ -220,7 +223,7 @@ func New(opts Options) (*Server, error) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.analysis().run(ctx, rec, s.config())
+		s.analysis().run(ctx, rec, s.config(), s.pause)
 		if opts.Follow {
 			s.follow(ctx)
 		}
