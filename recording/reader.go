@@ -527,6 +527,31 @@ func (r *Reader) seekJoinedRecord(i int64) error {
 	return nil
 }
 
+// JoinedSessions returns, for joined recordings (Join), each one's sessions
+// as its own index lists them, their times counted from the joint start
+// (the joint FileIndex lists sessions by id, those of the same id in
+// several recordings as one); nil for one recording.
+func (r *Reader) JoinedSessions() ([][]capfile.SessionInfo, error) {
+	if r.subs == nil {
+		return nil, nil
+	}
+	out := make([][]capfile.SessionInfo, len(r.subs))
+	for i, s := range r.subs {
+		x, err := s.FileIndex()
+		if err != nil {
+			return nil, err
+		}
+		off := s.start - r.start
+		for _, ss := range x.Sessions {
+			ss.FirstTime += off
+			ss.LastTime += off
+			ss.Frames = nil
+			out[i] = append(out[i], ss)
+		}
+	}
+	return out, nil
+}
+
 // joinedIndex is the index of joined recordings: their record count,
 // sessions and span, as one frame (their records interleave).
 func (r *Reader) joinedIndex() (*capfile.Index, error) {

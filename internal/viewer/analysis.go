@@ -101,9 +101,12 @@ type snapshot struct {
 	truncated bool
 	counts    Verdict
 	stats     protocol.Stats
-	// sessions in order of first message; byID finds them.
+	// sessions in order of first message; byKey finds them by key
+	// (sessionKey), byID by session id (several when recordings or
+	// streams share an id).
 	sessions []*sessionView
-	byID     map[string]*sessionView
+	byKey    map[string]*sessionView
+	byID     map[string][]*sessionView
 	// overview is the whole capture's density: all lanes, by bucket.
 	overview []cell
 	// recordings are the findings of each recording viewed, when several
@@ -116,7 +119,12 @@ type snapshot struct {
 // sessionView is a published session: facts copied, record list and cells
 // as far as they were built (their backing arrays only grow).
 type sessionView struct {
-	ID      string
+	ID string
+	// Stream is the session's stream (check's: "" for one recording of
+	// one stream, else the recording's name and any subscription), Key its
+	// handle (sessionKey).
+	Stream  string
+	Key     string
 	Lane    int
 	Facts   sessionFacts
 	Records []uint32
@@ -153,7 +161,7 @@ type analysis struct {
 
 func newAnalysis(first, last int64) *analysis {
 	a := &analysis{byIndex: map[int64][]int32{}, first: first, width: max((last-first)/baseBuckets+1, 1)}
-	a.snap.Store(&snapshot{byID: map[string]*sessionView{}})
+	a.snap.Store(&snapshot{byKey: map[string]*sessionView{}, byID: map[string][]*sessionView{}})
 	return a
 }
 
@@ -189,7 +197,7 @@ func markCell(cells []cell, b uint32, l uint8) {
 type builder struct {
 	a         *analysis
 	order     []*sessionBuild
-	byID      map[string]*sessionBuild
+	byKey     map[string]*sessionBuild
 	views     []*sessionView
 	overview  []cell // dense, baseBuckets long
 	spare     sessionBuild
@@ -199,7 +207,7 @@ type builder struct {
 	pending   []protocol.Finding
 	kept      int
 	dropped   int64
-	tokens    map[string]*sessionBuild // reply_token -> session that asked
+	tokens    map[string]*sessionBuild // stream, reply_token -> session that asked
 	readTo    int64
 	publishes int
 	stats     protocol.Stats
@@ -229,19 +237,34 @@ func (b *builder) recordingOf(stream string) int {
 	return -1
 }
 
-func (b *builder) session(id string) *sessionBuild {
-	s := b.byID[id]
+// sessionKey is the handle of session id of stream: the id itself in a
+// recording of one stream (as the page always named sessions), else the
+// stream and the id, for sessions of different recordings, or of different
+// subscriptions of a recording of a replay, share ids and are never one.
+func sessionKey(stream, id string) string {
+	if stream == "" {
+		return id
+	}
+	return stream + keySep + id
+}
+
+// keySep separates a session key's stream from its id.
+const keySep = "|"
+
+func (b *builder) session(stream, id string) *sessionBuild {
+	key := sessionKey(stream, id)
+	s := b.byKey[key]
 	if s == nil {
-		if len(b.byID) >= maxSessions {
+		if len(b.byKey) >= maxSessions {
 			// Counted in the totals, not described.
 			b.truncated = true
 			b.spare = sessionBuild{facts: sessionFacts{Rules: map[string]int64{}}}
 			return &b.spare
 		}
 		s = &sessionBuild{facts: sessionFacts{Rules: map[string]int64{}}, lane: len(b.order), dirty: true}
-		b.byID[id] = s
+		b.byKey[key] = s
 		b.order = append(b.order, s)
-		b.views = append(b.views, &sessionView{ID: id, Lane: s.lane})
+		b.views = append(b.views, &sessionView{ID: id, Stream: stream, Key: key, Lane: s.lane})
 	}
 	return s
 }
@@ -249,7 +272,7 @@ func (b *builder) session(id string) *sessionBuild {
 // run checks the recording through the analysis driver (its streams, the
 // replay flags of its sources and its connection records, as check does).
 func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.Config, pause *pauser) {
-	b := &builder{a: a, byID: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec}
+	b := &builder{a: a, byKey: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec}
 	for _, r := range rec.Joined() {
 		b.byRec = append(b.byRec, recordingCounts{Name: r.Name})
 	}
@@ -265,7 +288,7 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 				}
 			}
 			if f.Session != "" {
-				s := b.session(f.Session)
+				s := b.session(f.Stream, f.Session)
 				s.facts.Verdict.add(f.Level)
 				s.facts.Rules[f.RuleID]++
 				s.dirty = true
@@ -285,7 +308,7 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 			b.pending = append(b.pending, f)
 		},
 		SessionDone: func(sum protocol.SessionSummary) {
-			s := b.session(sum.Session)
+			s := b.session(sum.Stream, sum.Session)
 			s.facts.Protocol, s.facts.State, s.facts.Complete = sum.Protocol, sum.State, sum.Complete
 			s.dirty = true
 		},
@@ -320,14 +343,14 @@ func (b *builder) message(m *protocol.Message, stream string) {
 	var s *sessionBuild
 	switch {
 	case key != "":
-		s = b.session(key)
+		s = b.session(stream, key)
 		if token != "" && m.Dir == protocol.FromProducer {
 			if len(b.tokens) < 1<<20 {
-				b.tokens[token] = s
+				b.tokens[stream+keySep+token] = s
 			}
 		}
 	case token != "":
-		s = b.tokens[token]
+		s = b.tokens[stream+keySep+token]
 	}
 	bk := b.a.bucket(int64(m.Offset))
 	b.overview[bk].count++
@@ -415,7 +438,7 @@ func (b *builder) publish(done bool, err error) {
 			sort.Ints(f.Sources)
 		}
 		old := b.views[i]
-		v := &sessionView{ID: old.ID, Lane: old.Lane, Facts: f, Records: s.records[:len(s.records):len(s.records)], Cells: old.Cells}
+		v := &sessionView{ID: old.ID, Stream: old.Stream, Key: old.Key, Lane: old.Lane, Facts: f, Records: s.records[:len(s.records):len(s.records)], Cells: old.Cells}
 		switch {
 		case done:
 			v.Cells = mergeCells(s.cells)
@@ -427,14 +450,16 @@ func (b *builder) publish(done bool, err error) {
 	}
 	snap := &snapshot{
 		done: done, read: b.read, readTo: b.readTo, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
-		stats: b.stats, sessions: slices.Clone(b.views), byID: make(map[string]*sessionView, len(b.views)),
+		stats: b.stats, sessions: slices.Clone(b.views), byKey: make(map[string]*sessionView, len(b.views)),
+		byID:     make(map[string][]*sessionView, len(b.views)),
 		overview: slices.Clone(b.overview), recordings: slices.Clone(b.byRec),
 	}
 	if err != nil {
 		snap.err = err.Error()
 	}
 	for _, v := range snap.sessions {
-		snap.byID[v.ID] = v
+		snap.byKey[v.Key] = v
+		snap.byID[v.ID] = append(snap.byID[v.ID], v)
 	}
 	b.a.snap.Store(snap)
 }

@@ -112,10 +112,15 @@ type captureInfo struct {
 }
 
 type indexSession struct {
-	ID      string        `json:"id"`
-	Records int64         `json:"records"`
-	First   time.Duration `json:"first_ns"`
-	Last    time.Duration `json:"last_ns"`
+	ID string `json:"id"`
+	// Key is the session's key (sessionRow.Key) and Recording its
+	// recording when several recordings are viewed (no key for a recording
+	// of a replay: its index does not tell the subscriptions apart).
+	Key       string        `json:"key,omitempty"`
+	Recording string        `json:"recording,omitempty"`
+	Records   int64         `json:"records"`
+	First     time.Duration `json:"first_ns"`
+	Last      time.Duration `json:"last_ns"`
 }
 
 type checkProgress struct {
@@ -130,19 +135,14 @@ type checkProgress struct {
 	Sessions  int   `json:"sessions"`
 }
 
-func (s *Server) indexSessions() []indexSession {
-	out := make([]indexSession, 0, len(s.index().Sessions))
-	for _, x := range s.index().Sessions {
-		out = append(out, indexSession{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime)})
-	}
-	return out
-}
+// indexSessions are the sessions of the index, each recording's apart.
+func (s *Server) indexSessions() []indexSession { return s.cur.Load().sessions }
 
 func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 	info := captureInfo{
 		File: s.title(), Header: s.hdr, Records: s.index().Records, Rebuilt: s.index().Rebuilt,
 		First: time.Duration(s.index().FirstTime()), Last: time.Duration(s.index().LastTime()),
-		Sessions: s.indexSessions(), IndexCount: len(s.index().Sessions), Follow: s.opts.Follow,
+		Sessions: s.indexSessions(), IndexCount: len(s.indexSessions()), Follow: s.opts.Follow,
 	}
 	sn := s.analysis().snap.Load()
 	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
@@ -168,8 +168,16 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 // sessionRow is one line of the sessions list.
 type sessionRow struct {
 	ID string `json:"id"`
+	// Key is the session's handle, unique in the capture (the API's
+	// session parameters take it): its id in a recording of one stream;
+	// else, sessions of several recordings, or of the subscriptions of a
+	// recording of a replay, sharing ids, its stream (Stream: the
+	// recording's name, any subscription), "|" and its id.
+	Key    string `json:"key"`
+	Stream string `json:"stream,omitempty"`
 	// Records, First and Last come from the index (all records of the
-	// session key) when it knows the session, else from the check.
+	// session key) when it knows the session and the capture is one
+	// stream, else from the check.
 	Records int64         `json:"records"`
 	First   time.Duration `json:"first_ns"`
 	Last    time.Duration `json:"last_ns"`
@@ -179,8 +187,8 @@ type sessionRow struct {
 }
 
 func (s *Server) sessionRow(v *sessionView, done bool) sessionRow {
-	row := sessionRow{ID: v.ID, Records: v.Facts.Messages, First: v.Facts.First, Last: v.Facts.Last, sessionFacts: v.Facts, Lane: v.Lane, Checked: done}
-	if x, ok := s.sessionIndex()[v.ID]; ok {
+	row := sessionRow{ID: v.ID, Key: v.Key, Stream: v.Stream, Records: v.Facts.Messages, First: v.Facts.First, Last: v.Facts.Last, sessionFacts: v.Facts, Lane: v.Lane, Checked: done}
+	if x, ok := s.sessionIndex()[v.ID]; ok && v.Stream == "" {
 		row.Records, row.First, row.Last = x.Records, time.Duration(x.FirstTime), time.Duration(x.LastTime)
 	}
 	return row
@@ -249,8 +257,9 @@ func sortedSessions(sn *snapshot, key string, desc bool) []*sessionView {
 // serveSessions answers a page of the sessions, sorted by any column
 // (sort=must&desc=1), only those with findings (findings=1 any level,
 // findings=must|should), only those whose id contains q, only those of
-// one of several recordings viewed (recording=NAME); from and limit page
-// through them.
+// one of several recordings viewed (recording=NAME), only the session of
+// a key (key=KEY, or the sessions of id KEY); from and limit page through
+// them.
 func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	from, err := intQuery(r, "from", 0)
@@ -275,8 +284,16 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	all := sortedSessions(sn, key, q.Get("desc") == "1")
 	with, text := q.Get("findings"), q.Get("q")
 	recName, byRec := q.Get("recording"), q.Has("recording")
+	key, byKey := q.Get("key"), q.Has("key")
+	if byKey && sn.byKey[key] == nil && len(sn.byID[key]) == 0 && sn.done {
+		apiError(w, http.StatusNotFound, "%v", errNoSession(key, s.title()))
+		return
+	}
 	keep := func(v *sessionView) bool {
 		if byRec && v.Facts.Recording != recName {
+			return false
+		}
+		if byKey && v.Key != key && (sn.byKey[key] != nil || v.ID != key) {
 			return false
 		}
 		switch with {
@@ -310,13 +327,20 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	// the others, while it runs.
 	pending := 0
 	if !sn.done && with == "" && !byRec {
-		for _, x := range s.index().Sessions {
-			if _, ok := sn.byID[x.ID]; ok || text != "" && !strings.Contains(strings.ToLower(x.ID), strings.ToLower(text)) {
+		for _, x := range s.indexSessions() {
+			k := x.Key
+			if k == "" {
+				k = x.ID
+			}
+			checked := sn.byKey[k] != nil || x.Key == "" && len(sn.byID[x.ID]) > 0
+			if checked || text != "" && !strings.Contains(strings.ToLower(x.ID), strings.ToLower(text)) || byKey && k != key && x.ID != key {
 				continue
 			}
 			pending++
 			if total >= from && int64(len(rows)) < limit {
-				rows = append(rows, sessionRow{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime), Lane: -1})
+				row := sessionRow{ID: x.ID, Key: k, Records: x.Records, First: x.First, Last: x.Last, Lane: -1}
+				row.Recording = x.Recording
+				rows = append(rows, row)
 			}
 			total++
 		}
@@ -331,9 +355,12 @@ type eventRow struct {
 	Kind    string        `json:"kind"` // recv, sent, conn, mark
 	Source  int           `json:"source"`
 	Session string        `json:"session,omitempty"`
-	Type    string        `json:"type,omitempty"`
-	Urgency string        `json:"urgency,omitempty"`
-	Summary string        `json:"summary"`
+	// SessionKey is the session's key (see sessionRow.Key) when it is not
+	// its id alone: several recordings or subscriptions viewed.
+	SessionKey string `json:"session_key,omitempty"`
+	Type       string `json:"type,omitempty"`
+	Urgency    string `json:"urgency,omitempty"`
+	Summary    string `json:"summary"`
 	// Worst is the worst level of the message's findings ("" when none).
 	Worst string `json:"worst,omitempty"`
 }
@@ -347,6 +374,10 @@ type rowFilter struct {
 	rules    []string
 	messages bool        // messages only
 	doc      payload.Doc // decodes each record
+	// only keeps, of the sessions asked by key, a message of one of those
+	// ids only when its session is one of those keys.
+	only map[string]map[string]bool
+	keys keyer
 }
 
 func splitList(q []string) []string {
@@ -361,9 +392,25 @@ func splitList(q []string) []string {
 	return out
 }
 
-func parseFilter(r *http.Request) (rowFilter, error) {
+func (s *Server) parseFilter(r *http.Request) (rowFilter, error) {
 	q := r.URL.Query()
-	f := rowFilter{match: msgfilter.Filter{Sessions: splitList(q["session"]), Types: splitList(q["type"]), Urgencies: splitList(q["urgency"])}, rules: splitList(q["rule"])}
+	f := rowFilter{match: msgfilter.Filter{Types: splitList(q["type"]), Urgencies: splitList(q["urgency"])}, rules: splitList(q["rule"])}
+	sn := s.analysis().snap.Load()
+	for _, v := range splitList(q["session"]) {
+		// A session's key stands for its id, in its stream only; an id
+		// alone keeps every message of that id.
+		if x := sn.byKey[v]; x != nil && x.Stream != "" {
+			if f.only == nil {
+				f.only = map[string]map[string]bool{}
+			}
+			if f.only[x.ID] == nil {
+				f.only[x.ID] = map[string]bool{}
+			}
+			f.only[x.ID][x.Key] = true
+			v = x.ID
+		}
+		f.match.Sessions = append(f.match.Sessions, v)
+	}
 	for _, v := range splitList(q["source"]) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -403,7 +450,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if err == nil && (limit < 1 || limit > maxLimit) {
 		err = errors.New("limit: want 1 to " + strconv.Itoa(maxLimit))
 	}
-	filt, err3 := parseFilter(r)
+	filt, err3 := s.parseFilter(r)
 	if err == nil {
 		err = err3
 	}
@@ -434,7 +481,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 				next = idx
 				break
 			}
-			if row, ok := s.row(rec, idx, &filt); ok {
+			if row, ok := s.row(rec, idx, rd.Recording(), &filt); ok {
 				rows = append(rows, row)
 			}
 		}
@@ -448,8 +495,9 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"events": rows, "next": next, "total": s.index().Records})
 }
 
-// row makes the row of a record, or reports that the filter drops it.
-func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow, bool) {
+// row makes the row of record idx of recording ri, or reports that the
+// filter drops it.
+func (s *Server) row(rec *capfile.Record, idx int64, ri int, filt *rowFilter) (eventRow, bool) {
 	isMsg := rec.Kind == capfile.KindReceived || rec.Kind == capfile.KindSent
 	if !isMsg && filt.messages {
 		return eventRow{}, false
@@ -468,6 +516,15 @@ func (s *Server) row(rec *capfile.Record, idx int64, filt *rowFilter) (eventRow,
 			row.Session = k
 		}
 		row.Type, row.Urgency = f.TypeName(), f.Urgency
+	}
+	if row.Session != "" {
+		filt.keys.s = s
+		if k := filt.keys.key(ri, rec, row.Session); k != row.Session {
+			row.SessionKey = k
+		}
+		if keys := filt.only[row.Session]; keys != nil && !keys[row.SessionKey] {
+			return eventRow{}, false
+		}
 	}
 	row.Summary = show.Summary(&filt.doc)
 	worst, hasRule := s.analysis().worstAt(idx, filt.rules)
@@ -525,7 +582,7 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "%s: record %d: %v", s.title(), idx, err)
 		return
 	}
-	row, _ := s.row(rec, idx, &rowFilter{})
+	row, _ := s.row(rec, idx, rd.Recording(), &rowFilter{})
 	d := eventDetail{eventRow: row, Received: s.hdr.Start.Add(rec.Offset()), Attrs: map[string]string{}, Flags: []string{}, Bytes: len(rec.Payload), Findings: []finding{}}
 	switch rec.Kind {
 	case capfile.KindReceived:

@@ -98,7 +98,10 @@ func (s *Server) rowsFor(r *http.Request) (*rowList, error) {
 	sn := s.analysis().snap.Load()
 	base := &rowList{n: s.index().Records, partial: !sn.done}
 	if k.session != "" {
-		v := sn.byID[k.session]
+		v, err := sn.lookup(k.session)
+		if err != nil {
+			return nil, err
+		}
 		if v == nil {
 			if _, ok := s.sessionIndex()[k.session]; !ok || sn.done {
 				return nil, errNoSession(k.session, s.title())
@@ -135,7 +138,7 @@ func errNoSession(id, file string) error {
 func (s *Server) narrow(base *rowList, expr filterExpr, q []byte) (*rowList, error) {
 	out := &rowList{ids: []uint32{}, partial: base.partial}
 	var doc payload.Doc
-	err := s.eachRecord(base, 0, base.n, func(i, idx int64, rec *capfile.Record) bool {
+	err := s.eachRecord(base, 0, base.n, func(i, idx int64, rec *capfile.Record, _ int) bool {
 		if len(q) > 0 && !textMatch(rec.Payload, q) {
 			return true
 		}
@@ -162,9 +165,10 @@ func (s *Server) filterRecord(idx int64, rec *capfile.Record, doc *payload.Doc) 
 	return fr
 }
 
-// eachRecord calls fn with rows [from, to) of l and their records, reading
-// the capture forward and seeking only across gaps; fn returns false to stop.
-func (s *Server) eachRecord(l *rowList, from, to int64, fn func(row, idx int64, rec *capfile.Record) bool) error {
+// eachRecord calls fn with rows [from, to) of l, their records and their
+// recordings (recording.Reader.Recording), reading the capture forward and
+// seeking only across gaps; fn returns false to stop.
+func (s *Server) eachRecord(l *rowList, from, to int64, fn func(row, idx int64, rec *capfile.Record, ri int) bool) error {
 	if from >= to {
 		return nil
 	}
@@ -200,7 +204,7 @@ func (s *Server) eachRecord(l *rowList, from, to int64, fn func(row, idx int64, 
 			return err
 		}
 		cur = idx
-		if !fn(i, idx, rec) {
+		if !fn(i, idx, rec, rd.Recording()) {
 			return nil
 		}
 	}
@@ -243,8 +247,8 @@ func (s *Server) serveRows(w http.ResponseWriter, r *http.Request) {
 	rows := []eventRow{}
 	to := min(from+limit, l.n)
 	filt := rowFilter{}
-	err = s.eachRecord(l, from, to, func(_, idx int64, rec *capfile.Record) bool {
-		row, _ := s.row(rec, idx, &filt)
+	err = s.eachRecord(l, from, to, func(_, idx int64, rec *capfile.Record, ri int) bool {
+		row, _ := s.row(rec, idx, ri, &filt)
 		rows = append(rows, row)
 		return true
 	})
@@ -353,7 +357,7 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.jsonl"`)
 		bw := bufio.NewWriterSize(w, 64<<10)
-		_ = s.eachRecord(l, 0, l.n, func(_, _ int64, rec *capfile.Record) bool {
+		_ = s.eachRecord(l, 0, l.n, func(_, _ int64, rec *capfile.Record, _ int) bool {
 			if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
 				return true
 			}
@@ -375,7 +379,7 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	_ = s.eachRecord(l, 0, l.n, func(_, _ int64, rec *capfile.Record) bool {
+	_ = s.eachRecord(l, 0, l.n, func(_, _ int64, rec *capfile.Record, _ int) bool {
 		return cw.Append(rec) == nil
 	})
 	_ = cw.Close()

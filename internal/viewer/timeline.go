@@ -95,10 +95,15 @@ type timelineAnswer struct {
 }
 
 type timelineLane struct {
-	ID    string     `json:"id"`
-	Lane  int        `json:"lane"`
-	Cells [][3]int64 `json:"cells"`
-	Count int64      `json:"count"`
+	// ID is the session's id, Key its key (sessionRow.Key: the lanes
+	// parameter's form); Recording names its recording when several are
+	// viewed.
+	ID        string     `json:"id"`
+	Key       string     `json:"key"`
+	Recording string     `json:"recording,omitempty"`
+	Lane      int        `json:"lane"`
+	Cells     [][3]int64 `json:"cells"`
+	Count     int64      `json:"count"`
 }
 
 // columns accumulates counts per pixel column of [from, to].
@@ -153,7 +158,8 @@ func (c *columns) cells() [][3]int64 {
 	return out
 }
 
-// serveTimeline answers /api/timeline?from_ns&to_ns&px&lanes=S1,S2,… from
+// serveTimeline answers /api/timeline?from_ns&to_ns&px&lanes=S1,S2,… (session
+// keys, or ids that name one session each) from
 // the check's buckets when the window holds many messages, else by reading
 // the window's records.
 func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
@@ -180,7 +186,18 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 	sn := s.analysis().snap.Load()
 	if _, asked := r.URL.Query()["lanes"]; !asked {
 		for _, v := range sn.sessions[:min(len(sn.sessions), defaultLanes)] {
-			ids = append(ids, v.ID)
+			ids = append(ids, v.Key)
+		}
+	}
+	views := make([]*sessionView, len(ids))
+	for i, id := range ids {
+		v, err := sn.lookup(id)
+		if err != nil {
+			apiError(w, http.StatusBadRequest, "lanes: %v", err)
+			return
+		}
+		if views[i] = v; v != nil {
+			ids[i] = v.Key
 		}
 	}
 	a := s.analysis()
@@ -204,9 +221,9 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 	lanes := make([]*columns, len(ids))
 	pos := map[string]int{}
 	for i, id := range ids {
-		lane := timelineLane{ID: id, Lane: -1}
-		if v := sn.byID[id]; v != nil {
-			lane.Lane = v.Lane
+		lane := timelineLane{ID: id, Key: id, Lane: -1}
+		if v := views[i]; v != nil {
+			lane.ID, lane.Lane, lane.Recording = v.ID, v.Lane, v.Facts.Recording
 		}
 		lanes[i] = newColumns(from, to, px)
 		pos[id] = i
@@ -223,8 +240,8 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 		for _, c := range sn.overview {
 			all.addBucket(a.first+int64(c.bucket)*a.width, a.width, int64(c.count), int64(c.worst))
 		}
-		for i, id := range ids {
-			if v := sn.byID[id]; v != nil {
+		for i, v := range views {
+			if v != nil {
 				for _, c := range v.Cells {
 					lanes[i].addBucket(a.first+int64(c.bucket)*a.width, a.width, int64(c.count), int64(c.worst))
 				}
@@ -257,8 +274,9 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 		kind         int64
 		deadline     int64 // a wait's timeout_seconds after it (0: none)
 	}
-	opened := map[string]open{} // "t"+tool_call_id or "r"+reply_token
-	tokenLane := map[string]int{}
+	opened := map[string]open{}   // stream, "t"+tool_call_id or "r"+reply_token
+	tokenLane := map[string]int{} // stream, reply_token
+	keys := keyer{s: s}
 	events := [][5]int64{}
 	var spans [][7]int64
 	tooMany := false
@@ -289,9 +307,10 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 		f := &doc.Routing
 		key := f.SessionKey()
 		token, _ := doc.Get("reply_token").Str()
-		lane, inLane := pos[key]
+		stream := keys.streamOf(rd.Recording(), rec)
+		lane, inLane := pos[sessionKey(stream, key)]
 		if key == "" && token != "" {
-			lane, inLane = tokenLane[token]
+			lane, inLane = tokenLane[stream+keySep+token]
 		}
 		worst := int64(0)
 		if rec.Time >= from {
@@ -305,20 +324,21 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 		}
 		t := f.TypeName()
 		if token != "" && key != "" {
-			tokenLane[token] = lane
+			tokenLane[stream+keySep+token] = lane
 		}
+		sk := stream + keySep
 		// Spans: a tool call from invoked to its end, a wait from the
 		// event that asks to the reply that carries its token.
 		var done *open
 		switch {
 		case strings.HasSuffix(t, "tool.invoked"):
 			if id, _ := doc.Get("tool_call_id").Str(); id != "" {
-				opened["t"+id] = open{lane: lane, start: rec.Time, index: idx}
+				opened[sk+"t"+id] = open{lane: lane, start: rec.Time, index: idx}
 			}
 		case strings.Contains(t, "tool."):
 			if id, _ := doc.Get("tool_call_id").Str(); id != "" {
-				if o, ok := opened["t"+id]; ok {
-					delete(opened, "t"+id)
+				if o, ok := opened[sk+"t"+id]; ok {
+					delete(opened, sk+"t"+id)
 					done = &o
 				}
 			}
@@ -327,10 +347,10 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 			if secs, ok := doc.Get("timeout_seconds").Number(); ok && secs > 0 {
 				o.deadline = rec.Time + int64(secs*1e9)
 			}
-			opened["r"+token] = o
+			opened[sk+"r"+token] = o
 		case token != "" && rec.Kind == capfile.KindSent:
-			if o, ok := opened["r"+token]; ok {
-				delete(opened, "r"+token)
+			if o, ok := opened[sk+"r"+token]; ok {
+				delete(opened, sk+"r"+token)
 				done = &o
 			}
 		}

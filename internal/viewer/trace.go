@@ -103,13 +103,16 @@ func (c *traceCache) clear() {
 	c.order = nil
 }
 
-func (c *traceCache) get(id string) *sessionTrace {
+// get returns the trace of session id of stream (known: the stream is
+// known; else, a session the check has not reached yet, the first stream
+// that holds it), by the session's key.
+func (c *traceCache) get(key, id, stream string, known bool) *sessionTrace {
 	c.mu.Lock()
-	t := c.m[id]
+	t := c.m[key]
 	if t == nil {
 		t = &sessionTrace{}
-		c.m[id] = t
-		c.order = append(c.order, id)
+		c.m[key] = t
+		c.order = append(c.order, key)
 		if len(c.order) > traceCached {
 			delete(c.m, c.order[0])
 			c.order = c.order[1:]
@@ -119,20 +122,37 @@ func (c *traceCache) get(id string) *sessionTrace {
 	t.once.Do(func() {
 		c.s.pause.hold()
 		defer c.s.pause.release()
-		t.build(c.s, id)
+		t.build(c.s, id, stream, known)
 	})
 	return t
 }
 
+// recordingIndex is the position among the joined recordings of stream's
+// (-1: one recording viewed).
+func (s *Server) recordingIndex(stream string) int {
+	j := s.rec.RecordingOfStream(stream)
+	for i, r := range s.rec.Joined() {
+		if r == j {
+			return i
+		}
+	}
+	return -1
+}
+
 // sessionRecords passes each message of session id, each message that
-// names no session (replies, handshake) and each connection record to the
-// pass, reading only the frames that hold the session when the index knows
-// it. The records are read, decoded and prepared for the pass's engine on
-// a goroutine of their own, ahead of the pass (recording.ReadAhead).
-func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass) error {
+// names no session (replies, handshake) and each connection record of
+// recording ri (-1: of any) to the pass, reading only the frames that hold
+// the session when the index knows it. The records are read, decoded and
+// prepared for the pass's engine on a goroutine of their own, ahead of the
+// pass (recording.ReadAhead).
+func (s *Server) sessionRecords(ctx context.Context, id string, ri int, pass *check.Pass) error {
 	h := recording.Handler{
 		Message: func(m *protocol.Message) error { pass.Message(m); return nil },
-		Conn:    func(c *protocol.Conn) { pass.Conn(c) },
+		Conn: func(c *protocol.Conn) {
+			if ri < 0 || c.Recording == ri {
+				pass.Conn(c)
+			}
+		},
 	}
 	info, ok := s.sessionIndex()[id]
 	if !ok {
@@ -140,6 +160,9 @@ func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass
 		// messages (decoded by the read-ahead).
 		_, err := s.rec.Read(ctx, recording.ReadOptions{Prepare: pass.Preparation()}, recording.Handler{
 			Message: func(m *protocol.Message) error {
+				if ri >= 0 && m.Recording != ri {
+					return nil
+				}
 				if k := m.Doc.Routing.SessionKey(); k == id || k == "" {
 					pass.Message(m)
 				}
@@ -150,13 +173,13 @@ func (s *Server) sessionRecords(ctx context.Context, id string, pass *check.Pass
 		return err
 	}
 	return recording.ReadAhead(ctx, pass.Preparation(), h, func(ctx context.Context, h recording.Handler) error {
-		return s.readSessionFrames(ctx, id, info, h)
+		return s.readSessionFrames(ctx, id, ri, info, h)
 	})
 }
 
 // readSessionFrames passes to h the records of the frames that hold
-// session id that sessionRecords keeps.
-func (s *Server) readSessionFrames(ctx context.Context, id string, info *capfile.SessionInfo, h recording.Handler) error {
+// session id that sessionRecords keeps (of recording ri, -1: of any).
+func (s *Server) readSessionFrames(ctx context.Context, id string, ri int, info *capfile.SessionInfo, h recording.Handler) error {
 	rd, err := s.rec.Records(ctx)
 	if err != nil {
 		return err
@@ -182,6 +205,9 @@ func (s *Server) readSessionFrames(ctx context.Context, id string, info *capfile
 					return nil
 				}
 				return err
+			}
+			if ri >= 0 && rd.Recording() != ri {
+				continue
 			}
 			if rec.Kind == capfile.KindConn {
 				recording.ConnFromRecord(&c, rec, rd.Index(), attrs)
@@ -210,8 +236,9 @@ func (s *Server) readSessionFrames(ctx context.Context, id string, info *capfile
 	return nil
 }
 
-// build checks session id alone and keeps its steps and DOT drawing.
-func (t *sessionTrace) build(s *Server, id string) {
+// build checks session id of stream alone (with known unset, the first
+// stream that holds it) and keeps its steps and DOT drawing.
+func (t *sessionTrace) build(s *Server, id, stream string, known bool) {
 	col := visualize.NewCollector(visualize.CollectorOptions{Session: id, MaxSessions: 1})
 	sink := col.Sink()
 	collect := sink.Step
@@ -223,14 +250,19 @@ func (t *sessionTrace) build(s *Server, id string) {
 		}
 		found(f)
 	}
-	stream, haveStream := "", false
+	haveStream := known
+	ri := -1
+	if known {
+		ri = s.recordingIndex(stream)
+	}
 	sink.Step = func(st protocol.Step) {
 		collect(st)
 		if st.Session != id {
 			return
 		}
-		// In a recording of a replay every subscription holds the
-		// session: the steps listed are those of the first stream.
+		// Recordings and the subscriptions of a recording of a replay
+		// share session ids: the steps listed are those of the session's
+		// stream (of the first stream, for a session not checked yet).
 		if !haveStream {
 			stream, haveStream = st.Stream, true
 		}
@@ -259,7 +291,7 @@ func (t *sessionTrace) build(s *Server, id string) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, renderLimit)
 	defer cancel()
-	if err := s.sessionRecords(ctx, id, pass); err != nil {
+	if err := s.sessionRecords(ctx, id, ri, pass); err != nil {
 		t.err = err
 		return
 	}
@@ -287,32 +319,41 @@ func (t *sessionTrace) build(s *Server, id string) {
 	t.dot = visualize.DOT(traces, visualize.DOTOptions{Title: id, Machines: machines, EdgeIDs: true})
 }
 
-func (s *Server) knownSession(id string) bool {
-	if _, ok := s.sessionIndex()[id]; ok {
-		return true
+// trace returns the trace of the request's session (its key, or an id
+// that names one session) and the session's id and key, or answers with
+// the error and returns nil.
+func (s *Server) trace(w http.ResponseWriter, r *http.Request) (*sessionTrace, string, string) {
+	name := r.PathValue("session")
+	v, err := s.analysis().snap.Load().lookup(name)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "%v", err)
+		return nil, name, name
 	}
-	_, ok := s.analysis().snap.Load().byID[id]
-	return ok
-}
-
-// trace returns the trace of the request's session, or answers with the
-// error and returns nil.
-func (s *Server) trace(w http.ResponseWriter, r *http.Request) (*sessionTrace, string) {
-	id := r.PathValue("session")
-	if !s.knownSession(id) {
-		apiError(w, http.StatusNotFound, "no session %q in %s", id, s.title())
-		return nil, id
+	var t *sessionTrace
+	switch _, indexed := s.sessionIndex()[name]; {
+	case v != nil:
+		name = v.ID
+		t = s.traces.get(v.Key, v.ID, v.Stream, true)
+	case indexed:
+		// Not checked yet: its first stream's.
+		t = s.traces.get(name, name, "", false)
+	default:
+		apiError(w, http.StatusNotFound, "no session %q in %s", name, s.title())
+		return nil, name, name
 	}
-	t := s.traces.get(id)
+	key := name
+	if v != nil {
+		key = v.Key
+	}
 	if t.err != nil {
 		apiError(w, http.StatusInternalServerError, "%v", t.err)
-		return nil, id
+		return nil, name, key
 	}
-	return t, id
+	return t, name, key
 }
 
 func (s *Server) serveSteps(w http.ResponseWriter, r *http.Request) {
-	t, id := s.trace(w, r)
+	t, id, key := s.trace(w, r)
 	if t == nil {
 		return
 	}
@@ -342,11 +383,11 @@ func (s *Server) serveSteps(w http.ResponseWriter, r *http.Request) {
 	for i := from; i < min(from+limit, total); i++ {
 		steps = append(steps, t.steps[i].row(i+1))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"session": id, "protocol": t.protocol, "steps": steps, "from": from, "total": total, "more": t.more, "drawn": t.dot != nil})
+	writeJSON(w, http.StatusOK, map[string]any{"session": id, "key": key, "protocol": t.protocol, "steps": steps, "from": from, "total": total, "more": t.more, "drawn": t.dot != nil})
 }
 
 func (s *Server) serveSVG(w http.ResponseWriter, r *http.Request) {
-	t, id := s.trace(w, r)
+	t, id, _ := s.trace(w, r)
 	if t == nil {
 		return
 	}

@@ -42,7 +42,7 @@ func BenchmarkTraceSteps(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {
 				t = &sessionTrace{}
-				t.build(s, id)
+				t.build(s, id, "", false)
 				if t.err != nil {
 					b.Fatal(t.err)
 				}

@@ -165,11 +165,12 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	hdr := rd.Header()
-	idx, err := rd.FileIndex()
+	ci, err := readIndex(rd, rec)
 	rd.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rec.Name, err)
 	}
+	idx := ci.idx
 	if opts.TimelineScan <= 0 {
 		opts.TimelineScan = maxTimelineScan
 	}
@@ -178,7 +179,7 @@ func New(opts Options) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(base)
 	s := &Server{opts: opts, rec: rec, hdr: hdr, ctx: ctx, cancel: cancel, rules: ruleDocs()}
-	s.cur.Store(newCaptureIndex(idx))
+	s.cur.Store(ci)
 	s.an.Store(newAnalysis(idx.FirstTime(), idx.LastTime()))
 	if opts.Protocol != "" {
 		if _, ok := knownProtocol(opts.Protocol); !ok {
