@@ -16,7 +16,7 @@ const PAGE = 50;
 
 const state = {
   capture: null,
-  session: "",          // session the messages list and the trace show
+  session: "",          // session the messages list and the trace show (its key)
   selected: -1,         // selected record index
   selRow: -1,           // its row in the messages list
   filter: "", q: "",
@@ -229,8 +229,8 @@ function initSessions() {
       const ck = s.checked;
       const cell = (cls, label, text) => el("span", { class: cls }, el("span", { class: "sr-only", text: label + " " }), text);
       r.append(el("span", { class: "mono c-id", text: s.id }));
+      if (s.recording || s.stream) sessionInfo.set(skey(s), s);
       if (state.several) {
-        if (s.recording) recordingOf.set(s.id, s.recording);
         const c = cell("mono c-recording", "recording", s.recording ? recLabel(s.recording) : (ck ? "–" : "…"));
         if (s.recording) c.title = s.recording;
         r.append(c);
@@ -244,11 +244,11 @@ function initSessions() {
     },
     mark: (r, s) => {
       if (!s) return;
-      const on = s.id === state.session;
+      const on = skey(s) === state.session;
       r.classList.toggle("current", on);
       if (on) r.setAttribute("aria-current", "true"); else r.removeAttribute("aria-current");
     },
-    choose: (s) => selectSession(s.id),
+    choose: (s) => selectSession(skey(s)),
   });
   $("only-findings").onchange = () => { state.onlyFindings = $("only-findings").checked; refreshSessions(); pushURL(); };
   $("rec-select").onchange = () => { state.recording = $("rec-select").value; refreshSessions(); pushURL(); };
@@ -260,7 +260,12 @@ function initSessions() {
 // the messages and the inspector name the recording. One recording: none
 // of it.
 
-const recordingOf = new Map(); // session id -> its recording, as the list showed it
+// A session is its recording's (and, in a recording of a replay, its
+// subscription's): recordings, and subscriptions, share session ids, so the
+// page names a session by its key (the API's "key"; its id alone in a
+// recording of one stream), never by its id.
+function skey(s) { return s.key || s.id; }
+const sessionInfo = new Map(); // session key -> its row, as the list showed it
 let recPrefix = "";            // the directory or prefix all the recordings listed share
 
 // recLabel is a recording's name without the directory (or s3:// prefix)
@@ -315,14 +320,30 @@ function syncRecording() {
   sel.value = state.recording;
 }
 
-// sessionRecording is the recording of session id ("" for one recording).
-async function sessionRecording(id) {
-  if (!state.several || !id) return "";
-  if (recordingOf.has(id)) return recordingOf.get(id);
-  const r = await api("/api/sessions?limit=50&q=" + encodeURIComponent(id)).catch(() => null);
-  const s = r && r.sessions.find((x) => x.id === id);
-  if (s && s.recording) recordingOf.set(id, s.recording);
+// sessionOf is the row of the session of key (or of the first session of
+// an id, the form of older links), null when there is none.
+async function sessionOf(key) {
+  if (!key) return null;
+  if (sessionInfo.has(key)) return sessionInfo.get(key);
+  const r = await api("/api/sessions?limit=1&key=" + encodeURIComponent(key)).catch(() => null);
+  const s = r && r.sessions[0];
+  if (s && skey(s) === key && (s.recording || s.stream)) sessionInfo.set(key, s);
+  return s || null;
+}
+
+// sessionRecording is the recording of the session of key ("" for one recording).
+async function sessionRecording(key) {
+  if (!state.several || !key) return "";
+  const s = await sessionOf(key);
   return s && s.recording ? s.recording : "";
+}
+
+// sessionLabel names the session of key as the page shows it: its id, and
+// when several recordings or subscriptions are viewed, its stream.
+function sessionLabel(key) {
+  const s = sessionInfo.get(key);
+  if (!s || !s.stream) return key;
+  return s.id + " (" + (s.recording && s.stream === s.recording ? recLabel(s.recording) : recLabel(s.stream)) + ")";
 }
 
 function sessionsCaption(r) {
@@ -343,13 +364,13 @@ function refreshSessions() {
 async function selectSession(id, keepEvent) {
   state.session = id;
   sessions.draw();
-  $("events-scope").textContent = "Session " + id + "…";
+  $("events-scope").textContent = "Session " + sessionLabel(id) + "…";
   await reloadEvents();
   if (id) {
     state.laneOffset = 0;
     if (!keepEvent) {
-      const s = await api("/api/sessions?limit=1&q=" + encodeURIComponent(id)).catch(() => null);
-      if (s && s.sessions[0] && s.sessions[0].id === id) zoomTo(s.sessions[0].first_ns, s.sessions[0].last_ns);
+      const s = await sessionOf(id);
+      if (s && skey(s) === id) zoomTo(s.first_ns, s.last_ns);
     }
     scheduleTimeline();
     loadTrace(id);
@@ -387,7 +408,8 @@ async function reloadEvents() {
   events.reset(r.total, r.rows);
   const rec = state.several ? await sessionRecording(state.session) : "";
   if (state.several && r !== latest.rows) return; // a later reload answered meanwhile
-  const parts = [state.session ? "Session " + state.session + (rec ? " of recording " + rec : "") : "All sessions"];
+  const sid = sessionInfo.has(state.session) ? sessionInfo.get(state.session).id : state.session;
+  const parts = [state.session ? "Session " + sid + (rec ? " of recording " + rec : "") : "All sessions"];
   if (state.filter) parts.push("filter " + state.filter);
   if (state.q) parts.push("text “" + state.q + "”");
   $("events-scope").textContent = parts.join(", ") + ": " + r.total + " rows" + (r.partial ? " so far (the check is still reading)" : "") + ".";
@@ -425,15 +447,18 @@ async function selectEvent(index, opts) {
   state.detail = d;
   renderInspector(d);
   if (!opts.fromList) {
-    if (d.session && state.session && d.session !== state.session) { state.session = d.session; sessions.draw(); await reloadEvents(); }
+    if (d.session && state.session && dkey(d) !== state.session) { state.session = dkey(d); sessions.draw(); await reloadEvents(); }
     else locateSelected();
   }
   drawTimeline();
-  if (d.session && d.session !== state.traceSession) loadTrace(d.session).then(() => markStep(index, opts.fromTrace));
+  if (d.session && dkey(d) !== state.traceSession) loadTrace(dkey(d)).then(() => markStep(index, opts.fromTrace));
   else markStep(index, opts.fromTrace);
   if (opts.focus) $("inspector-h").focus({ preventScroll: true });
   pushURL();
 }
+
+// dkey is the key of a record's session (see skey).
+function dkey(d) { return d.session_key || d.session; }
 
 function renderInspector(d) {
   $("insp-empty").hidden = true;
@@ -493,8 +518,8 @@ function initInspector() {
 async function loadTrace(id) {
   state.traceSession = id;
   state.steps = null;
-  $("trace-h").textContent = "Trace: " + id;
-  $("trace-status").textContent = "Drawing session " + id + "…";
+  $("trace-h").textContent = "Trace: " + sessionLabel(id);
+  $("trace-status").textContent = "Drawing session " + sessionLabel(id) + "…";
   $("trace-svg").replaceChildren();
   steps.reset(0);
   let r;
@@ -576,7 +601,7 @@ async function laneIDs() {
   const ids = [];
   if (state.session) ids.push(state.session);
   const r = await api("/api/sessions?" + sessionQuery(state.laneOffset, n + 1)).catch(() => null);
-  if (r) for (const s of r.sessions) if (ids.length < n && s.id !== state.session) ids.push(s.id);
+  if (r) for (const s of r.sessions) if (ids.length < n && skey(s) !== state.session) ids.push(skey(s));
   state.laneTotal = r ? r.total : 0;
   return ids;
 }
@@ -632,7 +657,7 @@ function drawTimeline() {
   const lanes = [{ id: "all sessions", cells: tl.all, all: true }].concat(tl.lanes);
   lanes.forEach((lane, i) => {
     const y = AXIS + i * LANE;
-    if (lane.id === state.session && state.session) { g.fillStyle = "#fff2b3"; g.fillRect(0, y, w, LANE); }
+    if (!lane.all && skey(lane) === state.session && state.session) { g.fillStyle = "#fff2b3"; g.fillRect(0, y, w, LANE); }
     else if (i % 2) { g.fillStyle = "#f7f7f5"; g.fillRect(0, y, w, LANE); }
     g.fillStyle = "#1b1b1b";
     g.fillText((lane.all ? "All " + tl.sessions + " sessions" : lane.id).slice(0, 24), 4, y + LANE - 4);
@@ -942,7 +967,12 @@ async function restoreURL() {
   const t = (p.get("t") || "").split("-").map(Number);
   if (t.length === 2 && t[1] > t[0]) state.view = { from: t[0], to: t[1] };
   state.session = p.get("session") || "";
-  if (state.session) loadTrace(state.session);
+  if (state.session) {
+    // A link names the session by its key, or (older links) by its id.
+    const s = await sessionOf(state.session);
+    if (s) state.session = skey(s);
+    loadTrace(state.session);
+  }
   const ev = p.get("event");
   state.restoring = false;
   return ev !== null ? Number(ev) : -1;
