@@ -541,7 +541,8 @@ func TestDamagedRecordingAmongOthers(t *testing.T) {
 // viewAgrees opens names as view does and checks that view's API judges
 // each recording of want as check does: /api/capture's findings and
 // messages of each recording, and /api/sessions?recording=NAME its sessions
-// (as many as /api/capture counts).
+// (as many as /api/capture counts). Of one recording (no recordings
+// listed), the capture's counts and all its sessions.
 func viewAgrees(t *testing.T, name string, want []recRules) {
 	t.Helper()
 	recs, err := recording.Open(context.Background(), []string{name}, recording.Options{})
@@ -576,16 +577,25 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 			t.Fatalf("%s: %v", path, err)
 		}
 	}
+	type recInfo struct {
+		Name     string
+		Findings map[string]int
+		Sessions int
+		Messages int64
+	}
 	var capInfo struct {
 		Findings   map[string]int
-		Recordings []struct {
-			Name     string
-			Findings map[string]int
+		Recordings []recInfo
+		Check      struct {
 			Sessions int
 			Messages int64
 		}
 	}
 	get("/api/capture", &capInfo)
+	one := len(want) == 1 && len(capInfo.Recordings) == 0
+	if one {
+		capInfo.Recordings = []recInfo{{Name: want[0].name, Findings: capInfo.Findings, Sessions: capInfo.Check.Sessions, Messages: capInfo.Check.Messages}}
+	}
 	if len(capInfo.Recordings) != len(want) {
 		t.Fatalf("view: %d recordings, check %d", len(capInfo.Recordings), len(want))
 	}
@@ -608,7 +618,11 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 			Sessions []struct{ ID string }
 			Total    int
 		}
-		get("/api/sessions?limit=500&recording="+url.QueryEscape(w.name), &page)
+		q := "/api/sessions?limit=500&recording=" + url.QueryEscape(w.name)
+		if one {
+			q = "/api/sessions?limit=500"
+		}
+		get(q, &page)
 		if page.Total != got.Sessions || len(page.Sessions) != got.Sessions {
 			t.Errorf("%s: /api/capture counts %d sessions, /api/sessions?recording lists %d of %d", w.name, got.Sessions, len(page.Sessions), page.Total)
 		}
@@ -626,4 +640,36 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 	if capInfo.Findings["must"] != total["MUST"] || capInfo.Findings["should"] != total["SHOULD"] || capInfo.Findings["info"] != total["INFO"] {
 		t.Errorf("view counts %v in all, check %v", capInfo.Findings, total)
 	}
+}
+
+// TestOneRecordingSameIDsViewAgrees: a capture and the recording of its
+// replay hold the same session ids. show, view and check judge each on its
+// own: view lists each one's sessions (none merged with, none lost to, the
+// other's), counts each one's findings and messages as check does, and
+// agrees with check on each recording of a replay's three subscribers, each
+// subscription's sessions its own.
+func TestOneRecordingSameIDsViewAgrees(t *testing.T) {
+	dir := t.TempDir()
+	pair := filepath.Join(dir, "pair")
+	if err := os.Mkdir(pair, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	whole := filepath.Join(pair, "a-capture.aaep")
+	producerCapture(t, whole, sample.Options{Sessions: 4, Seed: 17, Violations: true}, false)
+	recordReplay(t, whole, filepath.Join(pair, "b-replay.aaep"), 1)
+	glob := filepath.Join(pair, "*.aaep")
+	byRec := checkRecordings(t, glob)
+	if len(byRec) != 2 || fmt.Sprint(byRec[0].sessions) != fmt.Sprint(byRec[1].sessions) || len(byRec[0].sessions) != 4 {
+		t.Fatalf("check --json: want 2 recordings of the same 4 sessions, got %+v", byRec)
+	}
+	showAgrees(t, glob, byRec)
+	viewAgrees(t, glob, byRec)
+
+	three := filepath.Join(dir, "three.aaep")
+	recordReplay(t, whole, three, 3)
+	byStream := checkRecordings(t, three)
+	if len(byStream) != 1 || len(byStream[0].sessions) != 3*4 {
+		t.Fatalf("check --json of three subscribers: want one recording of 3×4 sessions, got %+v", byStream)
+	}
+	viewAgrees(t, three, byStream)
 }
