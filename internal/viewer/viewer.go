@@ -22,7 +22,7 @@
 //	/api/capture                  file, header, counts, check progress, the first sessions of the index;
 //	                              of several recordings, each one's name, findings, sessions and
 //	                              messages (recordings, recordings_total)
-//	/api/sessions?sort&desc&findings&q&recording&from&limit
+//	/api/sessions?sort&desc&findings&q&recording&key&from&limit
 //	                              sessions sorted by any column (id, protocol, state, messages,
 //	                              first, last, span, must, should, info, recording), only those
 //	                              with findings, only those of one of several recordings
@@ -51,6 +51,14 @@
 // recordings) are shown as one capture, their records interleaved by time,
 // and judged each on its own, exactly as check judges them: each session
 // names its recording ("recording").
+//
+// A session is its stream's (check's: the recording, and the subscription
+// in a recording of a replay): recordings, and subscriptions, that hold the
+// same session ids have each their own sessions. Each session has a key
+// ("key"), unique in the capture: its id when the capture is one stream,
+// else its stream, "|" and its id. Every session parameter (session=,
+// lanes=, key=, /api/trace/SESSION/) takes a key, or an id that names one
+// session; an id of several sessions is answered 400, naming their keys.
 //
 // Every other path goes to the replay server (its WebSocket, SSE, reply,
 // statistics and /control endpoints).
