@@ -105,6 +105,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err := rd.readHeader(); err != nil {
 		return nil, err
 	}
+	rd.dataStart = rd.src.off
 	return rd, nil
 }
 
@@ -144,7 +145,19 @@ func newReaderAt(ra io.ReaderAt, size int64, lenient bool) (*Reader, error) {
 	}
 	r.dataStart = r.src.off
 	r.loadIndex()
+	if r.clean {
+		r.src.reset(io.NewSectionReader(ra, r.dataStart, r.dataEnd-r.dataStart), r.dataStart)
+	}
 	return r, nil
+}
+
+// dataLimit is where reading records stops: the index when it is intact
+// (what follows it is never read then), else the end of the file.
+func (r *Reader) dataLimit() int64 {
+	if r.clean && r.dataEnd >= 0 {
+		return r.dataEnd
+	}
+	return r.size
 }
 
 // describeMagic names what a file starting with b looks like.
@@ -614,7 +627,7 @@ func (r *Reader) seekFrame(x *Index, k int) {
 	default:
 		off = r.dataStart
 	}
-	r.src.reset(io.NewSectionReader(r.ra, off, r.size-off), off)
+	r.src.reset(io.NewSectionReader(r.ra, off, max(r.dataLimit()-off, 0)), off)
 	r.inFrame, r.err, r.n, r.lastTime = false, nil, first, 0
 	r.skipRec, r.skipTime = 0, 0
 }

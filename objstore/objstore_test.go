@@ -241,3 +241,62 @@ func TestRemoteCaptureSeek(t *testing.T) {
 		t.Errorf("open and seek to the middle of a %d-byte capture took %d requests and %d bytes; want at most 3 and 1 MiB", buf.Len(), s.Requests, s.Bytes)
 	}
 }
+
+// A Remote opened with the size an earlier open gave makes no request
+// until it is read; the tail, once fetched, stays while a scan passes
+// through the other blocks, so that the scan stops before it; with
+// SetReadAhead, a scan stops where asked and the tail is not fetched as a
+// whole. A size that changed fails the read.
+func TestRemoteOpenSize(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	st := openStore(t, srv, "caps")
+	ctx := context.Background()
+	data := make([]byte, 6<<20)
+	fill(data, 9)
+	if err := srv.Put("caps", "obj", data); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(data))
+	r := objstore.OpenRemoteSize(ctx, st, "obj", size)
+	if s := r.Stats(); s.Requests != 0 || r.Size() != size {
+		t.Fatalf("open with the size: %+v, size %d", s, r.Size())
+	}
+	// The trailer's bytes: the whole tail, then a scan from the start.
+	var last [40]byte
+	if _, err := r.ReadAt(last[:], size-40); err != nil || !bytes.Equal(last[:], data[size-40:]) {
+		t.Fatalf("read at the end: %v", err)
+	}
+	got, err := io.ReadAll(io.NewSectionReader(r, 0, size))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("scan: %d bytes, %v", len(got), err)
+	}
+	if s := r.Stats(); s.Bytes != size {
+		t.Errorf("read the end, then scanned: %+v, want each of the %d bytes fetched once", s, size)
+	}
+
+	// Reads ahead stop at the end set; past it only what is asked.
+	end := size - 100_000
+	r = objstore.OpenRemoteSize(ctx, st, "obj", size)
+	r.SetReadAhead(end)
+	if got, err = io.ReadAll(io.NewSectionReader(r, 0, end)); err != nil || !bytes.Equal(got, data[:end]) {
+		t.Fatalf("scan to %d: %d bytes, %v", end, len(got), err)
+	}
+	if s := r.Stats(); s.Bytes != end {
+		t.Errorf("scan to %d: %+v, want only those bytes", end, s)
+	}
+	if _, err := r.ReadAt(last[:], size-40); err != nil || !bytes.Equal(last[:], data[size-40:]) {
+		t.Fatalf("read at the end: %v", err)
+	}
+	if s := r.Stats(); s.Bytes != end+40 {
+		t.Errorf("then 40 bytes at the end: %+v, want %d bytes in all", s, end+40)
+	}
+
+	// The object replaced by a shorter one while being read.
+	r = objstore.OpenRemoteSize(ctx, st, "obj", size)
+	if err := srv.Put("caps", "obj", data[:size/2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadAt(last[:], 0); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("read of a changed object: %v", err)
+	}
+}

@@ -45,8 +45,10 @@ type Remote struct {
 
 	mu      sync.Mutex
 	blocks  []remoteBlock // most recently used last
+	tailBlk *remoteBlock  // the tail once fetched: kept, never evicted
 	lastEnd int64         // end of the last block fetched
 	next    int64         // size of the next sequential read
+	end     int64         // reads ahead stop here (SetReadAhead), or at size
 	stats   RemoteStats
 }
 
@@ -67,12 +69,31 @@ func OpenRemote(ctx context.Context, s Store, key string) (*Remote, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.size = size
+	r.size, r.end = size, size
 	if n > 0 {
 		r.blocks = append(r.blocks, remoteBlock{off: 0, data: buf[:n:n]})
 		r.lastEnd = int64(n)
 	}
 	return r, nil
+}
+
+// OpenRemoteSize opens object key of s, whose size an earlier open or a
+// listing gave, for reading without a request: nothing is fetched until the
+// first ReadAt (a program that opens one object several times fetches its
+// head once). A read finding the object's size changed fails. ctx bounds
+// every read.
+func OpenRemoteSize(ctx context.Context, s Store, key string, size int64) *Remote {
+	return &Remote{ctx: ctx, s: s, key: key, size: size, end: size, next: remoteMinRead}
+}
+
+// SetReadAhead stops reads ahead at byte end: a request reaches past it
+// only for bytes a read asks for (a capture reader whose index is known
+// sets it to where the records end, so that a scan does not fetch the index
+// and trailer it has no use for).
+func (r *Remote) SetReadAhead(end int64) {
+	r.mu.Lock()
+	r.end = min(max(end, 0), r.size)
+	r.mu.Unlock()
 }
 
 // Size is the object's size in bytes.
@@ -114,6 +135,9 @@ func (r *Remote) ReadAt(p []byte, off int64) (int, error) {
 
 // find returns the cached block holding byte at, marking it recently used.
 func (r *Remote) find(at int64) *remoteBlock {
+	if b := r.tailBlk; b != nil && at >= b.off && at < b.off+int64(len(b.data)) {
+		return b
+	}
 	for i := len(r.blocks) - 1; i >= 0; i-- {
 		b := r.blocks[i]
 		if at >= b.off && at < b.off+int64(len(b.data)) {
@@ -130,11 +154,16 @@ func (r *Remote) find(at int64) *remoteBlock {
 // fetch reads a block holding at least the want bytes at off.
 func (r *Remote) fetch(off, want int64) error {
 	start, length := off, want
+	tail := false
 	switch {
-	case off >= r.size-r.tail():
-		// The trailer or the index: take the whole tail at once.
+	case r.end < r.size && off >= r.end:
+		// Past the end set (SetReadAhead): only what is asked.
+	case r.end == r.size && off >= r.size-r.tail():
+		// The trailer or the index: take the whole tail at once (unless
+		// where the records end is known: then these are records).
 		start = max(0, min(off, r.size-r.tail()))
 		length = r.size - start
+		tail = true
 	case off == r.lastEnd:
 		// A scan: read ahead, more each time.
 		length = max(want, r.next)
@@ -143,28 +172,46 @@ func (r *Remote) fetch(off, want int64) error {
 		length = max(want, remoteMinRead)
 		r.next = remoteMinRead
 	}
-	// Do not fetch again what a cached block after start already holds.
+	// Do not read ahead past the end set, nor fetch again what a cached
+	// block after start already holds.
+	if !tail && start < r.end {
+		length = max(min(length, r.end-start), want)
+	}
 	for _, b := range r.blocks {
 		if b.off > start && b.off < start+length && b.off >= off+want {
 			length = b.off - start
 		}
 	}
+	if b := r.tailBlk; b != nil && b.off > off && b.off < start+length {
+		// The tail is kept: ReadAt takes the rest of the read from it.
+		length = b.off - start
+	}
 	length = min(length, r.size-start)
 	buf := make([]byte, length)
-	n, _, err := r.s.ReadRange(r.ctx, r.key, start, buf)
+	n, size, err := r.s.ReadRange(r.ctx, r.key, start, buf)
 	r.stats.Requests++
 	r.stats.Bytes += int64(n)
 	if err != nil {
 		return err
 	}
+	if size >= 0 && size != r.size {
+		return fmt.Errorf("read %s: the object is %d bytes now, %d when it was opened (it changed while being read)", r.Name(), size, r.size)
+	}
 	if int64(n) <= off-start {
 		return fmt.Errorf("read %s: object ended at %d, before %d (it changed while being read?)", r.Name(), start+int64(n), off)
+	}
+	blk := remoteBlock{off: start, data: buf[:n:n]}
+	r.lastEnd = start + int64(n)
+	if tail && r.tailBlk == nil && r.lastEnd == r.size {
+		// The tail (trailer and index): kept, so that a scan reaching it
+		// does not fetch it again.
+		r.tailBlk = &blk
+		return nil
 	}
 	if len(r.blocks) == remoteBlocks {
 		r.blocks = append(r.blocks[:0], r.blocks[1:]...)
 	}
-	r.blocks = append(r.blocks, remoteBlock{off: start, data: buf[:n:n]})
-	r.lastEnd = start + int64(n)
+	r.blocks = append(r.blocks, blk)
 	return nil
 }
 
@@ -176,7 +223,7 @@ func (r *Remote) tail() int64 {
 // Close drops the cached blocks.
 func (r *Remote) Close() error {
 	r.mu.Lock()
-	r.blocks = nil
+	r.blocks, r.tailBlk = nil, nil
 	r.mu.Unlock()
 	return nil
 }

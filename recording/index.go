@@ -24,7 +24,7 @@ func (p *Part) ReadIndex(ctx context.Context) (h capfile.Header, x *capfile.Inde
 	if !random {
 		return h, nil, false, nil
 	}
-	r, err := capfile.NewReaderAt(ra, ra.Size())
+	r, err := p.readerAt(ra)
 	if err != nil {
 		return h, nil, false, named(p.Name, err)
 	}

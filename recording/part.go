@@ -53,9 +53,21 @@ type Part struct {
 	stdin  io.Reader // standard input, or nil
 	opened *opened   // standard input once looked at (read once)
 	size   int64     // bytes, -1 when unknown (a stream)
-	mu     sync.Mutex
-	remote *objstore.Remote // the last object handle opened, for RemoteStats
-	stamp  Stamp            // what a listing said of it (Options.Changed)
+	stamp  Stamp     // what a listing said of it (Options.Changed)
+
+	mu sync.Mutex
+	// openMu makes concurrent first opens of an object through its index
+	// (a viewer opens several readers at once) wait for the one that
+	// fetches the index, instead of each fetching it.
+	openMu sync.Mutex
+	// An object's layout, once an open learnt it: its header (peek), then
+	// its stored index (the first open through the index). Later opens in
+	// the run read neither again.
+	layout    capfile.Layout
+	hasLayout bool
+	indexed   bool
+	fetched   objstore.RemoteStats      // what the object handles closed fetched
+	remotes   map[*objstore.Remote]bool // the object handles open
 }
 
 func filePart(path string) *Part { return &Part{Name: path, path: path, size: -1} }
@@ -99,14 +111,78 @@ func (p *Part) dir() string {
 }
 
 // RemoteStats returns what reading the part from object storage fetched so
-// far (zero for local parts).
+// far, over every open of the run (zero for local parts).
 func (p *Part) RemoteStats() objstore.RemoteStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.remote == nil {
-		return objstore.RemoteStats{}
+	st := p.fetched
+	for r := range p.remotes {
+		rs := r.Stats()
+		st.Requests += rs.Requests
+		st.Bytes += rs.Bytes
 	}
-	return p.remote.Stats()
+	return st
+}
+
+// closeRemote closes object handle r, counting what it fetched.
+func (p *Part) closeRemote(r *objstore.Remote) error {
+	p.mu.Lock()
+	if p.remotes[r] {
+		delete(p.remotes, r)
+		rs := r.Stats()
+		p.fetched.Requests += rs.Requests
+		p.fetched.Bytes += rs.Bytes
+	}
+	p.mu.Unlock()
+	return r.Close()
+}
+
+// readerAt opens the capture read through ra (a handle of the part) as
+// capfile.NewReaderAt does. For an object it uses, and keeps, what earlier
+// opens learnt (the header, where the records start, the stored index), so
+// that a run fetches the object's head and its index once however often it
+// opens it: to plan and then to read, once per seek, per viewer request.
+// Local files are read afresh each time (they are cheap to read, and one
+// being written grows).
+func (p *Part) readerAt(ra random) (*capfile.Reader, error) {
+	if p.store == nil {
+		return capfile.NewReaderAt(ra, ra.Size())
+	}
+	p.mu.Lock()
+	indexed := p.indexed
+	p.mu.Unlock()
+	if !indexed {
+		p.openMu.Lock()
+		defer p.openMu.Unlock()
+	}
+	p.mu.Lock()
+	l, known, indexed := p.layout, p.hasLayout, p.indexed
+	p.mu.Unlock()
+	var (
+		r   *capfile.Reader
+		err error
+	)
+	if known {
+		r, err = capfile.NewReaderAtLayout(ra, ra.Size(), l)
+	} else {
+		r, err = capfile.NewReaderAt(ra, ra.Size())
+	}
+	if err != nil {
+		return nil, err
+	}
+	nl, ok := r.Layout()
+	if ok {
+		// Scans stop before the index and trailer, which are known.
+		if rr, can := ra.(interface{ SetReadAhead(int64) }); can {
+			rr.SetReadAhead(nl.DataEnd())
+		}
+	}
+	if ok && !indexed || !known {
+		p.mu.Lock()
+		p.layout, p.hasLayout, p.indexed = nl, true, ok
+		p.mu.Unlock()
+	}
+	return r, nil
 }
 
 // handle is an opened part.
@@ -131,14 +207,24 @@ func (p *Part) openHandle(ctx context.Context) (handle, error) {
 			io.Closer
 		}{p.stdin, io.NopCloser(nil)}, nil
 	case p.store != nil:
-		r, err := objstore.OpenRemote(ctx, p.store, p.key)
-		if err != nil {
-			return nil, err
+		var r *objstore.Remote
+		if p.size >= 0 {
+			// Opened before in this run: its size is known, and its
+			// head is fetched only when read.
+			r = objstore.OpenRemoteSize(ctx, p.store, p.key, p.size)
+		} else {
+			var err error
+			if r, err = objstore.OpenRemote(ctx, p.store, p.key); err != nil {
+				return nil, err
+			}
 		}
 		p.mu.Lock()
-		p.remote = r
+		if p.remotes == nil {
+			p.remotes = map[*objstore.Remote]bool{}
+		}
+		p.remotes[r] = true
 		p.mu.Unlock()
-		return &objectHandle{Remote: r, sr: io.NewSectionReader(r, 0, r.Size())}, nil
+		return &objectHandle{Remote: r, sr: io.NewSectionReader(r, 0, r.Size()), part: p}, nil
 	}
 	fh, err := os.Open(p.path)
 	if err != nil {
@@ -171,14 +257,18 @@ func (f *fileHandle) Size() int64 { return f.size }
 // (ReadAt, Size), so that capture readers use the index.
 type objectHandle struct {
 	*objstore.Remote
-	sr *io.SectionReader
+	sr   *io.SectionReader
+	part *Part
 }
 
 func (h *objectHandle) Read(b []byte) (int, error) { return h.sr.Read(b) }
 
+func (h *objectHandle) Close() error { return h.part.closeRemote(h.Remote) }
+
 // opened is an open part whose first bytes were looked at, so that a
 // capture can be told from JSON Lines.
 type opened struct {
+	part *Part
 	name string
 	h    handle
 	br   *bufio.Reader
@@ -194,7 +284,7 @@ func (p *Part) open(ctx context.Context) (*opened, error) {
 	if err != nil {
 		return nil, named(p.Name, err)
 	}
-	o := &opened{name: p.Name, h: h, br: bufio.NewReaderSize(h, 1<<16)}
+	o := &opened{part: p, name: p.Name, h: h, br: bufio.NewReaderSize(h, 1<<16)}
 	if p.stdin != nil {
 		p.opened = o
 	}
@@ -239,7 +329,7 @@ func (o *opened) capture() (*capfile.Reader, error) {
 		err error
 	)
 	if ra, ok := o.h.(random); ok {
-		r, err = capfile.NewReaderAt(ra, ra.Size())
+		r, err = o.part.readerAt(ra)
 	} else {
 		r, err = capfile.NewReader(o.br)
 	}
@@ -268,7 +358,7 @@ func (p *Part) peek(ctx context.Context) error {
 	if ra, ok := h.(random); ok {
 		p.size = ra.Size()
 	}
-	o := &opened{name: p.Name, h: h, br: bufio.NewReaderSize(h, 4096)}
+	o := &opened{part: p, name: p.Name, h: h, br: bufio.NewReaderSize(h, 4096)}
 	if o.isText() {
 		p.Format = FormatJSONL
 		return nil
@@ -281,6 +371,14 @@ func (p *Part) peek(ctx context.Context) error {
 		return named(p.Name, err)
 	}
 	p.setHeader(r.Header())
+	if p.store != nil {
+		// The header and where the records start: later opens of the
+		// object do not fetch its head for them again.
+		l, _ := r.Layout()
+		p.mu.Lock()
+		p.layout, p.hasLayout = l, true
+		p.mu.Unlock()
+	}
 	r.Close()
 	return nil
 }

@@ -306,7 +306,7 @@ func openReader(ctx context.Context, p *Part, meter *progress.Meter) (*reader, e
 		return nil, err
 	}
 	r := &reader{part: p, name: p.Name, opened: o, meter: meter}
-	if o.isText() {
+	if p.Format == FormatJSONL || p.Format == "" && o.isText() {
 		r.format, p.Format = FormatJSONL, FormatJSONL
 		r.jsl = newJSONLReader(o.br, meter)
 		r.hdr = capfile.Header{Origins: []capfile.Origin{{ID: 0, Transport: "jsonl"}}}

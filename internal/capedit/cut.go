@@ -46,14 +46,16 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 	if err := CheckOutput(out, opts.Force, in); err != nil {
 		return nil, err
 	}
-	if err := CheckSelection(ctx, in, Selection{From: opts.From, To: opts.To, Inputs: opts.Inputs}); err != nil {
-		return nil, err
-	}
+	// One open plans and reads: an object's head and index are fetched
+	// once.
 	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
 	defer src.close()
+	if err := CheckSelectionOf(in, src.r, Selection{From: opts.From, To: opts.To}); err != nil {
+		return nil, err
+	}
 	res := &Result{}
 	empty := false
 	if opts.From.Set {

@@ -43,6 +43,9 @@ const (
 type Request struct {
 	Method string
 	Path   string // path and query
+	// Range is the request's Range header ("bytes=0-65535"), "" for a
+	// request without one.
+	Range  string
 	Status int
 	// Bytes is the size of the answer's body as written.
 	Bytes int64
@@ -57,11 +60,13 @@ type Server struct {
 	handler http.Handler
 	addr    string
 
-	mu   sync.Mutex
-	srv  *http.Server
-	ln   net.Listener
-	log  []Request
-	down bool
+	mu       sync.Mutex
+	srv      *http.Server
+	ln       net.Listener
+	log      []Request
+	down     bool
+	inFlight int        // requests being answered, not logged yet
+	idle     *sync.Cond // on mu: signalled when inFlight drops to 0
 }
 
 // Start starts a server holding the given buckets (created empty) and stops
@@ -79,6 +84,7 @@ func Start(tb testing.TB, buckets ...string) *Server {
 // New starts a server holding the given buckets; Close stops it.
 func New(buckets ...string) (*Server, error) {
 	s := &Server{backend: s3mem.New()}
+	s.idle = sync.NewCond(&s.mu)
 	for _, b := range buckets {
 		if err := s.backend.CreateBucket(b); err != nil {
 			return nil, fmt.Errorf("s3test: create bucket %s: %w", b, err)
@@ -146,6 +152,19 @@ func (s *Server) Close() { s.Stop() }
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return append([]Request(nil), s.log...)
+}
+
+// Settled returns the requests answered so far once none is being
+// answered. A client has its answer before the server has logged it; a
+// test that counts what a command asked for calls Settled after the
+// command, so that its last requests are in the log.
+func (s *Server) Settled() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.inFlight > 0 {
+		s.idle.Wait()
+	}
 	return append([]Request(nil), s.log...)
 }
 
@@ -226,9 +245,15 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
+	s.mu.Lock()
+	s.inFlight++
+	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.log = append(s.log, Request{Method: r.Method, Path: r.RequestURI, Status: sw.status, Bytes: sw.bytes})
+		s.log = append(s.log, Request{Method: r.Method, Path: r.RequestURI, Range: r.Header.Get("Range"), Status: sw.status, Bytes: sw.bytes})
+		if s.inFlight--; s.inFlight == 0 {
+			s.idle.Broadcast()
+		}
 		s.mu.Unlock()
 	}()
 	if code, msg := verify(r, AccessKey, SecretKey); code != "" {
