@@ -50,6 +50,13 @@ func (l Layout) Index() *Index { return l.idx }
 // index starts), or -1 when the layout holds no index.
 func (l Layout) DataEnd() int64 { return l.dataEnd }
 
+// WithoutIndex returns the layout without its index: the header and where
+// the records start (a reader opened with it loads the index again).
+func (l Layout) WithoutIndex() Layout {
+	l.idx, l.dataEnd = nil, -1
+	return l
+}
+
 // NewReaderAtLayout reads a capture of size bytes from ra, as NewReaderAt
 // does, with what l says of it: the header is not read again, nor the
 // index when l holds one (else it is loaded from the end, as NewReaderAt

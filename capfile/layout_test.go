@@ -108,6 +108,15 @@ func TestLayout(t *testing.T) {
 	}
 	r.Close()
 
+	// Without its index, a layout is a header's: the index is read again.
+	if w := l.WithoutIndex(); w.Index() != nil || w.DataEnd() != -1 || w.Header().Tool != l.Header().Tool {
+		t.Errorf("WithoutIndex: %+v", w)
+	} else if r, err := NewReaderAtLayout(bytes.NewReader(data), size, w); err != nil || !r.Clean() {
+		t.Errorf("with a layout without its index: %v", err)
+	} else if x, err := r.FileIndex(); err != nil || x.Records != int64(len(recs)) || x == l.Index() {
+		t.Errorf("index read again: %+v, %v", x, err)
+	}
+
 	// A layout is for its capture's size.
 	if _, err := NewReaderAtLayout(bytes.NewReader(data[:size-1]), size-1, l); err == nil || !strings.Contains(err.Error(), "layout") {
 		t.Errorf("a layout for another size: %v", err)

@@ -3,6 +3,7 @@ package recording
 import (
 	"bufio"
 	"bytes"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -68,6 +69,11 @@ type Part struct {
 	indexed   bool
 	fetched   objstore.RemoteStats      // what the object handles closed fetched
 	remotes   map[*objstore.Remote]bool // the object handles open
+
+	// keptAt is the part's place among those keeping an index (on
+	// keptIndexes.mu), nil when it keeps none; keptBytes its index's size.
+	keptAt    *list.Element
+	keptBytes int64
 }
 
 func filePart(path string) *Part { return &Part{Name: path, path: path, size: -1} }
@@ -181,6 +187,12 @@ func (p *Part) readerAt(ra random) (*capfile.Reader, error) {
 		p.mu.Lock()
 		p.layout, p.hasLayout, p.indexed = nl, true, ok
 		p.mu.Unlock()
+	}
+	switch {
+	case ok && !indexed:
+		keepIndex(p, indexMem(nl.Index()))
+	case indexed:
+		keepIndex(p, 0)
 	}
 	return r, nil
 }
