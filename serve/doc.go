@@ -28,7 +28,12 @@
 // closed at once; on its own timeline a subscriber only delays itself. Either
 // way a subscriber is closed when nothing could be written to it for
 // Options.WriteTimeout (stalled), or when it falls more than Options.MaxLag
-// behind its schedule. WebSocket subscribers are closed with code 4004 and a
+// behind its schedule. Stalled means it stopped reading, not that it reads
+// slowly: every byte the kernel takes renews a WebSocket's write timeout
+// (an SSE stream's, every 8 KiB), and on a connection accepted by Listener
+// the kernel holds at most 128 KiB unsent (on Linux), so that it takes
+// more as soon as the subscriber reads some, rather than once several MB
+// of send buffer have drained. WebSocket subscribers are closed with code 4004 and a
 // reason saying which limit was hit; every close is counted by cause in the
 // statistics. The one exception to independence is a shared timeline with
 // NoDelay, which has no schedule of its own: it runs as fast as its slowest

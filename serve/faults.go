@@ -64,6 +64,7 @@ func dialSubscriber(ctx context.Context, url string, popts PushOptions) (*websoc
 			if err != nil {
 				return nil, err
 			}
+			limitUnsent(c)
 			bc = &batchConn{Conn: c}
 			return bc, nil
 		},

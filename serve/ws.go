@@ -170,6 +170,7 @@ func (h *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	limitUnsent(c)
 	h.conn = &batchConn{Conn: c}
 	return h.conn, brw, nil
 }

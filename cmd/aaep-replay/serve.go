@@ -360,7 +360,7 @@ func serveReplay(a *app, replayed *recording.Recording, listen string, f *replay
 	fmt.Fprintf(a.Err, "aaep-replay: serving %s on ws://%s/aaep/v1/ws and http://%s/aaep/v1/events (Ctrl-C to stop)\n", input, addr, addr)
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(serve.Listener(ln)) }()
 	var serveErr error
 	select {
 	case <-a.ctx.Done():

@@ -328,7 +328,7 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan struct{})
-	go func() { defer close(served); _ = hs.Serve(ln) }()
+	go func() { defer close(served); _ = hs.Serve(serve.Listener(ln)) }()
 	base := "http://" + ln.Addr().String()
 	var proc *process
 	// The replay ends first (its subscriptions close as shut down), then
