@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -91,26 +92,58 @@ func TestS3TwoRecordersOnePrefix(t *testing.T) {
 	root := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "fleet/x"})
 	type out struct {
 		code   int
 		stderr string
 	}
+	// The two run until stopped (Ctrl-C), so that the third one surely
+	// comes while they hold their locks, however slow the machine.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	start := func(name string) chan out {
 		ch := make(chan out, 1)
 		go func() {
 			var errb syncBuffer
-			code := run(ctx, cli.Streams{In: strings.NewReader(""), Out: &syncBuffer{}, Err: &errb},
-				[]string{url, "-o", "s3://caps/fleet/" + name, "--spool", root, "--rotate-every", "1s", "--duration", "2500ms"})
+			code := run(runCtx, cli.Streams{In: strings.NewReader(""), Out: &syncBuffer{}, Err: &errb},
+				[]string{url, "-o", "s3://caps/fleet/" + name, "--spool", root, "--rotate-every", "1s"})
 			ch <- out{code, errb.String()}
 		}()
 		return ch
 	}
 	a1, a2 := start("agent-1.aaep"), start("agent-2.aaep")
-	time.Sleep(700 * time.Millisecond) // both hold their locks by now
+	// A recorder writes itself into its lock file once it holds the lock.
+	holds := func(name string) bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "."+name+".lock"))
+		return strings.Contains(string(b), "aaep-capture pid")
+	}
+	for !holds("agent-1.aaep") || !holds("agent-2.aaep") {
+		if ctx.Err() != nil {
+			t.Fatal("the two recorders did not take their locks")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	again := capture(t, false, url, "-o", "s3://caps/fleet/agent-1.aaep", "--spool", root, "--duration", "1s")
 	if again.code != 2 || !strings.Contains(again.stderr, "agent-1.aaep is in use by aaep-capture pid") {
 		t.Errorf("a second recorder of agent-1.aaep: exit %d: %s", again.code, again.stderr)
 	}
+	// Each uploads a rotated part while the other records, then they stop.
+	for {
+		keys, _ := srv.Objects("caps", "fleet/")
+		var r1, r2 bool
+		for _, k := range keys {
+			r1 = r1 || strings.HasPrefix(k, "fleet/agent-1-")
+			r2 = r2 || strings.HasPrefix(k, "fleet/agent-2-")
+		}
+		if r1 && r2 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("objects %v: no rotated part of each recorder", keys)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
 	for name, ch := range map[string]chan out{"agent-1": a1, "agent-2": a2} {
 		o := <-ch
 		if o.code != 0 {
@@ -135,7 +168,6 @@ func TestS3TwoRecordersOnePrefix(t *testing.T) {
 	if n1 == 0 || n2 == 0 {
 		t.Errorf("objects %v: want parts of both", keys)
 	}
-	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "fleet/x"})
 	if got := spooled(t, dir); len(got) != 0 {
 		t.Errorf("spool still holds %v", got)
 	}
