@@ -474,7 +474,7 @@ func (u *Uploader) upload(ctx context.Context, path string) (int64, error) {
 
 // Flush waits until every queued part is uploaded, or ctx ends.
 func (u *Uploader) Flush(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() {
+	stop := afterFunc(ctx, func() {
 		u.mu.Lock()
 		u.cond.Broadcast()
 		u.mu.Unlock()
@@ -499,14 +499,14 @@ func (u *Uploader) Flush(ctx context.Context) error {
 func (u *Uploader) Close(ctx context.Context) error {
 	if ctx.Err() != nil {
 		// Before run can see closing and start the next part (or
-		// the next attempt) in the time the AfterFunc below takes.
+		// the next attempt) in the time the afterFunc below takes.
 		u.cancel()
 	}
 	u.mu.Lock()
 	u.closing = true
 	u.cond.Broadcast()
 	u.mu.Unlock()
-	stop := context.AfterFunc(ctx, func() {
+	stop := afterFunc(ctx, func() {
 		u.cancel()
 		u.mu.Lock()
 		u.cond.Broadcast()
@@ -531,6 +531,25 @@ func (u *Uploader) Close(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("%d part(s) not uploaded because other objects hold their names (%s); they stay in %s", n, strings.Join(u.stats.Conflicts, ", "), u.dir))
 	}
 	return errors.Join(errs...)
+}
+
+// afterFunc is context.AfterFunc whose stop, once f has started, waits
+// for it to return: nothing of f runs once stop has returned (a started f
+// may otherwise not have been scheduled yet).
+func afterFunc(ctx context.Context, f func()) (stop func()) {
+	done := make(chan struct{})
+	stopped := context.AfterFunc(ctx, func() {
+		defer close(done)
+		f()
+	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if !stopped() {
+				<-done
+			}
+		})
+	}
 }
 
 func (u *Uploader) release() {
