@@ -499,21 +499,24 @@ func (u *Uploader) Flush(ctx context.Context) error {
 func (u *Uploader) Close(ctx context.Context) error {
 	if ctx.Err() != nil {
 		// Before run can see closing and start the next part (or
-		// the next attempt) in the time the afterFunc below takes.
+		// the next attempt).
 		u.cancel()
 	}
 	u.mu.Lock()
 	u.closing = true
 	u.cond.Broadcast()
 	u.mu.Unlock()
-	stop := afterFunc(ctx, func() {
+	// Waited for here rather than in a context.AfterFunc, whose goroutine
+	// may still be on its way out after Close returns.
+	select {
+	case <-u.done:
+	case <-ctx.Done():
 		u.cancel()
 		u.mu.Lock()
 		u.cond.Broadcast()
 		u.mu.Unlock()
-	})
-	<-u.done
-	stop()
+		<-u.done
+	}
 	u.cancel()
 	<-u.maintained // it may drop parts (enforce): not after the lock is released
 	u.release()
@@ -534,8 +537,8 @@ func (u *Uploader) Close(ctx context.Context) error {
 }
 
 // afterFunc is context.AfterFunc whose stop, once f has started, waits
-// for it to return: nothing of f runs once stop has returned (a started f
-// may otherwise not have been scheduled yet).
+// for it to have done its work: nothing of f is left to do once stop has
+// returned (a started f may otherwise not have been scheduled yet).
 func afterFunc(ctx context.Context, f func()) (stop func()) {
 	done := make(chan struct{})
 	stopped := context.AfterFunc(ctx, func() {
