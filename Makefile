@@ -4,7 +4,7 @@
 #   make test    vet, format check and every test (with the race detector)
 #   make bench   Go benchmarks plus end-to-end measurements, one table
 #   make fuzz    fuzz every fuzz target for FUZZTIME each
-#   make lint    gofmt and go vet only
+#   make lint    gofmt, go vet and a macOS build of the tools
 #   make staticcheck  staticcheck (fetched from the module proxy on first use)
 
 GO       ?= go
@@ -24,6 +24,7 @@ build:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/...   # the tools build for macOS too
 
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
