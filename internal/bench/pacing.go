@@ -12,31 +12,24 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/timing"
 )
 
-// summary is the part of a lateness or write summary in serve's
-// statistics that we read.
-type summary struct {
-	Count int64 `json:"count"`
-	P50   int64 `json:"p50_ns"`
-	P99   int64 `json:"p99_ns"`
-	P999  int64 `json:"p999_ns"`
-	Max   int64 `json:"max_ns"`
-	Drift int64 `json:"drift_ns"`
+// closedNotice is the part of serve's "closed" notice (--json) that the
+// measurements read, and all that SpinServe writes in its place.
+type closedNotice struct {
+	Kind  string       `json:"kind"`
+	Stats *closedStats `json:"stats"`
 }
 
-// closedNotice is the part of serve's "closed" notice (--json) we read.
-type closedNotice struct {
-	Kind  string `json:"kind"`
-	Stats *struct {
-		Sent          int64      `json:"sent"`
-		Lateness      summary    `json:"lateness"`
-		Write         summary    `json:"write"`
-		ScheduleStart *time.Time `json:"schedule_start"`
-		Close         *struct {
-			Cause string `json:"cause"`
-		} `json:"close"`
-	} `json:"stats"`
+type closedStats struct {
+	Sent          int64          `json:"sent"`
+	Lateness      timing.Summary `json:"lateness"`
+	Write         timing.Summary `json:"write"`
+	ScheduleStart *time.Time     `json:"schedule_start"`
+	Close         *struct {
+		Cause string `json:"cause"`
+	} `json:"close,omitempty"`
 }
 
 func isClosedNotice(line []byte) bool {
@@ -134,19 +127,14 @@ func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, spee
 	if n.Stats.ScheduleStart == nil {
 		return Result{}, "", fmt.Errorf("the server's closed notice has no schedule_start: %s", line)
 	}
-	// Each event's deadline is the schedule's start plus its offset from
-	// the first, scaled by the speed, as the server computes it; its
-	// arrival is read on the same system clock (wall time: a process's
-	// monotonic readings do not compare with another's).
-	start := *n.Stats.ScheduleStart
+	// Each event's deadline comes from the server's schedule start by the
+	// server's own arithmetic (timing.Schedule); its arrival is read on the
+	// same system clock (wall time: a process's monotonic readings do not
+	// compare with another's).
+	sched := timing.NewSchedule(*n.Stats.ScheduleStart, timing.Config{Speed: speed})
 	late := make([]time.Duration, len(times))
 	for i, at := range times {
-		capture := offs[i] - offs[0]
-		wall := capture
-		if speed != 1 {
-			wall = time.Duration(float64(capture) / speed)
-		}
-		late[i] = at.Round(0).Sub(start.Add(wall))
+		late[i] = at.Round(0).Sub(sched.Deadline(offs[i]))
 	}
 	drift := late[len(late)-1] - late[0]
 	order := make([]int, len(late))
@@ -161,20 +149,19 @@ func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, spee
 	worst = strings.Join(w, ", ")
 	slices.Sort(late)
 	q := func(p float64) time.Duration { return late[int(p*float64(len(late)-1))] }
-	ns := func(v int64) float64 { return float64(v) / 1e3 }
 	return Result{Metrics: []Metric{
 		{us(q(0.5)), "sub-p50-µs"},
 		{us(q(0.99)), "sub-p99-µs"},
 		{us(q(0.999)), "sub-p999-µs"},
 		{us(late[len(late)-1]), "sub-max-µs"},
 		{us(drift), "sub-drift-µs"},
-		{ns(lat.P50), "p50-µs"},
-		{ns(lat.P99), "p99-µs"},
-		{ns(lat.P999), "p999-µs"},
-		{ns(lat.Max), "max-µs"},
-		{ns(lat.Drift), "drift-µs"},
-		{ns(n.Stats.Write.P50), "write-p50-µs"},
-		{ns(n.Stats.Write.P99), "write-p99-µs"},
+		{us(lat.P50), "p50-µs"},
+		{us(lat.P99), "p99-µs"},
+		{us(lat.P999), "p999-µs"},
+		{us(lat.Max), "max-µs"},
+		{us(lat.Drift), "drift-µs"},
+		{us(n.Stats.Write.P50), "write-p50-µs"},
+		{us(n.Stats.Write.P99), "write-p99-µs"},
 		{float64(len(offs)), "events"},
 	}}, worst, nil
 }

@@ -115,21 +115,10 @@ func readReceived(path string) ([]time.Duration, [][]byte, error) {
 	return offs, payloads, nil
 }
 
-// spinNotice has the fields of serve's closed notice that Pacing reads.
-type spinNotice struct {
-	Kind  string `json:"kind"`
-	Stats struct {
-		Sent          int64          `json:"sent"`
-		Lateness      timing.Summary `json:"lateness"`
-		Write         timing.Summary `json:"write"`
-		ScheduleStart time.Time      `json:"schedule_start"`
-	} `json:"stats"`
-}
-
 // spinReplay answers the subscription request on conn, then writes each
 // payload at its deadline, spinning on its own thread until then.
-func spinReplay(conn *websocket.Conn, offs []time.Duration, payloads [][]byte, speed float64) (spinNotice, error) {
-	var n spinNotice
+func spinReplay(conn *websocket.Conn, offs []time.Duration, payloads [][]byte, speed float64) (closedNotice, error) {
+	var n closedNotice // the zero notice, with an error
 	if _, _, err := conn.ReadMessage(); err != nil {
 		return n, fmt.Errorf("reading the subscription request: %w", err)
 	}
@@ -148,12 +137,9 @@ func spinReplay(conn *websocket.Conn, offs []time.Duration, payloads [][]byte, s
 	defer runtime.UnlockOSThread()
 	var late, write timing.Lateness
 	start := time.Now()
+	sched := timing.NewSchedule(start, timing.Config{Speed: speed})
 	for i, p := range payloads {
-		wall := offs[i] - offs[0]
-		if speed != 1 {
-			wall = time.Duration(float64(wall) / speed)
-		}
-		due := start.Add(wall)
+		due := sched.Deadline(offs[i])
 		for time.Now().Before(due) {
 		}
 		before := time.Now()
@@ -165,9 +151,8 @@ func spinReplay(conn *websocket.Conn, offs []time.Duration, payloads [][]byte, s
 		late.Observe(after.Sub(due))
 	}
 	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "replay finished"), time.Now().Add(time.Second))
-	n.Kind = "closed"
-	n.Stats.Sent = int64(len(payloads))
-	n.Stats.Lateness, n.Stats.Write = late.Summary(), write.Summary()
-	n.Stats.ScheduleStart = start.Round(0)
-	return n, nil
+	wallStart := start.Round(0)
+	return closedNotice{Kind: "closed", Stats: &closedStats{
+		Sent: int64(len(payloads)), Lateness: late.Summary(), Write: write.Summary(), ScheduleStart: &wallStart,
+	}}, nil
 }
