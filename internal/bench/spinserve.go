@@ -19,6 +19,9 @@ import (
 	"github.com/gorilla/websocket"
 )
 
+// ErrUsage marks a SpinServe error in how it was called.
+var ErrUsage = errors.New("usage")
+
 // SpinServe is the pacing measurement's floor: a WebSocket server that
 // replays a capture's received records as exactly as a writer can, to
 // compare aaep-replay's pacing with. It is started as
@@ -35,7 +38,7 @@ import (
 // is the write and the subscriber's own wake-up. It runs until SIGTERM.
 func SpinServe(args []string, stdout, stderr io.Writer) error {
 	if len(args) < 1 {
-		return errors.New("usage: spin-serve FILE [--speed N]")
+		return fmt.Errorf("%w: spin-serve FILE [--speed N]", ErrUsage)
 	}
 	fs := flag.NewFlagSet("spin-serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -45,10 +48,10 @@ func SpinServe(args []string, stdout, stderr io.Writer) error {
 	fs.Bool("close-at-end", true, "")
 	fs.Bool("precise", false, "")
 	if err := fs.Parse(args[1:]); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if *speed <= 0 {
-		return fmt.Errorf("spin-serve: --speed %g", *speed)
+		return fmt.Errorf("%w: --speed %g: want a positive factor", ErrUsage, *speed)
 	}
 	offs, payloads, err := readReceived(args[0])
 	if err != nil {

@@ -53,6 +53,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// serve's place: "benche2e spin-serve FILE --listen ADDR ...".
 		if err := bench.SpinServe(args[1:], stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "benche2e spin-serve:", err)
+			if errors.Is(err, bench.ErrUsage) {
+				return 2
+			}
 			return 1
 		}
 		return 0
