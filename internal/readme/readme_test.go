@@ -1,15 +1,19 @@
+//go:build unix
+
 package readme
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,17 +21,23 @@ import (
 )
 
 // command is one command of a runnable block: its text (continuation
-// lines joined), the README line it starts on and the exit status it
-// should have.
+// lines joined), the line it starts on, the exit status it should have,
+// and whether it runs in the background (it ends in "&").
 type command struct {
-	line int
-	text string
-	exit int
+	line       int
+	text       string
+	exit       int
+	background bool
 }
 
-var exitComment = regexp.MustCompile(`\(exit (\d+)\)`)
+var (
+	exitComment = regexp.MustCompile(`\(exit (\d+)\)`)
+	// trailingAmp is a command that ends in a single "&", before an
+	// optional comment.
+	trailingAmp = regexp.MustCompile(`^(.*[^&])&\s*(#.*)?$`)
+)
 
-// runnable returns the commands of the README's runnable blocks, in order.
+// runnable returns the commands of a page's runnable blocks, in order.
 func runnable(t *testing.T, readme []byte) []command {
 	t.Helper()
 	var (
@@ -65,6 +75,9 @@ func runnable(t *testing.T, readme []byte) []command {
 		if m := exitComment.FindStringSubmatch(line); m != nil {
 			pending.exit, _ = strconv.Atoi(m[1])
 		}
+		if m := trailingAmp.FindStringSubmatch(pending.text); m != nil {
+			pending.text, pending.background = strings.TrimSpace(m[1]), true
+		}
 		cmds = append(cmds, *pending)
 		pending = nil
 	}
@@ -74,24 +87,44 @@ func runnable(t *testing.T, readme []byte) []command {
 	return cmds
 }
 
-// TestReadmeRunnableBlocks runs every runnable block of the README top to
-// bottom in one scratch directory, as a new user would copy them: each
-// command in bash (so that pipes, redirections and globs work as in the
-// README), in the directory the earlier ones left, with aaep-capture,
-// aaep-replay and aaep-render built from this tree first in PATH and the
-// repository's testdata/demo.aaep where the README expects it.
+// TestReadmeRunnableBlocks runs every runnable block of the README and of
+// each page in docs/, top to bottom, as a new user would copy them: each
+// page in a scratch directory of its own, each command in bash (so that
+// pipes, redirections and globs work as written), in the directory the
+// earlier ones left, with aaep-capture, aaep-replay and aaep-render built
+// from this tree first in PATH and the repository's testdata/demo.aaep where
+// the pages expect it. Commands that end in "&" run in the background and
+// are ended (their process group) when the page's blocks are done.
 func TestReadmeRunnableBlocks(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := runnable(t, readme)
-	if len(cmds) < 20 {
-		t.Fatalf("the README has %d runnable commands; the blocks marked runnable were not found", len(cmds))
+	pages := map[string][]command{}
+	names := append([]string{"README.md"}, docs...)
+	total := 0
+	for i, name := range names {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(root, name)
+		}
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, name)
+		names[i] = rel
+		pages[rel] = runnable(t, text)
+		total += len(pages[rel])
+	}
+	if len(pages["README.md"]) < 4 {
+		t.Fatalf("the README has %d runnable commands; its quick start is not marked runnable", len(pages["README.md"]))
+	}
+	if total < 30 {
+		t.Fatalf("README.md and docs/*.md have %d runnable commands; the blocks marked runnable were not found", total)
 	}
 	bin := t.TempDir()
 	gotool := binarytest.GoTool()
@@ -100,22 +133,62 @@ func TestReadmeRunnableBlocks(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/...: %v\n%s", err, out)
 	}
-	scratch := t.TempDir()
-	if err := os.Mkdir(filepath.Join(scratch, "testdata"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	demo, err := os.ReadFile(filepath.Join(root, "testdata", "demo.aaep"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(scratch, "testdata", "demo.aaep"), demo, 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range names {
+		cmds := pages[name]
+		if len(cmds) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			scratch := t.TempDir()
+			if err := os.Mkdir(filepath.Join(scratch, "testdata"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(scratch, "testdata", "demo.aaep"), demo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+scratch)
+			runPage(t, name, scratch, env, cmds)
+		})
 	}
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+scratch)
+}
+
+// runPage runs one page's commands in dir, then ends those it started in
+// the background.
+func runPage(t *testing.T, name, dir string, env []string, cmds []command) {
+	var background []*exec.Cmd
+	defer func() {
+		for _, b := range background {
+			_ = syscall.Kill(-b.Process.Pid, syscall.SIGTERM)
+			done := make(chan struct{})
+			go func() { _ = b.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				_ = syscall.Kill(-b.Process.Pid, syscall.SIGKILL)
+				<-done
+			}
+		}
+	}()
 	for _, c := range cmds {
+		if c.background {
+			cmd := exec.Command("bash", "-c", c.text)
+			cmd.Dir, cmd.Env = dir, env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+			if err := cmd.Start(); err != nil {
+				t.Fatalf("%s line %d: %s: %v", name, c.line, c.text, err)
+			}
+			background = append(background, cmd)
+			t.Logf("%s line %d: started in the background: %s", name, c.line, c.text)
+			continue
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", c.text)
-		cmd.Dir, cmd.Env = scratch, env
+		cmd.Dir, cmd.Env = dir, env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -124,12 +197,12 @@ func TestReadmeRunnableBlocks(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); ok {
 			code = ee.ExitCode()
 		} else if err != nil {
-			t.Fatalf("README line %d: %s: %v", c.line, c.text, err)
+			t.Fatalf("%s line %d: %s: %v", name, c.line, c.text, err)
 		}
 		if code != c.exit {
-			t.Errorf("README line %d: exit %d, want %d: %s\n%s", c.line, code, c.exit, c.text, tail(out.String(), 2000))
+			t.Errorf("%s line %d: exit %d, want %d: %s\n%s", name, c.line, code, c.exit, c.text, tail(out.String(), 2000))
 		} else {
-			t.Logf("README line %d: exit %d: %s", c.line, code, strings.Fields(c.text)[0:min(3, len(strings.Fields(c.text)))])
+			t.Logf("%s line %d: exit %d: %s", name, c.line, code, strings.Fields(c.text)[0:min(3, len(strings.Fields(c.text)))])
 		}
 	}
 }
@@ -139,4 +212,24 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n:]
+}
+
+// TestRunnableParse: how the lines of a runnable block become commands.
+func TestRunnableParse(t *testing.T) {
+	page := "text\n```sh\nnot run\n```\n```sh runnable\n# a comment\na --flag \\\n  b   # (exit 1)\nserve x &   # in the background\nc && d\ne & f\n```\n"
+	got := runnable(t, []byte(page))
+	want := []command{
+		{line: 7, text: "a --flag    b   # (exit 1)", exit: 1},
+		{line: 9, text: "serve x", background: true},
+		{line: 10, text: "c && d"},
+		{line: 11, text: "e & f"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d commands %+v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("command %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
 }
