@@ -69,7 +69,7 @@ The subscriber comes one of three ways:
                  AAEP_TEST_SCENARIO, AAEP_TEST_LEVEL and AAEP_TEST_USER (the
                  scripted user's decision) are in its environment
 
-Scenarios are files (SCENARIO..., a YAML schema documented in the README) or
+Scenarios are files (SCENARIO..., a YAML schema: docs/subscriber-testing.md) or
 built in: --scenario NAME, --level 1|2|3, or both; --list shows the built-ins
 with the sections they test and the scripted user's decision.
 

@@ -2,7 +2,7 @@
 // exposition format (version 0.0.4) at /metrics: a list of named values,
 // collected afresh at every scrape. The format is written directly (a few
 // dozen lines here) rather than through client_golang, which costs the
-// recorder memory it is not allowed (the README's fleet section has the
+// recorder memory it is not allowed (docs/fleet.md has the
 // figures; build with -tags promclient for the client_golang handler that
 // was measured against it).
 package capmetrics

@@ -10,7 +10,7 @@ import (
 )
 
 // Handler serves the metrics that collect returns through client_golang:
-// the build that the README's memory comparison measured against the text
+// the build that docs/fleet.md's memory comparison measured against the text
 // format written directly.
 func Handler(collect func() []Metric) http.Handler {
 	reg := prometheus.NewRegistry()
