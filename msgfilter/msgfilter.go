@@ -5,6 +5,7 @@
 package msgfilter
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/payload"
@@ -45,7 +46,7 @@ func (f *Filter) Match(r *payload.Routing) bool {
 	}
 	if len(f.Sessions) > 0 {
 		key := r.SessionKey()
-		if !contains(f.Sessions, key) {
+		if !slices.Contains(f.Sessions, key) {
 			return false
 		}
 	}
@@ -54,7 +55,7 @@ func (f *Filter) Match(r *payload.Routing) bool {
 		if u == "" {
 			u = "normal"
 		}
-		if !contains(f.Urgencies, u) {
+		if !slices.Contains(f.Urgencies, u) {
 			return false
 		}
 	}
@@ -67,13 +68,4 @@ func (f *Filter) Match(r *payload.Routing) bool {
 // empty pattern matches nothing.
 func TypeMatches(typ, pattern string) bool {
 	return pattern != "" && strings.HasSuffix(typ, pattern)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

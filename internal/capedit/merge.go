@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -216,11 +217,11 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 		if ts := opts.shift(i); !ts.IsZero() {
 			shifts = append(shifts, filepath.Base(s.path)+" "+ts.String())
 		}
-		if !contains(tools, h.Tool) {
+		if !slices.Contains(tools, h.Tool) {
 			tools = append(tools, h.Tool)
 		}
 		for _, f := range h.Redacted {
-			if !contains(hdr.Redacted, f) {
+			if !slices.Contains(hdr.Redacted, f) {
 				hdr.Redacted = append(hdr.Redacted, f)
 			}
 		}
@@ -295,15 +296,6 @@ func (o *MergeOptions) shift(i int) TimeShift {
 		return o.TimeShifts[i]
 	}
 	return TimeShift{}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 type mergeItem struct {

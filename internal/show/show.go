@@ -42,6 +42,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,7 +272,7 @@ func (p *printer) take(idx int64) []protocol.Finding {
 func (p *printer) late(m msgfilter.Filter) int64 {
 	n := int64(len(p.found))
 	for _, f := range p.found {
-		if len(m.Sessions) > 0 && !contains(m.Sessions, f.Session) {
+		if len(m.Sessions) > 0 && !slices.Contains(m.Sessions, f.Session) {
 			continue
 		}
 		about := "end-of-stream"
@@ -329,15 +330,6 @@ func (p *printer) flush(keep int) {
 	}
 	p.first += n
 	p.held = append(p.held[:0], p.held[n:]...)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *printer) write(s string) {

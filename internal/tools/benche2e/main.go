@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		for _, m := range strings.Split(*only, ",") {
 			m = strings.TrimSpace(m)
-			if !contains(measurements, m) {
+			if !slices.Contains(measurements, m) {
 				fmt.Fprintf(stderr, "benche2e: unknown measurement %q (want %s)\n", m, strings.Join(measurements, ", "))
 				return 2
 			}
@@ -205,15 +206,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // parseSize reads a byte count such as 1GiB, 128MiB or 1000000.
