@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	meter "github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/transport"
 )
 
@@ -105,7 +106,7 @@ func (s *sizeFlag) String() string {
 	if *s == 0 {
 		return "0"
 	}
-	return formatBytes(int64(*s))
+	return meter.Size(int64(*s))
 }
 
 func (s *sizeFlag) Type() string { return "size" }
@@ -149,17 +150,4 @@ func parseSize(v string) (int64, error) {
 		return 0, fmt.Errorf("size %q: too large", v)
 	}
 	return n * mult, nil
-}
-
-// formatBytes renders a byte count with a binary unit.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

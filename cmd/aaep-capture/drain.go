@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	meter "github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/spool"
 )
@@ -80,7 +81,7 @@ func drainOne(ctx, hard context.Context, o *options, l spool.Leftover, logs *log
 	defer cancel()
 	cerr := up.Close(wctx)
 	st := up.Stats()
-	fmt.Fprintf(o.Err, "aaep-capture: drained %s: %d part(s) uploaded, %s\n", l.Dest, st.Uploaded, formatBytes(st.Bytes))
+	fmt.Fprintf(o.Err, "aaep-capture: drained %s: %d part(s) uploaded, %s\n", l.Dest, st.Uploaded, meter.Size(st.Bytes))
 	if cerr != nil {
 		return fmt.Errorf("%s: %w", l.Dest, cerr)
 	}

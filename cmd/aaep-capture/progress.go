@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	meter "github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/internal/recorder"
 	"github.com/aaep-tools/aaepkit/transport"
 )
@@ -73,7 +74,7 @@ func (p *progress) loop() {
 // compression ratio, reconnects, elapsed.
 func statusLine(st recorder.Stats, rate float64, elapsed time.Duration) string {
 	return fmt.Sprintf("%d events  %.0f ev/s  %s written  ratio %s  %d reconnects  %s",
-		st.Events, rate, formatBytes(st.FileBytes), ratio(st), st.Reconnects, elapsed.Truncate(time.Second))
+		st.Events, rate, meter.Size(st.FileBytes), ratio(st), st.Reconnects, elapsed.Truncate(time.Second))
 }
 
 func ratio(st recorder.Stats) string {
@@ -163,7 +164,7 @@ type uploadSummary struct {
 // the spool, by name.
 func (u *uploadSummary) line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "aaep-capture: uploaded %d part(s), %s, to %s", u.Uploaded, formatBytes(u.Bytes), u.Prefix)
+	fmt.Fprintf(&b, "aaep-capture: uploaded %d part(s), %s, to %s", u.Uploaded, meter.Size(u.Bytes), u.Prefix)
 	if u.Retries > 0 {
 		fmt.Fprintf(&b, " (%d failed attempt(s) retried)", u.Retries)
 	}
@@ -265,7 +266,7 @@ func (s *summary) line() string {
 	if s.Ratio > 0 {
 		r = fmt.Sprintf("%.1fx", s.Ratio)
 	}
-	fmt.Fprintf(&b, "; %s to %s (ratio %s)", formatBytes(s.FileBytes), file, r)
+	fmt.Fprintf(&b, "; %s to %s (ratio %s)", meter.Size(s.FileBytes), file, r)
 	if len(s.CloseCodes) > 0 {
 		var cc []string
 		for _, c := range s.CloseCodes {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
+	meter "github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/spool"
 )
@@ -88,7 +89,7 @@ func reportLeftovers(root, dir, name string, logs *logLines) int {
 		if dest == "" {
 			dest = l.Name + " (no record of its destination)"
 		}
-		logs.printf("spool: %d part(s) of %s (%s) wait in %s with no recorder; not uploaded by this one", len(l.Parts), dest, formatBytes(l.Bytes), l.Dir)
+		logs.printf("spool: %d part(s) of %s (%s) wait in %s with no recorder; not uploaded by this one", len(l.Parts), dest, meter.Size(l.Bytes), l.Dir)
 	}
 	if n > 0 {
 		logs.printf("spool: aaep-capture --drain-spool %s uploads them", root)

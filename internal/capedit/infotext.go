@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
 // maxTextRows bounds the sessions and types listed by WriteText.
@@ -83,7 +85,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	row("invalid", "%d invalid JSON, %d invalid UTF-8 (%d redacted, %d without receive time)",
 		s.Invalid.JSON, s.Invalid.UTF8, s.Invalid.Redacted, s.Invalid.NoRecvTime)
 	row("size", "%s on disk, %s uncompressed records (%s payloads), ratio %.1f, %s",
-		byteSize(s.Size.File), byteSize(s.Size.Records), byteSize(s.Size.Payloads), s.Size.Ratio, plural(int64(s.Size.Frames), "frame"))
+		progress.Size(s.Size.File), progress.Size(s.Size.Records), progress.Size(s.Size.Payloads), s.Size.Ratio, plural(int64(s.Size.Frames), "frame"))
 	idle := ""
 	if s.Replay.MaxIdle > 0 {
 		idle = fmt.Sprintf(", idle capped at %s", s.Replay.MaxIdle)
@@ -162,16 +164,4 @@ func countList(m map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
 // Total sums the summaries of several captures (a rotated set, a
@@ -113,6 +115,6 @@ func (t *Total) WriteText(w io.Writer) error {
 	row("sessions", "%d distinct%s", t.Sessions, more)
 	row("connection", "%s", plural(t.Reconnects, "reconnect"))
 	row("gaps", "%s", plural(t.Gaps, "silence"))
-	row("size", "%s on disk, %s uncompressed records, ratio %.1f", byteSize(t.Size.File), byteSize(t.Size.Records), t.Size.Ratio)
+	row("size", "%s on disk, %s uncompressed records, ratio %.1f", progress.Size(t.Size.File), progress.Size(t.Size.Records), t.Size.Ratio)
 	return tw.Flush()
 }

@@ -249,6 +249,19 @@ func Count(n int64) string {
 	return b.String()
 }
 
+// Size writes a byte count n with a binary unit (12 B, 3.4 KiB, 1.0 GiB).
+func Size(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
 // Clock writes d as h:mm:ss, or m:ss under an hour.
 func Clock(d time.Duration) string {
 	s := int64(d.Round(time.Second) / time.Second)

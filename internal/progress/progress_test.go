@@ -202,4 +202,12 @@ func TestFormats(t *testing.T) {
 			t.Errorf("Clock(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {3 << 19, "1.5 MiB"}, {5 << 30, "5.0 GiB"}} {
+		if got := Size(c.n); got != c.want {
+			t.Errorf("Size(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
 }
