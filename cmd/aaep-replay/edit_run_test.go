@@ -91,7 +91,7 @@ func Test_editRun(t *testing.T) {
 			return repairRun(&RepairOptions{app: a, Input: in, Output: filepath.Join(dir, "copy.aaep")})
 		}, code: cli.ExitUsage, err: "DIR/copy.aaep: an original recording, which cannot be made again; not replaced (--force replaces it)"},
 		{name: "cut over an original recording with --force", run: func(a *app, in, dir string) error {
-			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "copy.aaep"), Cut: capedit.CutOptions{To: upTo(9), Force: true}})
+			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "copy.aaep"), Cut: capedit.CutOptions{To: upTo(9), Output: capedit.Output{Force: true}}})
 		}, stdout: "wrote 10 records to DIR/copy.aaep\n", records: map[string]int{"copy.aaep": 10}},
 		{name: "cut over an earlier cut", run: func(a *app, in, dir string) error {
 			if err := cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(20)}}); err != nil {

@@ -23,10 +23,7 @@ type CutOptions struct {
 	// --to); unset means the end. So "--to #99" and "--from #100" split a
 	// capture without losing or repeating a record.
 	To timing.Position
-	// Stdout is where an out of "-" writes; nil refuses "-".
-	Stdout io.Writer
-	// Force replaces an original recording at out (see internal/outfile).
-	Force bool
+	Output
 	// TimeShift re-anchors the output's wall clock (see TimeShift).
 	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
@@ -43,7 +40,7 @@ type CutOptions struct {
 // times are shifted to match, so their absolute times are unchanged and a
 // replay of the cut starts at once; Merge puts the pieces back together.
 func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) {
-	if err := CheckOutput(out, opts.Force, in); err != nil {
+	if err := opts.check(out, in); err != nil {
 		return nil, err
 	}
 	// One open plans and reads: an object's head and index are fetched
@@ -66,7 +63,7 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 	hdr := cloneHeader(src.r.Header())
 	hdr.Meta["derived_from"] = filepath.Base(in)
 	hdr.Meta["cut"] = describeCut(opts)
-	err = writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
+	err = opts.write(out, []string{in}, func(w io.Writer) error {
 		var cw *capfile.Writer
 		defer func() {
 			if cw != nil {

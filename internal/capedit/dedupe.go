@@ -27,10 +27,7 @@ type DedupeOptions struct {
 	Window time.Duration
 	// TimeShift re-anchors the output's wall clock (see TimeShift).
 	TimeShift TimeShift
-	// Stdout is where an out of "-" writes; nil refuses "-".
-	Stdout io.Writer
-	// Force replaces an original recording at out (see internal/outfile).
-	Force bool
+	Output
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
 	// Inputs says how inputs are opened (object storage options).
@@ -75,7 +72,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("dedupe window %v: must not be negative", opts.Window)
 	}
-	if err := CheckOutput(out, opts.Force, in); err != nil {
+	if err := opts.check(out, in); err != nil {
 		return nil, err
 	}
 	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
@@ -91,7 +88,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 	seen := map[dedupeKey]int64{} // key -> time of the latest delivery
 	var doc payload.Doc
 	var queue []seenAt // in time order, for the window
-	err = writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
+	err = opts.write(out, []string{in}, func(w io.Writer) error {
 		hdr.Meta["dedupe"] = "redelivered events left out (same source, event_id and bytes)"
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {

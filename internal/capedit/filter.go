@@ -25,10 +25,7 @@ type FilterOptions struct {
 	// MessagesOnly also drops connection events and markers, which are
 	// otherwise kept: they describe the transport, not one session.
 	MessagesOnly bool
-	// Stdout is where an out of "-" writes; nil refuses "-".
-	Stdout io.Writer
-	// Force replaces an original recording at out (see internal/outfile).
-	Force bool
+	Output
 	// TimeShift re-anchors the output's wall clock (see TimeShift).
 	TimeShift TimeShift
 	// Progress counts the records read (nil: no progress display).
@@ -40,7 +37,7 @@ type FilterOptions struct {
 // Filter writes the records of in that opts selects to out. Times and the
 // header's start are unchanged.
 func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, error) {
-	if err := CheckOutput(out, opts.Force, in); err != nil {
+	if err := opts.check(out, in); err != nil {
 		return nil, err
 	}
 	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
@@ -55,7 +52,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	matched := int64(0)
 	var doc payload.Doc
-	err = writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
+	err = opts.write(out, []string{in}, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {
 			return err

@@ -26,10 +26,7 @@ type ImportOptions struct {
 	// Plain reads every line as a message even when the first line looks
 	// like the header of a --with-meta export.
 	Plain bool
-	// Stdout is where an out of "-" writes; nil refuses "-".
-	Stdout io.Writer
-	// Force replaces an original recording at out (see internal/outfile).
-	Force bool
+	Output
 	// Progress counts the lines read (nil: no progress display).
 	Progress *progress.Meter
 }
@@ -77,7 +74,7 @@ const maxMetaLine = capfile.MaxPayload/3*4 + 8<<20
 // rebuilt into the header and records it was exported from.
 func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportStats, error) {
 	st := &ImportStats{}
-	if err := CheckOutput(out, opts.Force, in); err != nil {
+	if err := opts.check(out, in); err != nil {
 		return st, err
 	}
 	if err := SniffJSONL(in); err != nil {
@@ -106,7 +103,7 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 			st.WithMeta = true
 			st.Lines = 1
 			st.Start = h.Start
-			return st, writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
+			return st, opts.write(out, []string{in}, func(w io.Writer) error {
 				return importMeta(ctx, in, lr, w, h, st)
 			})
 		}
@@ -132,7 +129,7 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 		Origins: []capfile.Origin{{ID: 0, Transport: "file", Endpoint: filepath.Base(in)}},
 		Meta:    map[string]string{"imported_from": filepath.Base(in)},
 	}
-	return st, writeOutput(out, opts.Stdout, opts.Force, []string{in}, func(w io.Writer) error {
+	return st, opts.write(out, []string{in}, func(w io.Writer) error {
 		lr := newLineReader(f, capfile.MaxPayload)
 		lr.meter = opts.Progress
 		return importPlain(ctx, in, lr, w, h, st)

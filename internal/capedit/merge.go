@@ -25,10 +25,7 @@ type MergeOptions struct {
 	// subprotocol one id in the output (use it to put back together pieces
 	// of one capture). By default every input's sources stay apart.
 	JoinSources bool
-	// Stdout is where an out of "-" writes; nil refuses "-".
-	Stdout io.Writer
-	// Force replaces an original recording at out (see internal/outfile).
-	Force bool
+	Output
 	// TimeShifts re-anchor the inputs' wall clocks before they are merged,
 	// one per input in order (missing ones shift nothing): align captures
 	// of machines whose clocks differ.
@@ -64,7 +61,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 		return nil, err
 	}
 	inputs = recording.Names(recs) // every file of every recording, each merged as an input
-	if err := CheckOutput(out, opts.Force, inputs...); err != nil {
+	if err := opts.check(out, inputs...); err != nil {
 		return nil, err
 	}
 	res := &MergeResult{}
@@ -96,7 +93,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	for i, s := range srcs {
 		shift[i] = opts.shift(i).Apply(s.r.Header().Start).Sub(hdr.Start).Nanoseconds()
 	}
-	err = writeOutput(out, opts.Stdout, opts.Force, inputs, func(w io.Writer) error {
+	err = opts.write(out, inputs, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {
 			return err

@@ -23,16 +23,30 @@ func CheckOutput(out string, force bool, inputs ...string) error {
 	return outfile.Check(out, outfile.Options{Inputs: inputs, Force: force})
 }
 
-// writeOutput writes a capture to out through fn under the output policy of
+// Output is how Cut, Dedupe, Filter, Import and Merge write their output
+// capture.
+type Output struct {
+	// Stdout is where an out of "-" writes; nil refuses "-".
+	Stdout io.Writer
+	// Force replaces an original recording at out (see internal/outfile).
+	Force bool
+}
+
+// check is CheckOutput under o.
+func (o Output) check(out string, inputs ...string) error {
+	return CheckOutput(out, o.Force, inputs...)
+}
+
+// write writes a capture to out through fn under the output policy of
 // internal/outfile: inputs are never overwritten, a regular file appears only
 // when complete (or, after damage in an input, holding every record read
 // before it: see outfile.KeepPartial), and a device is written in place.
-// "-" writes to stdout, or is refused when stdout is nil.
-func writeOutput(out string, stdout io.Writer, force bool, inputs []string, fn func(w io.Writer) error) error {
+// "-" writes to o.Stdout, or is refused when it is nil.
+func (o Output) write(out string, inputs []string, fn func(w io.Writer) error) error {
 	if out == "" {
 		return errors.New("no output file given")
 	}
-	return outfile.WriteFile(out, outfile.Options{Inputs: inputs, Stdout: stdout, Binary: true, Force: force}, fn)
+	return outfile.WriteFile(out, outfile.Options{Inputs: inputs, Stdout: o.Stdout, Binary: true, Force: o.Force}, fn)
 }
 
 // WriteFile writes the output file out through fn under the output policy
