@@ -157,8 +157,7 @@ type Recorder struct {
 	connected map[uint16]int
 	stopOnce  sync.Once
 
-	worth   bool // a message or a connection was recorded: the file is kept
-	message bool // a message was recorded (a file that replaces another needs one)
+	worth bool // a message or a connection was recorded: the file is kept
 
 	// Owned by the writer goroutine.
 	w         *capfile.Writer
@@ -168,6 +167,7 @@ type Recorder struct {
 	fileBase  int64 // clock time of the current file's start
 	closedB   int64 // file bytes of closed files
 	files     []string
+	produced  bool   // a message of the producer was written (a file that replaces another needs one)
 	curPath   string // the file being written (or last written)
 	rec       capfile.Record
 	doc       payload.Doc // the writer's decoding of each message
@@ -338,9 +338,6 @@ func (c *classifier) emit(m *transport.Message) error {
 	if m.Kind != capfile.KindConn || (m.Conn != nil && m.Conn.Event == transport.EventConnected) {
 		r.worth = true
 	}
-	if m.Kind == capfile.KindReceived || m.Kind == capfile.KindSent {
-		r.message = true
-	}
 	if flags&capfile.FlagInvalidJSON != 0 {
 		r.stats.InvalidJSON++
 	}
@@ -502,6 +499,9 @@ func (r *Recorder) write(b *batch) error {
 				e.session = r.doc.Routing.SessionKey()
 			}
 		}
+		if !r.produced && e.kind == capfile.KindReceived {
+			r.produced = fromProducer(&r.doc, msg)
+		}
 		if r.rotating {
 			if err := r.maybeRotate(e.time); err != nil {
 				return err
@@ -592,12 +592,24 @@ func (r *Recorder) closeFile() error {
 
 // keep reports whether the current file holds what is worth keeping: a
 // message or a connection; and, when it would replace an existing file
-// (--force), a message: connection events alone (an endpoint that answered
-// and sent nothing) never replace a capture.
+// (--force), a message of the producer (fromProducer). What the recorder
+// writes itself, connection events and its own side of the handshake, is
+// not a recording: an endpoint that answered, read the subscription.request
+// and closed never replaces a capture.
 func (r *Recorder) keep() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.worth && (r.message || !r.out.Replaces())
+	return r.worth && (r.produced || !r.out.Replaces())
+}
+
+// fromProducer reports whether msg, a received message, is one the
+// producer sent of its own: anything but the subscription handshake's
+// answers (subscription.accepted, .rejected), which only answer the
+// recorder's request. A message that is not a JSON object counts: garbage
+// is what the producer sent too. It decodes msg into d.
+func fromProducer(d *payload.Doc, msg []byte) bool {
+	d.DecodeOnly(msg, payload.NeedRouting)
+	return !d.IsObject() || !isHandshake(d.Routing.Type)
 }
 
 // publish makes the current file visible at its path and lists it; with a
