@@ -25,6 +25,10 @@ type Filter struct {
 	Urgencies []string
 }
 
+// UrgencyValues are the urgencies AAEP defines (§3.3.2), lowest first: the
+// values an urgency filter can match.
+var UrgencyValues = []string{"background", "normal", "critical"}
+
 // Empty reports whether the filter lets everything through.
 func (f *Filter) Empty() bool {
 	return len(f.Types) == 0 && len(f.Sessions) == 0 && len(f.Urgencies) == 0

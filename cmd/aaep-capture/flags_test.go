@@ -31,13 +31,13 @@ func TestNewCaptureCmd(t *testing.T) {
 				t.Errorf("endpoints %q", o.endpoints)
 			}
 		}},
-		{name: "one vocabulary: --type, --session, --urgency", args: "http://a -o x.aaep --type a --type b --session s1 --session s2 --urgency critical --urgency high", check: func(t *testing.T, o *options) {
-			if !slices.Equal(o.filterTypes, []string{"a", "b"}) || !slices.Equal(o.filterSess, []string{"s1", "s2"}) || !slices.Equal(o.filterUrg, []string{"critical", "high"}) {
+		{name: "one vocabulary: --type, --session, --urgency", args: "http://a -o x.aaep --type a --type b --session s1 --session s2 --urgency critical --urgency background", check: func(t *testing.T, o *options) {
+			if !slices.Equal(o.filterTypes, []string{"a", "b"}) || !slices.Equal(o.filterSess, []string{"s1", "s2"}) || !slices.Equal(o.filterUrg, []string{"critical", "background"}) {
 				t.Errorf("types %q sessions %q urgencies %q", o.filterTypes, o.filterSess, o.filterUrg)
 			}
 		}},
-		{name: "the old spellings", args: "http://a -o x.aaep --filter-type a --filter-type b --filter-session s1 --filter-urgency high", check: func(t *testing.T, o *options) {
-			if !slices.Equal(o.filterTypes, []string{"a", "b"}) || !slices.Equal(o.filterSess, []string{"s1"}) || !slices.Equal(o.filterUrg, []string{"high"}) {
+		{name: "the old spellings", args: "http://a -o x.aaep --filter-type a --filter-type b --filter-session s1 --filter-urgency background", check: func(t *testing.T, o *options) {
+			if !slices.Equal(o.filterTypes, []string{"a", "b"}) || !slices.Equal(o.filterSess, []string{"s1"}) || !slices.Equal(o.filterUrg, []string{"background"}) {
 				t.Errorf("types %q sessions %q urgencies %q", o.filterTypes, o.filterSess, o.filterUrg)
 			}
 		}},

@@ -90,3 +90,33 @@ func TestCaptureForceNeedsAProducerMessage(t *testing.T) {
 		t.Errorf("the replacing capture holds %d received messages, want 4", n)
 	}
 }
+
+// TestCaptureEnumeratedFlagValues: a value an enumerated flag does not have
+// (--urgency critcal) is a usage error before anything is opened: exit 2,
+// naming the values that exist, and no file is touched, even with --force.
+func TestCaptureEnumeratedFlagValues(t *testing.T) {
+	dir := jsonlDir(t)
+	if code, _, stderr := runCapture(t, dir, "events.jsonl", "-o", "session.aaep"); code != 0 {
+		t.Fatalf("first recording: exit %d, %s", code, stderr)
+	}
+	path := filepath.Join(dir, "session.aaep")
+	earlier, _ := os.ReadFile(path)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--urgency", "critcal"}, `--urgency "critcal": want background, normal or critical`},
+		{[]string{"--urgency", "critical", "--urgency", "Normal"}, `--urgency "Normal": want background, normal or critical`},
+		{[]string{"--framing", "lpx", "--endpoint", "unix:///nowhere.sock"}, `unknown framing "lpx" (want lp, ndjson or auto)`},
+	} {
+		args := append([]string{"events.jsonl", "-o", "session.aaep", "--force"}, c.args...)
+		code, _, stderr := runCapture(t, dir, args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, earlier) {
+			t.Fatalf("%v: the earlier capture was replaced", c.args)
+		}
+		noTemp(t, dir)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/transport"
 )
 
@@ -138,7 +139,7 @@ written.`,
 	f.SortFlags = false
 	f.StringArrayVarP(&o.endpoints, "endpoint", "e", nil, "endpoint to record (repeatable); the first argument works too")
 	f.StringVarP(&o.output, "output", "o", "", "capture file to write, - for standard output, or s3://BUCKET/PREFIX/name.aaep (required)")
-	f.BoolVar(&o.force, "force", false, "replace an existing non-empty capture file (refused without it: live data cannot be recorded again)")
+	f.BoolVar(&o.force, "force", false, "replace an existing non-empty capture file, once the producer sent a message (refused without it: live data cannot be recorded again)")
 	numflag.Duration(f, &o.duration, "duration", 0, numflag.NonNegative("no limit"), "stop after this long (e.g. 30s, 1h); 0: no limit")
 	numflag.Int64(f, &o.maxEvents, "max-events", 0, numflag.NonNegative("no limit"), "stop after recording this many events (handshake messages do not count); 0: no limit")
 	f.Var(&o.maxBytes, "max-bytes", "stop after recording this many bytes of received messages (e.g. 100MiB); 0: no limit")
@@ -225,6 +226,9 @@ func (o *options) parseArgs(args []string, dash int) error {
 		return cli.Usagef("--rotate-size %s: 1MiB at least (a part is closed at the first write after it reaches the size, so it can pass it by one write)", o.rotateSize.String())
 	case o.ring > 0 && o.rotateSize == 0 && o.rotateEvery == 0:
 		return cli.Usagef("--ring needs --rotate-size or --rotate-every")
+	}
+	if err := cli.CheckEnum("urgency", o.filterUrg, msgfilter.UrgencyValues...); err != nil {
+		return err
 	}
 	if _, err := transport.ParseFraming(o.framing); err != nil {
 		return cli.Usagef("--framing: %w", err)

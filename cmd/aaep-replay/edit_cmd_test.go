@@ -68,21 +68,21 @@ func Test_NewCmdFilter(t *testing.T) {
 			o.Filter.Match.Types = []string{"tool.invoked", "tool.completed"}
 		}},
 		{name: "urgency", argv: "filter in.aaep --urgency critical -o out.aaep", want: func(o *FilterOptions) { o.Filter.Match.Urgencies = []string{"critical"} }},
-		{name: "old spellings", argv: "filter in.aaep --filter-type a --filter-session s --filter-urgency high -o out.aaep", want: func(o *FilterOptions) {
-			o.Filter.Match.Types, o.Filter.Match.Sessions, o.Filter.Match.Urgencies = []string{"a"}, []string{"s"}, []string{"high"}
+		{name: "old spellings", argv: "filter in.aaep --filter-type a --filter-session s --filter-urgency background -o out.aaep", want: func(o *FilterOptions) {
+			o.Filter.Match.Types, o.Filter.Match.Sessions, o.Filter.Match.Urgencies = []string{"a"}, []string{"s"}, []string{"background"}
 		}},
-		{name: "long output flag", argv: "filter in.aaep --output=out.aaep --urgency low", want: func(o *FilterOptions) { o.Filter.Match.Urgencies = []string{"low"} }},
-		{name: "allow-incomplete", argv: "filter in.aaep -o out.aaep --urgency low --allow-incomplete", want: func(o *FilterOptions) {
-			o.Filter.Match.Urgencies, o.Reading = []string{"low"}, capfile.ReadPolicy{AllowIncomplete: true}
+		{name: "long output flag", argv: "filter in.aaep --output=out.aaep --urgency normal", want: func(o *FilterOptions) { o.Filter.Match.Urgencies = []string{"normal"} }},
+		{name: "allow-incomplete", argv: "filter in.aaep -o out.aaep --urgency normal --allow-incomplete", want: func(o *FilterOptions) {
+			o.Filter.Match.Urgencies, o.Reading = []string{"normal"}, capfile.ReadPolicy{AllowIncomplete: true}
 		}},
-		{name: "strict", argv: "filter in.aaep -o out.aaep --urgency low --strict", want: func(o *FilterOptions) {
-			o.Filter.Match.Urgencies, o.Reading = []string{"low"}, capfile.ReadPolicy{Strict: true}
+		{name: "strict", argv: "filter in.aaep -o out.aaep --urgency normal --strict", want: func(o *FilterOptions) {
+			o.Filter.Match.Urgencies, o.Reading = []string{"normal"}, capfile.ReadPolicy{Strict: true}
 		}},
 		{name: "messages-only alone", argv: "filter in.aaep --messages-only -o -", want: func(o *FilterOptions) {
 			o.Filter.MessagesOnly, o.Output = true, "-"
 		}},
-		{name: "force over an original recording", argv: "filter in.aaep --urgency low -o out.aaep --force", want: func(o *FilterOptions) {
-			o.Filter.Match.Urgencies, o.Filter.Force = []string{"low"}, true
+		{name: "force over an original recording", argv: "filter in.aaep --urgency normal -o out.aaep --force", want: func(o *FilterOptions) {
+			o.Filter.Match.Urgencies, o.Filter.Force = []string{"normal"}, true
 		}},
 
 		{name: "no file", argv: "filter --session s -o out.aaep", err: "filter needs the capture FILE to filter (see aaep-replay filter --help)"},

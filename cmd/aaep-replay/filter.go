@@ -8,6 +8,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 )
 
 // FilterOptions are what filter was asked: its input and flags.
@@ -47,6 +48,9 @@ the capture's start are unchanged.`,
 			}
 			if opts.Match.Empty() && !opts.MessagesOnly {
 				return cli.Usagef("filter needs at least one of --session, --type, --urgency, --messages-only")
+			}
+			if err := cli.CheckEnum("urgency", opts.Match.Urgencies, msgfilter.UrgencyValues...); err != nil {
+				return err
 			}
 			o.Input = args[0]
 			if runF != nil {

@@ -91,8 +91,8 @@ func Test_NewCmdShow(t *testing.T) {
 			o.Show.Match.Sessions, o.Show.Match.Types, o.Show.Match.Urgencies = []string{"s1", "s2"}, []string{"tool.invoked"}, []string{"critical"}
 			o.Show.MessagesOnly = true
 		}},
-		{name: "old spellings", argv: "show in.aaep --filter-session s1 --filter-type x --filter-urgency low", want: func(o *ShowOptions) {
-			o.Show.Match.Sessions, o.Show.Match.Types, o.Show.Match.Urgencies = []string{"s1"}, []string{"x"}, []string{"low"}
+		{name: "old spellings", argv: "show in.aaep --filter-session s1 --filter-type x --filter-urgency background", want: func(o *ShowOptions) {
+			o.Show.Match.Sessions, o.Show.Match.Types, o.Show.Match.Urgencies = []string{"s1"}, []string{"x"}, []string{"background"}
 		}},
 		{name: "relative and no-check", argv: "show in.aaep --relative --no-check", want: func(o *ShowOptions) { o.Show.Relative, o.Show.NoCheck = true, true }},
 		{name: "protocol and profile", argv: "show in.aaep --protocol asp --profile strict", want: func(o *ShowOptions) { o.Show.Protocol, o.Show.Profile = "asp", "strict" }},

@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/show"
+	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -72,6 +73,9 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 			fs := cmd.Flags()
 			if !opts.Pace && (fs.Changed("speed") || fs.Changed("max-idle") || fs.Changed("paused")) {
 				return cli.Usagef("--speed, --max-idle and --paused go with --pace")
+			}
+			if err := cli.CheckEnum("urgency", opts.Match.Urgencies, msgfilter.UrgencyValues...); err != nil {
+				return err
 			}
 			o.Input = args[0]
 			if runF != nil {
