@@ -396,19 +396,3 @@ func (s *Server) readWindow(w http.ResponseWriter, ans *timelineAnswer, from, to
 	}
 	return true
 }
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
-
-// sortRules orders rules by protocol (as given), then level (MUST first), then ID.
-func sortRules(rules []ruleDoc) {
-	sort.SliceStable(rules, func(i, j int) bool {
-		a, b := rules[i], rules[j]
-		if a.Protocol != b.Protocol {
-			return false
-		}
-		if a.Level != b.Level {
-			return a.Level > b.Level
-		}
-		return a.ID < b.ID
-	})
-}

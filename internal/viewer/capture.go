@@ -1,0 +1,88 @@
+package viewer
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+)
+
+type captureInfo struct {
+	File    string         `json:"file"`
+	Header  capfile.Header `json:"header"`
+	Records int64          `json:"records"`
+	First   time.Duration  `json:"first_ns"`
+	Last    time.Duration  `json:"last_ns"`
+	Rebuilt bool           `json:"index_rebuilt"`
+	// Follow is set when the capture is followed as it grows (view --follow).
+	Follow   bool           `json:"follow,omitempty"`
+	Sessions []indexSession `json:"sessions"`
+	// SessionsCut is set when Sessions lists only the first
+	// maxIndexSessions (/api/sessions pages through all of them).
+	SessionsCut bool             `json:"sessions_cut,omitempty"`
+	IndexCount  int              `json:"index_sessions"`
+	Check       checkProgress    `json:"check"`
+	Counts      map[string]int64 `json:"findings"`
+	// Recordings are, when several recordings are viewed, each one's name,
+	// findings (each judged on its own, as check judges it), sessions and
+	// messages, the first maxIndexSessions of them (RecordingsCut is then
+	// set; RecordingsTotal counts them all); /api/sessions?recording=NAME
+	// lists one's sessions.
+	Recordings      []recordingCounts `json:"recordings,omitempty"`
+	RecordingsCut   bool              `json:"recordings_cut,omitempty"`
+	RecordingsTotal int               `json:"recordings_total,omitempty"`
+}
+
+type indexSession struct {
+	ID string `json:"id"`
+	// Key is the session's key (sessionRow.Key) and Recording its
+	// recording when several recordings are viewed (no key for a recording
+	// of a replay: its index does not tell the subscriptions apart).
+	Key       string        `json:"key,omitempty"`
+	Recording string        `json:"recording,omitempty"`
+	Records   int64         `json:"records"`
+	First     time.Duration `json:"first_ns"`
+	Last      time.Duration `json:"last_ns"`
+}
+
+type checkProgress struct {
+	Done    bool   `json:"done"`
+	Read    int64  `json:"read"`
+	Error   string `json:"error,omitempty"`
+	Dropped int64  `json:"findings_not_kept,omitempty"`
+	// Truncated is set when the capture has more sessions than the check
+	// describes one by one (see maxSessions).
+	Truncated bool  `json:"sessions_truncated,omitempty"`
+	Messages  int64 `json:"messages"`
+	Sessions  int   `json:"sessions"`
+}
+
+// indexSessions are the sessions of the index, each recording's apart.
+func (s *Server) indexSessions() []indexSession { return s.cur.Load().sessions }
+
+func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
+	info := captureInfo{
+		File: s.title(), Header: s.hdr, Records: s.index().Records, Rebuilt: s.index().Rebuilt,
+		First: time.Duration(s.index().FirstTime()), Last: time.Duration(s.index().LastTime()),
+		Sessions: s.indexSessions(), IndexCount: len(s.indexSessions()), Follow: s.opts.Follow,
+	}
+	sn := s.analysis().snap.Load()
+	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
+	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
+	info.Recordings = sn.recordings
+	if info.Recordings == nil {
+		// Before the check's first snapshot: the names, nothing counted yet.
+		for _, r := range s.rec.Joined() {
+			info.Recordings = append(info.Recordings, recordingCounts{Name: r.Name})
+		}
+	}
+	info.RecordingsTotal = len(info.Recordings)
+	if len(info.Recordings) > maxIndexSessions {
+		info.Recordings, info.RecordingsCut = info.Recordings[:maxIndexSessions], true
+	}
+	if len(info.Sessions) > maxIndexSessions {
+		info.Sessions = info.Sessions[:maxIndexSessions]
+		info.SessionsCut = true
+	}
+	writeJSON(w, http.StatusOK, info)
+}
