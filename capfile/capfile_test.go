@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -246,10 +248,7 @@ func TestCrashedFile(t *testing.T) {
 }
 
 func TestZstdCLI(t *testing.T) {
-	zstdBin, err := exec.LookPath("zstd")
-	if err != nil {
-		t.Fatal("the zstd command is needed (apt-get install zstd)")
-	}
+	zstdBin := testdeps.Command(t, "zstd", "zstd")
 	recs := genRecords(8, 2000, 4, time.Millisecond)
 	path := writeFile(t, t.TempDir(), recs, &WriterOptions{FrameSize: 64 << 10})
 	if out, err := exec.Command(zstdBin, "-t", path).CombinedOutput(); err != nil {

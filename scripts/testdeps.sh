@@ -3,10 +3,15 @@
 # passes by itself on a fresh Debian machine with Go.
 #
 #   Debian packages: zstd (capture files checked by the real zstd),
-#                    librsvg2-bin (PNG traces), chromium (browser tests).
+#                    librsvg2-bin (PNG traces), chromium (browser tests),
+#                    python3 (the scripted subscriber), curl (the README's
+#                    quick start), npm (to install the npm packages).
 #   npm packages:    listed in scripts/npm-test-packages, installed into
 #                    .cache/npm (AAEP_NPM_DIR overrides), found by the tests
 #                    through AAEP_NPM_DIR.
+#
+# make test then runs the tests with AAEP_REQUIRE_TESTDEPS=1: a test whose
+# dependency is missing fails instead of being skipped (internal/testdeps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +19,9 @@ need=()
 command -v zstd >/dev/null 2>&1 || need+=(zstd)
 command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "testdeps: installing ${need[*]}" >&2
   sudo=""

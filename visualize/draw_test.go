@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 	"github.com/aaep-tools/aaepkit/visualize"
 	"github.com/aaep-tools/aaepkit/visualize/internal/fixture"
 )
@@ -93,6 +94,7 @@ func writeArtifact(t *testing.T, name string, data []byte) {
 // TestDrawThroughHelper draws the fixture sessions as SVG with the real
 // helper process and as PNG with rsvg-convert, and checks both outputs.
 func TestDrawThroughHelper(t *testing.T) {
+	testdeps.Command(t, "rsvg-convert", "librsvg2-bin")
 	helper := buildHelper(t, t.TempDir())
 	r := &visualize.Renderer{Path: helper}
 	ctx := context.Background()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
@@ -91,7 +92,7 @@ func TestBinarySIGINT(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit after SIGINT: %v; stderr %s", err, stderr.String())
 	}
-	if zout, err := exec.Command("zstd", "-t", out).CombinedOutput(); err != nil {
+	if zout, err := exec.Command(testdeps.Command(t, "zstd", "zstd"), "-t", out).CombinedOutput(); err != nil {
 		t.Fatalf("zstd -t: %v\n%s", err, zout)
 	}
 	r, err := capfile.Open(out)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 // junitDoc is what a JUnit reader (Jenkins, GitLab) takes from the file.
@@ -58,6 +59,7 @@ func readJUnit(t *testing.T, path string) junitDoc {
 // tests use (python3, standard library only).
 func subscriberScript(t *testing.T) string {
 	t.Helper()
+	testdeps.Command(t, "python3", "python3")
 	p, err := filepath.Abs("../../internal/subtest/testdata/sub.py")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
@@ -380,6 +381,7 @@ func TestVisualizeSVGAndPNG(t *testing.T) {
 		visCheckSVG(t, out)
 	})
 	t.Run("png", func(t *testing.T) {
+		testdeps.Command(t, "rsvg-convert", "librsvg2-bin")
 		out := filepath.Join(dir, "trace.png")
 		code, _, stderr := replay(t, "visualize", capture, "-o", out)
 		if code != 0 {

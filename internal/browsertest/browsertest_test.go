@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/browsertest"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 // TestBrowserRunsPageAcrossOrigins loads a page from one loopback server that
@@ -77,6 +78,9 @@ console.log("page", "ready");
 // TestBrowserCloseStopsChromium checks that Close ends the browser: later
 // commands fail instead of hanging.
 func TestBrowserCloseStopsChromium(t *testing.T) {
+	if _, err := browsertest.Find(); err != nil {
+		testdeps.Missing(t, "chromium (Debian package chromium, or $AAEP_CHROMIUM)", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	b, err := browsertest.Launch(ctx, browsertest.Options{})

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 // New launches a browser for a test and closes it in t.Cleanup. A browser
@@ -14,6 +16,9 @@ import (
 // installs chromium.
 func New(t testing.TB) *Browser {
 	t.Helper()
+	if _, err := Find(); err != nil {
+		testdeps.Missing(t, "chromium (Debian package chromium, or $AAEP_CHROMIUM)", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	b, err := Launch(ctx, Options{})

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 // command is one command of a runnable block: its text (continuation
@@ -96,6 +97,8 @@ func runnable(t *testing.T, readme []byte) []command {
 // the pages expect it. Commands that end in "&" run in the background and
 // are ended (their process group) when the page's blocks are done.
 func TestReadmeRunnableBlocks(t *testing.T) {
+	testdeps.Command(t, "bash", "bash")
+	testdeps.Command(t, "curl", "curl") // the quick start's subscriber
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 // runTimeout bounds every run of a test (attach, play, linger, analysis).
@@ -20,9 +20,7 @@ const runTimeout = 60 * time.Second
 // subPy is the scripted SSE subscriber (testdata/sub.py).
 func subPy(t *testing.T, mode string) string {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Fatalf("python3 is needed for the scripted subscriber: %v", err)
-	}
+	testdeps.Command(t, "python3", "python3")
 	abs, err := filepath.Abs(filepath.Join("testdata", "sub.py"))
 	if err != nil {
 		t.Fatal(err)

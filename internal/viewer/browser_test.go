@@ -23,6 +23,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/internal/browsertest"
 	"github.com/aaep-tools/aaepkit/internal/golden"
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 	"github.com/aaep-tools/aaepkit/internal/viewer"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -151,7 +152,7 @@ func noPageScroll(t *testing.T, p *browsertest.Page) {
 
 func axe(t *testing.T, p *browsertest.Page, what string) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(npmDir(), "node_modules", "axe-core", "axe.min.js"))
+	src, err := os.ReadFile(testdeps.File(t, filepath.Join(npmDir(), "node_modules", "axe-core", "axe.min.js"), "the npm package axe-core (in $AAEP_NPM_DIR or .cache/npm)"))
 	if err != nil {
 		t.Fatalf("axe-core (run scripts/testdeps.sh): %v", err)
 	}
