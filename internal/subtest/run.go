@@ -2,24 +2,19 @@ package subtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/internal/capedit"
-
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -29,14 +24,6 @@ const DefaultAttachTimeout = 10 * time.Second
 
 // reconnectWait bounds the wait for a subscriber to come back after a cut.
 const reconnectWait = 10 * time.Second
-
-// Recorder receives a run's exchange as serve records it, and is closed
-// when the run ends; Path is where the recording can then be read.
-type Recorder interface {
-	serve.RecordWriter
-	Close() error
-	Path() string
-}
 
 // Options say how a run reaches the subscriber and where its exchange goes.
 // Exactly one of Listen, To and Exec is the way the subscriber comes.
@@ -171,67 +158,6 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-// eventRef is one event of the capture: its record number and event_id.
-type eventRef struct {
-	Index int64
-	ID    string
-}
-
-// prepareCapture returns the capture to serve: the scenario's own, or one
-// imported from JSON Lines (a built-in's, or a .jsonl file) into dir.
-func prepareCapture(ctx context.Context, sc *Scenario, dir string) (string, error) {
-	src := sc.Capture
-	if sc.jsonl != nil {
-		src = filepath.Join(dir, sc.Name+".jsonl")
-		if err := os.WriteFile(src, sc.jsonl, 0o600); err != nil {
-			return "", err
-		}
-	} else if isCapture(src) {
-		return src, nil
-	}
-	out := filepath.Join(dir, sc.Name+".aaep")
-	if _, err := capedit.Import(ctx, src, out, capedit.ImportOptions{}); err != nil {
-		return "", fmt.Errorf("%s: capture %s: %w", sc.File, src, err)
-	}
-	return out, nil
-}
-
-// isCapture reports whether path starts like a capture file.
-func isCapture(path string) bool {
-	r, err := capfile.Open(path)
-	if err != nil {
-		return false
-	}
-	r.Close()
-	return true
-}
-
-// readEvents lists the events a replay of the capture sends.
-func readEvents(path string) ([]eventRef, capfile.Header, error) {
-	r, err := capfile.Open(path)
-	if err != nil {
-		return nil, capfile.Header{}, err
-	}
-	defer r.Close()
-	var out []eventRef
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, r.Header(), fmt.Errorf("%s: %w", path, err)
-		}
-		if rec.Kind == capfile.KindReceived {
-			out = append(out, eventRef{Index: r.Index(), ID: eventID(rec.Payload)})
-		}
-	}
-	if len(out) == 0 {
-		return nil, r.Header(), fmt.Errorf("%s: the capture holds no event to play", path)
-	}
-	return out, r.Header(), nil
 }
 
 type runner struct {
@@ -567,94 +493,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// process is an exec'd subscriber.
-type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-}
-
-// startProcess runs command (with {url} replaced) in its own process
-// group, telling it the scenario in its environment.
-func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, error) {
-	cmd := exec.Command("/bin/sh", "-c", strings.ReplaceAll(command, "{url}", url))
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(),
-		"AAEP_TEST_URL="+url,
-		"AAEP_TEST_SCENARIO="+sc.Name,
-		fmt.Sprintf("AAEP_TEST_LEVEL=%d", sc.Level),
-		"AAEP_TEST_USER="+sc.User,
-		"AAEP_TEST_DECISIONS="+decisionsJSON(sc.Decisions),
-	)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("--exec: %w", err)
-	}
-	p := &process{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		if p.err == nil {
-			p.err = errors.New("exit status 0")
-		}
-		close(p.done)
-	}()
-	return p, nil
-}
-
-// decisionsJSON is the scripted user's decisions for a harness.
-func decisionsJSON(ds []Decision) string {
-	if ds == nil {
-		ds = []Decision{}
-	}
-	b, _ := json.Marshal(ds)
-	return string(b)
-}
-
-// stop ends the process group: SIGTERM, then SIGKILL after two seconds.
-func (p *process) stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	t := time.NewTimer(2 * time.Second)
-	defer t.Stop()
-	select {
-	case <-p.done:
-	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.done
-	}
-}
-
-// fileRecording is the default Recorder: a capture file.
-type fileRecording struct {
-	*capfile.Writer
-	path string
-}
-
-func createRecording(path string, h capfile.Header) (*fileRecording, error) {
-	w, err := capfile.Create(path, h, &capfile.WriterOptions{HeaderReserve: 16 << 10})
-	if err != nil {
-		return nil, err
-	}
-	return &fileRecording{Writer: w, path: path}, nil
-}
-
-func (f *fileRecording) Path() string { return f.path }
-
-// AddSource lists a subscriber in the recording's header.
-func (f *fileRecording) AddSource(src capfile.Origin) error { return f.AddOrigin(src) }
-
-// eventID reads a payload's event_id (empty when it has none).
-func eventID(p []byte) string {
-	var v struct {
-		ID string `json:"event_id"`
-	}
-	_ = json.Unmarshal(p, &v)
-	return v.ID
 }

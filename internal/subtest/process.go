@@ -1,0 +1,75 @@
+package subtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is an exec'd subscriber.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// startProcess runs command (with {url} replaced) in its own process
+// group, telling it the scenario in its environment.
+func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, error) {
+	cmd := exec.Command("/bin/sh", "-c", strings.ReplaceAll(command, "{url}", url))
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(os.Environ(),
+		"AAEP_TEST_URL="+url,
+		"AAEP_TEST_SCENARIO="+sc.Name,
+		fmt.Sprintf("AAEP_TEST_LEVEL=%d", sc.Level),
+		"AAEP_TEST_USER="+sc.User,
+		"AAEP_TEST_DECISIONS="+decisionsJSON(sc.Decisions),
+	)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("--exec: %w", err)
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		if p.err == nil {
+			p.err = errors.New("exit status 0")
+		}
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// decisionsJSON is the scripted user's decisions for a harness.
+func decisionsJSON(ds []Decision) string {
+	if ds == nil {
+		ds = []Decision{}
+	}
+	b, _ := json.Marshal(ds)
+	return string(b)
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after two seconds.
+func (p *process) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
