@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"testing"
 
@@ -50,10 +53,18 @@ func TestStartProfile(t *testing.T) {
 			t.Fatalf("profile starts % x, want a gzip stream", b[:min(len(b), 4)])
 		}
 	})
-	t.Run("an input is not written over", func(t *testing.T) {
+	t.Run("an input is not written over, even a profile", func(t *testing.T) {
+		// An input that is not a profile is refused as any file that is
+		// not (TestProfileOnlyOverAProfile); one that is is refused as an
+		// input.
 		dir := t.TempDir()
-		input := filepath.Join(dir, "capture.aaep")
-		want := []byte("the user's capture")
+		input := filepath.Join(dir, "input.pprof")
+		var prof bytes.Buffer
+		if err := pprof.StartCPUProfile(&prof); err != nil {
+			t.Fatal(err)
+		}
+		pprof.StopCPUProfile()
+		want := prof.Bytes()
 		if err := os.WriteFile(input, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -114,4 +125,130 @@ func TestStartProfile(t *testing.T) {
 			t.Fatalf("err = %v, want an error naming AAEP_CPUPROFILE", err)
 		}
 	})
+}
+
+// TestProfileOnlyOverAProfile: AAEP_CPUPROFILE writes a profile only to a
+// path that does not exist or holds a profile already. A capture the
+// command reads is refused however it is named (a glob, a directory, a
+// merge glob, standard input), and so is any other file, before the
+// command runs: exit 2, the file as it was, no output written.
+func TestProfileOnlyOverAProfile(t *testing.T) {
+	dir := t.TempDir()
+	fileopsCapture(t, dir, "derive1.aaep")
+	fileopsCapture(t, dir, "derive2.aaep")
+	if err := os.Mkdir(filepath.Join(dir, "d2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fileopsCapture(t, dir, "d2/x.aaep")
+	for _, c := range []struct {
+		name, profile, stdin string
+		args                 []string
+	}{
+		{"export glob", "derive1.aaep", "", []string{"export", "derive*.aaep", "-o", "out.jsonl"}},
+		{"export directory", "d2/x.aaep", "", []string{"export", "d2", "-o", "out.jsonl"}},
+		{"check directory", "d2/x.aaep", "", []string{"check", "d2"}},
+		{"merge glob", "derive2.aaep", "", []string{"merge", "derive*.aaep", "-o", "out.aaep"}},
+		{"standard input", "derive1.aaep", "derive1.aaep", []string{"check", "-"}},
+		{"a capture not read", "derive2.aaep", "", []string{"info", "d2/x.aaep"}},
+	} {
+		before := hashOf(t, filepath.Join(dir, c.profile))
+		cmd := exec.Command(replayBin.Path(t), c.args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "AAEP_CPUPROFILE="+c.profile)
+		if c.stdin != "" {
+			f, err := os.Open(filepath.Join(dir, c.stdin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdin = f
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitUsage || !strings.Contains(stderr.String(), "AAEP_CPUPROFILE: "+c.profile+" exists and is not a CPU profile") {
+			t.Errorf("%s: %v, %q; want exit 2 and the profile refused", c.name, err, stderr.String())
+		}
+		if hashOf(t, filepath.Join(dir, c.profile)) != before {
+			t.Fatalf("%s: %s was written over", c.name, c.profile)
+		}
+		for _, out := range []string{"out.jsonl", "out.aaep"} {
+			if _, err := os.Stat(filepath.Join(dir, out)); err == nil {
+				t.Fatalf("%s: the command ran and wrote %s", c.name, out)
+			}
+		}
+	}
+	noTempFiles(t, dir)
+}
+
+// TestProfilePaths: what AAEP_CPUPROFILE may name, directly: a new file or
+// a profile (which the new profile replaces); not a directory, a device, a
+// link to nothing, an empty file or a gzip file that is not a profile.
+func TestProfilePaths(t *testing.T) {
+	dir := t.TempDir()
+	newProfile := func(path string) {
+		t.Helper()
+		t.Setenv("AAEP_CPUPROFILE", path)
+		stop, err := startProfile([]string{"check", "x.aaep"})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := stop(); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !isProfile(path) {
+			t.Fatalf("%s: no profile written", path)
+		}
+	}
+	cpu := filepath.Join(dir, "cpu.out")
+	newProfile(cpu)
+	old, _ := os.Stat(cpu)
+	newProfile(cpu) // over a profile
+	if now, _ := os.Stat(cpu); os.SameFile(old, now) {
+		t.Errorf("the profile was not replaced")
+	}
+
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("not a profile at all, but gzip-compressed\n"))
+	zw.Close()
+	os.WriteFile(filepath.Join(dir, "notes.gz"), gz.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.Symlink("missing", filepath.Join(dir, "dangling"))
+	for name, want := range map[string]string{
+		"notes.gz":    "exists and is not a CPU profile",
+		"empty":       "exists and is not a CPU profile",
+		"sub":         "is a directory",
+		"dangling":    "a symbolic link to a missing file",
+		"/dev/null":   "is a device",
+		"/dev/stdin":  "",
+		"/dev/stdout": "",
+	} {
+		path := name
+		if !filepath.IsAbs(name) {
+			path = filepath.Join(dir, name)
+		}
+		var before []byte
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			before, _ = os.ReadFile(path)
+		}
+		t.Setenv("AAEP_CPUPROFILE", path)
+		stop, err := startProfile([]string{"check", "x.aaep"})
+		if err == nil {
+			stop()
+		}
+		if err == nil || cli.Code(err) != cli.ExitUsage || !strings.Contains(err.Error(), "AAEP_CPUPROFILE: "+path) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want a usage error saying %q", name, err, want)
+		}
+		if before != nil {
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, before) {
+				t.Errorf("%s was written over", name)
+			}
+		}
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is gone", name)
+		}
+	}
 }
