@@ -140,8 +140,8 @@ func newEngine(models []Model, force string, opts *Options, info StreamInfo, sin
 	if opts == nil {
 		opts = &Options{}
 	}
-	if opts.Profile != "" && opts.Profile != "strict" && opts.Profile != "lenient" {
-		return nil, fmt.Errorf("unknown profile %q (want strict or lenient)", opts.Profile)
+	if _, err := ParseProfile(string(opts.Profile)); err != nil {
+		return nil, err
 	}
 	e := &Engine{
 		info:     info,

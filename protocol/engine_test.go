@@ -160,7 +160,7 @@ func TestEngineParties(t *testing.T) {
 		profile  string
 		openWant protocol.Level
 	}{{"", protocol.Should}, {"lenient", protocol.Should}, {"strict", protocol.Must}} {
-		rep, _ := run(t, "", &protocol.Options{Profile: tt.profile}, lines...)
+		rep, _ := run(t, "", &protocol.Options{Profile: protocol.Profile(tt.profile)}, lines...)
 		got := map[string]protocol.Finding{}
 		for _, s := range rep.Sessions() {
 			for _, f := range s.Findings {

@@ -456,17 +456,36 @@ type Machine struct {
 	Transitions []Transition
 }
 
+// Profile selects how the rules read a specification where it
+// contradicts itself (see Rule.Profiles).
+type Profile string
+
+// The profiles. The zero Profile is Lenient.
+const (
+	Lenient Profile = "lenient"
+	Strict  Profile = "strict"
+)
+
+// ParseProfile parses "lenient" or "strict" ("" is Lenient).
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(s); p {
+	case "", Lenient, Strict:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown profile %q (want strict or lenient)", s)
+}
+
 // Options configure a run.
 type Options struct {
 	// Profile selects strict or lenient readings where a specification
-	// contradicts itself: "lenient" (default) or "strict".
-	Profile string
+	// contradicts itself: Lenient (default, also "") or Strict.
+	Profile Profile
 	// Disabled lists rule IDs not to report.
 	Disabled []string
 }
 
 // Strict reports whether the strict profile is selected.
-func (o *Options) Strict() bool { return o != nil && o.Profile == "strict" }
+func (o *Options) Strict() bool { return o != nil && o.Profile == Strict }
 
 // Model describes one protocol.
 type Model interface {

@@ -28,10 +28,9 @@ type CheckOptions struct {
 	JSON   bool
 	FailOn string
 	// Threshold is FailOn parsed: the lowest level that fails the check.
-	Threshold   protocol.Level
-	Protocol    string
-	Profile     string
-	Disable     []string
+	Threshold protocol.Level
+	// Check are the checker's flags: --protocol, --profile, --disable.
+	Check       checkFlags
 	MaxFindings int
 	Summary     bool
 	All         bool
@@ -108,8 +107,8 @@ read).`,
 					return err
 				}
 				// Rules and options are checked once, before anything is read.
-				if err := opts.config().Validate(); err != nil {
-					return cli.Usagef("%w", err)
+				if err := opts.Check.validate(); err != nil {
+					return err
 				}
 				if opts.SinceArg != "" {
 					if opts.Since, err = parseSince(opts.SinceArg, time.Now()); err != nil {
@@ -132,9 +131,7 @@ read).`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON (for CI)")
 	f.StringVar(&opts.FailOn, "fail-on", "must", "lowest level that makes the exit status 1: must, should, info or never")
-	f.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of detecting it")
-	f.StringVar(&opts.Profile, "profile", "lenient", "where a specification contradicts itself: lenient or strict")
-	f.StringSliceVar(&opts.Disable, "disable", nil, "rule IDs not to report (repeatable, comma-separated)")
+	opts.Check.add(f)
 	f.BoolVar(&opts.Rules, "rules", false, "list every rule with its level and exit")
 	numflag.Int(f, &opts.MaxFindings, "max-findings", protocol.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
 	f.BoolVar(&opts.Summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
@@ -143,11 +140,6 @@ read).`,
 	f.StringVar(&opts.State, "state", "", "a file remembering the parts checked (name, size, ETag or time): check only what is new or changed since, and update it after a run that read everything")
 	f.BoolVar(&opts.AllowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
-}
-
-// config is the analysis driver's configuration the flags ask for.
-func (opts *CheckOptions) config() check.Config {
-	return check.Config{Models: models.All, Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile, Disabled: opts.Disable}}
 }
 
 // checkParallel bounds the recordings checked at once: several make the
@@ -228,7 +220,7 @@ func checkRun(opts *CheckOptions) error {
 		reports[i] = rep
 	}
 	meter := a.meter("check")
-	outcomes := check.RunEach(a.ctx, recs, opts.config(), checkParallel, func(i int) (protocol.Sink, *check.Observer) {
+	outcomes := check.RunEach(a.ctx, recs, opts.Check.config(), checkParallel, func(i int) (protocol.Sink, *check.Observer) {
 		var obs check.Observer
 		if len(recs) == 1 {
 			obs.Progress = meter

@@ -9,7 +9,7 @@ import (
 
 func Test_NewCmdCheck(t *testing.T) {
 	defaults := func(a *app) CheckOptions {
-		return CheckOptions{app: a, Inputs: []string{"in.aaep"}, FailOn: "must", Threshold: protocol.Must, Profile: "lenient", MaxFindings: 100000}
+		return CheckOptions{app: a, Inputs: []string{"in.aaep"}, FailOn: "must", Threshold: protocol.Must, Check: checkFlags{Profile: "lenient"}, MaxFindings: 100000}
 	}
 	const needs = "check needs a capture or JSONL FILE (several, a glob, a directory, or - for standard input) (see aaep-replay check --help)"
 	testNewCmd(t, NewCmdCheck, defaults, []cmdCase[CheckOptions]{
@@ -21,10 +21,10 @@ func Test_NewCmdCheck(t *testing.T) {
 		{name: "fail-on should", argv: "check in.aaep --fail-on should", want: func(o *CheckOptions) { o.FailOn, o.Threshold = "should", protocol.Should }},
 		{name: "fail-on info", argv: "check in.aaep --fail-on=INFO", want: func(o *CheckOptions) { o.FailOn, o.Threshold = "INFO", protocol.Info }},
 		{name: "fail-on never", argv: "check in.aaep --fail-on never", want: func(o *CheckOptions) { o.FailOn, o.Threshold = "never", protocol.Never }},
-		{name: "protocol", argv: "check --protocol kahn in.aaep", want: func(o *CheckOptions) { o.Protocol = "kahn" }},
-		{name: "profile strict", argv: "check --profile strict in.aaep", want: func(o *CheckOptions) { o.Profile = "strict" }},
+		{name: "protocol", argv: "check --protocol kahn in.aaep", want: func(o *CheckOptions) { o.Check.Protocol = "kahn" }},
+		{name: "profile strict", argv: "check --profile strict in.aaep", want: func(o *CheckOptions) { o.Check.Profile = "strict" }},
 		{name: "disable repeated and comma-separated", argv: "check --disable TRN-SSE-ID,ASP-C01 --disable STREAM-NOT-JSON in.aaep", want: func(o *CheckOptions) {
-			o.Disable = []string{"TRN-SSE-ID", "ASP-C01", "STREAM-NOT-JSON"}
+			o.Check.Disable = []string{"TRN-SSE-ID", "ASP-C01", "STREAM-NOT-JSON"}
 		}},
 		{name: "max-findings", argv: "check --max-findings 7 in.aaep", want: func(o *CheckOptions) { o.MaxFindings = 7 }},
 		{name: "summary", argv: "check --summary in.aaep", want: func(o *CheckOptions) { o.Summary = true }},
@@ -44,7 +44,7 @@ func Test_NewCmdCheck(t *testing.T) {
 		}},
 		// --rules lists the rules whatever else is asked.
 		{name: "rules ignores the check's flags", argv: "check --rules --summary --all --fail-on bogus --protocol bogus", want: func(o *CheckOptions) {
-			o.Rules, o.Summary, o.All, o.FailOn, o.Protocol, o.Inputs, o.Threshold = true, true, true, "bogus", "bogus", nil, 0
+			o.Rules, o.Summary, o.All, o.FailOn, o.Check.Protocol, o.Inputs, o.Threshold = true, true, true, "bogus", "bogus", nil, 0
 		}},
 
 		{name: "no file", argv: "check", err: needs},
@@ -52,9 +52,9 @@ func Test_NewCmdCheck(t *testing.T) {
 		{name: "rules with a file", argv: "check --rules in.aaep", err: `unknown command "in.aaep" for "aaep-replay check"`},
 		{name: "summary and all", argv: "check --summary --all in.aaep", err: "--summary and --all exclude each other"},
 		{name: "bad fail-on", argv: "check --fail-on sometimes in.aaep", err: `--fail-on: unknown level "sometimes" (want must, should, info or never)`},
-		{name: "unknown protocol", argv: "check --protocol http in.aaep", err: `unknown protocol "http" (known: aaep, asp, kahn, kahn-ci)`},
-		{name: "unknown profile", argv: "check --profile loose in.aaep", err: `unknown profile "loose" (want strict or lenient)`},
-		{name: "unknown rule disabled", argv: "check --disable NO-SUCH-RULE in.aaep", err: `cannot disable unknown rule "NO-SUCH-RULE"`},
+		{name: "unknown protocol", argv: "check --protocol http in.aaep", err: `--protocol: unknown protocol "http" (known: aaep, asp, kahn, kahn-ci)`},
+		{name: "unknown profile", argv: "check --profile loose in.aaep", err: `--profile: unknown profile "loose" (want strict or lenient)`},
+		{name: "unknown rule disabled", argv: "check --disable NO-SUCH-RULE in.aaep", err: `--disable: cannot disable unknown rule "NO-SUCH-RULE"`},
 		{name: "max-findings zero", argv: "check --max-findings 0 in.aaep", err: `invalid argument "0" for "--max-findings" flag: want a whole number greater than 0`},
 		{name: "max-findings negative", argv: "check --max-findings -5 in.aaep", err: `invalid argument "-5" for "--max-findings" flag: want a whole number greater than 0`},
 		{name: "max-findings not a number", argv: "check --max-findings NaN in.aaep", err: `invalid argument "NaN" for "--max-findings" flag: not a whole number; want a whole number greater than 0`},

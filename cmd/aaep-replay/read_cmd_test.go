@@ -11,7 +11,7 @@ import (
 
 func Test_NewCmdVisualize(t *testing.T) {
 	defaults := func(a *app) VisualizeOptions {
-		return VisualizeOptions{app: a, Inputs: []string{"in.aaep"}, Input: "in.aaep", FormatName: "svg", Format: "svg", Profile: "lenient", MaxSessions: 100}
+		return VisualizeOptions{app: a, Inputs: []string{"in.aaep"}, Input: "in.aaep", FormatName: "svg", Format: "svg", Check: checkFlags{Profile: "lenient"}, MaxSessions: 100}
 	}
 	const needs = "visualize needs a capture or JSONL FILE (several with --output, a glob, a directory, or - for standard input) (see aaep-replay visualize --help)"
 	testNewCmd(t, NewCmdVisualize, defaults, []cmdCase[VisualizeOptions]{
@@ -39,8 +39,9 @@ func Test_NewCmdVisualize(t *testing.T) {
 		{name: "session, old spelling", argv: "visualize in.aaep --filter-session sess_42", want: func(o *VisualizeOptions) { o.Session = "sess_42" }},
 		{name: "session, two spellings", argv: "visualize in.aaep --session a --filter-session b", err: "--session and --filter-session are two spellings of one flag: give one of them"},
 		{name: "protocol and profile", argv: "visualize in.aaep --protocol kahn --profile strict", want: func(o *VisualizeOptions) {
-			o.Protocol, o.Profile = "kahn", "strict"
+			o.Check.Protocol, o.Check.Profile = "kahn", "strict"
 		}},
+		{name: "disable", argv: "visualize in.aaep --disable TRN-SSE-ID --disable ASP-C01", want: func(o *VisualizeOptions) { o.Check.Disable = []string{"TRN-SSE-ID", "ASP-C01"} }},
 		{name: "max-sessions", argv: "visualize in.aaep --max-sessions 3", want: func(o *VisualizeOptions) { o.MaxSessions = 3 }},
 		{name: "max-sessions 0 is no limit", argv: "visualize in.aaep --max-sessions 0", want: func(o *VisualizeOptions) { o.MaxSessions = 0 }},
 
@@ -78,7 +79,7 @@ func Test_NewCmdInfo(t *testing.T) {
 
 func Test_NewCmdShow(t *testing.T) {
 	defaults := func(a *app) ShowOptions {
-		return ShowOptions{app: a, Input: "in.aaep", Show: show.Options{Poll: 250 * time.Millisecond, Profile: "lenient", Timing: timing.Config{Speed: 1}}}
+		return ShowOptions{app: a, Input: "in.aaep", Check: checkFlags{Profile: "lenient"}, Show: show.Options{Poll: 250 * time.Millisecond, Timing: timing.Config{Speed: 1}}}
 	}
 	const pace = "--speed, --max-idle and --paused go with --pace"
 	testNewCmd(t, NewCmdShow, defaults, []cmdCase[ShowOptions]{
@@ -95,7 +96,8 @@ func Test_NewCmdShow(t *testing.T) {
 			o.Show.Match.Sessions, o.Show.Match.Types, o.Show.Match.Urgencies = []string{"s1"}, []string{"x"}, []string{"background"}
 		}},
 		{name: "relative and no-check", argv: "show in.aaep --relative --no-check", want: func(o *ShowOptions) { o.Show.Relative, o.Show.NoCheck = true, true }},
-		{name: "protocol and profile", argv: "show in.aaep --protocol asp --profile strict", want: func(o *ShowOptions) { o.Show.Protocol, o.Show.Profile = "asp", "strict" }},
+		{name: "protocol and profile", argv: "show in.aaep --protocol asp --profile strict", want: func(o *ShowOptions) { o.Check.Protocol, o.Check.Profile = "asp", "strict" }},
+		{name: "disable", argv: "show in.aaep --disable TRN-SSE-ID,ASP-C01", want: func(o *ShowOptions) { o.Check.Disable = []string{"TRN-SSE-ID", "ASP-C01"} }},
 		{name: "pace", argv: "show in.aaep --pace", want: func(o *ShowOptions) { o.Show.Pace = true }},
 		{name: "pace with its flags", argv: "show in.aaep --pace --speed 2 --max-idle 2s --paused", want: func(o *ShowOptions) {
 			o.Show.Pace, o.Show.Timing, o.Show.Paused = true, timing.Config{Speed: 2, MaxIdle: 2 * time.Second}, true

@@ -49,7 +49,7 @@ func Test_readRun(t *testing.T) {
 			return infoRun(&InfoOptions{app: a, Inputs: []string{filepath.Join(dir, "none.aaep")}, Speed: 1, Gap: 10 * time.Second})
 		}, code: cli.ExitUsage, err: "info: stat DIR/none.aaep: no such file or directory"},
 		{name: "show marks the findings", run: func(a *app, dir string) error {
-			return showRun(&ShowOptions{app: a, Input: demoCapture, Show: show.Options{Profile: "lenient", Timing: timing.Config{Speed: 1}}})
+			return showRun(&ShowOptions{app: a, Input: demoCapture, Check: checkFlags{Profile: "lenient"}, Show: show.Options{Timing: timing.Config{Speed: 1}}})
 		}, check: func(t *testing.T, stdout, _ string) {
 			if lines(stdout) != 108 || strings.Count(stdout, " !! ") != 6 {
 				t.Errorf("show: %d lines, %d marked; want 108 and 6\n%s", lines(stdout), strings.Count(stdout, " !! "), stdout)
@@ -65,7 +65,7 @@ func Test_readRun(t *testing.T) {
 			}
 		}},
 		{name: "visualize as DOT", run: func(a *app, dir string) error {
-			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{demoCapture}, Input: demoCapture, Output: filepath.Join(dir, "t.dot"), Format: "dot", Profile: "lenient", MaxSessions: 100})
+			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{demoCapture}, Input: demoCapture, Output: filepath.Join(dir, "t.dot"), Format: "dot", Check: checkFlags{Profile: "lenient"}, MaxSessions: 100})
 		}, stderr: "aaep-replay: drew 8 sessions (108 messages, 6 findings) to DIR/t.dot\n", check: func(t *testing.T, stdout, dir string) {
 			dot, err := os.ReadFile(filepath.Join(dir, "t.dot"))
 			if err != nil || !bytes.HasPrefix(dot, []byte("digraph aaep_trace {")) || stdout != "" {
@@ -83,7 +83,7 @@ func Test_readRun(t *testing.T) {
 		// JSON Lines (item 5 of issue 23): visualize drew it, exit 0.
 		{name: "visualize of a capture with a damaged first byte", run: func(a *app, dir string) error {
 			in := braceCapture(t, dir)
-			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{in}, Input: in, Output: filepath.Join(dir, "t.dot"), Format: "dot", Profile: "lenient", MaxSessions: 100})
+			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{in}, Input: in, Output: filepath.Join(dir, "t.dot"), Format: "dot", Check: checkFlags{Profile: "lenient"}, MaxSessions: 100})
 		}, code: cli.ExitUsage, err: "DIR/brace.aaep: capfile: corrupt capture at byte 0: damaged capture header: it starts 7b 2a 4d 18 41 41 45 50 43 41 50 46, a capture starts 5a 2a 4d 18 41 41 45 50 43 41 50 46"},
 		{name: "info of it", run: func(a *app, dir string) error {
 			return infoRun(&InfoOptions{app: a, Inputs: []string{braceCapture(t, dir)}, Speed: 1, Gap: 10 * time.Second})
@@ -102,7 +102,7 @@ func Test_readRun(t *testing.T) {
 		}, code: cli.ExitUsage, err: "DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000)"},
 		{name: "visualize of it", run: func(a *app, dir string) error {
 			in := cutShort(t, dir)
-			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{in}, Input: in, Output: filepath.Join(dir, "t.dot"), Format: "dot", Profile: "lenient", MaxSessions: 100})
+			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{in}, Input: in, Output: filepath.Join(dir, "t.dot"), Format: "dot", Check: checkFlags{Profile: "lenient"}, MaxSessions: 100})
 		}, code: cli.ExitUsage, err: "DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000)"},
 		{name: "show of a torn tail warns", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)
@@ -118,7 +118,7 @@ func Test_readRun(t *testing.T) {
 		}, code: cli.ExitUsage},
 		{name: "visualize of damage, --allow-incomplete", run: func(a *app, dir string) error {
 			_, bad := damagedPair(t, dir)
-			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{bad}, Input: bad, Output: filepath.Join(dir, "t.dot"), Format: "dot", Profile: "lenient", MaxSessions: 100, Reading: capfile.ReadPolicy{AllowIncomplete: true}})
+			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{bad}, Input: bad, Output: filepath.Join(dir, "t.dot"), Format: "dot", Check: checkFlags{Profile: "lenient"}, MaxSessions: 100, Reading: capfile.ReadPolicy{AllowIncomplete: true}})
 		}, check: func(t *testing.T, _, dir string) {
 			if _, err := os.Stat(filepath.Join(dir, "t.dot")); err != nil {
 				t.Errorf("nothing drawn: %v", err)

@@ -142,7 +142,7 @@ func Test_NewCmdPush(t *testing.T) {
 func Test_NewCmdView(t *testing.T) {
 	defaults := func(a *app) ViewOptions {
 		return ViewOptions{app: a, Input: "in.aaep", Replay: replayFlags{speed: 1, loop: 1},
-			Listen: "127.0.0.1:8765", Shared: true, Paused: true, Profile: "lenient"}
+			Listen: "127.0.0.1:8765", Shared: true, Paused: true, Check: checkFlags{Profile: "lenient"}}
 	}
 	cases := []cmdCase[ViewOptions]{
 		{name: "defaults", argv: "view in.aaep"},
@@ -152,14 +152,14 @@ func Test_NewCmdView(t *testing.T) {
 		{name: "playing at once", argv: "view in.aaep --paused=false", want: func(o *ViewOptions) { o.Paused = false }},
 		{name: "not shared", argv: "view in.aaep --shared=false", want: func(o *ViewOptions) { o.Shared = false }},
 		{name: "protocol and profile", argv: "view in.aaep --protocol asp --profile strict", want: func(o *ViewOptions) {
-			o.Protocol, o.Profile = "asp", "strict"
+			o.Check.Protocol, o.Check.Profile = "asp", "strict"
 		}},
 
 		{name: "no file", argv: "view", err: "view needs the capture FILE to explore (see aaep-replay view --help)"},
 		{name: "two files", argv: "view a.aaep b.aaep", err: `view takes the capture FILE to explore, got 2 arguments: ["a.aaep" "b.aaep"]`},
 		{name: "paused without the shared timeline", argv: "view in.aaep --shared=false --paused", err: "--paused needs the shared timeline (--shared)"},
-		{name: "unknown protocol", argv: "view in.aaep --protocol mcp", err: `--protocol "mcp": want one of aaep, asp, kahn, kahn-ci`},
-		{name: "unknown profile", argv: "view in.aaep --profile loose", err: `--profile "loose": want lenient or strict`},
+		{name: "unknown protocol", argv: "view in.aaep --protocol mcp", err: `--protocol: unknown protocol "mcp" (known: aaep, asp, kahn, kahn-ci)`},
+		{name: "unknown profile", argv: "view in.aaep --profile loose", err: `--profile: unknown profile "loose" (want strict or lenient)`},
 	}
 	cases = append(cases, replayCases("view", "", func(o *ViewOptions) *replayFlags { return &o.Replay })...)
 	testNewCmd(t, NewCmdView, defaults, cases)

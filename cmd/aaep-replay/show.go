@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/msgfilter"
-	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -23,6 +21,8 @@ type ShowOptions struct {
 	*app
 
 	Input string
+	// Check are the checker's flags (show.Options.Check when it runs).
+	Check checkFlags
 	// Show holds the flags show.Run reads (the terminal's keys are added
 	// when it runs).
 	Show show.Options
@@ -93,8 +93,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 	f.BoolVar(&opts.MessagesOnly, "messages-only", false, "leave out connection events and markers")
 	f.BoolVar(&opts.Relative, "relative", false, "print the offset since the capture's start instead of the time")
 	f.BoolVar(&opts.NoCheck, "no-check", false, "do not run the protocol checker (no marks)")
-	f.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
-	f.StringVar(&opts.Profile, "profile", "lenient", "checker profile: lenient or strict")
+	o.Check.add(f)
 	f.BoolVar(&opts.Pace, "pace", false, "print each line at its recorded time")
 	numflag.Float(f, &opts.Timing.Speed, "speed", 1, numflag.Between(timing.MinSpeed, timing.MaxSpeed), fmt.Sprintf("with --pace: speed factor (%g to %g)", timing.MinSpeed, float64(timing.MaxSpeed)))
 	numflag.Duration(f, &opts.Timing.MaxIdle, "max-idle", 0, numflag.NonNegative("no cap"), "with --pace: cap every wait between two lines at this time (0: no cap)")
@@ -106,6 +105,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 // showRun prints the capture, one line per record.
 func showRun(o *ShowOptions) error {
 	a, path, opts := o.app, o.Input, o.Show
+	opts.Check = o.Check.config()
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
 	if opts.Pace {
@@ -126,6 +126,11 @@ func showRun(o *ShowOptions) error {
 	recs, err := a.recordings("show", []string{path})
 	if err != nil {
 		return err
+	}
+	if !opts.NoCheck {
+		if err := o.Check.validate(); err != nil {
+			return err
+		}
 	}
 	if len(recs) == 1 {
 		return showOne(ctx, o, recs[0], path, opts)

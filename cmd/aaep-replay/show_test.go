@@ -32,6 +32,12 @@ func TestShowCommand(t *testing.T) {
 		t.Error("no line marked with the broken state chain")
 	}
 
+	// --disable leaves a rule out of the marks, as check's does.
+	code, stdout, _ = replay(t, "show", src, "--disable", "SEQ-STATE-CHAIN")
+	if code != 0 || strings.Contains(stdout, "SEQ-STATE-CHAIN") || !strings.Contains(stdout, " !! ") {
+		t.Errorf("show --disable SEQ-STATE-CHAIN: exit %d, output:\n%s", code, stdout)
+	}
+
 	code, stdout, _ = replay(t, "show", src, "--filter-type", "confirmation.reply", "--messages-only")
 	if code != 0 || strings.Count(stdout, " sent - confirmation.reply decision=") != 2 || strings.Contains(stdout, " recv ") {
 		t.Errorf("filtered show: exit %d, output:\n%s", code, stdout)
@@ -46,7 +52,8 @@ func TestShowCommand(t *testing.T) {
 		{"missing file", []string{"show", filepath.Join(dir, "nope.aaep")}, "no such file"},
 		{"speed without pace", []string{"show", src, "--speed", "2"}, "go with --pace"},
 		{"bad speed", []string{"show", src, "--pace", "--speed", "0"}, "--speed"},
-		{"bad protocol", []string{"show", src, "--protocol", "smtp"}, "unknown protocol"},
+		{"bad protocol", []string{"show", src, "--protocol", "smtp"}, `--protocol: unknown protocol "smtp"`},
+		{"unknown rule disabled", []string{"show", src, "--disable", "NOPE-1"}, `--disable: cannot disable unknown rule "NOPE-1"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,7 +38,8 @@ type TestOptions struct {
 	JUnit         string
 	Record        string
 	Force         bool
-	Profile       string
+	// Check are the checker's flags: --profile.
+	Check checkFlags
 }
 
 // defaultTestListen is where test listens for a subscriber that attaches.
@@ -97,8 +98,8 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 			} else if len(args) == 0 && len(opts.Scenarios) == 0 && len(opts.Levels) == 0 {
 				return cli.Usagef("test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)")
 			}
-			if opts.Profile != "lenient" && opts.Profile != "strict" {
-				return cli.Usagef("--profile %q: want lenient or strict", opts.Profile)
+			if err := opts.Check.validate(); err != nil {
+				return err
 			}
 			if opts.To != "" && opts.Exec != "" {
 				return cli.Usagef("--to and --exec exclude each other")
@@ -133,7 +134,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the verdict as JUnit XML to this file (Jenkins, GitLab)")
 	fs.StringVar(&opts.Record, "record", "", "keep the exchange in this capture file, for view (several scenarios: FILE-SCENARIO.aaep each)")
 	fs.BoolVar(&opts.Force, "force", false, "let --record replace an existing non-empty file")
-	fs.StringVar(&opts.Profile, "profile", "lenient", "the rules' reading where the specification contradicts itself, as check's: lenient or strict")
+	opts.Check.add(fs, flagProfile)
 	return cmd
 }
 
@@ -147,7 +148,7 @@ func testRun(opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: opts.Profile}
+	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile)}
 	if opts.Exec == "" || opts.Listen != defaultTestListen {
 		ropts.Listen = opts.Listen
 	}

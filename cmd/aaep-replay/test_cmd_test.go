@@ -9,7 +9,7 @@ import (
 
 func Test_NewCmdTest(t *testing.T) {
 	defaults := func(a *app) TestOptions {
-		return TestOptions{app: a, Scenarios: []string{"confirmation-default-reject"}, Listen: defaultTestListen, AttachTimeout: subtest.DefaultAttachTimeout, Profile: "lenient"}
+		return TestOptions{app: a, Scenarios: []string{"confirmation-default-reject"}, Listen: defaultTestListen, AttachTimeout: subtest.DefaultAttachTimeout, Check: checkFlags{Profile: "lenient"}}
 	}
 	const sc = "--scenario confirmation-default-reject"
 	cases := []cmdCase[TestOptions]{
@@ -27,8 +27,8 @@ func Test_NewCmdTest(t *testing.T) {
 		{name: "exec", argv: "test " + sc + " --exec ./sub.sh{url}", want: func(o *TestOptions) { o.Exec = "./sub.sh{url}" }},
 		{name: "attach timeout", argv: "test " + sc + " --attach-timeout 3s", want: func(o *TestOptions) { o.AttachTimeout = 3 * time.Second }},
 		{name: "reports", argv: "test " + sc + " --json --junit out.xml", want: func(o *TestOptions) { o.JSON, o.JUnit = true, "out.xml" }},
-		{name: "strict", argv: "test " + sc + " --profile strict", want: func(o *TestOptions) { o.Profile = "strict" }},
-		{name: "bad profile", argv: "test " + sc + " --profile loose", err: `--profile "loose": want lenient or strict`},
+		{name: "strict", argv: "test " + sc + " --profile strict", want: func(o *TestOptions) { o.Check.Profile = "strict" }},
+		{name: "bad profile", argv: "test " + sc + " --profile loose", err: `--profile: unknown profile "loose" (want strict or lenient)`},
 		{name: "record", argv: "test " + sc + " --record run.aaep --force", want: func(o *TestOptions) { o.Record, o.Force = "run.aaep", true }},
 
 		{name: "nothing to play", argv: "test", err: "test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)"},

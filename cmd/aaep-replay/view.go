@@ -7,13 +7,11 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/viewer"
-	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -22,15 +20,15 @@ import (
 type ViewOptions struct {
 	*app
 
-	Input    string
-	Replay   replayFlags
-	Listen   string
-	Open     bool
-	Shared   bool
-	Paused   bool
-	Protocol string
-	Profile  string
-	Follow   bool
+	Input  string
+	Replay replayFlags
+	Listen string
+	Open   bool
+	Shared bool
+	Paused bool
+	// Check are the checker's flags: --protocol, --profile.
+	Check  checkFlags
+	Follow bool
 }
 
 // NewCmdView builds view; runF, when given, runs instead of viewRun (tests
@@ -85,13 +83,8 @@ new verdicts replace the old when that check is done.`,
 			if err := opts.Replay.validate("until"); err != nil {
 				return err
 			}
-			if opts.Protocol != "" {
-				if _, ok := knownModel(opts.Protocol); !ok {
-					return cli.Usagef("--protocol %q: want one of %s", opts.Protocol, strings.Join(models.Names(), ", "))
-				}
-			}
-			if opts.Profile != "lenient" && opts.Profile != "strict" {
-				return cli.Usagef("--profile %q: want lenient or strict", opts.Profile)
+			if err := opts.Check.validate(); err != nil {
+				return err
 			}
 			if !opts.Shared && cmd.Flags().Changed("paused") {
 				return cli.Usagef("--paused needs the shared timeline (--shared)")
@@ -107,8 +100,7 @@ new verdicts replace the old when that check is done.`,
 	fs.BoolVar(&opts.Open, "open", false, "open the page in the default browser")
 	fs.BoolVar(&opts.Shared, "shared", true, "one steerable timeline for all subscribers (--shared=false: each its own, no control)")
 	fs.BoolVar(&opts.Paused, "paused", true, "start the replay paused (step or play from the page or /control)")
-	fs.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+")")
-	fs.StringVar(&opts.Profile, "profile", "lenient", "checker profile: lenient or strict")
+	opts.Check.add(fs, flagProtocol, flagProfile)
 	fs.BoolVar(&opts.Follow, "follow", false, "keep up with a capture that is still being written: its lists, sessions and timeline grow, and it is checked again as it grows")
 	opts.Replay.add(fs, "until")
 	return cmd
@@ -143,7 +135,7 @@ func viewRun(opts *ViewOptions) error {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
 	return serveReplay(a, rec, opts.Listen, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
-		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, Protocol: opts.Protocol, Profile: opts.Profile, Follow: opts.Follow, Context: a.ctx})
+		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, Protocol: opts.Check.Protocol, Profile: string(opts.Check.Profile), Follow: opts.Follow, Context: a.ctx})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
 		}
@@ -156,15 +148,6 @@ func viewRun(opts *ViewOptions) error {
 		}
 		return v, func() { v.Close() }, nil
 	})
-}
-
-func knownModel(name string) (string, bool) {
-	for _, n := range models.Names() {
-		if n == name {
-			return n, true
-		}
-	}
-	return "", false
 }
 
 // openBrowser asks the desktop to open url.

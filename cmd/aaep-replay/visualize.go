@@ -37,11 +37,11 @@ type VisualizeOptions struct {
 	Reading capfile.ReadPolicy
 	// FormatName is --format as given; Format is the format drawn, from
 	// --format or else the --output file's extension.
-	FormatName  string
-	Format      visualize.Format
-	Session     string
-	Protocol    string
-	Profile     string
+	FormatName string
+	Format     visualize.Format
+	Session    string
+	// Check are the checker's flags: --protocol, --profile, --disable.
+	Check       checkFlags
 	MaxSessions int
 }
 
@@ -100,8 +100,7 @@ stream in time order, into the --output they then need.`,
 	f.BoolVar(&o.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.StringVar(&o.FormatName, "format", "svg", "output format: svg, png or dot (default: from the --output extension, else svg)")
 	f.StringVar(&o.Session, "session", "", "draw only the session with this ID")
-	f.StringVar(&o.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of recognising each")
-	f.StringVar(&o.Profile, "profile", "lenient", "reading of contradictory specification text: lenient or strict")
+	o.Check.add(f)
 	numflag.Int(f, &o.MaxSessions, "max-sessions", visualize.DefaultMaxSessions, numflag.NonNegative("no limit"), "draw at most this many sessions, the first ones seen (0: no limit)")
 	return cmd
 }
@@ -164,10 +163,10 @@ func visualizeRun(o *VisualizeOptions) error {
 	sink := col.Sink()
 	step := sink.Step
 	sink.Step = func(s protocol.Step) { seen.add(s.Session); step(s) }
-	cfg := check.Config{Models: models.All, Protocol: o.Protocol, Options: protocol.Options{Profile: o.Profile}}
-	if err := cfg.Validate(); err != nil {
-		return cli.Usagef("%w", err)
+	if err := o.Check.validate(); err != nil {
+		return err
 	}
+	cfg := o.Check.config()
 	// Each recording is checked on its own, one after the other (the
 	// collector is one): its parts in order, its streams apart.
 	meter := a.meter("visualize")

@@ -161,6 +161,10 @@ func TestVisualizeDOT(t *testing.T) {
 			contains: []string{"subgraph cluster_1", all[0], all[1]}, lacks: []string{"subgraph cluster_2", all[2], all[3]}, stderrHave: "2 sessions more left out"},
 		{name: "forced protocol", args: []string{"visualize", capture, "--protocol", "aaep", "--profile", "strict", "--format", "dot", "-o", "-"},
 			contains: []string{"digraph aaep_trace", broken}},
+		{name: "broken session", args: []string{"visualize", capture, "--session", broken, "--format", "dot", "-o", "-"},
+			contains: []string{"SEQ-STATE-CHAIN"}},
+		{name: "a rule disabled", args: []string{"visualize", capture, "--session", broken, "--disable", "SEQ-STATE-CHAIN", "--format", "dot", "-o", "-"},
+			contains: []string{broken}, lacks: []string{"SEQ-STATE-CHAIN"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,6 +273,7 @@ func TestVisualizeErrors(t *testing.T) {
 		{"negative session limit", []string{"visualize", capture, "--max-sessions", "-1"}, 2, `invalid argument "-1" for "--max-sessions" flag: want 0 (no limit) or a positive whole number`},
 		{"unknown protocol", []string{"visualize", capture, "--protocol", "nope", "--format", "dot"}, 2, `unknown protocol "nope"`},
 		{"unknown profile", []string{"visualize", capture, "--profile", "loose", "--format", "dot"}, 2, `unknown profile "loose"`},
+		{"unknown rule disabled", []string{"visualize", capture, "--disable", "NOPE-1", "--format", "dot"}, 2, `--disable: cannot disable unknown rule "NOPE-1"`},
 		{"missing file", []string{"visualize", filepath.Join(dir, "missing.aaep"), "--format", "dot"}, 2, "no such file"},
 		{"not a capture nor json lines", []string{"visualize", garbage, "--format", "dot"}, 2, "neither a capture file nor JSON lines"},
 		{"empty file", []string{"visualize", empty, "--format", "dot"}, 2, "empty file"},

@@ -75,8 +75,8 @@ type Options struct {
 	Poll time.Duration
 	// NoCheck leaves the protocol checker out (no marks).
 	NoCheck bool
-	// Protocol forces a protocol model; Profile selects lenient or strict.
-	Protocol, Profile string
+	// Check configures the checker (its Models default to models.All).
+	Check check.Config
 	// Relative prints offsets since the capture's start instead of times.
 	Relative bool
 	// Pace prints each line at its recorded time, scaled by Timing.
@@ -125,7 +125,10 @@ func Run(ctx context.Context, rec *recording.Recording, w io.Writer, opts Option
 	}
 	var pass *check.Pass
 	if !opts.NoCheck {
-		cfg := check.Config{Models: models.All, Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile}}
+		cfg := opts.Check
+		if cfg.Models == nil {
+			cfg.Models = models.All
+		}
 		pass, err = check.NewPass(cfg, rec, protocol.Sink{Finding: func(f protocol.Finding) { p.found = append(p.found, f) }})
 		if err != nil {
 			return st, err

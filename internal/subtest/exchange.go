@@ -129,7 +129,7 @@ func subscriberFindings(ctx context.Context, path, profile string) ([]Finding, e
 		return nil, err
 	}
 	fromSubscriber := map[int64]bool{}
-	cfg := check.Config{Models: models.All, Options: protocol.Options{Profile: profile}}
+	cfg := check.Config{Models: models.All, Options: protocol.Options{Profile: protocol.Profile(profile)}}
 	res, err := check.Run(ctx, recording.Join(recs), cfg, protocol.Sink{Finding: func(f protocol.Finding) { all = append(all, f) }},
 		&check.Observer{Message: func(_ string, m *protocol.Message) {
 			if m.Dir == protocol.ToProducer {

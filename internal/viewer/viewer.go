@@ -297,5 +297,5 @@ func (s *Server) title() string {
 
 // config is the analysis driver's configuration the options ask for.
 func (s *Server) config() check.Config {
-	return check.Config{Models: models.All, Protocol: s.opts.Protocol, Options: protocol.Options{Profile: s.opts.Profile}}
+	return check.Config{Models: models.All, Protocol: s.opts.Protocol, Options: protocol.Options{Profile: protocol.Profile(s.opts.Profile)}}
 }

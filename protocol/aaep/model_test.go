@@ -65,7 +65,7 @@ func singleRule(id string) bool {
 func run(t testing.TB, profile, force string, msgs ...[]byte) *protocol.Report {
 	t.Helper()
 	rep := protocol.NewReport("test")
-	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: profile}, protocol.StreamInfo{}, rep.Sink(nil))
+	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: protocol.Profile(profile)}, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

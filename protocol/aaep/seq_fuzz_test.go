@@ -52,7 +52,7 @@ func FuzzSeqStream(f *testing.F) {
 		}
 		for _, profile := range []string{"lenient", "strict"} {
 			var sessions, done = map[string]bool{}, map[string]int{}
-			eng, err := protocol.NewEngine([]protocol.Model{New()}, "aaep", &protocol.Options{Profile: profile}, protocol.StreamInfo{}, protocol.Sink{
+			eng, err := protocol.NewEngine([]protocol.Model{New()}, "aaep", &protocol.Options{Profile: protocol.Profile(profile)}, protocol.StreamInfo{}, protocol.Sink{
 				Finding: func(f protocol.Finding) {
 					if strings.Contains(f.Message, "missing from the") {
 						t.Errorf("rule %s is not in the rule table", f.RuleID)

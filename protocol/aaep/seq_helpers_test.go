@@ -306,7 +306,7 @@ func runMessages(t testing.TB, profile string, info protocol.StreamInfo, ms []*p
 		Step:        func(s protocol.Step) { res.steps = append(res.steps, s) },
 		SessionDone: func(s protocol.SessionSummary) { res.summaries = append(res.summaries, s) },
 	}
-	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", &protocol.Options{Profile: profile}, info, sink)
+	eng, err := protocol.NewEngine([]protocol.Model{New()}, "", &protocol.Options{Profile: protocol.Profile(profile)}, info, sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func Fuzz(f *testing.F, models func() []protocol.Model, seeds ...string) {
 		lines := bytes.Split(data, []byte("\n"))
 		for _, force := range forces {
 			for _, profile := range []string{"lenient", "strict"} {
-				e, err := check.NewPass(check.Config{Models: models, Protocol: force, Options: protocol.Options{Profile: profile}}, nil, protocol.Sink{
+				e, err := check.NewPass(check.Config{Models: models, Protocol: force, Options: protocol.Options{Profile: protocol.Profile(profile)}}, nil, protocol.Sink{
 					Finding: func(fd protocol.Finding) {
 						if !rules[fd.Protocol][fd.RuleID] {
 							t.Errorf("finding with an unlisted rule: %+v", fd)

@@ -89,7 +89,7 @@ func RunMessages(t testing.TB, models []protocol.Model, force, profile string, m
 	r := &Result{}
 	// Through the analysis driver, as every front end: a stream of live
 	// sources.
-	cfg := check.Config{Models: func() []protocol.Model { return models }, Protocol: force, Options: protocol.Options{Profile: profile}}
+	cfg := check.Config{Models: func() []protocol.Model { return models }, Protocol: force, Options: protocol.Options{Profile: protocol.Profile(profile)}}
 	p, err := check.NewPass(cfg, nil, protocol.Sink{
 		Finding:     func(f protocol.Finding) { r.Findings = append(r.Findings, f) },
 		Step:        func(s protocol.Step) { r.Steps = append(r.Steps, s) },
