@@ -6,6 +6,7 @@
 #   make fuzz    fuzz every fuzz target for FUZZTIME each
 #   make lint    gofmt, go vet and a macOS build of the tools
 #   make staticcheck  staticcheck (fetched from the module proxy on first use)
+#   make proto   regenerate grpcbind/aaepv1 from proto/ (protoc; pinned Go plugins)
 
 GO       ?= go
 BIN      := bin
@@ -14,7 +15,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 30s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test testdeps lint staticcheck bench fuzz demo clean
+.PHONY: all build test testdeps lint staticcheck bench fuzz demo clean proto
 
 all: build
 
@@ -34,6 +35,9 @@ test: lint testdeps
 
 testdeps:
 	./scripts/testdeps.sh
+
+proto:
+	GO=$(GO) ./scripts/proto.sh
 
 fuzz:
 	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)
