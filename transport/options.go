@@ -34,6 +34,9 @@ type Options struct {
 	// Request is the subscription.request to send (default:
 	// SubscriptionRequest(nil, "")).
 	Request []byte
+	// StreamDeadline bounds one gRPC stream (Appendix B.5.4: long, hours);
+	// when it passes the source subscribes again. Zero: DefaultStreamDeadline.
+	StreamDeadline time.Duration
 	// Framing is the framing of Unix sockets.
 	Framing Framing
 	// Follow keeps reading a file as it grows.
@@ -72,6 +75,10 @@ func (o *Options) maxMessageSize() int64 {
 	return o.MaxMessageSize
 }
 
+// DefaultStreamDeadline is the deadline of one gRPC stream when
+// Options.StreamDeadline is zero.
+const DefaultStreamDeadline = 4 * time.Hour
+
 func (o *Options) request() []byte {
 	if o.Request != nil {
 		return o.Request
@@ -85,6 +92,7 @@ func (o *Options) request() []byte {
 //	http://, https://      Server-Sent Events
 //	ws://, wss://          WebSocket (subprotocol aaep.v1)
 //	unix:///path/to.sock   Unix domain socket (Options.Framing)
+//	a registered scheme    see RegisterScheme (grpc://, grpcs://)
 //	exec:command args      child process speaking stdio JSON-RPC (args split on spaces)
 //	-                      NDJSON on standard input
 //	anything else          an NDJSON file path
@@ -143,7 +151,14 @@ func New(endpoint string, opts Options) (Source, error) {
 		}
 		return newUnix(path, opts), nil
 	}
-	return nil, fmt.Errorf("endpoint %s: unsupported scheme %q (want http, https, ws, wss, unix, exec: or a file)", SafeURL(endpoint), scheme)
+	if newSource, ok := registered(scheme); ok {
+		return newSource(endpoint, opts)
+	}
+	want := "http, https, ws, wss, unix"
+	if more := registeredNames(); len(more) > 0 {
+		want += ", " + strings.Join(more, ", ")
+	}
+	return nil, fmt.Errorf("endpoint %s: unsupported scheme %q (want %s, exec: or a file)", SafeURL(endpoint), scheme, want)
 }
 
 func unwrapURLError(err error) error {
