@@ -5,7 +5,10 @@
 #   Debian packages: zstd (capture files checked by the real zstd),
 #                    librsvg2-bin (PNG traces), chromium (browser tests),
 #                    python3 (the scripted subscriber), curl (the README's
-#                    quick start), npm (to install the npm packages).
+#                    quick start), npm (to install the npm packages),
+#                    protobuf-compiler and python3-grpcio (the Python gRPC
+#                    peer, run by /usr/bin/python3 whatever python3 is first
+#                    on PATH).
 #   npm packages:    listed in scripts/npm-test-packages, installed into
 #                    .cache/npm (AAEP_NPM_DIR overrides), found by the tests
 #                    through AAEP_NPM_DIR.
@@ -22,6 +25,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+/usr/bin/python3 -c 'import grpc' >/dev/null 2>&1 || need+=(python3-grpcio)
 if [ ${#need[@]} -gt 0 ]; then
   echo "testdeps: installing ${need[*]}" >&2
   sudo=""
@@ -40,7 +45,7 @@ if [ -s scripts/npm-test-packages ]; then
     [ -d "$npmdir/node_modules/$name" ] || missing=1
   done < <(grep -v '^#' scripts/npm-test-packages)
   if [ "$missing" -eq 1 ]; then
-    command -v npm >/dev/null 2>&1 || { echo "testdeps: npm is needed for the browser audit packages" >&2; exit 1; }
+    command -v npm >/dev/null 2>&1 || { echo "testdeps: npm is needed for the npm test packages" >&2; exit 1; }
     mkdir -p "$npmdir"
     echo "testdeps: installing npm test packages into $npmdir" >&2
     (cd "$npmdir" && npm install --no-save --no-audit --no-fund --silent $(grep -v '^#' "$OLDPWD/scripts/npm-test-packages" | tr '\n' ' ')) >&2

@@ -78,12 +78,20 @@ func secrets(h http.Header, endpoints []string) []string {
 	return keep
 }
 
-// tlsConfig builds the TLS configuration of --cacert and --insecure.
-func tlsConfig(cacert string, insecure bool) (*tls.Config, error) {
-	if cacert == "" && !insecure {
+// tlsConfig builds the TLS configuration of --cacert, --insecure and the
+// client certificate of --cert and --key.
+func tlsConfig(cacert string, insecure bool, cert, key string) (*tls.Config, error) {
+	if cacert == "" && !insecure && cert == "" {
 		return nil, nil
 	}
 	c := &tls.Config{InsecureSkipVerify: insecure} //nolint:gosec // asked for with --insecure, with a warning
+	if cert != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("--cert %s --key %s: %w", cert, key, err)
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
 	if cacert != "" {
 		pem, err := os.ReadFile(cacert)
 		if err != nil {

@@ -59,6 +59,9 @@ type options struct {
 	filterUrg   []string
 	headers     []string
 	cacert      string
+	cert        string
+	key         string
+	deadline    time.Duration
 	insecure    bool
 	redact      []string
 	quiet       bool
@@ -96,6 +99,8 @@ Endpoints (--endpoint, repeatable, or the first argument):
   ws://, wss://           WebSocket, subprotocol aaep.v1; a subscription.request
                           is sent after connecting
   unix:///path/to.sock    Unix domain socket (--framing lp|ndjson|auto)
+  grpc://HOST:PORT        gRPC (aaep.v1.AaepService), grpcs:// with TLS;
+                          GetManifest is kept, a subscription.request is sent
   exec:command args       a child process speaking stdio JSON-RPC 2.0
                           (or --exec -- command args...)
   FILE, -                 an NDJSON file (the reference Python tool's JSONL
@@ -113,6 +118,7 @@ written.`,
 		Example: `  aaep-capture --endpoint http://localhost:8080 --output session.aaep
   aaep-capture wss://agent.example/aaep/v1/ws -o run.aaep --header "Authorization: Bearer $TOKEN"
   aaep-capture http://localhost:8080 -o tools.aaep --type tool.invoked --max-events 100
+  aaep-capture grpcs://agent.example:8443 -o run.aaep --cacert ca.pem --cert me.pem --key me-key.pem
   aaep-capture unix:///run/user/1000/aaep/planner.sock -o local.aaep --framing lp
   aaep-capture --exec -o child.aaep -- ./producer --verbose
   aaep-capture session.jsonl -o imported.aaep
@@ -147,8 +153,11 @@ written.`,
 	f.StringArrayVar(&o.filterTypes, "type", nil, "record only this event type, exact or a suffix such as tool.invoked (repeatable; --filter-type too)")
 	f.StringArrayVar(&o.filterSess, "session", nil, "record only this session (repeatable)")
 	f.StringArrayVar(&o.filterUrg, "urgency", nil, "record only this urgency, e.g. critical; absent counts as normal (repeatable)")
-	f.StringArrayVar(&o.headers, "header", nil, `request header "Name: value" for HTTP and WebSocket (repeatable); never recorded`)
-	f.StringVar(&o.cacert, "cacert", "", "PEM file of CA certificates to trust for https:// and wss://")
+	f.StringArrayVar(&o.headers, "header", nil, `request header "Name: value" for HTTP and WebSocket, metadata for gRPC (repeatable); never recorded`)
+	f.StringVar(&o.cacert, "cacert", "", "PEM file of CA certificates to trust for https://, wss:// and grpcs://")
+	f.StringVar(&o.cert, "cert", "", "PEM client certificate for mutual TLS (with --key)")
+	f.StringVar(&o.key, "key", "", "PEM private key of --cert")
+	numflag.Duration(f, &o.deadline, "grpc-deadline", transport.DefaultStreamDeadline, numflag.Positive(), "deadline of one gRPC stream; when it passes the recorder subscribes again")
 	f.BoolVar(&o.insecure, "insecure", false, "do not verify TLS certificates (prints a warning)")
 	f.StringArrayVar(&o.redact, "redact", nil, `replace the value of this JSON field, at any depth, by "[REDACTED]" (repeatable)`)
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary")
@@ -229,6 +238,9 @@ func (o *options) parseArgs(args []string, dash int) error {
 	}
 	if err := cli.CheckEnum("urgency", o.filterUrg, msgfilter.UrgencyValues...); err != nil {
 		return err
+	}
+	if (o.cert == "") != (o.key == "") {
+		return cli.Usagef("--cert and --key go together (a client certificate and its key)")
 	}
 	if _, err := transport.ParseFraming(o.framing); err != nil {
 		return cli.Usagef("--framing: %w", err)

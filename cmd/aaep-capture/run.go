@@ -19,6 +19,7 @@ import (
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/transport"
+	_ "github.com/aaep-tools/aaepkit/transport/grpcsource" // grpc:// and grpcs:// endpoints
 )
 
 // Stop reasons of the summary, beside recorder.StopMaxEvents/StopMaxBytes.
@@ -61,7 +62,7 @@ func captureRun(o *options) error {
 	if err != nil {
 		return err
 	}
-	tlsConf, err := tlsConfig(o.cacert, o.insecure)
+	tlsConf, err := tlsConfig(o.cacert, o.insecure, o.cert, o.key)
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
@@ -89,6 +90,7 @@ func captureRun(o *options) error {
 		TLS:            tlsConf,
 		MaxMessageSize: int64(o.maxMessage),
 		Retry:          transport.Retry{Max: o.retryWait, MaxRetries: o.maxRetries, Wait: o.wait},
+		StreamDeadline: o.deadline,
 		Subscribe:      o.subscribe,
 		Request:        request,
 		Framing:        framing,
@@ -347,7 +349,7 @@ func exitCode(results []sourceResult, closeErr error) int {
 }
 
 // inputFiles are the files the capture reads: file endpoints,
-// --subscribe-file and --cacert. The output is never one of them.
+// --subscribe-file, --cacert, --cert and --key. The output is never one of them.
 func (o *options) inputFiles() []string {
 	var files []string
 	for _, e := range o.endpoints {
@@ -355,7 +357,7 @@ func (o *options) inputFiles() []string {
 			files = append(files, e)
 		}
 	}
-	return append(files, o.subFile, o.cacert)
+	return append(files, o.subFile, o.cacert, o.cert, o.key)
 }
 
 // isFileEndpoint reports an endpoint that names a local file (not a URL,
