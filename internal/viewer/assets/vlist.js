@@ -1,0 +1,99 @@
+"use strict";
+
+// ---- virtual list ----
+// A listbox whose rows are fetched a page at a time and drawn only while
+// on screen. One tab stop; arrows, Page keys, Home and End move the
+// selection; aria-activedescendant names the selected row.
+
+class VList {
+  constructor(box, opts) {
+    this.box = box; this.o = opts; this.total = 0; this.pages = new Map(); this.sel = -1; this.gen = 0;
+    this.spacer = el("div", { class: "spacer" });
+    box.append(this.spacer);
+    box.addEventListener("scroll", () => this.draw());
+    box.addEventListener("click", (e) => {
+      const r = e.target.closest(".vrow");
+      if (r) this.choose(Number(r.dataset.row), true);
+    });
+    box.addEventListener("keydown", (e) => this.key(e));
+    new ResizeObserver(() => this.draw()).observe(box);
+  }
+  // reset empties the list; first, when given, is its first page.
+  reset(total, first) {
+    this.gen++; this.total = total; this.pages.clear(); this.sel = -1;
+    if (first) this.pages.set(0, { rows: first, wait: Promise.resolve() });
+    this.box.scrollTop = 0;
+    this.spacer.style.height = (total * ROW) + "px";
+    this.draw();
+  }
+  setTotal(total) { this.total = total; this.spacer.style.height = (total * ROW) + "px"; this.draw(); }
+  invalidate() { this.gen++; this.pages.clear(); this.draw(); }
+  row(i) { const p = this.pages.get(Math.floor(i / PAGE)); return p && p.rows ? p.rows[i % PAGE] : undefined; }
+  async load(page) {
+    if (this.pages.has(page)) return this.pages.get(page).wait;
+    const gen = this.gen;
+    const entry = {};
+    entry.wait = this.o.fetch(page * PAGE, PAGE).then((r) => {
+      if (gen !== this.gen) return;
+      entry.rows = r.rows;
+      if (r.total !== undefined && r.total !== this.total) this.setTotal(r.total);
+      this.draw();
+    }).catch((err) => { this.pages.delete(page); report("List", err); });
+    this.pages.set(page, entry);
+    return entry.wait;
+  }
+  draw() {
+    if (this.total === 0 && !this.pages.has(0)) this.load(0); // learns the total
+    const h = this.box.clientHeight || 300;
+    const first = Math.max(0, Math.floor(this.box.scrollTop / ROW) - 2);
+    const last = Math.min(this.total, Math.ceil((this.box.scrollTop + h) / ROW) + 2);
+    const keep = new Map();
+    for (const c of [...this.box.children]) if (c !== this.spacer) { const i = Number(c.dataset.row); if (i >= first && i < last && c.dataset.gen === String(this.gen) && c.dataset.filled === "1") keep.set(i, c); else c.remove(); }
+    for (let i = first; i < last; i++) {
+      if (keep.has(i)) { this.decorate(keep.get(i), i); continue; }
+      const data = this.row(i);
+      if (data === undefined) this.load(Math.floor(i / PAGE));
+      const r = el("div", { class: "vrow " + (this.o.cls || ""), role: "option", id: this.box.id + "-r" + i, "data-row": String(i), "data-gen": String(this.gen),
+        "aria-setsize": String(this.total), "aria-posinset": String(i + 1) });
+      r.style.top = (i * ROW) + "px";
+      if (data !== undefined) {
+        this.o.render(r, data, i); r.dataset.filled = "1";
+        if (!this.marked) { this.marked = true; performance.mark(this.box.id + "-filled"); } // the first rows on screen
+      } else { r.textContent = "…"; r.setAttribute("aria-label", "loading row " + (i + 1)); }
+      this.decorate(r, i);
+      this.box.append(r);
+    }
+    const cur = this.box.querySelector("#" + CSS.escape(this.box.id + "-r" + this.sel));
+    if (cur) this.box.setAttribute("aria-activedescendant", cur.id); else this.box.removeAttribute("aria-activedescendant");
+  }
+  decorate(r, i) {
+    r.setAttribute("aria-selected", String(i === this.sel));
+    if (this.o.mark) this.o.mark(r, this.row(i), i);
+  }
+  // show scrolls the list (never the page) so that row i is in view.
+  show(i) {
+    const top = i * ROW, h = this.box.clientHeight;
+    if (top < this.box.scrollTop) this.box.scrollTop = top;
+    else if (top + ROW > this.box.scrollTop + h) this.box.scrollTop = top + ROW - h;
+  }
+  select(i, scroll) { this.sel = i; if (scroll && i >= 0) this.show(i); this.draw(); }
+  async choose(i, byUser) {
+    if (i < 0 || i >= this.total) return;
+    this.select(i, true);
+    let data = this.row(i);
+    if (data === undefined) { await this.load(Math.floor(i / PAGE)); data = this.row(i); }
+    if (data !== undefined && this.o.choose) this.o.choose(data, i, byUser);
+  }
+  key(e) {
+    const page = Math.max(1, Math.floor(this.box.clientHeight / ROW) - 1);
+    const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
+    let to = null;
+    if (moves[e.key] !== undefined) to = Math.min(this.total - 1, Math.max(0, (this.sel < 0 ? 0 : this.sel + moves[e.key])));
+    else if (e.key === "Home") to = 0;
+    else if (e.key === "End") to = this.total - 1;
+    else if (e.key === "Enter" && this.o.enter && this.sel >= 0) { e.preventDefault(); this.o.enter(this.row(this.sel)); return; }
+    if (to === null) return;
+    e.preventDefault();
+    this.choose(to, true);
+  }
+}
