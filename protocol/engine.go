@@ -376,58 +376,6 @@ func (r *reporter) SessionDone(s SessionSummary) {
 	}
 }
 
-// RuleTable returns every rule of models plus the stream rules, sorted by ID.
-func RuleTable(models []Model) []Rule {
-	rules := StreamRules()
-	for _, m := range models {
-		rules = append(rules, m.Rules()...)
-	}
-	sort.Slice(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
-	return rules
-}
-
-// RuleCount counts one protocol's rules by level (the lenient profile's)
-// and by party.
-type RuleCount struct {
-	Protocol                     string
-	Rules                        int
-	Must, Should, Info           int
-	Producer, Subscriber, Either int
-}
-
-// RuleCounts counts the rules of each model, then the stream rules (as
-// protocol StreamProtocol), in the order given.
-func RuleCounts(models []Model) []RuleCount {
-	var out []RuleCount
-	add := func(name string, rules []Rule) {
-		c := RuleCount{Protocol: name, Rules: len(rules)}
-		for _, r := range rules {
-			switch r.Level {
-			case Must:
-				c.Must++
-			case Should:
-				c.Should++
-			case Info:
-				c.Info++
-			}
-			switch r.Party {
-			case Producer:
-				c.Producer++
-			case Subscriber:
-				c.Subscriber++
-			case Either:
-				c.Either++
-			}
-		}
-		out = append(out, c)
-	}
-	for _, m := range models {
-		add(m.Name(), m.Rules())
-	}
-	add(StreamProtocol, StreamRules())
-	return out
-}
-
 // FormatOffset renders an offset as seconds with millisecond precision, e.g. "12.345s".
 func FormatOffset(d time.Duration) string {
 	return fmt.Sprintf("%.3fs", d.Seconds())

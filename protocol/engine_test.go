@@ -9,6 +9,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 )
 
 // toyModel is a tiny protocol for testing the engine: messages with a "toy"
@@ -77,9 +78,9 @@ func (c *toyChecker) Finish() {
 	}
 }
 
-func run(t *testing.T, force string, opts *protocol.Options, lines ...string) (*protocol.Report, []protocol.Step) {
+func run(t *testing.T, force string, opts *protocol.Options, lines ...string) (*report.Report, []protocol.Step) {
 	t.Helper()
-	rep := protocol.NewReport("toy.jsonl")
+	rep := report.New("toy.jsonl")
 	var steps []protocol.Step
 	e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, force, opts, protocol.StreamInfo{}, rep.Sink(func(s protocol.Step) { steps = append(steps, s) }))
 	if err != nil {
@@ -93,7 +94,7 @@ func run(t *testing.T, force string, opts *protocol.Options, lines ...string) (*
 	return rep, steps
 }
 
-func rules(rep *protocol.Report) []string {
+func rules(rep *report.Report) []string {
 	var ids []string
 	for _, s := range rep.Sessions() {
 		for _, f := range s.Findings {
@@ -206,7 +207,7 @@ func TestEngineParties(t *testing.T) {
 }
 
 func TestPartyCountsEmpty(t *testing.T) {
-	if got := (protocol.PartyCounts{}).Line(); got != "" {
+	if got := (report.PartyCounts{}).Line(); got != "" {
 		t.Errorf("no findings: Line() = %q, want none", got)
 	}
 }
@@ -283,8 +284,8 @@ func TestReportText(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &whole); err != nil {
 		t.Fatalf("JSON report does not parse: %v\n%s", err, buf.String())
 	}
-	if whole.SchemaVersion != protocol.SchemaVersion || len(whole.Recordings) != 1 {
-		t.Fatalf("JSON report = %+v, want schema %d and one recording", whole, protocol.SchemaVersion)
+	if whole.SchemaVersion != report.SchemaVersion || len(whole.Recordings) != 1 {
+		t.Fatalf("JSON report = %+v, want schema %d and one recording", whole, report.SchemaVersion)
 	}
 	doc := whole.Recordings[0]
 	if !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 || doc.Sessions[0].Findings[0].Level != "MUST" {
@@ -401,7 +402,7 @@ func TestStreamingReport(t *testing.T) {
 		`{"toy":"open","session":"s2"}`, `{"x":1}`}
 	for _, asJSON := range []bool{false, true} {
 		var out bytes.Buffer
-		rep := protocol.NewReport("toy.jsonl")
+		rep := report.New("toy.jsonl")
 		rep.Stream(&out, asJSON, protocol.Must)
 		e, err := protocol.NewEngine([]protocol.Model{toyModel{}}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {
@@ -481,7 +482,7 @@ func (c *claimChecker) Handle(m *protocol.Message) {
 // TestEngineClaimer: a message no model recognises goes to a checker that
 // claims it, and is otherwise of unknown protocol.
 func TestEngineClaimer(t *testing.T) {
-	rep := protocol.NewReport("claim")
+	rep := report.New("claim")
 	e, err := protocol.NewEngine([]protocol.Model{claimModel{}}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)

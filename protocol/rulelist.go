@@ -1,12 +1,6 @@
 package protocol
 
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-)
+import "sort"
 
 // ListedRule is one rule of a rule listing: the declared value and the
 // protocol that reports it.
@@ -32,53 +26,44 @@ func ListRules(models []Model) []ListedRule {
 	return out
 }
 
-// WriteRules writes the rule table of models, as `aaep-replay check
-// --rules` prints it. The text form has one line per rule (level, party,
-// ID, summary, where the rule is stated, the strict profile's level where
-// it differs and, where the profiles read the rule differently, how each
-// reads it), then a blank line and the counts (RuleCountLine). The JSON
-// form is an array of the rules with every field of their declared values
-// (party and doc included) and their protocol.
-func WriteRules(w io.Writer, models []Model, asJSON bool) error {
-	rules := ListRules(models)
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rules); err != nil {
-			return fmt.Errorf("writing the rule list: %w", err)
-		}
-		return nil
-	}
-	var b strings.Builder
-	for _, r := range rules {
-		fmt.Fprintf(&b, "%-6s %-10s %-34s %s [%s: %s]", r.Level, r.Party, r.ID, r.Summary, r.Protocol, r.Spec)
-		if r.StrictLevel != 0 {
-			fmt.Fprintf(&b, " strict level: %s", r.StrictLevel)
-		}
-		if p := r.Profiles; p.Differ() {
-			fmt.Fprintf(&b, " lenient: %s | strict: %s", p.Lenient, p.Strict)
-		}
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "\n%s\n", RuleCountLine(RuleCounts(models)))
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return fmt.Errorf("writing the rule list: %w", err)
-	}
-	return nil
+// RuleCount counts one protocol's rules by level (the lenient profile's)
+// and by party.
+type RuleCount struct {
+	Protocol                     string
+	Rules                        int
+	Must, Should, Info           int
+	Producer, Subscriber, Either int
 }
 
-// RuleCountLine sums rule counts up in one line: "218 rules: 142 aaep, ...
-// (160 MUST, 38 SHOULD, 20 INFO; 150 producer, 20 subscriber, 48 either)";
-// the levels are the lenient profile's.
-func RuleCountLine(counts []RuleCount) string {
-	var total, must, should, info, producer, subscriber, either int
-	var parts []string
-	for _, c := range counts {
-		total += c.Rules
-		must, should, info = must+c.Must, should+c.Should, info+c.Info
-		producer, subscriber, either = producer+c.Producer, subscriber+c.Subscriber, either+c.Either
-		parts = append(parts, fmt.Sprintf("%d %s", c.Rules, c.Protocol))
+// RuleCounts counts the rules of each model, then the stream rules (as
+// protocol StreamProtocol), in the order given.
+func RuleCounts(models []Model) []RuleCount {
+	var out []RuleCount
+	add := func(name string, rules []Rule) {
+		c := RuleCount{Protocol: name, Rules: len(rules)}
+		for _, r := range rules {
+			switch r.Level {
+			case Must:
+				c.Must++
+			case Should:
+				c.Should++
+			case Info:
+				c.Info++
+			}
+			switch r.Party {
+			case Producer:
+				c.Producer++
+			case Subscriber:
+				c.Subscriber++
+			case Either:
+				c.Either++
+			}
+		}
+		out = append(out, c)
 	}
-	return fmt.Sprintf("%d rules: %s (%d MUST, %d SHOULD, %d INFO; %d producer, %d subscriber, %d either)",
-		total, strings.Join(parts, ", "), must, should, info, producer, subscriber, either)
+	for _, m := range models {
+		add(m.Name(), m.Rules())
+	}
+	add(StreamProtocol, StreamRules())
+	return out
 }

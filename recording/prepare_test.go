@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 )
 
 // preparedRecords is a capture's worth of interleaved sessions with their
@@ -59,8 +60,8 @@ func preparedRecords() []capfile.Record {
 func checkReport(t *testing.T, path string, opts ReadOptions, prepare bool, popts protocol.Options) (string, int) {
 	t.Helper()
 	var out strings.Builder
-	rep := protocol.NewReport(path)
-	rep.View = protocol.ViewAll
+	rep := report.New(path)
+	rep.View = report.ViewAll
 	rep.Stream(&out, true, protocol.Info)
 	eng, err := protocol.NewEngine(models.All(), "", &popts, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 	"github.com/aaep-tools/aaepkit/recording"
 )
 
@@ -133,7 +134,7 @@ read).`,
 	f.StringVar(&opts.FailOn, "fail-on", "must", "lowest level that makes the exit status 1: must, should, info or never")
 	opts.Check.add(f)
 	f.BoolVar(&opts.Rules, "rules", false, "list every rule with its level and exit")
-	numflag.Int(f, &opts.MaxFindings, "max-findings", protocol.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
+	numflag.Int(f, &opts.MaxFindings, "max-findings", report.DefaultMaxFindings, numflag.Positive(), "list at most this many findings (all are counted)")
 	f.BoolVar(&opts.Summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
 	f.BoolVar(&opts.All, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
 	f.StringVar(&opts.SinceArg, "since", "", "check only the recordings with a part (file or object) modified at or after this time: RFC 3339, or a duration (24h) before now")
@@ -179,7 +180,7 @@ func checkRun(opts *CheckOptions) error {
 		}
 		if len(recs) == 0 {
 			if opts.JSON {
-				if err := protocol.NewBatch(a.Out, true, threshold, 0).Close(); err != nil {
+				if err := report.NewBatch(a.Out, true, threshold, 0).Close(); err != nil {
 					return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", err))
 				}
 			}
@@ -202,20 +203,20 @@ func checkRun(opts *CheckOptions) error {
 	// holds only the sessions open at once, however long the recording
 	// (the first recording's report; the others are held until it is
 	// written, as they are checked at the same time).
-	batch := protocol.NewBatch(out, opts.JSON, threshold, len(recs))
-	reports := make([]*protocol.Report, len(recs))
+	batch := report.NewBatch(out, opts.JSON, threshold, len(recs))
+	reports := make([]*report.Report, len(recs))
 	for i, rec := range recs {
 		rep := batch.Add(rec.Name, recording.Names(recs[i:i+1]))
 		rep.MaxFindings = opts.MaxFindings
 		switch {
 		case opts.All:
-			rep.View = protocol.ViewAll
+			rep.View = report.ViewAll
 		case opts.Summary:
-			rep.View = protocol.ViewSummary
+			rep.View = report.ViewSummary
 		case len(recs) > 1:
-			rep.View = protocol.ViewAll
+			rep.View = report.ViewAll
 		default:
-			rep.View, rep.Screen = protocol.ViewAuto, a.screenLines()
+			rep.View, rep.Screen = report.ViewAuto, a.screenLines()
 		}
 		reports[i] = rep
 	}
@@ -319,5 +320,5 @@ func parseFailOn(s string) (protocol.Level, error) {
 }
 
 func listRules(a *app, asJSON bool) error {
-	return protocol.WriteRules(a.Out, models.All(), asJSON)
+	return report.WriteRules(a.Out, models.All(), asJSON)
 }

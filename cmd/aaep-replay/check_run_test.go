@@ -10,6 +10,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 )
 
 // Test_checkRun feeds check's options straight to checkRun: the exit code
@@ -60,7 +61,7 @@ func Test_checkRun(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			opts := tc.opts
 			opts.app = &app{Streams: cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, ctx: context.Background()}
-			opts.MaxFindings = protocol.DefaultMaxFindings
+			opts.MaxFindings = report.DefaultMaxFindings
 			err := checkRun(&opts)
 			if code := cli.Code(err); code != tc.code {
 				t.Errorf("exit code %d (%v), want %d", code, err, tc.code)

@@ -14,6 +14,7 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/aaep"
 	"github.com/aaep-tools/aaepkit/protocol/models"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 )
 
 // fieldCorpus is every message of the single-rule cases and of a sample
@@ -78,7 +79,7 @@ func TestCorpusDecodedAhead(t *testing.T) {
 	}
 	prelude := []byte(`{"type":"aaep:agent.session.started","session_id":"sess_1","event_id":"evt_1"}`)
 	check := func(raw []byte, ahead bool) string {
-		rep := protocol.NewReport("corpus")
+		rep := report.New("corpus")
 		eng, err := protocol.NewEngine(models.All(), "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +158,7 @@ func TestEngineDecodesOnce(t *testing.T) {
 	stream = append(stream, []byte("not json"), []byte(`{"unknown":true}`))
 
 	run := func(ahead bool) string {
-		rep := protocol.NewReport("mixed")
+		rep := report.New("mixed")
 		var steps bytes.Buffer
 		eng, err := protocol.NewEngine(models.All(), "", nil, protocol.StreamInfo{}, rep.Sink(func(s protocol.Step) {
 			steps.WriteString(s.Session + " " + s.Label + " " + s.From + ">" + s.To + "\n")

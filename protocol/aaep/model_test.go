@@ -18,6 +18,7 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/aaep"
 	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 )
 
 // ruleCase is one single-message case: a message, the rule it exercises,
@@ -62,9 +63,9 @@ func singleRule(id string) bool {
 
 // run feeds msgs through a real engine with the AAEP model and returns the
 // report.
-func run(t testing.TB, profile, force string, msgs ...[]byte) *protocol.Report {
+func run(t testing.TB, profile, force string, msgs ...[]byte) *report.Report {
 	t.Helper()
-	rep := protocol.NewReport("test")
+	rep := report.New("test")
 	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: protocol.Profile(profile)}, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func peekType(raw []byte) (string, bool) {
 }
 
 // findingsAt returns the single-message findings at message index.
-func findingsAt(rep *protocol.Report, index int64) []protocol.Finding {
+func findingsAt(rep *report.Report, index int64) []protocol.Finding {
 	var out []protocol.Finding
 	for _, s := range rep.Sessions() {
 		for _, f := range s.Findings {
@@ -287,7 +288,7 @@ func TestStrictProfileSample(t *testing.T) {
 // TestDisabledRules: a disabled rule is neither checked nor reported.
 func TestDisabledRules(t *testing.T) {
 	msg := event(aaep.TypeSessionStarted, set("custom_field", 1), set("event_id", "bad"))
-	rep := protocol.NewReport("t")
+	rep := report.New("t")
 	eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", &protocol.Options{Disabled: []string{"ENV-FORBIDDEN-FIELDS"}}, protocol.StreamInfo{}, rep.Sink(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +324,7 @@ func TestRecognize(t *testing.T) {
 	m := aaep.New()
 	for _, c := range cases {
 		msg := &protocol.Message{Raw: []byte(c.raw)}
-		rep := protocol.NewReport("t")
+		rep := report.New("t")
 		eng, _ := protocol.NewEngine([]protocol.Model{m}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		eng.Feed(msg) // decodes msg.Doc the way the engine does
 		if got := m.Recognize(msg); got != c.want {
@@ -368,7 +369,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte(`{"a":"\ud800"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, force := range []string{"", "aaep"} {
-			rep := protocol.NewReport("fuzz")
+			rep := report.New("fuzz")
 			eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, force, &protocol.Options{Profile: "strict"}, protocol.StreamInfo{}, rep.Sink(func(protocol.Step) {}))
 			if err != nil {
 				t.Fatal(err)
@@ -395,8 +396,8 @@ func BenchmarkCheckSingle(b *testing.B) {
 	for _, e := range events {
 		size += len(e)
 	}
-	newEngine := func() (*protocol.Engine, *protocol.Report) {
-		rep := protocol.NewReport("bench")
+	newEngine := func() (*protocol.Engine, *report.Report) {
+		rep := report.New("bench")
 		eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", nil, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {
 			b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/aaep"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 )
 
 // TestPreparedSameAsUnprepared feeds one stream three ways: unprepared,
@@ -19,8 +20,8 @@ func TestPreparedSameAsUnprepared(t *testing.T) {
 	events := sample.Stream(sample.Options{Sessions: 150, Seed: 17, Violations: true})
 	run := func(ahead func(i int) bool) string {
 		var out strings.Builder
-		rep := protocol.NewReport("prep")
-		rep.View = protocol.ViewAll
+		rep := report.New("prep")
+		rep.View = report.ViewAll
 		rep.Stream(&out, true, protocol.Info)
 		eng, err := protocol.NewEngine([]protocol.Model{aaep.New()}, "", &protocol.Options{Profile: "strict"}, protocol.StreamInfo{}, rep.Sink(nil))
 		if err != nil {

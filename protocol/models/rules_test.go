@@ -10,6 +10,7 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/protocol/protocoltest"
+	"github.com/aaep-tools/aaepkit/protocol/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -28,7 +29,7 @@ func TestRuleListGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := protocol.WriteRules(&b, models.All(), tc.asJSON); err != nil {
+			if err := report.WriteRules(&b, models.All(), tc.asJSON); err != nil {
 				t.Fatal(err)
 			}
 			protocoltest.Golden(t, tc.golden, b.Bytes(), *update)
@@ -40,7 +41,7 @@ func TestRuleListGolden(t *testing.T) {
 // of its declared value, and the profile readings where they differ.
 func TestRuleListJSON(t *testing.T) {
 	var b bytes.Buffer
-	if err := protocol.WriteRules(&b, models.All(), true); err != nil {
+	if err := report.WriteRules(&b, models.All(), true); err != nil {
 		t.Fatal(err)
 	}
 	var got []struct {

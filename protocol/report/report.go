@@ -1,8 +1,16 @@
-package protocol
+// Package report renders what the protocol engine found: a report per
+// recording (findings grouped by session, counts per level and party, a
+// summary when the listing is long) as text or JSON, a Batch of several
+// recordings' reports with their total, and the rule table of
+// `aaep-replay check --rules`. Package protocol checks; this package
+// writes.
+package report
 
 import (
 	"io"
 	"sort"
+
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // DefaultMaxFindings bounds how many findings a Report keeps; later ones are
@@ -39,11 +47,11 @@ type Report struct {
 	// when 0).
 	Screen int
 
-	Stats    Stats
-	sessions map[sessionKey]*SessionReport
+	Stats    protocol.Stats
+	sessions map[sessionKey]*Session
 	kept     int
 	dropped  int64
-	counts   map[Level]int64
+	counts   map[protocol.Level]int64
 	byParty  map[partyLevel]int64
 	rules    map[string]*ruleStat // per rule, for the summary view
 
@@ -64,39 +72,39 @@ type sessionKey struct{ stream, protocol, session string }
 
 // partyLevel keys the per-party counts.
 type partyLevel struct {
-	party Party
-	level Level
+	party protocol.Party
+	level protocol.Level
 }
 
-// SessionReport is one session's part of a report.
-type SessionReport struct {
-	SessionSummary
-	Findings []Finding `json:"findings"`
+// Session is one session's part of a report.
+type Session struct {
+	protocol.SessionSummary
+	Findings []protocol.Finding `json:"findings"`
 }
 
-// NewReport returns an empty report for input.
-func NewReport(input string) *Report {
-	return &Report{Input: input, sessions: map[sessionKey]*SessionReport{}, counts: map[Level]int64{}, byParty: map[partyLevel]int64{}}
+// New returns an empty report for input.
+func New(input string) *Report {
+	return &Report{Input: input, sessions: map[sessionKey]*Session{}, counts: map[protocol.Level]int64{}, byParty: map[partyLevel]int64{}}
 }
 
 // Sink returns a sink that adds to the report; steps are passed to step
 // (which may be nil).
-func (r *Report) Sink(step func(Step)) Sink {
-	return Sink{Finding: r.AddFinding, SessionDone: r.AddSession, Step: step}
+func (r *Report) Sink(step func(protocol.Step)) protocol.Sink {
+	return protocol.Sink{Finding: r.AddFinding, SessionDone: r.AddSession, Step: step}
 }
 
-func (r *Report) session(stream, protocol, id string) *SessionReport {
-	k := sessionKey{stream, protocol, id}
+func (r *Report) session(stream, proto, id string) *Session {
+	k := sessionKey{stream, proto, id}
 	s := r.sessions[k]
 	if s == nil {
-		s = &SessionReport{SessionSummary: SessionSummary{Stream: stream, Protocol: protocol, Session: id, First: -1}}
+		s = &Session{SessionSummary: protocol.SessionSummary{Stream: stream, Protocol: proto, Session: id, First: -1}}
 		r.sessions[k] = s
 	}
 	return s
 }
 
 // AddFinding adds one finding.
-func (r *Report) AddFinding(f Finding) {
+func (r *Report) AddFinding(f protocol.Finding) {
 	r.counts[f.Level]++
 	r.byParty[partyLevel{f.Party, f.Level}]++
 	r.noteRule(&f)
@@ -118,7 +126,7 @@ func (r *Report) AddFinding(f Finding) {
 
 // AddSession records a session's summary. A streaming report writes the
 // session out and forgets it.
-func (r *Report) AddSession(sum SessionSummary) {
+func (r *Report) AddSession(sum protocol.SessionSummary) {
 	s := r.session(sum.Stream, sum.Protocol, sum.Session)
 	first := s.First
 	s.SessionSummary = sum
@@ -136,7 +144,7 @@ func (r *Report) AddSession(sum SessionSummary) {
 // Stream makes the report write each session to w as soon as it is done
 // (as JSON when asJSON), counting findings at or above threshold as
 // failures. Call it before the first finding; finish with Close.
-func (r *Report) Stream(w io.Writer, asJSON bool, threshold Level) {
+func (r *Report) Stream(w io.Writer, asJSON bool, threshold protocol.Level) {
 	r.out = newReportWriter(w, r, asJSON, threshold)
 }
 
@@ -173,11 +181,11 @@ func (r *Report) Complete() bool { return len(r.incomplete) == 0 }
 // Verdict is the report's one-word outcome for threshold: INCOMPLETE when
 // part of the input could not be read, NOT GATED when threshold is Never,
 // FAIL when a finding reaches threshold, PASS otherwise.
-func (r *Report) Verdict(threshold Level) string {
+func (r *Report) Verdict(threshold protocol.Level) string {
 	switch {
 	case !r.Complete():
 		return VerdictIncomplete
-	case threshold >= Never:
+	case threshold >= protocol.Never:
 		return VerdictNotGated
 	case r.Failed(threshold):
 		return VerdictFail
@@ -194,17 +202,19 @@ const (
 )
 
 // Count returns how many findings of level l were reported (including dropped ones).
-func (r *Report) Count(l Level) int64 { return r.counts[l] }
+func (r *Report) Count(l protocol.Level) int64 { return r.counts[l] }
 
 // PartyCount returns how many findings of level l were reported against
 // party p (including dropped ones): a producer's MUST findings are
 // PartyCount(Producer, Must). Findings of rules that bind either party
 // count under Either.
-func (r *Report) PartyCount(p Party, l Level) int64 { return r.byParty[partyLevel{p, l}] }
+func (r *Report) PartyCount(p protocol.Party, l protocol.Level) int64 {
+	return r.byParty[partyLevel{p, l}]
+}
 
 // Failed reports whether any finding is at or above threshold (never for
 // Never). It judges what was read, complete or not.
-func (r *Report) Failed(threshold Level) bool {
+func (r *Report) Failed(threshold protocol.Level) bool {
 	for l, n := range r.counts {
 		if l >= threshold && n > 0 {
 			return true
@@ -215,16 +225,16 @@ func (r *Report) Failed(threshold Level) bool {
 
 // Sessions returns the sessions in a deterministic order: by first
 // appearance, then protocol and ID; stream-level findings come last.
-func (r *Report) Sessions() []*SessionReport {
-	out := make([]*SessionReport, 0, len(r.sessions))
+func (r *Report) Sessions() []*Session {
+	out := make([]*Session, 0, len(r.sessions))
 	for _, s := range r.sessions {
 		sortFindings(s.Findings)
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if (a.Protocol == StreamProtocol) != (b.Protocol == StreamProtocol) {
-			return b.Protocol == StreamProtocol
+		if (a.Protocol == protocol.StreamProtocol) != (b.Protocol == protocol.StreamProtocol) {
+			return b.Protocol == protocol.StreamProtocol
 		}
 		if a.First != b.First {
 			return a.First < b.First
@@ -242,7 +252,7 @@ func (r *Report) Sessions() []*SessionReport {
 
 // sortFindings orders a session's findings by message index (end-of-session
 // findings last), then rule.
-func sortFindings(fs []Finding) {
+func sortFindings(fs []protocol.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if (a.Index < 0) != (b.Index < 0) {
@@ -258,13 +268,13 @@ func sortFindings(fs []Finding) {
 // WriteText writes a collected report for people: each session with its
 // findings (level, rule, message index, time offset, explanation), then a
 // summary and the verdict.
-func (r *Report) WriteText(w io.Writer, threshold Level) error {
+func (r *Report) WriteText(w io.Writer, threshold protocol.Level) error {
 	return r.writeAll(newReportWriter(w, r, false, threshold))
 }
 
 // WriteJSON writes a collected report as one JSON document (for CI): the
 // document of a Batch holding this one recording.
-func (r *Report) WriteJSON(w io.Writer, threshold Level) error {
+func (r *Report) WriteJSON(w io.Writer, threshold protocol.Level) error {
 	return r.writeAll(newReportWriter(w, r, true, threshold))
 }
 
@@ -276,7 +286,7 @@ func (r *Report) writeAll(rw *reportWriter) error {
 }
 
 // countFrom counts the findings at or above threshold.
-func (r *Report) countFrom(threshold Level) int64 {
+func (r *Report) countFrom(threshold protocol.Level) int64 {
 	var n int64
 	for l, c := range r.counts {
 		if l >= threshold {

@@ -1,4 +1,4 @@
-package protocol
+package report
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // SchemaVersion is the version of the JSON report's schema
@@ -28,7 +30,7 @@ const SchemaVersion = 2
 type Batch struct {
 	w         io.Writer
 	asJSON    bool
-	threshold Level
+	threshold protocol.Level
 	many      bool // several recordings: text reports get headings, lines and a total
 
 	mu      sync.Mutex
@@ -46,7 +48,7 @@ type batchEntry struct {
 
 // NewBatch starts a batch of the reports of n recordings written to w (as
 // JSON when asJSON), judged against threshold.
-func NewBatch(w io.Writer, asJSON bool, threshold Level, n int) *Batch {
+func NewBatch(w io.Writer, asJSON bool, threshold protocol.Level, n int) *Batch {
 	return &Batch{w: w, asJSON: asJSON, threshold: threshold, many: n > 1}
 }
 
@@ -56,7 +58,7 @@ func NewBatch(w io.Writer, asJSON bool, threshold Level, n int) *Batch {
 func (b *Batch) Add(name string, parts []string) *Report {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := NewReport(name)
+	r := New(name)
 	r.Parts = parts
 	r.batch, r.pos = b, len(b.reports)
 	e := &batchEntry{r: r}
@@ -132,7 +134,7 @@ func (b *Batch) Close() error {
 		// Nothing to check (an incremental check with nothing new)
 		// passes.
 		t.Verdict = VerdictPass
-		if b.threshold >= Never {
+		if b.threshold >= protocol.Never {
 			t.Verdict = VerdictNotGated
 		}
 	}
@@ -154,7 +156,7 @@ func (b *Batch) Close() error {
 		r := e.r
 		fmt.Fprintf(&s, "  %-10s %s: %s, %s; %d MUST, %d SHOULD, %d INFO\n", r.Verdict(b.threshold), r.Input,
 			plural(r.Stats.Messages, "message", "messages"), plural(e.sessions, "session", "sessions"),
-			r.counts[Must], r.counts[Should], r.counts[Info])
+			r.counts[protocol.Must], r.counts[protocol.Should], r.counts[protocol.Info])
 	}
 	fmt.Fprintf(&s, "total: %s, %s, %s; %d MUST, %d SHOULD, %d INFO: %s\n",
 		plural(int64(len(b.reports)), "recording", "recordings"), plural(t.Messages, "message", "messages"),
@@ -186,13 +188,13 @@ func newTotal() *total {
 	return &total{Counts: map[string]int64{"MUST": 0, "SHOULD": 0, "INFO": 0}, CountsByParty: PartyCounts{}, Complete: true}
 }
 
-func (t *total) add(r *Report, threshold Level, sessions int64) {
+func (t *total) add(r *Report, threshold protocol.Level, sessions int64) {
 	t.Recordings++
 	t.Messages += r.Stats.Messages
 	t.Sessions += sessions
-	t.Counts["MUST"] += r.counts[Must]
-	t.Counts["SHOULD"] += r.counts[Should]
-	t.Counts["INFO"] += r.counts[Info]
+	t.Counts["MUST"] += r.counts[protocol.Must]
+	t.Counts["SHOULD"] += r.counts[protocol.Should]
+	t.Counts["INFO"] += r.counts[protocol.Info]
 	t.CountsByParty.add(r.byParty)
 	if r.Failed(threshold) {
 		t.Failed = true
@@ -205,7 +207,7 @@ func (t *total) add(r *Report, threshold Level, sessions int64) {
 	switch {
 	case !t.Complete:
 		t.Verdict = VerdictIncomplete
-	case threshold >= Never:
+	case threshold >= protocol.Never:
 		t.Verdict = VerdictNotGated
 	case t.Failed:
 		t.Verdict = VerdictFail
@@ -215,7 +217,7 @@ func (t *total) add(r *Report, threshold Level, sessions int64) {
 }
 
 // verdictText is the total's verdict with how many recordings made it.
-func (t *total) verdictText(threshold Level) string {
+func (t *total) verdictText(threshold protocol.Level) string {
 	switch t.Verdict {
 	case VerdictIncomplete:
 		s := fmt.Sprintf("INCOMPLETE (%d not read whole", t.Incomplete)
@@ -230,7 +232,7 @@ func (t *total) verdictText(threshold Level) string {
 }
 
 // appendDocumentStart appends the opening of a JSON report document.
-func appendDocumentStart(b []byte, threshold Level) []byte {
+func appendDocumentStart(b []byte, threshold protocol.Level) []byte {
 	b = append(b, "{\n  \"schema_version\": "...)
 	b = fmt.Appendf(b, "%d", SchemaVersion)
 	b = append(b, ",\n  \"fail_on\": "...)
@@ -240,7 +242,7 @@ func appendDocumentStart(b []byte, threshold Level) []byte {
 
 // appendDocumentEnd appends the end of a JSON report document: the total
 // and the verdict.
-func (t *total) appendDocumentEnd(b []byte, threshold Level) []byte {
+func (t *total) appendDocumentEnd(b []byte, threshold protocol.Level) []byte {
 	tb, _ := json.MarshalIndent(t, "  ", "  ")
 	b = append(b, "\n  ],\n  \"total\": "...)
 	b = append(b, tb...)
@@ -249,8 +251,8 @@ func (t *total) appendDocumentEnd(b []byte, threshold Level) []byte {
 	return append(b, "\n}\n"...)
 }
 
-func thresholdName(l Level) string {
-	if l >= Never {
+func thresholdName(l protocol.Level) string {
+	if l >= protocol.Never {
 		return "never"
 	}
 	return l.String()
@@ -258,7 +260,7 @@ func thresholdName(l Level) string {
 
 // appendSummaryJSON appends the fields of a recording's JSON object that
 // follow its sessions, each line indented by ind.
-func (r *Report) appendSummaryJSON(b []byte, threshold Level, sessions int64, ind string) []byte {
+func (r *Report) appendSummaryJSON(b []byte, threshold protocol.Level, sessions int64, ind string) []byte {
 	reasons := r.incomplete
 	if reasons == nil {
 		reasons = []string{}
@@ -278,7 +280,7 @@ func (r *Report) appendSummaryJSON(b []byte, threshold Level, sessions int64, in
 		Incomplete []string         `json:"incomplete"`
 		Verdict    string           `json:"verdict"`
 		Dropped    int64            `json:"unlisted_findings"`
-	}{r.Stats.Messages, sessions, protocols, map[string]int64{"MUST": r.counts[Must], "SHOULD": r.counts[Should], "INFO": r.counts[Info]},
+	}{r.Stats.Messages, sessions, protocols, map[string]int64{"MUST": r.counts[protocol.Must], "SHOULD": r.counts[protocol.Should], "INFO": r.counts[protocol.Info]},
 		r.PartyCounts(), r.Failed(threshold), r.Complete(), reasons, r.Verdict(threshold), r.dropped}
 	fb, _ := json.MarshalIndent(doc, ind[:len(ind)-2], "  ")
 	fb = bytes.TrimPrefix(fb, []byte("{\n"))

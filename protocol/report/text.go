@@ -1,4 +1,4 @@
-package protocol
+package report
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // reportWriter writes a report's sessions one at a time, then its summary,
@@ -15,7 +17,7 @@ type reportWriter struct {
 	w         io.Writer
 	r         *Report
 	asJSON    bool
-	threshold Level
+	threshold protocol.Level
 	sessions  int64 // sessions written (stream-level findings excluded)
 	blocks    int64 // blocks written, the stream-level one included
 	begun     bool
@@ -32,7 +34,7 @@ type reportWriter struct {
 	summary   summaryView
 }
 
-func newReportWriter(w io.Writer, r *Report, asJSON bool, threshold Level) *reportWriter {
+func newReportWriter(w io.Writer, r *Report, asJSON bool, threshold protocol.Level) *reportWriter {
 	rw := &reportWriter{w: w, r: r, asJSON: asJSON, threshold: threshold, view: r.View}
 	if asJSON {
 		rw.view = ViewAll
@@ -92,9 +94,9 @@ func plural(n int64, one, many string) string {
 }
 
 // session writes one session's block.
-func (rw *reportWriter) session(s *SessionReport) {
+func (rw *reportWriter) session(s *Session) {
 	rw.begin()
-	if s.Protocol != StreamProtocol && !s.ConnectionOnly() {
+	if s.Protocol != protocol.StreamProtocol && !s.ConnectionOnly() {
 		rw.sessions++
 	}
 	rw.blocks++
@@ -111,14 +113,14 @@ func (rw *reportWriter) session(s *SessionReport) {
 }
 
 // sessionText writes one session's block of the text listing.
-func (rw *reportWriter) sessionText(s *SessionReport) {
+func (rw *reportWriter) sessionText(s *Session) {
 	rw.printf("\n")
 	in := ""
 	if s.Stream != "" {
 		in = "[" + s.Stream + "] "
 	}
 	switch {
-	case s.Protocol == StreamProtocol:
+	case s.Protocol == protocol.StreamProtocol:
 		rw.printf("%sstream (messages no protocol could take)\n", in)
 	case s.ConnectionOnly():
 		// Findings about a source's connection (redelivery after a
@@ -134,7 +136,7 @@ func (rw *reportWriter) sessionText(s *SessionReport) {
 			state += ", unfinished"
 		}
 		rw.printf("%s%s %s: %s, %s to %s, ended in %s", in, s.Protocol, sessionName(s.Session),
-			plural(int64(s.Messages), "message", "messages"), FormatOffset(max(s.First, 0)), FormatOffset(s.Last), state)
+			plural(int64(s.Messages), "message", "messages"), protocol.FormatOffset(max(s.First, 0)), protocol.FormatOffset(s.Last), state)
 		if len(s.Findings) == 0 {
 			rw.printf(": clean")
 		}
@@ -147,7 +149,7 @@ func (rw *reportWriter) sessionText(s *SessionReport) {
 	for _, f := range s.Findings {
 		where := "end\t"
 		if f.Index >= 0 {
-			where = fmt.Sprintf("#%d\t+%s", f.Index, FormatOffset(f.Offset))
+			where = fmt.Sprintf("#%d\t+%s", f.Index, protocol.FormatOffset(f.Offset))
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Level, f.RuleID, where, f.Message)
 	}
@@ -196,7 +198,7 @@ func (rw *reportWriter) finish() error {
 	}
 	rw.printf("\n%s: %s%s, %s; %d MUST, %d SHOULD, %d INFO\n",
 		r.Input, plural(r.Stats.Messages, "message", "messages"), protoText, plural(rw.sessions, "session", "sessions"),
-		r.counts[Must], r.counts[Should], r.counts[Info])
+		r.counts[protocol.Must], r.counts[protocol.Should], r.counts[protocol.Info])
 	if line := r.PartyCounts().Line(); line != "" {
 		rw.printf("%s\n", line) // whose duties the findings are (Party)
 	}
@@ -208,15 +210,15 @@ func (rw *reportWriter) finish() error {
 		rw.printf("INCOMPLETE: not all of the input was read: %s\n", strings.Join(r.incomplete, "; "))
 		read := "in the " + plural(r.Stats.Messages, "message", "messages") + " read"
 		switch {
-		case rw.threshold >= Never:
-			rw.printf("INCOMPLETE: %s %s (--fail-on never)\n", plural(r.countFrom(Info), "finding", "findings"), read)
+		case rw.threshold >= protocol.Never:
+			rw.printf("INCOMPLETE: %s %s (--fail-on never)\n", plural(r.countFrom(protocol.Info), "finding", "findings"), read)
 		case failed:
 			rw.printf("INCOMPLETE, FAIL: %s at or above %s %s\n", plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold, read)
 		default:
 			rw.printf("INCOMPLETE: %s at or above %s %s\n", plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold, read)
 		}
 	case VerdictNotGated:
-		rw.printf("NOT GATED: %s; --fail-on never fails on none\n", plural(r.countFrom(Info), "finding", "findings"))
+		rw.printf("NOT GATED: %s; --fail-on never fails on none\n", plural(r.countFrom(protocol.Info), "finding", "findings"))
 	default:
 		rw.printf("%s: %s at or above %s\n", verdict, plural(r.countFrom(rw.threshold), "finding", "findings"), rw.threshold)
 	}

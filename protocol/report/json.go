@@ -1,4 +1,4 @@
-package protocol
+package report
 
 import (
 	"strconv"
@@ -8,7 +8,7 @@ import (
 // The JSON report is written by hand, not through encoding/json: a large
 // check writes hundreds of thousands of session blocks, and reflection
 // and re-indenting were a tenth of its time. The bytes are exactly what
-// json.MarshalIndent(s, "    ", "  ") gives for a *SessionReport (a test
+// json.MarshalIndent(s, "    ", "  ") gives for a *Session (a test
 // compares the two on every field, by reflection, and a fuzz target on
 // arbitrary strings), so the format stays encoding/json's.
 
@@ -19,7 +19,7 @@ const sessionIndent = "        "
 
 // appendSessionJSON appends s as json.MarshalIndent(s, ind, "  ") writes
 // it (findings nil or empty both as []).
-func appendSessionJSON(b []byte, s *SessionReport, ind string) []byte {
+func appendSessionJSON(b []byte, s *Session, ind string) []byte {
 	field := func(b []byte, in, name string) []byte {
 		b = append(b, '\n')
 		b = append(b, in...)

@@ -1,4 +1,4 @@
-package protocol
+package report
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // awkward are strings that every JSON string encoder must get right.
@@ -29,10 +31,10 @@ func fillRandom(t *testing.T, rng *rand.Rand, v reflect.Value) {
 			continue
 		}
 		switch {
-		case f.Type() == reflect.TypeFor[Level]():
-			f.Set(reflect.ValueOf([]Level{Info, Should, Must, Never, Level(9)}[rng.IntN(5)]))
-		case f.Type() == reflect.TypeFor[Party]():
-			f.Set(reflect.ValueOf([]Party{0, Producer, Subscriber, Either, Party(9)}[rng.IntN(5)]))
+		case f.Type() == reflect.TypeFor[protocol.Level]():
+			f.Set(reflect.ValueOf([]protocol.Level{protocol.Info, protocol.Should, protocol.Must, protocol.Never, protocol.Level(9)}[rng.IntN(5)]))
+		case f.Type() == reflect.TypeFor[protocol.Party]():
+			f.Set(reflect.ValueOf([]protocol.Party{0, protocol.Producer, protocol.Subscriber, protocol.Either, protocol.Party(9)}[rng.IntN(5)]))
 		case f.Kind() == reflect.String:
 			if rng.IntN(4) == 0 {
 				f.SetString("") // omitempty fields must be tried empty
@@ -60,11 +62,11 @@ func fillRandom(t *testing.T, rng *rand.Rand, v reflect.Value) {
 
 // marshalled is what the report wrote for a session before it was written
 // by hand.
-func marshalled(t testing.TB, s *SessionReport) []byte {
+func marshalled(t testing.TB, s *Session) []byte {
 	t.Helper()
 	c := *s
 	if c.Findings == nil {
-		c.Findings = []Finding{}
+		c.Findings = []protocol.Finding{}
 	}
 	b, err := json.MarshalIndent(&c, sessionIndent, "  ")
 	if err != nil {
@@ -75,13 +77,13 @@ func marshalled(t testing.TB, s *SessionReport) []byte {
 
 func TestSessionJSONIsMarshalIndent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 1))
-	tests := []SessionReport{
+	tests := []Session{
 		{},
-		{SessionSummary: SessionSummary{Protocol: "aaep", Session: "sess_a", Messages: 7, First: -1, Last: time.Second, State: "completed", Complete: true}},
-		{SessionSummary: SessionSummary{Protocol: "kahn"}, Findings: []Finding{{Protocol: "kahn", RuleID: "R", Level: Must, Index: -1, Message: "m", Short: "s"}}},
+		{SessionSummary: protocol.SessionSummary{Protocol: "aaep", Session: "sess_a", Messages: 7, First: -1, Last: time.Second, State: "completed", Complete: true}},
+		{SessionSummary: protocol.SessionSummary{Protocol: "kahn"}, Findings: []protocol.Finding{{Protocol: "kahn", RuleID: "R", Level: protocol.Must, Index: -1, Message: "m", Short: "s"}}},
 	}
 	for range 2000 {
-		var s SessionReport
+		var s Session
 		fillRandom(t, rng, reflect.ValueOf(&s).Elem())
 		tests = append(tests, s)
 	}
@@ -98,9 +100,9 @@ func FuzzSessionJSON(f *testing.F) {
 		f.Add(s, s, int64(len(s)))
 	}
 	f.Fuzz(func(t *testing.T, text, id string, n int64) {
-		s := SessionReport{
-			SessionSummary: SessionSummary{Protocol: text, Session: id, Messages: int(n), First: time.Duration(n), State: text},
-			Findings:       []Finding{{Protocol: id, Session: text, RuleID: id, Level: Level(n), Index: n, Message: text, Short: id}},
+		s := Session{
+			SessionSummary: protocol.SessionSummary{Protocol: text, Session: id, Messages: int(n), First: time.Duration(n), State: text},
+			Findings:       []protocol.Finding{{Protocol: id, Session: text, RuleID: id, Level: protocol.Level(n), Index: n, Message: text, Short: id}},
 		}
 		got := appendSessionJSON(nil, &s, sessionIndent)
 		if want := marshalled(t, &s); !bytes.Equal(got, want) {
@@ -123,9 +125,9 @@ func FuzzSessionJSON(f *testing.F) {
 // BenchmarkSessionJSON times writing one session block of a JSON report
 // (a session with three findings), by hand and through encoding/json.
 func BenchmarkSessionJSON(b *testing.B) {
-	s := &SessionReport{SessionSummary: SessionSummary{Protocol: "aaep", Session: "sess_32a4443329c66115", Messages: 9, First: 4851653727, Last: 8805362213, State: "completed", Complete: true}}
+	s := &Session{SessionSummary: protocol.SessionSummary{Protocol: "aaep", Session: "sess_32a4443329c66115", Messages: 9, First: 4851653727, Last: 8805362213, State: "completed", Complete: true}}
 	for i := range 3 {
-		s.Findings = append(s.Findings, Finding{Protocol: "aaep", Session: s.Session, RuleID: "SEQ-STATE-CHAIN", Level: Must, Index: int64(32 + i), Offset: 5964360813,
+		s.Findings = append(s.Findings, protocol.Finding{Protocol: "aaep", Session: s.Session, RuleID: "SEQ-STATE-CHAIN", Level: protocol.Must, Index: int64(32 + i), Offset: 5964360813,
 			Message: "this state change leaves \"deciding\" but the previous state change entered \"thinking\"; each from_state must continue from the previous to_state (or the implicit state)",
 			Short:   "from_state ≠ previous to_state"})
 	}

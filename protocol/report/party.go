@@ -1,8 +1,10 @@
-package protocol
+package report
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // PartyCounts holds finding counts per party and level: the report's
@@ -18,18 +20,18 @@ func (c PartyCounts) add(o PartyCounts) {
 }
 
 // Count returns the findings of level l against party p.
-func (c PartyCounts) Count(p Party, l Level) int64 { return c[partyLevel{p, l}] }
+func (c PartyCounts) Count(p protocol.Party, l protocol.Level) int64 { return c[partyLevel{p, l}] }
 
 // MarshalJSON writes every party with its MUST, SHOULD and INFO counts:
 // {"producer": {"MUST": 1, "SHOULD": 0, "INFO": 2}, "subscriber": ..., "either": ...}.
 func (c PartyCounts) MarshalJSON() ([]byte, error) {
 	var b []byte
 	b = append(b, '{')
-	for i, p := range Parties {
+	for i, p := range protocol.Parties {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = fmt.Appendf(b, `"%s":{"MUST":%d,"SHOULD":%d,"INFO":%d}`, p, c.Count(p, Must), c.Count(p, Should), c.Count(p, Info))
+		b = fmt.Appendf(b, `"%s":{"MUST":%d,"SHOULD":%d,"INFO":%d}`, p, c.Count(p, protocol.Must), c.Count(p, protocol.Should), c.Count(p, protocol.Info))
 	}
 	return append(b, '}'), nil
 }
@@ -39,8 +41,8 @@ func (c PartyCounts) MarshalJSON() ([]byte, error) {
 // the parties with findings only; "" when there are none.
 func (c PartyCounts) Line() string {
 	var parts []string
-	for _, p := range Parties {
-		must, should, info := c.Count(p, Must), c.Count(p, Should), c.Count(p, Info)
+	for _, p := range protocol.Parties {
+		must, should, info := c.Count(p, protocol.Must), c.Count(p, protocol.Should), c.Count(p, protocol.Info)
 		if must+should+info == 0 {
 			continue
 		}

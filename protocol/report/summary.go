@@ -1,10 +1,12 @@
-package protocol
+package report
 
 import (
 	"bytes"
 	"fmt"
 	"sort"
 	"text/tabwriter"
+
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // View chooses how a text report shows its findings. JSON reports always
@@ -32,11 +34,11 @@ const worstListed = 10
 // first.
 type ruleStat struct {
 	count int64
-	first Finding
+	first protocol.Finding
 }
 
 // noteRule counts f for the summary.
-func (r *Report) noteRule(f *Finding) {
+func (r *Report) noteRule(f *protocol.Finding) {
 	if r.rules == nil {
 		r.rules = map[string]*ruleStat{}
 	}
@@ -50,7 +52,7 @@ func (r *Report) noteRule(f *Finding) {
 
 // sessionRank is a session's findings by level, for the worst-sessions list.
 type sessionRank struct {
-	s      SessionSummary
+	s      protocol.SessionSummary
 	levels [3]int64 // Info, Should, Must
 	total  int64
 }
@@ -74,14 +76,14 @@ type summaryView struct {
 	worst        []sessionRank
 }
 
-func (v *summaryView) add(s *SessionReport) {
+func (v *summaryView) add(s *Session) {
 	if len(s.Findings) == 0 {
 		return
 	}
 	v.withFindings++
 	rk := sessionRank{s: s.SessionSummary, total: int64(len(s.Findings))}
 	for _, f := range s.Findings {
-		if f.Level >= Info && f.Level <= Must {
+		if f.Level >= protocol.Info && f.Level <= protocol.Must {
 			rk.levels[levelSlot(f.Level)]++
 		}
 	}
@@ -97,11 +99,11 @@ func (v *summaryView) add(s *SessionReport) {
 	}
 }
 
-func levelSlot(l Level) int {
+func levelSlot(l protocol.Level) int {
 	switch l {
-	case Must:
+	case protocol.Must:
 		return 2
-	case Should:
+	case protocol.Should:
 		return 1
 	}
 	return 0
@@ -109,7 +111,7 @@ func levelSlot(l Level) int {
 
 // textSession writes a session's text block, or, for the summary views,
 // notes it and decides whether the listing still fits.
-func (rw *reportWriter) textSession(s *SessionReport, write func()) {
+func (rw *reportWriter) textSession(s *Session, write func()) {
 	if rw.view == ViewAll {
 		write()
 		return
@@ -188,12 +190,12 @@ func (rw *reportWriter) writeSummary() {
 		tw = tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
 		for _, w := range rw.summary.worst {
 			name := sessionName(w.s.Session)
-			if w.s.Protocol == StreamProtocol {
+			if w.s.Protocol == protocol.StreamProtocol {
 				name = "(messages no protocol could take)"
 			}
 			fmt.Fprintf(tw, "  %s %s\t%d MUST, %d SHOULD, %d INFO\t%s, %s to %s\n", w.s.Protocol, name,
 				w.levels[2], w.levels[1], w.levels[0], plural(int64(w.s.Messages), "message", "messages"),
-				FormatOffset(max(w.s.First, 0)), FormatOffset(w.s.Last))
+				protocol.FormatOffset(max(w.s.First, 0)), protocol.FormatOffset(w.s.Last))
 		}
 		if rw.err = tw.Flush(); rw.err != nil {
 			return
@@ -205,7 +207,7 @@ func (rw *reportWriter) writeSummary() {
 		f := r.rules[id].first
 		where := "end"
 		if f.Index >= 0 {
-			where = fmt.Sprintf("#%d +%s", f.Index, FormatOffset(f.Offset))
+			where = fmt.Sprintf("#%d +%s", f.Index, protocol.FormatOffset(f.Offset))
 		}
 		fmt.Fprintf(tw, "  %s\t%s %s\t%s\t%s\n", id, f.Protocol, sessionName(f.Session), where, f.Message)
 	}
