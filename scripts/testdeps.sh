@@ -8,7 +8,8 @@
 #                    quick start), npm (to install the npm packages),
 #                    protobuf-compiler and python3-grpcio (the Python gRPC
 #                    peer, run by /usr/bin/python3 whatever python3 is first
-#                    on PATH).
+#                    on PATH), util-linux (setpriv: tests run as two
+#                    users).
 #   npm packages:    listed in scripts/npm-test-packages, installed into
 #                    .cache/npm (AAEP_NPM_DIR overrides), found by the tests
 #                    through AAEP_NPM_DIR.
@@ -27,6 +28,7 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 /usr/bin/python3 -c 'import grpc' >/dev/null 2>&1 || need+=(python3-grpcio)
+command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then
   echo "testdeps: installing ${need[*]}" >&2
   sudo=""

@@ -23,7 +23,10 @@
 // plus a compilation cache written under the temporary directory) whether it
 // draws or not. This package does not import go-graphviz, so commands that do
 // not draw never pay that cost; the subpackage render, which does, runs only
-// inside aaep-render (and in tests and benchmarks of render itself).
+// inside aaep-render (and in tests and benchmarks of render itself). The
+// helper runs with its TMPDIR in a private directory of the user's
+// (HelperTempDir), so that its compiled code is never in a directory another
+// user made or can write to.
 //
 // Drawing conventions (the legend in every drawing repeats them): states are
 // rounded boxes; a small black dot points at the state a session started

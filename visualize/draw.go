@@ -100,7 +100,12 @@ func (r *Renderer) SVG(ctx context.Context, dot []byte) ([]byte, error) {
 		}
 		path = p
 	}
+	tmp, err := HelperTempDir()
+	if err != nil {
+		return nil, fmt.Errorf("render svg with %s: %w", path, err)
+	}
 	cmd := exec.CommandContext(ctx, path)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	cmd.Stdin = bytes.NewReader(dot)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -108,11 +113,7 @@ func (r *Renderer) SVG(ctx context.Context, dot []byte) ([]byte, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("render svg: %w", context.Cause(ctx))
 		}
-		msg := strings.TrimSpace(errOut.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("render svg with %s: %s", path, msg)
+		return nil, fmt.Errorf("render svg with %s: %s", path, helperError(errOut.String(), err))
 	}
 	svg := out.Bytes()
 	// The WebAssembly Graphviz may print to standard output before the
@@ -124,6 +125,21 @@ func (r *Renderer) SVG(ctx context.Context, dot []byte) ([]byte, error) {
 		return nil, fmt.Errorf("render svg with %s: output is not an SVG document (%d bytes)", path, len(out.Bytes()))
 	}
 	return svg, nil
+}
+
+// helperError is what the helper's failure says: its standard error; of a
+// Go panic (a helper that crashed), the panic's line without the goroutine
+// trace.
+func helperError(stderr string, err error) string {
+	msg := strings.TrimSpace(stderr)
+	if i := strings.Index(msg, "panic: "); i >= 0 {
+		line, _, _ := strings.Cut(msg[i:], "\n")
+		return "the helper crashed: " + strings.TrimSpace(line)
+	}
+	if msg == "" {
+		return err.Error()
+	}
+	return msg
 }
 
 // RasterizerName is the program RasterizePNG runs.

@@ -4,7 +4,8 @@
 // Importing this package is not free: go-graphviz compiles its WebAssembly
 // module in a package init function (about 0.5 s and 50 MB the first time on
 // a machine, then about 20 ms and 20 MB from its compilation cache under the
-// temporary directory). That is why package visualize does not import it and
+// temporary directory, which visualize.Renderer makes a private directory of
+// the user's). That is why package visualize does not import it and
 // renders through the aaep-render helper process, whose main is Main.
 //
 // Graphviz's WebAssembly instance is not safe for concurrent use: every call
