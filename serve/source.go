@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -310,7 +311,7 @@ func (s *stream) next() (*event, error) {
 				return nil, io.EOF
 			}
 		}
-		if rec.Kind != capfile.KindReceived {
+		if rec.Kind != capfile.KindReceived || s.recordedHandshake(rec.Payload) {
 			continue
 		}
 		var fp *payload.Routing
@@ -332,6 +333,24 @@ func (s *stream) next() (*event, error) {
 		ev.SSE = s.framing(rec)
 		return ev, nil
 	}
+}
+
+// handshakeMarker is in the type of every subscription message; a payload
+// without it cannot be one.
+var handshakeMarker = []byte(`"subscription.`)
+
+// recordedHandshake reports whether payload is a subscription message the
+// recorded producer sent (subscription.accepted, subscription.rejected, any
+// subscription.*): the recording's own handshake, which a replay never
+// re-sends, since it speaks its own (and a subscriber would take a recorded
+// accepted for its own, or get two). Only payloads that contain the marker
+// are decoded for their type.
+func (s *stream) recordedHandshake(p []byte) bool {
+	if !bytes.Contains(p, handshakeMarker) {
+		return false
+	}
+	s.doc.DecodeOnly(p, payload.NeedRouting)
+	return strings.HasPrefix(s.doc.Routing.Type, "subscription.")
 }
 
 // framing returns the recorded SSE framing of rec: from its "event" and "id"

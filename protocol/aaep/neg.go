@@ -244,6 +244,13 @@ func (n *negChecker) unanswered(sub *subscription) {
 
 // response counts a response to the outstanding request.
 func (n *negChecker) response(sub *subscription, m *protocol.Message, what string) {
+	if sub.pending == 0 && sub.responses == 0 && n.s.replay[m.Source] {
+		// A recording of a replay holds every message its subscriber
+		// sent: an answer to no request is the replay sending one of
+		// its own capture's handshake messages.
+		n.s.report(negResponseRequired, sub.key, m, "response to no request",
+			"this %s answers no subscription.request: the subscriber sent none on this subscription, and a recording of a replay holds everything it sent (a replay that re-sends its capture's handshake?)", what)
+	}
 	if sub.pending == 0 && sub.responses > 0 {
 		n.s.report(negResponseRequired, sub.key, m, "second response",
 			"this %s answers a request that was already answered (message %d); every request gets exactly one response", what, sub.pendingAt.index)

@@ -16,7 +16,7 @@ var (
 	negResponseRequired = &protocol.Rule{
 		ID: "NEG-RESPONSE-REQUIRED", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "Every subscription.request gets exactly one accepted or rejected.",
-		Doc:     "MUST in §9.5.1(3). Reported when a subscription.request is followed by another request, or the stream ends, with no accepted or rejected on its source, and when a second response answers a request already answered. Only sources whose recording holds the request are judged.",
+		Doc:     "MUST in §9.5.1(3). Reported when a subscription.request is followed by another request, or the stream ends, with no accepted or rejected on its source, and when a second response answers a request already answered. Only sources whose recording holds the request are judged; in a recording of a replay, which holds every message its subscribers sent, an accepted or rejected that answers no request is reported too.",
 		Spec:    "AAEP §9.5.1(3), rejected schema desc.; aaep-rules.md §3.7",
 	}
 	negNoEventsBeforeAccept = &protocol.Rule{

@@ -231,3 +231,49 @@ func TestConfirmedActionByName(t *testing.T) {
 		t.Errorf("two irreversible runs on one unnamed accept: %+v, want SEQ-CONF-ONE-ACTION at message 8 matched by order\n%s", bad, res.describe())
 	}
 }
+
+// TestReplayedHandshakeSeen: in a recording of a replay every message the
+// subscriber sent is recorded, so a subscription.accepted that answers no
+// subscription.request on its subscription is the replay re-sending a
+// recorded handshake (issue 34): NEG-RESPONSE-REQUIRED, at the unsolicited
+// answer. A subscriber that negotiated late gets the re-sent one and then
+// its own: the first is reported, the second is its answer. A live
+// recording without the request (a recorder that did not record what it
+// sent) is not judged.
+func TestReplayedHandshakeSeen(t *testing.T) {
+	replay := protocol.StreamInfo{Tool: "aaep-replay/test", Sources: []protocol.SourceInfo{{ID: 0, Replay: true}}}
+	unsolicited := func() []*tm {
+		return stream(SACC("sub_peer1", caps{}), S(), SC("idle", "thinking"), SC("thinking", "idle"), C())
+	}
+	late := func() []*tm {
+		return stream(SACC("sub_peer1", caps{}), S(), SREQ(caps{}), SACC("sub_own", caps{}), SC("idle", "thinking"), SC("thinking", "idle"), C())
+	}
+	for name, tc := range map[string]struct {
+		info protocol.StreamInfo
+		msgs []*tm
+		want int // NEG-RESPONSE-REQUIRED findings
+		at   int64
+	}{
+		"replay, no request":   {replay, unsolicited(), 1, 0},
+		"replay, late request": {replay, late(), 1, 0},
+		"live, no request":     {protocol.StreamInfo{Tool: "aaep-capture/test"}, unsolicited(), 0, 0},
+		"replay, answered":     {replay, stream(SREQ(caps{}), SACC("sub_own", caps{}), S(), SC("idle", "thinking"), SC("thinking", "idle"), C()), 0, 0},
+	} {
+		res := runInfo(t, "", tc.info, tc.msgs...)
+		var got []protocol.Finding
+		for _, f := range res.findings {
+			if f.RuleID == "NEG-RESPONSE-REQUIRED" {
+				got = append(got, f)
+			}
+		}
+		if len(got) != tc.want {
+			t.Errorf("%s: %d NEG-RESPONSE-REQUIRED, want %d\n%s", name, len(got), tc.want, res.describe())
+			continue
+		}
+		for _, f := range got {
+			if f.Index != tc.at || !strings.Contains(f.Message, "answers no subscription.request") {
+				t.Errorf("%s: finding at %d %q, want at %d saying it answers no request", name, f.Index, f.Message, tc.at)
+			}
+		}
+	}
+}
