@@ -1,7 +1,9 @@
 package capfile
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -15,12 +17,50 @@ const (
 	KindReceived Kind = 1
 	// KindSent is a message the recorder (or a replaying producer) sent to its peer.
 	KindSent Kind = 2
-	// KindConn is a connection event (connected, disconnected, closed with code,
-	// refused oversized frame, ...). Its payload is a small JSON object defined by
-	// the transport layer; capfile does not interpret it.
+	// KindConn is a connection event. Its payload is a small JSON object
+	// whose "event" member is one of the Conn* names; capfile does not read it.
 	KindConn Kind = 3
 	// KindMarker is an annotation added by a person or a tool.
 	KindMarker Kind = 4
+)
+
+// Kinds lists the record kinds this version defines, in numeric order.
+var Kinds = []Kind{KindReceived, KindSent, KindConn, KindMarker}
+
+var kindNames = [...]string{KindReceived: "received", KindSent: "sent", KindConn: "conn", KindMarker: "marker"}
+
+// String returns the kind's name ("received", "sent", "conn", "marker"),
+// or "kind:N" for a kind this version does not define.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "kind:" + strconv.Itoa(int(k))
+}
+
+// ParseKind is the inverse of Kind.String.
+func ParseKind(s string) (Kind, error) {
+	for k, name := range kindNames {
+		if name != "" && name == s {
+			return Kind(k), nil
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "kind:"); ok {
+		if n, err := strconv.ParseUint(rest, 10, 8); err == nil {
+			return Kind(n), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown kind %q", s)
+}
+
+// Connection events: the "event" member of a KindConn record's payload.
+const (
+	ConnConnected    = "connected"    // a connection (or child process, or file) is open
+	ConnDisconnected = "disconnected" // the connection was lost without a clean close
+	ConnClosed       = "closed"       // the connection ended cleanly (close frame, HTTP 204, EOF, exit)
+	ConnRefused      = "refused"      // a message was not recorded (too large)
+	ConnFailed       = "failed"       // a connection attempt failed
+	ConnGaveUp       = "gave_up"      // retries exhausted or a permanent failure; the source stops
 )
 
 // Flags qualify a record's payload. The numeric values are part of the file format.
@@ -37,6 +77,48 @@ const (
 	// timestamp (an import), not from a monotonic receive clock.
 	FlagNoRecvTime
 )
+
+var flagNames = [...]string{"invalid_json", "invalid_utf8", "redacted", "no_recv_time"}
+
+// Names returns the names of the flags set in f, lowest bit first:
+// "invalid_json", "invalid_utf8", "redacted", "no_recv_time", or "bit:N"
+// for a bit this version does not define.
+func (f Flags) Names() []string {
+	var out []string
+	for bit := range 8 {
+		if f&(1<<bit) == 0 {
+			continue
+		}
+		if bit < len(flagNames) {
+			out = append(out, flagNames[bit])
+		} else {
+			out = append(out, "bit:"+strconv.Itoa(bit))
+		}
+	}
+	return out
+}
+
+// ParseFlags is the inverse of Flags.Names.
+func ParseFlags(names []string) (Flags, error) {
+	var f Flags
+next:
+	for _, s := range names {
+		for bit, name := range flagNames {
+			if name == s {
+				f |= 1 << bit
+				continue next
+			}
+		}
+		if rest, ok := strings.CutPrefix(s, "bit:"); ok {
+			if n, err := strconv.ParseUint(rest, 10, 3); err == nil {
+				f |= 1 << n
+				continue
+			}
+		}
+		return 0, fmt.Errorf("unknown flag %q", s)
+	}
+	return f, nil
+}
 
 // Attr is one transport attribute kept with a record, such as the SSE "id" and
 // "event" fields or a JSON-RPC method.
@@ -115,27 +197,34 @@ func (r *Record) Clone() Record {
 	return c
 }
 
-// Original reports whether h is the header of an original recording: one a
-// recorder wrote from live data (aaep-capture, or aaep-replay's --record of
-// a replay, which notes "replay_of" in its meta), which no command can make
-// again. A capture another command derived from captures says so in its
-// meta ("derived_from": cut, filter, split, dedupe; "merged_from": merge)
-// and is not original; neither is a plain import of JSON Lines (written by
-// aaep-replay without "replay_of"). A repair keeps its source's header, so
-// the repair of an original recording is original too. Commands never
-// replace an original recording without being told to (--force).
+// Tools that write captures; Header.Tool is one of them, "/" and its version.
+const (
+	ToolCapture = "aaep-capture" // records live endpoints
+	ToolReplay  = "aaep-replay"  // records replays (MetaReplayOf), imports and edits
+)
+
+// Header meta keys with a meaning of their own.
+const (
+	// MetaDerivedFrom names the input of a cut, filter, split or dedupe.
+	MetaDerivedFrom = "derived_from"
+	// MetaMergedFrom lists the inputs of a merge.
+	MetaMergedFrom = "merged_from"
+	// MetaReplayOf names the capture a serve --record (or push --record)
+	// recording replayed: its origins recorded a replay.
+	MetaReplayOf = "replay_of"
+)
+
+// Original reports whether h is the header of an original recording, one
+// no command can make again: ToolCapture's, or ToolReplay's recording of a
+// replay (MetaReplayOf). Derived (MetaDerivedFrom), merged (MetaMergedFrom)
+// and imported captures are not; a repair keeps its input's header.
+// Commands never replace an original recording without --force.
 func (h *Header) Original() bool {
-	if h.Meta["derived_from"] != "" || h.Meta["merged_from"] != "" {
+	if h.Meta[MetaDerivedFrom] != "" || h.Meta[MetaMergedFrom] != "" {
 		return false
 	}
 	tool, _, _ := strings.Cut(h.Tool, "/")
-	switch {
-	case tool == "aaep-capture":
-		return true
-	case tool == "aaep-replay" && h.Meta["replay_of"] != "":
-		return true
-	}
-	return false
+	return tool == ToolCapture || tool == ToolReplay && h.Meta[MetaReplayOf] != ""
 }
 
 // The times a capture can hold. Readers place a record at its absolute

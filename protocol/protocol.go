@@ -247,7 +247,7 @@ type Conn struct {
 	// position among them of the recording it belongs to (Message.Recording).
 	Recording int
 	// Raw is the record's payload, a JSON object whose "event" member names
-	// what happened ("connected", "disconnected", "closed", ...). It is
+	// what happened (capfile's Conn* names). It is
 	// valid only during the call that receives the Conn.
 	Raw []byte
 	// Attrs are the record's attributes (a serve --record recording's
@@ -256,13 +256,6 @@ type Conn struct {
 	// Event is the "event" member of Raw, read by the engine.
 	Event string
 }
-
-// Connection events a recorder writes (the "event" member of Conn.Raw).
-const (
-	ConnConnected    = "connected"
-	ConnDisconnected = "disconnected"
-	ConnClosed       = "closed"
-)
 
 // StreamInfo describes the stream an engine checks: which stream of its
 // recording it is and what each of its sources is. It is a required

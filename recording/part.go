@@ -411,9 +411,6 @@ const (
 	MetaPart = "part"
 	// MetaPrevious is the base name of the part before a rotated part.
 	MetaPrevious = "previous"
-	// MetaReplayOf names the capture an aaep-replay serve --record (or
-	// push --record) recording replayed: its sources recorded a replay.
-	MetaReplayOf = "replay_of"
 	// AttrSubscription is the record attribute naming the subscription of
 	// each record of a serve --record recording.
 	AttrSubscription = "subscription"

@@ -464,7 +464,7 @@ func joinHeader(j *Recording) capfile.Header {
 		names = append(names, p.base())
 	}
 	h.Tool = strings.Join(tools, ", ")
-	h.Meta["merged_from"] = strings.Join(names, ", ")
+	h.Meta[capfile.MetaMergedFrom] = strings.Join(names, ", ")
 	return h
 }
 

@@ -19,7 +19,7 @@ type SourceMap struct {
 	ids     []map[uint16]uint16
 	next    uint32
 	// replay holds the joint ids of sources that recorded a replay (their
-	// capture's header has MetaReplayOf); replayFile the inputs that did.
+	// capture's header has capfile.MetaReplayOf); replayFile the inputs that did.
 	replay     map[uint16]bool
 	replayFile map[int]bool
 }
@@ -41,7 +41,7 @@ func (m *SourceMap) Add(file int, h capfile.Header) {
 	for len(m.ids) <= file {
 		m.ids = append(m.ids, map[uint16]uint16{})
 	}
-	replay := h.Meta[MetaReplayOf] != ""
+	replay := h.Meta[capfile.MetaReplayOf] != ""
 	if replay {
 		m.replayFile[file] = true
 	}

@@ -417,7 +417,7 @@ func (s *Server) newSubscriberResuming(transport, remote, id string, w wire, ter
 	s.mu.Unlock()
 	s.listSource(sub)
 	s.total.Add(1)
-	conn := map[string]any{"event": "connected", "transport": transport, "remote": remote}
+	conn := map[string]any{"event": capfile.ConnConnected, "transport": transport, "remote": remote}
 	if lastEventID != "" {
 		conn["last_event_id"] = lastEventID
 	}
@@ -430,7 +430,7 @@ func (s *Server) newSubscriberResuming(transport, remote, id string, w wire, ter
 // The notice goes out before the subscription leaves the active set, so
 // that Wait returning means every closed notice has been given.
 func (s *Server) closed(sub *subscriber, ci *CloseInfo) {
-	s.recordConn(sub, map[string]any{"event": "closed", "code": ci.Code, "reason": ci.Reason, "cause": ci.Cause})
+	s.recordConn(sub, map[string]any{"event": capfile.ConnClosed, "code": ci.Code, "reason": ci.Reason, "cause": ci.Cause})
 	st := sub.stats()
 	s.notify(Notice{Kind: NoticeClosed, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote, Stats: &st})
 	s.mu.Lock()

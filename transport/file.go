@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 )
 
 // followPoll is how often a followed file is checked for new data.
@@ -54,7 +56,7 @@ func (s *fileSource) Run(ctx context.Context, emit Emit) error {
 			r = f
 		}
 	}
-	if err := e.conn(ConnEvent{Event: EventConnected}); err != nil {
+	if err := e.conn(ConnEvent{Event: capfile.ConnConnected}); err != nil {
 		return err
 	}
 	fr := newFrameReader(r, FramingNDJSON, s.opts.maxMessageSize())
@@ -64,11 +66,11 @@ func (s *fileSource) Run(ctx context.Context, emit Emit) error {
 	case e.err != nil:
 		return e.err
 	case ctx.Err() != nil:
-		return e.conn(ConnEvent{Event: EventClosed, Reason: "capture stopped"})
+		return e.conn(ConnEvent{Event: capfile.ConnClosed, Reason: "capture stopped"})
 	case o.stop:
-		return e.conn(ConnEvent{Event: EventClosed, Reason: "end of file"})
+		return e.conn(ConnEvent{Event: capfile.ConnClosed, Reason: "end of file"})
 	}
-	if err := e.conn(ConnEvent{Event: EventDisconnected, Error: errText(o.err), Partial: o.ev.Partial}); err != nil {
+	if err := e.conn(ConnEvent{Event: capfile.ConnDisconnected, Error: errText(o.err), Partial: o.ev.Partial}); err != nil {
 		return err
 	}
 	if o.err == io.ErrUnexpectedEOF {

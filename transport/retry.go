@@ -8,6 +8,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 )
 
 // Retry says how a source reconnects after a lost connection or a failed
@@ -111,9 +113,9 @@ func runRetrying(ctx context.Context, e *emitter, r Retry, initial func() time.D
 		first = false
 		if o.ev.Event == "" {
 			if o.connected {
-				o.ev.Event = EventDisconnected
+				o.ev.Event = capfile.ConnDisconnected
 			} else {
-				o.ev.Event = EventFailed
+				o.ev.Event = capfile.ConnFailed
 			}
 		}
 		if o.err != nil && o.ev.Error == "" {
@@ -125,8 +127,8 @@ func runRetrying(ctx context.Context, e *emitter, r Retry, initial func() time.D
 			if !o.connected {
 				return nil
 			}
-			if o.ev.Event == EventDisconnected {
-				o.ev = ConnEvent{Event: EventClosed, Partial: o.ev.Partial}
+			if o.ev.Event == capfile.ConnDisconnected {
+				o.ev = ConnEvent{Event: capfile.ConnClosed, Partial: o.ev.Partial}
 			}
 			if o.ev.Reason == "" {
 				o.ev.Reason = "capture stopped"
@@ -158,7 +160,7 @@ func runRetrying(ctx context.Context, e *emitter, r Retry, initial func() time.D
 					why = fmt.Sprintf("giving up after %d attempts", n)
 				}
 			}
-			if err := e.conn(ConnEvent{Event: EventGaveUp, Error: errText(cause), Reason: why}); err != nil {
+			if err := e.conn(ConnEvent{Event: capfile.ConnGaveUp, Error: errText(cause), Reason: why}); err != nil {
 				return err
 			}
 			return fmt.Errorf("%w: %s: %s: %w", ErrFailed, e.url, why, cause)

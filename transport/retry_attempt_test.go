@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 )
 
 // TestAttemptsNumberedFromOne: connection attempts are numbered from 1,
@@ -41,9 +43,9 @@ func TestAttemptsNumberedFromOne(t *testing.T) {
 	var gaveUp string
 	for _, ev := range events {
 		switch ev.Event {
-		case EventFailed:
+		case capfile.ConnFailed:
 			failed = append(failed, ev.Attempt)
-		case EventGaveUp:
+		case capfile.ConnGaveUp:
 			gaveUp = ev.Reason
 		}
 	}

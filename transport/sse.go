@@ -133,9 +133,9 @@ func (s *sseSource) attempt(ctx context.Context, e *emitter, st *sseState, n int
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNoContent {
 		// The SSE standard's way to tell a client not to reconnect.
-		return outcome{ev: ConnEvent{Event: EventClosed, Code: resp.StatusCode, Reason: "no content: producer asks not to reconnect"}, stop: true}
+		return outcome{ev: ConnEvent{Event: capfile.ConnClosed, Code: resp.StatusCode, Reason: "no content: producer asks not to reconnect"}, stop: true}
 	}
-	if err := e.conn(ConnEvent{Event: EventConnected, Attempt: n, LastEventID: st.lastID}); err != nil {
+	if err := e.conn(ConnEvent{Event: capfile.ConnConnected, Attempt: n, LastEventID: st.lastID}); err != nil {
 		return outcome{err: err}
 	}
 	p := newSSEParser(resp.Body, s.opts.maxMessageSize())
@@ -152,7 +152,7 @@ func (s *sseSource) attempt(ctx context.Context, e *emitter, st *sseState, n int
 		switch {
 		case err == nil:
 		case errors.As(err, &tooLarge):
-			if err := e.conn(ConnEvent{Event: EventRefused, Size: tooLarge.Size, Limit: tooLarge.Limit, Reason: "message too large"}); err != nil {
+			if err := e.conn(ConnEvent{Event: capfile.ConnRefused, Size: tooLarge.Size, Limit: tooLarge.Limit, Reason: "message too large"}); err != nil {
 				return outcome{err: err}
 			}
 			continue
@@ -254,7 +254,7 @@ func (s *sseSource) subscribe(ctx context.Context, e *emitter, st *sseState) (ou
 	}
 	status := []capfile.Attr{{Key: "status", Value: strconv.Itoa(resp.StatusCode)}}
 	if int64(len(reply)) > limit {
-		if err := e.conn(ConnEvent{Event: EventRefused, Size: int64(len(reply)), Limit: limit, Reason: "subscription response too large"}); err != nil {
+		if err := e.conn(ConnEvent{Event: capfile.ConnRefused, Size: int64(len(reply)), Limit: limit, Reason: "subscription response too large"}); err != nil {
 			return outcome{err: err}, false
 		}
 	} else if len(reply) > 0 {

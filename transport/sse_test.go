@@ -73,7 +73,7 @@ func TestSSEByteExact(t *testing.T) {
 			}
 			// The stream ends after the last frame; the reconnection with
 			// Last-Event-ID gets 204, which ends the source cleanly.
-			if ev := c.events(); ev[len(ev)-1] != transport.EventClosed {
+			if ev := c.events(); ev[len(ev)-1] != capfile.ConnClosed {
 				t.Errorf("events %v, want a final closed", ev)
 			}
 			for _, r := range p.Requests() {
@@ -144,7 +144,7 @@ func TestSSEOversizedEventRefused(t *testing.T) {
 	checkPayloads(t, c, events)
 	var refused []*transport.ConnEvent
 	for _, g := range c.kind(capfile.KindConn) {
-		if g.Conn.Event == transport.EventRefused {
+		if g.Conn.Event == capfile.ConnRefused {
 			refused = append(refused, g.Conn)
 		}
 	}
@@ -246,7 +246,7 @@ func TestSSESubscriptionRejected(t *testing.T) {
 	if len(rec) != 1 || !strings.Contains(string(rec[0].Payload), "subscription.rejected") || rec[0].attr("status") != "403" {
 		t.Fatalf("rejection not recorded: %+v", rec)
 	}
-	if ev := c.events(); ev[len(ev)-1] != transport.EventGaveUp {
+	if ev := c.events(); ev[len(ev)-1] != capfile.ConnGaveUp {
 		t.Errorf("events %v", ev)
 	}
 }

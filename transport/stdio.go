@@ -66,7 +66,7 @@ func (s *stdioSource) Run(ctx context.Context, emit Emit) error {
 		return fmt.Errorf("exec: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		if cerr := e.conn(ConnEvent{Event: EventFailed, Error: err.Error()}); cerr != nil {
+		if cerr := e.conn(ConnEvent{Event: capfile.ConnFailed, Error: err.Error()}); cerr != nil {
 			return cerr
 		}
 		return fmt.Errorf("%w: start %s: %w", ErrFailed, s.args[0], err)
@@ -78,7 +78,7 @@ func (s *stdioSource) Run(ctx context.Context, emit Emit) error {
 			terminate(cmd)
 		}
 	}()
-	if err := e.conn(ConnEvent{Event: EventConnected}); err != nil {
+	if err := e.conn(ConnEvent{Event: capfile.ConnConnected}); err != nil {
 		return err
 	}
 	rpc := &rpcConn{e: e, w: stdin}
@@ -103,7 +103,7 @@ func (s *stdioSource) Run(ctx context.Context, emit Emit) error {
 		t := e.clock.Now()
 		var tooLarge *FrameTooLargeError
 		if errors.As(err, &tooLarge) {
-			if err := e.conn(ConnEvent{Event: EventRefused, Size: tooLarge.Size, Limit: tooLarge.Limit, Reason: "message too large"}); err != nil {
+			if err := e.conn(ConnEvent{Event: capfile.ConnRefused, Size: tooLarge.Size, Limit: tooLarge.Limit, Reason: "message too large"}); err != nil {
 				return err
 			}
 			continue
@@ -125,13 +125,13 @@ func (s *stdioSource) Run(ctx context.Context, emit Emit) error {
 		_ = stdin.Close()
 		waited = true
 		terminate(cmd)
-		return e.conn(ConnEvent{Event: EventClosed, Reason: "capture stopped"})
+		return e.conn(ConnEvent{Event: capfile.ConnClosed, Reason: "capture stopped"})
 	}
 	_ = stdin.Close()
 	waitErr := waitTimeout(cmd, stopGrace)
 	waited = true
 	code := cmd.ProcessState.ExitCode()
-	ev := ConnEvent{Event: EventClosed, Code: code, Reason: "process exited", Partial: o.ev.Partial}
+	ev := ConnEvent{Event: capfile.ConnClosed, Code: code, Reason: "process exited", Partial: o.ev.Partial}
 	if rerr != nil {
 		ev.Error = errText(rerr)
 	}

@@ -75,7 +75,7 @@ func TestStdioUnwrapsEvents(t *testing.T) {
 		t.Errorf("child stderr not passed through: %q", stderr.String())
 	}
 	last := c.all()[len(c.all())-1].Conn
-	if last == nil || last.Event != transport.EventClosed || last.Code != 0 {
+	if last == nil || last.Event != capfile.ConnClosed || last.Code != 0 {
 		t.Fatalf("last %+v, want closed with exit status 0", last)
 	}
 }

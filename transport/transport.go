@@ -74,18 +74,8 @@ type Info struct {
 	Subprotocol string // requested WebSocket subprotocol, if any
 }
 
-// Connection event names (ConnEvent.Event).
-const (
-	EventConnected    = "connected"    // a connection (or child process, or file) is open
-	EventDisconnected = "disconnected" // the connection was lost without a clean close
-	EventClosed       = "closed"       // the connection ended cleanly (close frame, HTTP 204, EOF, exit)
-	EventRefused      = "refused"      // a message was not recorded (too large)
-	EventFailed       = "failed"       // a connection attempt failed
-	EventGaveUp       = "gave_up"      // retries exhausted or a permanent failure; the source stops
-)
-
 // ConnEvent is the payload of a KindConn record: a small JSON object whose
-// "event" field is one of the Event* names. Only the fields that apply are
+// "event" field is one of capfile's Conn* names. Only the fields that apply are
 // present.
 type ConnEvent struct {
 	Event string `json:"event"`

@@ -39,7 +39,7 @@ func (s *unixSource) attempt(ctx context.Context, e *emitter, n int) outcome {
 		return outcome{err: err}
 	}
 	defer conn.Close()
-	if err := e.conn(ConnEvent{Event: EventConnected, Attempt: n}); err != nil {
+	if err := e.conn(ConnEvent{Event: capfile.ConnConnected, Attempt: n}); err != nil {
 		return outcome{err: err}
 	}
 	o := outcome{connected: true}
@@ -78,12 +78,12 @@ func readFrames(ctx context.Context, e *emitter, fr *frameReader, o outcome) out
 		switch {
 		case err == nil:
 		case errors.As(err, &tooLarge):
-			if err := e.conn(ConnEvent{Event: EventRefused, Size: tooLarge.Size, Limit: tooLarge.Limit, Reason: "message too large"}); err != nil {
+			if err := e.conn(ConnEvent{Event: capfile.ConnRefused, Size: tooLarge.Size, Limit: tooLarge.Limit, Reason: "message too large"}); err != nil {
 				return outcome{err: err}
 			}
 			continue
 		case err == io.EOF:
-			o.ev = ConnEvent{Event: EventClosed, Reason: "end of stream"}
+			o.ev = ConnEvent{Event: capfile.ConnClosed, Reason: "end of stream"}
 			o.stop = true
 			return o
 		default:

@@ -79,7 +79,7 @@ func (s *wsSource) attempt(ctx context.Context, e *emitter, n int) outcome {
 		return o
 	}
 	defer conn.Close()
-	if err := e.conn(ConnEvent{Event: EventConnected, Attempt: n, Subprotocol: conn.Subprotocol()}); err != nil {
+	if err := e.conn(ConnEvent{Event: capfile.ConnConnected, Attempt: n, Subprotocol: conn.Subprotocol()}); err != nil {
 		return outcome{err: err}
 	}
 	o := outcome{connected: true}
@@ -118,7 +118,7 @@ func (s *wsSource) attempt(ctx context.Context, e *emitter, n int) outcome {
 			return s.ended(ctx, e, conn, o, err, subscription, rejected)
 		}
 		if size > limit {
-			if err := e.conn(ConnEvent{Event: EventRefused, Size: size, Limit: limit, Reason: "message too large"}); err != nil {
+			if err := e.conn(ConnEvent{Event: capfile.ConnRefused, Size: size, Limit: limit, Reason: "message too large"}); err != nil {
 				return outcome{err: err}
 			}
 			continue
@@ -158,7 +158,7 @@ func (s *wsSource) ended(ctx context.Context, e *emitter, conn *websocket.Conn, 
 	switch {
 	case ctx.Err() != nil:
 		s.goodbye(e, conn, subscription)
-		o.ev = ConnEvent{Event: EventClosed, Code: websocket.CloseNormalClosure, Reason: "capture stopped"}
+		o.ev = ConnEvent{Event: capfile.ConnClosed, Code: websocket.CloseNormalClosure, Reason: "capture stopped"}
 		return o
 	case errors.As(err, &ce) && ce.Code == websocket.CloseAbnormalClosure:
 		// 1006 is never sent: gorilla reports a connection lost without a
@@ -166,7 +166,7 @@ func (s *wsSource) ended(ctx context.Context, e *emitter, conn *websocket.Conn, 
 		o.err = fmt.Errorf("connection lost: %s", ce.Text)
 		return o
 	case errors.As(err, &ce):
-		o.ev = ConnEvent{Event: EventClosed, Code: ce.Code, Reason: ce.Text}
+		o.ev = ConnEvent{Event: capfile.ConnClosed, Code: ce.Code, Reason: ce.Text}
 		o.err = nil
 		switch {
 		case ce.Code >= 4001 && ce.Code <= 4004:

@@ -46,7 +46,7 @@ func TestWebSocketByteExactAndHandshake(t *testing.T) {
 	checkMonotonic(t, c.all())
 
 	all := c.all()
-	if all[0].Kind != capfile.KindConn || all[0].Conn.Event != transport.EventConnected || all[0].Conn.Subprotocol != "aaep.v1" {
+	if all[0].Kind != capfile.KindConn || all[0].Conn.Event != capfile.ConnConnected || all[0].Conn.Subprotocol != "aaep.v1" {
 		t.Fatalf("first message %+v, want connected with subprotocol", all[0].Conn)
 	}
 	if all[1].Kind != capfile.KindSent || !strings.Contains(string(all[1].Payload), `"subscription.request"`) {
@@ -60,7 +60,7 @@ func TestWebSocketByteExactAndHandshake(t *testing.T) {
 		t.Errorf("opcode attrs: last %v, first event %v", rec[len(rec)-1].Attrs, rec[1].Attrs)
 	}
 	last := all[len(all)-1]
-	if last.Conn == nil || last.Conn.Event != transport.EventClosed || last.Conn.Code != 4000 || last.Conn.Reason != "session over" {
+	if last.Conn == nil || last.Conn.Event != capfile.ConnClosed || last.Conn.Code != 4000 || last.Conn.Reason != "session over" {
 		t.Fatalf("last message %+v, want closed 4000", last.Conn)
 	}
 	if h := p.Headers()[0]; h.Get("Authorization") != "Bearer ws-secret" || h.Get("Sec-WebSocket-Protocol") != "aaep.v1" {
@@ -95,7 +95,7 @@ func TestWebSocketCloseCodes(t *testing.T) {
 			}
 			var closed []*transport.ConnEvent
 			for _, g := range c.kind(capfile.KindConn) {
-				if g.Conn.Event == transport.EventClosed {
+				if g.Conn.Event == capfile.ConnClosed {
 					closed = append(closed, g.Conn)
 				}
 			}
@@ -176,7 +176,7 @@ func TestWebSocketStopSaysGoodbye(t *testing.T) {
 		t.Fatalf("sent %d messages (%+v), want the request then a subscription.close for sub_test", len(sent), sent)
 	}
 	last := c.all()[len(c.all())-1]
-	if last.Conn == nil || last.Conn.Event != transport.EventClosed || last.Conn.Reason != "capture stopped" {
+	if last.Conn == nil || last.Conn.Event != capfile.ConnClosed || last.Conn.Reason != "capture stopped" {
 		t.Fatalf("last %+v", last.Conn)
 	}
 }

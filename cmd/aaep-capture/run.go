@@ -123,7 +123,7 @@ func captureRun(o *options) error {
 		return err
 	}
 
-	h := capfile.Header{Tool: "aaep-capture/" + version, Meta: meta(o)}
+	h := capfile.Header{Tool: capfile.ToolCapture + "/" + version, Meta: meta(o)}
 	for i, s := range sources {
 		info := s.Info()
 		h.Origins = append(h.Origins, capfile.Origin{ID: uint16(i), Transport: info.Transport, Endpoint: info.Endpoint, Subprotocol: info.Subprotocol})

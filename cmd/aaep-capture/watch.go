@@ -104,14 +104,14 @@ func (w *watcher) connEvent(c *transport.ConnEvent) {
 	retry := time.Duration(c.RetryMS) * time.Millisecond
 	var msg string
 	switch c.Event {
-	case transport.EventConnected:
+	case capfile.ConnConnected:
 		w.mu.Lock()
 		*w.note(c.URL) = connNote{}
 		w.mu.Unlock()
 		return
-	case transport.EventFailed:
+	case capfile.ConnFailed:
 		msg = fmt.Sprintf("attempt %d failed: %s", c.Attempt, reason(c))
-	case transport.EventDisconnected:
+	case capfile.ConnDisconnected:
 		msg = "connection lost: " + reason(c)
 	default:
 		return

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
@@ -59,7 +60,7 @@ turned back into the capture it came from, record for record.`,
 // importRun writes the JSON Lines input as a capture.
 func importRun(o *ImportOptions) error {
 	a, out, opts := o.app, o.Output, o.Import
-	opts.Tool = "aaep-replay/" + version
+	opts.Tool = capfile.ToolReplay + "/" + version
 	opts.Stdout = a.Out
 	opts.Progress = a.meter("import")
 	st, err := capedit.Import(a.ctx, o.Input, out, opts)

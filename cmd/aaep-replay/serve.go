@@ -134,17 +134,17 @@ func (f *replayFlags) openRecord(ctx context.Context, input string, orig capfile
 		return nil, nil
 	}
 	meta := map[string]string{
-		recording.MetaReplayOf: filepath.Base(input),
-		"replay_of_start":      orig.Start.Format(time.RFC3339Nano),
-		"replay_speed":         strconv.FormatFloat(f.speed, 'g', -1, 64),
-		"view":                 "subscriber: received = sent by aaep-replay, sent = sent by the subscriber; source N = Nth subscriber, attribute subscription = its id",
+		capfile.MetaReplayOf: filepath.Base(input),
+		"replay_of_start":    orig.Start.Format(time.RFC3339Nano),
+		"replay_speed":       strconv.FormatFloat(f.speed, 'g', -1, 64),
+		"view":               "subscriber: received = sent by aaep-replay, sent = sent by the subscriber; source N = Nth subscriber, attribute subscription = its id",
 	}
 	if f.noDelay {
 		meta["replay_speed"] = "no-delay"
 	}
 	hdr := capfile.Header{
 		Start:   time.Now(),
-		Tool:    "aaep-replay/" + version,
+		Tool:    capfile.ToolReplay + "/" + version,
 		Origins: []capfile.Origin{{ID: 0, Transport: transport, Endpoint: capfile.StripCredentials(endpoint), Subprotocol: serve.Subprotocol}},
 		Meta:    meta,
 	}

@@ -234,7 +234,7 @@ func (opts *TestOptions) recorder(several bool) func(*subtest.Scenario, string, 
 			ext := filepath.Ext(name)
 			name = strings.TrimSuffix(name, ext) + "-" + sc.Name + ext
 		}
-		hdr.Tool = "aaep-replay/" + version
+		hdr.Tool = capfile.ToolReplay + "/" + version
 		f := &replayFlags{record: name, force: opts.Force, sources: append([]string{capture}, opts.Files...)}
 		if err := f.checkRecord(opts.app.ctx, capture); err != nil {
 			return nil, err

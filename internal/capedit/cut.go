@@ -61,7 +61,7 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 		}
 	}
 	hdr := cloneHeader(src.r.Header())
-	hdr.Meta["derived_from"] = filepath.Base(in)
+	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(in)
 	hdr.Meta["cut"] = describeCut(opts)
 	err = opts.write(out, []string{in}, func(w io.Writer) error {
 		var cw *capfile.Writer

@@ -82,7 +82,7 @@ func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeRes
 	defer src.close()
 	res := &DedupeResult{BySource: map[uint16]int64{}}
 	hdr := cloneHeader(src.r.Header())
-	hdr.Meta["derived_from"] = filepath.Base(in)
+	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(in)
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	seed := maphash.MakeSeed()
 	seen := map[dedupeKey]int64{} // key -> time of the latest delivery

@@ -47,7 +47,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 	defer src.close()
 	res := &Result{}
 	hdr := cloneHeader(src.r.Header())
-	hdr.Meta["derived_from"] = filepath.Base(in)
+	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(in)
 	hdr.Meta["filter"] = describeFilter(opts)
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	matched := int64(0)

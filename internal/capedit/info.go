@@ -227,7 +227,7 @@ func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Sum
 		}
 		s.Records++
 		s.Duration = time.Duration(rec.Time)
-		s.Kinds[KindName(rec.Kind)]++
+		s.Kinds[rec.Kind.String()]++
 		s.Size.Payloads += int64(len(rec.Payload))
 		src := sources[rec.Origin]
 		if src == nil {
@@ -258,7 +258,7 @@ func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Sum
 				ev = "(unknown)"
 			}
 			s.Connection.Events[ev]++
-			if ev == "connected" {
+			if ev == capfile.ConnConnected {
 				if connSeen[rec.Origin] {
 					s.Connection.Reconnects++
 				}

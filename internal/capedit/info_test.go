@@ -23,7 +23,7 @@ func TestInfo(t *testing.T) {
 	firstRecv, lastRecv := int64(-1), int64(0)
 	sessions := map[string]bool{}
 	for _, r := range recs {
-		kinds[KindName(r.Kind)]++
+		kinds[r.Kind.String()]++
 		if r.Kind == capfile.KindReceived {
 			if firstRecv < 0 {
 				firstRecv = r.Time

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
@@ -32,12 +33,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 	row("end", "%s", s.End.Format(time.RFC3339Nano))
 	row("duration", "%s", s.Duration)
 	var kinds []string
-	for _, k := range []string{"received", "sent", "conn", "marker"} {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
+	for _, k := range capfile.Kinds {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k.String()]))
 	}
 	var other []string
 	for k := range s.Kinds {
-		if _, err := parseKind(k); err != nil || strings.HasPrefix(k, "kind:") {
+		if _, err := capfile.ParseKind(k); err != nil || strings.HasPrefix(k, "kind:") {
 			other = append(other, k)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
@@ -104,8 +105,8 @@ func (t *Total) WriteText(w io.Writer) error {
 		row("overlaps", "%s start before the previous one ends (align clocks with --time-shift before merge)", plural(int64(t.Overlaps), "file"))
 	}
 	var kinds []string
-	for _, k := range []string{"received", "sent", "conn", "marker"} {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, t.Kinds[k]))
+	for _, k := range capfile.Kinds {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, t.Kinds[k.String()]))
 	}
 	row("records", "%d (%s)", t.Records, strings.Join(kinds, ", "))
 	more := ""

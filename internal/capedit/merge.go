@@ -274,10 +274,10 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 		}
 	}
 	// What cut and filter noted about their inputs is not true of the merge.
-	delete(hdr.Meta, "derived_from")
+	delete(hdr.Meta, capfile.MetaDerivedFrom)
 	delete(hdr.Meta, "cut")
 	delete(hdr.Meta, "filter")
-	hdr.Meta["merged_from"] = strings.Join(names, ", ")
+	hdr.Meta[capfile.MetaMergedFrom] = strings.Join(names, ", ")
 	if len(shifts) > 0 {
 		hdr.Meta["time_shift"] = strings.Join(shifts, ", ")
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -69,85 +68,6 @@ type metaRecord struct {
 	Base64  *string             `json:"base64"`
 }
 
-var kindNames = map[capfile.Kind]string{
-	capfile.KindReceived: "received",
-	capfile.KindSent:     "sent",
-	capfile.KindConn:     "conn",
-	capfile.KindMarker:   "marker",
-}
-
-// KindName returns the name of a record kind used in exports and summaries.
-func KindName(k capfile.Kind) string {
-	if s, ok := kindNames[k]; ok {
-		return s
-	}
-	return "kind:" + strconv.Itoa(int(k))
-}
-
-func parseKind(s string) (capfile.Kind, error) {
-	for k, name := range kindNames {
-		if name == s {
-			return k, nil
-		}
-	}
-	if rest, ok := strings.CutPrefix(s, "kind:"); ok {
-		if n, err := strconv.ParseUint(rest, 10, 8); err == nil {
-			return capfile.Kind(n), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown kind %q", s)
-}
-
-var flagNames = []struct {
-	f    capfile.Flags
-	name string
-}{
-	{capfile.FlagInvalidJSON, "invalid_json"},
-	{capfile.FlagInvalidUTF8, "invalid_utf8"},
-	{capfile.FlagRedacted, "redacted"},
-	{capfile.FlagNoRecvTime, "no_recv_time"},
-}
-
-// FlagNames returns the names of the flags set in f.
-func FlagNames(f capfile.Flags) []string {
-	var out []string
-	for bit := 0; bit < 8; bit++ {
-		b := capfile.Flags(1) << bit
-		if f&b == 0 {
-			continue
-		}
-		name := "bit:" + strconv.Itoa(bit)
-		for _, n := range flagNames {
-			if n.f == b {
-				name = n.name
-			}
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-func parseFlags(names []string) (capfile.Flags, error) {
-	var f capfile.Flags
-next:
-	for _, s := range names {
-		for _, n := range flagNames {
-			if n.name == s {
-				f |= n.f
-				continue next
-			}
-		}
-		if rest, ok := strings.CutPrefix(s, "bit:"); ok {
-			if n, err := strconv.ParseUint(rest, 10, 3); err == nil {
-				f |= capfile.Flags(1) << n
-				continue
-			}
-		}
-		return 0, fmt.Errorf("unknown flag %q", s)
-	}
-	return f, nil
-}
-
 // directions of records in a --with-meta export.
 func dirOf(k capfile.Kind) string {
 	switch k {
@@ -187,7 +107,7 @@ func appendMetaRecord(dst []byte, rec *capfile.Record) []byte {
 	dst = append(dst, `{"recv_ns":`...)
 	dst = strconv.AppendInt(dst, rec.Time, 10)
 	dst = append(dst, `,"kind":`...)
-	dst = appendJSONString(dst, KindName(rec.Kind))
+	dst = appendJSONString(dst, rec.Kind.String())
 	if d := dirOf(rec.Kind); d != "" {
 		dst = append(dst, `,"dir":`...)
 		dst = appendJSONString(dst, d)
@@ -200,7 +120,7 @@ func appendMetaRecord(dst []byte, rec *capfile.Record) []byte {
 	}
 	if rec.Flags != 0 {
 		dst = append(dst, `,"flags":[`...)
-		for i, n := range FlagNames(rec.Flags) {
+		for i, n := range rec.Flags.Names() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -292,14 +212,14 @@ func parseMetaRecord(line []byte, rec *capfile.Record) error {
 	if m.Source == nil {
 		return errors.New("missing source")
 	}
-	kind, err := parseKind(m.Kind)
+	kind, err := capfile.ParseKind(m.Kind)
 	if err != nil {
 		return err
 	}
 	if m.Dir != "" && m.Dir != dirOf(kind) {
 		return fmt.Errorf("dir %q does not fit kind %q", m.Dir, m.Kind)
 	}
-	flags, err := parseFlags(m.Flags)
+	flags, err := capfile.ParseFlags(m.Flags)
 	if err != nil {
 		return err
 	}

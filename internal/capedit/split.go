@@ -183,7 +183,7 @@ func (s *splitter) create(path, session, note string, shift int64, n int, previo
 		return nil, err
 	}
 	hdr := cloneHeader(s.src.r.Header())
-	hdr.Meta["derived_from"] = filepath.Base(s.in)
+	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(s.in)
 	hdr.Meta["split"] = note
 	delete(hdr.Meta, recording.MetaPart)
 	delete(hdr.Meta, recording.MetaPrevious)

@@ -26,7 +26,7 @@ func TestNothingRecordedLeavesNoFile(t *testing.T) {
 	path := filepath.Join(dir, "run.aaep")
 	r, _ := newTest(t, Config{Path: path})
 	emit := r.Emit(0)
-	for i, ev := range []string{transport.EventFailed, transport.EventFailed, transport.EventGaveUp} {
+	for i, ev := range []string{capfile.ConnFailed, capfile.ConnFailed, capfile.ConnGaveUp} {
 		if err := emit(connEvent(int64(i), ev)); err != nil {
 			t.Fatal(err)
 		}
@@ -49,12 +49,12 @@ func TestFileAppearsWithFirstConnection(t *testing.T) {
 	path := filepath.Join(dir, "run.aaep")
 	r, _ := newTest(t, Config{Path: path, Writer: capfile.WriterOptions{FlushInterval: -1}})
 	emit := r.Emit(0)
-	emit(connEvent(0, transport.EventFailed))
+	emit(connEvent(0, capfile.ConnFailed))
 	waitWritten(t, r, 1)
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("the file appeared before anything was recorded: %v", err)
 	}
-	emit(connEvent(1, transport.EventConnected))
+	emit(connEvent(1, capfile.ConnConnected))
 	waitWritten(t, r, 2)
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("no file after a connection: %v", err)
@@ -89,7 +89,7 @@ func TestEarlierRecordingKept(t *testing.T) {
 		t.Fatalf("New over an earlier recording: %v, want ErrExists", err)
 	}
 	r, _ := newTest(t, Config{Path: path, Force: true})
-	r.Emit(0)(connEvent(0, transport.EventFailed))
+	r.Emit(0)(connEvent(0, capfile.ConnFailed))
 	r.Close()
 	if got, _ := os.ReadFile(path); string(got) != "earlier" {
 		t.Fatalf("a capture that recorded nothing replaced the earlier file")
@@ -139,7 +139,7 @@ func TestStreamOutputAlwaysFinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Emit(0)(connEvent(0, transport.EventFailed))
+	r.Emit(0)(connEvent(0, capfile.ConnFailed))
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}

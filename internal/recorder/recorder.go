@@ -335,7 +335,7 @@ func (c *classifier) emit(m *transport.Message) error {
 		r.stats.ConnEvents++
 		r.countConn(c.src, m.Conn)
 	}
-	if m.Kind != capfile.KindConn || (m.Conn != nil && m.Conn.Event == transport.EventConnected) {
+	if m.Kind != capfile.KindConn || (m.Conn != nil && m.Conn.Event == capfile.ConnConnected) {
 		r.worth = true
 	}
 	if flags&capfile.FlagInvalidJSON != 0 {
@@ -371,16 +371,16 @@ func (r *Recorder) countConn(src uint16, ev *transport.ConnEvent) {
 		return
 	}
 	switch ev.Event {
-	case transport.EventConnected:
+	case capfile.ConnConnected:
 		r.connected[src]++
 		if r.connected[src] > 1 {
 			r.stats.Reconnects++
 		}
-	case transport.EventDisconnected:
+	case capfile.ConnDisconnected:
 		r.stats.Disconnects++
-	case transport.EventRefused:
+	case capfile.ConnRefused:
 		r.stats.Refused++
-	case transport.EventClosed:
+	case capfile.ConnClosed:
 		if ev.Code >= 1000 && ev.Code < 5000 {
 			r.stats.CloseCodes[ev.Code]++
 		}

@@ -53,7 +53,7 @@ func TestRecordsAndFlags(t *testing.T) {
 	r, path := newTest(t, Config{})
 	emit := r.Emit(0)
 	ev := transporttest.Event(1)
-	conn := &transport.ConnEvent{Event: transport.EventConnected, URL: "http://127.0.0.1/x"}
+	conn := &transport.ConnEvent{Event: capfile.ConnConnected, URL: "http://127.0.0.1/x"}
 	in := []*transport.Message{
 		{Kind: capfile.KindConn, Time: 5, Payload: []byte(`{"event":"connected","url":"http://127.0.0.1/x"}`), Conn: conn},
 		msg(capfile.KindSent, 10, `{"type":"subscription.request"}`),
@@ -246,10 +246,10 @@ func TestStopConditions(t *testing.T) {
 func TestSecretsScrubbedFromConnectionEvents(t *testing.T) {
 	r, path := newTest(t, Config{Secrets: []string{"hunter2-token"}})
 	emit := r.Emit(0)
-	if err := emit(&transport.Message{Kind: capfile.KindConn, Time: 0, Payload: []byte(`{"event":"connected"}`), Conn: &transport.ConnEvent{Event: transport.EventConnected}}); err != nil {
+	if err := emit(&transport.Message{Kind: capfile.KindConn, Time: 0, Payload: []byte(`{"event":"connected"}`), Conn: &transport.ConnEvent{Event: capfile.ConnConnected}}); err != nil {
 		t.Fatal(err)
 	}
-	ev := &transport.ConnEvent{Event: transport.EventFailed, Error: "get http://x: bad header hunter2-token"}
+	ev := &transport.ConnEvent{Event: capfile.ConnFailed, Error: "get http://x: bad header hunter2-token"}
 	if err := emit(&transport.Message{Kind: capfile.KindConn, Time: 1, Payload: []byte(`{"event":"failed","error":"get http://x: bad header hunter2-token"}`), Conn: ev}); err != nil {
 		t.Fatal(err)
 	}

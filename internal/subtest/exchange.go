@@ -77,7 +77,7 @@ func readExchange(path string) (*exchange, error) {
 		switch rec.Kind {
 		case capfile.KindConn:
 			_ = json.Unmarshal(rec.Payload, &e.Conn)
-			if e.connString("event") == protocol.ConnConnected && e.Origin != 0 {
+			if e.connString("event") == capfile.ConnConnected && e.Origin != 0 {
 				x.transports[e.Origin] = e.connString("transport")
 			}
 		case capfile.KindReceived, capfile.KindSent:

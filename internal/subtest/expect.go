@@ -224,7 +224,7 @@ func (x *exchange) expectConnected(lastEvent string) (bool, string, []int64) {
 		if e.isEvent() && e.EventID == lastEvent && lastEvent != "" {
 			return true, fmt.Sprintf("attached until the last event %s reached it", at(e)), []int64{e.Index}
 		}
-		if e.Conn != nil && e.connString("event") == protocol.ConnClosed && leftEarly[e.connString("cause")] {
+		if e.Conn != nil && e.connString("event") == capfile.ConnClosed && leftEarly[e.connString("cause")] {
 			return false, fmt.Sprintf("%s the subscription closed before the replay ended (cause %s: %s)", at(e), e.connString("cause"), e.connString("reason")), []int64{e.Index}
 		}
 	}
@@ -235,7 +235,7 @@ func (x *exchange) expectResumes(want *Expectation) (bool, string, []int64) {
 	var cuts int
 	for i := range x.entries {
 		c := &x.entries[i]
-		if c.Conn == nil || c.connString("event") != protocol.ConnClosed || c.connString("cause") != serve.CauseCut {
+		if c.Conn == nil || c.connString("event") != capfile.ConnClosed || c.connString("cause") != serve.CauseCut {
 			continue
 		}
 		cuts++
@@ -243,7 +243,7 @@ func (x *exchange) expectResumes(want *Expectation) (bool, string, []int64) {
 		found := false
 		for j := i + 1; j < len(x.entries); j++ {
 			r := &x.entries[j]
-			if r.Conn == nil || r.connString("event") != protocol.ConnConnected {
+			if r.Conn == nil || r.connString("event") != capfile.ConnConnected {
 				continue
 			}
 			got := r.connString("last_event_id")

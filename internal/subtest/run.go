@@ -208,11 +208,11 @@ func (r *runner) joinedCount() int {
 
 func (r *runner) openRecord(capture string, hdr capfile.Header, dir string) (Recorder, error) {
 	meta := map[string]string{
-		"replay_of":       filepath.Base(capture),
-		"replay_of_start": hdr.Start.Format(time.RFC3339Nano),
-		"replay_speed":    fmt.Sprint(r.speed()),
-		"test_scenario":   r.sc.Name,
-		"view":            "subscriber: received = sent by aaep-replay test, sent = sent by the subscriber; source N = Nth subscription, attribute subscription = its id",
+		capfile.MetaReplayOf: filepath.Base(capture),
+		"replay_of_start":    hdr.Start.Format(time.RFC3339Nano),
+		"replay_speed":       fmt.Sprint(r.speed()),
+		"test_scenario":      r.sc.Name,
+		"view":               "subscriber: received = sent by aaep-replay test, sent = sent by the subscriber; source N = Nth subscription, attribute subscription = its id",
 	}
 	h := capfile.Header{Start: time.Now(), Tool: "aaep-replay-test", Meta: meta,
 		Origins: []capfile.Origin{{ID: 0, Transport: "replay", Subprotocol: serve.Subprotocol}}}

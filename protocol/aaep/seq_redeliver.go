@@ -22,6 +22,7 @@ package aaep
 import (
 	"slices"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -118,7 +119,7 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 // connection takes a capture's connection record.
 func (s *seqChecker) connection(c *protocol.Conn) {
 	s.flushHolds() // a late event does not cross a connection's change (seq_order.go)
-	if c.Event != protocol.ConnConnected {
+	if c.Event != capfile.ConnConnected {
 		return
 	}
 	sc := s.redeliver.source(c.Source)

@@ -205,7 +205,7 @@ func (a *attempt) run(ctx context.Context) transport.Outcome {
 			reason = fmt.Sprintf("no manifest: GetManifest failed (%s: %s)", CodeName(st.Code()), st.Message())
 		}
 	}
-	if err := a.e.Conn(transport.ConnEvent{Event: transport.EventConnected, Attempt: a.n, Reason: reason}); err != nil {
+	if err := a.e.Conn(transport.ConnEvent{Event: capfile.ConnConnected, Attempt: a.n, Reason: reason}); err != nil {
 		return transport.Outcome{Err: err}
 	}
 	o := transport.Outcome{Connected: true}
@@ -275,7 +275,7 @@ func (a *attempt) run(ctx context.Context) transport.Outcome {
 		}
 		body := msg.GetJson()
 		if int64(len(body)) > limit {
-			if err := a.e.Conn(transport.ConnEvent{Event: transport.EventRefused, Size: int64(len(body)), Limit: limit, Reason: "message too large"}); err != nil {
+			if err := a.e.Conn(transport.ConnEvent{Event: capfile.ConnRefused, Size: int64(len(body)), Limit: limit, Reason: "message too large"}); err != nil {
 				return transport.Outcome{Err: err}
 			}
 			continue
@@ -315,7 +315,7 @@ var sentAttrs = []capfile.Attr{{Key: AttrMessageType, Value: "subscription.reque
 // recorded last (a reconnection to the same producer).
 func (a *attempt) recordManifest(body []byte, limit int64) error {
 	if int64(len(body)) > limit {
-		return a.e.Conn(transport.ConnEvent{Event: transport.EventRefused, Size: int64(len(body)), Limit: limit, Reason: "manifest too large"})
+		return a.e.Conn(transport.ConnEvent{Event: capfile.ConnRefused, Size: int64(len(body)), Limit: limit, Reason: "manifest too large"})
 	}
 	if *a.manifest != nil && string(*a.manifest) == string(body) {
 		return nil
@@ -358,17 +358,17 @@ func (a *attempt) ended(ctx context.Context, o transport.Outcome, err error, rej
 	st, _ := status.FromError(err)
 	switch {
 	case ctx.Err() != nil:
-		o.Event = transport.ConnEvent{Event: transport.EventClosed, Reason: "capture stopped"}
+		o.Event = transport.ConnEvent{Event: capfile.ConnClosed, Reason: "capture stopped"}
 		return o
 	case err == io.EOF && rejected:
-		o.Event = transport.ConnEvent{Event: transport.EventClosed, Reason: "subscription rejected"}
+		o.Event = transport.ConnEvent{Event: capfile.ConnClosed, Reason: "subscription rejected"}
 		o.Err = fmt.Errorf("%w: subscription.rejected", transport.ErrRejected)
 		o.Permanent = true
 		return o
 	case err == io.EOF:
 		// The producer ended the stream with status OK: like a WebSocket
 		// normal closure, the end of the stream.
-		o.Event = transport.ConnEvent{Event: transport.EventClosed, Reason: "the producer ended the stream (status OK)"}
+		o.Event = transport.ConnEvent{Event: capfile.ConnClosed, Reason: "the producer ended the stream (status OK)"}
 		o.Stop = true
 		return o
 	case rejected:
@@ -385,7 +385,7 @@ func (a *attempt) ended(ctx context.Context, o transport.Outcome, err error, rej
 		if size == 0 {
 			size = max + 1
 		}
-		if err := a.e.Conn(transport.ConnEvent{Event: transport.EventRefused, Size: size, Limit: limit, Reason: "message too large"}); err != nil {
+		if err := a.e.Conn(transport.ConnEvent{Event: capfile.ConnRefused, Size: size, Limit: limit, Reason: "message too large"}); err != nil {
 			return transport.Outcome{Err: err}
 		}
 		o.Err = fmt.Errorf("a message of %d bytes exceeds the limit of %d bytes (--max-message-size); gRPC ends the stream on it", size, limit)
