@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// TestAddSource grows a header's source table in place while records are
+// TestAddOrigin grows a header's origin table in place while records are
 // appended, and checks what a reader sees, including after the reserve is
 // used up and for a destination that cannot seek.
-func TestAddSource(t *testing.T) {
+func TestAddOrigin(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "grow.aaep")
 	start := time.Date(2026, 5, 24, 14, 0, 0, 0, time.UTC)
 	w, err := Create(path, Header{Start: start, Tool: "test", Origins: []Origin{{ID: 0, Transport: "replay", Endpoint: "http://127.0.0.1:1"}}}, &WriterOptions{HeaderReserve: 300})
@@ -80,10 +80,10 @@ func TestAddSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := bw.AddOrigin(Origin{ID: 1}); !errors.Is(err, ErrHeaderFixed) {
-		t.Errorf("AddSource on a buffer: %v, want ErrHeaderFixed", err)
+		t.Errorf("AddOrigin on a buffer: %v, want ErrHeaderFixed", err)
 	}
 	if err := bw.Append(&Record{Kind: KindReceived, Payload: []byte(`{}`)}); err != nil {
-		t.Errorf("Append after a refused AddSource: %v", err)
+		t.Errorf("Append after a refused AddOrigin: %v", err)
 	}
 	bw.Close()
 }

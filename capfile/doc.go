@@ -4,12 +4,12 @@
 // specification.
 //
 // A capture is one valid zstd file. A header (magic, version, start time,
-// tool, source table) sits in a zstd skippable frame; records follow in
+// tool, origin table) sits in a zstd skippable frame; records follow in
 // ordinary zstd frames; an index of frames, times and sessions and a small
 // fixed trailer end the file, again in skippable frames. So `zstd -t` checks a
 // capture and `zstd -dc` prints its record stream.
 //
-// Every record carries a kind, flags, a source id, a monotonic receive time in
+// Every record carries a kind, flags, an origin id, a monotonic receive time in
 // nanoseconds since the capture's start, a session key, transport attributes
 // and the payload exactly as received, protected by a CRC-32C. Lengths are
 // checked against fixed maxima before anything is allocated.
@@ -18,8 +18,8 @@
 //
 //	w, err := capfile.Create("run.aaep", capfile.Header{
 //		Start:   time.Now(),
-//		Tool:    "aaep-capture/0.1.0",
-//		Sources: []capfile.Source{{ID: 0, Transport: "sse", Endpoint: "https://agent.example/events"}},
+//		Tool:    capfile.ToolCapture + "/0.1.0",
+//		Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "https://agent.example/events"}},
 //	}, nil)
 //	if err != nil { ... }
 //	start := time.Now()

@@ -57,7 +57,7 @@ type Reader struct {
 	size   int64
 	closer io.Closer
 
-	src       source
+	src       offsetReader
 	hdr       Header
 	dataStart int64 // offset of the first byte after the header frame
 	dataEnd   int64 // offset of the index frame when clean, else -1

@@ -13,7 +13,7 @@ type Kind uint8
 
 // Record kinds. The numeric values are part of the file format.
 const (
-	// KindReceived is a message received from a source, payload exactly as received.
+	// KindReceived is a message received from an origin, payload exactly as received.
 	KindReceived Kind = 1
 	// KindSent is a message the recorder (or a replaying producer) sent to its peer.
 	KindSent Kind = 2
@@ -60,7 +60,7 @@ const (
 	ConnClosed       = "closed"       // the connection ended cleanly (close frame, HTTP 204, EOF, exit)
 	ConnRefused      = "refused"      // a message was not recorded (too large)
 	ConnFailed       = "failed"       // a connection attempt failed
-	ConnGaveUp       = "gave_up"      // retries exhausted or a permanent failure; the source stops
+	ConnGaveUp       = "gave_up"      // retries exhausted or a permanent failure; the transport stops
 )
 
 // Flags qualify a record's payload. The numeric values are part of the file format.

@@ -49,10 +49,10 @@ type WriterOptions struct {
 	// underlying writer has a Sync method).
 	SyncOnFlush bool
 	// HeaderReserve keeps this many bytes of room after the header's JSON
-	// (as spaces, which readers skip), so that AddSource can grow the
-	// source table in place. 0 keeps none.
+	// (as spaces, which readers skip), so that AddOrigin can grow the
+	// origin table in place. 0 keeps none.
 	HeaderReserve int
-	// HeaderAt is where AddSource rewrites the header, which must start at
+	// HeaderAt is where AddOrigin rewrites the header, which must start at
 	// its offset 0; nil means the destination itself when it is an
 	// io.WriterAt (a fresh *os.File is).
 	HeaderAt io.WriterAt
@@ -125,8 +125,8 @@ type Writer struct {
 	hdrAt   io.WriterAt
 }
 
-// ErrHeaderFixed is AddSource's error when the header cannot be rewritten:
-// no HeaderReserve, an output that is not a seekable file, or a source
+// ErrHeaderFixed is AddOrigin's error when the header cannot be rewritten:
+// no HeaderReserve, an output that is not a seekable file, or an origin
 // table that has outgrown the reserve.
 var ErrHeaderFixed = errors.New("capfile: the header's source table cannot grow")
 
@@ -300,21 +300,21 @@ func (w *Writer) encoder() (*zstd.Encoder, error) {
 	return w.fast, err
 }
 
-// AddOrigin adds src to the source table of the header already written,
+// AddOrigin adds o to the origin table of the header already written,
 // rewriting the header in place (a no-op when its id is listed). It needs
 // WriterOptions.HeaderReserve and a destination that is an io.WriterAt with
 // the header at offset 0, such as a fresh *os.File; otherwise, or when the
 // reserve is used up, it returns ErrHeaderFixed and the file is unchanged.
 // The rewrite is one write of the header's bytes: a killed writer leaves
 // either header, both complete.
-func (w *Writer) AddOrigin(src Origin) error {
+func (w *Writer) AddOrigin(o Origin) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return ErrClosed
 	}
 	for _, s := range w.hdr.Origins {
-		if s.ID == src.ID {
+		if s.ID == o.ID {
 			return nil
 		}
 	}
@@ -322,7 +322,7 @@ func (w *Writer) AddOrigin(src Origin) error {
 		return ErrHeaderFixed
 	}
 	h := w.hdr
-	h.Origins = append(append([]Origin(nil), h.Origins...), src)
+	h.Origins = append(append([]Origin(nil), h.Origins...), o)
 	h = normalHeader(h)
 	frame, _, err := encodeHeaderSized(h, w.hdrJSON, 0)
 	if err != nil {
@@ -335,7 +335,7 @@ func (w *Writer) AddOrigin(src Origin) error {
 	return nil
 }
 
-// Header returns the header as written (with AddSource's sources).
+// Header returns the header as written (with AddOrigin's origins).
 func (w *Writer) Header() Header {
 	w.mu.Lock()
 	defer w.mu.Unlock()

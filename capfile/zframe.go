@@ -7,13 +7,13 @@ import (
 	"io"
 )
 
-// source is a buffered reader that knows the file offset of its next byte.
-type source struct {
+// offsetReader is a buffered reader that knows the file offset of its next byte.
+type offsetReader struct {
 	r   *bufio.Reader
 	off int64
 }
 
-func (s *source) reset(r io.Reader, off int64) {
+func (s *offsetReader) reset(r io.Reader, off int64) {
 	if s.r == nil {
 		s.r = bufio.NewReaderSize(r, 64<<10)
 	} else {
@@ -24,14 +24,14 @@ func (s *source) reset(r io.Reader, off int64) {
 
 // readFull reads len(p) bytes. It returns io.EOF if no byte was available and
 // io.ErrUnexpectedEOF if only some were.
-func (s *source) readFull(p []byte) error {
+func (s *offsetReader) readFull(p []byte) error {
 	n, err := io.ReadFull(s.r, p)
 	s.off += int64(n)
 	return err
 }
 
 // discard skips n bytes, returning io.ErrUnexpectedEOF if the input ends first.
-func (s *source) discard(n int64) error {
+func (s *offsetReader) discard(n int64) error {
 	for n > 0 {
 		k := n
 		if k > 1<<30 {
@@ -53,11 +53,11 @@ func (s *source) discard(n int64) error {
 // zstdMaxBlock is the largest zstd block (RFC 8878, Block_Maximum_Size).
 const zstdMaxBlock = 128 << 10
 
-// frameReader passes the bytes of exactly one zstd frame from a source to the
+// frameReader passes the bytes of exactly one zstd frame from an offsetReader to the
 // decompressor, following the frame's block headers so that it stops at the
 // frame's end and can tell a frame cut short (torn) from a damaged one.
 type frameReader struct {
-	src      *source
+	src      *offsetReader
 	hdr      [18]byte
 	pend     []byte // header bytes to hand out before anything else
 	remain   int64  // block content bytes still to pass through
@@ -74,7 +74,7 @@ const (
 )
 
 // start reads the frame header; magic holds the 4 bytes already consumed.
-func (f *frameReader) start(src *source, magic []byte) error {
+func (f *frameReader) start(src *offsetReader, magic []byte) error {
 	*f = frameReader{src: src, hdr: f.hdr}
 	copy(f.hdr[:4], magic)
 	if err := src.readFull(f.hdr[4:5]); err != nil {

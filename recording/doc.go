@@ -18,7 +18,7 @@
 //   - Every other capture, and every JSON Lines file, is a recording of its
 //     own part.
 //
-// A recording has one source table for all its parts (Sources), each
+// A recording has one source table for all its parts (Origins), each
 // source with a Replay flag: a recording of a replay (aaep-replay serve
 // --record, push --record; its header's replay_of) has its events' original
 // timestamps. Its streams are what the analysis driver (package

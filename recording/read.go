@@ -107,7 +107,7 @@ type ReadOptions struct {
 // earliest start, its Index is its position among every record (and JSON
 // Lines line) of all the parts in that order, which is the record number it
 // has in "aaep-replay merge" of the same parts, and sources are numbered as
-// in the recording's Sources.
+// in the recording's Origins.
 //
 // Unless opts.Sequential is set, the parts are read (decompressed,
 // checksummed, parsed) on a goroutine of their own, a few hundred messages
@@ -126,7 +126,7 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 			c.close()
 		}
 	}()
-	sources := rec.sourceMap()
+	origins := rec.originMap()
 	groups := [][]*Part{rec.Parts}
 	if rec.joined != nil {
 		groups = groups[:0]
@@ -168,7 +168,7 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 		if len(chains) == 1 && len(rec.Parts) == 1 {
 			return chains[0].cur.each(ctx, sum, h)
 		}
-		return eachMerged(ctx, chains, sources, sum, opts.Progress, h)
+		return eachMerged(ctx, chains, origins, sum, opts.Progress, h)
 	}
 	var err error
 	if opts.Sequential {
@@ -202,7 +202,7 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 // eachMerged reads the chains one after the other when there is one (the
 // parts of a rotated recording), interleaved by time when there are several
 // (joined recordings).
-func eachMerged(ctx context.Context, chains []*chain, sources *SourceMap, sum *Summary, meter *progress.Meter, h Handler) error {
+func eachMerged(ctx context.Context, chains []*chain, origins *OriginMap, sum *Summary, meter *progress.Meter, h Handler) error {
 	streams := make([]Stream, len(chains))
 	for i, c := range chains {
 		streams[i] = c
@@ -250,7 +250,7 @@ func eachMerged(ctx context.Context, chains []*chain, sources *SourceMap, sum *S
 		if cn := r.conn; cn != nil && h.Conn != nil {
 			cn.Index = index - 1
 			cn.Offset = time.Duration(at - base)
-			cn.Source = int(sources.ID(c.first+c.k, uint16(cn.Source)))
+			cn.Source = int(origins.ID(c.first+c.k, uint16(cn.Source)))
 			cn.Recording = i
 			h.Conn(cn)
 		}
@@ -263,7 +263,7 @@ func eachMerged(ctx context.Context, chains []*chain, sources *SourceMap, sum *S
 		m := r.cur
 		m.Index = index - 1
 		m.Offset = time.Duration(at - base)
-		m.Source = int(sources.ID(c.first+c.k, uint16(m.Source)))
+		m.Source = int(origins.ID(c.first+c.k, uint16(m.Source)))
 		m.Recording = i
 		sum.Messages++
 		if err := h.Message(m); err != nil {

@@ -16,7 +16,7 @@ import (
 // that nothing is merged into a temporary file. Record numbers (Index,
 // SeekRecord) run over all the parts; record times (Record.Time, SeekTime)
 // count from the recording's start (Header().Start); source ids are the
-// recording's (Recording.Sources). Joined recordings (Join) are
+// recording's (Recording.Origins). Joined recordings (Join) are
 // interleaved by time, as merge --join-sources writes them.
 //
 // *Reader implements serve.Cursor. It is not safe for concurrent use; open
@@ -25,7 +25,7 @@ type Reader struct {
 	rec   *Recording
 	ctx   context.Context
 	hdr   capfile.Header
-	smap  *SourceMap
+	smap  *OriginMap
 	start int64 // the recording's start, ns since the epoch
 
 	// One recording: its parts, read one after the other.
@@ -50,7 +50,7 @@ type Reader struct {
 // partCursor is one part of a Reader.
 type partCursor struct {
 	p      *Part
-	no     int   // the part's number among the recording's parts (SourceMap input)
+	no     int   // the part's number among the recording's parts (OriginMap input)
 	offset int64 // the part's start minus the recording's, ns
 	o      *opened
 	r      *capfile.Reader
@@ -61,7 +61,7 @@ type partCursor struct {
 // opened as they are reached; standard input can be read once and not
 // seeked. JSON Lines parts are not records: Records refuses them.
 func (rec *Recording) Records(ctx context.Context) (*Reader, error) {
-	r := &Reader{rec: rec, ctx: ctx, hdr: rec.Header(), smap: rec.sourceMap(), cur: -1, last: -1}
+	r := &Reader{rec: rec, ctx: ctx, hdr: rec.Header(), smap: rec.originMap(), cur: -1, last: -1}
 	if !r.hdr.Start.IsZero() {
 		r.start = r.hdr.Start.UnixNano()
 	}

@@ -62,22 +62,22 @@ type Recording struct {
 	// recording with problems is read all the same; a check of it is
 	// INCOMPLETE.
 	Problems []string
-	// Sources are the recording's sources, one table for all its parts
-	// (sources with the same transport, endpoint and subprotocol are one),
+	// Origins are the recording's origins, one table for all its parts
+	// (origins with the same transport, endpoint and subprotocol are one),
 	// with the ids messages and records carry when read.
-	Sources []Source
+	Origins []Origin
 
 	joined []*Recording // set for Join: these recordings, merged by time
-	replay map[int]bool // the ids of Sources that recorded a replay
+	replay map[int]bool // the ids of Origins that recorded a replay
 	smu    sync.Mutex
-	smap   *SourceMap // the joint source table, by part (see sourceMap)
+	smap   *OriginMap // the joint origin table, by part (see originMap)
 }
 
-// Source is one source of a recording: a producer endpoint a recorder
+// Origin is one origin of a recording: a producer endpoint a recorder
 // subscribed to, or a subscriber of a replay (serve --record).
-type Source struct {
+type Origin struct {
 	capfile.Origin
-	// Replay is set for a source that recorded a replay (aaep-replay
+	// Replay is set for an origin that recorded a replay (aaep-replay
 	// serve --record, push --record): the events' own timestamps are the
 	// original producer's, not the subscriber's clock.
 	Replay bool
@@ -225,10 +225,10 @@ func link(parts []*Part) []*Recording {
 				name = "its previous part"
 			}
 			problems[p] = append(problems[p], fmt.Sprintf("%s is part %d of a rotated recording, but part %d (%s) was not given: sessions begun before it are judged from the middle", p.Name, p.Number, p.Number-1, name))
-		case q.Number != p.Number-1 || !sameSources(q.Header, p.Header) || next[q] != nil:
+		case q.Number != p.Number-1 || !sameOrigins(q.Header, p.Header) || next[q] != nil:
 			var why string
 			switch {
-			case !sameSources(q.Header, p.Header):
+			case !sameOrigins(q.Header, p.Header):
 				why = "they recorded different sources"
 			case q.Number != p.Number-1:
 				why = fmt.Sprintf("that is part %d, not %d", q.Number, p.Number-1)
@@ -255,9 +255,9 @@ func link(parts []*Part) []*Recording {
 	return recs
 }
 
-// sameSources reports whether two parts list the same sources: the parts
+// sameOrigins reports whether two parts list the same origins: the parts
 // of one recording do (a recorder's sources do not change between parts).
-func sameSources(a, b capfile.Header) bool {
+func sameOrigins(a, b capfile.Header) bool {
 	key := func(h capfile.Header) string {
 		var s []string
 		for _, o := range h.Origins {
@@ -274,10 +274,10 @@ func (r *Recording) finish() {
 	if n := len(r.Parts); n > 1 {
 		r.Name = fmt.Sprintf("%s (%d parts, to %s)", r.Parts[0].Name, n, r.Parts[n-1].base())
 	}
-	m := r.sourceMap()
-	r.Sources = make([]Source, len(m.Sources))
-	for i, o := range m.Sources {
-		r.Sources[i] = Source{Origin: o, Replay: m.replay[o.ID]}
+	m := r.originMap()
+	r.Origins = make([]Origin, len(m.Origins))
+	for i, o := range m.Origins {
+		r.Origins[i] = Origin{Origin: o, Replay: m.replay[o.ID]}
 	}
 	r.noteReplays()
 }
@@ -285,7 +285,7 @@ func (r *Recording) finish() {
 // noteReplays indexes the sources that recorded a replay.
 func (r *Recording) noteReplays() {
 	r.replay = map[int]bool{}
-	for _, s := range r.Sources {
+	for _, s := range r.Origins {
 		if s.Replay {
 			r.replay[int(s.ID)] = true
 		}
@@ -309,21 +309,21 @@ func Join(recs []*Recording) *Recording {
 		names = append(names, r.Parts[0].Name)
 	}
 	j.Name = strings.Join(names, ", ")
-	m := j.sourceMap()
-	for _, o := range m.Sources {
-		j.Sources = append(j.Sources, Source{Origin: o, Replay: m.replay[o.ID]})
+	m := j.originMap()
+	for _, o := range m.Origins {
+		j.Origins = append(j.Origins, Origin{Origin: o, Replay: m.replay[o.ID]})
 	}
 	j.noteReplays()
 	return j
 }
 
-// sourceMap is the joint source table of the recording's parts, part i of
+// originMap is the joint origin table of the recording's parts, part i of
 // r.Parts being input i.
-func (r *Recording) sourceMap() *SourceMap {
+func (r *Recording) originMap() *OriginMap {
 	r.smu.Lock()
 	defer r.smu.Unlock()
 	if r.smap == nil {
-		r.smap = NewSourceMap()
+		r.smap = NewOriginMap()
 		for i, p := range r.Parts {
 			if p.Format == FormatJSONL {
 				r.smap.Add(i, capfile.Header{Origins: []capfile.Origin{{ID: 0, Transport: "jsonl"}}})
@@ -337,13 +337,13 @@ func (r *Recording) sourceMap() *SourceMap {
 
 // Header returns the recording's header as one capture would have it: its
 // first part's (the earliest start of joined recordings), with the joint
-// source table. It is the zero header for JSON Lines.
+// origin table. It is the zero header for JSON Lines.
 func (r *Recording) Header() capfile.Header {
 	h := r.Parts[0].Header
 	if r.joined != nil {
 		h = joinHeader(r)
 	}
-	h.Origins = append([]capfile.Origin(nil), r.sourceMap().Sources...)
+	h.Origins = append([]capfile.Origin(nil), r.originMap().Origins...)
 	return h
 }
 
@@ -432,7 +432,7 @@ func (r *Recording) replaySource(id int) bool { return r.replay[id] }
 // checks it: the recording tool and every source with its replay flag.
 func (r *Recording) StreamInfo(name string) protocol.StreamInfo {
 	info := protocol.StreamInfo{Stream: name, Tool: r.RecordingOfStream(name).Parts[0].Header.Tool}
-	for _, s := range r.Sources {
+	for _, s := range r.Origins {
 		info.Sources = append(info.Sources, protocol.SourceInfo{ID: int(s.ID), Transport: s.Transport, Endpoint: s.Endpoint, Replay: s.Replay})
 	}
 	return info

@@ -303,7 +303,7 @@ type memRecord struct {
 	sources []capfile.Origin
 }
 
-func (m *memRecord) AddSource(src capfile.Origin) error {
+func (m *memRecord) AddOrigin(src capfile.Origin) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sources = append(m.sources, src)

@@ -457,7 +457,7 @@ func readSSENoFatal(body io.Reader) []sseEvent {
 // sourceless is a recording whose header cannot grow.
 type sourceless struct{ memRecord }
 
-func (*sourceless) AddSource(capfile.Origin) error { return capfile.ErrHeaderFixed }
+func (*sourceless) AddOrigin(capfile.Origin) error { return capfile.ErrHeaderFixed }
 
 // TestRecordListsSubscribers checks that each subscriber is listed as a
 // source before its first record, and that a recording that cannot list it

@@ -86,10 +86,10 @@ func (s *Server) appendRecord(rec *capfile.Record) {
 	}
 }
 
-// listSource adds sub to the recording's source table, so that every
-// source id used in a record is listed in the header; when the table cannot
-// grow, sub is recorded as source 0 (the operator is told once).
-func (s *Server) listSource(sub *subscriber) {
+// listOrigin adds sub to the recording's origin table, so that every
+// origin id used in a record is listed in the header; when the table cannot
+// grow, sub is recorded as origin 0 (the operator is told once).
+func (s *Server) listOrigin(sub *subscriber) {
 	if s.opts.Record == nil {
 		return
 	}
@@ -100,12 +100,12 @@ func (s *Server) listSource(sub *subscriber) {
 		endpoint = "subscriber " + sub.remote
 	}
 	err := errors.New("the recording cannot list sources")
-	if sa, ok := s.opts.Record.(SourceAdder); ok && sub.num != 0 {
+	if oa, ok := s.opts.Record.(OriginAdder); ok && sub.num != 0 {
 		src := capfile.Origin{ID: sub.num, Transport: transport, Endpoint: endpoint}
 		if transport == TransportWebSocket {
 			src.Subprotocol = Subprotocol
 		}
-		err = sa.AddSource(src)
+		err = oa.AddOrigin(src)
 	}
 	if err == nil {
 		return

@@ -49,13 +49,13 @@ type RecordWriter interface {
 	Append(rec *capfile.Record) error
 }
 
-// SourceAdder is implemented by a RecordWriter whose header's source table
+// OriginAdder is implemented by a RecordWriter whose header's origin table
 // can grow (*capfile.Writer with a HeaderReserve): each subscriber is then
-// listed as its source before its first record. A subscriber that cannot
-// be listed is recorded as source 0 (the server), its records still told
-// apart by their "subscription" attribute.
-type SourceAdder interface {
-	AddSource(src capfile.Origin) error
+// listed as an origin before its first record. A subscriber that cannot be
+// listed is recorded as origin 0 (the server), its records still told apart
+// by their "subscription" attribute.
+type OriginAdder interface {
+	AddOrigin(o capfile.Origin) error
 }
 
 // Options configure a Server or a Push.
@@ -415,7 +415,7 @@ func (s *Server) newSubscriberResuming(transport, remote, id string, w wire, ter
 	// subscription starts later are added while this count holds.
 	s.wg.Add(1)
 	s.mu.Unlock()
-	s.listSource(sub)
+	s.listOrigin(sub)
 	s.total.Add(1)
 	conn := map[string]any{"event": capfile.ConnConnected, "transport": transport, "remote": remote}
 	if lastEventID != "" {

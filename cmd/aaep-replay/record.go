@@ -58,8 +58,8 @@ type recordFile struct {
 	shown  bool
 }
 
-// AddSource lists a subscriber in the recording's header (serve.SourceAdder).
-func (r *recordFile) AddSource(src capfile.Origin) error { return r.w.AddOrigin(src) }
+// AddOrigin lists a subscriber in the recording's header (serve.OriginAdder).
+func (r *recordFile) AddOrigin(o capfile.Origin) error { return r.w.AddOrigin(o) }
 
 // Append records rec; serve calls it from one goroutine at a time.
 func (r *recordFile) Append(rec *capfile.Record) error {

@@ -28,6 +28,3 @@ func createRecording(path string, h capfile.Header) (*fileRecording, error) {
 }
 
 func (f *fileRecording) Path() string { return f.path }
-
-// AddSource lists a subscriber in the recording's header.
-func (f *fileRecording) AddSource(src capfile.Origin) error { return f.AddOrigin(src) }
