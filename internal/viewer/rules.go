@@ -19,15 +19,12 @@ type ruleDoc struct {
 	Spec string `json:"spec"`
 }
 
+// ruleDocs files the rules of protocol.ListRules, the one rule listing
+// (check --rules prints the same), by ID.
 func ruleDocs() map[string]ruleDoc {
 	docs := map[string]ruleDoc{}
-	for _, r := range protocol.StreamRules() {
-		docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: protocol.StreamProtocol, Spec: r.Spec}
-	}
-	for _, m := range models.All() {
-		for _, r := range m.Rules() {
-			docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: m.Name(), Spec: r.Spec}
-		}
+	for _, r := range protocol.ListRules(models.All()) {
+		docs[r.ID] = ruleDoc{ID: r.ID, Level: r.Level, Summary: r.Summary, Protocol: r.Protocol, Spec: r.Spec}
 	}
 	return docs
 }
