@@ -74,8 +74,7 @@ type Engine struct {
 	// doc decodes the messages that come undecoded (Message.Doc nil).
 	doc  payload.Doc
 	sink Sink
-	// rules holds each rule's level in the run's profile and its party.
-	rules    map[string]ruleInfo
+	// disabled holds the IDs of the rules not to report.
 	disabled map[string]bool
 	// seen counts messages recognised per model, to attribute non-JSON
 	// messages in single-protocol streams.
@@ -84,12 +83,6 @@ type Engine struct {
 	// byModel counts the messages dispatched to each model (Stats turns
 	// it into ByProtocol).
 	byModel []int64
-}
-
-// ruleInfo is what the engine files a rule's findings under.
-type ruleInfo struct {
-	level Level
-	party Party
 }
 
 // Stats counts what an engine saw.
@@ -149,18 +142,31 @@ func newEngine(models []Model, force string, opts *Options, info StreamInfo, sin
 		opts:     opts,
 		forced:   -1,
 		sink:     sink,
-		rules:    map[string]ruleInfo{},
 		disabled: map[string]bool{},
 		seen:     make([]int, len(models)),
 		byModel:  make([]int64, len(models)),
 		stats:    Stats{ByProtocol: map[string]int64{}, Findings: map[Level]int64{}},
 	}
+	// The rules are checked here, once: a finding's level and party are
+	// then those of the rule its checker reports, read as they come.
+	// (A rule declared again alike, by a model listed twice, is one rule.)
+	type declaration struct {
+		protocol string
+		rule     Rule
+	}
+	declared := map[string]declaration{}
 	for _, r := range streamRules {
-		e.rules[r.ID] = ruleInfo{r.LevelIn(opts), r.Party}
+		declared[r.ID] = declaration{StreamProtocol, *r}
 	}
 	for i, m := range models {
 		for _, r := range m.Rules() {
-			e.rules[r.ID] = ruleInfo{r.LevelIn(opts), r.Party}
+			if err := r.validate(); err != nil {
+				return nil, fmt.Errorf("the %s model's rule %q: %w", m.Name(), r.ID, err)
+			}
+			if d, ok := declared[r.ID]; ok && d.rule != r {
+				return nil, fmt.Errorf("rule %s is declared twice, differently (%s and %s)", r.ID, d.protocol, m.Name())
+			}
+			declared[r.ID] = declaration{m.Name(), r}
 		}
 		if m.Name() == force {
 			e.forced = i
@@ -170,7 +176,7 @@ func newEngine(models []Model, force string, opts *Options, info StreamInfo, sin
 		return nil, fmt.Errorf("unknown protocol %q (known: %s)", force, modelNames(models))
 	}
 	for _, id := range opts.Disabled {
-		if _, ok := e.rules[id]; !ok {
+		if _, ok := declared[id]; !ok {
 			return nil, fmt.Errorf("cannot disable unknown rule %q", id)
 		}
 		e.disabled[id] = true
@@ -319,7 +325,7 @@ func (e *Engine) Stats() Stats {
 }
 
 func (e *Engine) streamFinding(rule *Rule, m *Message, short, format string, args ...any) {
-	e.emit(Finding{
+	e.emit(rule, Finding{
 		Stream:   e.info.Stream,
 		Protocol: StreamProtocol,
 		Session:  m.Doc.Routing.SessionKey(),
@@ -331,18 +337,13 @@ func (e *Engine) streamFinding(rule *Rule, m *Message, short, format string, arg
 	})
 }
 
-func (e *Engine) emit(f Finding) {
+// emit files f, a finding of rule, at the rule's level in the run's
+// profile and against its party.
+func (e *Engine) emit(rule *Rule, f Finding) {
 	if e.disabled[f.RuleID] {
 		return
 	}
-	info, ok := e.rules[f.RuleID]
-	if !ok {
-		// A checker reported a rule its model does not list: a programming
-		// error, made visible rather than hidden.
-		info = ruleInfo{Must, Either}
-		f.Message = fmt.Sprintf("%s (rule %s is missing from the %s rule table)", f.Message, f.RuleID, f.Protocol)
-	}
-	f.Level, f.Party = info.level, info.party
+	f.Level, f.Party = rule.LevelIn(e.opts), rule.Party
 	e.stats.Findings[f.Level]++
 	if e.sink.Finding != nil {
 		e.sink.Finding(f)
@@ -359,7 +360,7 @@ func (r *reporter) Report(rule *Rule, session string, m *Message, short, format 
 	if m != nil {
 		f.Index, f.Offset = m.Index, m.Offset
 	}
-	r.e.emit(f)
+	r.e.emit(rule, f)
 }
 
 func (r *reporter) Step(s Step) {

@@ -246,6 +246,74 @@ func TestEngineBadOptions(t *testing.T) {
 	}
 }
 
+// rulesModel is the toy model with other rules declared.
+type rulesModel struct {
+	toyModel
+	name  string
+	rules []protocol.Rule
+}
+
+func (m rulesModel) Name() string           { return m.name }
+func (m rulesModel) Rules() []protocol.Rule { return m.rules }
+
+// TestEngineChecksRulesWhenMade: a model's declared rules are checked
+// when the engine is made (each rule usable, every ID one declaration), so
+// that a finding needs no look-up at run time.
+func TestEngineChecksRulesWhenMade(t *testing.T) {
+	ok := protocol.Rule{ID: "R-1", Level: protocol.Should, Party: protocol.Producer, Summary: "one"}
+	with := func(edit func(r *protocol.Rule)) []protocol.Rule {
+		r := ok
+		edit(&r)
+		return []protocol.Rule{r}
+	}
+	for _, tt := range []struct {
+		name   string
+		models []protocol.Model
+		want   string
+	}{
+		{"no ID", []protocol.Model{rulesModel{name: "m", rules: with(func(r *protocol.Rule) { r.ID = "" })}}, `the m model's rule "": no ID`},
+		{"no level", []protocol.Model{rulesModel{name: "m", rules: with(func(r *protocol.Rule) { r.Level = 0 })}}, `rule "R-1": level Level(0) is none of MUST, SHOULD, INFO`},
+		{"level never", []protocol.Model{rulesModel{name: "m", rules: with(func(r *protocol.Rule) { r.Level = protocol.Never })}}, `level NEVER is none`},
+		{"strict level never", []protocol.Model{rulesModel{name: "m", rules: with(func(r *protocol.Rule) { r.StrictLevel = protocol.Never })}}, `strict level NEVER is none`},
+		{"no party", []protocol.Model{rulesModel{name: "m", rules: with(func(r *protocol.Rule) { r.Party = 0 })}}, `is none of producer, subscriber, either`},
+		{"no summary", []protocol.Model{rulesModel{name: "m", rules: with(func(r *protocol.Rule) { r.Summary = "" })}}, `rule "R-1": no summary`},
+		{"twice in a model", []protocol.Model{rulesModel{name: "m", rules: append(with(func(r *protocol.Rule) { r.Level = protocol.Must }), ok)}}, "rule R-1 is declared twice, differently (m and m)"},
+		{"in two models", []protocol.Model{rulesModel{name: "m", rules: []protocol.Rule{ok}}, rulesModel{name: "n", rules: with(func(r *protocol.Rule) { r.Summary = "two" })}}, "rule R-1 is declared twice, differently (m and n)"},
+		{"a stream rule's ID", []protocol.Model{rulesModel{name: "m", rules: with(func(r *protocol.Rule) { r.ID = "STREAM-NOT-JSON" })}}, "rule STREAM-NOT-JSON is declared twice, differently (stream and m)"},
+	} {
+		_, err := protocol.NewEngine(tt.models, "", nil, protocol.StreamInfo{}, protocol.Sink{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: NewEngine error = %v, want it to mention %s", tt.name, err, tt.want)
+		}
+		if err := protocol.CheckOptions(tt.models, "", nil); err == nil {
+			t.Errorf("%s: CheckOptions accepted the rules", tt.name)
+		}
+	}
+	// A model listed twice declares its rules twice alike: one rule each.
+	twice := rulesModel{name: "m", rules: []protocol.Rule{ok}}
+	if _, err := protocol.NewEngine([]protocol.Model{twice, twice}, "", nil, protocol.StreamInfo{}, protocol.Sink{}); err != nil {
+		t.Errorf("usable rules refused: %v", err)
+	}
+}
+
+// TestFindingTakesItsRulesLevel: a finding's level and party are those
+// of the rule reported, in the run's profile.
+func TestFindingTakesItsRulesLevel(t *testing.T) {
+	for _, tt := range []struct {
+		profile protocol.Profile
+		want    protocol.Level
+	}{{protocol.Lenient, protocol.Should}, {protocol.Strict, protocol.Must}} {
+		rep, _ := run(t, "", &protocol.Options{Profile: tt.profile}, `{"toy":"open","session":"s1"}`)
+		fs := rep.Sessions()
+		if len(fs) != 1 || len(fs[0].Findings) != 1 {
+			t.Fatalf("%s: sessions %+v, want one with one finding", tt.profile, fs)
+		}
+		if f := fs[0].Findings[0]; f.RuleID != toyOpen.ID || f.Level != tt.want || f.Party != protocol.Subscriber {
+			t.Errorf("%s: finding %s %v %v, want %s %v subscriber", tt.profile, f.RuleID, f.Level, f.Party, toyOpen.ID, tt.want)
+		}
+	}
+}
+
 func TestReportText(t *testing.T) {
 	rep, _ := run(t, "", nil, `{"toy":"open","session":"s1"}`, `{"toy":"bad","session":"s1"}`, `{"toy":"open","session":"s2"}`, `{"toy":"close","session":"s2"}`, `{"x":1}`)
 	var buf bytes.Buffer

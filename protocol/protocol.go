@@ -14,6 +14,7 @@
 package protocol
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -125,6 +126,24 @@ type Rule struct {
 	// Profiles says how the lenient and the strict profile read the rule
 	// where they differ; zero when both read it alike.
 	Profiles Profiles `json:"profiles,omitzero"`
+}
+
+// validate reports what makes a declared rule unusable: no ID, a level,
+// strict level or party out of range, no summary.
+func (r *Rule) validate() error {
+	switch {
+	case r.ID == "":
+		return errors.New("no ID")
+	case r.Level < Info || r.Level > Must:
+		return fmt.Errorf("level %v is none of MUST, SHOULD, INFO", r.Level)
+	case r.StrictLevel != 0 && (r.StrictLevel < Info || r.StrictLevel > Must):
+		return fmt.Errorf("strict level %v is none of MUST, SHOULD, INFO", r.StrictLevel)
+	case r.Party != Producer && r.Party != Subscriber && r.Party != Either:
+		return fmt.Errorf("party %v is none of producer, subscriber, either", r.Party)
+	case r.Summary == "":
+		return errors.New("no summary")
+	}
+	return nil
 }
 
 // LevelIn returns the rule's level in the profile opts select
@@ -412,7 +431,7 @@ func (s SessionSummary) ConnectionOnly() bool { return s.State == StateNoHandsha
 type Reporter interface {
 	// Report records a violation of rule (one of the model's declared
 	// rules, named by its identifier) at message m (nil m: end of stream or
-	// of session) in session. The level comes from the rule table.
+	// of session) in session. The level and party are the rule's.
 	Report(rule *Rule, session string, m *Message, short, format string, args ...any)
 	// Step records a move through the state machine.
 	Step(s Step)
