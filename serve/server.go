@@ -179,8 +179,11 @@ type Server struct {
 	opts     Options
 	clock    timing.Clock
 	producer json.RawMessage
-	mux      *http.ServeMux
-	started  time.Time
+
+	manifestOnce sync.Once
+	manifest     []byte // GetManifest's answer (Manifest)
+	mux          *http.ServeMux
+	started      time.Time
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/grpcbind"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
@@ -311,7 +312,7 @@ func (s *stream) next() (*event, error) {
 				return nil, io.EOF
 			}
 		}
-		if rec.Kind != capfile.KindReceived || s.recordedHandshake(rec.Payload) {
+		if rec.Kind != capfile.KindReceived || isUnaryAnswer(rec) || s.recordedHandshake(rec.Payload) {
 			continue
 		}
 		var fp *payload.Routing
@@ -351,6 +352,17 @@ func (s *stream) recordedHandshake(p []byte) bool {
 	}
 	s.doc.DecodeOnly(p, payload.NeedRouting)
 	return strings.HasPrefix(s.doc.Routing.Type, "subscription.")
+}
+
+// isUnaryAnswer reports a record that holds the answer to a unary gRPC
+// call (GetManifest), not a message of the stream: it is never replayed.
+func isUnaryAnswer(rec *capfile.Record) bool {
+	for _, a := range rec.Attrs {
+		if a.Key == grpcbind.AttrMethod {
+			return true
+		}
+	}
+	return false
 }
 
 // framing returns the recorded SSE framing of rec: from its "event" and "id"

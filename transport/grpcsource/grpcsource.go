@@ -34,6 +34,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/grpcbind"
 	"github.com/aaep-tools/aaepkit/grpcbind/aaepv1"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/transport"
@@ -41,20 +42,13 @@ import (
 
 func init() { transport.RegisterScheme(New, "grpc", "grpcs") }
 
-// Transport is the transport name of gRPC origins in a capture header.
-const Transport = "grpc"
-
-// Attribute keys of the records a gRPC source delivers.
+// Names the records of a gRPC source carry (see package grpcbind).
 const (
-	// AttrMessageType holds an AaepMessage's message_type, when not empty.
-	AttrMessageType = "message_type"
-	// AttrMethod names the unary method whose answer a record holds
-	// ("GetManifest"); stream messages have none.
-	AttrMethod = "grpc_method"
+	Transport         = grpcbind.Transport
+	AttrMessageType   = grpcbind.AttrMessageType
+	AttrMethod        = grpcbind.AttrMethod
+	MethodGetManifest = grpcbind.MethodGetManifest
 )
-
-// MethodGetManifest is the AttrMethod value of a recorded manifest.
-const MethodGetManifest = "GetManifest"
 
 // Envelope is the room allowed beyond the size limit for the protobuf
 // wrapping of one message (tags, lengths, a short message_type): a json
