@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/grpcbind/grpcserve"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
@@ -184,6 +185,7 @@ type ServeOptions struct {
 	Inputs     []string
 	Replay     replayFlags
 	Listen     string
+	GRPC       string
 	Shared     bool
 	Control    bool
 	Paused     bool
@@ -212,6 +214,9 @@ subscribers, until interrupted (Ctrl-C):
              then open the stream at the Location it returns. Events are
              framed as recorded (--sse-event): a producer that sent unnamed
              events (EventSource.onmessage) is replayed unnamed.
+  gRPC       with --grpc ADDR: aaep.v1.AaepService at grpc://ADDR; send a
+             subscription.request first on Subscribe, replies on the same
+             stream; GetManifest answers the capture's manifest.
   Replies    POST /aaep/v1/replies or /messages: confirmation.reply and
              clarification.reply (204, or 400 for an unknown token),
              subscription.renegotiate, subscription.close.
@@ -241,6 +246,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
   aaep-replay serve session.aaep --shared --loop 0 --listen 0.0.0.0:8765
   aaep-replay serve session.aaep --from 1m30s --until '#400' --session sess_2c91a7
   aaep-replay serve session.aaep --record subscriber-run.aaep --json
+  aaep-replay serve session.aaep --grpc 127.0.0.1:8766
   aaep-replay serve session.aaep --control --paused   # then: curl -X POST localhost:8765/control/step
 
   aaep-replay serve session.aaep --sse-event none --cors-origin http://localhost:3000`,
@@ -272,6 +278,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
+	fs.StringVar(&opts.GRPC, "grpc", "", "also serve the replay over gRPC (aaep.v1.AaepService) on this address, e.g. 127.0.0.1:8766")
 	fs.BoolVar(&opts.Shared, "shared", false, "one timeline for all subscribers; late joiners join live")
 	fs.BoolVar(&opts.Control, "control", false, "steer the replay through the JSON API under /control (play, pause, step, seek, speed); implies --shared")
 	fs.BoolVar(&opts.Paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
@@ -311,13 +318,14 @@ func serveRun(opts *ServeOptions) error {
 	if opts.Control {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
-	return serveReplay(a, rec, opts.Listen, f, so, nil)
+	return serveReplay(a, rec, opts.Listen, opts.GRPC, f, so, nil)
 }
 
-// serveReplay listens on listen, serves the replay of input (wrapped by
-// wrap, when given, which may print where to find it and returns a function
-// that releases what it holds) until Ctrl-C, then shuts everything down.
-func serveReplay(a *app, replayed *recording.Recording, listen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
+// serveReplay listens on listen (and on grpcListen for gRPC, when given),
+// serves the replay of input (wrapped by wrap, when given, which may print
+// where to find it and returns a function that releases what it holds)
+// until Ctrl-C, then shuts everything down.
+func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
 	printer := serve.NewPrinter(a.Out, f.json)
 	opts.Notify = printer.Notify
 	input := replayed.Name
@@ -346,6 +354,17 @@ func serveReplay(a *app, replayed *recording.Recording, listen string, f *replay
 	if !isLoopback(addr) {
 		fmt.Fprintf(a.Err, "aaep-replay: warning: listening on %s, reachable from other machines; anyone who connects gets the capture's payloads, without authentication\n", addr)
 	}
+	var gs *grpcserve.Server
+	if grpcListen != "" {
+		if gs, err = grpcserve.Listen(grpcListen, srv, nil); err != nil {
+			_ = srv.Shutdown(context.Background())
+			rec.discard()
+			return cli.WithCode(cli.ExitFailure, fmt.Errorf("listen on %s (--grpc): %w", grpcListen, err))
+		}
+		if ga := gs.Addr().String(); !isLoopback(ga) {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: serving gRPC on %s, reachable from other machines, without authentication\n", ga)
+		}
+	}
 	var h http.Handler = srv
 	if wrap != nil {
 		wh, release, err := wrap(srv, addr)
@@ -357,10 +376,21 @@ func serveReplay(a *app, replayed *recording.Recording, listen string, f *replay
 		defer release()
 		h = wh
 	}
-	fmt.Fprintf(a.Err, "aaep-replay: serving %s on ws://%s/aaep/v1/ws and http://%s/aaep/v1/events (Ctrl-C to stop)\n", input, addr, addr)
+	also := ""
+	if gs != nil {
+		also = " and grpc://" + gs.Addr().String()
+	}
+	fmt.Fprintf(a.Err, "aaep-replay: serving %s on ws://%s/aaep/v1/ws and http://%s/aaep/v1/events%s (Ctrl-C to stop)\n", input, addr, addr, also)
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- hs.Serve(serve.Listener(ln)) }()
+	if gs != nil {
+		go func() {
+			if err := gs.Serve(); err != nil {
+				served <- err
+			}
+		}()
+	}
 	var serveErr error
 	select {
 	case <-a.ctx.Done():
@@ -372,6 +402,9 @@ func serveReplay(a *app, replayed *recording.Recording, listen string, f *replay
 	// would wait for), then the listener.
 	_ = srv.Shutdown(sctx)
 	_ = hs.Shutdown(sctx)
+	if gs != nil {
+		gs.Stop()
+	}
 	recErr := srv.RecordError()
 	if err := rec.close(a.Err); err != nil && recErr == nil {
 		recErr = err

@@ -77,6 +77,7 @@ func Test_NewCmdServe(t *testing.T) {
 		}},
 		{name: "the --input= form", argv: "--input=in.aaep --shared", want: func(o *ServeOptions) { o.Shared = true }},
 		{name: "listen", argv: "serve in.aaep --listen 0.0.0.0:9000", want: func(o *ServeOptions) { o.Listen = "0.0.0.0:9000" }},
+		{name: "grpc", argv: "serve in.aaep --grpc 127.0.0.1:8766", want: func(o *ServeOptions) { o.GRPC = "127.0.0.1:8766" }},
 		{name: "shared", argv: "serve in.aaep --shared", want: func(o *ServeOptions) { o.Shared = true }},
 		{name: "control and paused", argv: "serve in.aaep --control --paused", want: func(o *ServeOptions) { o.Control, o.Paused = true, true }},
 		{name: "sse-event none", argv: "serve in.aaep --sse-event none", want: func(o *ServeOptions) { o.SSEEvent = "none" }},

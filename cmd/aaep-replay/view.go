@@ -134,7 +134,7 @@ func viewRun(opts *ViewOptions) error {
 	if opts.Shared {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
-	return serveReplay(a, rec, opts.Listen, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
+	return serveReplay(a, rec, opts.Listen, "", f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
 		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, Protocol: opts.Check.Protocol, Profile: string(opts.Check.Profile), Follow: opts.Follow, Context: a.ctx})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/grpcbind/aaepv1"
+	"github.com/aaep-tools/aaepkit/grpcbind/grpctest"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/serve"
+)
+
+var grpcRE = regexp.MustCompile(`and grpc://([0-9.:]+) `)
+
+// grpcAddr waits for serve's line naming its gRPC address.
+func grpcAddr(t *testing.T, s *servingCmd) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := grpcRE.FindStringSubmatch(s.errb.String()); m != nil {
+			return m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no gRPC address; stderr %q", s.errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// confirmCapture writes a capture whose second event awaits a confirmation.
+func confirmCapture(t *testing.T) (string, [][]byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "confirm.aaep")
+	w, err := capfile.Create(path, capfile.Header{Start: time.Now(), Tool: "test"}, &capfile.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := [][]byte{
+		[]byte(`{"type":"aaep:agent.session.started","event_id":"evt_1","session_id":"sess_1","producer":{"agent_id":"cli-test"}}`),
+		[]byte(`{"type":"aaep:agent.awaiting.confirmation","event_id":"evt_2","session_id":"sess_1","producer":{"agent_id":"cli-test"},"urgency":"critical","action":"Send","consequence":"Mail goes out","reply_token":"rpl_1","timeout_seconds":300,"default_decision":"reject"}`),
+		[]byte(`{"type":"aaep:agent.session.completed","event_id":"evt_3","session_id":"sess_1","producer":{"agent_id":"cli-test"},"summary_normal":"caf\u00e9 é"}`),
+	}
+	for i, e := range evs {
+		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(i) * int64(10*time.Millisecond), Session: "sess_1", Payload: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, evs
+}
+
+// TestServeGRPCNodeSubscriber serves a subscriber written with Node's
+// @grpc/grpc-js over serve --grpc: the manifest, every event byte for
+// byte, its reply on the stream accepted and recorded (--record), the
+// recording naming the subscriber's transport.
+func TestServeGRPCNodeSubscriber(t *testing.T) {
+	npm := grpctest.NodeModules(t)
+	in, evs := confirmCapture(t)
+	record := filepath.Join(t.TempDir(), "wire.aaep")
+	srv := startServe(t, "serve", in, "--listen", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--close-at-end", "--record", record)
+	addr := grpcAddr(t, srv)
+	cmd := exec.Command("node", grpctest.Peer("subscriber.cjs"), grpctest.ProtoDir(), addr)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(npm, "node_modules"))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node subscriber: %v\n%s", err, out)
+	}
+	var recv [][]byte
+	var manifest []byte
+	end := ""
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch {
+		case len(f) == 3 && f[0] == "RECV":
+			b, err := hex.DecodeString(f[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			recv = append(recv, b)
+		case len(f) == 2 && f[0] == "MANIFEST":
+			manifest, _ = hex.DecodeString(f[1])
+		case len(f) == 2 && f[0] == "END":
+			end = f[1]
+		}
+	}
+	if end != "OK" || len(recv) != 1+len(evs) {
+		t.Fatalf("node: end %q, %d messages:\n%s", end, len(recv), out)
+	}
+	if !bytes.Contains(recv[0], []byte(`"subscription.accepted"`)) {
+		t.Errorf("first %s", recv[0])
+	}
+	for i, e := range evs {
+		if !bytes.Equal(recv[i+1], e) {
+			t.Errorf("event %d: %s", i, recv[i+1])
+		}
+	}
+	if !bytes.Contains(manifest, []byte(`"aaep:producer.manifest"`)) || !bytes.Contains(manifest, []byte(`"cli-test"`)) {
+		t.Errorf("manifest %s", manifest)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(srv.out.String(), "accepted") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reply line; stdout %q", srv.out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("exit %d: %s", code, srv.errb.String())
+	}
+	r, err := capfile.Open(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	transports := map[string]bool{}
+	for _, o := range r.Header().Origins {
+		transports[o.Transport] = true
+	}
+	if !transports["grpc"] {
+		t.Errorf("recording's sources %+v", r.Header().Origins)
+	}
+	replies := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		if rec.Kind == capfile.KindSent && bytes.Contains(rec.Payload, []byte(`"confirmation.reply"`)) && rec.Attr("verdict") == serve.VerdictAccepted {
+			replies++
+		}
+	}
+	if replies != 1 {
+		t.Errorf("%d accepted replies recorded", replies)
+	}
+	var info syncBuffer
+	if code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &info, Err: &info}, []string{"info", record}); code != 0 || !strings.Contains(info.String(), " grpc ") {
+		t.Errorf("info: exit %d:\n%s", code, info.String())
+	}
+}
+
+// TestServeGRPCControl: the control API steers a gRPC subscriber as any
+// other: paused, it gets nothing; each step sends one event.
+func TestServeGRPCControl(t *testing.T) {
+	in, evs := confirmCapture(t)
+	srv := startServe(t, "serve", in, "--listen", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--control", "--paused")
+	addr := grpcAddr(t, srv)
+	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := aaepv1.NewAaepServiceClient(cc).Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Send(&aaepv1.AaepMessage{Json: []byte(`{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"supports_confirmation_reply":true}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := st.Recv(); err != nil || !bytes.Contains(m.GetJson(), []byte("subscription.accepted")) {
+		t.Fatalf("answer %v %v", m, err)
+	}
+	if n := sentTo(t, srv.addr); n != 0 {
+		t.Fatalf("paused, yet %d events sent", n)
+	}
+	for i := range 2 {
+		resp, err := http.Post("http://"+srv.addr+"/control/step?count=1", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		m, err := st.Recv()
+		if err != nil || !bytes.Equal(m.GetJson(), evs[i]) {
+			t.Fatalf("step %d: %v %v", i, m, err)
+		}
+	}
+	if n := sentTo(t, srv.addr); n != 2 {
+		t.Errorf("%d events sent after two steps", n)
+	}
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("exit %d: %s", code, srv.errb.String())
+	}
+}
+
+// sentTo reads /stats: the events sent to the one gRPC subscriber.
+func sentTo(t *testing.T, addr string) int64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st serve.Stats
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st.Subscribers {
+		if s.Transport == "grpc" {
+			return s.Sent
+		}
+	}
+	t.Fatalf("no gRPC subscriber in %+v", st.Subscribers)
+	return 0
+}
