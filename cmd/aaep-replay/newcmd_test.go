@@ -105,7 +105,7 @@ var tested = map[string][]string{}
 // that parse (so the options it gives are checked).
 func TestEveryFlagInATable(t *testing.T) {
 	for _, table := range []func(*testing.T){
-		Test_NewCmdCheck, Test_NewCmdCut, Test_NewCmdDedupe, Test_NewCmdExport, Test_NewCmdFilter,
+		Test_NewCmdCheck, Test_NewCmdCut, Test_NewCmdDedupe, Test_NewCmdDiff, Test_NewCmdExport, Test_NewCmdFilter,
 		Test_NewCmdImport, Test_NewCmdInfo, Test_NewCmdMerge, Test_NewCmdPush, Test_NewCmdRepair,
 		Test_NewCmdServe, Test_NewCmdShow, Test_NewCmdSplit, Test_NewCmdTest, Test_NewCmdView, Test_NewCmdVisualize,
 	} {

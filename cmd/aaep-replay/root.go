@@ -34,6 +34,7 @@ func newRootCmd(a *app) *cobra.Command {
 	return newRoot(a,
 		NewCmdCheck(a, nil),
 		NewCmdCut(a, nil),
+		NewCmdDiff(a, nil),
 		NewCmdDedupe(a, nil),
 		NewCmdExport(a, nil),
 		NewCmdFilter(a, nil),

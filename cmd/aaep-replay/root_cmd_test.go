@@ -98,7 +98,7 @@ func TestRootBuildsEveryVerb(t *testing.T) {
 	for _, c := range root.Commands() {
 		names = append(names, c.Name())
 	}
-	want := []string{"check", "cut", "dedupe", "export", "filter", "import", "info", "merge", "push", "repair", "serve", "show", "split", "test", "view", "visualize"}
+	want := []string{"check", "cut", "dedupe", "diff", "export", "filter", "import", "info", "merge", "push", "repair", "serve", "show", "split", "test", "view", "visualize"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("verbs %q, want %q", names, want)
 	}

@@ -1,0 +1,185 @@
+// Package recdiff compares two recordings at the protocol's level: what
+// changed in the agent's behaviour (or a subscriber's replies) between
+// them, with identifiers, timestamps, reply tokens, sequence numbers and
+// the cut of streamed output into chunks left out.
+//
+// Each side (A and B) is one or more recordings (package recording), read
+// through the one analysis driver (package protocol/check) as check reads
+// them, so that each session's findings are check's. The two sides are
+// read at the same time, each on its own goroutine; a session is built
+// message by message while it is open and handed to a matcher when it
+// ends, which pairs it with its match on the other side (by session id,
+// by order, by what started it, or by a member's value) or keeps it until
+// that match ends. A pair is compared at once and forgotten: memory holds
+// the open sessions and those waiting for their match, not the recordings.
+//
+// A pair is compared on the sequence of its events (type, state change,
+// salient detail: a minimal edit script, the chunks of one output as one
+// line, the members of events that match compared after normalisation),
+// its tool calls, its confirmations and clarifications, its output text
+// joined across chunks, its final state, its findings by rule and level,
+// and its timing within a tolerance.
+package recdiff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/recording"
+)
+
+// SchemaVersion is the version of the JSON form's schema ("schema_version").
+const SchemaVersion = 1
+
+// Options say how to compare.
+type Options struct {
+	// Match is how sessions are paired: "" (automatic: by id when the
+	// sides share session ids, else by what started them), MatchID,
+	// MatchOrder, MatchStart, or the name of a top-level member whose
+	// value (in a session's first message that has it) pairs them.
+	Match string
+	// Ignore and Keep are member paths left out of, or kept in, the
+	// comparison of events, beyond (or against) DefaultIgnore.
+	Ignore, Keep []string
+	// NoDefaultIgnore compares the members DefaultIgnore leaves out.
+	NoDefaultIgnore bool
+	// TimeTolerance is the fraction of A's time by which B's may differ
+	// (0.2: 20%); negative: timing is not compared.
+	TimeTolerance float64
+	// TimeFloor is the difference below which timing never differs,
+	// whatever the fraction (jitter of a recording machine).
+	TimeFloor time.Duration
+	// Check configures the analysis driver (its models, protocol and
+	// profile), as check's flags do.
+	Check check.Config
+}
+
+func (o *Options) matchField() string {
+	switch o.Match {
+	case "", "auto", MatchID, MatchOrder, MatchStart:
+		return ""
+	}
+	return o.Match
+}
+
+// Validate reports options no comparison accepts.
+func (o *Options) Validate() error {
+	if _, err := newPaths(o.Ignore, o.Keep, true); err != nil {
+		return err
+	}
+	if f := o.matchField(); f != "" {
+		if strings.ContainsAny(f, ".* ") {
+			return fmt.Errorf("--match: %q is not id, order, start or a member name", f)
+		}
+	}
+	return o.Check.Validate()
+}
+
+// Side is what one side of a comparison names: its recordings, and what
+// to call it.
+type Side struct {
+	// Name is the argument that named the side.
+	Name       string
+	Recordings []*recording.Recording
+}
+
+// Result is a comparison: each session, paired or not, and whether all
+// were the same.
+type Result struct {
+	A, B string
+	// Sessions are the sessions in the order A started them, then the
+	// sessions only B has in the order B started them.
+	Sessions []*SessionDiff
+	// Incomplete says why part of a side could not be read (its side's
+	// name first); a comparison of what was not read is no verdict.
+	Incomplete []string
+	// Options are those compared with.
+	Options Options
+}
+
+// Same reports whether no session differs and none is on one side only.
+func (r *Result) Same() bool {
+	for _, s := range r.Sessions {
+		if s.Status != Same {
+			return false
+		}
+	}
+	return true
+}
+
+// Counts counts the sessions by status.
+func (r *Result) Counts() map[Status]int {
+	c := map[Status]int{Same: 0, Different: 0, OnlyA: 0, OnlyB: 0}
+	for _, s := range r.Sessions {
+		c[s.Status]++
+	}
+	return c
+}
+
+// Run compares side a with side b.
+func Run(ctx context.Context, a, b Side, opts Options) (*Result, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := newPaths(opts.Ignore, opts.Keep, !opts.NoDefaultIgnore)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{A: a.Name, B: b.Name, Options: opts}
+	var mu sync.Mutex
+	m := newMatcher(opts.Match, func(x, y *session, by string) {
+		d := compare(x, y, by, &opts)
+		mu.Lock()
+		res.Sessions = append(res.Sessions, d)
+		mu.Unlock()
+	})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var errs [2]error
+	var inc [2][]string
+	for i, side := range []Side{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := newReader(i, m, &opts, p)
+			inc[i], errs[i] = r.read(ctx, side.Recordings)
+			if errs[i] != nil {
+				cancel()
+			}
+			m.finish(i)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[0], errs[1]); err != nil {
+		return nil, err
+	}
+	for i, name := range []string{a.Name, b.Name} {
+		for _, why := range inc[i] {
+			res.Incomplete = append(res.Incomplete, name+": "+why)
+		}
+	}
+	for _, side := range m.left {
+		for _, s := range side {
+			res.Sessions = append(res.Sessions, only(s))
+		}
+	}
+	slices.SortStableFunc(res.Sessions, func(x, y *SessionDiff) int {
+		return orderOf(x) - orderOf(y)
+	})
+	return res, nil
+}
+
+// orderOf places a session: A's in A's order, then B's only.
+func orderOf(d *SessionDiff) int {
+	if d.A != nil {
+		return d.A.Order
+	}
+	return 1<<40 + d.B.Order
+}
