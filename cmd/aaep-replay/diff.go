@@ -12,24 +12,22 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/recdiff"
-	"github.com/aaep-tools/aaepkit/protocol"
-	"github.com/aaep-tools/aaepkit/protocol/check"
-	"github.com/aaep-tools/aaepkit/protocol/models"
 )
 
 // DiffOptions are what diff was asked: its two sides and flags.
 type DiffOptions struct {
 	*app
 
-	A, B     string
-	JSON     bool
-	Stat     bool
-	Color    string
-	Match    string
-	Ignore   []string
-	Keep     []string
-	Protocol string
-	Profile  string
+	A, B   string
+	JSON   bool
+	Stat   bool
+	Color  string
+	Match  string
+	Ignore []string
+	Keep   []string
+	// Check are the checker's flags (--protocol, --profile, --disable):
+	// the findings compared are those check finds with them.
+	Check checkFlags
 	// TimeToleranceArg is --time-tolerance as given ("20%", "0.2", "off");
 	// TimeTolerance is it read: a fraction, negative for off.
 	TimeToleranceArg string
@@ -42,7 +40,7 @@ func (opts *DiffOptions) compare() recdiff.Options {
 	return recdiff.Options{
 		Match: opts.Match, Ignore: opts.Ignore, Keep: opts.Keep,
 		TimeTolerance: opts.TimeTolerance, TimeFloor: opts.TimeFloor,
-		Check: check.Config{Models: models.All, Protocol: opts.Protocol, Options: protocol.Options{Profile: opts.Profile}},
+		Check: opts.Check.config(),
 	}
 }
 
@@ -93,6 +91,9 @@ differ, 2 for trouble (usage, a file that cannot be read, INCOMPLETE input).`,
 			default:
 				return cli.Usagef("--color: %q is not auto, always or never", opts.Color)
 			}
+			if err := opts.Check.validate(); err != nil {
+				return err
+			}
 			cmp := opts.compare()
 			if err := cmp.Validate(); err != nil {
 				return cli.Usagef("%w", err)
@@ -112,8 +113,7 @@ differ, 2 for trouble (usage, a file that cannot be read, INCOMPLETE input).`,
 	f.StringArrayVar(&opts.Keep, "keep", nil, "compare this member path even though it is ignored by default (repeatable; e.g. timestamp)")
 	f.StringVar(&opts.TimeToleranceArg, "time-tolerance", "20%", "how much B's timing may differ from A's: a percentage, or off")
 	numflag.Duration(f, &opts.TimeFloor, "time-floor", 250*time.Millisecond, numflag.NonNegative("every difference counts"), "timing differences smaller than this never count, whatever the percentage")
-	f.StringVar(&opts.Protocol, "protocol", "", "treat every message as this protocol ("+strings.Join(models.Names(), ", ")+") instead of detecting it")
-	f.StringVar(&opts.Profile, "profile", "lenient", "where a specification contradicts itself: lenient or strict")
+	opts.Check.add(f)
 	return cmd
 }
 

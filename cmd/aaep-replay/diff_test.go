@@ -20,7 +20,7 @@ const (
 
 func Test_NewCmdDiff(t *testing.T) {
 	defaults := func(a *app) DiffOptions {
-		return DiffOptions{app: a, A: "a.aaep", B: "b.aaep", Color: "auto", Profile: "lenient", TimeToleranceArg: "20%", TimeTolerance: 0.2, TimeFloor: 250 * time.Millisecond}
+		return DiffOptions{app: a, A: "a.aaep", B: "b.aaep", Color: "auto", Check: checkFlags{Profile: "lenient"}, TimeToleranceArg: "20%", TimeTolerance: 0.2, TimeFloor: 250 * time.Millisecond}
 	}
 	cases := []cmdCase[DiffOptions]{
 		{name: "defaults", argv: "diff a.aaep b.aaep"},
@@ -34,7 +34,9 @@ func Test_NewCmdDiff(t *testing.T) {
 		{name: "tolerance", argv: "diff --time-tolerance 50% a.aaep b.aaep", want: func(o *DiffOptions) { o.TimeToleranceArg, o.TimeTolerance = "50%", 0.5 }},
 		{name: "tolerance off", argv: "diff --time-tolerance off a.aaep b.aaep", want: func(o *DiffOptions) { o.TimeToleranceArg, o.TimeTolerance = "off", -1 }},
 		{name: "floor", argv: "diff --time-floor 0 a.aaep b.aaep", want: func(o *DiffOptions) { o.TimeFloor = 0 }},
-		{name: "protocol and profile", argv: "diff --protocol aaep --profile strict a.aaep b.aaep", want: func(o *DiffOptions) { o.Protocol, o.Profile = "aaep", "strict" }},
+		{name: "checker's flags", argv: "diff --protocol aaep --profile strict --disable SEQ-SEQNO-INCREMENT a.aaep b.aaep", want: func(o *DiffOptions) {
+			o.Check = checkFlags{Protocol: "aaep", Profile: "strict", Disable: []string{"SEQ-SEQNO-INCREMENT"}}
+		}},
 
 		{name: "one recording", argv: "diff a.aaep", err: "diff needs two recordings, A and B (each a capture, a quoted glob, a directory or an s3:// prefix) (see aaep-replay diff --help)"},
 		{name: "three recordings", argv: "diff a.aaep b.aaep c.aaep", err: `diff takes two recordings, A and B (each a capture, a quoted glob, a directory or an s3:// prefix), got 3 arguments: ["a.aaep" "b.aaep" "c.aaep"]`},
@@ -42,7 +44,7 @@ func Test_NewCmdDiff(t *testing.T) {
 		{name: "bad color", argv: "diff --color pink a.aaep b.aaep", err: `--color: "pink" is not auto, always or never`},
 		{name: "bad match", argv: "diff --match a.b a.aaep b.aaep", err: `--match: "a.b" is not id, order, start or a member name`},
 		{name: "bad ignore", argv: "diff --ignore a..b a.aaep b.aaep", err: `--ignore: "a..b" is not a path (names separated by dots, e.g. producer.agent_id)`},
-		{name: "bad profile", argv: "diff --profile loose a.aaep b.aaep", err: `unknown profile "loose" (want strict or lenient)`},
+		{name: "bad profile", argv: "diff --profile loose a.aaep b.aaep", err: `--profile: unknown profile "loose" (want strict or lenient)`},
 	}
 	testNewCmd(t, NewCmdDiff, defaults, cases)
 }
