@@ -108,7 +108,10 @@ type SessionDiff struct {
 
 // compare compares two matched sessions.
 func compare(a, b *session, by string, opts *Options) *SessionDiff {
-	d := &SessionDiff{MatchedBy: by, A: &a.ref, B: &b.ref, Events: [2]int{len(a.events), len(b.events)}}
+	// Copies of the refs: the diff outlives the sessions, which must not
+	// be kept by it.
+	ra, rb := a.ref, b.ref
+	d := &SessionDiff{MatchedBy: by, A: &ra, B: &rb, Events: [2]int{len(a.events), len(b.events)}}
 	d.events(a, b)
 	d.Tools = compareTools(a.tools, b.tools)
 	d.Asks = compareAsks(a.asks, b.asks)
@@ -384,11 +387,12 @@ func compareTiming(a, b *session, opts *Options) []Timing {
 
 // only describes a session with no match.
 func only(s *session) *SessionDiff {
+	ref := s.ref
 	d := &SessionDiff{Status: OnlyA, Events: [2]int{len(s.events), 0}}
 	if s.side == 0 {
-		d.A = &s.ref
+		d.A = &ref
 	} else {
-		d.Status, d.B, d.Events = OnlyB, &s.ref, [2]int{0, len(s.events)}
+		d.Status, d.B, d.Events = OnlyB, &ref, [2]int{0, len(s.events)}
 	}
 	return d
 }
