@@ -53,6 +53,10 @@ func (b *batch) reset() {
 // subscription handshake rather than to the event stream.
 func isHandshake(typ string) bool { return strings.HasPrefix(typ, "subscription.") }
 
+// handshakeMarker is in the type of every subscription message (its value
+// starts the string); a payload without it cannot be one.
+var handshakeMarker = []byte(`"subscription.`)
+
 // docFlags are the flags the decoding d gives its payload: not valid JSON
 // (as encoding/json judges it), not valid UTF-8.
 func docFlags(d *payload.Doc) capfile.Flags {

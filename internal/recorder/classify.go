@@ -68,6 +68,13 @@ func (c *classifier) emit(m *transport.Message) error {
 		}
 		if !needFields {
 			scan = true
+			// The count of events still leaves the handshake out; only
+			// a payload that can be a subscription message is decoded
+			// for its type.
+			if m.Kind == capfile.KindReceived && bytes.Contains(msg, handshakeMarker) {
+				c.doc.DecodeOnly(msg, payload.NeedRouting)
+				handshake = isHandshake(c.doc.Routing.Type)
+			}
 		} else {
 			// Filters and limits need the type now: handshake messages
 			// (subscription.*) are not events, so they are always kept

@@ -421,3 +421,32 @@ func TestHandshakeIsNotAnEvent(t *testing.T) {
 		t.Errorf("stats %+v, want 2 events, stopped by max-events, 1 filtered", st)
 	}
 }
+
+// TestHandshakeNotCountedWithoutLimits: with no filter and no limit (the
+// type is not otherwise needed) the producer's handshake answers are still
+// not events: 3 events and an accepted and a rejected count 3 (the summary
+// said 5), with or without redaction.
+func TestHandshakeNotCountedWithoutLimits(t *testing.T) {
+	for _, cfg := range []Config{{}, {Redact: []string{"request_text"}}} {
+		r, _ := newTest(t, cfg)
+		emit := r.Emit(0)
+		in := []string{
+			`{"type":"subscription.accepted","subscription_id":"sub_1"}`,
+			`{"type":"aaep:agent.session.started","session_id":"sess_a","note":"\"subscription.x\" in text"}`,
+			`{"type":"aaep:agent.state.changed","session_id":"sess_a"}`,
+			`{"type": "subscription.rejected","reason_code":"rate_limit"}`,
+			`{"type":"aaep:agent.session.completed","session_id":"sess_a"}`,
+		}
+		for i, p := range in {
+			if err := emit(msg(capfile.KindReceived, int64(i), p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if st := r.Stats(); st.Events != 3 {
+			t.Errorf("redact %v: %d events, want 3 (the handshake answers are not events)", cfg.Redact, st.Events)
+		}
+	}
+}
