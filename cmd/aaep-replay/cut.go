@@ -15,7 +15,7 @@ import (
 type CutOptions struct {
 	*app
 
-	Input  string
+	Inputs []string
 	Output string
 	// From and Until are the range as given; Cut holds them parsed.
 	From  string
@@ -30,7 +30,7 @@ type CutOptions struct {
 func NewCmdCut(a *app, runF func(*CutOptions) error) *cobra.Command {
 	o := &CutOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "cut FILE [--from POS] [--until POS] -o OUT",
+		Use:   "cut FILE... [--from POS] [--until POS] -o OUT",
 		Short: "Write the part of a capture between two times or record numbers",
 		Long: `cut writes the records from --from to --until (both included) into a new
 capture. A position is read as serve reads it: a time since the capture's
@@ -44,7 +44,7 @@ record number), so its records keep their absolute times and a replay of the
 cut starts at once. Only the frames that hold the range are decompressed.`,
 		Example: `  aaep-replay cut session.aaep --from 1m30s --until 2m -o part.aaep
   aaep-replay cut session.aaep --from '#120' -o tail.aaep`,
-		Args: needFiles("cut", "the capture FILE to cut", 1, 1),
+		Args: needFiles("cut", "the capture FILE to cut", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Output == "" {
 				return cli.Usagef("cut needs an output file: -o OUT")
@@ -59,7 +59,7 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 				}
 				*p.dst = pos
 			}
-			o.Input = args[0]
+			o.Inputs = args
 			if runF != nil {
 				return runF(o)
 			}
@@ -82,7 +82,7 @@ func cutRun(o *CutOptions) error {
 	opts.Stdout = a.Out
 	opts.Inputs = a.inputOptions("cut")
 	opts.Progress = a.meter("cut")
-	res, err := capedit.Cut(a.ctx, o.Input, out, opts)
+	res, err := capedit.Cut(a.ctx, o.Inputs, out, opts)
 	opts.Progress.Stop()
 	var ws []capedit.Warning
 	if res != nil {

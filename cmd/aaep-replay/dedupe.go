@@ -15,7 +15,7 @@ import (
 type DedupeOptions struct {
 	*app
 
-	Input  string
+	Inputs []string
 	Output string
 	Dedupe capedit.DedupeOptions
 	// Reading says how the end of reading a damaged or torn capture is judged.
@@ -28,7 +28,7 @@ func NewCmdDedupe(a *app, runF func(*DedupeOptions) error) *cobra.Command {
 	o := &DedupeOptions{app: a}
 	opts := &o.Dedupe
 	cmd := &cobra.Command{
-		Use:   "dedupe FILE -o OUT",
+		Use:   "dedupe FILE... -o OUT",
 		Short: "Drop redelivered events: same source, same event_id, same bytes",
 		Long: `dedupe writes a capture without the events a producer delivered twice:
 a received message whose source, event_id and bytes equal an earlier one's
@@ -43,12 +43,12 @@ redelivery. --window bounds how far back (in capture time) a first delivery
 is remembered, and so the memory used; 0 remembers the whole capture.`,
 		Example: `  aaep-replay dedupe reconnecting.aaep -o once.aaep
   aaep-replay dedupe long.aaep --window 0 -o once.aaep`,
-		Args: needFiles("dedupe", "the capture FILE to deduplicate", 1, 1),
+		Args: needFiles("dedupe", "the capture FILE to deduplicate", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Output == "" {
 				return cli.Usagef("dedupe needs an output file: -o OUT")
 			}
-			o.Input = args[0]
+			o.Inputs = args
 			if runF != nil {
 				return runF(o)
 			}
@@ -70,7 +70,7 @@ func dedupeRun(o *DedupeOptions) error {
 	opts.Stdout = a.Out
 	opts.Inputs = a.inputOptions("dedupe")
 	opts.Progress = a.meter("dedupe")
-	res, err := capedit.Dedupe(a.ctx, o.Input, out, opts)
+	res, err := capedit.Dedupe(a.ctx, o.Inputs, out, opts)
 	opts.Progress.Stop()
 	var ws []capedit.Warning
 	if res != nil {

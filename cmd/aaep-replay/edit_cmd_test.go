@@ -23,7 +23,7 @@ func timeShiftCases[O any](verb, rest string, shift func(*O) *capedit.TimeShift)
 }
 
 func Test_NewCmdCut(t *testing.T) {
-	defaults := func(a *app) CutOptions { return CutOptions{app: a, Input: "in.aaep", Output: "out.aaep"} }
+	defaults := func(a *app) CutOptions { return CutOptions{app: a, Inputs: []string{"in.aaep"}, Output: "out.aaep"} }
 	cases := []cmdCase[CutOptions]{
 		{name: "defaults", argv: "cut in.aaep -o out.aaep"},
 		{name: "allow-incomplete", argv: "cut in.aaep -o out.aaep --allow-incomplete", want: func(o *CutOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
@@ -47,7 +47,7 @@ func Test_NewCmdCut(t *testing.T) {
 		}},
 
 		{name: "no file", argv: "cut -o out.aaep", err: "cut needs the capture FILE to cut (see aaep-replay cut --help)"},
-		{name: "two files", argv: "cut a.aaep b.aaep -o out.aaep", err: `cut takes the capture FILE to cut, got 2 arguments: ["a.aaep" "b.aaep"]`},
+		{name: "two files (an unquoted glob)", argv: "cut a.aaep b.aaep -o out.aaep", want: func(o *CutOptions) { o.Inputs = []string{"a.aaep", "b.aaep"} }},
 		{name: "no output", argv: "cut in.aaep --from 1s", err: "cut needs an output file: -o OUT"},
 		{name: "bad from", argv: "cut in.aaep --from yesterday -o out.aaep", err: `--from: bad position "yesterday": want a time offset such as 1m30s or 1:30, or a record number such as #120`},
 		{name: "negative until", argv: "cut in.aaep --until -1s -o out.aaep", err: `--until: bad position "-1s": want a time offset such as 1m30s or 1:30, or a record number such as #120`},
@@ -58,7 +58,9 @@ func Test_NewCmdCut(t *testing.T) {
 }
 
 func Test_NewCmdFilter(t *testing.T) {
-	defaults := func(a *app) FilterOptions { return FilterOptions{app: a, Input: "in.aaep", Output: "out.aaep"} }
+	defaults := func(a *app) FilterOptions {
+		return FilterOptions{app: a, Inputs: []string{"in.aaep"}, Output: "out.aaep"}
+	}
 	cases := []cmdCase[FilterOptions]{
 		{name: "session", argv: "filter in.aaep --session s1 -o out.aaep", want: func(o *FilterOptions) { o.Filter.Match.Sessions = []string{"s1"} }},
 		{name: "sessions repeated and comma-separated", argv: "filter in.aaep --session s1,s2 --session s3 -o out.aaep", want: func(o *FilterOptions) {
@@ -177,7 +179,7 @@ func Test_NewCmdMerge(t *testing.T) {
 }
 
 func Test_NewCmdSplit(t *testing.T) {
-	defaults := func(a *app) SplitOptions { return SplitOptions{app: a, Input: "in.aaep"} }
+	defaults := func(a *app) SplitOptions { return SplitOptions{app: a, Inputs: []string{"in.aaep"}} }
 	const groups = "if any flags in the group [records duration by-session] are set none of the others can be; "
 	cases := []cmdCase[SplitOptions]{
 		{name: "records", argv: "split in.aaep --records 100000", want: func(o *SplitOptions) { o.Split.Records = 100000 }},
@@ -207,7 +209,7 @@ func Test_NewCmdSplit(t *testing.T) {
 
 func Test_NewCmdDedupe(t *testing.T) {
 	defaults := func(a *app) DedupeOptions {
-		return DedupeOptions{app: a, Input: "in.aaep", Output: "once.aaep", Dedupe: capedit.DedupeOptions{Window: time.Hour}}
+		return DedupeOptions{app: a, Inputs: []string{"in.aaep"}, Output: "once.aaep", Dedupe: capedit.DedupeOptions{Window: time.Hour}}
 	}
 	cases := []cmdCase[DedupeOptions]{
 		{name: "defaults", argv: "dedupe in.aaep -o once.aaep"},

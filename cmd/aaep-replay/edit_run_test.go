@@ -40,21 +40,21 @@ func Test_editRun(t *testing.T) {
 		records   map[string]int
 	}{
 		{name: "cut into a file", run: func(a *app, in, dir string) error {
-			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(9)}})
+			return cutRun(&CutOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(9)}})
 		}, stdout: "wrote 10 records to DIR/cut.aaep\n", records: map[string]int{"cut.aaep": 10}},
 		{name: "cut to standard output", run: func(a *app, in, dir string) error {
-			return cutRun(&CutOptions{app: a, Input: in, Output: "-", Cut: capedit.CutOptions{From: upTo(100)}})
+			return cutRun(&CutOptions{app: a, Inputs: []string{in}, Output: "-", Cut: capedit.CutOptions{From: upTo(100)}})
 		}, stderr: "wrote 8 records to standard output\n", records: map[string]int{"-": 8}},
 		{name: "cut over its input", run: func(a *app, in, dir string) error {
-			return cutRun(&CutOptions{app: a, Input: in, Output: in})
+			return cutRun(&CutOptions{app: a, Inputs: []string{in}, Output: in})
 		}, code: cli.ExitUsage, err: "DIR/in.aaep: output is the same file as an input"},
 		{name: "filter by session", run: func(a *app, in, dir string) error {
-			o := &FilterOptions{app: a, Input: in, Output: filepath.Join(dir, "one.aaep")}
+			o := &FilterOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "one.aaep")}
 			o.Filter.Match.Sessions = []string{"sess_eb1273ca151c1c3d"}
 			return filterRun(o)
 		}, stdout: "kept 8 of 108 records in DIR/one.aaep\n", records: map[string]int{"one.aaep": 8}},
 		{name: "dedupe", run: func(a *app, in, dir string) error {
-			return dedupeRun(&DedupeOptions{app: a, Input: in, Output: filepath.Join(dir, "once.aaep")})
+			return dedupeRun(&DedupeOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "once.aaep")})
 		}, stdout: "dropped 0 redelivered events of 108 records; wrote 108 to DIR/once.aaep\n", records: map[string]int{"once.aaep": 108}},
 		{name: "repair of an intact capture", run: func(a *app, in, dir string) error {
 			return repairRun(&RepairOptions{app: a, Input: in, Output: filepath.Join(dir, "fixed.aaep")})
@@ -91,13 +91,13 @@ func Test_editRun(t *testing.T) {
 			return repairRun(&RepairOptions{app: a, Input: in, Output: filepath.Join(dir, "copy.aaep")})
 		}, code: cli.ExitUsage, err: "DIR/copy.aaep: an original recording, which cannot be made again; not replaced (--force replaces it)"},
 		{name: "cut over an original recording with --force", run: func(a *app, in, dir string) error {
-			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "copy.aaep"), Cut: capedit.CutOptions{To: upTo(9), Output: capedit.Output{Force: true}}})
+			return cutRun(&CutOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "copy.aaep"), Cut: capedit.CutOptions{To: upTo(9), Output: capedit.Output{Force: true}}})
 		}, stdout: "wrote 10 records to DIR/copy.aaep\n", records: map[string]int{"copy.aaep": 10}},
 		{name: "cut over an earlier cut", run: func(a *app, in, dir string) error {
-			if err := cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(20)}}); err != nil {
+			if err := cutRun(&CutOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(20)}}); err != nil {
 				return err
 			}
-			return cutRun(&CutOptions{app: a, Input: in, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(9)}})
+			return cutRun(&CutOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "cut.aaep"), Cut: capedit.CutOptions{To: upTo(9)}})
 		}, stdout: "wrote 21 records to DIR/cut.aaep\nwrote 10 records to DIR/cut.aaep\n", records: map[string]int{"cut.aaep": 10}},
 		// Reading damaged and torn captures (item 6 of issue 23).
 		{name: "export of a capture cut inside its first frame", run: func(a *app, in, dir string) error {
@@ -105,15 +105,15 @@ func Test_editRun(t *testing.T) {
 		}, code: cli.ExitUsage, err: "DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000)",
 			records: map[string]int{"x.jsonl": -2}},
 		{name: "dedupe of it", run: func(a *app, in, dir string) error {
-			return dedupeRun(&DedupeOptions{app: a, Input: cutShort(t, dir), Output: filepath.Join(dir, "once.aaep")})
+			return dedupeRun(&DedupeOptions{app: a, Inputs: []string{cutShort(t, dir)}, Output: filepath.Join(dir, "once.aaep")})
 		}, code: cli.ExitUsage, records: map[string]int{"once.aaep": -2}},
 		{name: "cut --strict of a torn tail", run: func(a *app, in, dir string) error {
 			torn, _ := damagedPair(t, dir)
-			return cutRun(&CutOptions{app: a, Input: torn, Output: filepath.Join(dir, "cut.aaep"), Reading: capfile.ReadPolicy{Strict: true}})
+			return cutRun(&CutOptions{app: a, Inputs: []string{torn}, Output: filepath.Join(dir, "cut.aaep"), Reading: capfile.ReadPolicy{Strict: true}})
 		}, code: cli.ExitUsage, stdout: "wrote 48 records to DIR/cut.aaep\n", records: map[string]int{"cut.aaep": 48}, anyStderr: true},
 		{name: "filter of damage, --allow-incomplete", run: func(a *app, in, dir string) error {
 			_, bad := damagedPair(t, dir)
-			o := &FilterOptions{app: a, Input: bad, Output: filepath.Join(dir, "f.aaep"), Reading: capfile.ReadPolicy{AllowIncomplete: true}}
+			o := &FilterOptions{app: a, Inputs: []string{bad}, Output: filepath.Join(dir, "f.aaep"), Reading: capfile.ReadPolicy{AllowIncomplete: true}}
 			o.Filter.MessagesOnly = true
 			return filterRun(o)
 		}, stdout: "kept 7 of 8 records in DIR/f.aaep\n", records: map[string]int{"f.aaep": 7}, anyStderr: true},
@@ -154,7 +154,7 @@ func Test_editRun(t *testing.T) {
 			return importRun(&ImportOptions{app: a, Input: arr, Output: filepath.Join(dir, "x.aaep")})
 		}, code: cli.ExitUsage, err: "DIR/events.json: a JSON array, not JSON Lines: one message per line is read, so split the array into one event per line (e.g. jq -c '.[]')", records: map[string]int{"x.aaep": -2}},
 		{name: "split by count", run: func(a *app, in, dir string) error {
-			o := &SplitOptions{app: a, Input: in, Output: filepath.Join(dir, "p.aaep")}
+			o := &SplitOptions{app: a, Inputs: []string{in}, Output: filepath.Join(dir, "p.aaep")}
 			o.Split.Records = 40
 			return splitRun(o)
 		}, stdout: "wrote 40 records to DIR/p-000001.aaep (232ms to 6.493s)\n" +

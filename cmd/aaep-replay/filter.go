@@ -15,7 +15,7 @@ import (
 type FilterOptions struct {
 	*app
 
-	Input  string
+	Inputs []string
 	Output string
 	Filter capedit.FilterOptions
 	// Reading says how the end of reading a damaged or torn capture is judged.
@@ -28,7 +28,7 @@ func NewCmdFilter(a *app, runF func(*FilterOptions) error) *cobra.Command {
 	o := &FilterOptions{app: a}
 	opts := &o.Filter
 	cmd := &cobra.Command{
-		Use:   "filter FILE [--session ID]... [--type TYPE]... -o OUT",
+		Use:   "filter FILE... [--session ID]... [--type TYPE]... -o OUT",
 		Short: "Write the messages of chosen sessions or types into a new capture",
 		Long: `filter keeps the messages (received and sent) that match every given filter,
 with aaep-capture's semantics: --type matches a type exactly or as a
@@ -41,7 +41,7 @@ Connection events and markers are kept unless --messages-only. Times and
 the capture's start are unchanged.`,
 		Example: `  aaep-replay filter session.aaep --session sess_1 -o one.aaep
   aaep-replay filter session.aaep --type tool.invoked,tool.completed -o tools.aaep`,
-		Args: needFiles("filter", "the capture FILE to filter", 1, 1),
+		Args: needFiles("filter", "the capture FILE to filter", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Output == "" {
 				return cli.Usagef("filter needs an output file: -o OUT")
@@ -52,7 +52,7 @@ the capture's start are unchanged.`,
 			if err := cli.CheckEnum("urgency", opts.Match.Urgencies, msgfilter.UrgencyValues...); err != nil {
 				return err
 			}
-			o.Input = args[0]
+			o.Inputs = args
 			if runF != nil {
 				return runF(o)
 			}
@@ -77,7 +77,7 @@ func filterRun(o *FilterOptions) error {
 	opts.Stdout = a.Out
 	opts.Inputs = a.inputOptions("filter")
 	opts.Progress = a.meter("filter")
-	res, err := capedit.Filter(a.ctx, o.Input, out, opts)
+	res, err := capedit.Filter(a.ctx, o.Inputs, out, opts)
 	opts.Progress.Stop()
 	var ws []capedit.Warning
 	if res != nil {

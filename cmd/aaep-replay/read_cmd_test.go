@@ -79,7 +79,7 @@ func Test_NewCmdInfo(t *testing.T) {
 
 func Test_NewCmdShow(t *testing.T) {
 	defaults := func(a *app) ShowOptions {
-		return ShowOptions{app: a, Input: "in.aaep", Check: checkFlags{Profile: "lenient"}, Show: show.Options{Poll: 250 * time.Millisecond, Timing: timing.Config{Speed: 1}}}
+		return ShowOptions{app: a, Inputs: []string{"in.aaep"}, Check: checkFlags{Profile: "lenient"}, Show: show.Options{Poll: 250 * time.Millisecond, Timing: timing.Config{Speed: 1}}}
 	}
 	const pace = "--speed, --max-idle and --paused go with --pace"
 	testNewCmd(t, NewCmdShow, defaults, []cmdCase[ShowOptions]{
@@ -104,7 +104,7 @@ func Test_NewCmdShow(t *testing.T) {
 		}},
 
 		{name: "no file", argv: "show --follow", err: "show needs the capture FILE to show (see aaep-replay show --help)"},
-		{name: "two files", argv: "show a.aaep b.aaep", err: `show takes the capture FILE to show, got 2 arguments: ["a.aaep" "b.aaep"]`},
+		{name: "two files (an unquoted glob)", argv: "show a.aaep b.aaep", want: func(o *ShowOptions) { o.Inputs = []string{"a.aaep", "b.aaep"} }},
 		{name: "speed without pace", argv: "show in.aaep --speed 2", err: pace},
 		{name: "speed 1 without pace", argv: "show in.aaep --speed 1", err: pace},
 		{name: "max-idle without pace", argv: "show in.aaep --max-idle 1s", err: pace},

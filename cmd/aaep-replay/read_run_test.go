@@ -49,14 +49,14 @@ func Test_readRun(t *testing.T) {
 			return infoRun(&InfoOptions{app: a, Inputs: []string{filepath.Join(dir, "none.aaep")}, Speed: 1, Gap: 10 * time.Second})
 		}, code: cli.ExitUsage, err: "info: stat DIR/none.aaep: no such file or directory"},
 		{name: "show marks the findings", run: func(a *app, dir string) error {
-			return showRun(&ShowOptions{app: a, Input: demoCapture, Check: checkFlags{Profile: "lenient"}, Show: show.Options{Timing: timing.Config{Speed: 1}}})
+			return showRun(&ShowOptions{app: a, Inputs: []string{demoCapture}, Check: checkFlags{Profile: "lenient"}, Show: show.Options{Timing: timing.Config{Speed: 1}}})
 		}, check: func(t *testing.T, stdout, _ string) {
 			if lines(stdout) != 108 || strings.Count(stdout, " !! ") != 6 {
 				t.Errorf("show: %d lines, %d marked; want 108 and 6\n%s", lines(stdout), strings.Count(stdout, " !! "), stdout)
 			}
 		}},
 		{name: "show one session unchecked", run: func(a *app, dir string) error {
-			o := &ShowOptions{app: a, Input: demoCapture, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}}
+			o := &ShowOptions{app: a, Inputs: []string{demoCapture}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}}
 			o.Show.Match.Sessions = []string{"sess_eb1273ca151c1c3d"}
 			return showRun(o)
 		}, check: func(t *testing.T, stdout, _ string) {
@@ -98,7 +98,7 @@ func Test_readRun(t *testing.T) {
 			return infoRun(&InfoOptions{app: a, Inputs: []string{cutShort(t, dir)}, Speed: 1, Gap: 10 * time.Second, Reading: capfile.ReadPolicy{AllowIncomplete: true}})
 		}, stderr: "aaep-replay: warning: DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000) (--allow-incomplete: going on with what was read)\n"},
 		{name: "show of it", run: func(a *app, dir string) error {
-			return showRun(&ShowOptions{app: a, Input: cutShort(t, dir), Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
+			return showRun(&ShowOptions{app: a, Inputs: []string{cutShort(t, dir)}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
 		}, code: cli.ExitUsage, err: "DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000)"},
 		{name: "visualize of it", run: func(a *app, dir string) error {
 			in := cutShort(t, dir)
@@ -106,11 +106,11 @@ func Test_readRun(t *testing.T) {
 		}, code: cli.ExitUsage, err: "DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000)"},
 		{name: "show of a torn tail warns", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)
-			return showRun(&ShowOptions{app: a, Input: torn, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
+			return showRun(&ShowOptions{app: a, Inputs: []string{torn}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
 		}, stderr: "aaep-replay: warning: DIR/torn.aaep: capfile: torn capture tail at byte TORN, record 48: file ends inside a zstd frame (while reading a record header) (UNREAD bytes unreadable, to the end at byte END); showed the 48 records before it\n"},
 		{name: "show --strict of a torn tail", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)
-			return showRun(&ShowOptions{app: a, Input: torn, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}, Reading: capfile.ReadPolicy{Strict: true}})
+			return showRun(&ShowOptions{app: a, Inputs: []string{torn}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}, Reading: capfile.ReadPolicy{Strict: true}})
 		}, code: cli.ExitUsage},
 		{name: "info --strict of a torn tail", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)

@@ -142,7 +142,7 @@ func Test_NewCmdPush(t *testing.T) {
 
 func Test_NewCmdView(t *testing.T) {
 	defaults := func(a *app) ViewOptions {
-		return ViewOptions{app: a, Input: "in.aaep", Replay: replayFlags{speed: 1, loop: 1},
+		return ViewOptions{app: a, Inputs: []string{"in.aaep"}, Replay: replayFlags{speed: 1, loop: 1},
 			Listen: "127.0.0.1:8765", Shared: true, Paused: true, Check: checkFlags{Profile: "lenient"}}
 	}
 	cases := []cmdCase[ViewOptions]{
@@ -157,7 +157,7 @@ func Test_NewCmdView(t *testing.T) {
 		}},
 
 		{name: "no file", argv: "view", err: "view needs the capture FILE to explore (see aaep-replay view --help)"},
-		{name: "two files", argv: "view a.aaep b.aaep", err: `view takes the capture FILE to explore, got 2 arguments: ["a.aaep" "b.aaep"]`},
+		{name: "two files (an unquoted glob)", argv: "view a.aaep b.aaep", want: func(o *ViewOptions) { o.Inputs = []string{"a.aaep", "b.aaep"} }},
 		{name: "paused without the shared timeline", argv: "view in.aaep --shared=false --paused", err: "--paused needs the shared timeline (--shared)"},
 		{name: "unknown protocol", argv: "view in.aaep --protocol mcp", err: `--protocol: unknown protocol "mcp" (known: aaep, asp, kahn, kahn-ci)`},
 		{name: "unknown profile", argv: "view in.aaep --profile loose", err: `--profile: unknown profile "loose" (want strict or lenient)`},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +21,9 @@ import (
 type ShowOptions struct {
 	*app
 
-	Input string
+	// Inputs are the FILE arguments: captures, globs, directories,
+	// s3:// objects and prefixes, each recording shown in turn.
+	Inputs []string
 	// Check are the checker's flags (show.Options.Check when it runs).
 	Check checkFlags
 	// Show holds the flags show.Run reads (the terminal's keys are added
@@ -37,7 +40,7 @@ func NewCmdShow(a *app, runF func(*ShowOptions) error) *cobra.Command {
 	o := &ShowOptions{app: a}
 	opts := &o.Show
 	cmd := &cobra.Command{
-		Use:   "show FILE",
+		Use:   "show FILE...",
 		Short: "Print a capture one line per message, as tcpdump -r does",
 		Long: `show prints one line per record of a capture: receive time (UTC), record
 number, source, direction (recv, sent, conn, mark), session, type and the
@@ -50,8 +53,8 @@ printed right after its message's line when that message is at most 4096
 records back (not with --follow or --pace); a finding about a whole session
 (one that never ended) names end-of-stream instead of a record.
 
-Given several recordings (a directory, glob or s3:// prefix holding several
-hosts' rotated recordings), show prints each in turn under a line
+Given several recordings (FILE repeated, or a directory, glob or s3://
+prefix holding several hosts' rotated recordings), show prints each in turn under a line
 "=== NAME" naming it, its findings judged on that recording alone, as check
 judges it.
 
@@ -68,7 +71,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
   aaep-replay show session.aaep | grep ' !! MUST '   # every MUST finding
   aaep-replay show live.aaep --follow --session sess_1
   aaep-replay show session.aaep --pace --speed 2 --max-idle 2s`,
-		Args: needFiles("show", "the capture FILE to show", 1, 1),
+		Args: needFiles("show", "the capture FILE to show", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
 			if !opts.Pace && (fs.Changed("speed") || fs.Changed("max-idle") || fs.Changed("paused")) {
@@ -77,7 +80,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 			if err := cli.CheckEnum("urgency", opts.Match.Urgencies, msgfilter.UrgencyValues...); err != nil {
 				return err
 			}
-			o.Input = args[0]
+			o.Inputs = args
 			if runF != nil {
 				return runF(o)
 			}
@@ -104,7 +107,8 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 
 // showRun prints the capture, one line per record.
 func showRun(o *ShowOptions) error {
-	a, path, opts := o.app, o.Input, o.Show
+	a, opts := o.app, o.Show
+	path := strings.Join(o.Inputs, " ")
 	opts.Check = o.Check.config()
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
@@ -123,7 +127,7 @@ func showRun(o *ShowOptions) error {
 			}
 		}
 	}
-	recs, err := a.recordings("show", []string{path})
+	recs, err := a.recordings("show", o.Inputs)
 	if err != nil {
 		return err
 	}
@@ -133,7 +137,11 @@ func showRun(o *ShowOptions) error {
 		}
 	}
 	if len(recs) == 1 {
-		return showOne(ctx, o, recs[0], path, opts)
+		name := recs[0].Name
+		if len(o.Inputs) == 1 {
+			name = o.Inputs[0]
+		}
+		return showOne(ctx, o, recs[0], name, opts)
 	}
 	if opts.Follow {
 		return cli.Usagef("--follow follows one capture being written; %s holds %d recordings", path, len(recs))

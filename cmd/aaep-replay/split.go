@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,7 +44,7 @@ func addTimeShift(fs *pflag.FlagSet, p *capedit.TimeShift) {
 type SplitOptions struct {
 	*app
 
-	Input string
+	Inputs []string
 	// Output is the prefix of the parts' names ("": the input's).
 	Output string
 	Split  capedit.SplitOptions
@@ -57,7 +58,7 @@ func NewCmdSplit(a *app, runF func(*SplitOptions) error) *cobra.Command {
 	o := &SplitOptions{app: a}
 	opts := &o.Split
 	cmd := &cobra.Command{
-		Use:   "split FILE (--records N | --duration D | --by-session) [-o PREFIX.aaep]",
+		Use:   "split FILE... (--records N | --duration D | --by-session) [-o PREFIX.aaep]",
 		Short: "Cut a capture into parts by record count, by duration or by session",
 		Long: `split writes a capture as several, each a complete capture with its own
 header and index (editcap -c / -i and tcpdump -C / -G habits):
@@ -81,12 +82,12 @@ part and session parts keep the capture's start, as filter does.`,
 		Example: `  aaep-replay split long.aaep --duration 10m -o long.aaep
   aaep-replay split session.aaep --records 100000
   aaep-replay split session.aaep --by-session -o parts/session.aaep`,
-		Args: needFiles("split", "the capture FILE to split", 1, 1),
+		Args: needFiles("split", "the capture FILE to split", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Output == "-" {
 				return cli.Usagef("split writes several files: -o names their prefix, not standard output")
 			}
-			o.Input = args[0]
+			o.Inputs = args
 			if runF != nil {
 				return runF(o)
 			}
@@ -111,7 +112,7 @@ func splitRun(o *SplitOptions) error {
 	a, opts := o.app, o.Split
 	opts.Inputs = a.inputOptions("split")
 	opts.Progress = a.meter("split")
-	res, err := capedit.Split(a.ctx, o.Input, o.Output, opts)
+	res, err := capedit.Split(a.ctx, o.Inputs, o.Output, opts)
 	opts.Progress.Stop()
 	var ws []capedit.Warning
 	if res != nil {
@@ -122,7 +123,7 @@ func splitRun(o *SplitOptions) error {
 	}
 	return a.fileopsDone(o.Reading, ws, err, func() {
 		if res != nil {
-			fmt.Fprintf(a.Out, "split %d records of %s into %d parts\n", res.Read, o.Input, len(res.Parts))
+			fmt.Fprintf(a.Out, "split %d records of %s into %d parts\n", res.Read, strings.Join(o.Inputs, " "), len(res.Parts))
 		}
 	})
 }

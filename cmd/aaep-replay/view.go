@@ -20,7 +20,7 @@ import (
 type ViewOptions struct {
 	*app
 
-	Input  string
+	Inputs []string
 	Replay replayFlags
 	Listen string
 	Open   bool
@@ -36,7 +36,7 @@ type ViewOptions struct {
 func NewCmdView(a *app, runF func(*ViewOptions) error) *cobra.Command {
 	opts := &ViewOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "view FILE",
+		Use:   "view FILE...",
 		Short: "Explore a capture in a web browser and step its replay into subscribers",
 		Long: `view serves a web page for the capture at a local address (printed), and on
 the same port the replay endpoints of serve, so that subscribers can be
@@ -77,9 +77,9 @@ new verdicts replace the old when that check is done.`,
   aaep-replay view session.aaep --listen 127.0.0.1:9000 --speed 2
   aaep-replay view live.aaep --follow
   # attach a subscriber to ws://127.0.0.1:8765/aaep/v1/ws, then in the page: Step`,
-		Args: needFiles("view", "the capture FILE to explore", 1, 1),
+		Args: needFiles("view", "the capture FILE to explore", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Input = args[0]
+			opts.Inputs = args
 			if err := opts.Replay.validate("until"); err != nil {
 				return err
 			}
@@ -112,13 +112,13 @@ new verdicts replace the old when that check is done.`,
 // it uses.
 const viewMemoryLimit = 224 << 20
 
-// viewRun serves the page and the replay of opts.Input until interrupted.
+// viewRun serves the page and the replay of opts.Inputs until interrupted.
 func viewRun(opts *ViewOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(viewMemoryLimit)
 	}
 	a := opts.app
-	rec, paths, err := a.replayed("view", []string{opts.Input})
+	rec, paths, err := a.replayed("view", opts.Inputs)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func BenchmarkCut(b *testing.B) {
 				opts = CutOptions{From: f, To: t}
 			}
 			for b.Loop() {
-				if _, err := Cut(ctx, src, out, opts); err != nil {
+				if _, err := Cut(ctx, []string{src}, out, opts); err != nil {
 					b.Fatal(err)
 				}
 			}

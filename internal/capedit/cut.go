@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -39,13 +38,14 @@ type CutOptions struct {
 // first kept record's time when From is a record number) and the records'
 // times are shifted to match, so their absolute times are unchanged and a
 // replay of the cut starts at once; Merge puts the pieces back together.
-func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) {
-	if err := opts.check(out, in); err != nil {
+func Cut(ctx context.Context, ins []string, out string, opts CutOptions) (*Result, error) {
+	in := inputName(ins)
+	if err := opts.check(out, ins...); err != nil {
 		return nil, err
 	}
 	// One open plans and reads: an object's head and index are fetched
 	// once.
-	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
+	src, err := openInputs(ctx, ins, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -61,9 +61,9 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 		}
 	}
 	hdr := cloneHeader(src.r.Header())
-	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(in)
+	hdr.Meta[capfile.MetaDerivedFrom] = derivedFrom(ins)
 	hdr.Meta["cut"] = describeCut(opts)
-	err = opts.write(out, []string{in}, func(w io.Writer) error {
+	err = opts.write(out, ins, func(w io.Writer) error {
 		var cw *capfile.Writer
 		defer func() {
 			if cw != nil {
@@ -118,7 +118,7 @@ func Cut(ctx context.Context, in, out string, opts CutOptions) (*Result, error) 
 		}
 		if res.Written == 0 {
 			return fmt.Errorf("%s: no record from %s to %s: the range %w; %s",
-				in, describePos(opts.From, "the start"), describePos(opts.To, "the end"), ErrEmptySelection, describePath(in))
+				in, describePos(opts.From, "the start"), describePos(opts.To, "the end"), ErrEmptySelection, describePath(ins[0]))
 		}
 		if err := cw.Close(); err != nil {
 			return fmt.Errorf("write output: %w", err)

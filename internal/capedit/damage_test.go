@@ -37,14 +37,14 @@ func ops() []op {
 			return st.Warnings, err
 		}},
 		{"cut", func(in, out string) ([]Warning, error) {
-			res, err := Cut(ctx, in, out, CutOptions{From: timing.Position{Set: true, ByIndex: true, Index: 0}})
+			res, err := Cut(ctx, []string{in}, out, CutOptions{From: timing.Position{Set: true, ByIndex: true, Index: 0}})
 			if res == nil {
 				return nil, err
 			}
 			return res.Warnings, err
 		}},
 		{"filter", func(in, out string) ([]Warning, error) {
-			res, err := Filter(ctx, in, out, FilterOptions{Match: msgfilter.Filter{Types: []string{"aaep:agent.state.changed"}}})
+			res, err := Filter(ctx, []string{in}, out, FilterOptions{Match: msgfilter.Filter{Types: []string{"aaep:agent.state.changed"}}})
 			if res == nil {
 				return nil, err
 			}
@@ -246,14 +246,14 @@ func TestFailedOutputKeepsOldFile(t *testing.T) {
 	big := writeCapture(t, dir, "big.aaep", testHeader(), manyRecords(5000))
 	cctx, cancel := contextWithCancel()
 	cancel()
-	if _, err := Cut(cctx, big, out, CutOptions{}); err == nil {
+	if _, err := Cut(cctx, []string{big}, out, CutOptions{}); err == nil {
 		t.Fatal("a cancelled cut succeeded")
 	}
 	if got := readFile(t, out); !bytes.Equal(got, []byte("old content")) {
 		t.Errorf("failed cut changed the existing output to %q", got)
 	}
 	noTemp(t, dir)
-	if _, err := Cut(ctx, src, out, CutOptions{}); err != nil {
+	if _, err := Cut(ctx, []string{src}, out, CutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	readCapture(t, out)
@@ -292,7 +292,7 @@ func TestContextCancelled(t *testing.T) {
 	cctx, cancel := contextWithCancel()
 	cancel()
 	out := filepath.Join(dir, "out.aaep")
-	if _, err := Filter(cctx, src, out, FilterOptions{MessagesOnly: true}); !errors.Is(err, errCanceled) {
+	if _, err := Filter(cctx, []string{src}, out, FilterOptions{MessagesOnly: true}); !errors.Is(err, errCanceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -68,27 +67,27 @@ type seenAt struct {
 // Bytes are compared through a 64-bit hash and the length, within one
 // source and event_id: two different payloads would have to share all
 // three to be taken for one.
-func Dedupe(ctx context.Context, in, out string, opts DedupeOptions) (*DedupeResult, error) {
+func Dedupe(ctx context.Context, ins []string, out string, opts DedupeOptions) (*DedupeResult, error) {
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("dedupe window %v: must not be negative", opts.Window)
 	}
-	if err := opts.check(out, in); err != nil {
+	if err := opts.check(out, ins...); err != nil {
 		return nil, err
 	}
-	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
+	src, err := openInputs(ctx, ins, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
 	defer src.close()
 	res := &DedupeResult{BySource: map[uint16]int64{}}
 	hdr := cloneHeader(src.r.Header())
-	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(in)
+	hdr.Meta[capfile.MetaDerivedFrom] = derivedFrom(ins)
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	seed := maphash.MakeSeed()
 	seen := map[dedupeKey]int64{} // key -> time of the latest delivery
 	var doc payload.Doc
 	var queue []seenAt // in time order, for the window
-	err = opts.write(out, []string{in}, func(w io.Writer) error {
+	err = opts.write(out, ins, func(w io.Writer) error {
 		hdr.Meta["dedupe"] = "redelivered events left out (same source, event_id and bytes)"
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {

@@ -46,7 +46,7 @@ func TestDedupeReconnect(t *testing.T) {
 	src := writeCapture(t, dir, "src.aaep", h, all)
 	for _, window := range []time.Duration{0, time.Hour} {
 		out := filepath.Join(dir, fmt.Sprintf("dedup-%v.aaep", window))
-		res, err := Dedupe(ctx, src, out, DedupeOptions{Window: window})
+		res, err := Dedupe(ctx, []string{src}, out, DedupeOptions{Window: window})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,13 +59,13 @@ func TestDedupeReconnect(t *testing.T) {
 			t.Errorf("header %+v", oh)
 		}
 		// Dedupe of the result drops nothing more.
-		again, err := Dedupe(ctx, out, filepath.Join(dir, "again.aaep"), DedupeOptions{Window: window})
+		again, err := Dedupe(ctx, []string{out}, filepath.Join(dir, "again.aaep"), DedupeOptions{Window: window})
 		if err != nil || again.Dropped != 0 {
 			t.Errorf("second dedupe: %+v, %v", again, err)
 		}
 	}
 	// A window shorter than the gap forgets the first delivery.
-	res, err := Dedupe(ctx, src, filepath.Join(dir, "short.aaep"), DedupeOptions{Window: 100 * time.Millisecond})
+	res, err := Dedupe(ctx, []string{src}, filepath.Join(dir, "short.aaep"), DedupeOptions{Window: 100 * time.Millisecond})
 	if err != nil || res.Dropped != 0 {
 		t.Errorf("100ms window: dropped %d, %v; want 0 (the first deliveries are 400 ms older)", res.Dropped, err)
 	}

@@ -76,7 +76,7 @@ func TestCut(t *testing.T) {
 			if tc.to != "" {
 				opts.To = pos(t, tc.to)
 			}
-			res, err := Cut(ctx, src, out, opts)
+			res, err := Cut(ctx, []string{src}, out, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestCut(t *testing.T) {
 			if tc.to != "" {
 				opts.To = pos(t, tc.to)
 			}
-			_, err := Cut(ctx, src, out, opts)
+			_, err := Cut(ctx, []string{src}, out, opts)
 			if !errors.Is(err, ErrEmptySelection) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want ErrEmptySelection and %q", err, tc.want)
 			}
@@ -141,13 +141,13 @@ func TestCutAndMergeBack(t *testing.T) {
 			}
 		}
 		a, b, c := filepath.Join(dir, "a.aaep"), filepath.Join(dir, "b.aaep"), filepath.Join(dir, "c.aaep")
-		if _, err := Cut(ctx, src, a, CutOptions{To: pos(t, split[0])}); err != nil {
+		if _, err := Cut(ctx, []string{src}, a, CutOptions{To: pos(t, split[0])}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Cut(ctx, src, b, CutOptions{From: pos(t, split[1]), To: pos(t, split[2])}); err != nil {
+		if _, err := Cut(ctx, []string{src}, b, CutOptions{From: pos(t, split[1]), To: pos(t, split[2])}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Cut(ctx, src, c, CutOptions{From: pos(t, split[3])}); err != nil {
+		if _, err := Cut(ctx, []string{src}, c, CutOptions{From: pos(t, split[3])}); err != nil {
 			t.Fatal(err)
 		}
 		whole := filepath.Join(dir, "whole.aaep")
@@ -195,7 +195,7 @@ func TestFilter(t *testing.T) {
 				t.Fatalf("filter keeps %d of %d records: not a useful case", len(want), len(recs))
 			}
 			out := filepath.Join(t.TempDir(), "f.aaep")
-			res, err := Filter(ctx, src, out, tc.opts)
+			res, err := Filter(ctx, []string{src}, out, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +217,7 @@ func TestFilterSessionKeepsOnlyThatSession(t *testing.T) {
 	src := writeCapture(t, dir, "src.aaep", testHeader(), recs)
 	session := recs[1].Session
 	out := filepath.Join(dir, "f.aaep")
-	if _, err := Filter(ctx, src, out, FilterOptions{Match: msgfilter.Filter{Sessions: []string{session}}, MessagesOnly: true}); err != nil {
+	if _, err := Filter(ctx, []string{src}, out, FilterOptions{Match: msgfilter.Filter{Sessions: []string{session}}, MessagesOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	_, got := readCapture(t, out)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -36,23 +35,24 @@ type FilterOptions struct {
 
 // Filter writes the records of in that opts selects to out. Times and the
 // header's start are unchanged.
-func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, error) {
-	if err := opts.check(out, in); err != nil {
+func Filter(ctx context.Context, ins []string, out string, opts FilterOptions) (*Result, error) {
+	in := inputName(ins)
+	if err := opts.check(out, ins...); err != nil {
 		return nil, err
 	}
-	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
+	src, err := openInputs(ctx, ins, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
 	defer src.close()
 	res := &Result{}
 	hdr := cloneHeader(src.r.Header())
-	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(in)
+	hdr.Meta[capfile.MetaDerivedFrom] = derivedFrom(ins)
 	hdr.Meta["filter"] = describeFilter(opts)
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	matched := int64(0)
 	var doc payload.Doc
-	err = opts.write(out, []string{in}, func(w io.Writer) error {
+	err = opts.write(out, ins, func(w io.Writer) error {
 		cw, err := newCaptureWriter(w, hdr)
 		if err != nil {
 			return err
@@ -83,7 +83,7 @@ func Filter(ctx context.Context, in, out string, opts FilterOptions) (*Result, e
 			res.Written++
 		}
 		if res.Written == 0 || (!opts.Match.Empty() && matched == 0) {
-			return fmt.Errorf("%s: no message matches %s: the filter %w; %s", in, describeFilter(opts), ErrEmptySelection, describePath(in))
+			return fmt.Errorf("%s: no message matches %s: the filter %w; %s", in, describeFilter(opts), ErrEmptySelection, describePath(ins[0]))
 		}
 		if err := cw.Close(); err != nil {
 			return fmt.Errorf("write output: %w", err)

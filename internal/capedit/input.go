@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -50,11 +52,11 @@ type input struct {
 	meter *progress.Meter
 }
 
-// openReader opens what name names (a capture, a glob, a directory, an
-// s3:// object or prefix) as one capture: recording.Open with ro, the
+// openReader opens what names name (captures, globs, directories, s3://
+// objects and prefixes) as one capture: recording.Open with ro, the
 // recordings joined in time order.
-func openReader(ctx context.Context, name string, ro recording.Options) (*recording.Reader, error) {
-	recs, err := recording.Open(ctx, []string{name}, ro)
+func openReader(ctx context.Context, names []string, ro recording.Options) (*recording.Reader, error) {
+	recs, err := recording.Open(ctx, names, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +66,36 @@ func openReader(ctx context.Context, name string, ro recording.Options) (*record
 // openInput opens name (see openReader); meter (which may be nil) counts
 // its records.
 func openInput(ctx context.Context, name string, ro recording.Options, meter *progress.Meter) (*input, error) {
-	r, err := openReader(ctx, name, ro)
+	return openInputs(ctx, []string{name}, ro, meter)
+}
+
+// openInputs opens names as one capture (see openReader), named as
+// inputName names them.
+func openInputs(ctx context.Context, names []string, ro recording.Options, meter *progress.Meter) (*input, error) {
+	r, err := openReader(ctx, names, ro)
 	if err != nil {
 		return nil, err
 	}
 	meter.AddTotal(inputsTotal(r))
-	return &input{path: name, r: r, meter: meter}, nil
+	return &input{path: inputName(names), r: r, meter: meter}, nil
+}
+
+// inputName is how messages name the inputs of an operation that reads
+// them as one capture: the one name, or every name.
+func inputName(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names, " ")
+}
+
+// derivedFrom is the header's derived_from of a capture made of names.
+func derivedFrom(names []string) string {
+	bases := make([]string, len(names))
+	for i, n := range names {
+		bases[i] = filepath.Base(n)
+	}
+	return strings.Join(bases, " ")
 }
 
 // openRecordings opens recordings already found (export of several

@@ -368,7 +368,7 @@ func TestEmptySelections(t *testing.T) {
 	dir := t.TempDir()
 	recs := sampleRecords()
 	src := writeCapture(t, dir, "src.aaep", testHeader(), recs)
-	_, err := Filter(ctx, src, filepath.Join(dir, "f.aaep"), FilterOptions{Match: msgfilter.Filter{Sessions: []string{"sess_nope"}}})
+	_, err := Filter(ctx, []string{src}, filepath.Join(dir, "f.aaep"), FilterOptions{Match: msgfilter.Filter{Sessions: []string{"sess_nope"}}})
 	if !errors.Is(err, ErrEmptySelection) || !strings.Contains(err.Error(), "session=sess_nope") || !strings.Contains(err.Error(), firstSession(recs)) {
 		t.Errorf("filter on an unknown session: %v", err)
 	}

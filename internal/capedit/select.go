@@ -35,7 +35,7 @@ type Selection struct {
 // capture does hold (its records, length and sessions). Other errors are
 // those of reading the capture's index.
 func CheckSelection(ctx context.Context, path string, sel Selection) error {
-	r, err := openReader(ctx, path, sel.Inputs)
+	r, err := openReader(ctx, []string{path}, sel.Inputs)
 	if err != nil {
 		return err
 	}

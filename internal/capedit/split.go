@@ -111,7 +111,7 @@ func safeName(s string) string {
 // over the input. Damage in the input ends the split: the parts before it
 // are complete captures, the part being written holds every record before
 // the damage, and the error names the file, offset and record.
-func Split(ctx context.Context, in, prefix string, opts SplitOptions) (*SplitResult, error) {
+func Split(ctx context.Context, ins []string, prefix string, opts SplitOptions) (*SplitResult, error) {
 	n := 0
 	if opts.Records > 0 {
 		n++
@@ -126,14 +126,17 @@ func Split(ctx context.Context, in, prefix string, opts SplitOptions) (*SplitRes
 		return nil, errors.New("split needs exactly one of: a record count, a duration, by session")
 	}
 	if prefix == "" {
-		prefix = in
+		if len(ins) > 1 {
+			return nil, fmt.Errorf("split of several inputs needs -o to name its parts (%s)", inputName(ins))
+		}
+		prefix = ins[0]
 	}
-	src, err := openInput(ctx, in, opts.Inputs, opts.Progress)
+	src, err := openInputs(ctx, ins, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
 	defer src.close()
-	s := &splitter{in: in, prefix: prefix, opts: opts, src: src, res: &SplitResult{}}
+	s := &splitter{in: inputName(ins), ins: ins, prefix: prefix, opts: opts, src: src, res: &SplitResult{}}
 	if opts.Records > 0 && !opts.Force {
 		// Refuse before writing anything when the index says how many.
 		if total := inputsTotal(src.r); total > 0 {
@@ -157,6 +160,7 @@ func Split(ctx context.Context, in, prefix string, opts SplitOptions) (*SplitRes
 
 type splitter struct {
 	in, prefix string
+	ins        []string // the inputs, read as one capture (in names them)
 	opts       SplitOptions
 	src        *input
 	res        *SplitResult
@@ -178,12 +182,12 @@ func (s *splitter) create(path, session, note string, shift int64, n int, previo
 	if !s.opts.Force && exists(path) {
 		return nil, fmt.Errorf("%s: %w (--force replaces it)", path, fs.ErrExist)
 	}
-	f, err := outfile.Open(path, outfile.Options{Inputs: []string{s.in}, Force: s.opts.Force})
+	f, err := outfile.Open(path, outfile.Options{Inputs: s.ins, Force: s.opts.Force})
 	if err != nil {
 		return nil, err
 	}
 	hdr := cloneHeader(s.src.r.Header())
-	hdr.Meta[capfile.MetaDerivedFrom] = filepath.Base(s.in)
+	hdr.Meta[capfile.MetaDerivedFrom] = derivedFrom(s.ins)
 	hdr.Meta["split"] = note
 	delete(hdr.Meta, recording.MetaPart)
 	delete(hdr.Meta, recording.MetaPrevious)
@@ -362,7 +366,7 @@ func (s *splitter) bySession(ctx context.Context) error {
 		if first > 0 {
 			// Read the input again for the next batch.
 			s.src.close()
-			src, err := openInput(ctx, s.in, s.opts.Inputs, nil)
+			src, err := openInputs(ctx, s.ins, s.opts.Inputs, nil)
 			if err != nil {
 				return err
 			}
@@ -450,7 +454,7 @@ func (s *splitter) sessionPass(ctx context.Context, batch []string, names map[st
 // "" last when messages outside any session exist. It reads the input once
 // (the capture's index does not know about messages without a session key).
 func (s *splitter) sessions(ctx context.Context) ([]string, error) {
-	src, err := openInput(ctx, s.in, s.opts.Inputs, nil)
+	src, err := openInputs(ctx, s.ins, s.opts.Inputs, nil)
 	if err != nil {
 		return nil, err
 	}

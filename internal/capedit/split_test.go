@@ -30,7 +30,7 @@ func TestSplitRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			res, err := Split(ctx, src, filepath.Join(dir, "part.aaep"), tc.opts)
+			res, err := Split(ctx, []string{src}, filepath.Join(dir, "part.aaep"), tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestSplitBySession(t *testing.T) {
 	h := testHeader()
 	src := writeCapture(t, t.TempDir(), "src.aaep", h, recs)
 	dir := t.TempDir()
-	res, err := Split(ctx, src, filepath.Join(dir, "s.aaep"), SplitOptions{BySession: true})
+	res, err := Split(ctx, []string{src}, filepath.Join(dir, "s.aaep"), SplitOptions{BySession: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestSplitRefusesExistingFiles(t *testing.T) {
 	prefix := filepath.Join(dir, "run.aaep")
 	taken := PartName(prefix, 2, "")
 	writeFileBytes(t, taken, []byte("an earlier recording"))
-	_, err := Split(ctx, src, prefix, SplitOptions{Records: 20})
+	_, err := Split(ctx, []string{src}, prefix, SplitOptions{Records: 20})
 	if !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), taken) {
 		t.Fatalf("err = %v, want one naming %s", err, taken)
 	}
@@ -137,16 +137,16 @@ func TestSplitRefusesExistingFiles(t *testing.T) {
 	if string(readFile(t, taken)) != "an earlier recording" {
 		t.Error("the existing file was changed")
 	}
-	if _, err := Split(ctx, src, prefix, SplitOptions{Records: 20, Force: true}); err != nil {
+	if _, err := Split(ctx, []string{src}, prefix, SplitOptions{Records: 20, Force: true}); err != nil {
 		t.Fatalf("--force: %v", err)
 	}
-	if _, err := Split(ctx, src, prefix, SplitOptions{Records: 20, BySession: true}); err == nil {
+	if _, err := Split(ctx, []string{src}, prefix, SplitOptions{Records: 20, BySession: true}); err == nil {
 		t.Error("two split modes accepted")
 	}
 	// The input itself is never a part.
 	inDir := filepath.Dir(src)
 	os.Rename(src, filepath.Join(inDir, "x-000001.aaep"))
-	if _, err := Split(ctx, filepath.Join(inDir, "x-000001.aaep"), filepath.Join(inDir, "x.aaep"), SplitOptions{Records: 1000, Force: true}); !errors.Is(err, ErrSameFile) {
+	if _, err := Split(ctx, []string{filepath.Join(inDir, "x-000001.aaep")}, filepath.Join(inDir, "x.aaep"), SplitOptions{Records: 1000, Force: true}); !errors.Is(err, ErrSameFile) {
 		t.Errorf("split over its input: %v", err)
 	}
 }
@@ -196,7 +196,7 @@ func TestTimeShift(t *testing.T) {
 	}
 	// On one capture: the start moves, the records' times do not.
 	shifted := filepath.Join(dir, "shifted.aaep")
-	if _, err := Filter(ctx, b, shifted, FilterOptions{MessagesOnly: true, TimeShift: TimeShift{By: -2 * time.Second}}); err != nil {
+	if _, err := Filter(ctx, []string{b}, shifted, FilterOptions{MessagesOnly: true, TimeShift: TimeShift{By: -2 * time.Second}}); err != nil {
 		t.Fatal(err)
 	}
 	sh, srs := readCapture(t, shifted)
@@ -205,7 +205,7 @@ func TestTimeShift(t *testing.T) {
 	}
 	sameRecords(t, srs, recB)
 	to := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if _, err := Cut(ctx, a, filepath.Join(dir, "cut.aaep"), CutOptions{TimeShift: TimeShift{To: to}}); err != nil {
+	if _, err := Cut(ctx, []string{a}, filepath.Join(dir, "cut.aaep"), CutOptions{TimeShift: TimeShift{To: to}}); err != nil {
 		t.Fatal(err)
 	}
 	if ch, _ := readCapture(t, filepath.Join(dir, "cut.aaep")); !ch.Start.Equal(to) {
