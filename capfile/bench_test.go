@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/internal/cputime"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -25,15 +25,6 @@ func poolRecord(pool []Record, i int, gap time.Duration) Record {
 	rec := pool[i%len(pool)]
 	rec.Time = int64(i) * int64(gap)
 	return rec
-}
-
-// cpuTime returns the CPU time (user and system) this process has used.
-// Benchmarks report events per CPU second next to events per wall second,
-// which a busy machine (other processes competing for the cores) inflates.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 type countWriter struct{ n int64 }
@@ -65,7 +56,7 @@ func BenchmarkWrite(b *testing.B) {
 			b.SetBytes(int64(meanPayload(pool)))
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for i := 0; i < b.N; i++ {
 				rec := poolRecord(pool, i, time.Millisecond)
 				if err := w.Append(&rec); err != nil {
@@ -77,7 +68,7 @@ func BenchmarkWrite(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-			b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "events/cpu-s")
+			b.ReportMetric(float64(b.N)/(cputime.Used()-cpu0).Seconds(), "events/cpu-s")
 			b.ReportMetric(float64(cw.n)/float64(b.N), "file-B/event")
 		})
 	}
@@ -111,7 +102,7 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(int64(meanPayload(benchPool())))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	var r *Reader
 	for i := 0; i < b.N; i++ {
 		if i%n == 0 {
@@ -126,7 +117,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "events/cpu-s")
+	b.ReportMetric(float64(b.N)/(cputime.Used()-cpu0).Seconds(), "events/cpu-s")
 }
 
 // BenchmarkSize writes the same 20,000 events at different event rates (a

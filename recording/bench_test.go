@@ -3,20 +3,14 @@ package recording
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/internal/cputime"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 )
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkReadSourcesIntoEngine times ReadSources over a capture file
 // with every message fed to the protocol engine (what aaep-replay check
@@ -37,7 +31,7 @@ func BenchmarkReadSourcesIntoEngine(b *testing.B) {
 	}{{"sequential", ReadOptions{Sequential: true}}, {"read-ahead", ReadOptions{}}} {
 		b.Run(mode.name, func(b *testing.B) {
 			var msgs int64
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				eng, err := protocol.NewEngine(models.All(), "", &protocol.Options{}, protocol.StreamInfo{}, protocol.Sink{})
 				if err != nil {
@@ -54,7 +48,7 @@ func BenchmarkReadSourcesIntoEngine(b *testing.B) {
 				msgs += sum.Messages
 			}
 			b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "events/s")
-			b.ReportMetric(float64(msgs)/(cpuTime()-cpu0).Seconds(), "events/cpu-s")
+			b.ReportMetric(float64(msgs)/(cputime.Used()-cpu0).Seconds(), "events/cpu-s")
 		})
 	}
 }

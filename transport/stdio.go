@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/procgroup"
 	"github.com/aaep-tools/aaepkit/payload"
 )
 
@@ -56,7 +57,7 @@ func (s *stdioSource) Run(ctx context.Context, emit Emit) error {
 	cmd := exec.Command(s.args[0], s.args[1:]...)
 	cmd.Stderr = stderrOr(s.opts.Stderr)
 	cmd.WaitDelay = stopGrace
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("exec: %w", err)
@@ -158,7 +159,7 @@ func waitTimeout(cmd *exec.Cmd, d time.Duration) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		killProcess(cmd)
+		procgroup.Kill(cmd)
 		return <-done
 	}
 }
@@ -166,7 +167,7 @@ func waitTimeout(cmd *exec.Cmd, d time.Duration) error {
 // terminate asks the child to stop (SIGTERM to its process group), kills it
 // after the grace period, and reaps it.
 func terminate(cmd *exec.Cmd) {
-	interruptProcess(cmd)
+	procgroup.Interrupt(cmd)
 	_ = waitTimeout(cmd, stopGrace)
 }
 

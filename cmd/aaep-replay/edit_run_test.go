@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -250,8 +249,7 @@ func fileState(t *testing.T, path string) string {
 	if err != nil {
 		return "absent"
 	}
-	sys := st.Sys().(*syscall.Stat_t)
-	head := fmt.Sprintf("%v uid %d gid %d", st.Mode(), sys.Uid, sys.Gid)
+	head := fmt.Sprintf("%v%s", st.Mode(), ownerOf(st))
 	switch {
 	case st.Mode()&fs.ModeSymlink != 0:
 		link, _ := os.Readlink(path)

@@ -115,13 +115,7 @@ func TestServeUnderLoad(t *testing.T) {
 	// write timeout, as it should for a slow reader).
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 20 * time.Second,
 		NetDialContext: (&net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-			var err error
-			if cerr := c.Control(func(fd uintptr) {
-				err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<10)
-			}); cerr != nil {
-				return cerr
-			}
-			return err
+			return setRcvBuf(c, 8<<10)
 		}}).DialContext}
 	stopped, _, err := d.DialContext(ctx, "ws://"+addr+"/aaep/v1/ws", nil)
 	if err != nil {

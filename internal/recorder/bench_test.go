@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cputime"
 	"github.com/aaep-tools/aaepkit/internal/recorder"
 	"github.com/aaep-tools/aaepkit/transport"
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
@@ -54,13 +54,13 @@ var benchEvents = transporttest.Events(20000)
 func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func(string) (int, error)) {
 	// The ceiling: read and discard the same stream.
 	url := start(b, b.N)
-	t0, c0 := time.Now(), cpuTime()
+	t0, c0 := time.Now(), cputime.Used()
 	got, err := discard(url)
 	if err != nil || got != b.N {
 		b.Fatalf("discard client: %d events, %v", got, err)
 	}
 	discardRate := float64(b.N) / time.Since(t0).Seconds()
-	discardCPU := cpuTime() - c0
+	discardCPU := cputime.Used() - c0
 
 	url = start(b, b.N)
 	out := filepath.Join(b.TempDir(), "bench.aaep")
@@ -80,11 +80,11 @@ func benchCapture(b *testing.B, start func(testing.TB, int) string, discard func
 	b.SetBytes(transporttest.EventSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	t1, c1 := time.Now(), cpuTime()
+	t1, c1 := time.Now(), cputime.Used()
 	runErr := src.Run(context.Background(), rec.Emit(0))
 	closeErr := rec.Close()
 	elapsed := time.Since(t1)
-	captureCPU := cpuTime() - c1
+	captureCPU := cputime.Used() - c1
 	b.StopTimer()
 	if runErr != nil || closeErr != nil {
 		b.Fatalf("capture: %v, %v", runErr, closeErr)
@@ -135,13 +135,4 @@ func BenchmarkRecorder(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,11 +3,11 @@ package viewer
 import (
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/bench"
+	"github.com/aaep-tools/aaepkit/internal/cputime"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 )
 
@@ -39,7 +39,7 @@ func BenchmarkTraceSteps(b *testing.B) {
 			id := msgs[0].Session
 			b.ReportAllocs()
 			var t *sessionTrace
-			cpu0 := cpuTime()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				t = &sessionTrace{}
 				t.build(s, id, "", false)
@@ -51,13 +51,7 @@ func BenchmarkTraceSteps(b *testing.B) {
 				b.Fatalf("%d steps, %d bytes of DOT", len(t.steps), len(t.dot))
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(cputime.Used()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

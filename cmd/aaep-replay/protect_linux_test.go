@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -8,9 +10,6 @@ import (
 
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
 )
-
-// captureBin is the real aaep-capture, built once per test run.
-var captureBin = binarytest.New("../aaep-capture", "aaep-capture")
 
 // nobody is the user the property test runs the commands as.
 const nobody = 65534
