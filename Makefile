@@ -4,7 +4,7 @@
 #   make test    vet, format check and every test (with the race detector)
 #   make bench   Go benchmarks plus end-to-end measurements, one table
 #   make fuzz    fuzz every fuzz target for FUZZTIME each
-#   make lint    gofmt, go vet and a macOS build of the tools
+#   make lint    gofmt, go vet, macOS and Windows builds of the tools (and vet for Windows)
 #   make staticcheck  staticcheck (fetched from the module proxy on first use)
 #   make proto   regenerate grpcbind/aaepv1 from proto/ (protoc; pinned Go plugins)
 
@@ -26,6 +26,8 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/...   # the tools build for macOS too
+	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/...  # and for Windows,
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...                      # tests included
 
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -93,16 +92,6 @@ func (u *Uploader) dropOldest() (string, int64, bool) {
 	u.stats.DroppedParts = append(u.stats.DroppedParts, filepath.Base(path))
 	u.cond.Broadcast()
 	return path, size, true
-}
-
-// freeBytes is the space an unprivileged process may still use on the
-// file system holding dir.
-func freeBytes(dir string) (int64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return 0, err
-	}
-	return int64(st.Bavail) * int64(st.Bsize), nil
 }
 
 // maintain checks the limits every checkEvery and warns while parts have

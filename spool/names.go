@@ -2,7 +2,6 @@ package spool
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/objstore"
@@ -44,9 +42,9 @@ func lock(dir, name, holder string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if busy, err := tryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if busy {
 			who, _ := os.ReadFile(path)
 			return nil, fmt.Errorf("spool %s: %s is in use by %s", dir, name, strings.TrimSpace(string(who)))
 		}
@@ -66,10 +64,10 @@ func locked(dir, name string) bool {
 		return false
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if _, err := tryLock(f); err != nil {
 		return true
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	unlock(f)
 	return false
 }
 

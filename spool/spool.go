@@ -29,7 +29,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -194,7 +193,7 @@ func Open(store objstore.Store, dest objstore.URL, dir string, opts Options) (*U
 		prefix.Key = ""
 	}
 	if err := writeDestination(dir, Destination{Prefix: prefix.String(), Endpoint: opts.Endpoint, PathStyle: opts.PathStyle}); err != nil {
-		syscall.Flock(int(lockFD.Fd()), syscall.LOCK_UN)
+		unlock(lockFD)
 		lockFD.Close()
 		return nil, fmt.Errorf("spool: %w", err)
 	}
@@ -557,7 +556,7 @@ func afterFunc(ctx context.Context, f func()) (stop func()) {
 
 func (u *Uploader) release() {
 	if u.lockFD != nil {
-		syscall.Flock(int(u.lockFD.Fd()), syscall.LOCK_UN)
+		unlock(u.lockFD)
 		u.lockFD.Close()
 		u.lockFD = nil
 	}

@@ -23,8 +23,12 @@
 //     that starts like a capture but whose header cannot be read, unless
 //     Options.Force. Derived captures, JSON Lines, drawings are replaced.
 //   - An existing file the user may not write (access(2) denies it, as it
-//     does cp), or one whose owner the replacement could not keep (another
-//     user's file in a directory the user may write), is refused.
+//     does cp; on Windows, a file with the read-only attribute), or one
+//     whose owner the replacement could not keep (another user's file in a
+//     directory the user may write), is refused. Windows has no owner in
+//     the file's mode bits: there the owner is neither checked nor kept,
+//     and access control lists are left to the system (a file the user may
+//     not write fails when it is replaced, with the system's error).
 //   - Commit replaces only the file that Open looked at: a file that
 //     appeared at the path meanwhile, or replaced the one that was there (a
 //     command's own output named by AAEP_CPUPROFILE, say), is left alone
@@ -46,7 +50,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -208,16 +211,14 @@ func refuse(path string, st os.FileInfo, o Options) error {
 	case o.Live && !o.Force && st.Size() > 0:
 		return fail(ErrExists)
 	}
-	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS); err != nil {
-		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+	if err := writable(path, st); err != nil {
+		if errors.Is(err, ErrNotWritable) {
 			return fail(ErrNotWritable)
 		}
-		if errors.Is(err, unix.EROFS) {
-			return &Error{Op: "open", Path: path, Err: err}
-		}
+		return &Error{Op: "open", Path: path, Err: err}
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		if euid := os.Geteuid(); euid != 0 && int(sys.Uid) != euid {
+	if o := ownerOf(st); o != nil {
+		if euid := os.Geteuid(); euid != 0 && o.uid != euid {
 			return fail(ErrOwner)
 		}
 	}
@@ -381,9 +382,7 @@ func (f *File) openTemp(st os.FileInfo) (*File, error) {
 		f.orig = st
 		f.mode = st.Mode().Perm() | st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
 		perm = 0o600
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			f.owner = &ownerID{int(sys.Uid), int(sys.Gid)}
-		}
+		f.owner = ownerOf(st)
 	}
 	dir, base := filepath.Split(f.target)
 	if dir == "" {
@@ -395,7 +394,7 @@ func (f *File) openTemp(st os.FileInfo) (*File, error) {
 		var rnd [6]byte
 		_, _ = rand.Read(rnd[:])
 		name := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(rnd[:]))
-		file, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		file, err = createTemp(name, perm)
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
@@ -548,20 +547,8 @@ func (f *File) ownedAsBefore() bool {
 	if err != nil {
 		return false
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	return ok && int(sys.Uid) == f.owner.uid && int(sys.Gid) == f.owner.gid
-}
-
-func syncDir(name, target string) error {
-	d, err := os.Open(filepath.Dir(target))
-	if err != nil {
-		return &Error{Op: "sync directory of", Path: name, Err: err}
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return &Error{Op: "sync directory of", Path: name, Err: err}
-	}
-	return nil
+	o := ownerOf(st)
+	return o != nil && *o == *f.owner
 }
 
 // Commit finishes the output. A regular file is synced, closed and renamed

@@ -8,8 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/procgroup"
 )
 
 // process is an exec'd subscriber.
@@ -22,9 +23,9 @@ type process struct {
 // startProcess runs command (with {url} replaced) in its own process
 // group, telling it the scenario in its environment.
 func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, error) {
-	cmd := exec.Command("/bin/sh", "-c", strings.ReplaceAll(command, "{url}", url))
+	cmd := shell(strings.ReplaceAll(command, "{url}", url))
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Set(cmd)
 	cmd.Env = append(os.Environ(),
 		"AAEP_TEST_URL="+url,
 		"AAEP_TEST_SCENARIO="+sc.Name,
@@ -62,14 +63,13 @@ func (p *process) stop() {
 		return
 	default:
 	}
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	procgroup.Interrupt(p.cmd)
 	t := time.NewTimer(2 * time.Second)
 	defer t.Stop()
 	select {
 	case <-p.done:
 	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		procgroup.Kill(p.cmd)
 		<-p.done
 	}
 }

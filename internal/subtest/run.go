@@ -35,8 +35,8 @@ type Options struct {
 	// To is the WebSocket URL of a subscriber that listens (--to).
 	To string
 	// Exec is a command started per scenario with {url} replaced by the
-	// replay's base URL (http://HOST:PORT); it is run by /bin/sh and its
-	// process group is ended when the scenario is over.
+	// replay's base URL (http://HOST:PORT); it is run by /bin/sh (cmd.exe on
+	// Windows) and its process group is ended when the scenario is over.
 	Exec string
 	// AttachTimeout bounds the wait for the subscriber (default 10s).
 	AttachTimeout time.Duration
