@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 // The independent peers: Python's grpcio (Debian python3-grpcio, run by
@@ -29,17 +31,14 @@ func ProtoDir() string {
 
 // PythonModules generates aaep_pb2.py from the .proto with protoc into a
 // test directory, checks that /usr/bin/python3 imports grpc, and returns
-// the directory to put on Python's path. A missing tool fails the test
-// with the way to install it.
+// the directory to put on Python's path. What is missing skips the test,
+// or fails it under make test (internal/testdeps).
 func PythonModules(t testing.TB) string {
 	t.Helper()
 	if err := exec.Command(Python, "-c", "import grpc").Run(); err != nil {
-		t.Fatalf("%s cannot import grpc (%v): run make testdeps (Debian python3-grpcio)", Python, err)
+		testdeps.Missing(t, Python+" with grpc (Debian package python3-grpcio)", err)
 	}
-	protoc, err := exec.LookPath("protoc")
-	if err != nil {
-		t.Fatalf("protoc not found: run make testdeps (Debian protobuf-compiler)")
-	}
+	protoc := testdeps.Command(t, "protoc", "protobuf-compiler")
 	dir := t.TempDir()
 	out, err := exec.Command(protoc, "-I", ProtoDir(), "--python_out="+dir, "aaep/v1/aaep.proto").CombinedOutput()
 	if err != nil {
@@ -57,12 +56,8 @@ func NodeModules(t testing.TB) string {
 		dir = filepath.Join(ProtoDir(), "..", ".cache", "npm")
 	}
 	for _, m := range []string{"@grpc/grpc-js", "@grpc/proto-loader"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", m)); err != nil {
-			t.Fatalf("%s is not installed in %s: run make testdeps", m, dir)
-		}
+		testdeps.File(t, filepath.Join(dir, "node_modules", m), "the npm package "+m+" in "+dir)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node not found: install nodejs")
-	}
+	testdeps.Command(t, "node", "nodejs")
 	return dir
 }
