@@ -151,3 +151,32 @@ func TestCaptureGRPCMutualTLS(t *testing.T) {
 		t.Errorf("without a client certificate: exit %d: %s", res.code, res.stderr)
 	}
 }
+
+// The manifest, like the handshake, is no event: --max-events counts the
+// events after it.
+func TestCaptureGRPCMaxEvents(t *testing.T) {
+	p := &grpctest.Producer{Manifest: grpctest.Manifest, Handle: func(s grpctest.Stream, _ int, _ *aaepv1.AaepMessage) error {
+		if err := s.Send(&aaepv1.AaepMessage{Json: grpctest.Accepted("sub_max")}); err != nil {
+			return err
+		}
+		for i := range 5 {
+			if err := s.Send(&aaepv1.AaepMessage{Json: grpctest.Event("max", i)}); err != nil {
+				return err
+			}
+		}
+		<-s.Context().Done()
+		return nil
+	}}
+	ln := grpctest.Listen(t, "")
+	grpctest.Serve(t, p, ln)
+	out := filepath.Join(t.TempDir(), "max.aaep")
+	res := capture(t, false, "grpc://"+ln.Addr().String(), "-o", out, "--max-events", "2")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	_, recs := readCapture(t, out)
+	r := kinds(recs, capfile.KindReceived)
+	if len(r) != 4 || !bytes.Equal(r[0].Payload, grpctest.Manifest) || !bytes.Equal(r[3].Payload, grpctest.Event("max", 1)) {
+		t.Errorf("%d received records", len(r))
+	}
+}

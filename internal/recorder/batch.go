@@ -5,6 +5,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
 )
 
 // batch holds messages copied for the writer.
@@ -50,8 +51,12 @@ func (b *batch) reset() {
 }
 
 // isHandshake reports whether an AAEP message type belongs to the
-// subscription handshake rather than to the event stream.
-func isHandshake(typ string) bool { return strings.HasPrefix(typ, "subscription.") }
+// subscription handshake rather than to the event stream; so does the
+// producer manifest a gRPC source records first (GetManifest), which is
+// no event either.
+func isHandshake(typ string) bool {
+	return strings.HasPrefix(typ, "subscription.") || typ == vocab.TypeProducerManifest
+}
 
 // handshakeMarker is in the type of every subscription message (its value
 // starts the string); a payload without it cannot be one.
