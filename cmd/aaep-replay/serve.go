@@ -124,6 +124,9 @@ func (f *replayFlags) options(ctx context.Context, rec *recording.Recording, toN
 	if err := capedit.CheckSelectionOf(input, r, sel); errors.Is(err, capedit.ErrEmptySelection) {
 		return o, cli.WithCode(cli.ExitUsage, err)
 	}
+	if err := capedit.CheckMatch(ctx, input, r, o.Filter); err != nil {
+		return o, cli.WithCode(cli.ExitUsage, err)
+	}
 	return o, nil
 }
 

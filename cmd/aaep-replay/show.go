@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/show"
@@ -136,6 +138,11 @@ func showRun(o *ShowOptions) error {
 			return err
 		}
 	}
+	if !opts.Follow && !opts.Match.Empty() {
+		if err := checkShowSelection(ctx, recs, path, opts.Match); err != nil {
+			return err
+		}
+	}
 	if len(recs) == 1 {
 		name := recs[0].Name
 		if len(o.Inputs) == 1 {
@@ -167,6 +174,24 @@ func showRun(o *ShowOptions) error {
 	}
 	if len(failed) > 0 {
 		return cli.WithCode(cli.ExitUsage, fmt.Errorf("show: %d of %d recordings could not be shown whole: %w", len(failed), len(recs), failed[0]))
+	}
+	return nil
+}
+
+// checkShowSelection refuses (exit 2) a --session, --type or --urgency
+// that selects no message of the recordings, saying what they hold: show
+// would print nothing and exit 0.
+func checkShowSelection(ctx context.Context, recs []*recording.Recording, name string, m msgfilter.Filter) error {
+	r, err := recording.Join(recs).Records(ctx)
+	if err != nil {
+		return nil // reading reports it
+	}
+	defer r.Close()
+	if err := capedit.CheckSelectionOf(name, r, capedit.Selection{Sessions: m.Sessions}); errors.Is(err, capedit.ErrEmptySelection) {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+	if err := capedit.CheckMatch(ctx, name, r, m); err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
 	}
 	return nil
 }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSelectionOfNothingIsUsage: a --session, --type or --urgency that
+// selects no message is a usage error (exit 2) saying what the capture
+// holds, in show (which printed nothing and exited 0) and in serve (which
+// served nothing), as a range past the end already was.
+func TestSelectionOfNothingIsUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"show", demoCapture, "--session", "sess_typo"}, []string{"--session sess_typo", "selects nothing", "sess_d0fd4a2cb8d12071"}},
+		{[]string{"show", demoCapture, "--type", "nope"}, []string{"--type nope", "selects nothing", "aaep:agent.state.changed (38)"}},
+		{[]string{"show", demoCapture, "--session", "sess_64578a1f29640f65", "--type", "awaiting.confirmation"}, []string{"--session sess_64578a1f29640f65 --type awaiting.confirmation", "selects nothing"}},
+		{[]string{"serve", demoCapture, "--type", "nope", "--listen", "127.0.0.1:0"}, []string{"--type nope", "selects nothing", "aaep:agent.tool.invoked (10)"}},
+	} {
+		code, out, stderr := replay(t, tc.args...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, %d bytes out; want 2 and nothing printed\n%s", tc.args, code, len(out), stderr)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr %q lacks %q", tc.args, stderr, w)
+			}
+		}
+	}
+	// A selection that selects something still works.
+	if code, out, stderr := replay(t, "show", demoCapture, "--type", "tool.invoked"); code != 0 || strings.Count(out, "\n") != 10 {
+		t.Errorf("show --type tool.invoked: exit %d, %d lines; want 0 and 10\n%s", code, strings.Count(out, "\n"), stderr)
+	}
+}
