@@ -222,3 +222,45 @@ func sentTo(t *testing.T, addr string) int64 {
 	t.Fatalf("no gRPC subscriber in %+v", st.Subscribers)
 	return 0
 }
+
+// TestTestGRPCNodeSubscriber: aaep-replay test --transport grpc plays
+// scenarios to Node's @grpc/grpc-js subscriber: the scripted user's reply,
+// on the stream, passes; the same subscriber told no decision (it then
+// accepts) fails the scenario that wants a rejection.
+func TestTestGRPCNodeSubscriber(t *testing.T) {
+	npm := grpctest.NodeModules(t)
+	node := "NODE_PATH=" + filepath.Join(npm, "node_modules") + " node " + grpctest.Peer("subscriber.cjs") + " " + grpctest.ProtoDir() + " {url} >/dev/null"
+	record := filepath.Join(t.TempDir(), "test.aaep")
+	for _, tc := range []struct {
+		name, exec string
+		code       int
+		want       string
+	}{
+		{"scripted decision", node, 0, "PASS: 1 scenarios, 1 passed"},
+		{"wrong decision", "AAEP_TEST_DECISIONS='[]' " + node, 1, "FAIL: 1 scenarios, 0 passed, 1 failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb syncBuffer
+			args := []string{"test", "--scenario", "confirmation-reject", "--transport", "grpc", "--exec", tc.exec}
+			if tc.code == 0 {
+				args = append(args, "--record", record)
+			}
+			code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, args)
+			if code != tc.code || !strings.Contains(out.String(), tc.want) {
+				t.Fatalf("exit %d:\n%s\n%s", code, out.String(), errb.String())
+			}
+		})
+	}
+	r, err := capfile.Open(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	grpcSource := false
+	for _, o := range r.Header().Origins {
+		grpcSource = grpcSource || o.Transport == "grpc"
+	}
+	if !grpcSource {
+		t.Errorf("the recording's sources %+v name no gRPC subscriber", r.Header().Origins)
+	}
+}

@@ -33,6 +33,7 @@ type TestOptions struct {
 	Listen        string
 	To            string
 	Exec          string
+	Transport     string
 	AttachTimeout time.Duration
 	JSON          bool
 	JUnit         string
@@ -69,6 +70,9 @@ The subscriber comes one of three ways:
                  (http://127.0.0.1:PORT), and ends it when the scenario is over;
                  AAEP_TEST_SCENARIO, AAEP_TEST_LEVEL and AAEP_TEST_USER (the
                  scripted user's decision) are in its environment
+  --transport grpc
+                 over gRPC (aaep.v1.AaepService) instead: the subscriber attaches
+                 to grpc://ADDR, {url} is grpc://127.0.0.1:PORT (not with --to)
 
 Scenarios are files (SCENARIO..., a YAML schema: docs/subscriber-testing.md) or
 built in: --scenario NAME, --level 1|2|3, or both; --list shows the built-ins
@@ -81,7 +85,8 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
   aaep-replay test --scenario confirmation-default-reject --exec 'python3 sub.py {url}'
   aaep-replay test --level 2 --exec 'node subscriber.js {url}' --junit report.xml
   aaep-replay test my-scenario.yaml --listen 127.0.0.1:9000 --record run.aaep
-  aaep-replay test --level 1 --to ws://127.0.0.1:9000/aaep --json`,
+  aaep-replay test --level 1 --to ws://127.0.0.1:9000/aaep --json
+  aaep-replay test --level 2 --transport grpc --exec 'node grpc-subscriber.js {url}'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				opts.Files = args
@@ -116,6 +121,16 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 			if cmd.Flags().Changed("listen") && opts.To != "" {
 				return cli.Usagef("--listen and --to exclude each other")
 			}
+			switch opts.Transport {
+			case "websocket", "sse", "":
+				opts.Transport = ""
+			case subtest.TransportGRPC:
+				if opts.To != "" {
+					return cli.Usagef("--to dials a WebSocket subscriber: not with --transport grpc")
+				}
+			default:
+				return cli.Usagef("--transport %q: want grpc (or websocket, the default, which serves SSE too)", opts.Transport)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -128,6 +143,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	fs.BoolVar(&opts.List, "list", false, "list the built-in scenarios by level and exit")
 	fs.StringVar(&opts.Listen, "listen", defaultTestListen, "address the subscriber attaches to (with --exec: default a free port on 127.0.0.1)")
 	fs.StringVar(&opts.To, "to", "", "WebSocket URL of a subscriber that listens (ws:// or wss://)")
+	fs.StringVar(&opts.Transport, "transport", "websocket", "how the subscriber reaches the replay: websocket (WebSocket and SSE) or grpc")
 	fs.StringVar(&opts.Exec, "exec", "", "command that starts the subscriber, {url} replaced by the replay's base URL (run by /bin/sh)")
 	numflag.Duration(fs, &opts.AttachTimeout, "attach-timeout", subtest.DefaultAttachTimeout, numflag.Positive(), "how long to wait for the subscriber before the scenario counts as not run (exit 2)")
 	fs.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
@@ -148,12 +164,16 @@ func testRun(opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile)}
+	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile)}
 	if opts.Exec == "" || opts.Listen != defaultTestListen {
 		ropts.Listen = opts.Listen
 	}
 	if opts.Exec == "" && opts.To == "" {
 		ropts.Announce = func(sc *subtest.Scenario, base string) {
+			if opts.Transport == subtest.TransportGRPC {
+				fmt.Fprintf(a.Err, "aaep-replay test: %s: waiting for a gRPC subscriber on %s (user: %s)\n", sc.Name, base, sc.User)
+				return
+			}
 			host := strings.TrimPrefix(base, "http://")
 			fmt.Fprintf(a.Err, "aaep-replay test: %s: waiting for a subscriber on ws://%s/aaep/v1/ws or %s/aaep/v1/events (user: %s)\n", sc.Name, host, base, sc.User)
 		}

@@ -498,8 +498,8 @@ func (p *parser) expectBody(e *Expectation, v *yaml.Node) error {
 			e.setFieldRaw("capabilities", raw)
 		case "transport":
 			var t string
-			if t, err = p.str(n, "request.transport"); err == nil && t != "sse" && t != "websocket" {
-				err = p.errf(n, "request.transport: want sse or websocket, got %q", t)
+			if t, err = p.str(n, "request.transport"); err == nil && t != "sse" && t != "websocket" && t != TransportGRPC {
+				err = p.errf(n, "request.transport: want sse, websocket or grpc, got %q", t)
 			}
 			e.Transport = t
 		case "fields":

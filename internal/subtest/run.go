@@ -15,9 +15,13 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/grpcbind/grpcserve"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
 )
+
+// TransportGRPC is Options.Transport for gRPC subscribers (Appendix B.5).
+const TransportGRPC = "grpc"
 
 // DefaultAttachTimeout is how long a run waits for the subscriber.
 const DefaultAttachTimeout = 10 * time.Second
@@ -34,6 +38,10 @@ type Options struct {
 	Listen string
 	// To is the WebSocket URL of a subscriber that listens (--to).
 	To string
+	// Transport is how a subscriber that comes reaches the replay: ""
+	// (WebSocket or SSE, on Listen) or "grpc" (aaep.v1.AaepService on
+	// Listen, {url} then being grpc://HOST:PORT).
+	Transport string
 	// Exec is a command started per scenario with {url} replaced by the
 	// replay's base URL (http://HOST:PORT); it is run by /bin/sh (cmd.exe on
 	// Windows) and its process group is ended when the scenario is over.
@@ -101,6 +109,12 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	}
 	if ways > 1 {
 		return nil, errors.New("--to and --exec exclude each other")
+	}
+	if o.Transport != "" && o.Transport != TransportGRPC {
+		return nil, fmt.Errorf("transport %q: want %s (or none: WebSocket and SSE)", o.Transport, TransportGRPC)
+	}
+	if o.Transport == TransportGRPC && o.To != "" {
+		return nil, errors.New("--to dials a WebSocket subscriber: not with the gRPC transport")
 	}
 	if o.AttachTimeout <= 0 {
 		o.AttachTimeout = DefaultAttachTimeout
@@ -252,10 +266,19 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", listen, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan struct{})
-	go func() { defer close(served); _ = hs.Serve(serve.Listener(ln)) }()
 	base := "http://" + ln.Addr().String()
+	var stopServing func(ctx context.Context)
+	if r.o.Transport == TransportGRPC {
+		gs := grpcserve.New(ln, srv, nil)
+		go func() { defer close(served); _ = gs.Serve() }()
+		base = "grpc://" + ln.Addr().String()
+		stopServing = func(context.Context) { gs.Stop() }
+	} else {
+		hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+		go func() { defer close(served); _ = hs.Serve(serve.Listener(ln)) }()
+		stopServing = func(ctx context.Context) { _ = hs.Shutdown(ctx) }
+	}
 	var proc *process
 	// The replay ends first (its subscriptions close as shut down), then
 	// the subscriber's process: a subscriber is never seen leaving because
@@ -264,7 +287,7 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
-		_ = hs.Shutdown(sctx)
+		stopServing(sctx)
 		<-served
 		if proc != nil {
 			proc.stop()

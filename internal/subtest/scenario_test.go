@@ -128,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"decision and response", "level: 2\nexpect:\n  - reply: {token: rpl_a, decision: reject, response: x}\n", "s.yaml:3: reply: a decision (confirmation) or a response (clarification), not both"},
 		{"unknown reply key", "level: 2\nexpect:\n  - reply:\n      token: rpl_a\n      colour: red\n", `s.yaml:5: reply: unknown key "colour" (known: token, decision, response, within, once)`},
 		{"sends without type", "level: 2\nexpect:\n  - sends: {fields: {a: 1}}\n", "s.yaml:3: sends: say which message type (type: subscription.renegotiate, ...)"},
-		{"bad transport", "level: 3\nexpect:\n  - request: {transport: carrier-pigeon}\n", `s.yaml:3: request.transport: want sse or websocket, got "carrier-pigeon"`},
+		{"bad transport", "level: 3\nexpect:\n  - request: {transport: carrier-pigeon}\n", `s.yaml:3: request.transport: want sse, websocket or grpc, got "carrier-pigeon"`},
 		{"capabilities not a mapping", "level: 3\nexpect:\n  - request: {capabilities: 3}\n", `s.yaml:3: request.capabilities: want a mapping of capabilities, got "3"`},
 		{"required not bool", "level: 2\nexpect:\n  - no_reply: {}\n    required: yes please\n", `s.yaml:4: required: want true or false, got "yes please"`},
 		{"stays_connected takes nothing", "level: 1\nexpect:\n  - stays_connected: {through: 40s}\n", `s.yaml:3: stays_connected: unknown key "through" (known: )`},

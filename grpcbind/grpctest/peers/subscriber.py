@@ -8,6 +8,7 @@ same stream. Prints every message received as "RECV <message_type> <hex of
 the json>", and the manifest as "MANIFEST <hex>", one per line; "END <code>"
 when the stream ends (code: the gRPC status name).
 """
+import datetime
 import json
 import queue
 import sys
@@ -45,14 +46,18 @@ def requests():
 
 
 code = "OK"
+subscription_id = ""
 try:
     for msg in subscribe(requests(), timeout=60):
         print("RECV %s %s" % (msg.message_type or "-", msg.json.hex()), flush=True)
         ev = json.loads(msg.json)
+        if ev.get("type") == "subscription.accepted":
+            subscription_id = ev.get("subscription_id", "")
         if ev.get("type", "").endswith("awaiting.confirmation"):
             outbox.put(aaep_pb2.AaepMessage(json=json.dumps({
                 "type": "confirmation.reply", "reply_token": ev["reply_token"],
-                "decision": "accept", "session_id": ev.get("session_id"),
+                "decision": "accept", "subscription_id": subscription_id,
+                "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat().replace("+00:00", "Z"),
             }).encode(), message_type="confirmation.reply"))
 except grpc.RpcError as e:
     code = e.code().name
