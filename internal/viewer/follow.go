@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"slices"
@@ -44,7 +45,7 @@ func newCaptureIndex(idx *capfile.Index, rec *recording.Recording, joined [][]ca
 		}
 	}
 	if joined != nil {
-		slices.SortStableFunc(c.sessions, func(a, b indexSession) int { return cmpInt(int64(a.First), int64(b.First)) })
+		slices.SortStableFunc(c.sessions, func(a, b indexSession) int { return cmp.Compare(a.First, b.First) })
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -45,28 +46,18 @@ var sessionKeys = map[string]func(a, b *sessionView) int{
 	"id":       func(a, b *sessionView) int { return strings.Compare(a.ID, b.ID) },
 	"protocol": func(a, b *sessionView) int { return strings.Compare(a.Facts.Protocol, b.Facts.Protocol) },
 	"state":    func(a, b *sessionView) int { return strings.Compare(a.Facts.State, b.Facts.State) },
-	"messages": func(a, b *sessionView) int { return cmpInt(a.Facts.Messages, b.Facts.Messages) },
-	"first":    func(a, b *sessionView) int { return cmpInt(int64(a.Facts.First), int64(b.Facts.First)) },
-	"last":     func(a, b *sessionView) int { return cmpInt(int64(a.Facts.Last), int64(b.Facts.Last)) },
+	"messages": func(a, b *sessionView) int { return cmp.Compare(a.Facts.Messages, b.Facts.Messages) },
+	"first":    func(a, b *sessionView) int { return cmp.Compare(a.Facts.First, b.Facts.First) },
+	"last":     func(a, b *sessionView) int { return cmp.Compare(a.Facts.Last, b.Facts.Last) },
 	"span": func(a, b *sessionView) int {
-		return cmpInt(int64(a.Facts.Last-a.Facts.First), int64(b.Facts.Last-b.Facts.First))
+		return cmp.Compare(a.Facts.Last-a.Facts.First, b.Facts.Last-b.Facts.First)
 	},
-	"must":   func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Must, b.Facts.Verdict.Must) },
-	"should": func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Should, b.Facts.Verdict.Should) },
-	"info":   func(a, b *sessionView) int { return cmpInt(a.Facts.Verdict.Info, b.Facts.Verdict.Info) },
+	"must":   func(a, b *sessionView) int { return cmp.Compare(a.Facts.Verdict.Must, b.Facts.Verdict.Must) },
+	"should": func(a, b *sessionView) int { return cmp.Compare(a.Facts.Verdict.Should, b.Facts.Verdict.Should) },
+	"info":   func(a, b *sessionView) int { return cmp.Compare(a.Facts.Verdict.Info, b.Facts.Verdict.Info) },
 	"recording": func(a, b *sessionView) int {
 		return strings.Compare(a.Facts.Recording, b.Facts.Recording)
 	},
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sortedSessions returns the snapshot's sessions in the order asked,

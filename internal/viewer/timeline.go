@@ -27,27 +27,30 @@ const (
 	kindConn
 )
 
+// typeKinds classify a message by a part of its type: the first that the
+// type contains.
+var typeKinds = []struct {
+	part string
+	kind int
+}{
+	{"session.", kindLifecycle}, {"state.changed", kindState}, {"tool.", kindTool},
+	{"awaiting.", kindAwaiting}, {"output.", kindOutput}, {"progress.", kindProgress},
+}
+
 // kindOf classifies a record for the timeline.
 func kindOf(rec *capfile.Record, f *payload.Routing) int {
-	if rec.Kind != capfile.KindReceived && rec.Kind != capfile.KindSent {
+	switch rec.Kind {
+	case capfile.KindReceived:
+	case capfile.KindSent:
+		return kindReply
+	default:
 		return kindConn
 	}
 	t := f.TypeName()
-	switch {
-	case rec.Kind == capfile.KindSent:
-		return kindReply
-	case strings.Contains(t, "session."):
-		return kindLifecycle
-	case strings.Contains(t, "state.changed"):
-		return kindState
-	case strings.Contains(t, "tool."):
-		return kindTool
-	case strings.Contains(t, "awaiting."):
-		return kindAwaiting
-	case strings.Contains(t, "output."):
-		return kindOutput
-	case strings.Contains(t, "progress."):
-		return kindProgress
+	for _, k := range typeKinds {
+		if strings.Contains(t, k.part) {
+			return k.kind
+		}
 	}
 	return kindOther
 }

@@ -14,11 +14,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
 // benchLine matches "BenchmarkName-2   	     100	  12345 ns/op	  1.5 MB/s ...".
@@ -135,7 +138,7 @@ func format(v float64) string {
 	case v == 0:
 		return "0"
 	case v >= 1000 || v <= -1000:
-		return group(strconv.FormatFloat(v, 'f', 0, 64))
+		return progress.Count(int64(math.RoundToEven(v)))
 	case v >= 100 || v <= -100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case v >= 10 || v <= -10:
@@ -145,20 +148,4 @@ func format(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
-}
-
-func group(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
