@@ -40,12 +40,7 @@ type CutOptions struct {
 // replay of the cut starts at once; Merge puts the pieces back together.
 func Cut(ctx context.Context, ins []string, out string, opts CutOptions) (*Result, error) {
 	in := inputName(ins)
-	if err := opts.check(out, ins...); err != nil {
-		return nil, err
-	}
-	// One open plans and reads: an object's head and index are fetched
-	// once.
-	src, err := openInputs(ctx, ins, opts.Inputs, opts.Progress)
+	src, err := openEdit(ctx, ins, out, opts.Output, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +120,7 @@ func Cut(ctx context.Context, ins []string, out string, opts CutOptions) (*Resul
 		}
 		return nil
 	})
-	if src.torn != nil {
-		res.Warnings = append(res.Warnings, *src.torn)
-	}
+	src.warn(&res.Warnings)
 	return res, err
 }
 

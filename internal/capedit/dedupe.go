@@ -71,10 +71,7 @@ func Dedupe(ctx context.Context, ins []string, out string, opts DedupeOptions) (
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("dedupe window %v: must not be negative", opts.Window)
 	}
-	if err := opts.check(out, ins...); err != nil {
-		return nil, err
-	}
-	src, err := openInputs(ctx, ins, opts.Inputs, opts.Progress)
+	src, err := openEdit(ctx, ins, out, opts.Output, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +139,6 @@ func Dedupe(ctx context.Context, ins []string, out string, opts DedupeOptions) (
 		}
 		return readErr
 	})
-	if src.torn != nil {
-		res.Warnings = append(res.Warnings, *src.torn)
-	}
+	src.warn(&res.Warnings)
 	return res, err
 }

@@ -131,8 +131,6 @@ func ExportRecordings(ctx context.Context, recs []*recording.Recording, w io.Wri
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("write export: %w", err)
 	}
-	if in.torn != nil {
-		st.Warnings = append(st.Warnings, *in.torn)
-	}
+	in.warn(&st.Warnings)
 	return st, nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -37,10 +36,7 @@ type FilterOptions struct {
 // header's start are unchanged.
 func Filter(ctx context.Context, ins []string, out string, opts FilterOptions) (*Result, error) {
 	in := inputName(ins)
-	if err := opts.check(out, ins...); err != nil {
-		return nil, err
-	}
-	src, err := openInputs(ctx, ins, opts.Inputs, opts.Progress)
+	src, err := openEdit(ctx, ins, out, opts.Output, opts.Inputs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +48,7 @@ func Filter(ctx context.Context, ins []string, out string, opts FilterOptions) (
 	hdr.Start = opts.TimeShift.shiftHeader(hdr.Start, hdr.Meta)
 	matched := int64(0)
 	var doc payload.Doc
-	err = opts.write(out, ins, func(w io.Writer) error {
-		cw, err := newCaptureWriter(w, hdr)
-		if err != nil {
-			return err
-		}
-		defer cw.Close()
+	err = opts.writeCapture(out, ins, hdr, func(cw *capfile.Writer) error {
 		cc := ctxCheck{ctx: ctx}
 		for {
 			if err := cc.err(); err != nil {
@@ -85,14 +76,9 @@ func Filter(ctx context.Context, ins []string, out string, opts FilterOptions) (
 		if res.Written == 0 || (!opts.Match.Empty() && matched == 0) {
 			return fmt.Errorf("%s: no message matches %s: the filter %w; %s", in, describeFilter(opts), ErrEmptySelection, describePath(ins[0]))
 		}
-		if err := cw.Close(); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
 		return nil
 	})
-	if src.torn != nil {
-		res.Warnings = append(res.Warnings, *src.torn)
-	}
+	src.warn(&res.Warnings)
 	return res, err
 }
 

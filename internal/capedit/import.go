@@ -103,8 +103,8 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 			st.WithMeta = true
 			st.Lines = 1
 			st.Start = h.Start
-			return st, opts.write(out, []string{in}, func(w io.Writer) error {
-				return importMeta(ctx, in, lr, w, h, st)
+			return st, opts.writeCapture(out, []string{in}, h, func(cw *capfile.Writer) error {
+				return importMeta(ctx, in, lr, cw, st)
 			})
 		}
 	}
@@ -129,10 +129,10 @@ func Import(ctx context.Context, in, out string, opts ImportOptions) (*ImportSta
 		Origins: []capfile.Origin{{ID: 0, Transport: "file", Endpoint: filepath.Base(in)}},
 		Meta:    map[string]string{"imported_from": filepath.Base(in)},
 	}
-	return st, opts.write(out, []string{in}, func(w io.Writer) error {
+	return st, opts.writeCapture(out, []string{in}, h, func(cw *capfile.Writer) error {
 		lr := newLineReader(f, capfile.MaxPayload)
 		lr.meter = opts.Progress
-		return importPlain(ctx, in, lr, w, h, st)
+		return importPlain(ctx, in, lr, cw, h, st)
 	})
 }
 
@@ -218,12 +218,7 @@ func nextImportLine(cc *ctxCheck, lr *lineReader, path string, st *ImportStats) 
 	}
 }
 
-func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, h capfile.Header, st *ImportStats) error {
-	cw, err := newCaptureWriter(w, h)
-	if err != nil {
-		return err
-	}
-	defer cw.Close()
+func importPlain(ctx context.Context, path string, lr *lineReader, cw *capfile.Writer, h capfile.Header, st *ImportStats) error {
 	cc := ctxCheck{ctx: ctx}
 	var last int64
 	var rec capfile.Record
@@ -278,18 +273,10 @@ func importPlain(ctx context.Context, path string, lr *lineReader, w io.Writer, 
 		}
 		st.Records++
 	}
-	if err := cw.Close(); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
 	return nil
 }
 
-func importMeta(ctx context.Context, path string, lr *lineReader, w io.Writer, h capfile.Header, st *ImportStats) error {
-	cw, err := newCaptureWriter(w, h)
-	if err != nil {
-		return err
-	}
-	defer cw.Close()
+func importMeta(ctx context.Context, path string, lr *lineReader, cw *capfile.Writer, st *ImportStats) error {
 	cc := ctxCheck{ctx: ctx}
 	var rec capfile.Record
 	for {
@@ -310,9 +297,6 @@ func importMeta(ctx context.Context, path string, lr *lineReader, w io.Writer, h
 		if rec.Flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 {
 			st.Invalid++
 		}
-	}
-	if err := cw.Close(); err != nil {
-		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
 }

@@ -155,6 +155,23 @@ func (in *input) next() (*capfile.Record, error) {
 
 func (in *input) close() { in.r.Close() }
 
+// warn adds in's torn-tail warning, if any, to ws.
+func (in *input) warn(ws *[]Warning) {
+	if in.torn != nil {
+		*ws = append(*ws, *in.torn)
+	}
+}
+
+// openEdit refuses out under o, then opens ins as one capture (see
+// openInputs): the start of an edit of one capture. One open plans and
+// reads: an object's head and index are fetched once.
+func openEdit(ctx context.Context, ins []string, out string, o Output, ro recording.Options, meter *progress.Meter) (*input, error) {
+	if err := o.check(out, ins...); err != nil {
+		return nil, err
+	}
+	return openInputs(ctx, ins, ro, meter)
+}
+
 // ctxCheck returns ctx's error every 1024 calls, so that long loops notice
 // cancellation without paying for it on every record.
 type ctxCheck struct {

@@ -2,8 +2,10 @@ package capedit
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
@@ -47,6 +49,27 @@ func (o Output) write(out string, inputs []string, fn func(w io.Writer) error) e
 		return errors.New("no output file given")
 	}
 	return outfile.WriteFile(out, outfile.Options{Inputs: inputs, Stdout: o.Stdout, Binary: true, Force: o.Force}, fn)
+}
+
+// writeCapture writes a capture with header h to out (see write), fill
+// appending its records. When fill succeeds the capture is closed (its
+// index written) and a failure to close it is reported; after a failure the
+// records appended stay readable.
+func (o Output) writeCapture(out string, inputs []string, h capfile.Header, fill func(cw *capfile.Writer) error) error {
+	return o.write(out, inputs, func(w io.Writer) error {
+		cw, err := newCaptureWriter(w, h)
+		if err != nil {
+			return err
+		}
+		defer cw.Close()
+		if err := fill(cw); err != nil {
+			return err
+		}
+		if err := cw.Close(); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		return nil
+	})
 }
 
 // WriteFile writes the output file out through fn under the output policy

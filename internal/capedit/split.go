@@ -152,9 +152,7 @@ func Split(ctx context.Context, ins []string, prefix string, opts SplitOptions) 
 	} else {
 		err = s.byCount(ctx)
 	}
-	if src.torn != nil {
-		s.res.Warnings = append(s.res.Warnings, *src.torn)
-	}
+	src.warn(&s.res.Warnings)
 	return s.res, err
 }
 
