@@ -1,17 +1,19 @@
 package serve
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
+
+	"github.com/aaep-tools/aaepkit/internal/webguard"
 )
 
-// corsPolicy answers browsers calling the server from pages on other
-// origins (a web subscriber served by its own dev server, say): CORS
-// preflights on every endpoint, and Access-Control-Allow-Origin on every
-// response. A replay server is a local test double, so by default any
-// origin may call it; Options.CORSOrigins restricts that.
+// corsPolicy answers browsers calling the subscriber endpoints from pages
+// on other origins (a web subscriber served by its own dev server, say):
+// CORS preflights (with Private Network Access) and
+// Access-Control-Allow-Origin on the responses of the endpoints a browser
+// subscriber needs (isSubscriberPath), and on no other. A replay server is a
+// local test double, so by default any origin may subscribe;
+// Options.CORSOrigins restricts that.
 type corsPolicy struct {
 	origins map[string]bool // nil: any origin
 }
@@ -25,15 +27,10 @@ const (
 	corsMaxAge       = "600"
 )
 
-// NormalizeOrigin checks an origin given for Options.CORSOrigins and returns
-// it as browsers send it (lower-case scheme and host, no trailing slash).
-func NormalizeOrigin(origin string) (string, error) {
-	u, err := url.Parse(strings.TrimSuffix(origin, "/"))
-	if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("origin %q: want scheme://host[:port], such as http://localhost:3000", origin)
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host), nil
-}
+// NormalizeOrigin checks an origin given for Options.CORSOrigins or
+// Options.AllowOrigins and returns it as browsers send it (lower-case scheme
+// and host, no trailing slash).
+func NormalizeOrigin(origin string) (string, error) { return webguard.NormalizeOrigin(origin) }
 
 func newCORSPolicy(origins []string) (corsPolicy, error) {
 	if len(origins) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/webguard"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -103,9 +104,15 @@ type Options struct {
 	// frames each message as recorded, SSEEventNone sends unnamed events,
 	// anything else is the name for every event.
 	SSEEvent string
-	// CORSOrigins are the browser origins (scheme://host[:port]) allowed to
-	// call the server from their pages; empty allows any origin.
+	// CORSOrigins are the browser origins (scheme://host[:port]) whose
+	// pages may use the subscriber endpoints (events, subscriptions,
+	// replies); empty allows any origin.
 	CORSOrigins []string
+	// AllowOrigins are the browser origins whose pages may also use the
+	// operator's endpoints (/control, /stats), which otherwise answer only
+	// clients that are not browsers and the server's own pages, and only
+	// under a Host header that names the server (package webguard).
+	AllowOrigins []string
 	// Keepalive is the silence after which a subscriber gets an SSE comment
 	// or a WebSocket ping, and again after every such silence (default
 	// DefaultKeepalive; negative: never). A positive value under
@@ -211,6 +218,7 @@ type Server struct {
 	ctl    *control  // nil without Options.Control
 
 	cors     corsPolicy
+	guard    *webguard.Guard
 	upgrader websocket.Upgrader
 }
 
@@ -245,9 +253,14 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard, err := webguard.New(opts.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cors:     cors,
+		guard:    guard,
 		opts:     opts,
 		clock:    opts.Clock,
 		producer: producer,
@@ -300,13 +313,30 @@ func findProducer(st *stream) (json.RawMessage, error) {
 	return nil, nil
 }
 
-// ServeHTTP routes a request to the replay's endpoints, after the CORS
-// headers every response carries (and the answer to a CORS preflight).
+// ServeHTTP routes a request to the replay's endpoints: a subscriber
+// endpoint after its CORS headers (and the answer to a CORS preflight), any
+// other (/control, /stats) only when the guard lets the request through:
+// no web page of another origin drives or reads the replay.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cors.handle(w, r) {
+	if IsSubscriberPath(r.URL.Path) {
+		if s.cors.handle(w, r) {
+			return
+		}
+	} else if s.guard.Refuse(w, r) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// IsSubscriberPath reports whether path is one of the endpoints a
+// subscriber uses, browsers on other origins included: the WebSocket and
+// SSE streams, subscriptions, replies, and the health check.
+func IsSubscriberPath(path string) bool {
+	switch path {
+	case "/aaep/v1/ws", "/aaep/v1/events", "/events", "/aaep/v1/subscriptions", "/aaep/v1/replies", "/messages", "/healthz":
+		return true
+	}
+	return false
 }
 
 // Shutdown closes every subscription (WebSocket code 1001) and waits for

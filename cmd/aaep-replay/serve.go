@@ -194,8 +194,10 @@ type ServeOptions struct {
 	Paused     bool
 	SSEEvent   string
 	CORSOrigin []string
-	Keepalive  time.Duration
-	CloseAtEnd bool
+	// AllowOrigin are the origins whose pages may use /control and /stats.
+	AllowOrigin []string
+	Keepalive   time.Duration
+	CloseAtEnd  bool
 }
 
 // NewCmdServe builds serve; runF, when given, runs instead of serveRun
@@ -236,7 +238,11 @@ When a replay has ended, its stream stays open with keepalives (--keepalive)
 until the subscriber leaves, as a producer that went quiet would;
 --close-at-end closes it instead. GET /stats says which subscribers have
 received the whole replay ("complete"). Browsers on any origin may subscribe
-and POST replies (CORS); --cors-origin restricts that.
+and POST replies (CORS); --cors-origin restricts that. /control and /stats
+answer no web page of another origin (--allow-origin names one that may),
+and only requests whose Host header names this server (an IP address,
+localhost or this machine's name), so that no page drives the replay,
+DNS rebinding included.
 Payloads go out byte for byte. Timing follows the capture's receive times,
 scheduled at absolute deadlines. --from and --until take a time offset (1m30s,
 1:30) or a record number (#120 or 120, counting every record from 0, as info
@@ -273,6 +279,9 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 					return cli.Usagef("--cors-origin: %w", err)
 				}
 			}
+			if err := checkAllowOrigins(opts.AllowOrigin); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -286,7 +295,8 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs.BoolVar(&opts.Control, "control", false, "steer the replay through the JSON API under /control (play, pause, step, seek, speed); implies --shared")
 	fs.BoolVar(&opts.Paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
 	fs.StringVar(&opts.SSEEvent, "sse-event", serve.SSEEventRecorded, `SSE event: line: "recorded" (as captured; aaep.event when the capture has no SSE framing), "none" (unnamed events, for EventSource.onmessage), or a NAME for every event`)
-	fs.StringArrayVar(&opts.CORSOrigin, "cors-origin", nil, "browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; default: any origin)")
+	fs.StringArrayVar(&opts.CORSOrigin, "cors-origin", nil, "browser origin allowed to subscribe and reply, e.g. http://localhost:3000 (repeatable; default: any origin)")
+	addAllowOrigin(fs, &opts.AllowOrigin, "/control and /stats")
 	numflag.Duration(fs, &opts.Keepalive, "keepalive", serve.DefaultKeepalive, numflag.ZeroOrAtLeast(float64(serve.MinKeepalive), "off"),
 		fmt.Sprintf("send an SSE comment or WebSocket ping after this much silence (%v or more; 0: off); a WebSocket peer that leaves a ping unanswered for %v is closed", serve.MinKeepalive, serve.DefaultPongWait))
 	fs.BoolVar(&opts.CloseAtEnd, "close-at-end", false, "close each subscription when its replay ends (default: keep it open with keepalives, like a producer that went quiet)")
@@ -313,6 +323,7 @@ func serveRun(opts *ServeOptions) error {
 	so.Shared = opts.Shared || opts.Control
 	so.SSEEvent = opts.SSEEvent
 	so.CORSOrigins = opts.CORSOrigin
+	so.AllowOrigins = opts.AllowOrigin
 	so.Keepalive = opts.Keepalive // at least serve.MinKeepalive, or 0 (numflag refused the rest)
 	if opts.Keepalive == 0 {
 		so.Keepalive = -1
@@ -447,6 +458,22 @@ func checkCapture(ctx context.Context, rec *recording.Recording, stderr io.Write
 		}
 	}
 	return r.Header(), nil
+}
+
+// addAllowOrigin adds --allow-origin, the origins whose pages may use what
+// (the operator's endpoints) besides the server's own pages.
+func addAllowOrigin(fs *pflag.FlagSet, p *[]string, what string) {
+	fs.StringArrayVar(p, "allow-origin", nil, "origin (scheme://host[:port]) of a web page that may use "+what+" (repeatable; default: none but the server's own pages)")
+}
+
+// checkAllowOrigins refuses an --allow-origin that is not an origin.
+func checkAllowOrigins(origins []string) error {
+	for _, o := range origins {
+		if _, err := serve.NormalizeOrigin(o); err != nil {
+			return cli.Usagef("--allow-origin: %w", err)
+		}
+	}
+	return nil
 }
 
 // isLoopback reports whether a listen address only accepts local connections.

@@ -85,6 +85,9 @@ func Test_NewCmdServe(t *testing.T) {
 		{name: "cors origins", argv: "serve in.aaep --cors-origin http://localhost:3000 --cors-origin *", want: func(o *ServeOptions) {
 			o.CORSOrigin = []string{"http://localhost:3000", "*"}
 		}},
+		{name: "allow origins", argv: "serve in.aaep --control --allow-origin http://localhost:3000 --allow-origin https://dash.example", want: func(o *ServeOptions) {
+			o.Control, o.AllowOrigin = true, []string{"http://localhost:3000", "https://dash.example"}
+		}},
 		{name: "keepalive off", argv: "serve in.aaep --keepalive 0", want: func(o *ServeOptions) { o.Keepalive = 0 }},
 		{name: "keepalive", argv: "serve in.aaep --keepalive 5s", want: func(o *ServeOptions) { o.Keepalive = 5 * time.Second }},
 		{name: "shortest keepalive", argv: "serve in.aaep --keepalive 1s", want: func(o *ServeOptions) { o.Keepalive = time.Second }},
@@ -95,6 +98,8 @@ func Test_NewCmdServe(t *testing.T) {
 		{name: "paused without control", argv: "serve in.aaep --paused", err: "--paused goes with --control"},
 		{name: "cors origin without scheme", argv: "serve in.aaep --cors-origin localhost:3000", err: `--cors-origin: origin "localhost:3000": want scheme://host[:port], such as http://localhost:3000`},
 		{name: "cors origin with a path", argv: "serve in.aaep --cors-origin http://a/b", err: `--cors-origin: origin "http://a/b": want scheme://host[:port], such as http://localhost:3000`},
+		{name: "allow origin without scheme", argv: "serve in.aaep --allow-origin localhost:3000", err: `--allow-origin: origin "localhost:3000": want scheme://host[:port], such as http://localhost:3000`},
+		{name: "allow origin as a wildcard", argv: "serve in.aaep --allow-origin *", err: `--allow-origin: origin "*": want scheme://host[:port], such as http://localhost:3000`},
 		{name: "negative keepalive", argv: "serve in.aaep --keepalive -1s", err: `invalid argument "-1s" for "--keepalive" flag: want 0 (off) or a duration of at least 1s`},
 		{name: "keepalive under a second", argv: "serve in.aaep --keepalive 999ms", err: `invalid argument "999ms" for "--keepalive" flag: want 0 (off) or a duration of at least 1s`},
 		{name: "keepalive of a nanosecond", argv: "serve in.aaep --keepalive 1ns", err: `invalid argument "1ns" for "--keepalive" flag: want 0 (off) or a duration of at least 1s`},
@@ -161,6 +166,8 @@ func Test_NewCmdView(t *testing.T) {
 		{name: "paused without the shared timeline", argv: "view in.aaep --shared=false --paused", err: "--paused needs the shared timeline (--shared)"},
 		{name: "unknown protocol", argv: "view in.aaep --protocol mcp", err: `--protocol: unknown protocol "mcp" (known: aaep, asp, kahn, kahn-ci)`},
 		{name: "unknown profile", argv: "view in.aaep --profile loose", err: `--profile: unknown profile "loose" (want strict or lenient)`},
+		{name: "allow origin", argv: "view in.aaep --allow-origin http://127.0.0.1:3000", want: func(o *ViewOptions) { o.AllowOrigin = []string{"http://127.0.0.1:3000"} }},
+		{name: "allow origin with a path", argv: "view in.aaep --allow-origin http://a/b", err: `--allow-origin: origin "http://a/b": want scheme://host[:port], such as http://localhost:3000`},
 	}
 	cases = append(cases, replayCases("view", "", func(o *ViewOptions) *replayFlags { return &o.Replay })...)
 	testNewCmd(t, NewCmdView, defaults, cases)

@@ -29,6 +29,8 @@ type ViewOptions struct {
 	// Check are the checker's flags: --protocol, --profile.
 	Check  checkFlags
 	Follow bool
+	// AllowOrigin are the origins whose pages may use the API and /control.
+	AllowOrigin []string
 }
 
 // NewCmdView builds view; runF, when given, runs instead of viewRun (tests
@@ -67,6 +69,9 @@ seek the replay to the previous/next finding. The URL keeps the state.
 The replay is one shared timeline, paused until you play or step it
 (--paused=false plays as soon as a subscriber attaches). The same control is
 a JSON API under /control (see serve --control). Every flag of serve applies.
+The API and /control answer the page itself and programs, not another web
+page (--allow-origin names one that may), and only requests whose Host
+header names this server (DNS rebinding).
 The page works offline: everything it needs is inside aaep-replay.
 
 --follow keeps up with a capture aaep-capture is still writing: every second
@@ -86,6 +91,9 @@ new verdicts replace the old when that check is done.`,
 			if err := opts.Check.validate(); err != nil {
 				return err
 			}
+			if err := checkAllowOrigins(opts.AllowOrigin); err != nil {
+				return err
+			}
 			if !opts.Shared && cmd.Flags().Changed("paused") {
 				return cli.Usagef("--paused needs the shared timeline (--shared)")
 			}
@@ -102,6 +110,7 @@ new verdicts replace the old when that check is done.`,
 	fs.BoolVar(&opts.Paused, "paused", true, "start the replay paused (step or play from the page or /control)")
 	opts.Check.add(fs, flagProtocol, flagProfile)
 	fs.BoolVar(&opts.Follow, "follow", false, "keep up with a capture that is still being written: its lists, sessions and timeline grow, and it is checked again as it grows")
+	addAllowOrigin(fs, &opts.AllowOrigin, "the viewer's API and /control")
 	opts.Replay.add(fs, "until")
 	return cmd
 }
@@ -131,11 +140,12 @@ func viewRun(opts *ViewOptions) error {
 		return err
 	}
 	so.Shared = opts.Shared
+	so.AllowOrigins = opts.AllowOrigin
 	if opts.Shared {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
 	return serveReplay(a, rec, opts.Listen, "", f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
-		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, Protocol: opts.Check.Protocol, Profile: string(opts.Check.Profile), Follow: opts.Follow, Context: a.ctx})
+		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, AllowOrigins: opts.AllowOrigin, Protocol: opts.Check.Protocol, Profile: string(opts.Check.Profile), Follow: opts.Follow, Context: a.ctx})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
 		}

@@ -16,12 +16,18 @@ import (
 // installs chromium.
 func New(t testing.TB) *Browser {
 	t.Helper()
+	return NewWith(t, Options{})
+}
+
+// NewWith is New with Launch's options (extra switches, say).
+func NewWith(t testing.TB, opts Options) *Browser {
+	t.Helper()
 	if _, err := Find(); err != nil {
 		testdeps.Missing(t, "chromium (Debian package chromium, or $AAEP_CHROMIUM)", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	b, err := Launch(ctx, Options{})
+	b, err := Launch(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,8 +56,15 @@ func startView(t *testing.T, path string, rend *visualize.Renderer) *httptest.Se
 // startViewOf serves what opts names, replayed from open, as startView does.
 func startViewOf(t *testing.T, open serve.Opener, opts viewer.Options) *httptest.Server {
 	t.Helper()
+	return startViewAllowing(t, open, opts, nil)
+}
+
+// startViewAllowing is startViewOf with --allow-origin's origins.
+func startViewAllowing(t *testing.T, open serve.Opener, opts viewer.Options, allow []string) *httptest.Server {
+	t.Helper()
+	opts.AllowOrigins = allow
 	srv, err := serve.New(serve.Options{Open: open, Shared: true, Grace: 20 * time.Millisecond,
-		Control: timing.NewController(nil, timing.Config{}, true)})
+		Control: timing.NewController(nil, timing.Config{}, true), AllowOrigins: allow})
 	if err != nil {
 		t.Fatal(err)
 	}

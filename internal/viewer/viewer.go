@@ -72,15 +72,18 @@ import (
 	"io/fs"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/webguard"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
 	"github.com/aaep-tools/aaepkit/recording"
+	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
 
@@ -98,6 +101,11 @@ type Options struct {
 	Path string
 	// Replay serves the replay endpoints on the same port (may be nil).
 	Replay http.Handler
+	// AllowOrigins are the browser origins whose pages may use the API
+	// besides the viewer's own page (see package webguard: the API answers
+	// no other web page, and only under a Host header that names the
+	// server).
+	AllowOrigins []string
 	// Protocol forces a protocol model; Profile is lenient or strict.
 	Protocol, Profile string
 	// Renderer draws traces; nil uses the aaep-render helper found by
@@ -134,6 +142,7 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	rules  map[string]ruleDoc
+	guard  *webguard.Guard
 	traces *traceCache
 	// pause holds the background check while a trace is being built.
 	pause *pauser
@@ -185,8 +194,12 @@ func New(opts Options) (*Server, error) {
 	if opts.Profile == "" {
 		opts.Profile = "lenient"
 	}
+	guard, err := webguard.New(opts.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(base)
-	s := &Server{opts: opts, rec: rec, hdr: hdr, ctx: ctx, cancel: cancel, rules: ruleDocs()}
+	s := &Server{opts: opts, rec: rec, hdr: hdr, ctx: ctx, cancel: cancel, rules: ruleDocs(), guard: guard}
 	s.cur.Store(ci)
 	s.an.Store(newAnalysis(idx.FirstTime(), idx.LastTime()))
 	if opts.Protocol != "" {
@@ -240,12 +253,34 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP routes a request.
+// ServeHTTP routes a request. The page and the API are for this machine's
+// browser: no framing by other sites, no sniffing, and no other web page
+// uses the API (the guard). The page and its assets may be opened from
+// anywhere (a link), but only under a Host header that names the server.
+// The subscriber endpoints go to the replay, which answers browsers of any
+// origin (CORS) there.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The page and the API are for this machine's browser: no framing by
-	// other sites, no sniffing.
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	switch {
+	case s.opts.Replay != nil && serve.IsSubscriberPath(r.URL.Path):
+		s.opts.Replay.ServeHTTP(w, r)
+		return
+	case isPage(r.URL.Path):
+		if err := s.guard.CheckHost(r); err != nil {
+			apiError(w, http.StatusForbidden, "%v", err)
+			return
+		}
+	default:
+		if s.guard.Refuse(w, r) {
+			return
+		}
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// isPage reports whether path is the page or one of its files (not the API).
+func isPage(path string) bool {
+	return path == "/" || path == "/favicon.ico" || strings.HasPrefix(path, "/assets/")
 }
 
 // Close stops the background check and waits for it.
