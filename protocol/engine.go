@@ -360,6 +360,11 @@ func (r *reporter) Report(rule *Rule, session string, m *Message, short, format 
 	if m != nil {
 		f.Index, f.Offset = m.Index, m.Offset
 	}
+	for _, a := range args {
+		if rel, ok := a.(Related); ok {
+			f.Related = append(f.Related, rel)
+		}
+	}
 	r.e.emit(rule, f)
 }
 

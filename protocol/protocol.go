@@ -346,6 +346,30 @@ type Finding struct {
 	Message string `json:"message"`
 	// Short is a few words for a trace label, e.g. "from_state ≠ previous to_state".
 	Short string `json:"short"`
+	// Related are the other messages the finding is about (the invocation
+	// a completion does not match, the request that got no answer), as
+	// analysis.Diagnostic.Related names other positions: each one the
+	// message names, in its order ("message 7"), so that a front end can
+	// link them. Not written in the JSON report (schema 2).
+	Related []Related `json:"-"`
+}
+
+// Related is the position of a message a finding refers to besides its
+// own. Given to Reporter.Report among a message format's arguments, it is
+// written as its index (format "message %d") and filed in the finding's
+// Related.
+type Related struct {
+	Index  int64         `json:"index"`
+	Offset time.Duration `json:"offset_ns"`
+}
+
+// RelatedTo returns the position of message m.
+func RelatedTo(m *Message) Related { return Related{Index: m.Index, Offset: m.Offset} }
+
+// Format writes the message's index as the verb asks (%d): a message
+// format names a related message as it names any message, by index.
+func (r Related) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, fmt.FormatString(f, verb), r.Index)
 }
 
 // StepKind classifies a step for drawing.
@@ -431,7 +455,9 @@ func (s SessionSummary) ConnectionOnly() bool { return s.State == StateNoHandsha
 type Reporter interface {
 	// Report records a violation of rule (one of the model's declared
 	// rules, named by its identifier) at message m (nil m: end of stream or
-	// of session) in session. The level and party are the rule's.
+	// of session) in session. The level and party are the rule's. The
+	// message is fmt.Sprintf(format, args...); each argument of type
+	// Related names another message the finding is about (Finding.Related).
 	Report(rule *Rule, session string, m *Message, short, format string, args ...any)
 	// Step records a move through the state machine.
 	Step(s Step)

@@ -235,10 +235,10 @@ func (n *negChecker) unanswered(sub *subscription) {
 	switch {
 	case sub.pending == 1 && sub.responses == 0:
 		n.s.report(negResponseRequired, sub.key, sub.pendingAt.msg(), "request never answered",
-			"the subscription.request at message %d got neither subscription.accepted nor subscription.rejected; every request gets exactly one response", sub.pendingAt.index)
+			"the subscription.request at message %d got neither subscription.accepted nor subscription.rejected; every request gets exactly one response", sub.pendingAt.related())
 	case sub.pending == 2 && sub.responses == 0:
 		n.s.report(negRenegResponse, sub.key, sub.pendingAt.msg(), "renegotiation never answered",
-			"the subscription.renegotiate at message %d got neither subscription.accepted nor subscription.rejected; the producer must answer every renegotiation", sub.pendingAt.index)
+			"the subscription.renegotiate at message %d got neither subscription.accepted nor subscription.rejected; the producer must answer every renegotiation", sub.pendingAt.related())
 	}
 }
 
@@ -253,7 +253,7 @@ func (n *negChecker) response(sub *subscription, m *protocol.Message, what strin
 	}
 	if sub.pending == 0 && sub.responses > 0 {
 		n.s.report(negResponseRequired, sub.key, m, "second response",
-			"this %s answers a request that was already answered (message %d); every request gets exactly one response", what, sub.pendingAt.index)
+			"this %s answers a request that was already answered (message %d); every request gets exactly one response", what, sub.pendingAt.related())
 	}
 	sub.responses++
 }
@@ -352,7 +352,7 @@ func (n *negChecker) event(m *protocol.Message, ev *Event) {
 		if sub.once(negNoEventsBeforeAccept) {
 			n.s.report(negNoEventsBeforeAccept, session, m, "event before accepted",
 				"this %s arrives on a subscription whose request (message %d) has not been accepted yet; no events flow before subscription.accepted (later ones on this subscription are not repeated)",
-				shortType(ev), sub.pendingAt.index)
+				shortType(ev), sub.pendingAt.related())
 		}
 		return
 	case subRejected:

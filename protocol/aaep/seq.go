@@ -124,6 +124,11 @@ type ref struct {
 
 func refOf(m *protocol.Message) ref { return ref{m.Index, m.Offset} }
 
+// related is the message's position as a finding about another message
+// names it: written as its index ("message %d"), filed in the finding's
+// Related.
+func (r ref) related() protocol.Related { return protocol.Related{Index: r.index, Offset: r.offset} }
+
 func (r ref) msg() *protocol.Message { return &protocol.Message{Index: r.index, Offset: r.offset} }
 
 // instant is when something happened: on the producer's clock when its

@@ -146,7 +146,7 @@ func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how
 		a.orderUse = orderUse{}
 		s.report(seqIrrevNeedsConf, ss.id, u.at.msg(), "no confirmation",
 			"irreversible tool %s is invoked without a confirmation of its own: the accept of confirmation %s (message %d) names %s, which runs at message %d; irreversible actions need the user's confirmation first",
-			u.tool, a.token, a.at.index, tool, m.Index)
+			u.tool, a.token, a.at.related(), tool, m.Index)
 		s.useAccept(ss, m, a, how, tool, irrev)
 		return
 	}
@@ -166,7 +166,7 @@ func (s *seqChecker) namedAction(ss *session, m *protocol.Message, a *await, how
 		} else if !s.actedOnIgnored(fl, ss, refOf(m), a, "tool "+tool+" is invoked") {
 			s.judge(fl, seqConfBlocking, ss.id, refOf(m), "action while blocked",
 				"tool %s is invoked while confirmation %s (message %d) awaits its reply (%s); until a valid reply or the timeout, the producer must not perform the confirmed action",
-				tool, a.token, a.at.index, how)
+				tool, a.token, a.at.related(), how)
 		}
 		if fl != nil {
 			a.res, a.resAt = resUnseenAccept, refOf(m)
@@ -210,7 +210,7 @@ func (s *seqChecker) candidateBlocked(ss *session, a *await, tool string) {
 	}
 	s.judge(fl, seqConfBlocking, ss.id, a.candAt, "action before the reply",
 		"tool %s was invoked at message %d while confirmation %s was still pending, and again after its accept; the producer must not perform the action before the confirmation is resolved",
-		tool, a.candAt.index, a.token)
+		tool, a.candAt.related(), a.token)
 }
 
 // blockedAction reports (or holds with fl) an irreversible action invoked
@@ -218,13 +218,13 @@ func (s *seqChecker) candidateBlocked(ss *session, a *await, tool string) {
 func (s *seqChecker) blockedAction(fl *unseenFlow, ss *session, m *protocol.Message, a *await, tool string, how matchHow) {
 	s.judge(fl, seqIrrevNeedsAccept, ss.id, refOf(m), "invoked before the accept",
 		"irreversible tool %s is invoked while confirmation %s (message %d) is still unresolved (%s); the action needs that confirmation accepted first",
-		tool, a.token, a.at.index, how)
+		tool, a.token, a.at.related(), how)
 	if s.actedOnIgnored(fl, ss, refOf(m), a, "irreversible tool "+tool+" is invoked") {
 		return
 	}
 	s.judge(fl, seqConfBlocking, ss.id, refOf(m), "action while blocked",
 		"tool %s is invoked while confirmation %s (message %d) awaits its reply (%s); until a valid reply or the timeout, the producer must not perform the confirmed action",
-		tool, a.token, a.at.index, how)
+		tool, a.token, a.at.related(), how)
 }
 
 // unseenAction attributes a tool invocation to confirmation a, which the
@@ -239,7 +239,7 @@ func (s *seqChecker) unseenAction(ss *session, m *protocol.Message, a *await, to
 	case fl.today == resSuperseded && irrev:
 		s.judge(fl, seqConfNoActionAfterReject, ss.id, refOf(m), "action after cancel",
 			"tool %s is invoked after confirmation %s was cancelled (message %d); a cancelled confirmation counts as a reject and allows no action",
-			tool, a.token, a.resAt.index)
+			tool, a.token, a.resAt.related())
 	case fl.today == resPending && irrev:
 		s.blockedAction(fl, ss, m, a, tool, matchOrder)
 	}
@@ -272,7 +272,7 @@ func (s *seqChecker) blameReject(ss *session, m *protocol.Message, a *await, too
 		}
 		s.report(seqConfNoActionAfterReject, ss.id, m, "action after reject",
 			"tool %s is invoked after the user rejected confirmation %s (message %d; %s); after a reject the producer must not perform the action",
-			tool, a.token, a.resAt.index, how)
+			tool, a.token, a.resAt.related(), how)
 	case resTimeoutReject:
 		s.report(seqConfTimeoutDefault, ss.id, m, "action after default reject",
 			"tool %s is invoked after confirmation %s timed out unanswered with default_decision \"reject\" (%s); the default applies, so the action must not happen",
@@ -284,6 +284,6 @@ func (s *seqChecker) blameReject(ss *session, m *protocol.Message, a *await, too
 	case resSuperseded:
 		s.report(seqConfNoActionAfterReject, ss.id, m, "action after cancel",
 			"tool %s is invoked after confirmation %s was cancelled (message %d; %s); a cancelled confirmation counts as a reject and allows no action",
-			tool, a.token, a.resAt.index, how)
+			tool, a.token, a.resAt.related(), how)
 	}
 }

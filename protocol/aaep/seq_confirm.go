@@ -194,7 +194,7 @@ func (s *seqChecker) actedOnIgnored(fl *unseenFlow, ss *session, at ref, a *awai
 	}
 	s.judge(fl, seqReplyIgnored, ss.id, at, "acted on an ignored reply",
 		"%s after the %s at message %d for %s %s, which the producer had to ignore (%s); an invalid reply authorizes nothing, so the producer stays bound by the prompt's own outcome",
-		what, ig.what, ig.at.index, a.kindName(), a.token, ig.why)
+		what, ig.what, ig.at.related(), a.kindName(), a.token, ig.why)
 	return true
 }
 
@@ -238,7 +238,7 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 				fl := s.flowFor(b, m, fmt.Sprintf("the producer went on as if it was resolved (it asked for the same action again at message %d)", m.Index))
 				s.judge(fl, seqConfNoDupPending, ss.id, refOf(m), "duplicate pending confirmation",
 					"a second confirmation for the same action (%q) is emitted while %s (message %d) is still unresolved; the first block must be released before asking again",
-					a.action, b.token, b.at.index)
+					a.action, b.token, b.at.related())
 				if fl != nil {
 					b.res, b.resAt = resUnseen, refOf(m)
 					fl.undo = append(fl.undo, func() { b.res, b.resAt = resPending, ref{} })
@@ -271,7 +271,7 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 			}
 			s.report(seqReplyTokenUnique, ss.id, m, "reply_token reused",
 				"reply_token %s was already issued by the %s at message %d%s; reply tokens are never reused, even after resolution",
-				a.token, prev.kindName(), prev.at.index, where)
+				a.token, prev.kindName(), prev.at.related(), where)
 		} else if rt, ok := s.retired[a.token]; ok {
 			s.report(seqReplyTokenUnique, ss.id, m, "reply_token reused",
 				"reply_token %s was already issued in session %s, which has ended; reply tokens are never reused for at least the session plus 24 hours",
@@ -438,7 +438,7 @@ func (s *seqChecker) stateChangeAwaits(ss *session, m *protocol.Message, to stri
 			if !s.actedOnIgnored(fl, ss, refOf(m), a, fmt.Sprintf("the state moves to %q", to)) {
 				s.judge(fl, seqClarBlocking, ss.id, refOf(m), "left awaiting_input before reply",
 					"the state moves to %q while clarification %s (message %d) has neither a valid reply nor a passed timeout; the producer stays blocked until one of them",
-					to, a.token, a.at.index)
+					to, a.token, a.at.related())
 			}
 			a.res, a.resWhen = resSuperseded, now
 			if fl != nil {
@@ -472,7 +472,7 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 		if a.needReject {
 			s.report(seqConfRejectFollowup, ss.id, m, "reject silently dropped",
 				"confirmation %s was %s (message %d), but no event reflecting the cancelled action followed before the session ended; a reject must be followed by e.g. a state change back to thinking or deciding",
-				a.token, a.res, a.resAt.index)
+				a.token, a.res, a.resAt.related())
 		}
 		if a.needAccept {
 			var fl *unseenFlow
@@ -487,7 +487,7 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 				}
 				s.judge(fl, seqConfBlocking, ss.id, a.candAt, "action before the reply",
 					"tool %s was invoked at message %d while confirmation %s was still pending, and nothing was invoked after its accept: the action ran before the confirmation was resolved",
-					a.candTool, a.candAt.index, a.token)
+					a.candTool, a.candAt.related(), a.token)
 			case a.laterReject:
 				s.report(seqReplyFirstWins, ss.id, m, "followed a later reply",
 					"confirmation %s was accepted by its first reply but the action never ran, as if a later reject reply had won; only the first valid reply counts", a.token)
@@ -499,7 +499,7 @@ func (s *seqChecker) finalizeAwaits(ss *session, m *protocol.Message, cancelled 
 				}
 				s.judge(fl, seqConfAcceptInvokes, ss.id, refOf(m), "accepted action never invoked",
 					"confirmation %s was %s (message %d), but no agent.tool.invoked for the action followed before the session ended; an accept must be followed by the action",
-					a.token, a.res, a.resAt.index)
+					a.token, a.res, a.resAt.related())
 			}
 		}
 	}

@@ -186,7 +186,7 @@ func (s *seqChecker) repeatedID(ss *session, m *protocol.Message, ev *Event, rec
 	if rec.hash == h {
 		s.report(seqEventIDRedelivered, ss.id, m, "duplicate delivery",
 			"event %s arrives again on the same channel with identical content (first at message %d); this is at-least-once redelivery (§8), so it is ignored",
-			ev.EventID, rec.at.index)
+			ev.EventID, rec.at.related())
 		return
 	}
 	where := ""
@@ -195,7 +195,7 @@ func (s *seqChecker) repeatedID(ss *session, m *protocol.Message, ev *Event, rec
 	}
 	s.report(seqEventIDUnique, ss.id, m, "event_id reused",
 		"event_id %s was already used on this channel by a different event (message %d%s); two different events of one producer stream must never share an event_id",
-		ev.EventID, rec.at.index, where)
+		ev.EventID, rec.at.related(), where)
 }
 
 // rememberID records an event's id without checking it.

@@ -148,7 +148,7 @@ func (s *seqChecker) flushRedelivered(src int, sc *sourceConns) {
 	if sc.connects > 1 {
 		s.report(seqEventIDRedelivered, key, sc.first.msg(), "redelivered after reconnect",
 			"after reconnect %d of source %d (record %d) the producer re-sent %s it had already delivered on this source (%s), identical; this is at-least-once redelivery (§8.2.4), so they are not judged again",
-			sc.connects-1, src, sc.reconnect.index, events, span)
+			sc.connects-1, src, sc.reconnect.related(), events, span)
 	} else {
 		s.report(seqEventIDRedelivered, key, sc.first.msg(), "redelivered",
 			"source %d delivered %s a second time, identical, without a recorded reconnect (%s); this is at-least-once redelivery (§8.2.4), so they are not judged again",

@@ -77,7 +77,7 @@ func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
 func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *Event, kind awaitKind, label, decision string) bool {
 	if a.kind != kind {
 		s.report(seqReplyKnownToken, ss.id, m, "reply of the wrong kind",
-			"this %s answers reply_token %s, which belongs to a %s (message %d); replies must match a blocking event of their own kind", label, a.token, a.kindName(), a.at.index)
+			"this %s answers reply_token %s, which belongs to a %s (message %d); replies must match a blocking event of their own kind", label, a.token, a.kindName(), a.at.related())
 		a.ignore(m, kind, decision, "a reply of the wrong kind")
 		return false
 	}
@@ -89,7 +89,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 		if !decided.before(a.resWhen) {
 			s.report(seqReplyAfterCancel, ss.id, m, "reply to a cancelled prompt",
 				"this %s answers %s %s, which the producer withdrew at message %d; a subscriber detects the cancellation and removes the prompt, and the producer ignores the reply",
-				label, a.kindName(), a.token, a.resAt.index)
+				label, a.kindName(), a.token, a.resAt.related())
 		}
 		a.ignore(m, kind, decision, fmt.Sprintf("the prompt was withdrawn at message %d", a.resAt.index))
 		return false
@@ -106,7 +106,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 		if expired {
 			s.report(seqReplyNotExpired, ss.id, m, "reply after the timeout",
 				"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; a late reply is not outstanding any more, so the producer ignores it",
-				label, a.token, ev.Timestamp, a.timeout, a.at.index)
+				label, a.token, ev.Timestamp, a.timeout, a.at.related())
 			a.ignore(m, kind, decision, "it was decided after the timeout")
 		}
 		return false
@@ -115,7 +115,7 @@ func (s *seqChecker) checkReply(ss *session, a *await, m *protocol.Message, ev *
 	case expired:
 		s.report(seqReplyNotExpired, ss.id, m, "reply after the timeout",
 			"this %s for %s was decided at %s, after the %s timeout of the event at message %d had passed; a late reply is not outstanding any more, so the producer ignores it",
-			label, a.token, ev.Timestamp, a.timeout, a.at.index)
+			label, a.token, ev.Timestamp, a.timeout, a.at.related())
 		a.ignore(m, kind, decision, "it was decided after the timeout")
 		return false
 	case decided.ok && a.when.ok && decided.t.Before(a.when.t):

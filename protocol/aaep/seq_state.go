@@ -68,11 +68,11 @@ func (s *seqChecker) onStateChanged(ss *session, m *protocol.Message, ev *Event,
 		if from == stateCallingTool {
 			s.report(seqToolBeforeState, ss.id, m, "state moves on before tool.completed",
 				"the state leaves calling_tool for %q while tool %s (message %d) has not completed; tool.completed must come before the state change that reflects the post-tool state",
-				to, c.describe(), c.at.index)
+				to, c.describe(), c.at.related())
 		} else {
 			s.report(seqStateCallingTool, ss.id, m, "state ≠ calling_tool during a tool",
 				"the state changes from %q to %q while tool %s (message %d) is still running; the state during tool execution should be calling_tool",
-				from, to, c.describe(), c.at.index)
+				from, to, c.describe(), c.at.related())
 		}
 	}
 	s.stateChangeAwaits(ss, m, to, now)

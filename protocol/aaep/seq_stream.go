@@ -150,7 +150,7 @@ func (s *seqChecker) finalizeOutputs(ss *session, m *protocol.Message) {
 		}
 		s.report(seqStreamOneComplete, ss.id, m, "output never completed",
 			"%s (first chunk at message %d) never sent a chunk with complete:true before the session ended; each output ends with exactly one complete:true chunk",
-			name, ss.outputs[id].at.index)
+			name, ss.outputs[id].at.related())
 	}
 }
 

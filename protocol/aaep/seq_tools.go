@@ -150,20 +150,21 @@ func (s *seqChecker) onToolInvoked(ss *session, m *protocol.Message, ev *Event, 
 	register := true
 	if id != "" {
 		if t.wasSeen(id) {
-			where := "an earlier invocation"
 			if i := t.find(id, ""); i >= 0 {
-				where = "an invocation still open (message " + itoa(t.open[i].at.index) + ")"
+				s.report(seqToolCallIDUnique, ss.id, m, "tool_call_id reused",
+					"tool_call_id %s of this %s invocation was already used by an invocation still open (message %d); a tool_call_id is unique within the session", id, tool, t.open[i].at.related())
 				register = false
+			} else {
+				s.report(seqToolCallIDUnique, ss.id, m, "tool_call_id reused",
+					"tool_call_id %s of this %s invocation was already used by an earlier invocation; a tool_call_id is unique within the session", id, tool)
 			}
-			s.report(seqToolCallIDUnique, ss.id, m, "tool_call_id reused",
-				"tool_call_id %s of this %s invocation was already used by %s; a tool_call_id is unique within the session", id, tool, where)
 		} else {
 			t.markSeen(id)
 		}
 	} else if i := t.find("", tool); i >= 0 {
 		s.report(seqToolIDShould, ss.id, m, "concurrent calls without tool_call_id",
 			"tool %s is invoked again without a tool_call_id while an earlier id-less invocation of it (message %d) is still open; use tool_call_id so completions pair unambiguously",
-			tool, t.open[i].at.index)
+			tool, t.open[i].at.related())
 	}
 	if register {
 		t.open = append(t.open, c)
@@ -196,7 +197,7 @@ func (s *seqChecker) onToolCompleted(ss *session, m *protocol.Message, ev *Event
 		} else if c.tool != tool {
 			s.report(seqToolNameMatch, ss.id, m, "tool name differs",
 				"the completion of %s names tool %q but the invocation (message %d) named %q; a completion carries the same tool as its invocation",
-				id, tool, c.at.index, c.tool)
+				id, tool, c.at.related(), c.tool)
 		}
 	} else if id != "" && t.wasSeen(id) {
 		s.report(seqToolCompleteOnce, ss.id, m, "second completion",
@@ -206,11 +207,11 @@ func (s *seqChecker) onToolCompleted(ss *session, m *protocol.Message, ev *Event
 		if id == "" {
 			s.report(seqToolCallIDEcho, ss.id, m, "tool_call_id not echoed",
 				"this completion of %s carries no tool_call_id, but its invocation (message %d) used %s; the completion must carry the same tool_call_id",
-				tool, c.at.index, c.id)
+				tool, c.at.related(), c.id)
 		} else {
 			s.report(seqToolCallIDEcho, ss.id, m, "tool_call_id differs",
 				"this completion of %s carries tool_call_id %s, but the open invocation of %s (message %d) used %s; the completion must echo the invocation's tool_call_id",
-				tool, id, tool, c.at.index, c.id)
+				tool, id, tool, c.at.related(), c.id)
 		}
 	} else if id == "" && t.done(tool) > 0 {
 		s.report(seqToolCompleteOnce, ss.id, m, "second completion",
@@ -247,7 +248,7 @@ func (s *seqChecker) finalizeTools(ss *session, m *protocol.Message) {
 	for _, c := range ss.tools.open {
 		s.report(seqToolPairCompleted, ss.id, m, "tool never completed",
 			"tool %s invoked at message %d never completed before the session ended; every tool.invoked needs a tool.completed (status \"timeout\" if abandoned)",
-			c.describe(), c.at.index)
+			c.describe(), c.at.related())
 	}
 }
 

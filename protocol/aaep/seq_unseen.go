@@ -78,9 +78,12 @@ type unseenFlow struct {
 // heldFinding is a MUST finding held until it is known whether the
 // recording carries the replies it rests on.
 type heldFinding struct {
-	rule        *protocol.Rule
-	short, text string
-	at          ref
+	rule          *protocol.Rule
+	short, format string
+	// args are the message format's arguments, values (the related
+	// messages among them) rendered when the finding is reported.
+	args []any
+	at   ref
 }
 
 // unseenGroup holds one session's flows, for one SEQ-REPLY-UNOBSERVED
@@ -151,7 +154,7 @@ func (s *seqChecker) judge(fl *unseenFlow, rule *protocol.Rule, session string, 
 		s.report(rule, session, at.msg(), short, format, args...)
 		return
 	}
-	fl.findings = append(fl.findings, heldFinding{rule: rule, short: short, text: fmt.Sprintf(format, args...), at: at})
+	fl.findings = append(fl.findings, heldFinding{rule: rule, short: short, format: format, args: args, at: at})
 }
 
 // replyCarried notes a reply towards the producer on source: from now on
@@ -188,7 +191,7 @@ func (s *seqChecker) observeFlow(fl *unseenFlow) {
 	fl.done = true
 	s.unseen.held--
 	for _, f := range fl.findings {
-		s.r.Report(f.rule, fl.session, f.at.msg(), f.short, "%s", f.text)
+		s.r.Report(f.rule, fl.session, f.at.msg(), f.short, f.format, f.args...)
 	}
 	for i := len(fl.undo) - 1; i >= 0; i-- {
 		fl.undo[i]()
@@ -286,7 +289,7 @@ func (s *seqChecker) reportGroup(g *unseenGroup) {
 	a := first.a
 	s.r.Report(seqReplyUnobserved, g.session, first.at.msg(), "reply not in the recording",
 		"%s %s (message %d) was resolved by a reply this recording did not carry: %s%s; the recording carries no replies on this subscription, so %s cannot be judged here",
-		a.kindName(), a.token, a.at.index, first.how, also, strings.Join(names, ", "))
+		a.kindName(), a.token, a.at.related(), first.how, also, strings.Join(names, ", "))
 }
 
 // finishUnseen reports every flow still held: the stream ended without

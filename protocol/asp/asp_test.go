@@ -2,6 +2,8 @@ package asp_test
 
 import (
 	"flag"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -424,4 +426,28 @@ func TestRules(t *testing.T) { protocoltest.CheckRules(t, models, ruleCases()) }
 // stream in ruleCases, or a case names a rule the model does not have.
 func TestEveryRuleHasCases(t *testing.T) {
 	protocoltest.CheckCoverage(t, asp.New().Rules(), ruleCases(), protocoltest.NeedFailing|protocoltest.NeedPassing)
+}
+
+// TestLateReplyNamesTheRequest: a reply that came too late relates the
+// message that asked for it, which the text names by index.
+func TestLateReplyNamesTheRequest(t *testing.T) {
+	c := newConv()
+	lines := cat(c.conversing(alpha, beta, 0),
+		c.msg(alpha, 10*sec, "PROPOSE", obj{{"proposalId", "p1"}, {"type", "service-agreement"}, {"subject", "s"}, {"terms", obj{}}}, set("constraints.maxResponseTimeMs", 5000)),
+		c.msg(beta, 20*sec, "COUNTER", obj{{"proposalId", "p2"}}))
+	asked := int64(len(lines) - 2)
+	r := check(t, "", lines)
+	for _, f := range r.Findings {
+		if f.RuleID != "ASP-T02" {
+			continue
+		}
+		if len(f.Related) != 1 || f.Related[0].Index != asked || f.Related[0].Offset != time.Duration(asked)*100*time.Millisecond {
+			t.Errorf("ASP-T02 relates %+v, want message %d", f.Related, asked)
+		}
+		if want := fmt.Sprintf("after message %d,", asked); !strings.Contains(f.Message, want) {
+			t.Errorf("ASP-T02 says %q, want %q in it", f.Message, want)
+		}
+		return
+	}
+	t.Fatalf("no ASP-T02 finding:\n%s", r.Dump())
 }

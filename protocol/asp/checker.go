@@ -61,8 +61,9 @@ type proposal struct {
 
 // await is a message whose constraints bind the next reply.
 type await struct {
-	from        string
-	index       int64
+	from string
+	// msg is the message's position (the findings about its reply name it).
+	msg         protocol.Related
 	at          time.Time
 	maxResponse time.Duration
 	allowed     []string
@@ -458,18 +459,18 @@ func (c *checker) reportLate(id string, m *protocol.Message, e *envelope, state 
 func (c *checker) replies(s *session, m *protocol.Message, e *envelope) {
 	if a := s.await; a != nil && e.sender != "" && e.sender != a.from {
 		if a.maxResponse > 0 && !a.at.IsZero() && e.hasTS && e.ts.Sub(a.at) > a.maxResponse {
-			c.r.Report(ruleT02, s.id, m, "late reply", "this reply came %s after message %d, which asked for an answer within %s (constraints.maxResponseTimeMs)", e.ts.Sub(a.at).Round(time.Millisecond), a.index, a.maxResponse)
+			c.r.Report(ruleT02, s.id, m, "late reply", "this reply came %s after message %d, which asked for an answer within %s (constraints.maxResponseTimeMs)", e.ts.Sub(a.at).Round(time.Millisecond), a.msg, a.maxResponse)
 		}
 		if len(a.allowed) > 0 && e.perf != "" && !slices.Contains(a.allowed, e.perf) {
-			c.r.Report(ruleC01, s.id, m, "reply performative not allowed", "message %d allowed only %s as a reply (constraints.allowedPerformatives), but the reply is %s", a.index, strings.Join(a.allowed, ", "), e.perf)
+			c.r.Report(ruleC01, s.id, m, "reply performative not allowed", "message %d allowed only %s as a reply (constraints.allowedPerformatives), but the reply is %s", a.msg, strings.Join(a.allowed, ", "), e.perf)
 		}
 		if a.hasReqTrust && e.hasTrust && e.trust < a.reqTrust {
-			c.r.Report(ruleC02, s.id, m, "trust score too low", "%s replied with trustScore %g, below the %g that message %d required (constraints.requiredTrustScore)", e.sender, e.trust, a.reqTrust, a.index)
+			c.r.Report(ruleC02, s.id, m, "trust score too low", "%s replied with trustScore %g, below the %g that message %d required (constraints.requiredTrustScore)", e.sender, e.trust, a.reqTrust, a.msg)
 		}
 		s.await = nil
 	}
 	if e.maxResponse > 0 || len(e.allowedPerfs) > 0 || e.hasReqTrust {
-		a := &await{from: e.sender, index: m.Index, maxResponse: e.maxResponse, allowed: e.allowedPerfs, reqTrust: e.reqTrust, hasReqTrust: e.hasReqTrust}
+		a := &await{from: e.sender, msg: protocol.RelatedTo(m), maxResponse: e.maxResponse, allowed: e.allowedPerfs, reqTrust: e.reqTrust, hasReqTrust: e.hasReqTrust}
 		if e.hasTS {
 			a.at = e.ts
 		}
