@@ -1,9 +1,6 @@
 package capedit
 
 import (
-	"github.com/aaep-tools/aaepkit/recording"
-
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +14,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/internal/progress"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // MergeOptions tune Merge.
@@ -45,7 +43,8 @@ type MergeResult struct {
 
 // Merge writes the records of every input to out, ordered by absolute
 // receive time (each header's start plus the record's time; on a tie, the
-// earlier input first). The output starts at the earliest input's start.
+// earlier input first), as recording.Merge interleaves streams. The output
+// starts at the earliest input's start.
 //
 // Sources stay apart: the output's source table lists every input's sources,
 // renumbered where two inputs use the same id (the first input keeps its
@@ -99,41 +98,32 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 			return err
 		}
 		defer cw.Close()
-		h := &mergeHeap{}
+		streams := make([]recording.Stream, len(srcs))
+		ins := make([]*mergeInput, len(srcs))
 		for i, s := range srcs {
-			rec, err := s.next()
+			ins[i] = &mergeInput{in: s, shift: shift[i]}
+			streams[i] = ins[i]
+		}
+		m := recording.NewMerge(streams)
+		cc := ctxCheck{ctx: ctx}
+		for {
+			i, at, ok, err := m.Next()
 			if err != nil {
 				return err
 			}
-			if rec != nil {
-				res.Read++
-				heap.Push(h, mergeItem{rec: rec, at: rec.Time + shift[i], in: i})
+			if !ok {
+				break
 			}
-		}
-		cc := ctxCheck{ctx: ctx}
-		for h.Len() > 0 {
 			if err := cc.err(); err != nil {
 				return err
 			}
-			it := (*h)[0]
-			o := *it.rec
-			o.Time = it.at
-			o.Origin = ids[it.in][it.rec.Origin]
+			o := *ins[i].rec
+			o.Time = at
+			o.Origin = ids[i][o.Origin]
 			if err := cw.Append(&o); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}
 			res.Written++
-			rec, err := srcs[it.in].next()
-			if err != nil {
-				return err
-			}
-			if rec == nil {
-				heap.Pop(h)
-				continue
-			}
-			res.Read++
-			(*h)[0] = mergeItem{rec: rec, at: rec.Time + shift[it.in], in: it.in}
-			heap.Fix(h, 0)
 		}
 		if err := cw.Close(); err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -141,11 +131,29 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 		return nil
 	})
 	for _, s := range srcs {
+		res.Read += s.read
 		if s.torn != nil {
 			res.Warnings = append(res.Warnings, *s.torn)
 		}
 	}
 	return res, err
+}
+
+// mergeInput is an input of Merge as a recording.Stream: its records
+// on the output's clock.
+type mergeInput struct {
+	in    *input
+	shift int64
+	rec   *capfile.Record // the current record
+}
+
+func (s *mergeInput) Next() (int64, bool, error) {
+	rec, err := s.in.next()
+	if err != nil || rec == nil {
+		return 0, false, err
+	}
+	s.rec = rec
+	return rec.Time + s.shift, true, nil
 }
 
 // usedSources returns the source ids the records of the capture at path use.
@@ -293,28 +301,4 @@ func (o *MergeOptions) shift(i int) TimeShift {
 		return o.TimeShifts[i]
 	}
 	return TimeShift{}
-}
-
-type mergeItem struct {
-	rec *capfile.Record
-	at  int64
-	in  int
-}
-
-type mergeHeap []mergeItem
-
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].in < h[j].in
-}
-func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(mergeItem)) }
-func (h *mergeHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return it
 }
