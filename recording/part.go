@@ -416,9 +416,16 @@ const (
 	AttrSubscription = "subscription"
 )
 
-// Total returns the number of records of a cleanly closed capture from its
-// index, or -1 (a torn capture would need a full scan to count them).
-func Total(r *capfile.Reader) int64 {
+// Indexed is what Total reads: a *capfile.Reader or a *Reader.
+type Indexed interface {
+	Clean() bool
+	FileIndex() (*capfile.Index, error)
+}
+
+// Total returns the number of records of a cleanly closed capture (or of a
+// recording whose parts all are) from its index, or -1 (a torn capture
+// would need a full scan to count them).
+func Total(r Indexed) int64 {
 	if !r.Clean() {
 		return -1
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -453,11 +454,11 @@ func joinHeader(j *Recording) capfile.Header {
 		if ph.Version > h.Version {
 			h.Version = ph.Version
 		}
-		if ph.Tool != "" && !contains(tools, ph.Tool) {
+		if ph.Tool != "" && !slices.Contains(tools, ph.Tool) {
 			tools = append(tools, ph.Tool)
 		}
 		for _, f := range ph.Redacted {
-			if !contains(h.Redacted, f) {
+			if !slices.Contains(h.Redacted, f) {
 				h.Redacted = append(h.Redacted, f)
 			}
 		}
@@ -466,13 +467,4 @@ func joinHeader(j *Recording) capfile.Header {
 	h.Tool = strings.Join(tools, ", ")
 	h.Meta[capfile.MetaMergedFrom] = strings.Join(names, ", ")
 	return h
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -181,7 +181,7 @@ func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Sum
 		return nil, err
 	}
 	in := &input{path: part.Name, r: r, meter: opts.Progress}
-	opts.Progress.AddTotal(inputsTotal(r))
+	opts.Progress.AddTotal(recording.Total(r))
 	defer in.close()
 	path := part.Name
 	h := in.r.Header()

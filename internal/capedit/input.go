@@ -76,7 +76,7 @@ func openInputs(ctx context.Context, names []string, ro recording.Options, meter
 	if err != nil {
 		return nil, err
 	}
-	meter.AddTotal(inputsTotal(r))
+	meter.AddTotal(recording.Total(r))
 	return &input{path: inputName(names), r: r, meter: meter}, nil
 }
 
@@ -106,20 +106,8 @@ func openRecordings(ctx context.Context, recs []*recording.Recording, meter *pro
 	if err != nil {
 		return nil, err
 	}
-	meter.AddTotal(inputsTotal(r))
+	meter.AddTotal(recording.Total(r))
 	return &input{path: j.Name, r: r, meter: meter}, nil
-}
-
-// inputsTotal is the record count of clean captures' indexes, or -1.
-func inputsTotal(r *recording.Reader) int64 {
-	if !r.Clean() {
-		return -1
-	}
-	x, err := r.FileIndex()
-	if err != nil || x == nil {
-		return -1
-	}
-	return x.Records
 }
 
 // next returns the next intact record, or nil at the end. A torn tail ends

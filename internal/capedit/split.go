@@ -139,7 +139,7 @@ func Split(ctx context.Context, ins []string, prefix string, opts SplitOptions) 
 	s := &splitter{in: inputName(ins), ins: ins, prefix: prefix, opts: opts, src: src, res: &SplitResult{}}
 	if opts.Records > 0 && !opts.Force {
 		// Refuse before writing anything when the index says how many.
-		if total := inputsTotal(src.r); total > 0 {
+		if total := recording.Total(src.r); total > 0 {
 			for k := 1; int64(k-1)*opts.Records < total; k++ {
 				if name := PartName(prefix, k, ""); exists(name) {
 					return nil, fmt.Errorf("%s: %w (--force replaces it)", name, fs.ErrExist)
