@@ -29,6 +29,15 @@ func TestEnumeratedFlagValues(t *testing.T) {
 		{[]string{"check", in, "--profile", "lax"}, "want strict or lenient"},
 		{[]string{"check", in, "--protocol", "aaepx"}, "aaep, asp, kahn"},
 		{[]string{"visualize", in, "-o", out + ".gif", "--format", "gif"}, "want svg, png or dot"},
+		{[]string{"visualize", in, "-o", out + ".svg", "--profile", "lax"}, `--profile: unknown profile "lax" (want strict or lenient)`},
+		{[]string{"visualize", in, "-o", out + ".svg", "--protocol", "aaepx"}, `--protocol: unknown protocol "aaepx"`},
+		{[]string{"show", in, "--profile", "lax"}, `--profile: unknown profile "lax" (want strict or lenient)`},
+		{[]string{"show", in, "--protocol", "aaepx"}, `--protocol: unknown protocol "aaepx"`},
+		{[]string{"view", in, "--profile", "lax"}, `--profile: unknown profile "lax" (want strict or lenient)`},
+		{[]string{"test", "--level", "1", "--profile", "lax", "--exec", "true {url}"}, `--profile: unknown profile "lax" (want strict or lenient)`},
+		{[]string{"test", "--level", "4", "--exec", "true {url}"}, "want 1, 2 or 3"},
+		{[]string{"test", "--level", "1", "--transport", "carrier-pigeon", "--exec", "true {url}"}, "want grpc"},
+		{[]string{"diff", in, in + "2", "--color", "sometimes"}, "auto, always or never"},
 	} {
 		code, _, stderr := replay(t, c.args...)
 		if code != cli.ExitUsage || !strings.Contains(stderr, c.want) {

@@ -82,6 +82,9 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 			if err := cli.CheckEnum("urgency", opts.Match.Urgencies, msgfilter.UrgencyValues...); err != nil {
 				return err
 			}
+			if err := o.Check.validate(); err != nil {
+				return err
+			}
 			o.Inputs = args
 			if runF != nil {
 				return runF(o)
@@ -132,11 +135,6 @@ func showRun(o *ShowOptions) error {
 	recs, err := a.recordings("show", o.Inputs)
 	if err != nil {
 		return err
-	}
-	if !opts.NoCheck {
-		if err := o.Check.validate(); err != nil {
-			return err
-		}
 	}
 	if !opts.Follow && !opts.Match.Empty() {
 		if err := checkShowSelection(ctx, recs, path, opts.Match); err != nil {

@@ -88,6 +88,9 @@ stream in time order, into the --output they then need.`,
 			if o.Format, err = outputFormat(o.Output, o.FormatName, cmd.Flags().Changed("format")); err != nil {
 				return err
 			}
+			if err := o.Check.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -163,9 +166,6 @@ func visualizeRun(o *VisualizeOptions) error {
 	sink := col.Sink()
 	step := sink.Step
 	sink.Step = func(s protocol.Step) { seen.add(s.Session); step(s) }
-	if err := o.Check.validate(); err != nil {
-		return err
-	}
 	cfg := o.Check.config()
 	// Each recording is checked on its own, one after the other (the
 	// collector is one): its parts in order, its streams apart.
