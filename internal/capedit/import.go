@@ -194,43 +194,38 @@ func firstTimestamp(path string) (time.Time, bool, error) {
 	}
 }
 
-// nextImportLine returns the next non-blank line of an import, counting
-// lines and blank lines in st; io.EOF at the end. A read error keeps what
+// eachImportLine hands fn each non-blank line of an import, counting lines
+// and blank lines in st, until the end or an error. A read error keeps what
 // was imported before it (outfile.KeepPartial).
-func nextImportLine(cc *ctxCheck, lr *lineReader, path string, st *ImportStats) ([]byte, error) {
+func eachImportLine(ctx context.Context, lr *lineReader, path string, st *ImportStats, fn func(line []byte) error) error {
+	cc := ctxCheck{ctx: ctx}
 	for {
 		if err := cc.err(); err != nil {
-			return nil, err
+			return err
 		}
 		line, err := lr.read()
 		if errors.Is(err, io.EOF) {
-			return nil, io.EOF
+			return nil
 		}
 		if err != nil {
-			return nil, outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
+			return outfile.KeepPartial(fmt.Errorf("%s: %w", path, err))
 		}
 		st.Lines++
 		if len(bytes.TrimSpace(line)) == 0 {
 			st.Blank++
 			continue
 		}
-		return line, nil
+		if err := fn(line); err != nil {
+			return err
+		}
 	}
 }
 
 func importPlain(ctx context.Context, path string, lr *lineReader, cw *capfile.Writer, h capfile.Header, st *ImportStats) error {
-	cc := ctxCheck{ctx: ctx}
 	var last int64
 	var rec capfile.Record
 	var doc payload.Doc
-	for {
-		line, err := nextImportLine(&cc, lr, path, st)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	return eachImportLine(ctx, lr, path, st, func(line []byte) error {
 		rec = capfile.Record{Kind: capfile.KindReceived, Flags: capfile.FlagNoRecvTime, Time: last, Payload: line}
 		// The flags, the session key and the time are all the import
 		// reads of a line.
@@ -272,21 +267,13 @@ func importPlain(ctx context.Context, path string, lr *lineReader, cw *capfile.W
 			return fmt.Errorf("%s: line %d: %w", path, lr.line, err)
 		}
 		st.Records++
-	}
-	return nil
+		return nil
+	})
 }
 
 func importMeta(ctx context.Context, path string, lr *lineReader, cw *capfile.Writer, st *ImportStats) error {
-	cc := ctxCheck{ctx: ctx}
 	var rec capfile.Record
-	for {
-		line, err := nextImportLine(&cc, lr, path, st)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	return eachImportLine(ctx, lr, path, st, func(line []byte) error {
 		if err := parseMetaRecord(line, &rec); err != nil {
 			return outfile.KeepPartial(fmt.Errorf("%s: line %d (byte %d): %w", path, lr.line, lr.off, err))
 		}
@@ -297,6 +284,6 @@ func importMeta(ctx context.Context, path string, lr *lineReader, cw *capfile.Wr
 		if rec.Flags&(capfile.FlagInvalidJSON|capfile.FlagInvalidUTF8) != 0 {
 			st.Invalid++
 		}
-	}
-	return nil
+		return nil
+	})
 }
