@@ -108,7 +108,7 @@ func infoRun(o *InfoOptions) error {
 				continue
 			}
 		}
-		s, err := capedit.InfoPart(a.ctx, part, capedit.InfoOptions{Speed: o.Speed, MaxIdle: o.MaxIdle, Gap: o.Gap, Progress: meter})
+		s, err := capedit.InfoPart(a.ctx, part, capedit.InfoOptions{Speed: o.Speed, MaxIdle: o.MaxIdle, Gap: o.Gap, Input: capedit.Input{Progress: meter}})
 		var ws []capedit.Warning
 		if s != nil && s.Torn != nil {
 			ws = append(ws, *s.Torn)

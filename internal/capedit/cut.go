@@ -1,8 +1,6 @@
 package capedit
 
 import (
-	"github.com/aaep-tools/aaepkit/recording"
-
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -25,10 +22,7 @@ type CutOptions struct {
 	Output
 	// TimeShift re-anchors the output's wall clock (see TimeShift).
 	TimeShift TimeShift
-	// Progress counts the records read (nil: no progress display).
-	Progress *progress.Meter
-	// Inputs says how inputs are opened (object storage options).
-	Inputs recording.Options
+	Input
 }
 
 // Cut writes the records of in from opts.From to opts.To (both included) to out. It
@@ -40,7 +34,7 @@ type CutOptions struct {
 // replay of the cut starts at once; Merge puts the pieces back together.
 func Cut(ctx context.Context, ins []string, out string, opts CutOptions) (*Result, error) {
 	in := inputName(ins)
-	src, err := openEdit(ctx, ins, out, opts.Output, opts.Inputs, opts.Progress)
+	src, err := openEdit(ctx, ins, out, opts.Output, opts.Input)
 	if err != nil {
 		return nil, err
 	}

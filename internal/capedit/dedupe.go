@@ -1,8 +1,6 @@
 package capedit
 
 import (
-	"github.com/aaep-tools/aaepkit/recording"
-
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -10,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
 )
 
@@ -27,10 +24,7 @@ type DedupeOptions struct {
 	// TimeShift re-anchors the output's wall clock (see TimeShift).
 	TimeShift TimeShift
 	Output
-	// Progress counts the records read (nil: no progress display).
-	Progress *progress.Meter
-	// Inputs says how inputs are opened (object storage options).
-	Inputs recording.Options
+	Input
 }
 
 // DedupeResult says what Dedupe did.
@@ -71,7 +65,7 @@ func Dedupe(ctx context.Context, ins []string, out string, opts DedupeOptions) (
 	if opts.Window < 0 {
 		return nil, fmt.Errorf("dedupe window %v: must not be negative", opts.Window)
 	}
-	src, err := openEdit(ctx, ins, out, opts.Output, opts.Inputs, opts.Progress)
+	src, err := openEdit(ctx, ins, out, opts.Output, opts.Input)
 	if err != nil {
 		return nil, err
 	}

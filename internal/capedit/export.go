@@ -1,8 +1,6 @@
 package capedit
 
 import (
-	"github.com/aaep-tools/aaepkit/recording"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -10,7 +8,7 @@ import (
 	"io"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/internal/progress"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // ExportOptions select what Export writes.
@@ -22,10 +20,7 @@ type ExportOptions struct {
 	// Sent also exports the messages the recorder sent (without WithMeta only
 	// received messages are exported, as the reference aaep-capture records them).
 	Sent bool
-	// Progress counts the records read (nil: no progress display).
-	Progress *progress.Meter
-	// Inputs says how inputs are opened (object storage options).
-	Inputs recording.Options
+	Input
 }
 
 // ExportStats say what Export wrote.

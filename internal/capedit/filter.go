@@ -1,14 +1,11 @@
 package capedit
 
 import (
-	"github.com/aaep-tools/aaepkit/recording"
-
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/payload"
 )
@@ -26,17 +23,14 @@ type FilterOptions struct {
 	Output
 	// TimeShift re-anchors the output's wall clock (see TimeShift).
 	TimeShift TimeShift
-	// Progress counts the records read (nil: no progress display).
-	Progress *progress.Meter
-	// Inputs says how inputs are opened (object storage options).
-	Inputs recording.Options
+	Input
 }
 
 // Filter writes the records of in that opts selects to out. Times and the
 // header's start are unchanged.
 func Filter(ctx context.Context, ins []string, out string, opts FilterOptions) (*Result, error) {
 	in := inputName(ins)
-	src, err := openEdit(ctx, ins, out, opts.Output, opts.Inputs, opts.Progress)
+	src, err := openEdit(ctx, ins, out, opts.Output, opts.Input)
 	if err != nil {
 		return nil, err
 	}

@@ -1,16 +1,14 @@
 package capedit
 
 import (
-	"fmt"
-	"github.com/aaep-tools/aaepkit/recording"
-
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -23,10 +21,7 @@ type InfoOptions struct {
 	// Gap is the shortest silence between two received messages reported as
 	// a gap (default DefaultGap).
 	Gap time.Duration
-	// Progress counts the records read (nil: no progress display).
-	Progress *progress.Meter
-	// Inputs says how inputs are opened (object storage options).
-	Inputs recording.Options
+	Input
 }
 
 // DefaultGap is the default InfoOptions.Gap.

@@ -40,6 +40,14 @@ type Result struct {
 	Warnings []Warning
 }
 
+// Input is how an edit reads its inputs.
+type Input struct {
+	// Progress counts the records read (nil: no progress display).
+	Progress *progress.Meter
+	// Inputs says how inputs are opened (object storage options).
+	Inputs recording.Options
+}
+
 // input is one capture being read (a file, an object, or every part of a
 // rotated recording, or several recordings joined in time order), with the
 // bookkeeping every operation needs: the name for errors, the count of
@@ -153,11 +161,11 @@ func (in *input) warn(ws *[]Warning) {
 // openEdit refuses out under o, then opens ins as one capture (see
 // openInputs): the start of an edit of one capture. One open plans and
 // reads: an object's head and index are fetched once.
-func openEdit(ctx context.Context, ins []string, out string, o Output, ro recording.Options, meter *progress.Meter) (*input, error) {
+func openEdit(ctx context.Context, ins []string, out string, o Output, i Input) (*input, error) {
 	if err := o.check(out, ins...); err != nil {
 		return nil, err
 	}
-	return openInputs(ctx, ins, ro, meter)
+	return openInputs(ctx, ins, i.Inputs, i.Progress)
 }
 
 // ctxCheck returns ctx's error every 1024 calls, so that long loops notice

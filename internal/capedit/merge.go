@@ -28,10 +28,7 @@ type MergeOptions struct {
 	// one per input in order (missing ones shift nothing): align captures
 	// of machines whose clocks differ.
 	TimeShifts []TimeShift
-	// Progress counts the records read (nil: no progress display).
-	Progress *progress.Meter
-	// Inputs says how inputs are opened (object storage options).
-	Inputs recording.Options
+	Input
 }
 
 // MergeResult says what Merge did.

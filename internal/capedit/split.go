@@ -1,8 +1,6 @@
 package capedit
 
 import (
-	"github.com/aaep-tools/aaepkit/recording"
-
 	"context"
 	"errors"
 	"fmt"
@@ -15,8 +13,8 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
-	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // SplitOptions choose how Split cuts a capture: exactly one of Records,
@@ -40,10 +38,7 @@ type SplitOptions struct {
 	Force bool
 	// TimeShift re-anchors every part's wall clock (see TimeShift).
 	TimeShift TimeShift
-	// Progress counts the records read (nil: no progress display).
-	Progress *progress.Meter
-	// Inputs says how inputs are opened (object storage options).
-	Inputs recording.Options
+	Input
 }
 
 // SplitPart is one file Split wrote.
