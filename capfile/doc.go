@@ -9,10 +9,13 @@
 // fixed trailer end the file, again in skippable frames. So `zstd -t` checks a
 // capture and `zstd -dc` prints its record stream.
 //
-// Every record carries a kind, flags, an origin id, a monotonic receive time in
-// nanoseconds since the capture's start, a session key, transport attributes
-// and the payload exactly as received, protected by a CRC-32C. Lengths are
-// checked against fixed maxima before anything is allocated.
+// Every record carries a Kind, Flags, an origin id, a monotonic receive time
+// in nanoseconds since the capture's start, a session key, transport
+// attributes and the payload exactly as received, under a CRC-32C. Lengths
+// are checked against fixed maxima before anything is allocated. The names
+// of kinds, flags, connection events, tools and meta keys are this
+// package's (Kind.String, Flags.Names, ConnConnected, ToolCapture,
+// MetaReplayOf, ...).
 //
 // # Writing
 //
@@ -32,10 +35,9 @@
 //	}
 //	err = w.Close() // writes the index; the file is complete only after Close
 //
-// A timer flushes the compressor at most WriterOptions.FlushInterval (100 ms)
-// after an Append, so a killed recorder loses at most that much; the flush
-// does not end the zstd frame, so slow streams still compress well. Frames
-// end after WriterOptions.FrameSize bytes of records.
+// A timer flushes the compressor WriterOptions.FlushInterval (100 ms) after
+// an Append, so a killed recorder loses at most that much, without ending
+// the zstd frame; frames end after WriterOptions.FrameSize bytes of records.
 //
 // # Reading
 //
@@ -55,20 +57,18 @@
 //		use(rec) // rec and its slices are valid until the next Next
 //	}
 //
-// Open reads the index from the end of the file; FileIndex rebuilds it by
-// scanning when the capture was not closed. SeekTime, SeekRecord and
-// SeekSession use it to start reading at the right frame. NewReader reads a
-// stream (standard input) front to back without seeking.
+// Open reads the index from the end of the file (FileIndex rebuilds it for
+// a capture that was not closed), which SeekTime, SeekRecord and
+// SeekSession use. NewReader reads a stream front to back.
 //
 // # End versus damage
 //
-// Next returns io.EOF only at a clean end: after the last record, the index
-// and the trailer have been read and verified. A capture that stops earlier
-// (a crash, a full disk, a copy of a file still being written) ends with a
-// *CorruptionError whose Err matches io.ErrUnexpectedEOF (IsTorn reports
-// it): the torn tail. Anything else wrong (a checksum mismatch, a length out
-// of range, an undecodable frame, a time going backwards, bytes after the
-// trailer) is a *CorruptionError with the byte offset of the damaged frame and
-// the number of the record that could not be read. Reading never repairs
-// anything; Repair writes a clean copy of every intact record to a new file.
+// Next returns io.EOF only at a clean end, the index and trailer verified.
+// A capture that stops earlier (a crash, a full disk, a file still being
+// written) ends with a torn tail: a *CorruptionError that IsTorn reports.
+// Anything else wrong (a checksum, a length out of range, an undecodable
+// frame, a time going backwards, bytes after the trailer) is a
+// *CorruptionError with the damaged frame's byte offset and the record's
+// number. Reading never repairs; Repair writes a clean copy of every intact
+// record.
 package capfile

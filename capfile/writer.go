@@ -210,14 +210,12 @@ type encoderKey struct {
 	window int
 }
 
-// spareEncoders holds the encoder of the last Writer closed with each
-// setting, weakly: the next Writer with the same settings takes it if the
-// collector has not freed it yet. A recorder that starts a new part every
-// few seconds would otherwise make a new encoder for each (1.5 MiB at the
-// low-rate level) and its heap would grow to hold the old ones until the
-// collector ran: most of what a rotating recorder held beyond a single
-// file's (make bench, the recorder to s3://). A sync.Pool would keep it
-// where the other processor's Get does not look.
+// spareEncoders holds, weakly, the encoder of the last Writer closed with
+// each setting, for the next Writer with the same settings. A recorder
+// rotating parts every few seconds would otherwise hold a new 1.5 MiB
+// encoder per part until the collector ran (make bench, the recorder to
+// s3://). A sync.Pool would keep it where another processor's Get does not
+// look.
 var spareEncoders struct {
 	sync.Mutex
 	m map[encoderKey]weak.Pointer[zstd.Encoder]
@@ -258,20 +256,17 @@ func spareEncoder(enc *zstd.Encoder, level zstd.EncoderLevel, window int) {
 	spareEncoders.Unlock()
 }
 
-// Low-rate mode. When records arrive slowly, each timed flush ends a zstd
-// block holding one or a few records, and small blocks compress worse. The
-// writer then uses a stronger level, whose CPU cost is negligible at such
-// rates. The rate is measured at timed flushes; a change of mode closes the
-// current frame and lets the other mode's encoder go.
+// Low-rate mode. When records arrive slowly, each timed flush ends a small
+// zstd block, which compresses worse; the writer then takes a level whose
+// CPU cost is negligible at such rates. The rate is measured at timed
+// flushes; a change of mode closes the frame and lets the other encoder go.
 //
-// The level and window were chosen by measurement on realistic AAEP events
-// flushed one by one (the 10 events/s case), in bytes per event and the
-// encoder's heap: SpeedBestCompression 57.9 B and 35 MiB, SpeedBetterCompression
-// 59.7 B and 5.5 MiB, SpeedDefault 66.7 B and 2.7 MiB, SpeedFastest 67.6 B
-// and 1.6 MiB. The encoder is most of a sidecar recorder's memory, and the
-// budget of one (16 MiB resident at 10 events/s, S3 client included) leaves
-// room for SpeedDefault only. A window beyond 256 KiB (about a minute of
-// history at such rates) gains under 1%.
+// Measured on AAEP events flushed one by one (10 events/s), bytes per event
+// and encoder heap: SpeedBestCompression 57.9 B, 35 MiB; SpeedBetterCompression
+// 59.7 B, 5.5 MiB; SpeedDefault 66.7 B, 2.7 MiB; SpeedFastest 67.6 B,
+// 1.6 MiB. A sidecar recorder's budget (16 MiB resident, S3 client
+// included) leaves room for SpeedDefault only; a window beyond 256 KiB
+// (a minute of history at such rates) gains under 1%.
 const (
 	lowRateLevel  = zstd.SpeedDefault
 	lowRateWindow = 256 << 10

@@ -1,16 +1,15 @@
-// Package protocol checks recorded agent message streams against protocol
-// models and describes each session's path through its state machine.
+// Package protocol is what the protocol models share and the engine that
+// runs them: a Model describes one protocol (packages protocol/aaep, asp
+// and kahn): how its messages are recognised, its state machine and its
+// rules. The Engine reads a stream once, decodes each message's routing
+// fields once and hands the message to its protocol's Checker, which
+// reports Findings (rule violations, with related positions) and Steps
+// (moves through the state machine) to a Reporter. Checkers keep state per
+// open session only (Sessions), so memory is bounded by the sessions open
+// at once, not by the stream's length.
 //
-// A Model describes one protocol (AAEP, ASP, KAHN): how its messages are
-// recognised, its state machine, its rules, and a per-run Checker that keeps
-// state per session. The Engine reads a stream once, decodes each message's
-// routing fields once, works out which protocol it belongs to and hands it to
-// that protocol's Checker. Checkers report Findings (rule violations) and Steps
-// (moves through the state machine, for traces) to a Reporter.
-//
-// Memory: checkers keep state per open session only (see Sessions), so a
-// check's memory is bounded by the number of sessions open at once, not by the
-// length of the stream.
+// Package protocol/check runs the models over a recording, the one
+// analysis driver; package protocol/report renders what they found.
 package protocol
 
 import (

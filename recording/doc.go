@@ -18,15 +18,13 @@
 //   - Every other capture, and every JSON Lines file, is a recording of its
 //     own part.
 //
-// A recording has one source table for all its parts (Origins), each
-// source with a Replay flag: a recording of a replay (aaep-replay serve
-// --record, push --record; its header's replay_of) has its events' original
-// timestamps. Its streams are what the analysis driver (package
-// protocol/check) checks apart: a recording of a replay has one stream per
-// subscription (StreamOf: the record's "subscription" attribute), each
-// subscriber having received its own copy of the replay; any other
-// recording is one stream, whatever its sources (a multi-endpoint capture's
-// sources are told apart by the checker itself).
+// A recording has one origin table for all its parts (Origins), each
+// origin with a Replay flag: a recording of a replay (serve --record, push
+// --record: capfile.MetaReplayOf) holds its events' original timestamps.
+// Its streams are what the analysis driver (protocol/check) checks apart:
+// one per subscription for a recording of a replay (StreamOf, by the
+// "subscription" attribute), one for any other recording, whatever its
+// origins.
 //
 // Reading:
 //
@@ -36,7 +34,9 @@
 //     A recording's parts are read one after the other; Join makes several
 //     recordings one, interleaved by time as merge --join-sources writes
 //     them.
-//   - Records opens a Reader, a seekable cursor over the parts (SeekTime,
-//     SeekRecord, a joint FileIndex) that serve, view, cut and the other
-//     edits read as one capture, without merging into a temporary file.
+//   - Records opens a Reader that serve, view and the edits read as one
+//     capture, seeking through the parts' indexes (SeekTime, SeekRecord, a
+//     joint FileIndex) without merging into a temporary file. Merge is the
+//     one time-merge, used by Read, the Reader of joined recordings and
+//     capedit's merge.
 package recording

@@ -1,33 +1,27 @@
-// Package capedit holds the everyday operations on capture files: a summary
-// (Info), conversion to and from JSON Lines (Export, Import), and editing
-// into a new capture (Cut, Filter, Merge).
+// Package capedit holds the aaep-replay verbs that read captures and write
+// a summary, JSON Lines or new captures: Info and Sum (info), Export and
+// Import (JSON Lines), and the edits Cut, Filter, Split, Dedupe and Merge,
+// each with a TimeShift (--time-shift). Inputs are opened through package
+// recording; every verb streams, holding a bounded number of records
+// whatever the size of its inputs.
 //
-// Every operation streams: it holds a bounded number of records in memory
-// whatever the size of its inputs. Outputs go through internal/outfile: an
-// output that is, or resolves to, one of the inputs is refused; a regular
-// file is written under a temporary name in its directory, fsynced and
-// renamed into place (its mode kept), and the temporary file is removed when
-// anything fails; a symbolic link's target is written; a device, FIFO or
-// socket is written in place; "-" is standard output when the caller gives
-// one (the options' Stdout). A range, session or filter that selects nothing
-// is an error wrapping ErrEmptySelection that says what the capture holds.
+// Outputs go through internal/outfile (Output): never over an input,
+// written under a temporary name and renamed into place, "-" for
+// Output.Stdout, and an original recording replaced only with Output.Force.
+// A selection of nothing is an error wrapping ErrEmptySelection that says
+// what the capture holds.
 //
 // # Damaged inputs
 //
-// A capture whose writer did not finish (a torn tail, see capfile.IsTorn) is
-// processed up to its last intact record, and the operation returns a
-// Warning saying where the tail was cut. Any other damage (a bad checksum, an
-// impossible length) stops the operation: every record read before it is
-// written (the output is closed on a record or line boundary and kept), then
-// the operation returns an error naming the file, the byte offset and the
-// record, marked with outfile.KeepPartial; capfile.Repair (the repair verb)
-// salvages the rest of such files.
+// A torn input (capfile.IsTorn) is used up to its last intact record, with
+// a Warning. Other damage stops the verb after every record before it is
+// written; the error names the file, the byte offset and the record, and is
+// marked with outfile.KeepPartial. The repair verb salvages the rest.
 //
 // # JSON Lines
 //
-// Export writes one message per line, byte for byte as recorded: the format
-// the reference Python aaep-capture writes and its aaep-validate reads. With
-// ExportOptions.WithMeta every record becomes a wrapper object instead (see
-// the package-level documentation of MetaVersion), which Import reads back
-// into identical records.
+// Export writes one message per line, byte for byte, as the reference
+// Python aaep-capture does; with ExportOptions.WithMeta each record is a
+// wrapper object (MetaVersion) that Import reads back into an identical
+// record.
 package capedit
