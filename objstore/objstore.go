@@ -32,6 +32,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/minio/minio-go/v7/pkg/s3utils"
 )
 
 // ErrNotFound reports an object (or bucket) that does not exist.
@@ -175,6 +177,11 @@ func Parse(s string) (URL, error) {
 	}
 	if strings.ContainsAny(bucket, "@:?#") {
 		return URL{}, fmt.Errorf("%q: %q is not a bucket name (credentials and endpoints go in the environment or --s3-endpoint, never in the URL)", redactURL(s), redactURL(bucket))
+	}
+	if err := s3utils.CheckValidBucketName(bucket); err != nil {
+		// minio-go's own rule, which every request would break: refused
+		// here, before anything is recorded or read.
+		return URL{}, fmt.Errorf("%q: %q is not a valid bucket name: %v", s, bucket, err)
 	}
 	if strings.Contains(key, "//") {
 		return URL{}, fmt.Errorf("%q: empty path segment in the key", s)

@@ -33,13 +33,18 @@ func TestParse(t *testing.T) {
 		prefix bool
 		err    string
 	}{
-		{in: "s3://b/k.aaep", want: objstore.URL{Scheme: "s3", Bucket: "b", Key: "k.aaep"}},
-		{in: "S3://b/dir/", want: objstore.URL{Scheme: "s3", Bucket: "b", Key: "dir/"}, prefix: true},
-		{in: "s3://b", want: objstore.URL{Scheme: "s3", Bucket: "b"}, prefix: true},
+		{in: "s3://bkt/k.aaep", want: objstore.URL{Scheme: "s3", Bucket: "bkt", Key: "k.aaep"}},
+		{in: "S3://bkt/dir/", want: objstore.URL{Scheme: "s3", Bucket: "bkt", Key: "dir/"}, prefix: true},
+		{in: "s3://bkt", want: objstore.URL{Scheme: "s3", Bucket: "bkt"}, prefix: true},
 		{in: "s3:///k", err: "no bucket"},
 		{in: "s3://key:secret@host/b/k", err: "[REDACTED]@"},
 		{in: "gs://b/k", err: "unknown storage scheme"},
-		{in: "s3://b/a//c", err: "empty path segment"},
+		{in: "s3://bkt/a//c", err: "empty path segment"},
+		// Bucket names minio-go would refuse on every request (issue 34:
+		// recording went on after a warning).
+		{in: "s3://b/k", err: `"b" is not a valid bucket name`},
+		{in: "s3://Bad_Bucket!/k", err: `"Bad_Bucket!" is not a valid bucket name`},
+		{in: "s3://-bkt/k", err: "is not a valid bucket name"},
 	}
 	for _, tt := range tests {
 		got, err := objstore.Parse(tt.in)

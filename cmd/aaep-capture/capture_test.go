@@ -212,7 +212,8 @@ func TestCaptureWebSocketHeadersNeverRecorded(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
 		t.Fatalf("--json output %q: %v", res.stdout, err)
 	}
-	if sum.Events != 11 || sum.Sent != 1 || sum.ExitCode != 0 || len(sum.CloseCodes) != 1 || sum.CloseCodes[0].Code != 4000 || sum.CloseCodes[0].Name != "subscription closed" {
+	// 10 events: the producer's subscription.accepted is recorded, not counted as one (issue 34).
+	if sum.Events != 10 || sum.Sent != 1 || sum.ExitCode != 0 || len(sum.CloseCodes) != 1 || sum.CloseCodes[0].Code != 4000 || sum.CloseCodes[0].Name != "subscription closed" {
 		t.Errorf("summary %+v", sum)
 	}
 	if sum.FileBytes == 0 || sum.Ratio <= 1 || len(sum.Files) != 1 || sum.Sources[0].Transport != "websocket" {
@@ -468,11 +469,12 @@ func TestCaptureProgressOnlyOnTTY(t *testing.T) {
 			if res.code != 0 {
 				t.Fatalf("exit %d: %s", res.code, res.stderr)
 			}
-			drawn := strings.Contains(res.stderr, "\r\x1b[K6 events")
+			// 5 events: the producer's subscription.accepted is not one (issue 34).
+			drawn := strings.Contains(res.stderr, "\r\x1b[K5 events")
 			if drawn != tty {
 				t.Errorf("progress drawn %v; stderr %q", drawn, res.stderr)
 			}
-			if !strings.Contains(res.stderr, "aaep-capture: 6 events") {
+			if !strings.Contains(res.stderr, "aaep-capture: 5 events") {
 				t.Errorf("no summary: %q", res.stderr)
 			}
 			quiet := capture(t, tty, url, "-o", filepath.Join(t.TempDir(), "q.aaep"), "--duration", "600ms", "-q")

@@ -26,6 +26,11 @@ func parseHeaders(flags []string) (http.Header, error) {
 		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
 			return nil, cli.Usagef(`--header %q: want "Name: value"`, redactHeaderFlag(f))
 		}
+		if strings.ContainsAny(value, "\r\n\x00") {
+			// HTTP forbids them in a field value (RFC 9110 §5.5); the
+			// value is not shown: it may be a credential.
+			return nil, cli.Usagef("--header %s: the value holds a line break or NUL (CR, LF or NUL), which a header cannot carry", name)
+		}
 		h.Add(textproto.CanonicalMIMEHeaderKey(name), strings.TrimSpace(value))
 	}
 	return h, nil

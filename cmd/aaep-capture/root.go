@@ -208,6 +208,16 @@ func (o *options) parseArgs(args []string, dash int) error {
 	if len(o.endpoints) == 0 && !o.exec {
 		return cli.Usagef("no endpoint: give --endpoint URL, a first argument, or --exec -- command")
 	}
+	for _, e := range o.endpoints {
+		if err := cli.CheckURLPort("endpoint", e); err != nil {
+			return err
+		}
+	}
+	if o.metrics != "" {
+		if err := cli.CheckListen("--metrics", o.metrics); err != nil {
+			return err
+		}
+	}
 	if o.output == "" {
 		return cli.Usagef("--output is required")
 	}

@@ -35,3 +35,20 @@ func TestSelectionOfNothingIsUsage(t *testing.T) {
 		t.Errorf("show --type tool.invoked: exit %d, %d lines; want 0 and 10\n%s", code, strings.Count(out, "\n"), stderr)
 	}
 }
+
+// TestListenAddressUsage: a --listen no listener could take is a usage
+// error (exit 2) naming the flag, in serve, view and test (serve exited 1,
+// as if the address were taken).
+func TestListenAddressUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", demoCapture, "--listen", "127.0.0.1:99999"},
+		{"view", demoCapture, "--listen", "127.0.0.1:99999"},
+		{"serve", demoCapture, "--listen", "127.0.0.1"},
+		{"test", "--level", "1", "--listen", "127.0.0.1:99999"},
+	} {
+		code, _, stderr := replay(t, args...)
+		if code != 2 || !strings.Contains(stderr, "--listen") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming --listen", args, code, stderr)
+		}
+	}
+}

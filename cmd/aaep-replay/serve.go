@@ -340,6 +340,14 @@ func serveRun(opts *ServeOptions) error {
 // where to find it and returns a function that releases what it holds)
 // until Ctrl-C, then shuts everything down.
 func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
+	if err := cli.CheckListen("--listen", listen); err != nil {
+		return err
+	}
+	if grpcListen != "" {
+		if err := cli.CheckListen("--grpc", grpcListen); err != nil {
+			return err
+		}
+	}
 	printer := serve.NewPrinter(a.Out, f.json)
 	opts.Notify = printer.Notify
 	input := replayed.Name

@@ -131,6 +131,9 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 			default:
 				return cli.Usagef("--transport %q: want grpc (or websocket, the default, which serves SSE too)", opts.Transport)
 			}
+			if err := cli.CheckListen("--listen", opts.Listen); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
