@@ -62,7 +62,7 @@ type Summary struct {
 	// Sessions lists the session keys in order of first appearance.
 	Sessions          []SessionSummary `json:"sessions"`
 	SessionsTruncated bool             `json:"sessions_truncated,omitempty"`
-	Sources           []SourceSummary  `json:"sources"`
+	Origins           []OriginSummary  `json:"sources"`
 	Connection        ConnSummary      `json:"connection"`
 	Gaps              GapSummary       `json:"gaps"`
 	Invalid           InvalidSummary   `json:"invalid"`
@@ -85,12 +85,12 @@ type SessionSummary struct {
 	Last    time.Duration `json:"last_ns"`
 }
 
-// SourceSummary is a source of the header with its record count.
-type SourceSummary struct {
+// OriginSummary is an origin of the header with its record count.
+type OriginSummary struct {
 	capfile.Origin
 	Records int64 `json:"records"`
-	// Listed is false for a source id that records use but the header's
-	// source table lacks.
+	// Listed is false for an origin id that records use but the header's
+	// origin table lacks.
 	Listed bool `json:"listed"`
 }
 
@@ -197,14 +197,14 @@ func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Sum
 	var (
 		types    = map[TypeCount]int64{} // Count unused in the key
 		sessions = map[string]int{}
-		sources  = map[uint16]*SourceSummary{}
+		sources  = map[uint16]*OriginSummary{}
 		connSeen = map[uint16]bool{}
 		sched    = timing.NewSchedule(time.Time{}, cfg)
 		lastRecv = int64(-1)
 		cc       = ctxCheck{ctx: ctx}
 	)
 	for _, src := range h.Origins {
-		sources[src.ID] = &SourceSummary{Origin: src, Listed: true}
+		sources[src.ID] = &OriginSummary{Origin: src, Listed: true}
 	}
 	var readErr error
 	var doc payload.Doc
@@ -226,7 +226,7 @@ func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Sum
 		s.Size.Payloads += int64(len(rec.Payload))
 		src := sources[rec.Origin]
 		if src == nil {
-			src = &SourceSummary{Origin: capfile.Origin{ID: rec.Origin}}
+			src = &OriginSummary{Origin: capfile.Origin{ID: rec.Origin}}
 			sources[rec.Origin] = src
 		}
 		src.Records++
@@ -312,9 +312,9 @@ func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Sum
 		return a.Dir < b.Dir
 	})
 	for _, src := range sources {
-		s.Sources = append(s.Sources, *src)
+		s.Origins = append(s.Origins, *src)
 	}
-	sort.Slice(s.Sources, func(i, j int) bool { return s.Sources[i].ID < s.Sources[j].ID })
+	sort.Slice(s.Origins, func(i, j int) bool { return s.Origins[i].ID < s.Origins[j].ID })
 	return s, readErr
 }
 

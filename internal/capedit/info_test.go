@@ -55,8 +55,8 @@ func TestInfo(t *testing.T) {
 	if s.Invalid.JSON != 1 || s.Invalid.UTF8 != 1 {
 		t.Errorf("invalid = %+v", s.Invalid)
 	}
-	if len(s.Sources) != 2 || s.Sources[0].Records+s.Sources[1].Records != int64(len(recs)) || !s.Sources[1].Listed {
-		t.Errorf("sources = %+v", s.Sources)
+	if len(s.Origins) != 2 || s.Origins[0].Records+s.Origins[1].Records != int64(len(recs)) || !s.Origins[1].Listed {
+		t.Errorf("sources = %+v", s.Origins)
 	}
 	// A replay starts with the first received message.
 	if want := time.Duration(lastRecv-firstRecv) / 2; s.Replay.Duration != want || s.Replay.Speed != 2 {

@@ -47,7 +47,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, s.Kinds[k]))
 	}
 	row("records", "%d (%s)", s.Records, strings.Join(kinds, ", "))
-	for i, src := range s.Sources {
+	for i, src := range s.Origins {
 		k := ""
 		if i == 0 {
 			k = "sources"
@@ -61,7 +61,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t#%d %s: %s\n", suffix(k), src.ID, desc, plural(src.Records, "record"))
 	}
-	if len(s.Sources) == 0 {
+	if len(s.Origins) == 0 {
 		row("sources", "none")
 	}
 	more := ""

@@ -34,8 +34,8 @@ type MergeOptions struct {
 // MergeResult says what Merge did.
 type MergeResult struct {
 	Result
-	// Sources maps, for each input, its source ids to the output's.
-	Sources []map[uint16]uint16
+	// Origins maps, for each input, its origin ids to the output's.
+	Origins []map[uint16]uint16
 }
 
 // Merge writes the records of every input to out, ordered by absolute
@@ -69,7 +69,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	}()
 	used := make([]map[uint16]bool, len(inputs))
 	for i, path := range inputs {
-		u, err := usedSources(ctx, path, opts.Inputs, opts.Progress)
+		u, err := usedOrigins(ctx, path, opts.Inputs, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	if err != nil {
 		return nil, err
 	}
-	res.Sources = ids
+	res.Origins = ids
 	shift := make([]int64, len(srcs))
 	for i, s := range srcs {
 		shift[i] = opts.shift(i).Apply(s.r.Header().Start).Sub(hdr.Start).Nanoseconds()
@@ -153,8 +153,8 @@ func (s *mergeInput) Next() (int64, bool, error) {
 	return rec.Time + s.shift, true, nil
 }
 
-// usedSources returns the source ids the records of the capture at path use.
-func usedSources(ctx context.Context, path string, ro recording.Options, meter *progress.Meter) (map[uint16]bool, error) {
+// usedOrigins returns the origin ids the records of the capture at path use.
+func usedOrigins(ctx context.Context, path string, ro recording.Options, meter *progress.Meter) (map[uint16]bool, error) {
 	s, err := openInput(ctx, path, ro, meter)
 	if err != nil {
 		return nil, err
@@ -179,8 +179,8 @@ func usedSources(ctx context.Context, path string, ro recording.Options, meter *
 	}
 }
 
-// sourceKey identifies a source for JoinSources.
-type sourceKey struct {
+// originKey identifies an origin for JoinSources.
+type originKey struct {
 	transport, endpoint, subprotocol string
 	unlisted                         int // old id + 1 for an unlisted source
 }
@@ -190,7 +190,7 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 	var hdr capfile.Header
 	hdr.Meta = map[string]string{}
 	taken := make(map[uint16]bool)
-	joined := make(map[sourceKey]uint16)
+	joined := make(map[originKey]uint16)
 	ids := make([]map[uint16]uint16, len(srcs))
 	var next uint32
 	alloc := func(want uint16) (uint16, error) {
@@ -250,10 +250,10 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 		ids[i] = make(map[uint16]uint16, len(all))
 		for _, old := range all {
 			src, ok := listed[old]
-			key := sourceKey{transport: src.Transport, endpoint: src.Endpoint, subprotocol: src.Subprotocol}
+			key := originKey{transport: src.Transport, endpoint: src.Endpoint, subprotocol: src.Subprotocol}
 			if !ok {
 				src = capfile.Origin{Transport: "unlisted", Endpoint: fmt.Sprintf("%s source %d", filepath.Base(s.path), old)}
-				key = sourceKey{unlisted: int(old) + 1}
+				key = originKey{unlisted: int(old) + 1}
 			}
 			if opts.JoinSources {
 				if id, ok := joined[key]; ok {
