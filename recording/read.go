@@ -91,33 +91,25 @@ type ReadOptions struct {
 	Prepare *protocol.Preparation
 }
 
-// Read reads the recording's messages and passes what it finds to h: the
-// header, every message in order, and (for captures) the connection
-// records. The Message passed to h, and its Raw bytes, are valid only
-// during the call. A torn capture tail is not an error: it is reported in
-// Summary.Torn after every intact message was read (a torn part that is not
-// the last ends only that part). Other damage stops the read with an error
-// naming the part and offset.
+// Read passes the recording's header, messages in order and (for captures)
+// connection records to h; a Message and its Raw bytes are valid only
+// during the call. A torn tail is not an error but Summary.Torn, after
+// every intact message (a torn part that is not the last ends only that
+// part); other damage stops the read with an error naming part and offset.
 //
-// A recording of one part is read as it is numbered and timed. The parts
-// of a rotated recording are read one after the other, and joined
-// recordings (Join) interleaved by absolute time (a capture's start plus
-// each record's receive time; a JSON Lines message's own timestamp), equal
-// times in the order of the parts: then a message's Offset counts from the
-// earliest start, its Index is its position among every record (and JSON
-// Lines line) of all the parts in that order, which is the record number it
-// has in "aaep-replay merge" of the same parts, and sources are numbered as
-// in the recording's Origins.
+// Parts are read one after the other, joined recordings (Join) interleaved
+// by absolute time (Merge; a JSON Lines message at its own timestamp; equal
+// times in part order). Offsets count from the earliest start, Index is the
+// record number "aaep-replay merge" of the same parts would give (JSON
+// Lines lines counted), and origins are numbered as in Recording.Origins.
 //
-// Unless opts.Sequential is set, the parts are read (decompressed,
-// checksummed, parsed) on a goroutine of their own, a few hundred messages
-// ahead of h, and each message's payload is decoded there too (Message.Doc
-// is set, see Message.Decode; and prepared for the engine with
-// opts.Prepare), so that reading and handling use two cores.
-// h is still called on the caller's goroutine, in order, and an error of
-// the input comes after every message read before it. Read-ahead is bounded (a few
-// batches of at most 256 messages or 512 KiB), and when h fails or ctx ends
-// Read returns only once reading has stopped.
+// Unless opts.Sequential, parts are read, decompressed, parsed and decoded
+// (Message.Doc; prepared with opts.Prepare) on a goroutine of their own, a
+// bounded few batches (at most 256 messages or 512 KiB each) ahead of h, so
+// that reading and handling use two cores. h is still called on the
+// caller's goroutine, in order; an input's error comes after every message
+// before it; when h fails or ctx ends, Read returns once reading has
+// stopped.
 func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Summary, error) {
 	sum := Summary{Files: len(rec.Parts)}
 	var chains []*chain

@@ -26,16 +26,16 @@ import (
 //		 ["flags":["invalid_json"],]["attrs":[["event","message"]],]"message":{...}}
 //
 //	  - recv_ns: the receive time in nanoseconds since the header's start.
-//	  - kind: "received", "sent", "conn" or "marker" ("kind:N" for a kind this
-//	    version does not know).
+//	  - kind: capfile.Kind.String: "received", "sent", "conn", "marker",
+//	    "kind:N".
 //	  - dir: "in" for a message received from the producer, "out" for one the
 //	    recorder sent; absent for connection events and markers.
-//	  - source: the id of the source in the header's source table.
+//	  - source: the record's origin id (capfile.Record.Origin).
 //	  - session: the session key the capture indexes the record under.
 //	    (Session, attribute keys and values that are not valid UTF-8 are
 //	    written as {"base64":"..."} instead of a string.)
-//	  - flags: "invalid_json", "invalid_utf8", "redacted", "no_recv_time"
-//	    ("bit:N" for an unknown bit).
+//	  - flags: capfile.Flags.Names: "invalid_json", "invalid_utf8",
+//	    "redacted", "no_recv_time", "bit:N".
 //	  - attrs: transport attributes as [key, value] pairs, in order.
 //	  - the payload, in exactly one of three fields:
 //	    "message": the payload itself, byte for byte, when it is valid JSON and
