@@ -316,6 +316,7 @@ func (t *timeline) runControlled() {
 		s.notify(Notice{Kind: NoticeMessage, Reason: err.Error()})
 		return
 	}
+	st.gap = s.announceGap
 	defer st.close()
 	// Events need their routing fields: the log and the position name them.
 	st.lazy = false

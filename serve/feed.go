@@ -21,6 +21,7 @@ func (s *Server) openTimeline(resumeAfter string) (st *stream, first *event, err
 	if err != nil {
 		return nil, nil, err
 	}
+	st.gap = s.announceGap
 	if resumeAfter != "" {
 		for {
 			ev, err := st.next()

@@ -16,6 +16,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/webguard"
 	"github.com/aaep-tools/aaepkit/msgfilter"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -511,6 +512,16 @@ func (s *Server) notifyComplete(sub *subscriber) {
 		n.Reason = "the stream stays open until the subscriber leaves"
 	}
 	s.notify(n)
+}
+
+// announceGap tells the operator of a damaged range of the capture that a
+// replay skipped (recording.Gap's words), and whether the replay goes on.
+func (s *Server) announceGap(g recording.Gap) {
+	then := "the replay goes on after it"
+	if g.End {
+		then = "nothing readable follows: the replay ends here, as at the end of the capture"
+	}
+	s.notify(Notice{Kind: NoticeWarning, Reason: "damaged capture: " + g.String() + "; " + then})
 }
 
 func (s *Server) notify(n Notice) {

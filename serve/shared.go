@@ -143,6 +143,7 @@ func (t *timeline) run() {
 		s.notify(Notice{Kind: NoticeMessage, Reason: err.Error()})
 		return
 	}
+	st.gap = s.announceGap
 	defer st.close()
 	pacer := timing.NewPacer(s.clock, s.opts.Timing)
 	for pass := 1; ; pass++ {

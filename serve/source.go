@@ -14,6 +14,7 @@ import (
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol/aaep/vocab"
+	"github.com/aaep-tools/aaepkit/recording"
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
@@ -227,6 +228,22 @@ type stream struct {
 	// sse marks the capture's sources whose transport is SSE: their
 	// records carry the stream's framing (or its absence).
 	sse map[uint16]bool
+	// gap, when set, is told of each damaged range the stream skips.
+	gap func(recording.Gap)
+}
+
+// resume reads on after the damage that ended cur's Next, where the cursor
+// can (*recording.Reader, *capfile.Reader); ok is false where it cannot.
+func resume(cur Cursor) (g recording.Gap, ok bool, err error) {
+	switch c := cur.(type) {
+	case interface{ Resume() (recording.Gap, error) }:
+		g, err = c.Resume()
+		return g, true, err
+	case *capfile.Reader:
+		d, err := c.Resume()
+		return recording.Gap{Part: "the capture", DroppedRange: d, End: err == io.EOF}, true, err
+	}
+	return recording.Gap{}, false, nil
 }
 
 // headerReader is implemented by cursors that know the capture's header
@@ -300,7 +317,21 @@ func (s *stream) next() (*event, error) {
 		rec, err := s.cur.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				err = fmt.Errorf("read capture: %w", err)
+				gap, ok, rerr := resume(s.cur)
+				switch {
+				case ok && (rerr == nil || rerr == io.EOF):
+					// Damage, skipped as repair skips it; a torn tail ends
+					// the replay as the capture's end would.
+					if s.gap != nil {
+						s.gap(gap)
+					}
+					if rerr == nil {
+						continue
+					}
+					err = io.EOF
+				default:
+					err = fmt.Errorf("read capture: %w", err)
+				}
 			}
 			s.err = err
 			return nil, err

@@ -443,27 +443,53 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 // checkCapture opens the recording once, so that a file error is reported
 // (exit 2) before anything listens or connects, and returns its header.
 //
-// A recording that was not closed cleanly is read through once, and what
-// will not be served is said on stderr (the replay goes on): a torn tail
-// with its unreadable bytes, damage, or a recording of which nothing could
-// be read.
+// The recording is read through once and what will not be served is said
+// on stderr (the replay goes on): each damaged range, which the replay
+// skips as repair does (recording.Gap's words), a torn tail with its
+// unreadable bytes, or a recording of which nothing could be read.
 func checkCapture(ctx context.Context, rec *recording.Recording, stderr io.Writer) (capfile.Header, error) {
 	r, err := rec.Records(ctx)
 	if err != nil {
 		return capfile.Header{}, cli.WithCode(cli.ExitUsage, err)
 	}
 	defer r.Close()
-	if !r.Clean() {
-		var n int64
-		for {
-			if _, err = r.Next(); err != nil {
-				break
-			}
+	var n int64
+	var gaps []string
+	for {
+		if _, err = r.Next(); err == nil {
 			n++
+			continue
 		}
-		if fail, warn := (capfile.ReadPolicy{}).Judge(err, n); fail != nil || warn != nil {
-			fmt.Fprintf(stderr, "aaep-replay: warning: %s: %v; serving the %d records before it\n", rec.Name, errors.Join(fail, warn), n)
+		if errors.Is(err, io.EOF) {
+			break
 		}
+		gap, rerr := r.Resume()
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			break // not damage that can be skipped: judged below
+		}
+		if !capfile.IsTorn(err) {
+			gaps = append(gaps, recording.SkipWarning(err, gap))
+		}
+		if rerr != nil {
+			if !capfile.IsTorn(err) {
+				err = io.EOF
+			}
+			break // a torn tail stays to be judged
+		}
+	}
+	for _, g := range gaps {
+		fmt.Fprintf(stderr, "aaep-replay: warning: %s: %s\n", rec.Name, g)
+	}
+	fail, warn := (capfile.ReadPolicy{}).Judge(err, n)
+	switch {
+	case fail != nil || warn != nil:
+		which := "records before it"
+		if len(gaps) > 0 {
+			which = "readable records"
+		}
+		fmt.Fprintf(stderr, "aaep-replay: warning: %s: %v; serving the %d %s\n", rec.Name, errors.Join(fail, warn), n, which)
+	case len(gaps) > 0:
+		fmt.Fprintf(stderr, "aaep-replay: warning: %s: serving the %d readable records\n", rec.Name, n)
 	}
 	return r.Header(), nil
 }

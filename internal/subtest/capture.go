@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/capedit"
+	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // eventRef is one event of the capture: its record number and event_id.
@@ -48,8 +49,9 @@ func isCapture(path string) bool {
 	return true
 }
 
-// readEvents lists the events a replay of the capture sends.
-func readEvents(path string) ([]eventRef, capfile.Header, error) {
+// readEvents lists the events a replay of the capture sends, and says on
+// warn what damage the replay will skip (as serve does).
+func readEvents(path string, warn io.Writer) ([]eventRef, capfile.Header, error) {
 	r, err := capfile.Open(path)
 	if err != nil {
 		return nil, capfile.Header{}, err
@@ -62,7 +64,15 @@ func readEvents(path string) ([]eventRef, capfile.Header, error) {
 			break
 		}
 		if err != nil {
-			return nil, r.Header(), fmt.Errorf("%s: %w", path, err)
+			d, rerr := r.Resume()
+			if rerr != nil && !errors.Is(rerr, io.EOF) {
+				return nil, r.Header(), fmt.Errorf("%s: %w", path, err)
+			}
+			fmt.Fprintf(warn, "aaep-replay: warning: %s: %s\n", path, recording.SkipWarning(err, recording.Gap{Part: path, DroppedRange: d}))
+			if rerr != nil {
+				break
+			}
+			continue
 		}
 		if rec.Kind == capfile.KindReceived {
 			out = append(out, eventRef{Index: r.Index(), ID: eventID(rec.Payload)})

@@ -135,7 +135,7 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 		res.NotRun = err.Error()
 		return res, nil
 	}
-	events, hdr, err := readEvents(capture)
+	events, hdr, err := readEvents(capture, o.Output)
 	if err != nil {
 		res.NotRun = err.Error()
 		return res, nil
