@@ -60,6 +60,12 @@ const Envelope = 4 << 10
 // WebSocket handshake is bounded.
 const connectTimeout = 15 * time.Second
 
+// Flow-control window and read buffer of a recorder's connection.
+const (
+	streamWindow = 4 << 20
+	readBuffer   = 256 << 10
+)
+
 // closeWait bounds the goodbye when the capture stops.
 const closeWait = time.Second
 
@@ -171,6 +177,12 @@ func (a *attempt) run(ctx context.Context) transport.Outcome {
 		grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(a.dial),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(min(limit+Envelope, 1<<31-1)))),
+		// A recorder reads as fast as it can: windows large enough that
+		// the producer is not held back waiting for window updates, and a
+		// read buffer that takes many small messages per system call.
+		grpc.WithInitialWindowSize(streamWindow),
+		grpc.WithInitialConnWindowSize(streamWindow),
+		grpc.WithReadBufferSize(readBuffer),
 	)
 	if err != nil {
 		return transport.Outcome{Err: fmt.Errorf("grpc client: %w", err), Permanent: true}
