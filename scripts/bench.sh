@@ -57,6 +57,8 @@ if [ ! -x bin/aaep-capture ] || [ ! -x bin/aaep-replay ] || [ ! -x bin/aaep-rend
 	$GO build -o bin/ ./cmd/aaep-capture ./cmd/aaep-replay ./cmd/aaep-render
 fi
 $GO build -o "$work/" ./internal/tools/benchtable ./internal/tools/benche2e
+# The recorder without the gRPC source, to measure what linking it costs.
+mkdir -p "$work/nogrpc" && $GO build -tags nogrpc -o "$work/nogrpc/" ./cmd/aaep-capture
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -77,7 +79,7 @@ log "go benchmarks (capfile, visualize/render)"
 } > "$out/gobench.txt" || { status=1; log "a Go benchmark failed; see $out/gobench.txt"; }
 
 # End-to-end measurements against bin/aaep-capture and bin/aaep-replay.
-"$work/benche2e" -bin bin -runs "$runs" -tmp "$work" "${e2e_flags[@]}" > "$out/e2e.txt" ||
+"$work/benche2e" -bin bin -runs "$runs" -tmp "$work" -capture-nogrpc "$work/nogrpc/aaep-capture" "${e2e_flags[@]}" > "$out/e2e.txt" ||
 	{ status=1; log "an end-to-end measurement failed; its rows say missing"; }
 
 seek_key="Seek/${seek_mib}MiB"
@@ -98,6 +100,9 @@ WebSocket: capture ÷ ceiling (same run) | e2e/Capture/websocket | ratio | | | �
 SSE: aaep-capture | e2e/Capture/sse | events/s | events/s | | ≥ 400,000 events/s
 SSE: client that reads and discards (ceiling) | e2e/Capture/sse | ceiling-events/s | events/s | |
 SSE: capture ÷ ceiling (same run) | e2e/Capture/sse | ratio | | |
+gRPC: aaep-capture | e2e/Capture/grpc | events/s | events/s | | ≥ SSE's
+gRPC: client that reads and discards (ceiling) | e2e/Capture/grpc | ceiling-events/s | events/s | |
+gRPC: capture ÷ ceiling (same run) | e2e/Capture/grpc | ratio | | |
 ## Capture file size, same events
 capture file (.aaep) | e2e/CapSize/bytes | capfile-B/event | B/event | |
 JSONL | e2e/CapSize/bytes | jsonl-B/event | B/event | |
@@ -192,6 +197,7 @@ long session: axe-core violations with it selected | e2e/ViewBrowser/session=$vi
 ## Recorder cost (aaep-capture, one SSE producer at a steady rate, default 100 ms flush; the reference Python tool was not available to measure beside it)
 10 events/s: peak resident memory | e2e/Recorder/rate=10 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s: CPU per event, whole run (start-up included) | e2e/Recorder/rate=10 | cpu-µs/event | µs | |
+10 events/s, built without gRPC (-tags nogrpc): peak resident memory | e2e/Recorder/rate=10/nogrpc | peak-MiB | MiB | | gRPC linked in: ≤ 1 MiB more
 10 events/s: CPU per event, steady state | e2e/Recorder/rate=10 | steady-cpu-µs/event | µs | |
 10 events/s to s3:// (spooled, a part uploaded every 5 s): peak resident memory | e2e/Recorder/rate=10/s3 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s to s3://: CPU per event, steady state | e2e/Recorder/rate=10/s3 | steady-cpu-µs/event | µs | |

@@ -19,7 +19,6 @@ import (
 	"github.com/aaep-tools/aaepkit/msgfilter"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/transport"
-	_ "github.com/aaep-tools/aaepkit/transport/grpcsource" // grpc:// and grpcs:// endpoints
 )
 
 // Stop reasons of the summary, beside recorder.StopMaxEvents/StopMaxBytes.

@@ -63,6 +63,9 @@ func (r Result) Line() string {
 type Env struct {
 	// CaptureBin and ReplayBin are the tools under test.
 	CaptureBin, ReplayBin string
+	// CaptureNoGRPCBin, when set, is aaep-capture built with -tags nogrpc
+	// (without the gRPC source): the recorder cost is measured with it too.
+	CaptureNoGRPCBin string
 	// Self is this program, started again as a reading client (see
 	// Discard).
 	Self string

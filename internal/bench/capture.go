@@ -18,7 +18,7 @@ import (
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
-// Discard reads the stream at url ("websocket" or "sse" transport) and
+// Discard reads the stream at url ("websocket", "sse" or "grpc" transport) and
 // throws it away, as the ceiling client of the capture measurement; it
 // returns how many messages it read. The benche2e tool runs it in a child
 // process so that it pays the same process costs as aaep-capture.
@@ -28,13 +28,18 @@ func Discard(transport, url string) (int, error) {
 		return transporttest.WSDiscard(url)
 	case "sse":
 		return transporttest.SSEDiscard(url)
+	case "grpc":
+		return grpcDiscard(url)
 	}
-	return 0, fmt.Errorf("unknown transport %q: want websocket or sse", transport)
+	return 0, fmt.Errorf("unknown transport %q: want websocket, sse or grpc", transport)
 }
 
 // producer serves n events (pool cycled) once, as fast as the connection
 // takes them, on a new loopback server.
-func producer(transport string, pool [][]byte, n int) (url string, stop func()) {
+func producer(transport string, pool [][]byte, n int) (url string, stop func(), err error) {
+	if transport == "grpc" {
+		return grpcProducer(pool, n)
+	}
 	var h http.Handler
 	switch transport {
 	case "websocket":
@@ -51,11 +56,11 @@ func producer(transport string, pool [][]byte, n int) (url string, stop func()) 
 	return url, func() {
 		srv.CloseClientConnections()
 		srv.Close()
-	}
+	}, nil
 }
 
-// Capture measures aaep-capture recording n events over WebSocket and over
-// SSE from the project's throughput producers, beside a client that reads
+// Capture measures aaep-capture recording n events over WebSocket, SSE and
+// gRPC from the project's throughput producers, beside a client that reads
 // the same stream from the same kind of producer and discards it. Both are
 // child processes timed from start to exit. Results: Capture/<transport>
 // with events/s, ceiling events/s and their ratio.
@@ -68,7 +73,7 @@ func Capture(ctx context.Context, e *Env, n int) error {
 	meanSize := float64(total) / float64(len(pool))
 	e.logf("capture: %d events of %.0f bytes on average, %d runs", n, meanSize, e.Runs)
 	for run := -1; run < e.Runs; run++ {
-		for _, transport := range []string{"websocket", "sse"} {
+		for _, transport := range []string{"websocket", "sse", "grpc"} {
 			count := n
 			if run < 0 {
 				count = max(1, n/10) // warm-up, not reported
@@ -105,7 +110,10 @@ func Capture(ctx context.Context, e *Env, n int) error {
 }
 
 func (e *Env) discardOnce(ctx context.Context, transport string, pool [][]byte, n int) (float64, error) {
-	url, stop := producer(transport, pool, n)
+	url, stop, err := producer(transport, pool, n)
+	if err != nil {
+		return 0, err
+	}
 	defer stop()
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
@@ -121,7 +129,10 @@ func (e *Env) discardOnce(ctx context.Context, transport string, pool [][]byte, 
 }
 
 func (e *Env) captureOnce(ctx context.Context, transport string, pool [][]byte, n, run int) (float64, error) {
-	url, stop := producer(transport, pool, n)
+	url, stop, err := producer(transport, pool, n)
+	if err != nil {
+		return 0, err
+	}
 	defer stop()
 	out := filepath.Join(e.Dir, fmt.Sprintf("capture-%s-%d.aaep", transport, run))
 	defer os.Remove(out)

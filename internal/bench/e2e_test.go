@@ -49,6 +49,12 @@ func buildTools(t *testing.T) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// aaep-capture without the gRPC source, for the recorder's cost without it.
+	cmd = exec.Command("go", "build", "-tags", "nogrpc", "-o", filepath.Join(dir, "nogrpc")+"/", "./cmd/aaep-capture")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags nogrpc: %v\n%s", err, out)
+	}
 	return dir
 }
 
@@ -64,12 +70,13 @@ func TestMeasurements(t *testing.T) {
 	defer cancel()
 	var results []Result
 	env := &Env{
-		CaptureBin: filepath.Join(bin, "aaep-capture"),
-		ReplayBin:  filepath.Join(bin, "aaep-replay"),
-		Self:       self,
-		Dir:        t.TempDir(),
-		Runs:       1,
-		Emit:       func(r Result) { results = append(results, r) },
+		CaptureBin:       filepath.Join(bin, "aaep-capture"),
+		CaptureNoGRPCBin: filepath.Join(bin, "nogrpc", "aaep-capture"),
+		ReplayBin:        filepath.Join(bin, "aaep-replay"),
+		Self:             self,
+		Dir:              t.TempDir(),
+		Runs:             1,
+		Emit:             func(r Result) { results = append(results, r) },
 	}
 	for _, m := range []struct {
 		name  string
@@ -79,7 +86,7 @@ func TestMeasurements(t *testing.T) {
 		positive []string
 	}{
 		{"capture", func() error { return Capture(ctx, env, 2000) },
-			[]string{"Capture/websocket", "Capture/sse"}, []string{"events/s", "ceiling-events/s", "ratio"}},
+			[]string{"Capture/websocket", "Capture/sse", "Capture/grpc"}, []string{"events/s", "ceiling-events/s", "ratio"}},
 		{"capsize", func() error { return CapSize(ctx, env, 3000) },
 			[]string{"CapSize/bytes", "CapSize/speed"}, []string{"capfile-B/event", "jsonl-B/event", "jsonl.gz-B/event", "jsonl.zst-B/event", "write-events/s", "read-events/s"}},
 		{"pacing", func() error { return Pacing(ctx, env, 300*time.Millisecond) },
@@ -114,7 +121,7 @@ func TestMeasurements(t *testing.T) {
 		{"viewsession", func() error { return ViewSession(ctx, env, 2000) },
 			[]string{"ViewSession/events=2000"}, []string{"whole-ms", "window-ms", "window-events", "steps-ms"}},
 		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second) },
-			[]string{"Recorder/rate=50", "Recorder/rate=50/s3"}, []string{"peak-MiB", "cpu-µs/event", "events"}},
+			[]string{"Recorder/rate=50", "Recorder/rate=50/s3", "Recorder/rate=50/nogrpc"}, []string{"peak-MiB", "cpu-µs/event", "events"}},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			results = nil

@@ -109,18 +109,26 @@ func RecorderCost(ctx context.Context, e *Env, rates []float64, span time.Durati
 	}
 	for run := 0; run < e.Runs; run++ {
 		for _, rate := range rates {
-			if err := e.recorderOnce(ctx, pool, rate, span, run, ""); err != nil {
+			if err := e.recorderOnce(ctx, pool, rate, span, run, "", e.CaptureBin); err != nil {
 				return err
 			}
 		}
-		if err := e.recorderOnce(ctx, pool, rates[0], span, run, "s3://bench/cost/run.aaep"); err != nil {
+		if err := e.recorderOnce(ctx, pool, rates[0], span, run, "s3://bench/cost/run.aaep", e.CaptureBin); err != nil {
 			return err
+		}
+		if e.CaptureNoGRPCBin != "" {
+			// The same recorder built without the gRPC source (-tags
+			// nogrpc): what linking gRPC costs a recorder that does not
+			// use it.
+			if err := e.recorderOnce(ctx, pool, rates[0], span, run, "", e.CaptureNoGRPCBin); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, span time.Duration, run int, remote string) error {
+func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, span time.Duration, run int, remote, bin string) error {
 	p := &PacedSSE{Events: pool, Rate: rate, Span: span}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
@@ -137,6 +145,9 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 	}
 	args := []string{"--endpoint", srv.URL + "/aaep/v1/events", "--output", out, "--json", "--max-retries", "0", "--duration", (span + 30*time.Second).String()}
 	name := fmt.Sprintf("Recorder/rate=%g", rate)
+	if bin == e.CaptureNoGRPCBin && bin != "" {
+		name += "/nogrpc"
+	}
 	if remote != "" {
 		// With --metrics scraped every 5 s, as an operator runs it.
 		addr, err := freeAddr()
@@ -164,7 +175,7 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 		if sent > steady.sent1 || steady.sent1 == 0 {
 			steady.cpu1, steady.sent1 = cpu, sent
 		}
-	}, e.CaptureBin, args...)
+	}, bin, args...)
 	if err != nil {
 		return err
 	}

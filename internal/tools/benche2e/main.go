@@ -74,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		checkFile   = fs.String("check-capture", "", "keep the capture that check reads at this path (reused when it exists), to check it with other builds alternately")
 		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
 		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
+		noGRPC      = fs.String("capture-nogrpc", "", "aaep-capture built with -tags nogrpc, to measure the recorder's cost without gRPC linked in too")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -133,13 +134,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return p
 	}
 	env := &bench.Env{
-		CaptureBin: abs("aaep-capture"),
-		ReplayBin:  abs("aaep-replay"),
-		Self:       self,
-		Dir:        dir,
-		Runs:       *runs,
-		Log:        stderr,
-		Emit:       func(r bench.Result) { fmt.Fprintln(stdout, r.Line()) },
+		CaptureBin:       abs("aaep-capture"),
+		ReplayBin:        abs("aaep-replay"),
+		CaptureNoGRPCBin: *noGRPC,
+		Self:             self,
+		Dir:              dir,
+		Runs:             *runs,
+		Log:              stderr,
+		Emit:             func(r bench.Result) { fmt.Fprintln(stdout, r.Line()) },
 	}
 	pick := func(full, small int) int {
 		if *quick {

@@ -1,0 +1,8 @@
+//go:build !nogrpc
+
+package main
+
+// The gRPC source: grpc:// and grpcs:// endpoints. A build with -tags
+// nogrpc leaves it (and the gRPC library) out, so that make bench can
+// measure what linking it costs the recorder.
+import _ "github.com/aaep-tools/aaepkit/transport/grpcsource"
