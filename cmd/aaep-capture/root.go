@@ -37,6 +37,7 @@ func run(ctx context.Context, s cli.Streams, args []string) int {
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.Err)
+	cli.StrictCompletion(cmd, args) // after SetOut: the scripts go there
 	err := cli.Execute(ctx, cmd)
 	return cli.Report(s.Err, "aaep-capture", err)
 }
@@ -177,6 +178,7 @@ written.`,
 	f.StringVar(&o.metrics, "metrics", "", "serve health metrics in the Prometheus text format at http://ADDR/metrics, e.g. 127.0.0.1:9464 (off unless given)")
 	addStorageFlags(f, &o.storage)
 	cli.UseVocabulary(cmd)
+	cli.RefuseEmptyPaths(cmd, cli.PathFlags...)
 	return cmd
 }
 

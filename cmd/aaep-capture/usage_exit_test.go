@@ -52,3 +52,24 @@ func TestUsageErrorsExit2(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureSmallUsageErrors: -o '' and completion tcsh are usage errors.
+func TestCaptureSmallUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"http://127.0.0.1:1", "-o", ""}, "--output '': an empty name names no file"},
+		{[]string{"completion", "tcsh"}, `completion "tcsh": not a shell completion is written for`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, tc.args)
+		if code != cli.ExitUsage || stdout.Len() != 0 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, stdout %d bytes, stderr %q; want 2 and %q", tc.args, code, stdout.Len(), stderr.String(), tc.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr}, []string{"completion", "zsh"}); code != 0 || stdout.Len() == 0 {
+		t.Errorf("completion zsh: exit %d, %d bytes", code, stdout.Len())
+	}
+}

@@ -52,3 +52,28 @@ func TestListenAddressUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallUsageErrors: `-o ''` and `--record ''` name no file (export wrote
+// to standard output, serve recorded nowhere), and `completion tcsh` names
+// a shell no script is written for (it printed help and exited 0): usage
+// errors, exit 2, nothing written.
+func TestSmallUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", demoCapture, "-o", ""}, "--output '': an empty name names no file"},
+		{[]string{"cut", demoCapture, "--output="}, "--output ''"},
+		{[]string{"serve", demoCapture, "--record", "", "--listen", "127.0.0.1:0"}, "--record ''"},
+		{[]string{"check", demoCapture, "--state", ""}, "--state ''"},
+		{[]string{"completion", "tcsh"}, `completion "tcsh": not a shell completion is written for (want bash, fish, powershell, zsh)`},
+	} {
+		code, out, stderr := replay(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %d bytes out, stderr %q; want 2, nothing out, %q", tc.args, code, len(out), stderr, tc.want)
+		}
+	}
+	if code, out, _ := replay(t, "completion", "bash"); code != 0 || !strings.Contains(out, "aaep-replay") {
+		t.Errorf("completion bash: exit %d, %d bytes", code, len(out))
+	}
+}

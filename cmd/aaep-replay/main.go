@@ -37,10 +37,12 @@ func Main(args []string) int {
 func run(ctx context.Context, s cli.Streams, args []string) int {
 	a := &app{Streams: s, ctx: ctx}
 	root := newRootCmd(a)
-	root.SetArgs(normalizeArgs(args))
+	args = normalizeArgs(args)
+	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
+	cli.StrictCompletion(root, args) // after SetOut: the scripts go there
 	err := cli.Execute(ctx, root)
 	return cli.Report(s.Err, "aaep-replay", err)
 }

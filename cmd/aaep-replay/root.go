@@ -90,6 +90,7 @@ Any other flag given with --input is passed to that verb.`,
 		root.AddCommand(c)
 	}
 	cli.UseVocabulary(root)
+	cli.RefuseEmptyPaths(root, cli.PathFlags...)
 	addCompletions(root)
 	root.SuggestionsMinimumDistance = 2
 	return root
