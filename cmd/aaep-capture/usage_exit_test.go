@@ -53,7 +53,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}
 }
 
-// TestCaptureSmallUsageErrors: -o ” and completion tcsh are usage errors.
+// TestCaptureSmallUsageErrors: an empty -o and completion tcsh are usage errors.
 func TestCaptureSmallUsageErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

@@ -53,7 +53,7 @@ func TestListenAddressUsage(t *testing.T) {
 	}
 }
 
-// TestSmallUsageErrors: `-o ”` and `--record ”` name no file (export wrote
+// TestSmallUsageErrors: an empty -o or --record names no file (export wrote
 // to standard output, serve recorded nowhere), and `completion tcsh` names
 // a shell no script is written for (it printed help and exited 0): usage
 // errors, exit 2, nothing written.

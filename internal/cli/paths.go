@@ -7,7 +7,7 @@ import "github.com/spf13/cobra"
 var PathFlags = []string{"output", "record", "junit", "state", "spool", "drain-spool", "cacert", "cert", "key", "subscribe-file"}
 
 // RefuseEmptyPaths makes an empty value given to one of cmd's (and its
-// subcommands') path flags a usage error (exit 2): `-o ”` named no file,
+// subcommands') path flags a usage error (exit 2): an empty -o named no file,
 // and was read as if -o had not been given (export wrote to standard
 // output, others chose a default name).
 func RefuseEmptyPaths(cmd *cobra.Command, names ...string) {
