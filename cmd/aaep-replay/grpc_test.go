@@ -157,11 +157,18 @@ func TestServeGRPCNodeSubscriber(t *testing.T) {
 	}
 }
 
-// TestServeGRPCControl: the control API steers a gRPC subscriber as any
-// other: paused, it gets nothing; each step sends one event.
+// TestServeGRPCControl: the control API (serve's, and view's replay)
+// steers a gRPC subscriber as any other: paused, it gets nothing; each
+// step sends one event.
 func TestServeGRPCControl(t *testing.T) {
+	for _, verb := range [][]string{{"serve", "--control", "--paused"}, {"view"}} {
+		t.Run(verb[0], func(t *testing.T) { grpcControl(t, verb) })
+	}
+}
+
+func grpcControl(t *testing.T, verb []string) {
 	in, evs := confirmCapture(t)
-	srv := startServe(t, "serve", in, "--listen", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--control", "--paused")
+	srv := startServe(t, append([]string{verb[0], in, "--listen", "127.0.0.1:0", "--grpc", "127.0.0.1:0"}, verb[1:]...)...)
 	addr := grpcAddr(t, srv)
 	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -155,6 +155,7 @@ func Test_NewCmdView(t *testing.T) {
 		{name: "open", argv: "view in.aaep --open", want: func(o *ViewOptions) { o.Open = true }},
 		{name: "follow", argv: "view in.aaep --follow", want: func(o *ViewOptions) { o.Follow = true }},
 		{name: "listen", argv: "view in.aaep --listen 127.0.0.1:9000", want: func(o *ViewOptions) { o.Listen = "127.0.0.1:9000" }},
+		{name: "grpc", argv: "view in.aaep --grpc 127.0.0.1:8766", want: func(o *ViewOptions) { o.GRPC = "127.0.0.1:8766" }},
 		{name: "playing at once", argv: "view in.aaep --paused=false", want: func(o *ViewOptions) { o.Paused = false }},
 		{name: "not shared", argv: "view in.aaep --shared=false", want: func(o *ViewOptions) { o.Shared = false }},
 		{name: "protocol and profile", argv: "view in.aaep --protocol asp --profile strict", want: func(o *ViewOptions) {

@@ -23,6 +23,7 @@ type ViewOptions struct {
 	Inputs []string
 	Replay replayFlags
 	Listen string
+	GRPC   string
 	Open   bool
 	Shared bool
 	Paused bool
@@ -105,6 +106,7 @@ new verdicts replace the old when that check is done.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
+	fs.StringVar(&opts.GRPC, "grpc", "", "also serve the replay to gRPC subscribers (aaep.v1.AaepService) on this address; the page's replay steers them too")
 	fs.BoolVar(&opts.Open, "open", false, "open the page in the default browser")
 	fs.BoolVar(&opts.Shared, "shared", true, "one steerable timeline for all subscribers (--shared=false: each its own, no control)")
 	fs.BoolVar(&opts.Paused, "paused", true, "start the replay paused (step or play from the page or /control)")
@@ -144,7 +146,7 @@ func viewRun(opts *ViewOptions) error {
 	if opts.Shared {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
-	return serveReplay(a, rec, opts.Listen, "", f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
+	return serveReplay(a, rec, opts.Listen, opts.GRPC, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
 		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, AllowOrigins: opts.AllowOrigin, Protocol: opts.Check.Protocol, Profile: string(opts.Check.Profile), Follow: opts.Follow, Context: a.ctx})
 		if err != nil {
 			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
