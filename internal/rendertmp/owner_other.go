@@ -1,6 +1,6 @@
 //go:build !unix
 
-package visualize
+package rendertmp
 
 import "io/fs"
 
