@@ -51,6 +51,13 @@ func (u *asUser) nobodyArgs(args ...string) []string {
 // as the test's user.
 func (u *asUser) run(t *testing.T, asNobody bool, dir string, env []string, args ...string) (int, string) {
 	t.Helper()
+	code, _, stderr := u.runIn(t, asNobody, dir, env, nil, args...)
+	return code, stderr
+}
+
+// runIn is run with stdin as standard input, returning standard output too.
+func (u *asUser) runIn(t *testing.T, asNobody bool, dir string, env []string, stdin io.Reader, args ...string) (int, []byte, string) {
+	t.Helper()
 	if asNobody {
 		args = append([]string{u.setpriv}, u.nobodyArgs(args...)...)
 	}
@@ -65,18 +72,18 @@ func (u *asUser) run(t *testing.T, asNobody bool, dir string, env []string, args
 		cmd.Env = append(cmd.Env, kv)
 	}
 	cmd.Env = append(cmd.Env, env...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, &stderr
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, stderr.String()
+		return 0, stdout.Bytes(), stderr.String()
 	case errors.As(err, &ee):
-		return ee.ExitCode(), stderr.String()
+		return ee.ExitCode(), stdout.Bytes(), stderr.String()
 	}
 	t.Fatal(err)
-	return 0, ""
+	return 0, nil, ""
 }
 
 // TestRenderAsTwoUsers: two users draw, one after the other, sharing one
@@ -196,6 +203,30 @@ func TestRenderAsTwoUsers(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(shared); len(ents) != 0 {
 		t.Errorf("the shared temp directory holds %v", ents)
+	}
+
+	// aaep-render run on its own, with the shared temp directory as
+	// TMPDIR, where an earlier version left root's go-graphviz cache: it
+	// keeps its code in the user's private directory all the same (its
+	// TMPDIR is set before go-graphviz's init runs), and refuses a planted
+	// one without a panic.
+	mkdir("tmp/go-graphviz", 0o755, 0)
+	mkdir("tmp/go-graphviz/wazero-v1.9.0-amd64-linux", 0o700, 0)
+	dot := "digraph g { a -> b }"
+	helperEnv := func(cacheHome string) []string {
+		return []string{"TMPDIR=" + shared, "XDG_CACHE_HOME=" + cacheHome, "HOME=" + cacheHome}
+	}
+	code, svg, stderr := u.runIn(t, true, work, helperEnv(cache[true]), strings.NewReader(dot), renderPath)
+	if code != 0 || !bytes.Contains(svg, []byte("</svg>")) {
+		t.Errorf("aaep-render as nobody beside root's cache in the shared temp directory: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = u.runIn(t, false, work, helperEnv(planted), strings.NewReader(dot), renderPath)
+	if code != 2 || !strings.Contains(stderr, "aaep-render: refused the helper's temporary directory "+filepath.Join(planted, "aaep-render")) ||
+		strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine") {
+		t.Errorf("aaep-render as root with nobody's directory planted: exit %d, %q; want 2, refused, no panic", code, stderr)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(planted, "aaep-render")); len(ents) != 0 {
+		t.Errorf("the planted directory was used: %v", ents)
 	}
 }
 
