@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/payload"
 )
 
 // Status says how a session of A compares with its match in B.
@@ -107,12 +109,12 @@ type SessionDiff struct {
 }
 
 // compare compares two matched sessions.
-func compare(a, b *session, by string, opts *Options) *SessionDiff {
+func compare(a, b *session, by string, opts *Options, p *paths) *SessionDiff {
 	// Copies of the refs: the diff outlives the sessions, which must not
 	// be kept by it.
 	ra, rb := a.ref, b.ref
 	d := &SessionDiff{MatchedBy: by, A: &ra, B: &rb, Events: [2]int{len(a.events), len(b.events)}}
-	d.events(a, b)
+	d.events(a, b, p)
 	d.Tools = compareTools(a.tools, b.tools)
 	d.Asks = compareAsks(a.asks, b.asks)
 	d.Output = textHunks(strings.Join(a.outputs, "\n\n"), strings.Join(b.outputs, "\n\n"))
@@ -144,19 +146,31 @@ func (d *SessionDiff) timingOver() bool {
 const contextLines = 3
 
 // events makes the edit script of the event sequences.
-func (d *SessionDiff) events(a, b *session) {
+func (d *SessionDiff) events(a, b *session, p *paths) {
+	if sameEvents(a.events, b.events) {
+		return
+	}
+	var norm *normalizer
+	fields := func(s *session, e event) string {
+		if norm == nil {
+			norm = newNormalizer(p)
+		}
+		return norm.fields(payload.Decode(s.raw[e.Start:e.End]))
+	}
 	ops := editScript(len(a.events), len(b.events), func(i, j int) bool { return a.events[i].Line == b.events[j].Line })
 	lines := make([]hunkLine, 0, len(ops))
 	for _, op := range ops {
 		switch op.Kind {
 		case ' ':
 			ea, eb := a.events[op.A], b.events[op.B]
-			if ea.Fields != eb.Fields {
-				d.Changed++
-				lines = append(lines,
-					hunkLine{Line{Op: "-", Text: ea.Line}, op.A, -1},
-					hunkLine{Line{Op: "+", Text: eb.Line, Changes: fieldDiff(ea.Fields, eb.Fields)}, -1, op.B})
-				continue
+			if ea.Hash != eb.Hash {
+				if changes := fieldDiff(fields(a, ea), fields(b, eb)); len(changes) > 0 {
+					d.Changed++
+					lines = append(lines,
+						hunkLine{Line{Op: "-", Text: ea.Line}, op.A, -1},
+						hunkLine{Line{Op: "+", Text: eb.Line, Changes: changes}, -1, op.B})
+					continue
+				}
 			}
 			lines = append(lines, hunkLine{Line{Op: " ", Text: ea.Line}, op.A, op.B})
 		case '-':
@@ -168,6 +182,19 @@ func (d *SessionDiff) events(a, b *session) {
 		}
 	}
 	d.Hunks = hunks(lines)
+}
+
+// sameEvents reports whether two sequences have the same lines and members.
+func sameEvents(a, b []event) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Line != b[i].Line || a[i].Hash != b[i].Hash {
+			return false
+		}
+	}
+	return true
 }
 
 // hunkLine is a line of a script with its positions (-1: not on that side).

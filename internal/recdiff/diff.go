@@ -134,7 +134,7 @@ func Run(ctx context.Context, a, b Side, opts Options) (*Result, error) {
 	res := &Result{A: a.Name, B: b.Name, Options: opts}
 	var mu sync.Mutex
 	m := newMatcher(opts.Match, func(x, y *session, by string) {
-		d := compare(x, y, by, &opts)
+		d := compare(x, y, by, &opts, p)
 		mu.Lock()
 		res.Sessions = append(res.Sessions, d)
 		mu.Unlock()

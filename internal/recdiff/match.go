@@ -21,12 +21,14 @@ const (
 // that end wait, so memory holds at most this many more.
 const autoWindow = 16
 
-// aheadLimit is how many sessions one side may have waiting for their
-// match beyond the other side's before it stops reading until the other
-// catches up (or ends): the two sides are read at the same time, and one
-// that runs ahead would otherwise keep what it read until the other gets
-// there.
-const aheadLimit = 64
+// aheadLimit is how much one side may hold in sessions waiting for their
+// match (bytes, as session.size counts them) beyond the other side before
+// it stops reading until the other catches up (or ends): the two sides are
+// read at the same time, and one that runs ahead would otherwise keep what
+// it read until the other gets there. It is large enough that a side
+// descheduled for a while on a busy machine does not stop the other at
+// once (64 sessions made the diff of a busy machine twice as slow).
+var aheadLimit = 32 << 20
 
 // testHookWaiting, when set, is told how many sessions wait (for their
 // match or for the choice of how to match) each time one is left waiting;
@@ -59,6 +61,8 @@ type matcher struct {
 	finished [2]bool
 	pending  [2][]*session
 	waiting  [2]map[mkey]*session
+	// held is the size of each side's waiting and pending sessions.
+	held [2]int
 
 	// left are the sessions of each side with no match, once both sides
 	// are finished.
@@ -127,6 +131,7 @@ func (m *matcher) decide(by string) {
 		p := m.pending[side]
 		m.pending[side] = nil
 		for _, s := range p {
+			m.held[side] -= s.size()
 			if a, b, by := m.place(side, s); a != nil {
 				m.pair(a, b, by) // under m.mu: only while deciding
 			}
@@ -162,6 +167,7 @@ func (m *matcher) ended(side int, s *session) {
 	m.mu.Lock()
 	if m.by == "" {
 		m.pending[side] = append(m.pending[side], s)
+		m.held[side] += s.size()
 		if testHookWaiting != nil {
 			testHookWaiting(len(m.waiting[0]) + len(m.waiting[1]) + len(m.pending[0]) + len(m.pending[1]))
 		}
@@ -181,18 +187,13 @@ func (m *matcher) ended(side int, s *session) {
 	}
 }
 
-// waitingOn counts the sessions of side that wait.
-func (m *matcher) waitingOn(side int) int {
-	return len(m.waiting[side]) + len(m.pending[side])
-}
-
 // ahead reports whether side should wait for the other to catch up: it
-// has more than aheadLimit sessions waiting, more than the other side,
-// which is still reading. (Both sides cannot be ahead at once, so they
-// never both wait.)
+// holds more than aheadLimit in waiting sessions, more than the other
+// side, which is still reading. (Both sides cannot be ahead at once, so
+// they never both wait.)
 func (m *matcher) ahead(side int) bool {
-	n := m.waitingOn(side)
-	return n > aheadLimit && n > m.waitingOn(1-side) && !m.finished[1-side]
+	n := m.held[side]
+	return n > aheadLimit && n > m.held[1-side] && !m.finished[1-side]
 }
 
 // place pairs s with the session waiting on the other side under its key,
@@ -204,12 +205,14 @@ func (m *matcher) place(side int, s *session) (a, b *session, by string) {
 	o, ok := other[k]
 	if !ok {
 		m.waiting[side][k] = s
+		m.held[side] += s.size()
 		if testHookWaiting != nil {
 			testHookWaiting(len(m.waiting[0]) + len(m.waiting[1]) + len(m.pending[0]) + len(m.pending[1]))
 		}
 		return nil, nil, ""
 	}
 	delete(other, k)
+	m.held[1-side] -= o.size()
 	a, b = s, o
 	if side == 1 {
 		a, b = o, s

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -117,20 +118,105 @@ func (p *paths) ignored(path []string) bool {
 	return false
 }
 
-// normalizer makes the fields of one side's events (it is not safe for
-// concurrent use: each side has its own).
+// normalizer makes the fields of one side's events, and their hashes (it
+// is not safe for concurrent use: each side has its own).
 type normalizer struct {
 	p *paths
 	// names interns member names, so that walking an event allocates for
-	// the lines it makes only.
-	names map[string]string
+	// the lines it makes only; top says whether a top-level member of that
+	// name is ignored (which depends on its name alone).
+	names map[string]memberName
 	path  []string
 	lines []string
 	buf   strings.Builder
+	h     maphash.Hash
+	cbuf  bytes.Buffer
 }
 
+type memberName struct {
+	s   string
+	top bool
+}
+
+// seed is the hashes' seed: one per process, so that the two sides' hashes
+// compare.
+var seed = maphash.MakeSeed()
+
 func newNormalizer(p *paths) *normalizer {
-	return &normalizer{p: p, names: map[string]string{}}
+	n := &normalizer{p: p, names: map[string]memberName{}}
+	n.h.SetSeed(seed)
+	return n
+}
+
+// intern returns the interned name and whether a top-level member of that
+// name is ignored.
+func (n *normalizer) intern(b []byte) memberName {
+	nm, ok := n.names[string(b)]
+	if !ok {
+		if len(n.names) > 4096 {
+			clear(n.names)
+		}
+		s := string(b)
+		nm = memberName{s: s, top: n.p.ignored([]string{s})}
+		n.names[s] = nm
+	}
+	return nm
+}
+
+// hash is a hash of the members fields gives, computed without making
+// them: events whose hashes are equal have equal fields (bar a collision
+// of 64-bit hashes), so fields are made only for events that differ.
+func (n *normalizer) hash(doc *payload.Doc) uint64 {
+	var sum uint64
+	for _, mem := range doc.Members() {
+		nm := n.intern(mem.Name)
+		if nm.top {
+			continue
+		}
+		n.path = append(n.path[:0], nm.s)
+		sum += n.hashMember(mem.Value)
+	}
+	return sum
+}
+
+// hashMember hashes the member at n.path (not ignored) with value v: the
+// sum of the hashes of its leaves, each of its path and compact value, so
+// that the order of members does not count.
+func (n *normalizer) hashMember(v payload.Value) uint64 {
+	if v.Kind() == payload.Object {
+		var sum uint64
+		count := 0
+		depth := len(n.path)
+		v.Members(func(b []byte, val payload.Value) bool {
+			count++
+			n.path = append(n.path[:depth], n.intern(b).s)
+			if !n.p.ignored(n.path) {
+				sum += n.hashMember(val)
+			}
+			return true
+		})
+		n.path = n.path[:depth]
+		if count > 0 {
+			return sum
+		}
+	}
+	n.h.Reset()
+	for i, s := range n.path {
+		if i > 0 {
+			n.h.WriteByte('.')
+		}
+		n.h.WriteString(s)
+	}
+	n.h.WriteByte('=')
+	if k := v.Kind(); (k == payload.Array || k == payload.Object) && bytes.ContainsAny(v, " \t\r\n") {
+		n.cbuf.Reset()
+		if json.Compact(&n.cbuf, v) == nil {
+			n.h.Write(n.cbuf.Bytes())
+			return n.h.Sum64()
+		}
+	}
+	n.h.Write(v)
+	return n.h.Sum64()
 }
 
 // fields is an event's normalised members: one "path=value" line per member
@@ -152,15 +238,8 @@ func (n *normalizer) fields(doc *payload.Doc) string {
 	return n.buf.String()
 }
 
-func (n *normalizer) walk(name []byte, v payload.Value) {
-	s, ok := n.names[string(name)]
-	if !ok {
-		if len(n.names) > 4096 {
-			clear(n.names)
-		}
-		s = string(name)
-		n.names[s] = s
-	}
+func (n *normalizer) walk(b []byte, v payload.Value) {
+	s := n.intern(b).s
 	n.path = append(n.path, s)
 	defer func() { n.path = n.path[:len(n.path)-1] }()
 	if n.p.ignored(n.path) {

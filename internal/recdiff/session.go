@@ -15,9 +15,11 @@ type event struct {
 	// calling_tool", "tool.invoked search_flights", "subscriber
 	// confirmation.reply accept".
 	Line string
-	// Fields are the members compared once the lines match (see
-	// normalizer.fields).
-	Fields string
+	// Hash is the hash of the members compared once the lines match
+	// (normalizer.hash); the members themselves are made from the payload
+	// (the session's raw[Start:End]) only where the hashes differ.
+	Hash       uint64
+	Start, End int
 }
 
 // ToolCall is one tool invocation of a session.
@@ -114,6 +116,8 @@ type session struct {
 	pseudo bool
 
 	events []event
+	// raw holds the payloads of the events, one after the other.
+	raw []byte
 	// lastOutput is the output_id of the last line when it is an output,
 	// so that the chunks of one output are one line however they were cut.
 	lastOutput    string
@@ -174,8 +178,17 @@ func quote(s string) string {
 	return `"` + clip(strings.ReplaceAll(s, "\n", `\n`)) + `"`
 }
 
+// size is about how much memory the session holds, in bytes.
+func (s *session) size() int {
+	n := cap(s.raw) + cap(s.events)*48 + 64*(len(s.tools)+len(s.asks))
+	for _, o := range s.outputs {
+		n += len(o)
+	}
+	return n
+}
+
 // add records one message of the session.
-func (s *session) add(m *protocol.Message, line string, fields string) {
+func (s *session) add(m *protocol.Message, line string, hash uint64) {
 	doc := m.Doc
 	if len(s.events) == 0 && !s.hasOutput && s.first == 0 && s.last == 0 {
 		s.first = m.Offset
@@ -211,7 +224,12 @@ func (s *session) add(m *protocol.Message, line string, fields string) {
 	} else {
 		s.inOutput = false
 	}
-	s.events = append(s.events, event{Line: line, Fields: fields})
+	if s.raw == nil {
+		s.raw = make([]byte, 0, 8<<10) // most sessions fit
+	}
+	start := len(s.raw)
+	s.raw = append(s.raw, m.Raw...)
+	s.events = append(s.events, event{Line: line, Hash: hash, Start: start, End: len(s.raw)})
 	if fromSub {
 		s.reply(doc, short)
 		return
@@ -300,48 +318,50 @@ func (s *session) finish() {
 	}
 }
 
-// lineOf is a message's line: who sent it when it was the subscriber, its
+// appendLine appends a message's line: who sent it when it was the subscriber, its
 // type and what it says of the session's course. For AAEP that is read
 // from the message itself (a state change's from and to states, the tool
 // and completion status, a reply's decision, a handoff's target), never
 // from the checker's view of the state, so that one missing event does not
 // change every line after it. For the other protocols it is their step's
 // state change and detail (a sender, a task, a tool).
-func lineOf(m *protocol.Message, step *protocol.Step) string {
-	var b strings.Builder
+func appendLine(b []byte, m *protocol.Message, step *protocol.Step) []byte {
 	if m.Dir == protocol.ToProducer {
-		b.WriteString("subscriber ")
+		b = append(b, "subscriber "...)
 	}
 	typ := m.Doc.Routing.TypeName()
 	t := shortType(typ)
 	if t == "" {
 		t = "(no type)"
 	}
-	b.WriteString(t)
-	var detail string
+	b = append(b, t...)
+	member := func(b []byte, name string) []byte {
+		if v, ok := m.Doc.Get(name).Text(); ok && len(v) > 0 {
+			b = append(append(b, ' '), v...)
+		}
+		return b
+	}
 	switch {
 	case t == "state.changed":
-		detail = str(m.Doc, "from_state") + " → " + str(m.Doc, "to_state")
+		b = member(b, "from_state")
+		b = append(b, " →"...)
+		b = member(b, "to_state")
 	case t == "tool.invoked":
-		detail = str(m.Doc, "tool")
+		b = member(b, "tool")
 	case t == "tool.completed":
-		detail = strings.TrimSpace(str(m.Doc, "tool") + " " + str(m.Doc, "status"))
+		b = member(member(b, "tool"), "status")
 	case t == "confirmation.reply":
-		detail = str(m.Doc, "decision")
+		b = member(b, "decision")
 	case t == "handoff.requested":
-		detail = str(m.Doc, "target_kind")
+		b = member(b, "target_kind")
 	case strings.HasPrefix(typ, "aaep:") || strings.Contains(typ, ".") || step == nil:
 	default:
 		if step.From != step.To && step.To != "" {
-			detail = step.From + " → " + step.To
+			b = append(append(append(append(b, ' '), step.From...), " → "...), step.To...)
 		}
 		if step.Detail != "" {
-			detail = strings.TrimSpace(detail + " " + step.Detail)
+			b = append(append(b, ' '), step.Detail...)
 		}
 	}
-	if detail != "" {
-		b.WriteByte(' ')
-		b.WriteString(detail)
-	}
-	return b.String()
+	return b
 }

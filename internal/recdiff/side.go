@@ -3,6 +3,7 @@ package recdiff
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/check"
@@ -65,8 +66,9 @@ type reader struct {
 	steps []protocol.Step
 	// order counts the sessions started on the side.
 	order int
-	// intern keeps one copy of each line.
-	intern map[string]string
+	// intern keeps one copy of each line; lineBuf is where a line is made.
+	intern  map[string]string
+	lineBuf []byte
 }
 
 func newReader(side int, m *matcher, cfg *Options, p *paths) *reader {
@@ -189,7 +191,12 @@ func (r *reader) message(stream string, m *protocol.Message) {
 		}
 	}
 	id := doc.Routing.SessionKey()
-	token := str(doc, "reply_token")
+	// A reply token routes a reply to its session, and an ask's is noted
+	// for that.
+	var token string
+	if m.Dir == protocol.ToProducer || strings.HasPrefix(doc.Routing.Type, "aaep:agent.awaiting.") {
+		token = str(doc, "reply_token")
+	}
 	var s *session
 	switch {
 	case id != "":
@@ -206,16 +213,16 @@ func (r *reader) message(stream string, m *protocol.Message) {
 	if !s.pseudo {
 		r.startKeys(s, m)
 	}
-	line := lineOf(m, step)
-	if v, ok := r.intern[line]; ok {
-		line = v
-	} else {
+	r.lineBuf = appendLine(r.lineBuf[:0], m, step)
+	line, ok := r.intern[string(r.lineBuf)]
+	if !ok {
 		if len(r.intern) > 1<<16 {
 			clear(r.intern)
 		}
+		line = string(r.lineBuf)
 		r.intern[line] = line
 	}
-	s.add(m, line, r.norm.fields(doc))
+	s.add(m, line, r.norm.hash(doc))
 	r.steps = r.steps[:0]
 	r.flushDone()
 }
