@@ -300,7 +300,8 @@ func fieldDiff(a, b string) []string {
 		case !bok:
 			out = append(out, k+": "+clip(av)+" → (none)")
 		default:
-			out = append(out, k+": "+clip(av)+" → "+clip(bv))
+			ca, cb := clipPair(av, bv)
+			out = append(out, k+": "+ca+" → "+cb)
 		}
 	}
 	return out
@@ -316,6 +317,25 @@ func splitFields(s string) map[string]string {
 		m[k] = v
 	}
 	return m
+}
+
+// clipPair clips two values that differ so that where they differ shows:
+// when clipping would leave them alike, both start a little before their
+// first difference.
+func clipPair(a, b string) (string, string) {
+	ca, cb := clip(a), clip(b)
+	if ca != cb {
+		return ca, cb
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-20)
+	for from > 0 && (from < len(a) && a[from]&0xC0 == 0x80) {
+		from--
+	}
+	return "…" + clip(a[from:]), "…" + clip(b[from:])
 }
 
 // clip shortens a value for a diff line.

@@ -28,10 +28,12 @@ const (
 	v2      = "testdata/v2.aaep"
 	subGood = "testdata/sub-good.aaep"
 	subFlip = "testdata/sub-flip.aaep"
+	// subNoDeclare subscribed without declaring that it can reply.
+	subNoDeclare = "testdata/sub-nodeclare.aaep"
 )
 
 func defaults() Options {
-	return Options{TimeTolerance: 0.2, TimeFloor: 250 * time.Millisecond, Check: check.Config{Models: models.All}}
+	return Options{TimeTolerance: 0.2, TimeFloor: 250 * time.Millisecond, Check: check.Config{Models: models.All}, KeepSame: true}
 }
 
 func openSide(t *testing.T, name string) Side {
@@ -144,8 +146,15 @@ func TestChangedRequest(t *testing.T) {
 	if len(changes) != 1 || !strings.HasPrefix(changes[0], "summary_normal: ") || !strings.Contains(changes[0], "one-way") {
 		t.Errorf("member changes %q, want the request's summary_normal", changes)
 	}
-	// Left out, the request no longer differs; the tool call still does.
+	// Without KeepSame only what differs is kept; all is counted.
 	opts := defaults()
+	opts.KeepSame = false
+	res = diff(t, v1, v2, opts)
+	if c := res.Counts(); len(res.Sessions) != 1 || res.Sessions[0].A.Session != s.A.Session || c[Same] != 8 || c[Different] != 1 || res.Total() != 9 {
+		t.Errorf("without KeepSame: %d sessions kept, counts %v", len(res.Sessions), c)
+	}
+	// Left out, the request no longer differs; the tool call still does.
+	opts = defaults()
 	opts.Ignore = []string{"summary_normal"}
 	res = diff(t, v1, v2, opts)
 	if d := different(res); len(d) != 1 || d[0].Changed != 0 || len(d[0].Tools) != 1 {
@@ -178,6 +187,32 @@ func TestSubscriberReplies(t *testing.T) {
 	}
 	if strings.Join(removed, "|") != "subscriber confirmation.reply reject" || strings.Join(added, "|") != "subscriber confirmation.reply accept" {
 		t.Errorf("events -%q +%q", removed, added)
+	}
+}
+
+// A subscriber whose subscription request changed: the stream's messages
+// of no session differ, the request's capability named.
+func TestSubscriberRequests(t *testing.T) {
+	res := diff(t, subGood, subNoDeclare, defaults())
+	var stream *SessionDiff
+	for _, s := range different(res) {
+		if s.A != nil && s.A.Session == "" {
+			stream = s
+		}
+	}
+	if stream == nil {
+		t.Fatalf("the handshake does not differ: %+v", different(res))
+	}
+	var got []string
+	for _, h := range stream.Hunks {
+		for _, l := range h.Lines {
+			if l.Op == "+" && l.Text == "subscriber subscription.request" {
+				got = append(got, l.Changes...)
+			}
+		}
+	}
+	if len(got) != 1 || got[0] != "capabilities.supports_confirmation_reply: true → (none)" {
+		t.Errorf("the request's changes: %q", got)
 	}
 }
 

@@ -11,11 +11,12 @@
 #                another speed, so ids and times differ
 #   v2.aaep      the same, with the first session's request changed and its
 #                first tool call (invocation and completion) gone
-#   sub-good.aaep, sub-flip.aaep
+#   sub-good.aaep, sub-flip.aaep, sub-nodeclare.aaep
 #                aaep-replay test --record of the confirmation-reject
 #                scenario with the scripted subscriber (internal/subtest's
-#                sub.py) behaving, and answering accept where the user
-#                rejected
+#                sub.py) behaving, answering accept where the user
+#                rejected, and subscribing without declaring that it can
+#                reply
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
@@ -70,7 +71,7 @@ record "$work/again.aaep" 30 "$out/v1-again.aaep"
 record "$work/v2.aaep" 20 "$out/v2.aaep"
 
 # The subscriber's replies, recorded by aaep-replay test.
-for mode in good flip; do
+for mode in good flip nodeclare; do
 	rm -f "$out/sub-$mode.aaep"
 	"$bin/aaep-replay" test -q --scenario confirmation-reject \
 		--exec "python3 internal/subtest/testdata/sub.py {url} $mode" --record "$out/sub-$mode.aaep" >/dev/null || true
