@@ -144,7 +144,9 @@ func diffRun(opts *DiffOptions) error {
 		}
 		sides[i] = recdiff.Side{Name: name, Recordings: recs}
 	}
-	res, err := recdiff.Run(a.ctx, sides[0], sides[1], opts.compare())
+	cmp := opts.compare()
+	cmp.KeepSame = opts.JSON // the JSON form lists every session
+	res, err := recdiff.Run(a.ctx, sides[0], sides[1], cmp)
 	if err != nil {
 		if cerr := a.ctx.Err(); cerr != nil {
 			return cerr

@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -58,6 +59,10 @@ type Options struct {
 	// Check configures the analysis driver (its models, protocol and
 	// profile), as check's flags do.
 	Check check.Config
+	// KeepSame keeps the sessions that are the same in Result.Sessions
+	// (the JSON form lists them); otherwise they are only counted, so that
+	// a long recording's report holds what differs.
+	KeepSame bool
 }
 
 func (o *Options) matchField() string {
@@ -94,8 +99,11 @@ type Side struct {
 type Result struct {
 	A, B string
 	// Sessions are the sessions in the order A started them, then the
-	// sessions only B has in the order B started them.
+	// sessions only B has in the order B started them (those that are the
+	// same only with Options.KeepSame).
 	Sessions []*SessionDiff
+	// counts counts every session by status, kept or not.
+	counts map[Status]int
 	// Incomplete says why part of a side could not be read (its side's
 	// name first); a comparison of what was not read is no verdict.
 	Incomplete []string
@@ -105,21 +113,29 @@ type Result struct {
 
 // Same reports whether no session differs and none is on one side only.
 func (r *Result) Same() bool {
-	for _, s := range r.Sessions {
-		if s.Status != Same {
-			return false
-		}
-	}
-	return true
+	return r.counts[Different]+r.counts[OnlyA]+r.counts[OnlyB] == 0
 }
 
 // Counts counts the sessions by status.
 func (r *Result) Counts() map[Status]int {
-	c := map[Status]int{Same: 0, Different: 0, OnlyA: 0, OnlyB: 0}
-	for _, s := range r.Sessions {
-		c[s.Status]++
+	return maps.Clone(r.counts)
+}
+
+// Total is the number of sessions compared.
+func (r *Result) Total() int {
+	n := 0
+	for _, c := range r.counts {
+		n += c
 	}
-	return c
+	return n
+}
+
+// add counts d and keeps it unless it is the same and opts says not to.
+func (r *Result) add(d *SessionDiff) {
+	r.counts[d.Status]++
+	if d.Status != Same || r.Options.KeepSame {
+		r.Sessions = append(r.Sessions, d)
+	}
 }
 
 // Run compares side a with side b.
@@ -131,12 +147,12 @@ func Run(ctx context.Context, a, b Side, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{A: a.Name, B: b.Name, Options: opts}
+	res := &Result{A: a.Name, B: b.Name, Options: opts, counts: map[Status]int{Same: 0, Different: 0, OnlyA: 0, OnlyB: 0}}
 	var mu sync.Mutex
 	m := newMatcher(opts.Match, func(x, y *session, by string) {
 		d := compare(x, y, by, &opts, p)
 		mu.Lock()
-		res.Sessions = append(res.Sessions, d)
+		res.add(d)
 		mu.Unlock()
 	})
 	ctx, cancel := context.WithCancel(ctx)
@@ -167,7 +183,7 @@ func Run(ctx context.Context, a, b Side, opts Options) (*Result, error) {
 	}
 	for _, side := range m.left {
 		for _, s := range side {
-			res.Sessions = append(res.Sessions, only(s))
+			res.add(only(s))
 		}
 	}
 	slices.SortStableFunc(res.Sessions, func(x, y *SessionDiff) int {

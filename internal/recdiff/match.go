@@ -28,7 +28,7 @@ const autoWindow = 16
 // it read until the other gets there. It is large enough that a side
 // descheduled for a while on a busy machine does not stop the other at
 // once (64 sessions made the diff of a busy machine twice as slow).
-var aheadLimit = 32 << 20
+var aheadLimit = 16 << 20
 
 // testHookWaiting, when set, is told how many sessions wait (for their
 // match or for the choice of how to match) each time one is left waiting;

@@ -68,7 +68,7 @@ func (r *Result) WriteText(w io.Writer, opts TextOptions) error {
 		}
 		t.session(d)
 	}
-	if opts.Stat && len(r.Sessions) > 0 && !r.Same() {
+	if opts.Stat && !r.Same() {
 		t.line("", "")
 	}
 	for _, why := range r.Incomplete {
@@ -255,7 +255,7 @@ func pct(a, b time.Duration) string {
 // totals is the last line: how many sessions compared and how they went.
 func (r *Result) totals() string {
 	c := r.Counts()
-	n := len(r.Sessions)
+	n := r.Total()
 	verdict := "same"
 	if !r.Same() {
 		verdict = "different"
@@ -267,8 +267,9 @@ func (r *Result) totals() string {
 }
 
 // WriteJSON writes the comparison as one JSON document of schema
-// SchemaVersion: the sides, the options, every session (same ones too, with
-// status "same") and the counts.
+// SchemaVersion: the sides, the options, the sessions kept (every one, same
+// ones too with status "same", when compared with Options.KeepSame) and the
+// counts of all.
 func (r *Result) WriteJSON(w io.Writer) error {
 	c := r.Counts()
 	doc := struct {
