@@ -419,3 +419,26 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// The JSON form of a comparison that kept no session is a document with
+// an empty list, and its counts.
+func TestJSONNoSessionKept(t *testing.T) {
+	opts := defaults()
+	opts.KeepSame = false
+	res := diff(t, v1, v1Again, opts)
+	var b bytes.Buffer
+	if err := res.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Same     bool
+		Counts   map[string]int
+		Sessions []json.RawMessage
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if !doc.Same || doc.Sessions == nil || len(doc.Sessions) != 0 || doc.Counts["same"] != 9 {
+		t.Errorf("same %v, sessions %v, counts %v", doc.Same, doc.Sessions, doc.Counts)
+	}
+}

@@ -2,6 +2,7 @@ package recdiff
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -271,25 +272,56 @@ func (r *Result) totals() string {
 // ones too with status "same", when compared with Options.KeepSame) and the
 // counts of all.
 func (r *Result) WriteJSON(w io.Writer) error {
-	c := r.Counts()
+	// The document around the sessions is encoded whole, with a marker
+	// where they go; the sessions are then written one by one, so that
+	// a report of many sessions is not made twice in memory.
+	const marker = `"\u0000sessions"`
 	doc := struct {
-		SchemaVersion int            `json:"schema_version"`
-		A             string         `json:"a"`
-		B             string         `json:"b"`
-		Same          bool           `json:"same"`
-		Complete      bool           `json:"complete"`
-		Incomplete    []string       `json:"incomplete,omitempty"`
-		Options       jsonOptions    `json:"options"`
-		Counts        map[Status]int `json:"counts"`
-		Sessions      []*SessionDiff `json:"sessions"`
-	}{SchemaVersion, r.A, r.B, r.Same(), len(r.Incomplete) == 0, r.Incomplete, r.jsonOptions(), c, r.Sessions}
-	if doc.Sessions == nil {
-		doc.Sessions = []*SessionDiff{}
-	}
-	enc := json.NewEncoder(w)
+		SchemaVersion int             `json:"schema_version"`
+		A             string          `json:"a"`
+		B             string          `json:"b"`
+		Same          bool            `json:"same"`
+		Complete      bool            `json:"complete"`
+		Incomplete    []string        `json:"incomplete,omitempty"`
+		Options       jsonOptions     `json:"options"`
+		Counts        map[Status]int  `json:"counts"`
+		Sessions      json.RawMessage `json:"sessions"`
+	}{SchemaVersion, r.A, r.B, r.Same(), len(r.Incomplete) == 0, r.Incomplete, r.jsonOptions(), r.Counts(), json.RawMessage(marker)}
+	var head bytes.Buffer
+	enc := json.NewEncoder(&head)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	before, after, ok := bytes.Cut(head.Bytes(), []byte(marker))
+	if !ok {
+		return fmt.Errorf("encoding the comparison: no place for the sessions")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(before)
+	if len(r.Sessions) == 0 {
+		bw.WriteString("[]")
+	} else {
+		bw.WriteString("[\n    ")
+		var buf bytes.Buffer
+		senc := json.NewEncoder(&buf)
+		senc.SetIndent("    ", "  ")
+		senc.SetEscapeHTML(false)
+		for i, d := range r.Sessions {
+			if i > 0 {
+				bw.WriteString(",\n    ")
+			}
+			buf.Reset()
+			if err := senc.Encode(d); err != nil {
+				return err
+			}
+			bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		}
+		bw.WriteString("\n  ]")
+	}
+	bw.Write(after)
+	return bw.Flush()
 }
 
 type jsonOptions struct {
