@@ -158,6 +158,12 @@ floor: time in the write p99 | e2e/Pacing/1x/spin | write-p99-µs | µs | |
 throughput, wall clock | e2e/Check | events/s | events/s | | ≥ 450,000 events/s
 throughput per CPU second | e2e/Check | events/cpu-s | events/s | |
 peak memory (max RSS) | e2e/Check | peak-MiB | MiB | |
+## Diff (aaep-replay diff --json of that capture with itself: $check_label messages each side)
+throughput, wall clock, per side | e2e/Diff | events/s | events/s | |
+time ÷ check's time on the same input (check of both sides, same run) | e2e/Diff | x-check | × | | ≤ 2 ×
+time ÷ check's time on one side (same run) | e2e/Diff | x-check-one | × | |
+CPU time ÷ check's CPU time on the same input | e2e/Diff | x-check-cpu | × | |
+peak memory (max RSS) | e2e/Diff | peak-MiB | MiB | |
 ## Trace rendering (aaep-replay visualize -o FILE.svg, one session, end to end)
 100 events | e2e/Trace/events=100 | ms | ms | |
 1,000 events | e2e/Trace/events=1000 | ms | ms | |

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -14,7 +16,9 @@ import (
 // capture of n messages of realistic interleaved sessions, some with
 // protocol violations, and reports messages per second of wall time and
 // of CPU time, and the process's peak resident memory. Exit status 1
-// (findings) is expected. Results: Check.
+// (findings) is expected. Results: Check. Each run is followed by a diff
+// of the capture with itself (diffRun; results: Diff), so that the two are
+// measured under the same load.
 //
 // With capture set, the capture is kept there for later runs (of other
 // builds, alternated with these) and read from there when it already
@@ -58,6 +62,73 @@ func Check(ctx context.Context, e *Env, n int, capture string) error {
 			{res.Wall.Seconds(), "s"},
 		}})
 		e.logf("check run %d: %v wall, %v CPU, %.0f MiB peak", run+1, res.Wall.Round(time.Millisecond), res.CPU().Round(time.Millisecond), float64(res.MaxRSS)/(1<<20))
+		if err := diffRun(ctx, e, devnull, path, n, res.Wall); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// copyFile copies src to a new file dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// diffRun runs `aaep-replay check FILE COPY --json` (both sides' input
+// checked, as check does several recordings: at once) and then `aaep-replay
+// diff FILE COPY --json` (COPY a copy of FILE), each side n messages, and reports
+// events per second of one side, diff's time as a multiple of check's on
+// the same input (both sides) and on one side (checkWall, the check run
+// just before), and diff's peak resident memory. Results: Diff.
+func diffRun(ctx context.Context, e *Env, devnull *os.File, path string, n int, checkWall time.Duration) error {
+	// B is a copy: a file named twice is one recording to check.
+	other := strings.TrimSuffix(path, ".aaep") + "-b.aaep"
+	if _, err := os.Stat(other); err != nil {
+		if err := copyFile(path, other); err != nil {
+			return err
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	both, err := RunProc(cctx, devnull, e.ReplayBin, "check", path, other, "--json")
+	cancel()
+	if err != nil {
+		return err
+	}
+	if both.ExitCode != 0 && both.ExitCode != 1 {
+		return fmt.Errorf("aaep-replay check of both sides: exit %d: %s", both.ExitCode, tail(both.Stderr))
+	}
+	cctx, cancel = context.WithTimeout(ctx, 10*time.Minute)
+	res, err := RunProc(cctx, devnull, e.ReplayBin, "diff", path, other, "--json")
+	cancel()
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("aaep-replay diff of a capture with its copy: exit %d (want 0, the same): %s", res.ExitCode, tail(res.Stderr))
+	}
+	e.Emit(Result{Name: "Diff", Metrics: []Metric{
+		{perSecond(int64(n), res.Wall), "events/s"},
+		{res.Wall.Seconds() / both.Wall.Seconds(), "x-check"},
+		{res.Wall.Seconds() / checkWall.Seconds(), "x-check-one"},
+		{res.CPU().Seconds() / both.CPU().Seconds(), "x-check-cpu"},
+		{float64(res.MaxRSS) / (1 << 20), "peak-MiB"},
+		{res.Wall.Seconds(), "s"},
+	}})
+	e.logf("diff: %v wall, %v CPU, %.0f MiB peak; check of both sides %v wall, %v CPU (diff %.2f× its wall, %.2f× one side's)",
+		res.Wall.Round(time.Millisecond), res.CPU().Round(time.Millisecond), float64(res.MaxRSS)/(1<<20),
+		both.Wall.Round(time.Millisecond), both.CPU().Round(time.Millisecond), res.Wall.Seconds()/both.Wall.Seconds(), res.Wall.Seconds()/checkWall.Seconds())
 	return nil
 }
