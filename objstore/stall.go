@@ -52,7 +52,7 @@ type stallTransport struct {
 func newTransport(base http.RoundTripper, d time.Duration) http.RoundTripper {
 	if base == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		dial := &net.Dialer{Timeout: min(d, 30*time.Second), KeepAlive: 30 * time.Second}
+		dial := &net.Dialer{Timeout: min(d, 30*time.Second), KeepAlive: 30 * time.Second, Control: limitUnsent}
 		tr.DialContext = dial.DialContext
 		tr.TLSHandshakeTimeout = min(d, 10*time.Second)
 		// A backstop behind the stall timer, which allows 2*d once the
@@ -64,6 +64,16 @@ func newTransport(base http.RoundTripper, d time.Duration) http.RoundTripper {
 	}
 	return &stallTransport{base: base, d: d}
 }
+
+// unsentLimit is how many bytes of a request the kernel may hold unsent on
+// a store's connection (TCP_NOTSENT_LOWAT, where the system has it). The
+// stall timer sees a request body's progress only as the connection takes
+// its bytes; without a limit the kernel takes a whole body of megabytes at
+// once into a send buffer it grows itself, and the body then crosses a slow
+// link unseen, within the allowance after its last byte (2×d), or is cut
+// off. With the limit, what is left unseen once the body is taken is this
+// much plus what the link holds in flight.
+const unsentLimit = 16 << 10
 
 // watch is the stall timer of one request.
 type watch struct {

@@ -93,6 +93,30 @@ func TestStallSlowTransferGoesOn(t *testing.T) {
 	}
 }
 
+// An upload that takes longer than the allowance after its last byte (2×
+// the stall timeout) goes on as long as it moves: the connection holds
+// little of it unsent (TCP_NOTSENT_LOWAT), so the stall timer sees its
+// progress until the last bytes. (Without the limit the kernel took the
+// whole body at once and the timer gave the rest 2 s, which a slow link or
+// a loaded machine overran: TestStallSlowTransferGoesOn's flake.)
+func TestStallSlowUploadLongerThanAllowance(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	st := openVia(t, srv, p, "caps")
+	p.SetFault(s3test.Slow)
+	// About 3.8 s at SlowRate, with a one-second stall timeout.
+	data := make([]byte, 250_000)
+	fill(data, 9)
+	if err := st.Put(context.Background(), "slower.aaep", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatalf("slow upload: %v", err)
+	}
+	p.SetFault(s3test.Pass)
+	buf := make([]byte, len(data))
+	if n, _, err := st.ReadRange(context.Background(), "slower.aaep", 0, buf); err != nil || n != len(data) || !bytes.Equal(buf, data) {
+		t.Fatalf("read back: %d bytes, %v", n, err)
+	}
+}
+
 // Ctrl-C: the caller's context cancels a read the server never answers,
 // well before the stall timeout.
 func TestCallerCancelsHungRead(t *testing.T) {

@@ -1,6 +1,7 @@
 package s3test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
@@ -9,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -44,6 +46,10 @@ func (f Fault) String() string {
 // SlowRate is the bandwidth of the Slow fault, each way, per request.
 const SlowRate = 64 << 10
 
+// proxyRcvBuf is the receive buffer of the proxy's connections (the kernel
+// may double it).
+const proxyRcvBuf = 8 << 10
+
 // Proxy stands between a client and a Server on its own 127.0.0.1 port
 // and injects one Fault at a time. Requests keep their Host header, so
 // their signatures stay valid.
@@ -76,7 +82,18 @@ func StartProxy(tb interface {
 		},
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// A small receive buffer, fixed before any connection is accepted:
+	// what Slow lets through slowly then waits at the client, as it does
+	// behind a slow link, instead of in this side's buffer, from where a
+	// slow reader takes it unseen by the client.
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var err error
+		if cerr := c.Control(func(fd uintptr) { err = setRcvBuf(fd, proxyRcvBuf) }); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
