@@ -55,9 +55,21 @@ func (a *app) judgeReads(p capfile.ReadPolicy, ws []capedit.Warning, err error) 
 func judgeReadsTo(w io.Writer, meter *progress.Meter, p capfile.ReadPolicy, ws []capedit.Warning, err error) (fail error, ok bool) {
 	ok = err == nil || outfile.IsPartial(err)
 	if err != nil {
+		// An error that kept no output (not a partial one) came before any
+		// record was written: a torn tail there is a capture of which no
+		// record could be read (exit 2 unless --allow-incomplete), not a
+		// tail to warn about.
+		read := int64(0)
+		if ok {
+			read = 1
+		}
 		var warn error
-		if err, warn = p.Judge(err, 1); warn != nil {
-			meter.Printf(w, "aaep-replay: warning: %v (--allow-incomplete: going on with what was read)\n", warn)
+		if err, warn = p.Judge(err, read); warn != nil {
+			why := "a torn tail"
+			if p.AllowIncomplete {
+				why = "--allow-incomplete"
+			}
+			meter.Printf(w, "aaep-replay: warning: %v (%s: going on with what was read)\n", warn, why)
 		}
 		fail = err
 	}
