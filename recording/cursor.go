@@ -313,20 +313,29 @@ func addIndex(out *capfile.Index, sessions map[string]int, x *capfile.Index, bas
 		for i, k := range s.Frames {
 			frames[i] = k + frame0
 		}
-		if i, ok := sessions[s.ID]; ok {
-			o := &out.Sessions[i]
-			o.Records += s.Records
-			o.FirstTime = min(o.FirstTime, s.FirstTime+offset)
-			o.LastTime = max(o.LastTime, s.LastTime+offset)
-			o.Frames = append(o.Frames, frames...)
-			continue
-		}
-		sessions[s.ID] = len(out.Sessions)
-		out.Sessions = append(out.Sessions, capfile.SessionInfo{ID: s.ID, FirstRecord: s.FirstRecord + base, Records: s.Records,
-			FirstTime: s.FirstTime + offset, LastTime: s.LastTime + offset, Frames: frames})
+		s.FirstRecord += base
+		s.Frames = frames
+		addSession(out, sessions, s, offset)
 	}
 	out.Records += x.Records
 	out.Rebuilt = out.Rebuilt || x.Rebuilt
+}
+
+// addSession adds s, timed from offset, to out's sessions, or to the
+// session of its id already there (sessions: their positions by id).
+func addSession(out *capfile.Index, sessions map[string]int, s capfile.SessionInfo, offset int64) {
+	s.FirstTime += offset
+	s.LastTime += offset
+	if i, ok := sessions[s.ID]; ok {
+		o := &out.Sessions[i]
+		o.Records += s.Records
+		o.FirstTime = min(o.FirstTime, s.FirstTime)
+		o.LastTime = max(o.LastTime, s.LastTime)
+		o.Frames = append(o.Frames, s.Frames...)
+		return
+	}
+	sessions[s.ID] = len(out.Sessions)
+	out.Sessions = append(out.Sessions, s)
 }
 
 // JoinedSessions is nil: one recording.

@@ -187,18 +187,13 @@ func (r *joiner) FileIndex() (*capfile.Index, error) {
 			first = false
 		}
 		for _, ss := range x.Sessions {
-			if i, ok := sessions[ss.ID]; ok {
-				o := &out.Sessions[i]
-				o.Records += ss.Records
-				o.FirstTime = min(o.FirstTime, ss.FirstTime+off)
-				o.LastTime = max(o.LastTime, ss.LastTime+off)
-				continue
-			}
-			sessions[ss.ID] = len(out.Sessions)
-			out.Sessions = append(out.Sessions, capfile.SessionInfo{ID: ss.ID, Records: ss.Records, FirstTime: ss.FirstTime + off, LastTime: ss.LastTime + off, Frames: []int{0}})
+			addSession(out, sessions, capfile.SessionInfo{ID: ss.ID, Records: ss.Records, FirstTime: ss.FirstTime, LastTime: ss.LastTime}, off)
 		}
 		out.Records += x.Records
 		out.Rebuilt = out.Rebuilt || x.Rebuilt
+	}
+	for i := range out.Sessions {
+		out.Sessions[i].Frames = []int{0} // the one frame
 	}
 	fr.Records = out.Records
 	if out.Records > 0 {
