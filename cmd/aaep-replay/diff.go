@@ -57,9 +57,10 @@ output was cut into chunks are left out.
 
 Sessions are matched by session id when the two sides share ids, else by
 what started them (the request_text of their first message, else its
-summary_normal) and, among sessions that started alike, by order;
---match id, order, start or a member's name chooses. Sessions on one side
-only are listed.
+summary_normal) and, among sessions that started alike, by order; those
+left then by order (a session whose request changed is compared with the
+one it was). --match id, order, start or a member's name pairs by that
+alone. Sessions on one side only are listed.
 
 For each matched pair it compares the sequence of events (type, state
 change, tool, decision: a minimal edit script, with the members of events

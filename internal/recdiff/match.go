@@ -252,32 +252,65 @@ func (m *matcher) finish(side int) {
 	}
 	m.mu.Unlock()
 	if m.auto && m.by == MatchID {
-		byKey := map[mkey]*session{}
-		for _, s := range left[1] {
-			if !s.pseudo && s.hasText {
-				byKey[m.key(s, MatchStart)] = s
-			}
-		}
-		var restA []*session
-		for _, s := range left[0] {
-			k := m.key(s, MatchStart)
-			if o, ok := byKey[k]; ok && !s.pseudo && s.hasText {
-				delete(byKey, k)
-				m.pair(s, o, MatchStart)
-				continue
-			}
-			restA = append(restA, s)
-		}
-		left[0] = restA
-		var restB []*session
-		for _, s := range left[1] {
-			if k := m.key(s, MatchStart); byKey[k] == s || s.pseudo || !s.hasText {
-				restB = append(restB, s)
-			}
-		}
-		left[1] = restB
+		// Sessions whose ids are on one side only: by what started them.
+		left = m.pairLeft(left, MatchStart, func(s *session, _ int) (mkey, bool) {
+			return m.key(s, MatchStart), s.hasText
+		})
+	}
+	if m.auto {
+		// What is left, in each stream: by order (a session whose request
+		// changed is still the one it was).
+		left = m.pairLeft(left, MatchOrder, func(s *session, i int) (mkey, bool) {
+			return mkey{stream: s.ref.streamOrd, kind: 'l', n: i}, true
+		})
 	}
 	m.left = left
+}
+
+// pairLeft pairs the sessions left on the two sides (each in its side's
+// order) by the key key gives (ok false: no key), i being the session's
+// position among those left in its stream; it returns those still left.
+func (m *matcher) pairLeft(left [2][]*session, by string, key func(s *session, i int) (mkey, bool)) [2][]*session {
+	type keyed struct {
+		s *session
+		k mkey
+	}
+	var order []keyed // A's sessions with a key, in A's order
+	keys := [2]map[mkey]*session{{}, {}}
+	for side := range 2 {
+		n := map[int]int{}
+		for _, s := range left[side] {
+			if s.pseudo {
+				continue
+			}
+			i := n[s.ref.streamOrd]
+			n[s.ref.streamOrd]++
+			k, ok := key(s, i)
+			if _, dup := keys[side][k]; !ok || dup {
+				continue
+			}
+			keys[side][k] = s
+			if side == 0 {
+				order = append(order, keyed{s, k})
+			}
+		}
+	}
+	paired := map[*session]bool{}
+	for _, a := range order {
+		if b, ok := keys[1][a.k]; ok {
+			paired[a.s], paired[b] = true, true
+			m.pair(a.s, b, by)
+		}
+	}
+	var out [2][]*session
+	for side := range 2 {
+		for _, s := range left[side] {
+			if !paired[s] {
+				out[side] = append(out[side], s)
+			}
+		}
+	}
+	return out
 }
 
 // sortSessions sorts sessions in the order their side started them.
