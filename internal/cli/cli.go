@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
 // Exit codes shared by aaep-capture and aaep-replay.
@@ -30,7 +31,108 @@ const (
 	ExitUsage = 2
 )
 
+// Kind is what an error is. Code maps kinds to exit codes, in one place:
+// a command says what went wrong (cli.Output(err), cli.Input(err), ...),
+// never which number that is.
+type Kind string
+
+// The kinds of error, with their exit codes.
+const (
+	// KindUsage: a bad flag value, argument or combination, an empty
+	// selection (2).
+	KindUsage Kind = "usage"
+	// KindInput: an input that cannot be read, or is not what the command
+	// reads (2).
+	KindInput Kind = "input"
+	// KindDamaged: a damaged capture, read up to the damage (2).
+	KindDamaged Kind = "damaged"
+	// KindIncomplete: no verdict, for part of what was asked could not be
+	// read or run (check's and diff's INCOMPLETE, a test scenario that could
+	// not run) (2).
+	KindIncomplete Kind = "incomplete"
+	// KindOutput: an output refused (it is an input, an original recording,
+	// it exists) or that cannot be written (2).
+	KindOutput Kind = "output"
+	// KindUnavailable: an endpoint, the network or object storage failed (1).
+	KindUnavailable Kind = "unavailable"
+	// KindFindings: the command did its work and what it examined fell
+	// short: a finding at or above the threshold, a failed expectation,
+	// recordings that differ (1).
+	KindFindings Kind = "findings"
+	// KindFailure: a failure of no other kind (1).
+	KindFailure Kind = "failure"
+)
+
+// Code is the exit code of an error of kind k: 2 for a usage error and for
+// what cannot be read or written, 1 for every other failure.
+func (k Kind) Code() int {
+	switch k {
+	case KindUsage, KindInput, KindDamaged, KindIncomplete, KindOutput:
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// Error is an error of a known kind.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return string(e.Kind) + " error"
+	}
+	return e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func (e *Error) exitCode() int { return e.Kind.Code() }
+
+// Of returns err as an error of kind k. A nil err stays nil.
+func Of(k Kind, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Kind: k, Err: err}
+}
+
+// Usage marks err as a usage error. A nil err stays nil.
+func Usage(err error) error { return Of(KindUsage, err) }
+
+// Input marks err as an input that cannot be read. A nil err stays nil.
+func Input(err error) error { return Of(KindInput, err) }
+
+// Damaged marks err as a damaged capture. A nil err stays nil.
+func Damaged(err error) error { return Of(KindDamaged, err) }
+
+// Incomplete marks err as a result without a verdict. A nil err stays nil.
+func Incomplete(err error) error { return Of(KindIncomplete, err) }
+
+// Output marks err as an output refused or not written. A nil err stays nil.
+func Output(err error) error { return Of(KindOutput, err) }
+
+// Unavailable marks err as a failure of an endpoint, the network or object
+// storage. A nil err stays nil.
+func Unavailable(err error) error { return Of(KindUnavailable, err) }
+
+// Usagef returns a usage error.
+func Usagef(format string, args ...any) error {
+	return &Error{Kind: KindUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// ErrSilent means the command already told the user what went wrong; only the
+// exit code remains to be set.
+var ErrSilent = errors.New("silent error")
+
+// Silent returns an error that exits with code without printing anything more.
+func Silent(code int) error { return &ExitError{Code: code, Err: ErrSilent} }
+
 // ExitError carries an exit code with the error that caused it.
+//
+// Deprecated: say what the error is (Usage, Input, Output, ...; Kind);
+// Code gives it its exit code.
 type ExitError struct {
 	Code int
 	Err  error
@@ -45,7 +147,12 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
+func (e *ExitError) exitCode() int { return e.Code }
+
 // WithCode wraps err so that the command exits with code. A nil err stays nil.
+//
+// Deprecated: say what the error is (Usage, Input, Output, ...); Code
+// gives it its exit code.
 func WithCode(code int, err error) error {
 	if err == nil {
 		return nil
@@ -53,61 +160,63 @@ func WithCode(code int, err error) error {
 	return &ExitError{Code: code, Err: err}
 }
 
-// Usagef returns a usage error (exit code 2).
-func Usagef(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
-}
-
-// ErrSilent means the command already told the user what went wrong; only the
-// exit code remains to be set.
-var ErrSilent = errors.New("silent error")
-
-// Silent returns an error that exits with code without printing anything more.
-func Silent(code int) error { return &ExitError{Code: code, Err: ErrSilent} }
-
-// Coder is implemented by errors that know their exit code (outfile's
-// errors, for instance).
-type Coder interface{ ExitCode() int }
-
-// Code maps an error returned by a command to its exit code, by type, the
-// first match along the error's chain winning:
+// KindOf says what err is, by type, the first match along its chain winning:
 //
-//   - an *ExitError or a Coder: its own code;
-//   - a network error (*net.OpError, *net.DNSError), a cancelled or expired context: 1;
-//   - a file error (*fs.PathError, *os.LinkError, *os.SyscallError) or a
-//     damaged capture (*capfile.CorruptionError, capfile.ErrNotCapture,
-//     capfile.ErrUnsupportedVersion): 2;
-//   - anything else: 1 (a failure of no known kind is not a usage error).
-func Code(err error) int {
+//   - an *Error: its Kind;
+//   - an *outfile.Error: KindOutput;
+//   - a network error (*net.OpError, *net.DNSError): KindUnavailable;
+//   - a cancelled or expired context: KindFailure;
+//   - a damaged capture (*capfile.CorruptionError, capfile.ErrNotCapture,
+//     capfile.ErrUnsupportedVersion): KindDamaged;
+//   - a file error (*fs.PathError, *os.LinkError, *os.SyscallError): KindInput;
+//   - anything else: KindFailure (a failure of no known kind is not a usage error).
+//
+// A nil err has no kind ("").
+func KindOf(err error) Kind {
 	if err == nil {
-		return ExitOK
+		return ""
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Code
+	var ke *Error
+	if errors.As(err, &ke) {
+		return ke.Kind
 	}
-	var c Coder
-	if errors.As(err, &c) {
-		return c.ExitCode()
+	var oe *outfile.Error
+	if errors.As(err, &oe) {
+		return KindOutput
 	}
-	var oe *net.OpError
+	var ne *net.OpError
 	var de *net.DNSError
-	if errors.As(err, &oe) || errors.As(err, &de) {
-		return ExitFailure // before file errors: a network error wraps a syscall error too
+	if errors.As(err, &ne) || errors.As(err, &de) {
+		return KindUnavailable // before file errors: a network error wraps a syscall error too
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return ExitFailure
+		return KindFailure
+	}
+	var ce *capfile.CorruptionError
+	if errors.As(err, &ce) || errors.Is(err, capfile.ErrNotCapture) || errors.Is(err, capfile.ErrUnsupportedVersion) {
+		return KindDamaged
 	}
 	var pe *fs.PathError
 	var le *os.LinkError
 	var se *os.SyscallError
-	var ce *capfile.CorruptionError
-	switch {
-	case errors.As(err, &pe), errors.As(err, &le), errors.As(err, &se), errors.As(err, &ce),
-		errors.Is(err, capfile.ErrNotCapture), errors.Is(err, capfile.ErrUnsupportedVersion):
-		return ExitUsage
+	if errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se) {
+		return KindInput
 	}
-	return ExitFailure
+	return KindFailure
+}
+
+// Code maps an error returned by a command to its exit code: 0 for nil,
+// else the code of its kind (KindOf, Kind.Code); the first *Error (or
+// deprecated *ExitError) along its chain decides.
+func Code(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var c interface{ exitCode() int }
+	if errors.As(err, &c) {
+		return c.exitCode()
+	}
+	return KindOf(err).Code()
 }
 
 // Streams are the standard streams of a command, injected so that tests can use buffers.
@@ -169,7 +278,7 @@ func Execute(ctx context.Context, root *cobra.Command) error {
 		return r.err
 	}
 	if Code(err) != ExitUsage {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return Usage(err)
 	}
 	return err
 }

@@ -14,12 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
-
-type coded struct{}
-
-func (coded) Error() string { return "coded" }
-func (coded) ExitCode() int { return 2 }
 
 func TestCodeByType(t *testing.T) {
 	_, statErr := os.Stat(filepath.Join(t.TempDir(), "missing"))
@@ -39,13 +35,59 @@ func TestCodeByType(t *testing.T) {
 		{"damaged capture", fmt.Errorf("x: %w", &capfile.CorruptionError{Offset: 10, Index: 2, Err: errors.New("bad crc")}), ExitUsage},
 		{"not a capture", fmt.Errorf("x: %w", capfile.ErrNotCapture), ExitUsage},
 		{"network error", fmt.Errorf("connect: %w", dialErr), ExitFailure},
-		{"coder", fmt.Errorf("x: %w", coded{}), ExitUsage},
+		{"refused output", fmt.Errorf("x: %w", &outfile.Error{Op: "refuse", Path: "in.aaep", Err: outfile.ErrSameFile}), ExitUsage},
+		{"refused output wrapping a network error", &outfile.Error{Op: "write", Path: "o", Err: dialErr}, ExitUsage},
 		{"cancelled", context.Canceled, ExitFailure},
+		{"usage kind", Usage(errors.New("x")), ExitUsage},
+		{"input kind", Input(errors.New("x")), ExitUsage},
+		{"damaged kind", Damaged(errors.New("x")), ExitUsage},
+		{"incomplete kind", Incomplete(errors.New("x")), ExitUsage},
+		{"output kind", Output(errors.New("x")), ExitUsage},
+		{"unavailable kind", Unavailable(errors.New("x")), ExitFailure},
+		{"findings kind", Of(KindFindings, errors.New("x")), ExitFailure},
+		{"failure kind", Of(KindFailure, errors.New("x")), ExitFailure},
+		{"a file error said to be unavailable", Unavailable(fmt.Errorf("x: %w", statErr)), ExitFailure},
+		{"a network error said to be an output", Output(fmt.Errorf("x: %w", dialErr)), ExitUsage},
+		{"outermost kind wins", Output(fmt.Errorf("x: %w", Unavailable(errors.New("y")))), ExitUsage},
+		{"outermost kind wins over an old code", Unavailable(WithCode(ExitUsage, errors.New("y"))), ExitFailure},
+		{"outermost old code wins over a kind", WithCode(ExitUsage, Unavailable(errors.New("y"))), ExitUsage},
 	}
 	for _, c := range cases {
 		if got := Code(c.err); got != c.want {
 			t.Errorf("%s: Code(%v) = %d, want %d", c.name, c.err, got, c.want)
 		}
+	}
+}
+
+// TestKindOf: what an error is, by type, and that a nil error stays nil
+// whatever it is said to be.
+func TestKindOf(t *testing.T) {
+	_, statErr := os.Stat(filepath.Join(t.TempDir(), "missing"))
+	cases := []struct {
+		err  error
+		want Kind
+	}{
+		{nil, ""},
+		{errors.New("x"), KindFailure},
+		{Usagef("bad"), KindUsage},
+		{fmt.Errorf("x: %w", statErr), KindInput},
+		{fmt.Errorf("x: %w", capfile.ErrNotCapture), KindDamaged},
+		{&outfile.Error{Op: "refuse", Path: "x", Err: outfile.ErrExists}, KindOutput},
+		{context.DeadlineExceeded, KindFailure},
+		{Of(KindFindings, ErrSilent), KindFindings},
+	}
+	for _, c := range cases {
+		if got := KindOf(c.err); got != c.want {
+			t.Errorf("KindOf(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	for _, mark := range []func(error) error{Usage, Input, Damaged, Incomplete, Output, Unavailable} {
+		if err := mark(nil); err != nil {
+			t.Errorf("a nil error marked: %v", err)
+		}
+	}
+	if err := Of(KindFindings, ErrSilent); !errors.Is(err, ErrSilent) || Code(err) != ExitFailure {
+		t.Errorf("a silent finding = %v, exit %d", err, Code(err))
 	}
 }
 

@@ -34,8 +34,8 @@
 //     command's own output named by AAEP_CPUPROFILE, say), is left alone
 //     and the output refused.
 //
-// Every error this package returns is an *Error, whose ExitCode is 2 (a usage
-// error or an unwritable file).
+// Every error this package returns is an *Error: a refused or unwritable
+// output (cli.KindOutput, exit code 2).
 package outfile
 
 import (
@@ -82,7 +82,8 @@ var (
 	ErrChanged = errors.New("changed while the output was being written (another writer?); not replaced")
 )
 
-// Error is the error of every function of this package. Its exit code is 2.
+// Error is the error of every function of this package: an output refused
+// or not written.
 type Error struct {
 	Op   string // what was being done: "refuse", "create", "write", "commit", ...
 	Path string // the output as the user named it
@@ -100,9 +101,6 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
-
-// ExitCode is 2: a refused or unwritable output is a usage or file error.
-func (e *Error) ExitCode() int { return 2 }
 
 // Options say how an output is opened.
 type Options struct {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
@@ -138,8 +139,8 @@ func TestOutputIsInputRefused(t *testing.T) {
 				t.Fatalf("WriteFile: %v, want ErrSameFile", err)
 			}
 			var oe *outfile.Error
-			if !errors.As(err, &oe) || oe.ExitCode() != 2 {
-				t.Errorf("error %v has no exit code 2", err)
+			if !errors.As(err, &oe) || cli.KindOf(err) != cli.KindOutput || cli.Code(err) != cli.ExitUsage {
+				t.Errorf("error %v is not an output error with exit code 2", err)
 			}
 			if got := read(t, in); got != "precious" {
 				t.Errorf("input now holds %q", got)

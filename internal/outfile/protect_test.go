@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 )
 
@@ -69,7 +70,7 @@ func TestOriginalRecordingRefused(t *testing.T) {
 				return
 			}
 			var oe *outfile.Error
-			if !errors.Is(err, outfile.ErrOriginal) || !errors.Is(cerr, outfile.ErrOriginal) || !errors.As(err, &oe) || oe.ExitCode() != 2 {
+			if !errors.Is(err, outfile.ErrOriginal) || !errors.Is(cerr, outfile.ErrOriginal) || !errors.As(err, &oe) || cli.Code(err) != cli.ExitUsage {
 				t.Fatalf("Check %v, WriteFile %v; want ErrOriginal", cerr, err)
 			}
 			if got, _ := os.ReadFile(out); !bytes.Equal(got, tc.data) {
