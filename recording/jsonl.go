@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -75,15 +76,22 @@ func (j *jsonlReader) next() (*protocol.Message, int64, bool, error) {
 	if ts == "" {
 		ts = f.TS
 	}
-	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+	// A timestamp no capture can hold, or too far from the first for an
+	// offset (about 292 years), times nothing: the message keeps the
+	// previous offset, as one without a timestamp does, rather than one
+	// clamped to the largest duration (+9223372036.855s). The rules still
+	// judge the timestamp itself.
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil && capfile.InRange(t) {
 		if j.first.IsZero() {
 			j.first = t
 		}
-		if off := t.Sub(j.first); off > j.lastOff {
-			j.lastOff = off
+		if off := t.Sub(j.first); j.first.Add(off).Equal(t) {
+			if off > j.lastOff {
+				j.lastOff = off
+			}
+			j.msg.Received = t
+			j.lastAt = max(j.lastAt, t.UnixNano())
 		}
-		j.msg.Received = t
-		j.lastAt = max(j.lastAt, t.UnixNano())
 	}
 	j.msg.Offset = j.lastOff
 	if isSubscriberMessage(f.Type) {

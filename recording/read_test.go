@@ -178,3 +178,44 @@ func TestEmptyInput(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLOffsetsOutOfRange: a timestamp no capture can hold (year 9999,
+// year 1), or one too far from the first for a duration, times nothing: the
+// message keeps the previous offset, never one clamped to the largest
+// duration (+9223372036.855s, issue 34).
+func TestJSONLOffsetsOutOfRange(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"type":"aaep:agent.session.started","session_id":"sess_a","timestamp":"2026-01-01T00:00:00.000Z"}`,
+		`{"type":"aaep:agent.state.changed","session_id":"sess_a","timestamp":"9999-01-01T00:00:01.500Z"}`,
+		`{"type":"aaep:agent.state.changed","session_id":"sess_a","timestamp":"0001-01-01T00:00:00Z"}`,
+		`{"type":"aaep:agent.state.changed","session_id":"sess_a","timestamp":"2026-01-01T00:00:02.000Z"}`,
+	}, "\n")
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := collect(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []time.Duration{0, 0, 0, 2 * time.Second} {
+		if out[i].offset != want {
+			t.Errorf("message %d: offset %v, want %v", i, out[i].offset, want)
+		}
+	}
+	// The first timestamp far in the past: a later one beyond a duration's
+	// reach from it times nothing either.
+	lines = strings.Join([]string{
+		`{"type":"aaep:agent.session.started","session_id":"sess_a","timestamp":"1700-01-01T00:00:00Z"}`,
+		`{"type":"aaep:agent.state.changed","session_id":"sess_a","timestamp":"2200-01-01T00:00:00Z"}`,
+	}, "\n")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err = collect(t, path); err != nil {
+		t.Fatal(err)
+	}
+	if out[1].offset != 0 {
+		t.Errorf("500 years on: offset %v, want 0 (the previous)", out[1].offset)
+	}
+}

@@ -66,6 +66,7 @@ func TestSmallUsageErrors(t *testing.T) {
 		{[]string{"cut", demoCapture, "--output="}, "--output ''"},
 		{[]string{"serve", demoCapture, "--record", "", "--listen", "127.0.0.1:0"}, "--record ''"},
 		{[]string{"check", demoCapture, "--state", ""}, "--state ''"},
+		{[]string{"cut", demoCapture, "--time-shift", "0001-01-01T00:00:00Z", "-o", "-"}, "time shift 0001-01-01T00:00:00Z: timestamp out of range: outside the times a capture can hold"},
 		{[]string{"completion", "tcsh"}, `completion "tcsh": not a shell completion is written for (want bash, fish, powershell, zsh)`},
 	} {
 		code, out, stderr := replay(t, tc.args...)

@@ -171,6 +171,13 @@ func TestTimeShift(t *testing.T) {
 			t.Errorf("ParseTimeShift(%q) accepted", bad)
 		}
 	}
+	// A start no capture can hold is refused, never ignored (Go's zero
+	// time read as "no shift") nor clamped (issue 34).
+	for _, bad := range []string{"0001-01-01T00:00:00Z", "1600-01-01T00:00:00Z", "2300-01-01T00:00:00Z"} {
+		if _, err := ParseTimeShift(bad); !errors.Is(err, ErrTimeRange) || !strings.Contains(err.Error(), bad) {
+			t.Errorf("ParseTimeShift(%q) = %v, want ErrTimeRange naming it", bad, err)
+		}
+	}
 	// Two machines, one clock 3 s ahead: shifting it back interleaves the
 	// merge as the events happened.
 	dir := t.TempDir()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/aaep-tools/aaepkit/capfile"
 )
 
 // TimeShift re-anchors a capture's wall clock: the header's start moves,
@@ -29,6 +31,12 @@ func ParseTimeShift(s string) (TimeShift, error) {
 		return TimeShift{By: d}, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if !capfile.InRange(t) {
+			// Refused, never clamped nor ignored (0001-01-01T00:00:00Z is
+			// also Go's zero time, which read as "no shift").
+			return TimeShift{}, fmt.Errorf("time shift %s: %w: outside the times a capture can hold (%s to %s)", s, ErrTimeRange,
+				capfile.MinTime.Format(time.RFC3339), capfile.MaxTime.Format(time.RFC3339))
+		}
 		return TimeShift{To: t}, nil
 	}
 	return TimeShift{}, fmt.Errorf("time shift %q: want a duration such as +1.5s or -200ms, or a start time such as 2026-11-02T09:00:00Z", s)

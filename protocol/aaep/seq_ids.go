@@ -18,9 +18,11 @@ package aaep
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"strconv"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -373,7 +375,7 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 		if ev.Time.Before(c.last) {
 			s.report(seqTimestampOrder, ss.id, m, "timestamp goes back",
 				"this %s is stamped %s, %s before an earlier event of the same session (%s); timestamps must not decrease within a session",
-				shortType(ev), ev.Timestamp, c.last.Sub(ev.Time), c.last.Format("2006-01-02T15:04:05.000Z07:00"))
+				shortType(ev), ev.Timestamp, timeBetween(ev.Time, c.last), c.last.Format("2006-01-02T15:04:05.000Z07:00"))
 		} else {
 			c.last = ev.Time
 		}
@@ -402,3 +404,13 @@ func (s *seqChecker) checkTime(ss *session, m *protocol.Message, ev *Event) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// timeBetween says how far a is before b: a duration, or in years when
+// the gap is longer than a duration can hold (time.Time.Sub would clamp it
+// to 2562047h47m16.854775807s).
+func timeBetween(a, b time.Time) string {
+	if d := b.Sub(a); a.Add(d).Equal(b) {
+		return d.String()
+	}
+	return fmt.Sprintf("about %d years", b.Year()-a.Year())
+}

@@ -277,3 +277,16 @@ func TestReplayedHandshakeSeen(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeBetween: a gap longer than a duration holds is said in years,
+// not as time.Time.Sub's clamp (2562047h47m16.854775807s).
+func TestTimeBetween(t *testing.T) {
+	a := time.Date(1, 5, 24, 0, 0, 0, 0, time.UTC)
+	b := time.Date(9999, 5, 24, 0, 0, 0, 0, time.UTC)
+	if got := timeBetween(a, b); got != "about 9998 years" {
+		t.Errorf("timeBetween(year 1, year 9999) = %q", got)
+	}
+	if got := timeBetween(b.Add(-1500*time.Millisecond), b); got != "1.5s" {
+		t.Errorf("timeBetween(1.5 s apart) = %q", got)
+	}
+}
