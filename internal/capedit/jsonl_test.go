@@ -247,6 +247,10 @@ func TestImportBadMetaLines(t *testing.T) {
 		{"unknown field", `{"recv_ns":1,"kind":"received","source":0,"message":1,"extra":2}` + "\n", "unknown field"},
 		{"bad base64", `{"recv_ns":1,"kind":"received","source":0,"base64":"!!"}` + "\n", "base64"},
 		{"wrong dir", `{"recv_ns":1,"kind":"received","dir":"out","source":0,"message":1}` + "\n", "does not fit"},
+		// In the file's words, not Go's (issue 34): no "Go struct field
+		// metaRecord.kind of type string".
+		{"kind a number", `{"recv_ns":1,"kind":42,"source":0,"message":1}` + "\n", `field "kind" is a JSON number, want a string`},
+		{"source a string", `{"recv_ns":1,"kind":"received","source":"0","message":1}` + "\n", `field "source" is a JSON string, want a whole number`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -257,6 +261,11 @@ func TestImportBadMetaLines(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), in) {
 				t.Fatalf("Import error = %v, want one naming %s and %q", err, in, tc.want)
 			}
+			for _, goWord := range []string{"Go struct", "Go value", "metaRecord", "json: ", "UnmarshalJSON"} {
+				if strings.Contains(err.Error(), goWord) {
+					t.Errorf("Import error %q speaks Go (%q)", err, goWord)
+				}
+			}
 			// Damage: every record before the bad line is kept.
 			_, recs := readCapture(t, out)
 			if want := strings.Count(tc.body, "\n") - 1; len(recs) != want {
@@ -265,6 +274,14 @@ func TestImportBadMetaLines(t *testing.T) {
 			noTemp(t, dir)
 		})
 	}
+	t.Run("header start not a time", func(t *testing.T) {
+		dir := t.TempDir()
+		in := writeText(t, dir, "in.jsonl", `{"aaep_export":1,"header":{"version":1,"start":5,"tool":"t","sources":[]}}`+"\n")
+		_, err := Import(ctx, in, filepath.Join(dir, "o.aaep"), ImportOptions{})
+		if err == nil || !strings.Contains(err.Error(), "RFC 3339") || strings.Contains(err.Error(), "UnmarshalJSON") {
+			t.Errorf("error = %v, want one saying the time is not an RFC 3339 string, without Go's words", err)
+		}
+	})
 	t.Run("future version", func(t *testing.T) {
 		dir := t.TempDir()
 		in := writeText(t, dir, "in.jsonl", `{"aaep_export":99,"header":{}}`+"\n")

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
+	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -201,7 +204,7 @@ func parseMetaRecord(line []byte, rec *capfile.Record) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("not a --with-meta record: %w", err)
+		return fmt.Errorf("not a --with-meta record: %w", jsonWords(err))
 	}
 	if dec.More() {
 		return errors.New("not a --with-meta record: data after the object")
@@ -277,10 +280,61 @@ func isMetaHeader(line []byte) (capfile.Header, bool, error) {
 	}
 	var h metaHeader
 	if err := json.Unmarshal(t, &h); err != nil {
-		return capfile.Header{}, true, fmt.Errorf("bad --with-meta header line: %w", err)
+		return capfile.Header{}, true, fmt.Errorf("bad --with-meta header line: %w", jsonWords(err))
 	}
 	if h.Export < 1 || h.Export > MetaVersion {
 		return capfile.Header{}, true, fmt.Errorf("--with-meta export version %d, this tool reads 1 to %d", h.Export, MetaVersion)
 	}
 	return h.Header, true, nil
+}
+
+// jsonWords says what a JSON decoding error found in the words of the
+// file, not of Go: a field of the wrong JSON type ("field \"kind\" is a
+// number, want a string"), a time that is not an RFC 3339 string, an
+// unknown field; encoding/json names Go types and struct fields
+// ("cannot unmarshal number into Go struct field metaRecord.kind of type
+// string").
+func jsonWords(err error) error {
+	var te *json.UnmarshalTypeError
+	var pe *time.ParseError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the line"
+		} else {
+			field = fmt.Sprintf("field %q", field)
+		}
+		return fmt.Errorf("%s is a JSON %s, want %s", field, te.Value, jsonKind(te.Type))
+	case errors.As(err, &pe), strings.Contains(err.Error(), "Time.UnmarshalJSON"):
+		return errors.New("a time is not an RFC 3339 time string (such as \"2026-11-02T09:00:00Z\")")
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonKind names the JSON value a Go type is read from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another value"
 }
