@@ -8,21 +8,23 @@ import (
 	"time"
 )
 
-// Limits bound a spool on disk. The policy when one is reached: the oldest
-// parts waiting for upload are dropped (deleted, counted in Stats.Dropped
-// and named by Warnf) until the spool is within its limits again; the part
-// being uploaded and the part being written are never dropped. When they
-// alone break a limit, OnFull is called (the recorder stops with an error).
+// Limits bound what one recorder keeps in a spool on disk: each recorder
+// (each destination name) answers for its own parts, whatever the others
+// sharing the directory keep, so that a fast recorder never costs a slow
+// one its data. The policy when a limit is broken: the oldest of the
+// recorder's parts whose upload was tried and failed are dropped (deleted,
+// counted in Stats.Dropped and named by Warnf) until it is within its
+// limits again; a part never tried, the part being uploaded and the part
+// being written are never dropped. When no part may be dropped, recording
+// goes on past the limit with a warning (Stats.OverLimit): only a full
+// disk stops a recording.
 type Limits struct {
-	// MaxBytes bounds the capture files in the spool directory (the part
-	// being written included); 0: no bound.
+	// MaxBytes bounds the recorder's capture files in the spool directory
+	// (the part being written included); 0: no bound.
 	MaxBytes int64
 	// MinFree is the free space to leave on the spool's file system; 0:
 	// none.
 	MinFree int64
-	// OnFull is called, once, when dropping every part that may be dropped
-	// does not bring the spool within its limits.
-	OnFull func(error)
 }
 
 // checkEvery is how often the limits are checked between parts (the part
@@ -32,7 +34,8 @@ const checkEvery = time.Second
 // limited reports whether any limit is set.
 func (l Limits) limited() bool { return l.MaxBytes > 0 || l.MinFree > 0 }
 
-// enforce drops the oldest waiting parts while a limit is broken.
+// enforce drops the oldest parts that failed to upload while a limit is
+// broken, and says when none may be dropped.
 func (u *Uploader) enforce() {
 	l := u.opts.Limits
 	if !l.limited() {
@@ -46,32 +49,45 @@ func (u *Uploader) enforce() {
 		var broken string
 		switch {
 		case l.MaxBytes > 0 && used > l.MaxBytes:
-			broken = fmt.Sprintf("the spool holds %d bytes, over its limit of %d (--spool-max-size)", used, l.MaxBytes)
+			broken = fmt.Sprintf("the spool holds %d bytes of %s, over its limit of %d (--spool-max-size)", used, u.name, l.MaxBytes)
 		case l.MinFree > 0 && ferr == nil && free < l.MinFree:
 			broken = fmt.Sprintf("%d bytes free on the spool's file system, under the floor of %d (--spool-min-free)", free, l.MinFree)
 		default:
+			u.setOverLimit(false)
 			return
 		}
 		path, size, ok := u.dropOldest()
 		if !ok {
-			u.fullOnce.Do(func() {
-				if l.OnFull != nil {
-					l.OnFull(fmt.Errorf("spool %s is full: %s, with no part left to drop but the one being uploaded or written", u.dir, broken))
-				}
-			})
+			if u.setOverLimit(true) {
+				u.opts.Warnf("warning: spool: %s, and no part of %s has failed to upload (only those are dropped): recording goes on past the limit", broken, u.name)
+			}
 			return
 		}
-		u.opts.Warnf("spool: %s; dropped the oldest part waiting, %s (%d bytes, never uploaded)", broken, filepath.Base(path), size)
+		u.opts.Warnf("spool: %s; dropped the oldest part whose upload failed, %s (%d bytes, never uploaded)", broken, filepath.Base(path), size)
 	}
 }
 
-// dropOldest deletes the oldest waiting part that is not being uploaded.
+// setOverLimit records whether the spool is over its limits with nothing
+// to drop, and reports whether it just went over.
+func (u *Uploader) setOverLimit(over bool) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	was := u.stats.OverLimit
+	u.stats.OverLimit = over
+	return over && !was
+}
+
+// dropOldest deletes the oldest waiting part whose upload was tried and
+// failed, and that is not being uploaded.
 func (u *Uploader) dropOldest() (string, int64, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	i := 0
 	if u.busy {
 		i = 1 // queue[0] is being uploaded
+	}
+	for i < len(u.queue) && !u.queue[i].failed {
+		i++
 	}
 	if i >= len(u.queue) {
 		return "", 0, false

@@ -128,12 +128,18 @@ type Stats struct {
 	// Conflicts name the parts whose object name another object holds:
 	// not uploaded, kept in the spool, no longer retried by this run.
 	Conflicts []string
+	// OverLimit is set while the recorder's parts break the spool's
+	// Limits with none that may be dropped (recording goes on).
+	OverLimit bool
 }
 
 // queued is a part waiting in the spool.
 type queued struct {
 	path  string
 	since time.Time
+	// failed is set once an upload of the part was tried and failed: only
+	// such parts are dropped to keep the spool within its Limits.
+	failed bool
 }
 
 // Uploader uploads the parts of one spool directory to one store prefix.
@@ -152,10 +158,8 @@ type Uploader struct {
 	closing bool
 	stats   Stats
 	done    chan struct{}
-	// enforceMu serializes the checks of the limits; fullOnce reports a
-	// spool over its limits once.
+	// enforceMu serializes the checks of the limits.
 	enforceMu sync.Mutex
-	fullOnce  sync.Once
 	cancel    context.CancelFunc
 	// maintained is closed when maintain has returned (at once when it
 	// does not run), so that Close returns with nothing left running.
@@ -326,8 +330,9 @@ func (u *Uploader) Pending() []string {
 	return paths
 }
 
-// Bytes is the size of the capture files in the spool directory: the
-// parts waiting and the part being written.
+// Bytes is the size of this recorder's capture files in the spool
+// directory (its destination name's: the parts waiting and the part being
+// written), not those of other recorders sharing the directory.
 func (u *Uploader) Bytes() int64 {
 	entries, err := os.ReadDir(u.dir)
 	if err != nil {
@@ -335,7 +340,7 @@ func (u *Uploader) Bytes() int64 {
 	}
 	var n int64
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), Ext) {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), Ext) || DestName(e.Name()) != u.name {
 			continue
 		}
 		if info, err := e.Info(); err == nil {
@@ -408,8 +413,12 @@ func (u *Uploader) run(ctx context.Context) {
 		}
 		u.stats.Errors++
 		u.stats.LastError = err.Error()
+		if len(u.queue) > 0 && u.queue[0].path == path {
+			u.queue[0].failed = true
+		}
 		u.mu.Unlock()
 		u.opts.Warnf("upload of %s failed: %v; retrying in %v (the part stays in %s)", filepath.Base(path), err, backoff, u.dir)
+		u.enforce() // the part may be dropped now, if a limit is broken
 		select {
 		case <-ctx.Done():
 			return

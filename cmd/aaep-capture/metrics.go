@@ -64,7 +64,9 @@ func (m *captureMetrics) collect() []capmetrics.Metric {
 			g("last_upload_time_seconds", "Unix time of the last successful upload; 0 before the first.", unixSeconds(us.LastUpload)),
 			c("upload_errors_total", "Failed upload attempts.", float64(us.Errors)),
 			c("upload_retries_total", "Upload attempts started again after a failure.", float64(us.Retries)),
-			g("spool_bytes", "Bytes of capture files in the spool directory (the part being written included).", float64(remote.up.Bytes())),
+			g("spool_bytes", "Bytes of this recorder's capture files in the spool directory (the part being written included; other recorders' parts in a shared spool excluded).", float64(remote.up.Bytes())),
+			g("spool_limit_bytes", "The limit of spool_bytes (--spool-max-size); 0: none.", float64(remote.maxSize)),
+			g("spool_over_limit", "1 while this recorder's parts break --spool-max-size or --spool-min-free with none that may be dropped (none failed to upload): recording goes on.", b2f(us.OverLimit)),
 			c("parts_dropped_total", "Parts deleted unuploaded to keep the spool within --spool-max-size and --spool-min-free.", float64(us.Dropped)),
 			c("dropped_bytes_total", "Bytes of the parts dropped.", float64(us.DroppedBytes)),
 			g("leftover_parts", "Parts of other destinations found waiting under the spool root at start, with no recorder (--drain-spool uploads them).", float64(remote.leftovers)),
@@ -72,6 +74,13 @@ func (m *captureMetrics) collect() []capmetrics.Metric {
 		)
 	}
 	return ms
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func unixSeconds(t time.Time) float64 {

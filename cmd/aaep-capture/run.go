@@ -27,7 +27,6 @@ const (
 	stopInterrupted = "interrupted"
 	stopEnded       = "sources ended"
 	stopFailed      = "source failed"
-	stopSpoolFull   = "spool full"
 )
 
 // sourceResult is how one source ended.
@@ -148,19 +147,8 @@ func captureRun(o *options) error {
 	}
 	outPath := o.output
 	var remote *remoteOutput
-	var full struct {
-		sync.Mutex
-		err error
-	}
 	if objstore.IsURL(o.output) {
-		onFull := func(err error) {
-			full.Lock()
-			full.err = err
-			full.Unlock()
-			fmt.Fprintf(o.Err, "aaep-capture: %v; stopping the recording\n", err)
-			cancel()
-		}
-		if remote, err = openRemoteOutput(ctx, o, onFull); err != nil {
+		if remote, err = openRemoteOutput(ctx, o); err != nil {
 			return err
 		}
 		outPath = remote.local
@@ -254,14 +242,9 @@ func captureRun(o *options) error {
 		uploadErr = remote.finish(hard, o.storage.uploadWait)
 		st.Files = remote.objects(st.Files)
 	}
-	full.Lock()
-	fullErr := full.err
-	full.Unlock()
 	reason := st.StopReason
 	switch {
 	case reason != "":
-	case fullErr != nil:
-		reason = stopSpoolFull
 	case parent.Err() != nil:
 		reason = stopInterrupted
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
@@ -272,7 +255,11 @@ func captureRun(o *options) error {
 		reason = stopEnded
 	}
 	code := exitCode(results, closeErr)
-	if (uploadErr != nil || fullErr != nil) && code == cli.ExitOK {
+	var dropErr error
+	if remote != nil {
+		dropErr = remote.droppedErr()
+	}
+	if (uploadErr != nil || dropErr != nil) && code == cli.ExitOK {
 		code = cli.ExitFailure
 	}
 	if code == cli.ExitOK && remote == nil && len(st.Files) == 0 && len(st.NotReplaced) == 0 {
@@ -291,9 +278,9 @@ func captureRun(o *options) error {
 	sum.Withheld = watch.withheld()
 	if remote != nil {
 		sum.Upload = remote.summary()
-		if uploadErr != nil {
-			sum.Upload.Error = uploadErr.Error()
-			fmt.Fprintf(o.Err, "aaep-capture: %v\n", uploadErr)
+		if err := errors.Join(dropErr, uploadErr); err != nil {
+			sum.Upload.Error = err.Error()
+			fmt.Fprintf(o.Err, "aaep-capture: %v\n", err)
 		}
 	}
 	if !o.quiet {

@@ -43,8 +43,8 @@ func addStorageFlags(f *pflag.FlagSet, o *storageOptions) {
 	f.BoolVar(&o.virtual, "s3-virtual-host", false, "address buckets as BUCKET.HOST/KEY, also on an --s3-endpoint that is not AWS (servers that want virtual-hosted requests)")
 	f.BoolVar(&o.noSign, "s3-no-sign", false, "send S3 requests unsigned, without credentials (a bucket that allows anyone to write; a warning says so)")
 	numflag.Duration(f, &o.uploadWait, "upload-wait", 2*time.Minute, numflag.NonNegative("do not wait"), "at the end, wait this long for parts still uploading; what is left stays in the spool for the next run")
-	f.Var(&o.maxSize, "spool-max-size", "with --output s3://...: largest size of the spool (e.g. 2GiB); past it the oldest parts waiting for upload are dropped; 0: no limit")
-	f.Var(&o.minFree, "spool-min-free", "with --output s3://...: free space to leave on the spool's file system (e.g. 1GiB); under it the oldest parts waiting are dropped; 0: none")
+	f.Var(&o.maxSize, "spool-max-size", "with --output s3://...: largest size of this recorder's parts in the spool (e.g. 2GiB); past it the oldest of them whose upload failed are dropped; 0: no limit")
+	f.Var(&o.minFree, "spool-min-free", "with --output s3://...: free space to leave on the spool's file system (e.g. 1GiB); under it the oldest parts whose upload failed are dropped; 0: none")
 	numflag.Duration(f, &o.warnAfter, "upload-warn-after", 10*time.Minute, numflag.NonNegative("never warn"), "warn on stderr when parts have waited this long with no upload succeeding")
 	numflag.Duration(f, &o.timeout, "s3-timeout", objstore.DefaultStallTimeout, numflag.Positive(), "abandon (and retry) an S3 request when nothing moved for this long; a slow transfer that keeps moving goes on")
 }
@@ -72,6 +72,7 @@ type remoteOutput struct {
 	// leftovers counts the parts of other destinations found waiting under
 	// the spool root at start, with no recorder holding them.
 	leftovers int
+	maxSize   int64 // --spool-max-size
 }
 
 // reportLeftovers names on stderr the destinations under the spool root
@@ -133,10 +134,7 @@ func (l *logLines) use(pf func(format string, args ...any)) {
 // openRemoteOutput checks an s3:// output, the credentials and the bucket,
 // opens the spool (uploading what an earlier run left in it first) and
 // returns where the recorder writes.
-//
-// onFull is called when the spool breaks its limits with nothing left to
-// drop: the recording must stop.
-func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*remoteOutput, error) {
+func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 	u, err := objstore.Parse(o.output)
 	if err != nil {
 		return nil, cli.Usagef("--output: %w", err)
@@ -145,6 +143,11 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 		return nil, cli.Usagef("--output %s names a prefix; name the capture: %sname.aaep", u, u)
 	}
 	rotating := o.rotateSize > 0 || o.rotateEvery > 0
+	if lim := int64(o.storage.maxSize); lim > 0 && o.rotateSize > 0 && lim < 2*int64(o.rotateSize) {
+		// The part being written may fill --rotate-size and the one
+		// uploading too: a smaller limit would drop every part.
+		return nil, cli.Usagef("--spool-max-size %s is smaller than two parts of --rotate-size %s (the part being written and the one uploading); give at least %s", o.storage.maxSize.String(), meter.Size(int64(o.rotateSize)), meter.Size(2*int64(o.rotateSize)))
+	}
 	if o.ring > 0 {
 		return nil, cli.Usagef("--ring deletes local files; for object storage use the bucket's lifecycle rules")
 	}
@@ -177,11 +180,11 @@ func openRemoteOutput(ctx context.Context, o *options, onFull func(error)) (*rem
 	dir := spool.Dir(root, u)
 	up, err := spool.Open(store, u, dir, spool.Options{Logf: logs.infof, Warnf: logs.printf, WarnAfter: o.storage.warnAfter,
 		Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle,
-		Limits: spool.Limits{MaxBytes: int64(o.storage.maxSize), MinFree: int64(o.storage.minFree), OnFull: onFull}})
+		Limits: spool.Limits{MaxBytes: int64(o.storage.maxSize), MinFree: int64(o.storage.minFree)}})
 	if err != nil {
 		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
-	ro := &remoteOutput{url: u, store: store, up: up, local: filepath.Join(dir, path.Base(u.Key)), rotating: rotating, logs: logs}
+	ro := &remoteOutput{url: u, store: store, up: up, local: filepath.Join(dir, path.Base(u.Key)), rotating: rotating, logs: logs, maxSize: int64(o.storage.maxSize)}
 	ro.leftovers = reportLeftovers(root, dir, path.Base(u.Key), logs)
 	if !rotating {
 		// One object named as asked: an earlier recording of that name,
@@ -227,6 +230,16 @@ func (ro *remoteOutput) finish(hard context.Context, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(hard, wait)
 	defer cancel()
 	return ro.up.Close(ctx)
+}
+
+// droppedErr names the parts dropped to keep the spool within its limits
+// (nil when none was): recorded events that never reached the bucket.
+func (ro *remoteOutput) droppedErr() error {
+	us := ro.up.Stats()
+	if us.Dropped == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d part(s) dropped unuploaded to keep the spool within its limits (%s, %d bytes): their events are lost", us.Dropped, strings.Join(us.DroppedParts, ", "), us.DroppedBytes)
 }
 
 // summary says what reached the bucket and what stays in the spool.
