@@ -27,7 +27,7 @@ func drainRun(o *options) error {
 	hard := hardStop(parent)
 	lefts, err := spool.Leftovers(root, "", "")
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--drain-spool: %w", err))
+		return cli.Input(fmt.Errorf("--drain-spool: %w", err))
 	}
 	logs := &logLines{w: o.Err, quiet: o.quiet}
 	if len(lefts) == 0 {

@@ -62,7 +62,7 @@ func captureRun(o *options) error {
 	}
 	tlsConf, err := tlsConfig(o.cacert, o.insecure, o.cert, o.key)
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
+		return cli.Input(err)
 	}
 	if o.insecure {
 		fmt.Fprintln(o.Err, "aaep-capture: warning: --insecure: TLS certificates are not verified")
@@ -70,12 +70,12 @@ func captureRun(o *options) error {
 	var spec []byte
 	if o.subFile != "" {
 		if spec, err = os.ReadFile(o.subFile); err != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--subscribe-file: %w", err))
+			return cli.Input(fmt.Errorf("--subscribe-file: %w", err))
 		}
 	}
 	request, err := transport.SubscriptionRequest(spec, version)
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--subscribe-file %s: %w", o.subFile, err))
+		return cli.Input(fmt.Errorf("--subscribe-file %s: %w", o.subFile, err))
 	}
 	framing, _ := transport.ParseFraming(o.framing)
 
@@ -190,7 +190,7 @@ func captureRun(o *options) error {
 		if remote != nil {
 			remote.finish(hard, o.storage.uploadWait)
 		}
-		return cli.WithCode(cli.ExitUsage, err)
+		return cli.Output(err)
 	}
 
 	metrics.set(rec, remote)
@@ -292,12 +292,12 @@ func captureRun(o *options) error {
 	}
 	if o.json {
 		if err := sum.writeJSON(o.Out); err != nil {
-			return cli.WithCode(cli.ExitUsage, err)
+			return cli.Output(err)
 		}
 	}
 	switch {
 	case closeErr != nil:
-		return cli.WithCode(cli.ExitUsage, closeErr)
+		return cli.Output(closeErr)
 	case code != cli.ExitOK:
 		return cli.Silent(code)
 	}
@@ -362,12 +362,12 @@ func (o *options) checkFileEndpoints() error {
 		if err := capedit.SniffJSONL(e); err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
-				return cli.WithCode(cli.ExitUsage, fmt.Errorf("open input: %w", err))
+				return cli.Input(fmt.Errorf("open input: %w", err))
 			}
 			if errors.Is(err, capedit.ErrIsCapture) {
 				return cli.Usagef("%w: aaep-replay serves, checks and draws it as it is", err)
 			}
-			return cli.WithCode(cli.ExitUsage, err)
+			return cli.Input(err)
 		}
 	}
 	return nil

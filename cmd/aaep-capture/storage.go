@@ -165,9 +165,9 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		logs.printf("warning: %v; the start-up check is skipped (a key that may only PutObject records all the same; uploads never replace an object)", err)
 		err = nil
 	case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
-		return nil, cli.WithCode(cli.ExitFailure, err)
+		return nil, cli.Unavailable(err)
 	case errors.Is(err, objstore.ErrNotS3):
-		return nil, cli.WithCode(cli.ExitFailure, fmt.Errorf("%w; is the S3 server's address right? (--s3-endpoint, $AWS_ENDPOINT_URL_S3)", err))
+		return nil, cli.Unavailable(fmt.Errorf("%w; is the S3 server's address right? (--s3-endpoint, $AWS_ENDPOINT_URL_S3)", err))
 	case err != nil:
 		logs.printf("warning: %v; recording to the spool, uploads will be retried", err)
 	}
@@ -182,7 +182,7 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle,
 		Limits: spool.Limits{MaxBytes: int64(o.storage.maxSize), MinFree: int64(o.storage.minFree)}})
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, err)
+		return nil, cli.Output(err)
 	}
 	ro := &remoteOutput{url: u, store: store, up: up, local: filepath.Join(dir, path.Base(u.Key)), rotating: rotating, logs: logs, maxSize: int64(o.storage.maxSize)}
 	ro.leftovers = reportLeftovers(root, dir, path.Base(u.Key), logs)
@@ -195,13 +195,13 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 			cancel()
 			if err != nil {
 				up.Close(wctx) // cancelled: nothing more is waited for
-				return nil, cli.WithCode(cli.ExitFailure, err)
+				return nil, cli.Unavailable(err)
 			}
 			exists, _ = objstore.Exists(ctx, store, u.Key)
 		}
 		if exists {
 			up.Close(context.Background())
-			return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s already exists; not overwritten (name another object, or rotate: --rotate-every/--rotate-size name parts by their start time)", u))
+			return nil, cli.Output(fmt.Errorf("%s already exists; not overwritten (name another object, or rotate: --rotate-every/--rotate-size name parts by their start time)", u))
 		}
 	}
 	return ro, nil
