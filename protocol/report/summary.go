@@ -193,7 +193,7 @@ func (rw *reportWriter) writeSummary() {
 			if w.s.Protocol == protocol.StreamProtocol {
 				name = "(messages no protocol could take)"
 			}
-			fmt.Fprintf(tw, "  %s %s\t%d MUST, %d SHOULD, %d INFO\t%s, %s to %s\n", w.s.Protocol, name,
+			fmt.Fprintf(tw, "  %s%s %s\t%d MUST, %d SHOULD, %d INFO\t%s, %s to %s\n", streamTag(w.s.Stream), w.s.Protocol, name,
 				w.levels[2], w.levels[1], w.levels[0], plural(int64(w.s.Messages), "message", "messages"),
 				protocol.FormatOffset(max(w.s.First, 0)), protocol.FormatOffset(w.s.Last))
 		}
@@ -209,7 +209,17 @@ func (rw *reportWriter) writeSummary() {
 		if f.Index >= 0 {
 			where = fmt.Sprintf("#%d +%s", f.Index, protocol.FormatOffset(f.Offset))
 		}
-		fmt.Fprintf(tw, "  %s\t%s %s\t%s\t%s\n", id, f.Protocol, sessionName(f.Session), where, f.Message)
+		fmt.Fprintf(tw, "  %s\t%s%s %s\t%s\t%s\n", id, streamTag(f.Stream), f.Protocol, sessionName(f.Session), where, f.Message)
 	}
 	rw.err = tw.Flush()
+}
+
+// streamTag is how the text report names a session's stream before it
+// ("[sub_…] "), or "" in a recording of one stream: a replay's recording
+// holds each subscriber's copy of the same sessions.
+func streamTag(stream string) string {
+	if stream == "" {
+		return ""
+	}
+	return "[" + stream + "] "
 }

@@ -115,10 +115,7 @@ func (rw *reportWriter) session(s *Session) {
 // sessionText writes one session's block of the text listing.
 func (rw *reportWriter) sessionText(s *Session) {
 	rw.printf("\n")
-	in := ""
-	if s.Stream != "" {
-		in = "[" + s.Stream + "] "
-	}
+	in := streamTag(s.Stream)
 	switch {
 	case s.Protocol == protocol.StreamProtocol:
 		rw.printf("%sstream (messages no protocol could take)\n", in)
