@@ -100,7 +100,9 @@ func Test_NewCmdFilter(t *testing.T) {
 }
 
 func Test_NewCmdExport(t *testing.T) {
-	defaults := func(a *app) ExportOptions { return ExportOptions{app: a, Inputs: []string{"in.aaep"}, Output: "-"} }
+	defaults := func(a *app) ExportOptions {
+		return ExportOptions{app: a, Inputs: []string{"in.aaep"}, Output: "-", Format: "jsonl", OTLP: otlpFlags{Check: checkFlags{Profile: "lenient"}}}
+	}
 	testNewCmd(t, NewCmdExport, defaults, []cmdCase[ExportOptions]{
 		{name: "defaults: standard output", argv: "export in.aaep"},
 		{name: "allow-incomplete", argv: "export in.aaep --allow-incomplete", want: func(o *ExportOptions) { o.Reading = capfile.ReadPolicy{AllowIncomplete: true} }},
@@ -111,6 +113,14 @@ func Test_NewCmdExport(t *testing.T) {
 		{name: "standard output named", argv: "export in.aaep --output -"},
 		{name: "with-meta", argv: "export --with-meta in.aaep", want: func(o *ExportOptions) { o.Export.WithMeta = true }},
 		{name: "sent", argv: "export --sent in.aaep", want: func(o *ExportOptions) { o.Export.Sent = true }},
+		{name: "otlp", argv: "export --format otlp --otlp-endpoint http://127.0.0.1:4318 --otlp-header Authorization=Bearer_x --otlp-header X-Tenant=a in.aaep", want: func(o *ExportOptions) {
+			o.Format, o.OTLP.Endpoint, o.OTLP.Headers = "otlp", "http://127.0.0.1:4318", []string{"Authorization=Bearer_x", "X-Tenant=a"}
+		}},
+		{name: "otlp-json", argv: "export --format otlp-json -o t.json --include-text --protocol aaep --profile strict --disable SEQ-STATE-CHAIN in.aaep", want: func(o *ExportOptions) {
+			o.Format, o.Output, o.OTLP.IncludeText = "otlp-json", "t.json", true
+			o.OTLP.Check = checkFlags{Protocol: "aaep", Profile: "strict", Disable: []string{"SEQ-STATE-CHAIN"}}
+		}},
+		{name: "otlp without endpoint", argv: "export --format otlp in.aaep", err: "--format otlp needs --otlp-endpoint http://HOST:4318"},
 
 		{name: "no file", argv: "export --with-meta", err: "export needs a capture FILE (several, a glob, a directory, or - for standard input) (see aaep-replay export --help)"},
 		{name: "unknown flag", argv: "export in.aaep --json", err: "unknown flag: --json"},

@@ -24,6 +24,10 @@ type ExportOptions struct {
 	// Reading says how the end of reading a damaged or torn capture is judged.
 	Reading capfile.ReadPolicy
 	Export  capedit.ExportOptions
+	// Format is jsonl (the default), otlp or otlp-json; OTLP are the
+	// flags of the last two.
+	Format string
+	OTLP   otlpFlags
 }
 
 // NewCmdExport builds export; runF, when given, runs instead of exportRun
@@ -45,19 +49,33 @@ flags and attributes, after a first line holding the capture header:
   {"recv_ns":1500000,"kind":"received","dir":"in","source":0,"session":"s1","message":{...}}
 import reads such a file back into an identical capture.
 
+--format otlp sends every session as an OpenTelemetry trace to an OTLP/HTTP
+receiver (--otlp-endpoint http://HOST:4318: Jaeger, Tempo, a Collector);
+--format otlp-json writes the same traces as OTLP JSON, one request per
+line, as the Collector's file exporter does. The check's findings are span
+events; text is left out unless --include-text. See docs/otel.md.
+
 ` + inputsHelp + ` Several captures are exported as
 one, in time order, as "merge --join-sources" of them would be.`,
 		Example: `  aaep-replay export session.aaep > session.jsonl
   aaep-replay export run-*.aaep -o run.jsonl
-  aaep-replay export --with-meta -o session.meta.jsonl session.aaep`,
+  aaep-replay export --with-meta -o session.meta.jsonl session.aaep
+  aaep-replay export --format otlp --otlp-endpoint http://localhost:4318 session.aaep
+  aaep-replay export --format otlp-json -o session.otlp.jsonl session.aaep`,
 		Args: needFiles("export", "a capture FILE (several, a glob, a directory, or - for standard input)", 1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Inputs = args
+			if err := validateExport(o); err != nil {
+				return err
+			}
 			if o.Output == "" {
 				o.Output = "-"
 			}
 			if runF != nil {
 				return runF(o)
+			}
+			if o.Format != formatJSONL {
+				return exportOTLP(o)
 			}
 			return exportRun(o)
 		},
@@ -68,6 +86,8 @@ one, in time order, as "merge --join-sources" of them would be.`,
 	f.BoolVar(&o.Force, "force", false, "replace an original recording (a capture a recorder wrote) at the output; never an input")
 	f.BoolVar(&o.Export.WithMeta, "with-meta", false, "wrap every record with its time, kind, direction, source and attributes")
 	f.BoolVar(&o.Export.Sent, "sent", false, "also export the messages the recorder sent (without --with-meta)")
+	f.StringVar(&o.Format, "format", formatJSONL, "what to write: jsonl, otlp (OpenTelemetry traces to --otlp-endpoint) or otlp-json (OTLP JSON to -o)")
+	o.OTLP.add(f)
 	return cmd
 }
 

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/otlpexport"
+)
+
+func TestExportOTLPUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "zipkin"}, `--format "zipkin"`},
+		{[]string{"--format", "otlp"}, "needs --otlp-endpoint"},
+		{[]string{"--format", "otlp", "--otlp-endpoint", "localhost:4318"}, "want http://HOST:PORT"},
+		{[]string{"--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:4318", "-o", "x.json"}, "-o goes with --format otlp-json"},
+		{[]string{"--format", "otlp", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "novalue"}, "--otlp-header"},
+		{[]string{"--format", "otlp-json", "--otlp-endpoint", "http://127.0.0.1:4318"}, "go with --format otlp"},
+		{[]string{"--format", "otlp-json", "--with-meta"}, "--with-meta and --sent go with --format jsonl"},
+		{[]string{"--otlp-endpoint", "http://127.0.0.1:4318"}, "go with --format otlp or otlp-json"},
+		{[]string{"--format", "otlp-json", "--disable", "NO-SUCH-RULE"}, "NO-SUCH-RULE"},
+	} {
+		code, _, stderr := replay(t, append(append([]string{"export"}, tc.args...), demoCapture)...)
+		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d saying %q", tc.args, code, stderr, cli.ExitUsage, tc.want)
+		}
+	}
+}
+
+// TestExportOTLPJSON: --format otlp-json -o F writes what the package
+// exports, one request a line, readable with the official types.
+func TestExportOTLPJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo.otlp.jsonl")
+	code, _, stderr := replay(t, "export", "--format", "otlp-json", "-o", out, demoCapture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "exported 8 sessions as 8 traces") {
+		t.Errorf("summary: %q", stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var traces, findings int
+	err = otlpexport.ReadJSON(f, func(r *coltracepb.ExportTraceServiceRequest) error {
+		for _, rs := range r.ResourceSpans {
+			for _, s := range rs.ScopeSpans[0].Spans {
+				if len(s.ParentSpanId) == 0 {
+					traces++
+				}
+				for _, ev := range s.Events {
+					if ev.Name == "aaep.finding" {
+						findings++
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || traces != 8 || findings != 6 {
+		t.Errorf("read back %d traces, %d findings (%v); want 8, 6", traces, findings, err)
+	}
+}
+
+// TestExportOTLPSend: --format otlp posts to a receiver on 127.0.0.1 with
+// the headers asked; a server that is no OTLP receiver is an error naming
+// it (exit 1).
+func TestExportOTLPSend(t *testing.T) {
+	var mu sync.Mutex
+	var spans int
+	var auth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != otlpexport.TracesPath {
+			http.NotFound(w, r)
+			return
+		}
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		raw, _ := io.ReadAll(zr)
+		var req coltracepb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(raw, &req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		mu.Lock()
+		auth = r.Header.Get("Authorization")
+		for _, rs := range req.ResourceSpans {
+			spans += len(rs.ScopeSpans[0].Spans)
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	code, _, stderr := replay(t, "export", "--format", "otlp", "--otlp-endpoint", srv.URL, "--otlp-header", "Authorization=Bearer t0k", demoCapture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mu.Lock()
+	if spans != 24 || auth != "Bearer t0k" {
+		t.Errorf("received %d spans with Authorization %q; want 24 and the header", spans, auth)
+	}
+	mu.Unlock()
+	code, _, stderr = replay(t, "export", "--format", "otlp", "--otlp-endpoint", srv.URL+"/elsewhere", demoCapture)
+	if code != cli.ExitFailure || !strings.Contains(stderr, srv.URL+"/elsewhere/v1/traces") || !strings.Contains(stderr, "404") {
+		t.Errorf("wrong endpoint: exit %d, stderr %q", code, stderr)
+	}
+}

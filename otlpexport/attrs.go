@@ -1,0 +1,119 @@
+package otlpexport
+
+import (
+	"time"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/aaep-tools/aaepkit/payload"
+)
+
+// The attribute names the mapping writes: the OpenTelemetry semantic
+// conventions' where one fits (gen_ai.*, error.type, service.*, host.name),
+// aaep.* for the rest.
+const (
+	attrOperation    = "gen_ai.operation.name"
+	attrAgentID      = "gen_ai.agent.id"
+	attrAgentName    = "gen_ai.agent.name"
+	attrConversation = "gen_ai.conversation.id"
+	attrModel        = "gen_ai.request.model"
+	attrToolName     = "gen_ai.tool.name"
+	attrToolCallID   = "gen_ai.tool.call.id"
+	attrErrorType    = "error.type"
+
+	attrServiceName    = "service.name"
+	attrServiceVersion = "service.version"
+	attrHostName       = "host.name"
+
+	opInvokeAgent = "invoke_agent"
+	opExecuteTool = "execute_tool"
+
+	// eventFinding is the event a finding of the check becomes.
+	eventFinding = "aaep.finding"
+)
+
+func kvStr(k, v string) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+}
+
+func kvInt(k string, v int64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
+}
+
+func kvBool(k string, v bool) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
+}
+
+func kvFloat(k string, v float64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
+}
+
+func kvStrs(k string, vs []string) *commonpb.KeyValue {
+	arr := &commonpb.ArrayValue{Values: make([]*commonpb.AnyValue, len(vs))}
+	for i, v := range vs {
+		arr.Values[i] = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}
+	}
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: arr}}}
+}
+
+// attrs collects the attributes a message gives, skipping what it lacks.
+type attrs []*commonpb.KeyValue
+
+// str adds the string member name of v as attribute k when present.
+func (a *attrs) str(k string, v payload.Value, name string) {
+	if s, ok := v.Get(name).Str(); ok && s != "" {
+		*a = append(*a, kvStr(k, s))
+	}
+}
+
+// docStr is str for a top-level member of doc.
+func (a *attrs) docStr(k string, doc *payload.Doc, name string) {
+	if s, ok := doc.Get(name).Str(); ok && s != "" {
+		*a = append(*a, kvStr(k, s))
+	}
+}
+
+// num adds the number member name of v: an int64 attribute when it is
+// an integer, a double otherwise.
+func (a *attrs) num(k string, v payload.Value) {
+	if n, ok := v.Int(); ok {
+		*a = append(*a, kvInt(k, n))
+	} else if f, ok := v.Number(); ok {
+		*a = append(*a, kvFloat(k, f))
+	}
+}
+
+// boolean adds the boolean v as attribute k when it is one.
+func (a *attrs) boolean(k string, v payload.Value) {
+	if b, ok := v.Bool(); ok {
+		*a = append(*a, kvBool(k, b))
+	}
+}
+
+// setAttr sets attribute k of span s, replacing an earlier value.
+func setAttr(s *tracepb.Span, kv *commonpb.KeyValue) {
+	for i, old := range s.Attributes {
+		if old.Key == kv.Key {
+			s.Attributes[i] = kv
+			return
+		}
+	}
+	s.Attributes = append(s.Attributes, kv)
+}
+
+// unixNano is t in nanoseconds since 1970 as OTLP counts them (0 for a
+// time before 1970, which OTLP cannot hold).
+func unixNano(t time.Time) uint64 {
+	n := t.UnixNano()
+	if n < 0 {
+		return 0
+	}
+	return uint64(n)
+}
+
+// docString returns the string member name of doc, "" when absent.
+func docString(doc *payload.Doc, name string) string {
+	s, _ := doc.Get(name).Str()
+	return s
+}

@@ -1,0 +1,745 @@
+package otlpexport
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/recording"
+)
+
+// skey is a session's key in its recording: its stream and id.
+type skey struct{ stream, id string }
+
+// producer is who emitted a session's events (the envelope's "producer").
+type producer struct{ id, name, version, model string }
+
+// trace is one session's trace while it is built.
+type trace struct {
+	key     skey
+	pseudo  bool // the stream's trace: findings that concern no session
+	traceID []byte
+	root    *tracepb.Span
+	spans   []*tracepb.Span // children, in the order they opened
+	prod    producer
+	// tools and waits are the open tool calls (by tool_call_id, else tool
+	// name) and waits for the user (by reply_token).
+	tools map[string]*tracepb.Span
+	waits map[string]*wait
+	// outputs are the streaming outputs not yet complete, by output_id.
+	outputs map[string]*output
+	order   []string // output ids in order of their first chunk
+	// spanAt files the tool and wait spans under the messages that
+	// opened or closed them, for the findings about those messages.
+	spanAt map[int64]*tracepb.Span
+	// tokens are the reply tokens the session issued, masked in findings.
+	tokens   []string
+	ended    bool // the terminal event was read
+	first    uint64
+	last     uint64
+	messages int64
+	state    string
+	complete bool
+	mustErr  string // the first producer MUST finding, for the root's status
+}
+
+// wait is an open wait for the user's confirmation or clarification.
+type wait struct {
+	span    *tracepb.Span
+	confirm bool
+}
+
+// output counts one streaming output's chunks.
+type output struct {
+	id          string
+	first, last uint64
+	chunks      int64
+	bytes       int64
+	complete    bool
+	contentType string
+	text        strings.Builder
+	clipped     bool
+}
+
+// maxOutputText bounds the text an output event carries (--include-text).
+const maxOutputText = 64 << 10
+
+// recentDone is how many ended sessions are held before they are sent,
+// so that a late reply or a finding reported after the end still finds
+// its trace.
+const recentDone = 64
+
+// builder builds the traces of one recording from what the analysis
+// driver reports: its steps, findings and session ends arrive for a
+// message before the observer sees it, so they are held (pending) and
+// applied once the message is placed.
+type builder struct {
+	opts   *Options
+	rec    *recording.Recording
+	recKey string
+	start  time.Time
+	res    []*commonpb.KeyValue // the recording's resource attributes
+	emit   func(*trace)
+
+	open    map[skey]*trace
+	recent  []*trace // ended, oldest first
+	ended   map[skey]int
+	streams map[string]*streamTrace
+
+	steps    []protocol.Step
+	findings []protocol.Finding
+	done     []protocol.SessionSummary
+
+	doc   payload.Doc
+	stats *Stats
+}
+
+// streamTrace is what the builder knows of a stream besides its sessions.
+type streamTrace struct {
+	first, last uint64
+	prod        producer
+	trace       *trace // made for the first finding that concerns no session
+}
+
+func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func(*trace)) *builder {
+	h := rec.Header()
+	b := &builder{opts: opts, rec: rec, recKey: recordingKey(rec), start: h.Start, emit: emit, stats: stats,
+		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}}
+	b.res = append(b.res, kvStr("aaep.recording.name", filepath.Base(rec.Name)))
+	if h.Tool != "" {
+		b.res = append(b.res, kvStr("aaep.recording.tool", h.Tool))
+	}
+	if !h.Start.IsZero() {
+		b.res = append(b.res, kvStr("aaep.recording.start", h.Start.UTC().Format(time.RFC3339Nano)))
+	}
+	for _, k := range []string{"host", "hostname", "host.name"} {
+		if v := h.Meta[k]; v != "" {
+			b.res = append(b.res, kvStr(attrHostName, v))
+			break
+		}
+	}
+	return b
+}
+
+// at is the wall-clock time of an offset into the recording.
+func (b *builder) at(off time.Duration) uint64 { return unixNano(b.start.Add(off)) }
+
+func (b *builder) step(s protocol.Step) { b.steps = append(b.steps, s) }
+
+func (b *builder) finding(f protocol.Finding) { b.findings = append(b.findings, f) }
+
+func (b *builder) sessionDone(s protocol.SessionSummary) {
+	if !s.ConnectionOnly() {
+		b.done = append(b.done, s)
+	}
+}
+
+func (b *builder) stream(name string) *streamTrace {
+	st := b.streams[name]
+	if st == nil {
+		st = &streamTrace{}
+		b.streams[name] = st
+	}
+	return st
+}
+
+// message places one message: in its session's trace, as the step the
+// checker reported for it says.
+func (b *builder) message(stream string, m *protocol.Message) {
+	b.stats.Messages++
+	ns := unixNano(m.Received)
+	if m.Received.IsZero() {
+		ns = b.at(m.Offset)
+	}
+	st := b.stream(stream)
+	if st.first == 0 || ns < st.first {
+		st.first = ns
+	}
+	st.last = max(st.last, ns)
+	doc := m.Doc
+	const need = payload.NeedMembers | payload.NeedSession
+	if doc == nil || doc.Decoded()&need != need {
+		b.doc.DecodeOnly(m.Raw, need)
+		doc = &b.doc
+	}
+	var step *protocol.Step
+	for i := range b.steps {
+		if s := &b.steps[i]; !s.Synthetic && s.Index == m.Index && s.Stream == stream && s.Kind != protocol.StepHandshake {
+			step = s
+		}
+	}
+	id := doc.Routing.SessionKey()
+	if step != nil && step.Session != "" {
+		id = step.Session
+	}
+	if id != "" {
+		starts := step != nil && step.Kind == protocol.StepLifecycle && strings.HasSuffix(step.Label, "started")
+		t := b.session(stream, id, starts)
+		t.messages++
+		if t.first == 0 {
+			t.first = ns
+		}
+		t.last = max(t.last, ns)
+		if pv := doc.Get("producer"); pv.Kind() == payload.Object && t.prod.id == "" {
+			t.prod = producerOf(pv)
+			st.prod = t.prod
+		}
+		if step != nil {
+			b.apply(t, step, m, doc, ns)
+		}
+	}
+	b.settle()
+}
+
+// producerOf reads an envelope's producer object.
+func producerOf(v payload.Value) producer {
+	get := func(name string) string { s, _ := v.Get(name).Str(); return s }
+	return producer{id: get("agent_id"), name: get("agent_name"), version: get("agent_version"), model: get("model")}
+}
+
+// session returns the trace of session id of stream: the open one, else
+// one that ended recently (a late reply or event joins it) unless starts,
+// else a new one.
+func (b *builder) session(stream, id string, starts bool) *trace {
+	k := skey{stream, id}
+	if t := b.open[k]; t != nil {
+		return t
+	}
+	if !starts {
+		for i := len(b.recent) - 1; i >= 0; i-- {
+			if b.recent[i].key == k {
+				return b.recent[i]
+			}
+		}
+	}
+	occ := b.ended[k]
+	t := b.newTrace(k, occ, false)
+	b.open[k] = t
+	return t
+}
+
+func (b *builder) newTrace(k skey, occ int, pseudo bool) *trace {
+	tid := traceID(b.recKey, k.stream, k.id, occ)
+	root := &tracepb.Span{TraceId: tid, SpanId: spanID(tid, kindRoot, 0), Kind: tracepb.Span_SPAN_KIND_INTERNAL}
+	if pseudo {
+		root.Attributes = append(root.Attributes, kvStr("aaep.scope", "stream"))
+	} else {
+		root.Attributes = append(root.Attributes, kvStr(attrOperation, opInvokeAgent), kvStr(attrConversation, k.id))
+	}
+	if k.stream != "" {
+		root.Attributes = append(root.Attributes, kvStr("aaep.stream", k.stream))
+	}
+	return &trace{key: k, pseudo: pseudo, traceID: tid, root: root, spanAt: map[int64]*tracepb.Span{}}
+}
+
+// child opens a child span of t's root at ns.
+func (b *builder) child(t *trace, kind byte, index int64, name string, ns uint64) *tracepb.Span {
+	s := &tracepb.Span{TraceId: t.traceID, SpanId: spanID(t.traceID, kind, index), ParentSpanId: t.root.SpanId,
+		Name: name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: ns}
+	t.spans = append(t.spans, s)
+	t.spanAt[index] = s
+	return s
+}
+
+// addEvent adds an event to s, or counts it as dropped past the limit.
+func (b *builder) addEvent(s *tracepb.Span, name string, ns uint64, as []*commonpb.KeyValue) {
+	if len(s.Events) >= b.opts.maxEvents() {
+		s.DroppedEventsCount++
+		return
+	}
+	s.Events = append(s.Events, &tracepb.Span_Event{TimeUnixNano: ns, Name: name, Attributes: as})
+	b.stats.Events++
+}
+
+// apply maps the message of a step onto t.
+func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc *payload.Doc, ns uint64) {
+	text := b.opts.IncludeText
+	switch step.Kind {
+	case protocol.StepLifecycle:
+		if strings.HasSuffix(step.Label, "started") {
+			var a attrs
+			a.num("aaep.session.expected_duration_ms", doc.Get("expected_duration_ms"))
+			if v := doc.Get("tools_available"); v.Kind() == payload.Array {
+				var names []string
+				v.Elements(func(_ int, e payload.Value) bool {
+					if s, ok := e.Str(); ok {
+						names = append(names, s)
+					}
+					return true
+				})
+				a = append(a, kvStrs("aaep.session.tools_available", names))
+			}
+			if text {
+				a.docStr("aaep.session.summary", doc, "summary_normal")
+			}
+			t.root.Attributes = append(t.root.Attributes, a...)
+			return
+		}
+		b.terminal(t, step, doc, ns)
+	case protocol.StepTool:
+		b.tool(t, step, m, doc, ns)
+	case protocol.StepConfirmation, protocol.StepClarification:
+		confirm := step.Kind == protocol.StepConfirmation
+		name := "await_clarification"
+		if confirm {
+			name = "await_confirmation"
+		}
+		s := b.child(t, kindWait, m.Index, name, ns)
+		var a attrs
+		a = append(a, kvStr("aaep.wait.kind", strings.TrimPrefix(name, "await_")))
+		a.docStr("aaep.confirmation.default_decision", doc, "default_decision")
+		a.num("aaep.wait.timeout_seconds", doc.Get("timeout_seconds"))
+		a.docStr("aaep.risk_level", doc, "risk_level")
+		a.docStr("aaep.reversibility", doc, "reversibility")
+		a.boolean("aaep.irreversible", doc.Get("irreversible"))
+		if text {
+			a.docStr("aaep.confirmation.action", doc, "action")
+			a.docStr("aaep.confirmation.consequence", doc, "consequence")
+			a.docStr("aaep.clarification.question", doc, "question")
+		}
+		s.Attributes = a
+		token := docString(doc, "reply_token")
+		if token != "" {
+			if t.waits == nil {
+				t.waits = map[string]*wait{}
+			}
+			t.waits[token] = &wait{span: s, confirm: confirm}
+			t.tokens = append(t.tokens, token)
+		}
+	case protocol.StepReply:
+		token := docString(doc, "reply_token")
+		w := t.waits[token]
+		if w == nil {
+			return
+		}
+		t.spanAt[m.Index] = w.span
+		if strings.HasSuffix(step.Detail, "(ignored)") {
+			b.addEvent(w.span, "aaep.reply.ignored", ns, nil)
+			return
+		}
+		delete(t.waits, token)
+		var a attrs
+		a = append(a, kvStr("aaep.wait.outcome", "replied"))
+		if w.confirm {
+			a.docStr("aaep.confirmation.decision", doc, "decision")
+			a = append(a, kvBool("aaep.confirmation.default_applied", false))
+		} else if text {
+			a.docStr("aaep.clarification.response", doc, "response")
+		}
+		w.span.Attributes = append(w.span.Attributes, a...)
+		w.span.EndTimeUnixNano = ns
+	case protocol.StepState:
+		var a attrs
+		from, to := docString(doc, "from_state"), docString(doc, "to_state")
+		if from == "" && to == "" {
+			from, to = step.From, step.To
+		}
+		a = append(a, kvStr("aaep.state.from", from), kvStr("aaep.state.to", to))
+		if text {
+			a.docStr("aaep.summary", doc, "summary_normal")
+		}
+		b.addEvent(t.root, "aaep.state.changed", ns, a)
+	case protocol.StepProgress:
+		var a attrs
+		p := doc.Get("progress")
+		a.num("aaep.progress.percent", p.Get("percent"))
+		a.num("aaep.progress.step", p.Get("step"))
+		a.num("aaep.progress.total_steps", p.Get("total_steps"))
+		if text {
+			a.str("aaep.progress.description", p, "description")
+		}
+		b.addEvent(t.root, "aaep.progress.updated", ns, a)
+	case protocol.StepOutput:
+		b.output(t, doc, ns)
+	case protocol.StepHandoff:
+		var a attrs
+		a.docStr("aaep.handoff.target_kind", doc, "target_kind")
+		b.addEvent(t.root, "aaep.handoff.requested", ns, a)
+	}
+}
+
+// terminal ends t's root at its terminal event.
+func (b *builder) terminal(t *trace, step *protocol.Step, doc *payload.Doc, ns uint64) {
+	if t.ended {
+		return
+	}
+	t.ended = true
+	t.root.EndTimeUnixNano = ns
+	t.state = step.Label
+	switch {
+	case strings.HasSuffix(step.Label, "completed"):
+		t.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+	case strings.HasSuffix(step.Label, "errored"):
+		var a attrs
+		code, cat := docString(doc, "error_code"), docString(doc, "error_category")
+		a.docStr("aaep.error.category", doc, "error_category")
+		a.docStr("aaep.error.code", doc, "error_code")
+		a.boolean("aaep.error.recoverable", doc.Get("recoverable"))
+		etype := cmpOr(code, cat, "errored")
+		a = append(a, kvStr(attrErrorType, etype))
+		msg := etype
+		if b.opts.IncludeText {
+			if s := docString(doc, "summary_normal"); s != "" {
+				msg = s
+			}
+		}
+		t.root.Attributes = append(t.root.Attributes, a...)
+		t.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
+	}
+}
+
+func cmpOr(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// tool opens or closes a tool call's span.
+func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *payload.Doc, ns uint64) {
+	name := docString(doc, "tool")
+	if name == "" {
+		name = step.Detail
+	}
+	callID := docString(doc, "tool_call_id")
+	key := callID
+	if key == "" {
+		key = "\x00" + name
+	}
+	if strings.HasSuffix(step.Label, "invoked") {
+		s := b.child(t, kindTool, m.Index, opExecuteTool+" "+name, ns)
+		var a attrs
+		a = append(a, kvStr(attrOperation, opExecuteTool), kvStr(attrToolName, name))
+		if callID != "" {
+			a = append(a, kvStr(attrToolCallID, callID))
+		}
+		a.docStr("aaep.tool.risk_level", doc, "risk_level")
+		a.docStr("aaep.tool.reversibility", doc, "reversibility")
+		a.boolean("aaep.tool.irreversible", doc.Get("irreversible"))
+		if b.opts.IncludeText {
+			a.docStr("aaep.tool.args_summary", doc, "args_summary")
+		}
+		s.Attributes = a
+		if t.tools == nil {
+			t.tools = map[string]*tracepb.Span{}
+		}
+		t.tools[key] = s
+		return
+	}
+	if !strings.HasSuffix(step.Label, "completed") {
+		b.addEvent(t.root, "aaep."+step.Label, ns, nil)
+		return
+	}
+	s := t.tools[key]
+	if s == nil {
+		return // a completion of no recorded invocation: the finding says so
+	}
+	delete(t.tools, key)
+	t.spanAt[m.Index] = s
+	s.EndTimeUnixNano = ns
+	var a attrs
+	status := docString(doc, "status")
+	if status != "" {
+		a = append(a, kvStr("aaep.tool.status", status))
+	}
+	a.num("aaep.tool.duration_ms", doc.Get("duration_ms"))
+	if b.opts.IncludeText {
+		a.docStr("aaep.tool.result_summary", doc, "summary_normal")
+	}
+	switch status {
+	case "", "success":
+		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+	default:
+		a = append(a, kvStr(attrErrorType, status))
+		msg := status
+		if b.opts.IncludeText {
+			msg = cmpOr(docString(doc, "error_message"), status)
+		}
+		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
+	}
+	s.Attributes = append(s.Attributes, a...)
+}
+
+// output counts a streaming output's chunk; a complete output becomes
+// its event.
+func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
+	id := docString(doc, "output_id")
+	o := t.outputs[id]
+	if o == nil {
+		if t.outputs == nil {
+			t.outputs = map[string]*output{}
+		}
+		o = &output{id: id, first: ns, contentType: docString(doc, "content_type")}
+		t.outputs[id] = o
+		t.order = append(t.order, id)
+	}
+	o.chunks++
+	o.last = ns
+	if c, ok := doc.Get("chunk").Text(); ok {
+		o.bytes += int64(len(c))
+		if b.opts.IncludeText && !o.clipped {
+			if o.text.Len()+len(c) > maxOutputText {
+				o.clipped = true
+			} else {
+				o.text.Write(c)
+			}
+		}
+	}
+	if done, _ := doc.Get("complete").Bool(); done {
+		o.complete = true
+		b.outputEvent(t, o)
+		delete(t.outputs, id)
+	}
+}
+
+func (b *builder) outputEvent(t *trace, o *output) {
+	a := attrs{kvInt("aaep.output.chunks", o.chunks), kvInt("aaep.output.bytes", o.bytes),
+		kvBool("aaep.output.complete", o.complete), kvInt("aaep.output.duration_ns", int64(o.last-o.first))}
+	if o.id != "" {
+		a = append(a, kvStr("aaep.output.id", o.id))
+	}
+	if o.contentType != "" {
+		a = append(a, kvStr("aaep.output.content_type", o.contentType))
+	}
+	if b.opts.IncludeText {
+		a = append(a, kvStr("aaep.output.text", o.text.String()))
+		if o.clipped {
+			a = append(a, kvBool("aaep.output.text_clipped", true))
+		}
+	}
+	b.addEvent(t.root, "aaep.output.streaming", o.first, a)
+}
+
+// settle applies what the checker reported while the last message was
+// read: waits resolved by a default, findings, sessions that ended.
+func (b *builder) settle() {
+	for _, s := range b.steps {
+		if s.Synthetic && s.Kind == protocol.StepTimeout {
+			b.timeout(s)
+		}
+	}
+	b.steps = b.steps[:0]
+	for i := range b.findings {
+		b.placeFinding(&b.findings[i])
+	}
+	b.findings = b.findings[:0]
+	for _, sum := range b.done {
+		b.end(sum)
+	}
+	b.done = b.done[:0]
+}
+
+// lookup returns the trace of a session open or recently ended, or nil.
+func (b *builder) lookup(k skey) *trace {
+	if t := b.open[k]; t != nil {
+		return t
+	}
+	for i := len(b.recent) - 1; i >= 0; i-- {
+		if b.recent[i].key == k {
+			return b.recent[i]
+		}
+	}
+	return nil
+}
+
+// timeout resolves a wait by the default the checker applied (its step's
+// detail: the token, then "→ default accept" or "→ default reject").
+func (b *builder) timeout(s protocol.Step) {
+	t := b.lookup(skey{s.Stream, s.Session})
+	if t == nil {
+		return
+	}
+	token, rest, _ := strings.Cut(s.Detail, " ")
+	w := t.waits[token]
+	if w == nil {
+		return
+	}
+	delete(t.waits, token)
+	outcome := "timeout"
+	if s.Label != "timeout" {
+		outcome = "subscription_closed"
+	}
+	a := attrs{kvStr("aaep.wait.outcome", outcome)}
+	if d, ok := strings.CutPrefix(rest, "→ default "); ok {
+		a = append(a, kvStr("aaep.confirmation.decision", d), kvBool("aaep.confirmation.default_applied", true))
+	}
+	w.span.Attributes = append(w.span.Attributes, a...)
+	w.span.EndTimeUnixNano = b.at(s.Offset)
+}
+
+// placeFinding adds a finding as an event of the span of the message it
+// concerns (the session's root when no span is filed under it).
+func (b *builder) placeFinding(f *protocol.Finding) {
+	b.stats.Findings++
+	t := (*trace)(nil)
+	if f.Session != "" {
+		t = b.lookup(skey{f.Stream, f.Session})
+	}
+	if t == nil {
+		st := b.stream(f.Stream)
+		if st.trace == nil {
+			st.trace = b.newTrace(skey{f.Stream, ""}, 0, true)
+		}
+		t = st.trace
+	}
+	span := t.root
+	if s := t.spanAt[f.Index]; s != nil && f.Index >= 0 {
+		span = s
+	}
+	msg := f.Message
+	for _, tok := range t.tokens {
+		msg = strings.ReplaceAll(msg, tok, "(reply token)")
+	}
+	a := []*commonpb.KeyValue{
+		kvStr("aaep.finding.rule", f.RuleID), kvStr("aaep.finding.level", f.Level.String()),
+		kvStr("aaep.finding.party", f.Party.String()), kvStr("aaep.finding.message", msg),
+		kvStr("aaep.finding.protocol", f.Protocol), kvInt("aaep.finding.index", f.Index),
+	}
+	if t.pseudo && f.Session != "" {
+		a = append(a, kvStr(attrConversation, f.Session))
+	}
+	b.addEvent(span, eventFinding, b.at(f.Offset), a)
+	if f.Party == protocol.Producer && f.Level == protocol.Must {
+		desc := fmt.Sprintf("producer MUST %s: %s", f.RuleID, f.Short)
+		if span.Status == nil || span.Status.Code != tracepb.Status_STATUS_CODE_ERROR {
+			span.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: desc}
+		}
+		if t.mustErr == "" {
+			t.mustErr = desc
+		}
+	}
+}
+
+// end closes a session the checker is done with; it is held a while for
+// late replies and findings, then sent.
+func (b *builder) end(sum protocol.SessionSummary) {
+	k := skey{sum.Stream, sum.Session}
+	t := b.open[k]
+	if t == nil {
+		return
+	}
+	delete(b.open, k)
+	b.ended[k]++
+	t.complete = sum.Complete
+	if sum.State != "" {
+		t.state = sum.State
+	}
+	b.recent = append(b.recent, t)
+	if len(b.recent) > recentDone {
+		old := b.recent[0]
+		b.recent = b.recent[1:]
+		b.finish(old)
+	}
+}
+
+// finish completes t's spans and hands the trace on.
+func (b *builder) finish(t *trace) {
+	end := t.last
+	if t.pseudo {
+		st := b.streams[t.key.stream]
+		t.first, end, t.prod = st.first, st.last, st.prod
+		name := "aaep.stream"
+		if t.key.stream != "" {
+			name += " " + t.key.stream
+		}
+		t.root.Name = name
+	} else {
+		agent := cmpOr(t.prod.name, t.prod.id)
+		t.root.Name = strings.TrimSpace(opInvokeAgent + " " + agent)
+		var a attrs
+		if t.prod.id != "" {
+			a = append(a, kvStr(attrAgentID, t.prod.id))
+		}
+		if agent != "" {
+			a = append(a, kvStr(attrAgentName, agent))
+		}
+		if t.prod.model != "" {
+			a = append(a, kvStr(attrModel, t.prod.model))
+		}
+		a = append(a, kvStr("aaep.session.state", t.state), kvBool("aaep.session.complete", t.complete),
+			kvInt("aaep.session.messages", t.messages))
+		t.root.Attributes = append(t.root.Attributes, a...)
+	}
+	t.root.StartTimeUnixNano = t.first
+	if !t.ended {
+		t.root.EndTimeUnixNano = end
+	}
+	for _, s := range t.tools {
+		s.EndTimeUnixNano = end
+		s.Attributes = append(s.Attributes, kvBool("aaep.tool.completed", false))
+	}
+	for _, w := range t.waits {
+		w.span.EndTimeUnixNano = end
+		w.span.Attributes = append(w.span.Attributes, kvStr("aaep.wait.outcome", "unanswered"))
+	}
+	for _, id := range t.order {
+		if o := t.outputs[id]; o != nil {
+			b.outputEvent(t, o)
+		}
+	}
+	if t.mustErr != "" && (t.root.Status == nil || t.root.Status.Code != tracepb.Status_STATUS_CODE_ERROR) {
+		t.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: t.mustErr}
+	}
+	for _, s := range t.spans {
+		if s.EndTimeUnixNano < s.StartTimeUnixNano {
+			s.EndTimeUnixNano = s.StartTimeUnixNano
+		}
+	}
+	if t.root.EndTimeUnixNano < t.root.StartTimeUnixNano {
+		t.root.EndTimeUnixNano = t.root.StartTimeUnixNano
+	}
+	b.emit(t)
+}
+
+// close ends the recording: what the driver reported last is applied,
+// then every session still held is sent, and the streams' traces of
+// findings that concern no session.
+func (b *builder) close() {
+	b.settle()
+	for _, t := range b.recent {
+		b.finish(t)
+	}
+	b.recent = nil
+	// Sessions the checker never ended (it ends every one at Finish;
+	// this is for a reading stopped part-way).
+	var rest []*trace
+	for _, t := range b.open {
+		rest = append(rest, t)
+	}
+	sortTraces(rest)
+	for _, t := range rest {
+		b.finish(t)
+	}
+	var names []string
+	for name, st := range b.streams {
+		if st.trace != nil {
+			names = append(names, name)
+		}
+	}
+	sortStrings(names)
+	for _, name := range names {
+		b.finish(b.streams[name].trace)
+	}
+}
+
+// resource returns the resource attributes of t: its producer and the
+// recording.
+func (b *builder) resource(t *trace) []*commonpb.KeyValue {
+	svc := t.prod.id
+	if svc == "" {
+		svc = "aaep"
+	}
+	a := []*commonpb.KeyValue{kvStr(attrServiceName, svc)}
+	if t.prod.version != "" {
+		a = append(a, kvStr(attrServiceVersion, t.prod.version))
+	}
+	return append(a, b.res...)
+}
