@@ -101,9 +101,12 @@ func exportOTLP(o *ExportOptions) error {
 		for _, kv := range o.OTLP.Headers {
 			otlpexport.ParseHeader(c.Header, kv)
 		}
-		st, err = run(func(req *coltracepb.ExportTraceServiceRequest) error { return c.Send(a.ctx, req) })
+		st, err = run(func(req *coltracepb.ExportTraceServiceRequest) error { return cli.Unavailable(c.Send(a.ctx, req)) })
 		if err != nil {
-			return cli.WithCode(cli.ExitFailure, err)
+			if cli.KindOf(err) == cli.KindUnavailable {
+				return err
+			}
+			return cli.Input(err)
 		}
 		if c.Rejected > 0 {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %s rejected %d spans: %s\n", url, c.Rejected, c.Warning)
@@ -120,7 +123,7 @@ func exportOTLP(o *ExportOptions) error {
 			return err
 		})
 		if err != nil {
-			return cli.WithCode(cli.ExitUsage, err)
+			return err // outfile's and reading errors are typed (cli.KindOf)
 		}
 		where = outName(o.Output)
 	}
