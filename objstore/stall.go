@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -94,13 +95,27 @@ func (w *watch) done() {
 }
 
 // stalled returns the stall error when the request was abandoned for it.
+// The transport's own error often says the cause already (it is the
+// context's): then it is not said twice.
 func (w *watch) stalled(err error) error {
 	var se stallError
 	if cause := context.Cause(w.ctx); errors.As(cause, &se) {
+		if strings.Contains(err.Error(), se.Error()) {
+			return stalledError{se: se, err: err}
+		}
 		return fmt.Errorf("%w (%v)", se, err)
 	}
 	return err
 }
+
+// stalledError is a transport error that names its stall cause itself.
+type stalledError struct {
+	se  stallError
+	err error
+}
+
+func (e stalledError) Error() string   { return e.err.Error() }
+func (e stalledError) Unwrap() []error { return []error{e.se, e.err} }
 
 func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())

@@ -52,6 +52,9 @@ func TestStallBlackHole(t *testing.T) {
 		if !errors.Is(err, objstore.ErrStalled) {
 			t.Errorf("%s under a black hole: %v, want ErrStalled", name, err)
 		}
+		if err != nil && strings.Count(err.Error(), "no progress for") != 1 {
+			t.Errorf("%s under a black hole: %q says the stall other than once", name, err)
+		}
 	}
 	if ctx.Err() != nil {
 		t.Fatal("the test's deadline ended the calls, not the stall timeout")
