@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/objstore/s3test"
 )
 
 // The real recordings internal/recdiff/testdata/record.sh makes.
@@ -140,5 +146,56 @@ func TestDiffForms(t *testing.T) {
 	_, out, _ = replay(t, "diff", "--color", "always", diffV1, diffV2)
 	if !strings.Contains(out, "\x1b[31m-tool.invoked search_flights\x1b[0m") {
 		t.Errorf("--color always: no red removal:\n%q", out)
+	}
+}
+
+// On a terminal the text is coloured, unless NO_COLOR is set.
+func TestDiffColourOnATerminal(t *testing.T) {
+	for _, noColor := range []string{"", "1"} {
+		t.Setenv("NO_COLOR", noColor)
+		master, tty, err := pty.Open()
+		if err != nil {
+			t.Fatalf("open pty: %v", err)
+		}
+		var term bytes.Buffer
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			io.Copy(&term, master)
+		}()
+		var errb bytes.Buffer
+		code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: tty, Err: &errb}, []string{"diff", diffV1, diffV2})
+		tty.Close()
+		<-read
+		master.Close()
+		coloured := strings.Contains(term.String(), "\x1b[31m-tool.invoked search_flights\x1b[0m")
+		if code != 1 || coloured != (noColor == "") || !strings.Contains(term.String(), "tool.invoked search_flights") {
+			t.Errorf("NO_COLOR=%q: exit %d, coloured %v:\n%q%s", noColor, code, coloured, term.String(), errb.String())
+		}
+	}
+}
+
+// Either side may be an s3:// object or prefix (a local S3 server here).
+func TestDiffS3(t *testing.T) {
+	srv := s3test.Start(t, "runs")
+	srv.SetEnv(t)
+	for key, file := range map[string]string{"v1/run.aaep": diffV1, "v2/run.aaep": diffV2} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Put("runs", key, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, stderr := replay(t, "diff", "s3://runs/v1/", diffV1Again); code != 0 || !strings.HasPrefix(out, "same: 9 sessions") {
+		t.Errorf("prefix against a file: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr := replay(t, "diff", "--stat", "s3://runs/v1/run.aaep", "s3://runs/v2/")
+	if code != 1 || !strings.HasPrefix(out, "M sess_d0fd4a2cb8d12071 ") {
+		t.Errorf("object against a prefix: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := replay(t, "diff", "s3://runs/v1/", "s3://runs/none/"); code != 2 || !strings.Contains(stderr, "s3://runs/none/") {
+		t.Errorf("an empty prefix: exit %d, %s", code, stderr)
 	}
 }
