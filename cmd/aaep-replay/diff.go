@@ -152,7 +152,7 @@ func diffRun(opts *DiffOptions) error {
 		if cerr := a.ctx.Err(); cerr != nil {
 			return cerr
 		}
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("diff: %w", err))
+		return cli.Input(fmt.Errorf("diff: %w", err))
 	}
 	if opts.JSON {
 		err = res.WriteJSON(a.Out)
@@ -166,16 +166,16 @@ func diffRun(opts *DiffOptions) error {
 		err = res.WriteText(a.Out, recdiff.TextOptions{Color: color, Stat: opts.Stat})
 	}
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing the comparison: %w", err))
+		return cli.Output(fmt.Errorf("writing the comparison: %w", err))
 	}
 	switch {
 	case len(res.Incomplete) > 0:
 		for _, why := range res.Incomplete {
 			fmt.Fprintf(a.Err, "aaep-replay: diff: INCOMPLETE: %s\n", why)
 		}
-		return cli.Silent(cli.ExitUsage)
+		return cli.Of(cli.KindIncomplete, cli.ErrSilent) // exit 2: no verdict
 	case !res.Same():
-		return cli.Silent(cli.ExitFailure)
+		return cli.Of(cli.KindFindings, cli.ErrSilent) // exit 1: they differ
 	}
 	return nil
 }
