@@ -442,3 +442,40 @@ func TestJSONNoSessionKept(t *testing.T) {
 		t.Errorf("same %v, sessions %v, counts %v", doc.Same, doc.Sessions, doc.Counts)
 	}
 }
+
+// A session that ends otherwise: its final state differs, and the event
+// that ended it.
+func TestFinalState(t *testing.T) {
+	dir := t.TempDir()
+	opts := sample.Options{Sessions: 4, Seed: 5}
+	msgs := sample.Stream(opts)
+	a := filepath.Join(dir, "a.aaep")
+	if err := sample.WriteCapture(a, msgs, opts.Start0(), "aaep-capture/test"); err != nil {
+		t.Fatal(err)
+	}
+	first := msgs[0].Session
+	changed := 0
+	for i, m := range msgs {
+		if m.Session == first && m.Type == "aaep:agent.session.completed" {
+			msgs[i].JSON = bytes.Replace(m.JSON, []byte(`"aaep:agent.session.completed"`), []byte(`"aaep:agent.session.cancelled"`), 1)
+			changed++
+		}
+	}
+	if changed != 1 {
+		t.Fatalf("%d terminal events of %s changed", changed, first)
+	}
+	b := filepath.Join(dir, "b.aaep")
+	if err := sample.WriteCapture(b, msgs, opts.Start0(), "aaep-capture/test"); err != nil {
+		t.Fatal(err)
+	}
+	d := different(diff(t, a, b, defaults()))
+	if len(d) != 1 || d[0].A.Session != first {
+		t.Fatalf("%d sessions differ: %+v", len(d), d)
+	}
+	if f := d[0].Final; f == nil || f[0].State != "completed" || f[1].State != "cancelled" || !f[0].Complete || !f[1].Complete {
+		t.Errorf("final state %+v, want completed → cancelled", f)
+	}
+	if d[0].Added != 1 || d[0].Removed != 1 {
+		t.Errorf("events +%d -%d, want the terminal event replaced", d[0].Added, d[0].Removed)
+	}
+}
