@@ -151,6 +151,8 @@ func Run(ctx context.Context, a, b Side, opts Options) (*Result, error) {
 	var mu sync.Mutex
 	m := newMatcher(opts.Match, func(x, y *session, by string) {
 		d := compare(x, y, by, &opts, p)
+		x.release()
+		y.release()
 		mu.Lock()
 		res.add(d)
 		mu.Unlock()

@@ -2,6 +2,7 @@ package recdiff
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/payload"
@@ -178,6 +179,39 @@ func quote(s string) string {
 	return `"` + clip(strings.ReplaceAll(s, "\n", `\n`)) + `"`
 }
 
+// Buffers of sessions compared are used again by sessions to come: a
+// session's payloads and events are garbage once it is compared, and a
+// long recording makes many.
+var (
+	rawPool    sync.Pool // *[]byte
+	eventsPool sync.Pool // *[]event
+)
+
+// maxPooled is the largest buffer kept for reuse (a long session's is left
+// to the collector).
+const maxPooled = 64 << 10
+
+func newRaw() []byte {
+	if b, ok := rawPool.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 8<<10) // most sessions fit
+}
+
+// release hands the session's buffers back for reuse; the session must not
+// be read after.
+func (s *session) release() {
+	if cap(s.raw) > 0 && cap(s.raw) <= maxPooled {
+		b := s.raw[:0]
+		rawPool.Put(&b)
+	}
+	if cap(s.events) > 0 && cap(s.events)*48 <= maxPooled {
+		e := s.events[:0]
+		eventsPool.Put(&e)
+	}
+	s.raw, s.events = nil, nil
+}
+
 // size is about how much memory the session holds, in bytes.
 func (s *session) size() int {
 	n := cap(s.raw) + cap(s.events)*48 + 64*(len(s.tools)+len(s.asks))
@@ -225,7 +259,12 @@ func (s *session) add(m *protocol.Message, line string, hash uint64) {
 		s.inOutput = false
 	}
 	if s.raw == nil {
-		s.raw = make([]byte, 0, 8<<10) // most sessions fit
+		s.raw = newRaw()
+	}
+	if s.events == nil {
+		if e, ok := eventsPool.Get().(*[]event); ok {
+			s.events = (*e)[:0]
+		}
 	}
 	start := len(s.raw)
 	s.raw = append(s.raw, m.Raw...)
