@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -24,6 +25,9 @@ type s3Store struct {
 	c        minio.Core
 	bucket   string
 	partSize uint64
+	// chain is the credential chain (nil with Anonymous): it says whether
+	// requests went unsigned because it found nothing.
+	chain *unsignedWarning
 }
 
 // newS3 connects to bucket. It makes no request: credentials are looked up
@@ -69,6 +73,7 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 		warnf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "warning: "+format+"\n", args...) }
 	}
 	var creds *credentials.Credentials
+	var chain *unsignedWarning
 	if o.Anonymous {
 		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
 		warnf("requests to s3://%s go unsigned (anonymous), as asked: only a bucket that allows anyone answers them", bucket)
@@ -76,7 +81,7 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 		// The standard AWS chain: environment, the shared credentials
 		// file (AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE), then the
 		// instance, task or web-identity role.
-		creds = credentials.New(&unsignedWarning{
+		chain = &unsignedWarning{
 			Chain: credentials.Chain{Providers: []credentials.Provider{
 				&credentials.EnvAWS{},
 				&credentials.FileAWSCredentials{},
@@ -85,7 +90,8 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 			warn: func() {
 				warnf("no credentials found for s3://%s (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, the shared credentials file, an instance, task or web-identity role): requests go unsigned; only a bucket that allows anyone answers them", bucket)
 			},
-		})
+		}
+		creds = credentials.New(chain)
 	}
 	retries := 1 + 3 // minio-go counts the first attempt
 	if o.Retries < 0 {
@@ -105,7 +111,7 @@ func newS3(_ context.Context, bucket string, o Options) (Store, error) {
 		return nil, fmt.Errorf("S3 client for %s: %w", host, err)
 	}
 	part := uint64(max(o.PartSize, minPartSize))
-	return &s3Store{c: *c, bucket: bucket, partSize: part}, nil
+	return &s3Store{c: *c, bucket: bucket, partSize: part, chain: chain}, nil
 }
 
 // unsignedWarning is the credential chain, warning once when it finds no
@@ -114,7 +120,13 @@ type unsignedWarning struct {
 	credentials.Chain
 	once sync.Once
 	warn func()
+	// none is set while the chain finds no credentials.
+	none atomic.Bool
 }
+
+// unsigned reports whether the chain found no credentials, so that
+// requests go unsigned though nobody asked for it.
+func (u *unsignedWarning) unsigned() bool { return u != nil && u.none.Load() }
 
 func (u *unsignedWarning) RetrieveWithCredContext(cc *credentials.CredContext) (credentials.Value, error) {
 	v, err := u.Chain.RetrieveWithCredContext(cc)
@@ -129,7 +141,9 @@ func (u *unsignedWarning) Retrieve() (credentials.Value, error) {
 }
 
 func (u *unsignedWarning) check(v credentials.Value) {
-	if v.SignerType.IsAnonymous() || v.AccessKeyID == "" {
+	none := v.SignerType.IsAnonymous() || v.AccessKeyID == ""
+	u.none.Store(none)
+	if none {
 		u.once.Do(u.warn)
 	}
 }
@@ -164,6 +178,9 @@ func (s *s3Store) wrap(op, key string, err error) error {
 			return fmt.Errorf("%s %s: %w %s", op, s.Describe(key), ErrNoBucket, s.bucket)
 		}
 		return fmt.Errorf("%s %s: %w", op, s.Describe(key), ErrNotFound)
+	case s.chain.unsigned() && (resp.Code == "AccessDenied" || resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized):
+		// Not a key's policy: there is no key.
+		return fmt.Errorf("%s %s: %w: no credentials were found, so the request went unsigned and the server refused it; give credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE (the shared credentials file), or an instance, task or web-identity role", op, s.Describe(key), ErrAccess)
 	case resp.Code == "AccessDenied":
 		// The keys are valid; this key may not do this.
 		return fmt.Errorf("%s %s: %w (AccessDenied): this key's policy does not allow it", op, s.Describe(key), ErrDenied)
