@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -196,5 +197,55 @@ func TestRunLeavesNoUploaderRunning(t *testing.T) {
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	if strings.Contains(stacks, "aaepkit/spool.") {
 		t.Errorf("the uploader still runs after run returned:\n%s", stacks)
+	}
+}
+
+// --drain-spool --json prints its summary; the drain's last line names the
+// parts it left (uploads refused), or says nothing is left.
+func TestDrainSummaryNamesPartsLeft(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	for _, kv := range p.Env(srv) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
+	defer prod.Close()
+	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	root := t.TempDir()
+	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "d/agent.aaep"})
+	p.SetFault(s3test.ForbidWrites)
+	res := capture(t, false, url, "-o", "s3://caps/d/agent.aaep", "--spool", root, "--rotate-every", "1s",
+		"--duration", "1500ms", "--upload-wait", "0", "--s3-timeout", "1s")
+	left := spooled(t, dir)
+	if res.code != 1 || len(left) == 0 {
+		t.Fatalf("recording: exit %d, spool %v: %s", res.code, left, res.stderr)
+	}
+	lastLine := func(s string) string {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		return lines[len(lines)-1]
+	}
+	var sum drainSummary
+	res = capture(t, false, "--drain-spool", root, "--upload-wait", "1s", "--s3-timeout", "1s", "--json")
+	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
+		t.Fatalf("--json: %v: %q", err, res.stdout)
+	}
+	if res.code != 1 || sum.ExitCode != 1 || len(sum.Left) != len(left) || sum.Uploaded != 0 {
+		t.Errorf("refused drain: exit %d, summary %+v; want 1 and the %d parts left", res.code, sum, len(left))
+	}
+	last := lastLine(res.stderr)
+	for _, f := range left {
+		if !strings.Contains(last, filepath.Base(f)) {
+			t.Errorf("the last line does not name %s: %q", filepath.Base(f), last)
+		}
+	}
+	srv.SetEnv(t)
+	res = capture(t, false, "--drain-spool", root, "--json")
+	sum = drainSummary{}
+	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
+		t.Fatalf("--json: %v: %q", err, res.stdout)
+	}
+	if res.code != 0 || sum.Uploaded != int64(len(left)) || len(sum.Left) != 0 || !strings.Contains(lastLine(res.stderr), "nothing left") {
+		t.Errorf("drain: exit %d, summary %+v, last line %q", res.code, sum, lastLine(res.stderr))
 	}
 }
