@@ -58,7 +58,7 @@ var ErrNotRequest = errors.New("the first message must be a subscription.request
 // over WebSocket. The events, their pacing, the control API and Options.Record
 // treat the subscriber like any other.
 func (s *Server) ServeStream(ctx context.Context, ms MessageStream, transport, remote string, requireRequest bool) (StreamEnd, error) {
-	sw := &streamWire{ms: ms, timeout: s.opts.WriteTimeout}
+	sw := &streamWire{ms: ms, timeout: s.opts.WriteTimeout, ctx: ctx}
 	sub, err := s.newSubscriber(transport, remote, "", sw, nil)
 	if err != nil {
 		return StreamEnd{Code: CloseGoingAway, Reason: "server shutting down"}, nil
@@ -66,6 +66,10 @@ func (s *Server) ServeStream(ctx context.Context, ms MessageStream, transport, r
 	// Aborting the stream may end the transport's connection, and with it
 	// the reading side: the stall is said first.
 	sw.onStall = func() { sub.failed(errStreamStalled) }
+	// A Send that fails because the subscriber cancelled its call (its
+	// reader may not have seen it yet) ends the subscription as the
+	// subscriber's doing, not as a failed connection.
+	sw.onCancel = func() { sub.stop(CloseSubscriber, "cancelled by subscriber", CauseSubscriber) }
 	g := newGreeting()
 	badFirst := make(chan []byte, 1)
 	readerDone := make(chan struct{})
@@ -118,8 +122,12 @@ type streamWire struct {
 	ms      MessageStream
 	timeout time.Duration
 	onStall func() // a Send took longer than the timeout
-	pending []*event
-	doc     payload.Doc
+	// ctx is the stream's: done when the subscriber cancelled (or the
+	// connection went); onCancel is told when a Send failed so.
+	ctx      context.Context
+	onCancel func()
+	pending  []*event
+	doc      payload.Doc
 
 	mu      sync.Mutex
 	aborted bool
@@ -167,6 +175,9 @@ func (w *streamWire) flush() error {
 			w.mu.Unlock()
 			if st {
 				return errStreamStalled
+			}
+			if w.ctx != nil && w.ctx.Err() != nil && w.onCancel != nil {
+				w.onCancel()
 			}
 			return err
 		}

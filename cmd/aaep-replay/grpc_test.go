@@ -42,7 +42,9 @@ func grpcAddr(t *testing.T, s *servingCmd) string {
 	}
 }
 
-// confirmCapture writes a capture whose second event awaits a confirmation.
+// confirmCapture writes a capture whose second event awaits a confirmation;
+// the last comes a second later, time enough for the reply however loaded
+// the machine (--close-at-end ends the stream after it).
 func confirmCapture(t *testing.T) (string, [][]byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "confirm.aaep")
@@ -56,7 +58,11 @@ func confirmCapture(t *testing.T) (string, [][]byte) {
 		[]byte(`{"type":"aaep:agent.session.completed","event_id":"evt_3","session_id":"sess_1","producer":{"agent_id":"cli-test"},"summary_normal":"caf\u00e9 é"}`),
 	}
 	for i, e := range evs {
-		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(i) * int64(10*time.Millisecond), Session: "sess_1", Payload: e}); err != nil {
+		at := time.Duration(i) * 10 * time.Millisecond
+		if i == len(evs)-1 {
+			at = time.Second
+		}
+		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(at), Session: "sess_1", Payload: e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,7 +123,7 @@ func TestServeGRPCNodeSubscriber(t *testing.T) {
 		t.Errorf("manifest %s", manifest)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(srv.out.String(), "accepted") {
+	for !strings.Contains(srv.out.String(), "confirmation.reply rpl_1 decision=accept") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no reply line; stdout %q", srv.out.String())
 		}

@@ -46,7 +46,7 @@ var (
 )
 
 // writeCapture writes a gRPC capture: its manifest, the recorder's
-// request, the events (20 ms apart).
+// request, the events (20 ms apart, the last a second after the start).
 func writeCapture(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "grpc.aaep")
@@ -59,7 +59,14 @@ func writeCapture(t *testing.T) string {
 		{Kind: capfile.KindSent, Time: int64(ms), Payload: []byte(`{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{}}`)},
 	}
 	for i, e := range events {
-		recs = append(recs, capfile.Record{Kind: capfile.KindReceived, Time: int64(10*ms + time.Duration(i)*20*ms), Session: "sess_a", Payload: e})
+		at := 10*ms + time.Duration(i)*20*ms
+		if i == len(events)-1 {
+			// A second after the confirmation: time for a subscriber's
+			// reply before the end closes the stream, however loaded the
+			// machine.
+			at = time.Second
+		}
+		recs = append(recs, capfile.Record{Kind: capfile.KindReceived, Time: int64(at), Session: "sess_a", Payload: e})
 	}
 	for i := range recs {
 		if err := w.Append(&recs[i]); err != nil {

@@ -53,7 +53,9 @@ client.GetManifest({}, { deadline: Date.now() + 10000 }, (err, m) => {
     if (typeof ev.type === 'string' && ev.type.endsWith('awaiting.confirmation')) {
       const d = decisions[ev.reply_token] || { decision: 'accept', delay_ns: 0 };
       const reply = { type: 'confirmation.reply', reply_token: ev.reply_token, decision: d.decision, subscription_id: subscriptionId, timestamp: new Date().toISOString() };
-      setTimeout(() => call.write({ json: Buffer.from(JSON.stringify(reply)), message_type: 'confirmation.reply' }), (d.delay_ns || 0) / 1e6);
+      const send = () => call.write({ json: Buffer.from(JSON.stringify(reply)), message_type: 'confirmation.reply' });
+      if (d.delay_ns) setTimeout(send, d.delay_ns / 1e6);
+      else send();
     }
   });
   call.on('error', (err) => {
