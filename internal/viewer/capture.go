@@ -67,6 +67,18 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 		Sessions: s.indexSessions(), IndexCount: len(s.indexSessions()), Follow: s.opts.Follow,
 	}
 	sn := s.analysis().snap.Load()
+	if s.replayRecording() && len(sn.sessions) > 0 {
+		// A recording of a replay holds each subscriber's copy of the
+		// sessions, which its index does not tell apart (one entry per
+		// id): its sessions are the check's, each with its key, as
+		// /api/sessions lists them.
+		info.Sessions = info.Sessions[:0:0]
+		for _, v := range sn.sessions {
+			info.Sessions = append(info.Sessions, indexSession{ID: v.ID, Key: v.Key, Recording: v.Facts.Recording,
+				Records: v.Facts.Messages, First: v.Facts.First, Last: v.Facts.Last})
+		}
+		info.IndexCount = len(info.Sessions)
+	}
 	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
 	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
 	info.Recordings = sn.recordings
@@ -85,4 +97,18 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 		info.SessionsCut = true
 	}
 	writeJSON(w, http.StatusOK, info)
+}
+
+// replayRecording reports whether a recording viewed is one of a replay
+// (serve --record), whose subscriptions are streams of their own.
+func (s *Server) replayRecording() bool {
+	if s.rec.Replay() {
+		return true
+	}
+	for _, r := range s.rec.Joined() {
+		if r.Replay() {
+			return true
+		}
+	}
+	return false
 }
