@@ -277,19 +277,25 @@ func TestCancelAndStall(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var tm serve.Options
-	tm.Open = serve.OpenFile(path)
-	tm.Timing.NoDelay = true
-	tm.WriteTimeout = 300 * ms
-	srv, addr := start(t, tm)
-	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(8<<20)))
-	if err != nil {
-		t.Fatal(err)
+	// Two servers: the one for the cancel waits long before calling a
+	// subscriber stalled, so that a slow test machine is never taken for
+	// a stalled subscriber; the other calls it stalled after 300 ms.
+	dial := func(writeTimeout time.Duration) (*serve.Server, aaepv1.AaepServiceClient) {
+		var tm serve.Options
+		tm.Open = serve.OpenFile(path)
+		tm.Timing.NoDelay = true
+		tm.WriteTimeout = writeTimeout
+		srv, addr := start(t, tm)
+		cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(8<<20)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cc.Close() })
+		return srv, aaepv1.NewAaepServiceClient(cc)
 	}
-	defer cc.Close()
-	client := aaepv1.NewAaepServiceClient(cc)
 	req := &aaepv1.AaepMessage{Json: []byte(`{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{}}`)}
 
+	srv, client := dial(time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := client.Subscribe(ctx)
 	if err != nil {
@@ -306,6 +312,7 @@ func TestCancelAndStall(t *testing.T) {
 	cancel()
 	waitClosed(t, srv, "subscriber")
 
+	srv, client = dial(300 * ms)
 	stalled, err := client.Subscribe(context.Background())
 	if err != nil {
 		t.Fatal(err)

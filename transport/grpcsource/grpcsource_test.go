@@ -231,7 +231,7 @@ func TestReconnectResends(t *testing.T) {
 		reason   string
 	}{
 		{"closed mid-session", 0, func(grpctest.Stream) error { return status.Error(codes.Unavailable, "going away") }, "UNAVAILABLE"},
-		{"deadline", 300 * time.Millisecond, func(s grpctest.Stream) error {
+		{"deadline", time.Second, func(s grpctest.Stream) error {
 			<-s.Context().Done()
 			return status.FromContextError(s.Context().Err()).Err()
 		}, "DEADLINE_EXCEEDED"},
