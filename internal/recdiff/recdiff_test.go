@@ -36,7 +36,7 @@ func defaults() Options {
 	return Options{TimeTolerance: 0.2, TimeFloor: 250 * time.Millisecond, Check: check.Config{Models: models.All}, KeepSame: true}
 }
 
-func openSide(t *testing.T, name string) Side {
+func openSide(t testing.TB, name string) Side {
 	t.Helper()
 	recs, err := recording.Open(context.Background(), []string{name}, recording.Options{Extensions: []string{".aaep"}})
 	if err != nil {
