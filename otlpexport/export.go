@@ -70,10 +70,12 @@ type Stats struct {
 
 // Export reads each recording through the analysis driver and hands its
 // traces to emit, a request of about Options.BatchSpans spans at a time,
-// in a defined order (two exports of a recording emit equal requests). An
-// error of emit stops the export and is returned. Damage part-way is not
-// an error: the traces of what was read are emitted and Stats.Incomplete
-// says why the rest was not.
+// in a defined order (two exports of a recording emit equal requests).
+// emit runs on a goroutine of its own, one request at a time, so that
+// encoding and sending overlap the reading and checking; it owns the
+// request. An error of emit stops the export and is returned. Damage
+// part-way is not an error: the traces of what was read are emitted and
+// Stats.Incomplete says why the rest was not.
 func Export(ctx context.Context, recs []*recording.Recording, opts Options, emit func(*coltracepb.ExportTraceServiceRequest) error) (*Stats, error) {
 	stats := &Stats{}
 	ctx, cancel := context.WithCancel(ctx)
@@ -82,16 +84,36 @@ func Export(ctx context.Context, recs []*recording.Recording, opts Options, emit
 	if bat.limit <= 0 {
 		bat.limit = DefaultBatchSpans
 	}
-	var emitErr error
+	// The sender: requests in order, until the first error.
+	queue := make(chan *coltracepb.ExportTraceServiceRequest, 2)
+	sent := make(chan struct{})
+	var emitErr error // the sender's, read after sent is closed
+	go func() {
+		defer close(sent)
+		for req := range queue {
+			if emitErr != nil {
+				continue
+			}
+			if err := emit(req); err != nil {
+				emitErr = err
+				cancel()
+			}
+		}
+	}()
 	bat.emit = func(req *coltracepb.ExportTraceServiceRequest) {
-		if emitErr != nil {
-			return
-		}
 		stats.Requests++
-		if err := emit(req); err != nil {
-			emitErr = err
-			cancel()
+		select {
+		case queue <- req:
+		case <-ctx.Done():
 		}
+	}
+	finish := func(err error) (*Stats, error) {
+		close(queue)
+		<-sent
+		if emitErr != nil {
+			return stats, emitErr
+		}
+		return stats, err
 	}
 	for _, rec := range recs {
 		stats.Recordings++
@@ -104,22 +126,16 @@ func Export(ctx context.Context, recs []*recording.Recording, opts Options, emit
 		sink := protocol.Sink{Finding: b.finding, Step: b.step, SessionDone: b.sessionDone}
 		obs := &check.Observer{Message: b.message, Progress: opts.Progress}
 		res, err := check.Run(ctx, rec, opts.Check, sink, obs)
-		if emitErr != nil {
-			return stats, emitErr
-		}
 		if err != nil {
-			return stats, fmt.Errorf("%s: %w", rec.Name, err)
+			return finish(fmt.Errorf("%s: %w", rec.Name, err))
 		}
 		b.close()
 		for _, why := range res.Incomplete {
 			stats.Incomplete = append(stats.Incomplete, rec.Name+": "+why)
 		}
-		if emitErr != nil {
-			return stats, emitErr
-		}
 	}
 	bat.flush()
-	return stats, emitErr
+	return finish(ctx.Err())
 }
 
 // batcher gathers traces into requests, one ResourceSpans per resource.
