@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
 	"github.com/aaep-tools/aaepkit/spool"
@@ -212,5 +214,35 @@ func TestSpoolLimitSmallerThanTwoParts(t *testing.T) {
 		"--spool-max-size", "1536KiB", "--duration", "1s")
 	if res.code != 2 || !strings.Contains(res.stderr, "--spool-max-size") || !strings.Contains(res.stderr, "two parts") {
 		t.Errorf("exit %d, %q; want 2, naming the limit and the parts", res.code, res.stderr)
+	}
+}
+
+// After the first signal the recorder says what it waits for and how long:
+// with an s3:// output, the uploads, for --upload-wait at most.
+func TestFirstSignalSaysWhatItWaitsFor(t *testing.T) {
+	_, url := spoolEnv(t) // uploads refused: there is something to wait for
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, cli.Streams{In: strings.NewReader(""), Out: &syncBuffer{}, Err: &errb},
+			[]string{url, "-o", "s3://caps/l/sig.aaep", "--spool", t.TempDir(), "--rotate-every", "1s", "--upload-wait", "1500ms", "--s3-timeout", "1s"})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(errb.String(), "upload of ") { // a part closed and its upload failed
+		if time.Now().After(deadline) {
+			t.Fatalf("no upload tried: %s", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel() // the first signal
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the recorder did not stop")
+	}
+	if !strings.Contains(errb.String(), "stopping: closing the sources and the last part, then waiting up to 1.5s (--upload-wait)") {
+		t.Errorf("the first signal is not answered with what is waited for: %s", errb.String())
 	}
 }

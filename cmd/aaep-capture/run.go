@@ -201,6 +201,9 @@ func captureRun(o *options) error {
 	if remote != nil {
 		remote.logs.use(prog.printf)
 	}
+	// The first signal: say what is waited for, and for how long.
+	stopSaid := context.AfterFunc(parent, func() { prog.printf("aaep-capture: %s\n", stoppingLine(remote != nil, o.storage.uploadWait)) })
+	defer stopSaid()
 	res := &sourceResults{list: make([]sourceResult, len(sources))}
 	for i, src := range sources {
 		res.list[i].info = src.Info()
@@ -302,6 +305,16 @@ func captureRun(o *options) error {
 		return cli.Silent(code)
 	}
 	return nil
+}
+
+// stoppingLine says, after the first signal, what the recorder waits for
+// and how long: the sources to close and the capture's end to be written,
+// and with an s3:// output the uploads, for --upload-wait at most.
+func stoppingLine(remote bool, uploadWait time.Duration) string {
+	if !remote {
+		return "stopping: closing the sources and writing the end of the capture (seconds at most); a second signal stops at once"
+	}
+	return fmt.Sprintf("stopping: closing the sources and the last part, then waiting up to %v (--upload-wait) for the parts still to upload; a second signal stops waiting (what is not uploaded stays in the spool, uploaded first by the next run)", uploadWait)
 }
 
 func anyFailed(results []sourceResult) bool {
