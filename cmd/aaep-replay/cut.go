@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -48,6 +49,9 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Output == "" {
 				return cli.Usagef("cut needs an output file: -o OUT")
+			}
+			if slices.Contains(args, "-") {
+				return cli.Usagef("cut needs a seekable capture (it seeks through the index to --from); standard input is a stream: save it to a file first, or keep sessions or types with filter, which reads -")
 			}
 			for _, p := range []struct {
 				flag, val string

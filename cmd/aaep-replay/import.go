@@ -63,7 +63,19 @@ func importRun(o *ImportOptions) error {
 	opts.Tool = capfile.ToolReplay + "/" + version
 	opts.Stdout = a.Out
 	opts.Progress = a.meter("import")
-	st, err := capedit.Import(a.ctx, o.Input, out, opts)
+	in := o.Input
+	if in == "-" {
+		path, done, err := a.spoolStdin("import", "stdin.jsonl")
+		if err != nil {
+			return err
+		}
+		defer done()
+		in = path
+	}
+	st, err := capedit.Import(a.ctx, in, out, opts)
+	if in != o.Input {
+		err = renamed(err, in, stdinName)
+	}
 	opts.Progress.Stop()
 	if err != nil && !outfile.IsPartial(err) {
 		return fileopsError(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,18 @@ appears only when complete.`,
 // repairRun copies the input's intact records into the output.
 func repairRun(o *RepairOptions) error {
 	a, in, out := o.app, o.Input, o.Output
+	if in == "-" {
+		path, done, err := a.spoolStdin("repair", "stdin.aaep")
+		if err != nil {
+			return err
+		}
+		defer done()
+		in = path
+	}
+	name := in
+	if in != o.Input {
+		name = stdinName
+	}
 	f, err := outfile.Open(out, outfile.Options{Inputs: []string{in}, Stdout: a.Out, Binary: true, Force: o.Force})
 	if err != nil {
 		return err
@@ -65,17 +78,17 @@ func repairRun(o *RepairOptions) error {
 	})
 	meter.Stop()
 	if err != nil {
-		return fileopsError(err)
+		return fileopsError(renamed(err, in, name))
 	}
 	if rep.Kept == 0 {
 		// Nothing to save: no empty "repaired" capture, and no success
 		// status.
-		fmt.Fprintln(a.Err, rep)
-		return cli.Usagef("%s: no intact record found; nothing written", in)
+		fmt.Fprintln(a.Err, strings.ReplaceAll(fmt.Sprint(rep), in, name))
+		return cli.Usagef("%s: no intact record found; nothing written", name)
 	}
 	if err := f.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.summaryTo(out), "%s\nwrote %s (%d bytes)\n", rep, outName(out), rep.Bytes)
+	fmt.Fprintf(a.summaryTo(out), "%s\nwrote %s (%d bytes)\n", strings.ReplaceAll(fmt.Sprint(rep), in, name), outName(out), rep.Bytes)
 	return nil
 }
