@@ -164,6 +164,12 @@ time ÷ check's time on the same input (check of both sides, same run) | e2e/Dif
 time ÷ check's time on one side (same run) | e2e/Diff | x-check-one | × | |
 CPU time ÷ check's CPU time on the same input | e2e/Diff | x-check-cpu | × | |
 peak memory (max RSS) | e2e/Diff | peak-MiB | MiB | |
+## OpenTelemetry export (aaep-replay export of that capture: --format otlp to a receiver on 127.0.0.1 that discards; --format otlp-json to /dev/null)
+otlp: throughput, wall clock | e2e/ExportOTLP | events/s | events/s | |
+otlp: speed ÷ check's speed on the same input (same run) | e2e/ExportOTLP | x-check | × | | ≥ 0.8 ×
+otlp: peak memory (max RSS) | e2e/ExportOTLP | peak-MiB | MiB | |
+otlp-json: throughput, wall clock | e2e/ExportOTLPJSON | events/s | events/s | |
+otlp-json: speed ÷ check's speed on the same input (same run) | e2e/ExportOTLPJSON | x-check | × | |
 ## Trace rendering (aaep-replay visualize -o FILE.svg, one session, end to end)
 100 events | e2e/Trace/events=100 | ms | ms | |
 1,000 events | e2e/Trace/events=1000 | ms | ms | |

@@ -18,7 +18,8 @@ import (
 // of CPU time, and the process's peak resident memory. Exit status 1
 // (findings) is expected. Results: Check. Each run is followed by a diff
 // of the capture with itself (diffRun; results: Diff), so that the two are
-// measured under the same load.
+// measured under the same load, and by the OpenTelemetry exports of it
+// (exportRun; results: ExportOTLP, ExportOTLPJSON).
 //
 // With capture set, the capture is kept there for later runs (of other
 // builds, alternated with these) and read from there when it already
@@ -63,6 +64,9 @@ func Check(ctx context.Context, e *Env, n int, capture string) error {
 		}})
 		e.logf("check run %d: %v wall, %v CPU, %.0f MiB peak", run+1, res.Wall.Round(time.Millisecond), res.CPU().Round(time.Millisecond), float64(res.MaxRSS)/(1<<20))
 		if err := diffRun(ctx, e, devnull, path, n, res.Wall); err != nil {
+			return err
+		}
+		if err := exportRun(ctx, e, devnull, path, n, res.Wall); err != nil {
 			return err
 		}
 	}
