@@ -118,7 +118,7 @@ read).`,
 				}
 				if opts.State != "" {
 					if err := outfile.Check(opts.State, outfile.Options{Inputs: args, NoStdout: "the state file is read back by the next run"}); err != nil {
-						return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+						return cli.Output(fmt.Errorf("--state: %w", err))
 					}
 				}
 				opts.Inputs = args
@@ -181,12 +181,12 @@ func checkRun(opts *CheckOptions) error {
 		if len(recs) == 0 {
 			if opts.JSON {
 				if err := report.NewBatch(a.Out, true, threshold, 0).Close(); err != nil {
-					return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", err))
+					return cli.Output(fmt.Errorf("writing report: %w", err))
 				}
 			}
 			if opts.State != "" {
 				if err := inc.save(opts.State, nil, opts.Inputs); err != nil {
-					return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+					return cli.Output(fmt.Errorf("--state: %w", err))
 				}
 			}
 			return nil
@@ -239,7 +239,7 @@ func checkRun(opts *CheckOptions) error {
 		switch {
 		case o.Err != nil && len(recs) == 1:
 			// Nothing could be read of the one recording: an input error.
-			return cli.WithCode(cli.ExitUsage, o.Err)
+			return cli.Input(o.Err)
 		case o.Err != nil:
 			rep.Incomplete(o.Err.Error())
 			firstErr = cmp.Or(firstErr, o.Err)
@@ -254,7 +254,7 @@ func checkRun(opts *CheckOptions) error {
 			}
 		}
 		if werr := rep.Close(); werr != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
+			return cli.Output(fmt.Errorf("writing report: %w", werr))
 		}
 		if rep.Failed(threshold) {
 			failed++
@@ -268,12 +268,12 @@ func checkRun(opts *CheckOptions) error {
 		werr = jsonOut.Flush()
 	}
 	if werr != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", werr))
+		return cli.Output(fmt.Errorf("writing report: %w", werr))
 	}
 	if incomplete > 0 && !opts.AllowIncomplete {
 		if len(recs) == 1 {
 			if firstErr != nil {
-				return cli.WithCode(cli.ExitUsage, firstErr)
+				return cli.Incomplete(firstErr)
 			}
 			fmt.Fprintf(a.Err, "aaep-replay: %s: INCOMPLETE: %s (--allow-incomplete judges what was read)\n", recs[0].Name, strings.Join(outcomes[0].Result.Incomplete, "; "))
 		} else {
@@ -289,7 +289,7 @@ func checkRun(opts *CheckOptions) error {
 	if opts.State != "" && firstErr == nil && incomplete == 0 {
 		// Everything given was read: the next run need not read it again.
 		if err := inc.save(opts.State, recs, opts.Inputs); err != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+			return cli.Output(fmt.Errorf("--state: %w", err))
 		}
 	}
 	if failed > 0 {

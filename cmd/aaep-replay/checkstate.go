@@ -68,7 +68,7 @@ func readState(path string) (*checkState, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return st, nil
 	case err != nil:
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+		return nil, cli.Input(fmt.Errorf("--state: %w", err))
 	}
 	if err := json.Unmarshal(data, st); err != nil {
 		return nil, cli.Usagef("--state %s: not a state file of check: %w", path, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -13,8 +14,21 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/progress"
 )
 
-// fileopsError gives an edit's error the exit code of a file error.
-func fileopsError(err error) error { return cli.WithCode(cli.ExitUsage, err) }
+// fileopsError says what an edit's error is: what it is already when that
+// is a usage error, a refused output or what could not be read (an
+// outfile error, a damaged capture, an empty selection), else an input that
+// could not be read (a network error reading an object, an interrupted read).
+func fileopsError(err error) error {
+	switch k := cli.KindOf(err); {
+	case err == nil:
+		return nil
+	case errors.Is(err, capedit.ErrEmptySelection):
+		return cli.Usage(err)
+	case k.Code() == cli.ExitUsage:
+		return cli.Of(k, err)
+	}
+	return cli.Input(err)
+}
 
 // summaryTo is where an edit says what it wrote: standard output, unless the
 // output itself went there ("-o -").

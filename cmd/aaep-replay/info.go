@@ -102,7 +102,7 @@ func infoRun(o *InfoOptions) error {
 						fmt.Fprintln(a.Out)
 					}
 					if werr := in.writeText(a.Out); werr != nil {
-						return cli.WithCode(cli.ExitUsage, werr)
+						return cli.Output(werr)
 					}
 				}
 				continue
@@ -136,12 +136,12 @@ func infoRun(o *InfoOptions) error {
 		}
 		if o.IndexOnly {
 			if werr := idxs[len(idxs)-1].writeText(a.Out); werr != nil {
-				return cli.WithCode(cli.ExitUsage, werr)
+				return cli.Output(werr)
 			}
 			continue
 		}
 		if werr := s.WriteText(a.Out); werr != nil {
-			return cli.WithCode(cli.ExitUsage, werr)
+			return cli.Output(werr)
 		}
 	}
 	meter.Stop()
@@ -167,13 +167,13 @@ func infoRun(o *InfoOptions) error {
 		werr = capedit.Sum(sums).WriteText(a.Out)
 	}
 	if werr != nil {
-		return cli.WithCode(cli.ExitUsage, werr)
+		return cli.Output(werr)
 	}
 	if firstErr != nil {
 		if len(parts) > 1 {
 			return cli.Silent(cli.ExitUsage)
 		}
-		return cli.WithCode(cli.ExitUsage, firstErr)
+		return cli.Input(firstErr)
 	}
 	return nil
 }

@@ -40,9 +40,9 @@ func (a *app) recordingsWith(verb string, args []string, opts recording.Options)
 	var pe *recording.PartError
 	switch {
 	case errors.As(err, &pe):
-		return nil, cli.WithCode(cli.ExitUsage, err) // it names the file
+		return nil, cli.Input(err) // it names the file
 	case err != nil:
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", verb, err))
+		return nil, cli.Input(fmt.Errorf("%s: %w", verb, err))
 	}
 	return recs, nil
 }

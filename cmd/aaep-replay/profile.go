@@ -35,10 +35,10 @@ func startProfile(args []string) (stop func() error, err error) {
 		return func() error { return nil }, nil
 	}
 	if err := replaceableByProfile(path); err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("AAEP_CPUPROFILE: %w", err))
+		return nil, cli.Output(fmt.Errorf("AAEP_CPUPROFILE: %w", err))
 	}
 	if arg, ok := namedInArgs(path, args); ok {
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("AAEP_CPUPROFILE: %s is named on the command line (%s): a profile never replaces a command's own file", path, arg))
+		return nil, cli.Output(fmt.Errorf("AAEP_CPUPROFILE: %s is named on the command line (%s): a profile never replaces a command's own file", path, arg))
 	}
 	f, err := outfile.Open(path, outfile.Options{Inputs: args, NoStdout: "a profile is binary"})
 	if err != nil {

@@ -93,17 +93,17 @@ func pushRun(opts *PushOptions) error {
 	}
 	_, err = serve.Push(a.ctx, target, so, serve.PushOptions{})
 	if cerr := rec.close(a.Err); cerr != nil && err == nil {
-		return cli.WithCode(cli.ExitUsage, cerr)
+		return cli.Output(cerr)
 	}
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, serve.ErrNotFinished):
-		return cli.WithCode(cli.ExitFailure, err)
+		return cli.Unavailable(err)
 	case isConnectError(err):
-		return cli.WithCode(cli.ExitFailure, err)
+		return cli.Unavailable(err)
 	default:
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+		return cli.Input(fmt.Errorf("%s: %w", input, err))
 	}
 }
 

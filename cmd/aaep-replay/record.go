@@ -35,7 +35,7 @@ func (f *replayFlags) checkRecord(ctx context.Context, input string) error {
 		_, _, err := f.checkRemoteRecord(ctx)
 		return err
 	}
-	wrap := func(err error) error { return cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err)) }
+	wrap := func(err error) error { return cli.Output(fmt.Errorf("--record %w", err)) }
 	if outfile.IsStdout(f.record) {
 		_, err := outfile.Open(f.record, f.recordOptions(input))
 		return wrap(err)

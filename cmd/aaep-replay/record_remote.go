@@ -52,11 +52,11 @@ func (f *replayFlags) checkRemoteRecord(ctx context.Context) (objstore.URL, objs
 	exists, err := objstore.Exists(ctx, store, u.Key)
 	switch {
 	case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
-		return u, nil, cli.WithCode(cli.ExitFailure, fmt.Errorf("--record: %w", err))
+		return u, nil, cli.Unavailable(fmt.Errorf("--record: %w", err))
 	case err != nil:
-		return u, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
+		return u, nil, cli.Output(fmt.Errorf("--record: %w", err))
 	case exists && !f.force:
-		return u, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %s already exists; not overwritten (--force replaces it)", u))
+		return u, nil, cli.Output(fmt.Errorf("--record %s already exists; not overwritten (--force replaces it)", u))
 	}
 	return u, store, nil
 }
@@ -75,20 +75,20 @@ func (f *replayFlags) openRemoteRecord(ctx context.Context, h capfile.Header, st
 		fmt.Fprintf(stderr, "aaep-replay: --record: "+format+"\n", args...)
 	}})
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
+		return nil, cli.Output(fmt.Errorf("--record: %w", err))
 	}
 	rr := &remoteRecord{url: u, store: store, up: up, local: filepath.Join(up.Dir(), path.Base(u.Key))}
 	file, err := os.OpenFile(rr.local, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		up.Close(context.Background())
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
+		return nil, cli.Output(fmt.Errorf("--record: %w", err))
 	}
 	rr.file = file
 	// The header grows with each subscriber's source, as for a file.
 	w, err := capfile.NewWriter(file, h, &capfile.WriterOptions{HeaderReserve: recordHeaderRoom, HeaderAt: file})
 	if err != nil {
 		rr.finish(false)
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
+		return nil, cli.Output(fmt.Errorf("--record: %w", err))
 	}
 	return &recordFile{name: f.record, w: w, remote: rr}, nil
 }

@@ -118,14 +118,14 @@ func (f *replayFlags) options(ctx context.Context, rec *recording.Recording, toN
 	sel := capedit.Selection{From: o.Range.From, To: o.Range.To, ToFlag: "--" + toName, Sessions: f.sessions}
 	r, err := rec.Records(ctx)
 	if err != nil {
-		return o, cli.WithCode(cli.ExitUsage, err)
+		return o, cli.Input(err)
 	}
 	defer r.Close()
 	if err := capedit.CheckSelectionOf(input, r, sel); errors.Is(err, capedit.ErrEmptySelection) {
-		return o, cli.WithCode(cli.ExitUsage, err)
+		return o, cli.Usage(err)
 	}
 	if err := capedit.CheckMatch(ctx, input, r, o.Filter); err != nil {
-		return o, cli.WithCode(cli.ExitUsage, err)
+		return o, cli.Usage(err)
 	}
 	return o, nil
 }
@@ -157,12 +157,12 @@ func (f *replayFlags) openRecord(ctx context.Context, input string, orig capfile
 	}
 	out, err := outfile.Open(f.record, f.recordOptions(input))
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record %w", err))
+		return nil, cli.Output(fmt.Errorf("--record %w", err))
 	}
 	w, err := capfile.NewWriter(out, hdr, recordWriterOptions(out))
 	if err != nil {
 		out.Discard()
-		return nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("--record: %w", err))
+		return nil, cli.Output(fmt.Errorf("--record: %w", err))
 	}
 	return &recordFile{name: f.record, w: w, f: out}, nil
 }
@@ -357,7 +357,7 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return cli.WithCode(cli.ExitFailure, fmt.Errorf("listen on %s: %w", listen, err))
+		return cli.Unavailable(fmt.Errorf("listen on %s: %w", listen, err))
 	}
 	defer ln.Close()
 	addr := ln.Addr().String()
@@ -371,7 +371,7 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 	srv, err := serve.New(opts)
 	if err != nil {
 		rec.discard()
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+		return cli.Input(fmt.Errorf("%s: %w", input, err))
 	}
 	if !isLoopback(addr) {
 		fmt.Fprintf(a.Err, "aaep-replay: warning: listening on %s, reachable from other machines; anyone who connects gets the capture's payloads, without authentication\n", addr)
@@ -381,7 +381,7 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 		if gs, err = grpcserve.Listen(grpcListen, srv, nil); err != nil {
 			_ = srv.Shutdown(context.Background())
 			rec.discard()
-			return cli.WithCode(cli.ExitFailure, fmt.Errorf("listen on %s (--grpc): %w", grpcListen, err))
+			return cli.Unavailable(fmt.Errorf("listen on %s (--grpc): %w", grpcListen, err))
 		}
 		if ga := gs.Addr().String(); !isLoopback(ga) {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: serving gRPC on %s, reachable from other machines, without authentication\n", ga)
@@ -432,10 +432,10 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 		recErr = err
 	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return cli.WithCode(cli.ExitFailure, fmt.Errorf("serve: %w", serveErr))
+		return cli.Unavailable(fmt.Errorf("serve: %w", serveErr))
 	}
 	if recErr != nil {
-		return cli.WithCode(cli.ExitUsage, recErr)
+		return cli.Output(recErr)
 	}
 	return nil
 }
@@ -450,7 +450,7 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 func checkCapture(ctx context.Context, rec *recording.Recording, stderr io.Writer) (capfile.Header, error) {
 	r, err := rec.Records(ctx)
 	if err != nil {
-		return capfile.Header{}, cli.WithCode(cli.ExitUsage, err)
+		return capfile.Header{}, cli.Input(err)
 	}
 	defer r.Close()
 	var n int64

@@ -121,7 +121,7 @@ func showRun(o *ShowOptions) error {
 		if in, ok := a.In.(*os.File); ok {
 			keys, restore, err := show.TerminalKeys(ctx, in, cancel)
 			if err != nil {
-				return cli.WithCode(cli.ExitUsage, fmt.Errorf("terminal: %w", err))
+				return cli.Input(fmt.Errorf("terminal: %w", err))
 			}
 			defer restore()
 			if keys != nil {
@@ -160,7 +160,7 @@ func showRun(o *ShowOptions) error {
 			break
 		}
 		if _, err := fmt.Fprintf(a.Out, "=== %s\n", rec.Name); err != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("show: %w", err))
+			return cli.Output(fmt.Errorf("show: %w", err))
 		}
 		for _, p := range rec.Problems {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %s\n", rec.Name, p)
@@ -171,7 +171,7 @@ func showRun(o *ShowOptions) error {
 		}
 	}
 	if len(failed) > 0 {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("show: %d of %d recordings could not be shown whole: %w", len(failed), len(recs), failed[0]))
+		return cli.Damaged(fmt.Errorf("show: %d of %d recordings could not be shown whole: %w", len(failed), len(recs), failed[0]))
 	}
 	return nil
 }
@@ -186,10 +186,10 @@ func checkShowSelection(ctx context.Context, recs []*recording.Recording, name s
 	}
 	defer r.Close()
 	if err := capedit.CheckSelectionOf(name, r, capedit.Selection{Sessions: m.Sessions}); errors.Is(err, capedit.ErrEmptySelection) {
-		return cli.WithCode(cli.ExitUsage, err)
+		return cli.Usage(err)
 	}
 	if err := capedit.CheckMatch(ctx, name, r, m); err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
+		return cli.Usage(err)
 	}
 	return nil
 }
@@ -204,9 +204,9 @@ func showOne(ctx context.Context, o *ShowOptions, rec *recording.Recording, name
 			return nil
 		}
 		if st.Records == 0 {
-			return cli.WithCode(cli.ExitUsage, err)
+			return cli.Damaged(err)
 		}
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("%w (after %d records)", err, st.Records))
+		return cli.Damaged(fmt.Errorf("%w (after %d records)", err, st.Records))
 	}
 	if st.Torn != nil {
 		// Following, a torn tail is where the recorder is writing: the
@@ -216,7 +216,7 @@ func showOne(ctx context.Context, o *ShowOptions, rec *recording.Recording, name
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; showed the %d records before it\n", name, warn, st.Records)
 		}
 		if fail != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", name, fail))
+			return cli.Damaged(fmt.Errorf("%s: %w", name, fail))
 		}
 	}
 	return nil

@@ -188,7 +188,7 @@ func testRun(opts *TestOptions) error {
 	for _, sc := range scenarios {
 		res, err := subtest.Run(a.ctx, sc, ropts)
 		if err != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", sc.Name, err))
+			return cli.Incomplete(fmt.Errorf("%s: %w", sc.Name, err))
 		}
 		results = append(results, res)
 		if a.ctx.Err() != nil {
@@ -199,7 +199,7 @@ func testRun(opts *TestOptions) error {
 		err := outfile.WriteFile(opts.JUnit, outfile.Options{Inputs: opts.Files, NoStdout: "the report is printed there; name a file"},
 			func(w io.Writer) error { return subtest.WriteJUnit(w, results) })
 		if err != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--junit %w", err))
+			return cli.Output(fmt.Errorf("--junit %w", err))
 		}
 	}
 	if opts.JSON {
@@ -208,7 +208,7 @@ func testRun(opts *TestOptions) error {
 		err = subtest.WriteText(a.Out, results)
 	}
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing the report: %w", err))
+		return cli.Output(fmt.Errorf("writing the report: %w", err))
 	}
 	switch subtest.Summarize(results).Verdict {
 	case subtest.VerdictNotRun:
@@ -226,7 +226,7 @@ func (opts *TestOptions) load() ([]*subtest.Scenario, error) {
 	for _, f := range opts.Files {
 		sc, err := subtest.Load(f)
 		if err != nil {
-			return nil, cli.WithCode(cli.ExitUsage, err)
+			return nil, cli.Input(err)
 		}
 		out = append(out, sc)
 	}

@@ -149,7 +149,7 @@ func viewRun(opts *ViewOptions) error {
 	return serveReplay(a, rec, opts.Listen, opts.GRPC, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
 		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, AllowOrigins: opts.AllowOrigin, Protocol: opts.Check.Protocol, Profile: string(opts.Check.Profile), Follow: opts.Follow, Context: a.ctx})
 		if err != nil {
-			return nil, nil, cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", input, err))
+			return nil, nil, cli.Input(fmt.Errorf("%s: %w", input, err))
 		}
 		url := "http://" + addr + "/"
 		fmt.Fprintf(a.Err, "aaep-replay: viewing %s at %s\n", input, url)

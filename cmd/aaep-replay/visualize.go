@@ -175,19 +175,19 @@ func visualizeRun(o *VisualizeOptions) error {
 		res, err := check.Run(a.ctx, rec, cfg, sink, &check.Observer{Progress: meter})
 		if err != nil {
 			meter.Stop()
-			return cli.WithCode(cli.ExitUsage, err)
+			return cli.Input(err)
 		}
 		sum := res.Read
 		if rerr := res.Err; rerr != nil {
 			if _, warn := o.Reading.Judge(rerr, sum.Messages+sum.Skipped); warn == nil {
 				meter.Stop()
-				return cli.WithCode(cli.ExitUsage, rerr)
+				return cli.Damaged(rerr)
 			}
 			meter.Printf(a.Err, "aaep-replay: warning: %v; drawing the %s before it (--allow-incomplete)\n", rerr, visPlural(sum.Messages, "message"))
 		}
 		if gaps := sum.Gaps(); len(gaps) > 0 {
 			meter.Stop()
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %s", rec.Name, strings.Join(gaps, "; ")))
+			return cli.Incomplete(fmt.Errorf("%s: %s", rec.Name, strings.Join(gaps, "; ")))
 		}
 		messages += sum.Messages
 		if sum.Torn != nil {
@@ -197,7 +197,7 @@ func visualizeRun(o *VisualizeOptions) error {
 			}
 			if fail != nil {
 				meter.Stop()
-				return cli.WithCode(cli.ExitUsage, fmt.Errorf("%s: %w", rec.Name, fail))
+				return cli.Damaged(fmt.Errorf("%s: %w", rec.Name, fail))
 			}
 		}
 		for _, p := range rec.Problems {
@@ -221,7 +221,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	dot := visualize.DOT(traces, visualize.DOTOptions{Title: filepath.Base(o.Input), Machines: machines})
 	out, err := visualize.Draw(a.ctx, dot, format, nil)
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("draw %s: %w", o.Input, err))
+		return cli.Output(fmt.Errorf("draw %s: %w", o.Input, err))
 	}
 	err = outfile.WriteFile(output, outfile.Options{Inputs: paths, Stdout: a.Out, Binary: format == visualize.FormatPNG, Force: o.Force},
 		func(w io.Writer) error {
@@ -229,7 +229,7 @@ func visualizeRun(o *VisualizeOptions) error {
 			return err
 		})
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, err)
+		return cli.Output(err)
 	}
 	var findings int64
 	for _, t := range traces {
