@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -275,5 +278,81 @@ func TestTestGRPCNodeSubscriber(t *testing.T) {
 	}
 	if !grpcSource {
 		t.Errorf("the recording's sources %+v name no gRPC subscriber", r.Header().Origins)
+	}
+}
+
+// TestServeGRPCUnderLoad: the real aaep-replay serve --grpc --no-delay,
+// held to one processor (GOMAXPROCS=1) with a process burning a CPU beside
+// it, replays to 50 gRPC subscribers at once, each reading as fast as it
+// can: every one gets every event, byte for byte and in order, after
+// exactly one answer to its request.
+func TestServeGRPCUnderLoad(t *testing.T) {
+	t.Parallel() // beside the other stress test: both mostly wait
+	const events, subscribers = 1000, 50
+	path, want := stressCapture(t, events)
+	burner := exec.Command("sh", "-c", "while :; do :; done")
+	if err := burner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = burner.Process.Kill(); _ = burner.Wait() })
+	cmd := exec.Command(replayBin.Path(t), "serve", path, "--listen", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--no-delay")
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	stderr := &syncBuffer{}
+	cmd.Stderr, cmd.Stdout = stderr, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var addr string
+	for deadline := time.Now().Add(20 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
+		if m := grpcRE.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("aaep-replay did not start listening: %q", stderr.String())
+		}
+	}
+	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	client := aaepv1.NewAaepServiceClient(cc)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	errs := make(chan error, subscribers)
+	for i := range subscribers {
+		go func() {
+			errs <- func() error {
+				sctx, stop := context.WithCancel(ctx)
+				defer stop()
+				st, err := client.Subscribe(sctx)
+				if err != nil {
+					return err
+				}
+				req := fmt.Sprintf(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"load-%d","capabilities":{}}`, i)
+				if err := st.Send(&aaepv1.AaepMessage{Json: []byte(req)}); err != nil {
+					return err
+				}
+				first, err := st.Recv()
+				if err != nil || !bytes.Contains(first.GetJson(), []byte(`"subscription.accepted"`)) {
+					return fmt.Errorf("subscriber %d: answer %v %v", i, first, err)
+				}
+				for n := range events {
+					m, err := st.Recv()
+					if err != nil {
+						return fmt.Errorf("subscriber %d: event %d: %w", i, n, err)
+					}
+					if sha256.Sum256(m.GetJson()) != want[n] {
+						return fmt.Errorf("subscriber %d: event %d differs: %.80s", i, n, m.GetJson())
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range subscribers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
