@@ -259,6 +259,22 @@ func (r *Reader) loadIndex() {
 	r.idx, r.clean, r.dataEnd = idx, true, off
 }
 
+// endsWithTrailer reports whether the file (not a stream) ends with the
+// content of a trailer: its signature and checksum where a trailer's are.
+// Only a capture's close writes one, so a file that has it was closed
+// whatever its other bytes say.
+func (r *Reader) endsWithTrailer() bool {
+	if r.ra == nil || r.size < trailerLen {
+		return false
+	}
+	var t [trailerLen]byte
+	if _, err := r.ra.ReadAt(t[:], r.size-trailerLen); err != nil {
+		return false
+	}
+	_, _, err := decodeTrailer(t[skippableHeaderLen:])
+	return err == nil
+}
+
 // Size returns the size in bytes of a capture opened by Open or
 // NewReaderAt, or 0 for a stream.
 func (r *Reader) Size() int64 { return r.size }
@@ -511,13 +527,22 @@ func (r *Reader) frameStartErr(off int64, err error) error {
 // endErr turns an error met between frames into a torn or corrupt error.
 func (r *Reader) endErr(off int64, err error, inside string) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		if inside == "" {
-			if r.indexAt >= 0 {
-				return r.corrupt(off, r.n, tornError{"file ends after the index, without a trailer"})
-			}
-			return r.corrupt(off, r.n, tornError{"file ends without an index (the writer did not close it)"})
+		var torn tornError
+		switch {
+		case inside != "":
+			torn = tornError{"file ends inside " + inside}
+		case r.indexAt >= 0:
+			torn = tornError{"file ends after the index, without a trailer"}
+		default:
+			torn = tornError{"file ends without an index (the writer did not close it)"}
 		}
-		return r.corrupt(off, r.n, tornError{"file ends inside " + inside})
+		if r.endsWithTrailer() {
+			// A writer that stopped early leaves no trailer: this file
+			// was closed, and what reads as an early end is damage (a bit
+			// flip in the index's or the trailer's frame header).
+			return r.corrupt(off, r.n, fmt.Errorf("%s, yet it ends with a trailer, written only when a capture is closed: damaged", torn.msg))
+		}
+		return r.corrupt(off, r.n, torn)
 	}
 	var ce *CorruptionError
 	if errors.As(err, &ce) {
