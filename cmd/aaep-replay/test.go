@@ -74,11 +74,17 @@ The subscriber comes one of three ways:
                  over gRPC (aaep.v1.AaepService) instead: the subscriber attaches
                  to grpc://ADDR, {url} is grpc://127.0.0.1:PORT (not with --to)
 
+--transport sse|websocket|grpc says which transport the subscriber uses; by
+default the way it attaches tells (--to: WebSocket; otherwise the transport it
+came over). A scenario of another transport (handshake-sse for a WebSocket
+subscriber) is reported NOT APPLICABLE, neither passed nor failed.
+
 Scenarios are files (SCENARIO..., a YAML schema: docs/subscriber-testing.md) or
 built in: --scenario NAME, --level 1|2|3, or both; --list shows the built-ins
 with the sections they test and the scripted user's decision.
 
-Exit status: 0 when every required expectation passed and no MUST rule broke,
+Exit status: 0 when every required expectation passed and no MUST rule broke
+(scenarios not applicable count neither way),
 1 when one failed, 2 when a scenario could not run (no subscriber attached
 within --attach-timeout, an invalid scenario file) or for usage errors.`,
 		Example: `  aaep-replay test --list
@@ -122,14 +128,13 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 				return cli.Usagef("--listen and --to exclude each other")
 			}
 			switch opts.Transport {
-			case "websocket", "sse", "":
-				opts.Transport = ""
-			case subtest.TransportGRPC:
+			case "", subtest.TransportWebSocket:
+			case subtest.TransportSSE, subtest.TransportGRPC:
 				if opts.To != "" {
-					return cli.Usagef("--to dials a WebSocket subscriber: not with --transport grpc")
+					return cli.Usagef("--to dials a WebSocket subscriber: not with --transport %s", opts.Transport)
 				}
 			default:
-				return cli.Usagef("--transport %q: want grpc (or websocket, the default, which serves SSE too)", opts.Transport)
+				return cli.Usagef("--transport %q: want sse, websocket or grpc (by default the way the subscriber attaches tells)", opts.Transport)
 			}
 			if err := cli.CheckListen("--listen", opts.Listen); err != nil {
 				return err
@@ -146,7 +151,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	fs.BoolVar(&opts.List, "list", false, "list the built-in scenarios by level and exit")
 	fs.StringVar(&opts.Listen, "listen", defaultTestListen, "address the subscriber attaches to (with --exec: default a free port on 127.0.0.1)")
 	fs.StringVar(&opts.To, "to", "", "WebSocket URL of a subscriber that listens (ws:// or wss://)")
-	fs.StringVar(&opts.Transport, "transport", "websocket", "how the subscriber reaches the replay: websocket (WebSocket and SSE) or grpc")
+	fs.StringVar(&opts.Transport, "transport", "", "the subscriber's transport: sse, websocket or grpc (default: as it attaches; a scenario of another transport is not applicable)")
 	fs.StringVar(&opts.Exec, "exec", "", "command that starts the subscriber, {url} replaced by the replay's base URL (run by /bin/sh)")
 	numflag.Duration(fs, &opts.AttachTimeout, "attach-timeout", subtest.DefaultAttachTimeout, numflag.Positive(), "how long to wait for the subscriber before the scenario counts as not run (exit 2)")
 	fs.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")

@@ -26,7 +26,9 @@ func Test_NewCmdTest(t *testing.T) {
 		{name: "to", argv: "test " + sc + " --to ws://127.0.0.1:9000/aaep", want: func(o *TestOptions) { o.To = "ws://127.0.0.1:9000/aaep" }},
 		{name: "exec", argv: "test " + sc + " --exec ./sub.sh{url}", want: func(o *TestOptions) { o.Exec = "./sub.sh{url}" }},
 		{name: "grpc", argv: "test " + sc + " --transport grpc --exec ./sub.sh{url}", want: func(o *TestOptions) { o.Transport, o.Exec = "grpc", "./sub.sh{url}" }},
-		{name: "websocket, the default", argv: "test " + sc + " --transport websocket"},
+		{name: "websocket", argv: "test " + sc + " --transport websocket", want: func(o *TestOptions) { o.Transport = "websocket" }},
+		{name: "sse", argv: "test " + sc + " --transport sse", want: func(o *TestOptions) { o.Transport = "sse" }},
+		{name: "sse with to", argv: "test " + sc + " --transport sse --to ws://x/", err: "--to dials a WebSocket subscriber: not with --transport sse"},
 		{name: "attach timeout", argv: "test " + sc + " --attach-timeout 3s", want: func(o *TestOptions) { o.AttachTimeout = 3 * time.Second }},
 		{name: "reports", argv: "test " + sc + " --json --junit out.xml", want: func(o *TestOptions) { o.JSON, o.JUnit = true, "out.xml" }},
 		{name: "strict", argv: "test " + sc + " --profile strict", want: func(o *TestOptions) { o.Check.Profile = "strict" }},
@@ -41,7 +43,7 @@ func Test_NewCmdTest(t *testing.T) {
 		{name: "http target", argv: "test " + sc + " --to http://x", err: `--to "http://x": want a ws:// or wss:// URL`},
 		{name: "exec without url", argv: "test " + sc + " --exec ./sub.sh", err: `--exec "./sub.sh": put {url} where the subscriber takes the replay's URL`},
 		{name: "grpc with to", argv: "test " + sc + " --transport grpc --to ws://x/", err: "--to dials a WebSocket subscriber: not with --transport grpc"},
-		{name: "bad transport", argv: "test " + sc + " --transport carrier-pigeon", err: `--transport "carrier-pigeon": want grpc (or websocket, the default, which serves SSE too)`},
+		{name: "bad transport", argv: "test " + sc + " --transport carrier-pigeon", err: `--transport "carrier-pigeon": want sse, websocket or grpc (by default the way the subscriber attaches tells)`},
 		{name: "zero attach timeout", argv: "test " + sc + " --attach-timeout 0", err: `invalid argument "0" for "--attach-timeout" flag: want a positive duration such as 500ms or 2s`},
 	}
 	testNewCmd(t, NewCmdTest, defaults, cases)

@@ -86,7 +86,7 @@ func TestSubscriberTestDoneWhen(t *testing.T) {
 		"  user: Reject the confirmation (reply_token rpl_refund1142).\n",
 		"  ok    reply rpl_refund1142 decision=reject within 30s (required): #",
 		"  ok    subscriber-side rules: no finding on the subscriber's messages\n",
-		"PASS: 1 scenarios, 1 passed, 0 failed, 0 not run\n",
+		"PASS: 1 scenarios, 1 passed, 0 failed, 0 not applicable, 0 not run\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

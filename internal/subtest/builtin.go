@@ -59,6 +59,12 @@ func (sc *Scenario) deciding(ds ...Decision) *Scenario {
 	return sc
 }
 
+// over says the transports the scenario applies to.
+func (sc *Scenario) over(transports ...string) *Scenario {
+	sc.Transports = transports
+	return sc
+}
+
 func reply(token, decision string) Expectation {
 	return Expectation{Kind: ExpectReply, Token: token, Decision: decision, Within: DefaultWithin, Required: true}
 }
@@ -163,7 +169,8 @@ var builtins = []func() *Scenario{
 		s.wait(time.Second)
 		s.state(sessA, "awaiting_input", "thinking").state(sessA, "thinking", "idle")
 		s.completed(sessA, "The page was not published.")
-		sc := builtin("redelivery", 1, []string{"§9.5.2(6)", "§3.2.3", "§8"},
+		// Level 3: answering needs Level 2, deduplicating is §9.5.2(6).
+		sc := builtin("redelivery", 3, []string{"§9.5.2(6)", "§3.2.3", "§8"},
 			"Reject the confirmation (rpl_publish2) once; the producer delivers it again after a reconnect.",
 			"The connection is cut right after a confirmation, which is delivered again when the subscriber is back: it deduplicates by event_id and answers once.",
 			s, Expectation{Kind: ExpectReply, Token: "rpl_publish2", Decision: "reject", Within: DefaultWithin, Once: true, Required: true}, staysConnected(false))
@@ -283,14 +290,16 @@ var builtins = []func() *Scenario{
 		return builtin("handshake-sse", 3, []string{"§5.2", "§9.5.2(2)", "B.1.2"},
 			"Nothing to decide: subscribe over SSE with POST /aaep/v1/subscriptions, then open the stream it names.",
 			"The SSE handshake: a subscription.request with a capabilities object posted before the stream is opened.",
-			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "sse", Fields: fields("capabilities", `{}`), Required: true}, noReply(""))
+			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "sse", Fields: fields("capabilities", `{}`), Required: true}, noReply("")).
+			over(TransportSSE)
 	},
 	func() *Scenario {
 		s := simple(sessA, func(*script) {})
 		return builtin("handshake-websocket", 3, []string{"§5.2", "§9.5.2(2)", "B.2.3"},
 			"Nothing to decide: subscribe over WebSocket (subprotocol aaep.v1) with a subscription.request as the first message.",
 			"The WebSocket handshake: a subscription.request with a capabilities object as the first message.",
-			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "websocket", Fields: fields("capabilities", `{}`), Required: true}, noReply(""))
+			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "websocket", Fields: fields("capabilities", `{}`), Required: true}, noReply("")).
+			over(TransportWebSocket)
 	},
 	func() *Scenario {
 		s := simple(sessA, func(*script) {})

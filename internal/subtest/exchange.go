@@ -109,6 +109,19 @@ func (x *exchange) transport(e *entry) string {
 	}
 }
 
+// subscriberTransport is the transport of the first subscription the
+// subscriber opened, or else of the first message it sent (a refused
+// subscription.request); "" when it did neither.
+func (x *exchange) subscriberTransport() string {
+	for i := range x.entries {
+		e := &x.entries[i]
+		if (e.Conn != nil && e.Origin != 0 && e.connString("event") == capfile.ConnConnected) || e.Kind == capfile.KindSent {
+			return x.transport(e)
+		}
+	}
+	return ""
+}
+
 // Finding is a finding of the checker about a message the subscriber sent.
 type Finding struct {
 	protocol.Finding

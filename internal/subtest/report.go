@@ -15,6 +15,9 @@ const (
 	VerdictPass   = "PASS"
 	VerdictFail   = "FAIL"
 	VerdictNotRun = "NOT RUN"
+	// VerdictNotApplicable: the scenario does not apply to the
+	// subscriber (its transport); neither passed nor failed.
+	VerdictNotApplicable = "NOT APPLICABLE"
 )
 
 // Verdict is the result's verdict.
@@ -22,6 +25,8 @@ func (r *Result) Verdict() string {
 	switch {
 	case r.NotRun != "":
 		return VerdictNotRun
+	case r.NotApplicable != "":
+		return VerdictNotApplicable
 	case r.Passed():
 		return VerdictPass
 	}
@@ -34,6 +39,8 @@ type Summary struct {
 	Passed  int    `json:"passed"`
 	Failed  int    `json:"failed"`
 	NotRun  int    `json:"not_run"`
+	// NotApplicable counts scenarios that do not apply to the subscriber.
+	NotApplicable int `json:"not_applicable"`
 }
 
 // Summarize counts results; the verdict is NOT RUN when any could not
@@ -46,6 +53,8 @@ func Summarize(results []*Result) Summary {
 			s.Passed++
 		case VerdictFail:
 			s.Failed++
+		case VerdictNotApplicable:
+			s.NotApplicable++
 		default:
 			s.NotRun++
 		}
@@ -83,6 +92,10 @@ func WriteText(w io.Writer, results []*Result) error {
 			fmt.Fprintf(&b, "  NOT RUN  %s\n\n", r.NotRun)
 			continue
 		}
+		if r.NotApplicable != "" {
+			fmt.Fprintf(&b, "  NOT APPLICABLE  %s\n\n", r.NotApplicable)
+			continue
+		}
 		for _, o := range r.Outcomes {
 			mark := "ok  "
 			switch {
@@ -110,7 +123,7 @@ func WriteText(w io.Writer, results []*Result) error {
 		b.WriteString("\n\n")
 	}
 	s := Summarize(results)
-	fmt.Fprintf(&b, "%s: %d scenarios, %d passed, %d failed, %d not run\n", s.Verdict, len(results), s.Passed, s.Failed, s.NotRun)
+	fmt.Fprintf(&b, "%s: %d scenarios, %d passed, %d failed, %d not applicable, %d not run\n", s.Verdict, len(results), s.Passed, s.Failed, s.NotApplicable, s.NotRun)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -159,6 +172,7 @@ type junitSuite struct {
 	Tests      int             `xml:"tests,attr"`
 	Failures   int             `xml:"failures,attr"`
 	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -175,7 +189,12 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProblem struct {
@@ -205,6 +224,11 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 				Error: &junitProblem{Message: r.NotRun, Type: "not_run", Text: r.NotRun}})
 			s.Errors++
 		}
+		if r.NotApplicable != "" {
+			s.Cases = append(s.Cases, junitCase{Name: "applies", Classname: class, Time: s.Time,
+				Skipped: &junitSkipped{Message: "not applicable: " + r.NotApplicable}})
+			s.Skipped++
+		}
 		for _, o := range r.Outcomes {
 			kind := "required"
 			if !o.Required {
@@ -226,7 +250,7 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 			}
 			s.Cases = append(s.Cases, c)
 		}
-		if r.NotRun == "" {
+		if r.NotRun == "" && r.NotApplicable == "" {
 			c := junitCase{Name: "subscriber-side rules", Classname: class, Time: "0"}
 			var must, other []string
 			for _, f := range r.Findings {

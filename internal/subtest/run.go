@@ -20,8 +20,15 @@ import (
 	"github.com/aaep-tools/aaepkit/timing"
 )
 
-// TransportGRPC is Options.Transport for gRPC subscribers (Appendix B.5).
-const TransportGRPC = "grpc"
+// Options.Transport values: the transport a subscriber uses.
+const (
+	// TransportGRPC is for gRPC subscribers (Appendix B.5).
+	TransportGRPC = "grpc"
+	// TransportSSE and TransportWebSocket say which of the two a
+	// subscriber that attaches over HTTP uses (both are served).
+	TransportSSE       = "sse"
+	TransportWebSocket = "websocket"
+)
 
 // DefaultAttachTimeout is how long a run waits for the subscriber.
 const DefaultAttachTimeout = 10 * time.Second
@@ -38,10 +45,17 @@ type Options struct {
 	Listen string
 	// To is the WebSocket URL of a subscriber that listens (--to).
 	To string
-	// Transport is how a subscriber that comes reaches the replay: ""
-	// (WebSocket or SSE, on Listen) or "grpc" (aaep.v1.AaepService on
-	// Listen, {url} then being grpc://HOST:PORT).
+	// Transport is how the subscriber reaches the replay: "sse" or
+	// "websocket" (both are served on Listen; a scenario of the other is
+	// not applicable), "grpc" (aaep.v1.AaepService on Listen, {url} then
+	// being grpc://HOST:PORT), or "" for the attach mode to tell: --to is
+	// WebSocket, and a subscriber that attaches is judged on the transport
+	// it came over.
 	Transport string
+	// RequireEvidence makes a check that passes by absence (no reply,
+	// stayed connected) with nothing to show the subscriber took in the
+	// events a failure instead of an unverified pass.
+	RequireEvidence bool
 	// Exec is a command started per scenario with {url} replaced by the
 	// replay's base URL (http://HOST:PORT); it is run by /bin/sh (cmd.exe on
 	// Windows) and its process group is ended when the scenario is over.
@@ -71,11 +85,16 @@ type Result struct {
 	User     string    `json:"user"`
 	// NotRun says why the scenario could not be run (no subscriber
 	// attached, the capture could not be read); nothing else is set then.
-	NotRun   string        `json:"not_run,omitempty"`
-	Outcomes []Outcome     `json:"expectations"`
-	Findings []Finding     `json:"findings"`
-	Record   string        `json:"record,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
+	NotRun string `json:"not_run,omitempty"`
+	// NotApplicable says why the scenario does not apply to the
+	// subscriber (its transport); it is neither passed nor failed.
+	NotApplicable string `json:"not_applicable,omitempty"`
+	// Transport is the transport the subscriber was judged on.
+	Transport string        `json:"transport,omitempty"`
+	Outcomes  []Outcome     `json:"expectations"`
+	Findings  []Finding     `json:"findings"`
+	Record    string        `json:"record,omitempty"`
+	Duration  time.Duration `json:"duration_ns"`
 }
 
 // Passed reports whether every required expectation passed and no MUST
@@ -83,6 +102,9 @@ type Result struct {
 func (r *Result) Passed() bool {
 	if r.NotRun != "" {
 		return false
+	}
+	if r.NotApplicable != "" {
+		return true
 	}
 	for _, o := range r.Outcomes {
 		if o.Required && !o.Passed {
@@ -110,8 +132,13 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if ways > 1 {
 		return nil, errors.New("--to and --exec exclude each other")
 	}
-	if o.Transport != "" && o.Transport != TransportGRPC {
-		return nil, fmt.Errorf("transport %q: want %s (or none: WebSocket and SSE)", o.Transport, TransportGRPC)
+	switch o.Transport {
+	case "", TransportSSE, TransportWebSocket, TransportGRPC:
+	default:
+		return nil, fmt.Errorf("transport %q: want %s, %s or %s (or none: the attach mode tells)", o.Transport, TransportSSE, TransportWebSocket, TransportGRPC)
+	}
+	if o.Transport == TransportSSE && o.To != "" {
+		return nil, errors.New("--to dials a WebSocket subscriber: not with the SSE transport")
 	}
 	if o.Transport == TransportGRPC && o.To != "" {
 		return nil, errors.New("--to dials a WebSocket subscriber: not with the gRPC transport")
@@ -122,9 +149,13 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if o.Output == nil {
 		o.Output = io.Discard
 	}
-	res := &Result{Scenario: sc, Name: sc.Name, Level: sc.Level, Sections: sc.Sections, User: sc.User}
+	res := &Result{Scenario: sc, Name: sc.Name, Level: sc.Level, Sections: sc.Sections, User: sc.User, Transport: o.knownTransport()}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
+	if res.Transport != "" && !sc.appliesTo(res.Transport) {
+		res.NotApplicable = notApplicable(sc, res.Transport, "")
+		return res, nil
+	}
 	dir, err := os.MkdirTemp("", "aaep-test-")
 	if err != nil {
 		return nil, err
@@ -167,11 +198,37 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording: %w", err)
 	}
+	if res.Transport == "" {
+		res.Transport = x.subscriberTransport()
+		if res.Transport != "" && !sc.appliesTo(res.Transport) {
+			res.NotApplicable = notApplicable(sc, res.Transport, " (it came so; --transport chooses)")
+			return res, nil
+		}
+	}
 	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID)
 	if res.Findings, err = subscriberFindings(ctx, rec.Path(), o.Profile); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// knownTransport is the subscriber's transport when the options tell it
+// before it attaches: --transport, or --to (a WebSocket).
+func (o *Options) knownTransport() string {
+	if o.Transport == "" && o.To != "" {
+		return TransportWebSocket
+	}
+	return o.Transport
+}
+
+// appliesTo reports whether the scenario applies to a subscriber on
+// transport.
+func (sc *Scenario) appliesTo(transport string) bool {
+	return len(sc.Transports) == 0 || slices.Contains(sc.Transports, transport)
+}
+
+func notApplicable(sc *Scenario, transport, how string) string {
+	return fmt.Sprintf("the subscriber uses %s%s; this scenario tests %s only", transport, how, strings.Join(sc.Transports, " and "))
 }
 
 type runner struct {

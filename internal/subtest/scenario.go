@@ -16,7 +16,11 @@ type Scenario struct {
 	// Level is the conformance level the scenario tests (1, 2 or 3).
 	Level int `json:"level"`
 	// Sections are the specification sections it tests.
-	Sections    []string `json:"sections"`
+	Sections []string `json:"sections"`
+	// Transports are the transports the scenario applies to (sse,
+	// websocket, grpc); empty: every one. A subscriber on another is
+	// reported not applicable, never failed.
+	Transports  []string `json:"transports,omitempty"`
 	Description string   `json:"description,omitempty"`
 	// User is the scripted user's decision, for the harness that plays
 	// the user (a subscriber's test mode, a browser script).

@@ -17,35 +17,68 @@ import (
 // and answers each prompt as the scenario's scripted user decides, on the
 // same connection, with the subscription_id it was given.
 type wsSubscriber struct {
+	scenario  string
 	decisions map[string]Decision
 	wg        sync.WaitGroup
+
+	mu           sync.Mutex
+	seen         map[string]bool // event_ids taken in (a redelivery is dropped, §9.5.2(6))
+	renegotiated bool
+	cur          *wsConn
 }
 
 func newWSSubscriber(sc *Scenario) *wsSubscriber {
-	w := &wsSubscriber{decisions: map[string]Decision{}}
+	w := &wsSubscriber{scenario: sc.Name, decisions: map[string]Decision{}, seen: map[string]bool{}}
 	for _, d := range sc.Decisions {
 		w.decisions[d.Token] = d
 	}
 	return w
 }
 
+// wsConn is the connection a wsSubscriber has now.
+type wsConn struct {
+	conn  *websocket.Conn
+	wmu   sync.Mutex
+	subID string
+}
+
+func (c *wsConn) send(t *testing.T, v any) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if err := c.conn.WriteJSON(v); err != nil {
+		t.Logf("ws subscriber: %v", err)
+	}
+}
+
+// current waits (a while) for a connection with its subscription id: a
+// user's answer outlives a cut and goes over the connection that is back.
+func (w *wsSubscriber) current() *wsConn {
+	for range 300 {
+		w.mu.Lock()
+		c := w.cur
+		w.mu.Unlock()
+		if c != nil && c.subID != "" {
+			return c
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
+}
+
 // serve runs the subscription on conn until the connection ends.
 func (w *wsSubscriber) serve(t *testing.T, conn *websocket.Conn) {
 	defer conn.Close()
-	var wmu sync.Mutex
-	send := func(v any) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		_ = conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
-		if err := conn.WriteJSON(v); err != nil {
-			t.Logf("ws subscriber: %v", err)
-		}
-	}
-	send(map[string]any{"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "ws-test",
+	c := &wsConn{conn: conn}
+	c.send(t, map[string]any{"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "ws-test",
 		"capabilities": map[string]any{"supports_confirmation_reply": true, "supports_clarification_reply": true}})
-	subID := ""
-	stop := make(chan struct{})
-	defer close(stop)
+	defer func() {
+		w.mu.Lock()
+		if w.cur == c {
+			w.cur = nil
+		}
+		w.mu.Unlock()
+	}()
 	for {
 		_, msg, err := conn.ReadMessage()
 		if err != nil {
@@ -53,33 +86,65 @@ func (w *wsSubscriber) serve(t *testing.T, conn *websocket.Conn) {
 		}
 		var m struct {
 			Type           string `json:"type"`
+			EventID        string `json:"event_id"`
 			SubscriptionID string `json:"subscription_id"`
 			Token          string `json:"reply_token"`
 		}
 		if json.Unmarshal(msg, &m) != nil {
 			continue
 		}
-		switch {
-		case m.Type == "subscription.accepted":
-			subID = m.SubscriptionID
-		case strings.HasSuffix(m.Type, "awaiting.confirmation"):
-			d, ok := w.decisions[m.Token]
-			if !ok {
-				continue
-			}
-			reply := map[string]any{"type": "confirmation.reply", "reply_token": m.Token, "decision": d.Decision,
-				"subscription_id": subID, "timestamp": time.Now().UTC().Format(time.RFC3339)}
-			w.wg.Add(1)
-			go func() {
-				defer w.wg.Done()
-				select {
-				case <-time.After(d.Delay):
-					send(reply)
-				case <-stop:
-				}
-			}()
+		w.mu.Lock()
+		if m.Type == "subscription.accepted" {
+			c.subID = m.SubscriptionID
+			w.cur = c
 		}
+		dup := m.EventID != "" && w.seen[m.EventID]
+		w.seen[m.EventID] = true
+		renegotiate := strings.HasPrefix(m.Type, "aaep:") && w.scenario == "renegotiation" && !w.renegotiated
+		w.renegotiated = w.renegotiated || renegotiate
+		w.mu.Unlock()
+		if dup {
+			continue
+		}
+		if renegotiate {
+			c.send(t, map[string]any{"type": "subscription.renegotiate", "subscription_id": c.subID,
+				"capabilities": map[string]any{"preferred_verbosity": "terse", "supports_confirmation_reply": true}})
+		}
+		if !strings.HasSuffix(m.Type, "awaiting.confirmation") {
+			continue
+		}
+		d, ok := w.decisions[m.Token]
+		if !ok {
+			continue
+		}
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			time.Sleep(d.Delay)
+			if c := w.current(); c != nil {
+				c.send(t, map[string]any{"type": "confirmation.reply", "reply_token": m.Token, "decision": d.Decision,
+					"subscription_id": c.subID, "timestamp": time.Now().UTC().Format(time.RFC3339)})
+			}
+		}()
 	}
+}
+
+// attach dials the replay's WebSocket endpoint at base and serves the
+// subscription, coming back (after a cut) until the replay is gone.
+func (w *wsSubscriber) attach(t *testing.T, base string) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		d := &websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 5 * time.Second}
+		for range 5 {
+			conn, _, err := d.Dial("ws"+strings.TrimPrefix(base, "http")+"/aaep/v1/ws", nil)
+			if err != nil {
+				return
+			}
+			w.serve(t, conn)
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
 }
 
 // TestWebSocketSubscriber: a WebSocket subscriber that attaches to the
