@@ -67,6 +67,8 @@ func TestSmallUsageErrors(t *testing.T) {
 		{[]string{"serve", demoCapture, "--record", "", "--listen", "127.0.0.1:0"}, "--record ''"},
 		{[]string{"check", demoCapture, "--state", ""}, "--state ''"},
 		{[]string{"cut", demoCapture, "--time-shift", "0001-01-01T00:00:00Z", "-o", "-"}, "time shift 0001-01-01T00:00:00Z: timestamp out of range: outside the times a capture can hold"},
+		{[]string{"repair", "s3://bucket/x.aaep", "-o", "r.aaep"}, "repair reads a local capture file or - (standard input)"},
+		{[]string{"import", "s3://bucket/x.jsonl", "-o", "i.aaep"}, "import reads a local JSON Lines file or - (standard input)"},
 		{[]string{"completion", "tcsh"}, `completion "tcsh": not a shell completion is written for (want bash, fish, powershell, zsh)`},
 	} {
 		code, out, stderr := replay(t, tc.args...)

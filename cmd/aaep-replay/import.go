@@ -9,6 +9,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/capedit"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/objstore"
 )
 
 // ImportOptions are what import was asked: its input and flags.
@@ -44,6 +45,9 @@ turned back into the capture it came from, record for record.`,
 				return cli.Usagef("import needs an output file: -o FILE.aaep")
 			}
 			o.Input = args[0]
+			if objstore.IsURL(o.Input) {
+				return cli.Usagef("import %s: import reads a local JSON Lines file or - (standard input): copy the object to a file, or pipe it in (aws s3 cp %s - | aaep-replay import - -o FILE.aaep)", o.Input, o.Input)
+			}
 			if runF != nil {
 				return runF(o)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/objstore"
 )
 
 // RepairOptions are what repair was asked: its input and output.
@@ -40,6 +41,9 @@ appears only when complete.`,
 				return cli.Usagef("repair needs an output file: -o OUT")
 			}
 			o.Input = args[0]
+			if objstore.IsURL(o.Input) {
+				return cli.Usagef("repair %s: repair reads a local capture file or - (standard input), scanning its bytes for intact frames; an object is read through its index, which a damaged capture may not have: copy the object to a file (aws s3 cp, mc cp), then repair the file", o.Input)
+			}
 			if runF != nil {
 				return runF(o)
 			}
