@@ -46,6 +46,12 @@ type CheckOptions struct {
 	// new or changed since are checked, and the file is updated after a
 	// run that read all it was given.
 	State string
+	// Shard is --shard I/N: only the recordings of shard I are judged
+	// (ShardArg parsed; N 0: every recording).
+	Shard    shard
+	ShardArg string
+	// MergeReports merges the JSON reports named (the inputs) into one.
+	MergeReports bool
 }
 
 // NewCmdCheck builds check; runF, when given, runs instead of checkRun
@@ -96,10 +102,18 @@ read).`,
 			if opts.Rules {
 				return cobra.NoArgs(cmd, args)
 			}
+			if opts.MergeReports {
+				return needFiles("check --merge-reports", "the JSON reports to merge (r0.json r1.json ...)", 1, -1)(cmd, args)
+			}
 			return needFiles("check", "a capture or JSONL FILE (several, a glob, a directory, or - for standard input)", 1, -1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !opts.Rules {
+			if opts.MergeReports {
+				if cmd.Flags().Changed("shard") || opts.State != "" || opts.SinceArg != "" {
+					return cli.Usagef("--merge-reports merges reports: --shard, --state and --since are for the runs that wrote them")
+				}
+				opts.Inputs = args
+			} else if !opts.Rules {
 				if opts.Summary && opts.All {
 					return cli.Usagef("--summary and --all exclude each other")
 				}
@@ -113,6 +127,11 @@ read).`,
 				}
 				if opts.SinceArg != "" {
 					if opts.Since, err = parseSince(opts.SinceArg, time.Now()); err != nil {
+						return err
+					}
+				}
+				if cmd.Flags().Changed("shard") {
+					if opts.Shard, err = parseShard(opts.ShardArg); err != nil {
 						return err
 					}
 				}
@@ -139,6 +158,8 @@ read).`,
 	f.BoolVar(&opts.All, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
 	f.StringVar(&opts.SinceArg, "since", "", "check only the recordings with a part (file or object) modified at or after this time: RFC 3339, or a duration (24h) before now")
 	f.StringVar(&opts.State, "state", "", "a file remembering the parts checked (name, size, ETag or time): check only what is new or changed since, and update it after a run that read everything")
+	f.StringVar(&opts.ShardArg, "shard", "", "I/N: judge only the recordings of shard I of N (FNV-1a 64 of the first part's name, modulo N; see docs/fleet.md)")
+	f.BoolVar(&opts.MergeReports, "merge-reports", false, "merge the JSON reports of shards (the FILEs) into one, as a single check writes it")
 	f.BoolVar(&opts.AllowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
 }
@@ -155,6 +176,9 @@ const checkParallel = 4
 func checkRun(opts *CheckOptions) error {
 	if opts.Rules {
 		return listRules(opts.app, opts.JSON)
+	}
+	if opts.MergeReports {
+		return mergeReports(opts)
 	}
 	a, threshold := opts.app, opts.Threshold
 	var inc *incremental
@@ -174,17 +198,24 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	if inc != nil {
+	if inc != nil && !a.quiet {
+		fmt.Fprintf(a.Err, "aaep-replay: check: %d of %d parts new or changed (%s)\n", inc.picked, inc.order, inc.what(opts))
+	}
+	if opts.Shard.N > 0 {
+		all := len(recs)
+		recs = opts.Shard.pick(recs)
 		if !a.quiet {
-			fmt.Fprintf(a.Err, "aaep-replay: check: %d of %d parts new or changed (%s)\n", inc.picked, inc.order, inc.what(opts))
+			fmt.Fprintf(a.Err, "aaep-replay: check: shard %d/%d: %d of %d recordings\n", opts.Shard.I, opts.Shard.N, len(recs), all)
 		}
+	}
+	if inc != nil || opts.Shard.N > 0 {
 		if len(recs) == 0 {
 			if opts.JSON {
 				if err := report.NewBatch(a.Out, true, threshold, 0).Close(); err != nil {
 					return cli.Output(fmt.Errorf("writing report: %w", err))
 				}
 			}
-			if opts.State != "" {
+			if inc != nil && opts.State != "" {
 				if err := inc.save(opts.State, nil, opts.Inputs); err != nil {
 					return cli.Output(fmt.Errorf("--state: %w", err))
 				}

@@ -204,16 +204,7 @@ func (t *total) add(r *Report, threshold protocol.Level, sessions int64) {
 		t.Complete = false
 		t.Incomplete++
 	}
-	switch {
-	case !t.Complete:
-		t.Verdict = VerdictIncomplete
-	case threshold >= protocol.Never:
-		t.Verdict = VerdictNotGated
-	case t.Failed:
-		t.Verdict = VerdictFail
-	default:
-		t.Verdict = VerdictPass
-	}
+	t.settle(threshold)
 }
 
 // verdictText is the total's verdict with how many recordings made it.
