@@ -123,3 +123,34 @@ func TestExportOTLPSend(t *testing.T) {
 		t.Errorf("wrong endpoint: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestExportOTLPBadInput: a torn capture exports what was read and exits
+// 2 saying INCOMPLETE (0 with --allow-incomplete); a file that is no
+// capture exits 2 naming it.
+func TestExportOTLPBadInput(t *testing.T) {
+	dir := t.TempDir()
+	demo, err := os.ReadFile(demoCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(dir, "torn.aaep")
+	bad := filepath.Join(dir, "bad.aaep")
+	os.WriteFile(torn, demo[:len(demo)/2], 0o644)
+	os.WriteFile(bad, []byte("garbage\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{torn}, cli.ExitUsage, "INCOMPLETE: " + torn + ": the capture ends in a torn record"},
+		{[]string{"--allow-incomplete", torn}, 0, "INCOMPLETE"},
+		{[]string{bad}, cli.ExitUsage, bad + ": neither a capture file nor JSON lines"},
+	} {
+		out := filepath.Join(dir, "out.json")
+		os.Remove(out)
+		code, _, stderr := replay(t, append([]string{"export", "--format", "otlp-json", "-o", out}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d saying %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
