@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -199,6 +200,31 @@ func TestDeterministic(t *testing.T) {
 	}
 	if len(b) < 8 {
 		t.Errorf("BatchSpans 1 made %d requests, want one per trace at least", len(b))
+	}
+	// A copy under another name is the same recording: the same ids.
+	data, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "renamed.aaep")
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := export(t, Options{}, cp)
+	for i, s := range spans(c) {
+		if !bytes.Equal(s.TraceId, sa[i].TraceId) || !bytes.Equal(s.SpanId, sa[i].SpanId) {
+			t.Fatalf("span %d of a renamed copy has other ids", i)
+		}
+	}
+	// Another recording of the same sessions (the demo replayed and
+	// recorded again) gets other trace ids.
+	d, _ := export(t, Options{}, filepath.Join("..", "internal", "recdiff", "testdata", "v1.aaep"))
+	for _, s := range spans(d) {
+		for _, o := range sa {
+			if bytes.Equal(s.TraceId, o.TraceId) {
+				t.Fatalf("two recordings share trace id %x", s.TraceId)
+			}
+		}
 	}
 }
 
