@@ -3,6 +3,7 @@ package otlpexport
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,6 +98,7 @@ type builder struct {
 	done     []protocol.SessionSummary
 
 	doc   payload.Doc
+	kvs   map[string]*commonpb.KeyValue // shared attributes (kv)
 	stats *Stats
 }
 
@@ -110,7 +112,7 @@ type streamTrace struct {
 func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func(*trace)) *builder {
 	h := rec.Header()
 	b := &builder{opts: opts, rec: rec, recKey: recordingKey(rec), start: h.Start, emit: emit, stats: stats,
-		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}}
+		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}, kvs: map[string]*commonpb.KeyValue{}}
 	b.res = append(b.res, kvStr("aaep.recording.name", filepath.Base(rec.Name)))
 	if h.Tool != "" {
 		b.res = append(b.res, kvStr("aaep.recording.tool", h.Tool))
@@ -125,6 +127,34 @@ func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func
 		}
 	}
 	return b
+}
+
+// kv returns the string attribute k=v, one shared value for each pair
+// (the attributes repeat: operation, tool and state names, levels), so
+// that a recording's millions of them are not each allocated. Shared
+// values are never changed.
+func (b *builder) kv(k, v string) *commonpb.KeyValue {
+	key := k + "\x00" + v
+	if kv := b.kvs[key]; kv != nil {
+		return kv
+	}
+	if len(b.kvs) >= 4096 {
+		clear(b.kvs)
+	}
+	kv := kvStr(k, v)
+	b.kvs[key] = kv
+	return kv
+}
+
+// kvBool is kv for a boolean attribute.
+func (b *builder) kvBool(k string, v bool) *commonpb.KeyValue {
+	key := k + "\x01" + strconv.FormatBool(v)
+	if kv := b.kvs[key]; kv != nil {
+		return kv
+	}
+	kv := kvBool(k, v)
+	b.kvs[key] = kv
+	return kv
 }
 
 // at is the wall-clock time of an offset into the recording.
@@ -230,7 +260,7 @@ func (b *builder) newTrace(k skey, occ int, pseudo bool) *trace {
 	if pseudo {
 		root.Attributes = append(root.Attributes, kvStr("aaep.scope", "stream"))
 	} else {
-		root.Attributes = append(root.Attributes, kvStr(attrOperation, opInvokeAgent), kvStr(attrConversation, k.id))
+		root.Attributes = append(root.Attributes, b.kv(attrOperation, opInvokeAgent), kvStr(attrConversation, k.id))
 	}
 	if k.stream != "" {
 		root.Attributes = append(root.Attributes, kvStr("aaep.stream", k.stream))
@@ -292,7 +322,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		}
 		s := b.child(t, kindWait, m.Index, name, ns)
 		var a attrs
-		a = append(a, kvStr("aaep.wait.kind", strings.TrimPrefix(name, "await_")))
+		a = append(a, b.kv("aaep.wait.kind", strings.TrimPrefix(name, "await_")))
 		a.docStr("aaep.confirmation.default_decision", doc, "default_decision")
 		a.num("aaep.wait.timeout_seconds", doc.Get("timeout_seconds"))
 		a.docStr("aaep.risk_level", doc, "risk_level")
@@ -325,7 +355,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		}
 		delete(t.waits, token)
 		var a attrs
-		a = append(a, kvStr("aaep.wait.outcome", "replied"))
+		a = append(a, b.kv("aaep.wait.outcome", "replied"))
 		if w.confirm {
 			a.docStr("aaep.confirmation.decision", doc, "decision")
 			a = append(a, kvBool("aaep.confirmation.default_applied", false))
@@ -340,7 +370,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		if from == "" && to == "" {
 			from, to = step.From, step.To
 		}
-		a = append(a, kvStr("aaep.state.from", from), kvStr("aaep.state.to", to))
+		a = append(a, b.kv("aaep.state.from", from), b.kv("aaep.state.to", to))
 		if text {
 			a.docStr("aaep.summary", doc, "summary_normal")
 		}
@@ -417,7 +447,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 	if strings.HasSuffix(step.Label, "invoked") {
 		s := b.child(t, kindTool, m.Index, opExecuteTool+" "+name, ns)
 		var a attrs
-		a = append(a, kvStr(attrOperation, opExecuteTool), kvStr(attrToolName, name))
+		a = append(a, b.kv(attrOperation, opExecuteTool), b.kv(attrToolName, name))
 		if callID != "" {
 			a = append(a, kvStr(attrToolCallID, callID))
 		}
@@ -448,7 +478,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 	var a attrs
 	status := docString(doc, "status")
 	if status != "" {
-		a = append(a, kvStr("aaep.tool.status", status))
+		a = append(a, b.kv("aaep.tool.status", status))
 	}
 	a.num("aaep.tool.duration_ms", doc.Get("duration_ms"))
 	if b.opts.IncludeText {
@@ -458,7 +488,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 	case "", "success":
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
 	default:
-		a = append(a, kvStr(attrErrorType, status))
+		a = append(a, b.kv(attrErrorType, status))
 		msg := status
 		if b.opts.IncludeText {
 			msg = cmpOr(docString(doc, "error_message"), status)
@@ -567,9 +597,9 @@ func (b *builder) timeout(s protocol.Step) {
 	if s.Label != "timeout" {
 		outcome = "subscription_closed"
 	}
-	a := attrs{kvStr("aaep.wait.outcome", outcome)}
+	a := attrs{b.kv("aaep.wait.outcome", outcome)}
 	if d, ok := strings.CutPrefix(rest, "→ default "); ok {
-		a = append(a, kvStr("aaep.confirmation.decision", d), kvBool("aaep.confirmation.default_applied", true))
+		a = append(a, b.kv("aaep.confirmation.decision", d), b.kvBool("aaep.confirmation.default_applied", true))
 	}
 	w.span.Attributes = append(w.span.Attributes, a...)
 	w.span.EndTimeUnixNano = b.at(s.Offset)
@@ -599,9 +629,9 @@ func (b *builder) placeFinding(f *protocol.Finding) {
 		msg = strings.ReplaceAll(msg, tok, "(reply token)")
 	}
 	a := []*commonpb.KeyValue{
-		kvStr("aaep.finding.rule", f.RuleID), kvStr("aaep.finding.level", f.Level.String()),
-		kvStr("aaep.finding.party", f.Party.String()), kvStr("aaep.finding.message", msg),
-		kvStr("aaep.finding.protocol", f.Protocol), kvInt("aaep.finding.index", f.Index),
+		b.kv("aaep.finding.rule", f.RuleID), b.kv("aaep.finding.level", f.Level.String()),
+		b.kv("aaep.finding.party", f.Party.String()), kvStr("aaep.finding.message", msg),
+		b.kv("aaep.finding.protocol", f.Protocol), kvInt("aaep.finding.index", f.Index),
 	}
 	if t.pseudo && f.Session != "" {
 		a = append(a, kvStr(attrConversation, f.Session))
@@ -656,15 +686,15 @@ func (b *builder) finish(t *trace) {
 		t.root.Name = strings.TrimSpace(opInvokeAgent + " " + agent)
 		var a attrs
 		if t.prod.id != "" {
-			a = append(a, kvStr(attrAgentID, t.prod.id))
+			a = append(a, b.kv(attrAgentID, t.prod.id))
 		}
 		if agent != "" {
-			a = append(a, kvStr(attrAgentName, agent))
+			a = append(a, b.kv(attrAgentName, agent))
 		}
 		if t.prod.model != "" {
-			a = append(a, kvStr(attrModel, t.prod.model))
+			a = append(a, b.kv(attrModel, t.prod.model))
 		}
-		a = append(a, kvStr("aaep.session.state", t.state), kvBool("aaep.session.complete", t.complete),
+		a = append(a, b.kv("aaep.session.state", t.state), b.kvBool("aaep.session.complete", t.complete),
 			kvInt("aaep.session.messages", t.messages))
 		t.root.Attributes = append(t.root.Attributes, a...)
 	}
@@ -678,7 +708,7 @@ func (b *builder) finish(t *trace) {
 	}
 	for _, w := range t.waits {
 		w.span.EndTimeUnixNano = end
-		w.span.Attributes = append(w.span.Attributes, kvStr("aaep.wait.outcome", "unanswered"))
+		w.span.Attributes = append(w.span.Attributes, b.kv("aaep.wait.outcome", "unanswered"))
 	}
 	for _, id := range t.order {
 		if o := t.outputs[id]; o != nil {

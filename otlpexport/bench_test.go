@@ -1,0 +1,59 @@
+package otlpexport
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/aaep-tools/aaepkit/internal/bench"
+	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/protocol/check"
+	"github.com/aaep-tools/aaepkit/protocol/models"
+)
+
+// BenchmarkExport exports a capture of 50,000 messages of interleaved
+// sessions (make bench's check input, smaller) beside a check of it: the
+// export's events/s against check's, in the same run.
+//
+//	go test -run XXX -bench Export ./otlpexport
+func BenchmarkExport(b *testing.B) {
+	const n = 50_000
+	path := filepath.Join(b.TempDir(), "bulk.aaep")
+	if err := bench.WriteBulkCapture(path, n, 1); err != nil {
+		b.Fatal(err)
+	}
+	cfg := check.Config{Models: models.All}
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			recs := open(b, path)
+			if _, err := check.Run(context.Background(), recs[0], cfg, protocol.Sink{}, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	})
+	for _, format := range []string{"otlp", "otlp-json"} {
+		b.Run(format, func(b *testing.B) {
+			for b.Loop() {
+				recs := open(b, path)
+				_, err := Export(context.Background(), recs, Options{Check: cfg}, func(r *coltracepb.ExportTraceServiceRequest) error {
+					var err error
+					if format == "otlp" {
+						_, err = proto.Marshal(r)
+					} else {
+						_, err = MarshalJSON(r)
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
