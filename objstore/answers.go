@@ -71,8 +71,11 @@ const answerPeek = 512
 
 func (t *s3Answers) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
-	if err != nil || resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified {
+	if err != nil {
 		return resp, err
+	}
+	if resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified {
+		return t.success(req, resp)
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var head []byte
@@ -102,6 +105,34 @@ func (t *s3Answers) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body.Close()
 	return nil, &notS3Error{status: resp.Status, code: resp.StatusCode, what: what, excerpt: excerpt(body)}
+}
+
+// success refuses a success answer to a read that no S3 server gives: a
+// web page (a catch-all, a portal) answered 200 to a HEAD or GET of an
+// object, without the ETag and Last-Modified every object's answer has
+// (the client would read it as an object, and fail on its headers: "Last-
+// Modified time format is invalid"). Any other answer passes unread,
+// objects whose own content is HTML included.
+func (t *s3Answers) success(req *http.Request, resp *http.Response) (*http.Response, error) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		return resp, nil
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if !strings.Contains(ct, "html") {
+		return resp, nil
+	}
+	if _, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil && resp.Header.Get("ETag") != "" {
+		return resp, nil // an object (that holds HTML)
+	}
+	var head []byte
+	if req.Method != http.MethodHead && resp.Body != nil {
+		head, _ = io.ReadAll(io.LimitReader(resp.Body, answerPeek))
+	}
+	if resp.Body != nil {
+		resp.Body.Close()
+	}
+	body := bytes.TrimLeftFunc(head, unicode.IsSpace)
+	return nil, &notS3Error{status: resp.Status, code: resp.StatusCode, what: "with an HTML page", excerpt: excerpt(body)}
 }
 
 func looksHTML(b []byte) bool {

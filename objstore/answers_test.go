@@ -53,6 +53,17 @@ func TestNotS3(t *testing.T) {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"error":"no route"}`)
 		}, want: []string{"404 Not Found", "(application/json)", `no route`}},
+		// A catch-all page answered 200 to a read: not an object's answer
+		// (no ETag, no Last-Modified); it was read as one, and failed as
+		// "Last-Modified time format is invalid" (issue 34).
+		{name: "HTML 200 to HEAD", op: "stat", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Welcome</title></head></html>")
+		}, want: []string{"not an S3 server: it answered 200 OK with an HTML page"}},
+		{name: "HTML 200 to GET", op: "exists", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Welcome</title></head></html>")
+		}, want: []string{"not an S3 server: it answered 200 OK with an HTML page", `"Welcome"`}},
 		{name: "200 to anything", op: "put", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<html>ok</html>")
