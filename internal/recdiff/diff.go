@@ -157,6 +157,7 @@ func Run(ctx context.Context, a, b Side, opts Options) (*Result, error) {
 		res.add(d)
 		mu.Unlock()
 	})
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -175,6 +176,16 @@ func Run(ctx context.Context, a, b Side, opts Options) (*Result, error) {
 		}()
 	}
 	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, err
+	}
+	// A side that failed stopped the other: that one's cancellation is not
+	// an error of its own.
+	for i := range errs {
+		if errors.Is(errs[i], context.Canceled) && errs[1-i] != nil && !errors.Is(errs[1-i], context.Canceled) {
+			errs[i] = nil
+		}
+	}
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return nil, err
 	}

@@ -48,8 +48,9 @@ type mkey struct {
 // match has ended too.
 type matcher struct {
 	mu sync.Mutex
-	// moved is signalled whenever a side's waiting sessions or finished
-	// state change (a side that is ahead waits on it).
+	// moved is broadcast whenever what a side holds or whether it has
+	// finished changes (a side that is ahead waits on it, and must see
+	// the other side get ahead in turn: both never wait at once).
 	moved *sync.Cond
 	// by is how sessions are matched: MatchID, MatchOrder, MatchStart or
 	// a member's name; "" while the automatic choice is not made.
@@ -168,8 +169,12 @@ func (m *matcher) ended(side int, s *session) {
 	if m.by == "" {
 		m.pending[side] = append(m.pending[side], s)
 		m.held[side] += s.size()
+		m.moved.Broadcast() // the other side may no longer be ahead
 		if testHookWaiting != nil {
 			testHookWaiting(len(m.waiting[0]) + len(m.waiting[1]) + len(m.pending[0]) + len(m.pending[1]))
+		}
+		for m.ahead(side) {
+			m.moved.Wait()
 		}
 		m.mu.Unlock()
 		return
@@ -206,6 +211,7 @@ func (m *matcher) place(side int, s *session) (a, b *session, by string) {
 	if !ok {
 		m.waiting[side][k] = s
 		m.held[side] += s.size()
+		m.moved.Broadcast() // the other side may no longer be ahead
 		if testHookWaiting != nil {
 			testHookWaiting(len(m.waiting[0]) + len(m.waiting[1]) + len(m.pending[0]) + len(m.pending[1]))
 		}

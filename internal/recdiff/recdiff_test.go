@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -477,5 +478,47 @@ func TestFinalState(t *testing.T) {
 	}
 	if d[0].Added != 1 || d[0].Removed != 1 {
 		t.Errorf("events +%d -%d, want the terminal event replaced", d[0].Added, d[0].Removed)
+	}
+}
+
+// Two sides with no session in common each hold everything until the end:
+// a side that is ahead waits for the other, and the two never wait for
+// each other at once, however small the limit.
+func TestNothingMatchesNoDeadlock(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, seed := range []uint64{8, 9} {
+		path := filepath.Join(dir, fmt.Sprintf("s%d.aaep", seed))
+		opts := sample.Options{Sessions: 300, Seed: seed, Gap: time.Millisecond, Stagger: 3 * time.Millisecond}
+		if err := sample.WriteCapture(path, sample.Stream(opts), opts.Start0(), "aaep-capture/test"); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	defer func(l int) { aheadLimit = l }(aheadLimit)
+	aheadLimit = 1 << 10
+	for _, match := range []string{MatchID, ""} {
+		opts := defaults()
+		opts.Match = match
+		done := make(chan *Result, 1)
+		go func() {
+			res, err := Run(context.Background(), openSide(t, paths[0]), openSide(t, paths[1]), opts)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		select {
+		case res := <-done:
+			c := res.Counts()
+			if match == MatchID && (c[OnlyA] != 300 || c[OnlyB] != 300) {
+				t.Errorf("--match id: counts %v, want 300 only in a and 300 only in b", c)
+			}
+			if match == "" && c[Same] != 300 {
+				t.Errorf("matched by what started them: counts %v, want 300 same", c)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("--match %q: no result after 2 minutes: the sides wait for each other", match)
+		}
 	}
 }
