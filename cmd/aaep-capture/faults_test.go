@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path"
@@ -176,8 +177,11 @@ func TestBinarySecondSignalExitsWithSummary(t *testing.T) {
 	srv := s3test.Start(t, "caps")
 	p := s3test.StartProxy(t, srv)
 	p.SetFault(s3test.BlackHole)
-	prod := &transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(20)), Hold: true}
-	url := prod.Start(t)
+	// Events all along, so that parts close every second (recording
+	// starts at once, before the start-up check has an answer).
+	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
+	defer prod.Close()
+	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
 	root := t.TempDir()
 	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "g/run.aaep"})
 	cmd := exec.Command(binary(t), url, "-o", "s3://caps/g/run.aaep", "--spool", root, "--rotate-every", "1s",

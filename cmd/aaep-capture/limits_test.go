@@ -246,3 +246,58 @@ func TestFirstSignalSaysWhatItWaitsFor(t *testing.T) {
 		t.Errorf("the first signal is not answered with what is waited for: %s", errb.String())
 	}
 }
+
+// The recorder records from its first moment: while S3 hangs (a server
+// that accepts connections and never answers, and a stall timeout longer
+// than the test), the start-up check runs beside the recording, which
+// records all the same; what it recorded stays in the spool.
+func TestRecordsWhileS3Hangs(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	for _, kv := range p.Env(srv) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	p.SetFault(s3test.BlackHole)
+	prod := httptest.NewServer(&pacedProducer{gap: 20 * time.Millisecond})
+	defer prod.Close()
+	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	res := capture(t, false, url, "-o", "s3://caps/h/run.aaep", "--spool", t.TempDir(), "--rotate-every", "1s",
+		"--duration", "2s", "--upload-wait", "0", "--s3-timeout", "1h", "--json")
+	var sum summary
+	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
+		t.Fatalf("%v: %s", err, res.stderr)
+	}
+	if sum.Events == 0 || sum.Upload == nil || len(sum.Upload.Waiting) == 0 {
+		t.Errorf("%d events recorded, upload %+v; want the events recorded into the spool while S3 hangs", sum.Events, sum.Upload)
+	}
+}
+
+// A start-up check that fails for good (no such bucket) stops the
+// recording, which started at once: what it recorded stays in the spool,
+// named, and the exit status is 1.
+func TestFailedCheckKeepsTheRecording(t *testing.T) {
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	prod := httptest.NewServer(&pacedProducer{gap: 20 * time.Millisecond})
+	defer prod.Close()
+	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	root := t.TempDir()
+	res := capture(t, false, url, "-o", "s3://nope/x/run.aaep", "--spool", root, "--rotate-every", "1s", "--duration", "5s", "--json")
+	if res.code != 1 || !strings.Contains(res.stderr, "nope") || !strings.Contains(res.stderr, "stays in the spool") {
+		t.Errorf("exit %d, want 1 saying the bucket is missing and the recording stays in the spool: %s", res.code, res.stderr)
+	}
+	var sum summary
+	if err := json.Unmarshal([]byte(res.stdout), &sum); err != nil {
+		t.Fatalf("%v: %s", err, res.stderr)
+	}
+	if sum.Upload == nil || sum.Upload.Error == "" {
+		t.Errorf("the summary says no error: %+v", sum.Upload)
+	}
+	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "nope", Key: "x/run.aaep"})
+	for _, f := range spooled(t, dir) {
+		if !strings.Contains(res.stderr, filepath.Base(f)) {
+			t.Errorf("%s stays in the spool unnamed: %s", f, res.stderr)
+		}
+	}
+}

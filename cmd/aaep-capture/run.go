@@ -153,8 +153,8 @@ func captureRun(o *options) error {
 		}
 		outPath = remote.local
 	}
-	// --duration counts from here: the start-up check of object storage
-	// does not eat into it.
+	// --duration counts from here (the start-up check of object storage
+	// runs beside the recording).
 	runCtx := ctx
 	if o.duration > 0 {
 		var cancelTimeout context.CancelFunc
@@ -201,6 +201,25 @@ func captureRun(o *options) error {
 	if remote != nil {
 		remote.logs.use(prog.printf)
 	}
+	// The start-up check of object storage runs beside the recording: a
+	// check that fails for good stops it, and what was recorded stays in
+	// the spool.
+	var checkErr error
+	checkDone := make(chan struct{})
+	checkCtx, cancelCheck := context.WithCancel(ctx)
+	if remote != nil {
+		checked := remote.startCheck(checkCtx)
+		go func() {
+			defer close(checkDone)
+			if err, ok := <-checked; ok && err != nil {
+				checkErr = err
+				prog.printf("aaep-capture: %v; stopping the recording: what was recorded stays in the spool %s\n", err, remote.up.Dir())
+				cancel()
+			}
+		}()
+	} else {
+		close(checkDone)
+	}
 	// The first signal: say what is waited for, and for how long.
 	stopSaid := context.AfterFunc(parent, func() { prog.printf("aaep-capture: %s\n", stoppingLine(remote != nil, o.storage.uploadWait)) })
 	defer stopSaid()
@@ -240,9 +259,15 @@ func captureRun(o *options) error {
 	elapsed := time.Duration(clock.Now())
 
 	st := rec.Stats()
+	cancelCheck()
+	<-checkDone
 	var uploadErr error
 	if remote != nil {
-		uploadErr = remote.finish(hard, o.storage.uploadWait)
+		wait := o.storage.uploadWait
+		if checkErr != nil {
+			wait = 0 // the uploads cannot succeed: the parts stay
+		}
+		uploadErr = remote.finish(hard, wait)
 		st.Files = remote.objects(st.Files)
 	}
 	reason := st.StopReason
@@ -265,6 +290,13 @@ func captureRun(o *options) error {
 	if (uploadErr != nil || dropErr != nil) && code == cli.ExitOK {
 		code = cli.ExitFailure
 	}
+	if checkErr != nil && code == cli.ExitOK {
+		code = cli.ExitFailure
+		var ee *cli.ExitError
+		if errors.As(checkErr, &ee) {
+			code = ee.Code
+		}
+	}
 	if code == cli.ExitOK && remote == nil && len(st.Files) == 0 && len(st.NotReplaced) == 0 {
 		// Stopped (Ctrl-C while --wait waited, say) before anything was
 		// recorded: no capture, so no success.
@@ -281,7 +313,7 @@ func captureRun(o *options) error {
 	sum.Withheld = watch.withheld()
 	if remote != nil {
 		sum.Upload = remote.summary()
-		if err := errors.Join(dropErr, uploadErr); err != nil {
+		if err := errors.Join(checkErr, dropErr, uploadErr); err != nil {
 			sum.Upload.Error = err.Error()
 			fmt.Fprintf(o.Err, "aaep-capture: %v\n", err)
 		}

@@ -131,9 +131,13 @@ func (l *logLines) use(pf func(format string, args ...any)) {
 	l.mu.Unlock()
 }
 
-// openRemoteOutput checks an s3:// output, the credentials and the bucket,
-// opens the spool (uploading what an earlier run left in it first) and
-// returns where the recorder writes.
+// openRemoteOutput opens an s3:// output: the spool (uploading what an
+// earlier run left in it first) and the store, and returns where the
+// recorder writes. Nothing here waits for the server, so that recording
+// starts at once whatever S3 does: the start-up check of the credentials
+// and the bucket runs beside the recording (startCheck), except when an
+// earlier run's recording of the same object waits in the spool (it goes
+// first).
 func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 	u, err := objstore.Parse(o.output)
 	if err != nil {
@@ -156,21 +160,6 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 	if err != nil {
 		return nil, cli.Usagef("%w", err)
 	}
-	// Prove the credentials and the bucket before recording anything.
-	exists, err := objstore.Exists(ctx, store, u.Key)
-	switch {
-	case errors.Is(err, objstore.ErrDenied):
-		// A key that may only write (s3:PutObject) cannot check; it
-		// can still record, and uploads never replace an object.
-		logs.printf("warning: %v; the start-up check is skipped (a key that may only PutObject records all the same; uploads never replace an object)", err)
-		err = nil
-	case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
-		return nil, cli.Unavailable(err)
-	case errors.Is(err, objstore.ErrNotS3):
-		return nil, cli.Unavailable(fmt.Errorf("%w; is the S3 server's address right? (--s3-endpoint, $AWS_ENDPOINT_URL_S3)", err))
-	case err != nil:
-		logs.printf("warning: %v; recording to the spool, uploads will be retried", err)
-	}
 	root := o.storage.spool
 	if root == "" {
 		if root, err = spool.DefaultRoot(); err != nil {
@@ -182,29 +171,61 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle,
 		Limits: spool.Limits{MaxBytes: int64(o.storage.maxSize), MinFree: int64(o.storage.minFree)}})
 	if err != nil {
-		return nil, cli.Output(err)
+		return nil, cli.WithCode(cli.ExitUsage, err)
 	}
 	ro := &remoteOutput{url: u, store: store, up: up, local: filepath.Join(dir, path.Base(u.Key)), rotating: rotating, logs: logs, maxSize: int64(o.storage.maxSize)}
 	ro.leftovers = reportLeftovers(root, dir, path.Base(u.Key), logs)
-	if !rotating {
-		// One object named as asked: an earlier recording of that name,
-		// stored or still in the spool, is never replaced.
-		if up.Stats().Recovered > 0 {
-			wctx, cancel := context.WithTimeout(ctx, o.storage.uploadWait)
-			err := up.Flush(wctx)
-			cancel()
-			if err != nil {
-				up.Close(wctx) // cancelled: nothing more is waited for
-				return nil, cli.Unavailable(err)
-			}
-			exists, _ = objstore.Exists(ctx, store, u.Key)
-		}
-		if exists {
-			up.Close(context.Background())
-			return nil, cli.Output(fmt.Errorf("%s already exists; not overwritten (name another object, or rotate: --rotate-every/--rotate-size name parts by their start time)", u))
+	if !rotating && up.Stats().Recovered > 0 {
+		// One object named as asked, and an earlier recording of that
+		// name still in the spool, where this one would be written: it
+		// is uploaded first.
+		wctx, cancel := context.WithTimeout(ctx, o.storage.uploadWait)
+		err := up.Flush(wctx)
+		cancel()
+		if err != nil {
+			up.Close(wctx) // cancelled: nothing more is waited for
+			return nil, cli.WithCode(cli.ExitFailure, err)
 		}
 	}
 	return ro, nil
+}
+
+// startCheck proves the credentials and the bucket (and, for one object
+// named as asked, that no object has its name) beside the recording. The
+// returned channel gives nil when the recording may go on (a key that may
+// only write, or a server that does not answer yet: uploads are retried),
+// or the error that fails it for good (refused credentials, no bucket, not
+// an S3 server, an existing object), once; it is closed when ctx ends
+// first.
+func (ro *remoteOutput) startCheck(ctx context.Context) <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		defer close(ch)
+		exists, err := objstore.Exists(ctx, ro.store, ro.url.Key)
+		if ctx.Err() != nil {
+			return
+		}
+		switch {
+		case errors.Is(err, objstore.ErrDenied):
+			// A key that may only write (s3:PutObject) cannot check; it
+			// can still record, and uploads never replace an object.
+			ro.logs.printf("warning: %v; the start-up check is skipped (a key that may only PutObject records all the same; uploads never replace an object)", err)
+			err = nil
+		case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
+			err = cli.WithCode(cli.ExitFailure, err)
+		case errors.Is(err, objstore.ErrNotS3):
+			err = cli.WithCode(cli.ExitFailure, fmt.Errorf("%w; is the S3 server's address right? (--s3-endpoint, $AWS_ENDPOINT_URL_S3)", err))
+		case err != nil:
+			ro.logs.printf("warning: %v; recording to the spool, uploads will be retried", err)
+			err = nil
+		case exists && !ro.rotating:
+			// One object named as asked: an earlier recording of that
+			// name is never replaced.
+			err = cli.WithCode(cli.ExitUsage, fmt.Errorf("%s already exists; not overwritten (name another object, or rotate: --rotate-every/--rotate-size name parts by their start time)", ro.url))
+		}
+		ch <- err
+	}()
+	return ch
 }
 
 // partName names rotated part n, started at start, in the spool: the

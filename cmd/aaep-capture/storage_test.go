@@ -298,8 +298,9 @@ func TestS3KillMidPartThenRestart(t *testing.T) {
 }
 
 // An endpoint that is not S3 (a web server answering HTML 404 pages) fails
-// the start-up check at once, exit 1, saying what answered; nothing is
-// recorded. --s3-no-sign says that requests go unsigned.
+// the start-up check, exit 1, saying what answered. Recording started at
+// once, beside the check: it stops, and what it recorded stays in the
+// spool, named. --s3-no-sign says that requests go unsigned.
 func TestS3EndpointNotS3(t *testing.T) {
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -327,8 +328,14 @@ func TestS3EndpointNotS3(t *testing.T) {
 		if unsigned != (len(args) > 0) {
 			t.Errorf("%q: unsigned warning %v; stderr: %s", args, unsigned, res.stderr)
 		}
-		if left, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "*.aaep")); len(left) != 0 {
-			t.Errorf("%q: recorded into the spool anyway: %v", args, left)
+		left, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "*.aaep"))
+		if len(left) == 0 {
+			t.Errorf("%q: the recording is not in the spool", args)
+		}
+		for _, f := range left {
+			if !strings.Contains(res.stderr, filepath.Base(f)) {
+				t.Errorf("%q: %s stays in the spool unnamed: %s", args, f, res.stderr)
+			}
 		}
 	}
 }
