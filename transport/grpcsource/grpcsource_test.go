@@ -302,7 +302,9 @@ func TestProducerRestarts(t *testing.T) {
 			}()
 		}
 	}
-	if err := run(t, context.Background(), "grpc://"+addr, transport.Options{}, c); err != nil {
+	// Retries enough for a restart on a loaded machine.
+	retry := transport.Retry{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, MaxRetries: 100}
+	if err := run(t, context.Background(), "grpc://"+addr, transport.Options{Retry: retry}, c); err != nil {
 		t.Fatal(err)
 	}
 	<-restarted
