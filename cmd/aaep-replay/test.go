@@ -39,6 +39,9 @@ type TestOptions struct {
 	JUnit         string
 	Record        string
 	Force         bool
+	// RequireEvidence fails checks passed by absence (no reply, stayed
+	// connected) that nothing shows the subscriber took in the events.
+	RequireEvidence bool
 	// Check are the checker's flags: --profile.
 	Check checkFlags
 }
@@ -82,6 +85,10 @@ subscriber) is reported NOT APPLICABLE, neither passed nor failed.
 Scenarios are files (SCENARIO..., a YAML schema: docs/subscriber-testing.md) or
 built in: --scenario NAME, --level 1|2|3, or both; --list shows the built-ins
 with the sections they test and the scripted user's decision.
+
+A check that passes by absence (no reply, stayed connected) is reported
+"passed, unverified: nothing shows the subscriber took in the events";
+--require-evidence makes it a failure.
 
 Exit status: 0 when every required expectation passed and no MUST rule broke
 (scenarios not applicable count neither way),
@@ -158,6 +165,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the verdict as JUnit XML to this file (Jenkins, GitLab)")
 	fs.StringVar(&opts.Record, "record", "", "keep the exchange in this capture file, for view (several scenarios: FILE-SCENARIO.aaep each)")
 	fs.BoolVar(&opts.Force, "force", false, "let --record replace an existing non-empty file")
+	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "fail the checks passed by absence (no reply, stayed connected) that nothing shows the subscriber took in the events (default: passed, unverified)")
 	opts.Check.add(fs, flagProfile)
 	return cmd
 }
@@ -172,7 +180,7 @@ func testRun(opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile)}
+	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile), RequireEvidence: opts.RequireEvidence}
 	if opts.Exec == "" || opts.Listen != defaultTestListen {
 		ropts.Listen = opts.Listen
 	}

@@ -33,6 +33,7 @@ func Test_NewCmdTest(t *testing.T) {
 		{name: "reports", argv: "test " + sc + " --json --junit out.xml", want: func(o *TestOptions) { o.JSON, o.JUnit = true, "out.xml" }},
 		{name: "strict", argv: "test " + sc + " --profile strict", want: func(o *TestOptions) { o.Check.Profile = "strict" }},
 		{name: "bad profile", argv: "test " + sc + " --profile loose", err: `--profile: unknown profile "loose" (want strict or lenient)`},
+		{name: "require evidence", argv: "test " + sc + " --require-evidence", want: func(o *TestOptions) { o.RequireEvidence = true }},
 		{name: "record", argv: "test " + sc + " --record run.aaep --force", want: func(o *TestOptions) { o.Record, o.Force = "run.aaep", true }},
 
 		{name: "nothing to play", argv: "test", err: "test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)"},

@@ -21,25 +21,45 @@ type Outcome struct {
 	Message string `json:"message"`
 	// Records are the record numbers of the recording the verdict rests on.
 	Records []int64 `json:"records,omitempty"`
+	// Unverified is set for a check that passed by absence (no reply,
+	// stayed connected) with nothing to show the subscriber took in the
+	// events; under --require-evidence it fails instead.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
+// Unverified is what an unverified pass says.
+const Unverified = "nothing shows the subscriber took in the events"
+
+// byAbsence are the kinds of expectation that pass when nothing happens.
+var byAbsence = map[ExpectKind]bool{ExpectNoReply: true, ExpectStaysConnected: true}
+
 // evaluate judges every expectation of sc against the exchange; lastEvent
-// is the event_id of the capture's last event.
-func evaluate(sc *Scenario, x *exchange, lastEvent string) []Outcome {
+// is the event_id of the capture's last event. A check passed by absence
+// is unverified (a failure when requireEvidence).
+func evaluate(sc *Scenario, x *exchange, lastEvent string, requireEvidence bool) []Outcome {
 	out := make([]Outcome, 0, len(sc.Expect))
 	for _, e := range sc.Expect {
 		o := Outcome{Expectation: e, Name: e.Name()}
 		switch e.Kind {
 		case ExpectReply:
-			o.Passed, o.Message, o.Records = x.expectReply(&e)
+			o.Passed, o.Message, o.Records = x.expectReply(&e, sc.Decisions)
 		case ExpectNoReply:
-			o.Passed, o.Message, o.Records = x.expectNoReply(&e)
+			o.Passed, o.Message, o.Records = x.expectNoReply(&e, sc.Decisions)
 		case ExpectRequest, ExpectSends:
 			o.Passed, o.Message, o.Records = x.expectSends(&e)
 		case ExpectStaysConnected:
 			o.Passed, o.Message, o.Records = x.expectConnected(lastEvent)
 		case ExpectResumes:
 			o.Passed, o.Message, o.Records = x.expectResumes(&e)
+		}
+		if o.Passed && byAbsence[e.Kind] {
+			o.Unverified = true
+			if requireEvidence {
+				o.Passed = false
+				o.Message = "unverified, and --require-evidence asks for evidence: " + Unverified + "; " + o.Message
+			} else {
+				o.Message = "passed, unverified: " + Unverified + "; " + o.Message
+			}
 		}
 		out = append(out, o)
 	}
@@ -59,7 +79,7 @@ func (x *exchange) awaiting(token string) *entry {
 	return nil
 }
 
-func (x *exchange) expectReply(want *Expectation) (bool, string, []int64) {
+func (x *exchange) expectReply(want *Expectation, ds []Decision) (bool, string, []int64) {
 	ev := x.awaiting(want.Token)
 	if ev == nil {
 		return false, fmt.Sprintf("the event with reply_token %s never reached the subscriber (did it filter awaiting events, or leave early?)", want.Token), nil
@@ -78,6 +98,9 @@ func (x *exchange) expectReply(want *Expectation) (bool, string, []int64) {
 		}
 		recs := []int64{ev.Index, r.Index}
 		kind := strings.TrimPrefix(ev.Type, "aaep:agent.awaiting.") + ".reply"
+		if auto := x.autoResponse(r, ds, false); auto != "" {
+			return false, auto, recs
+		}
 		switch {
 		case r.Type != kind:
 			return false, fmt.Sprintf("%s answered %s (%s) with a %s, want a %s", at(r), ev.Type, at(ev), r.Type, kind), recs
@@ -89,9 +112,16 @@ func (x *exchange) expectReply(want *Expectation) (bool, string, []int64) {
 			return false, fmt.Sprintf("%s came %s after the event (%s), want within %s", at(r), fmtDur(r.Offset-ev.Offset), at(ev), want.Within), recs
 		}
 		if want.Once {
-			if again := x.replyAfter(r, want.Token); again != nil {
-				return false, fmt.Sprintf("%s answered %s again after %s: a redelivered prompt (same event_id) is answered once (§9.5.2(6))", at(again), want.Token, at(r)), append(recs, again.Index)
+			if n := x.deliveries(ev.EventID); n < 2 {
+				return false, fmt.Sprintf("%s %s, but the prompt %s reached the subscriber once: no redelivery happened (it did not come back where it left, B.1.5), so nothing shows it deduplicates (§9.5.2(6))", at(r), replyWhat(r), at(ev)), recs
 			}
+		}
+		if again := x.replyAfter(r, want.Token); again != nil {
+			why := "a token once consumed is invalid for any further use and only the first reply counts (§6.3.4(3), §6.3.5): the user decided once"
+			if want.Once {
+				why = "a redelivered prompt (same event_id) is answered once (§9.5.2(6))"
+			}
+			return false, fmt.Sprintf("%s answered %s again after %s: %s", at(again), want.Token, at(r), why), append(recs, again.Index)
 		}
 		return true, fmt.Sprintf("%s %s %s after the event (%s)", at(r), replyWhat(r), fmtDur(r.Offset-ev.Offset), at(ev)), recs
 	}
@@ -100,6 +130,43 @@ func (x *exchange) expectReply(want *Expectation) (bool, string, []int64) {
 		return false, fmt.Sprintf("%s has reply_token %q: the token %s (%s) must be echoed exactly (§9.4.2(4))", at(r), r.Token, want.Token, at(ev)), []int64{ev.Index, r.Index}
 	}
 	return false, fmt.Sprintf("no reply with reply_token %s after the event (%s); the scripted user: %s", want.Token, at(ev), describeDecision(want)), []int64{ev.Index}
+}
+
+// deliveries counts the times the event eventID reached the subscriber.
+func (x *exchange) deliveries(eventID string) int {
+	n := 0
+	for i := range x.entries {
+		if e := &x.entries[i]; e.isEvent() && e.EventID == eventID && eventID != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// autoResponse says why reply r is an auto-response (§9.4.2(6)): it came
+// before the scripted user acted on its prompt (or, when unanswered, the
+// user has no decision for it); "" when it is not.
+func (x *exchange) autoResponse(r *entry, ds []Decision, unanswered bool) string {
+	ev := x.awaiting(r.Token)
+	if ev == nil {
+		return ""
+	}
+	took := r.Offset - ev.Offset
+	for _, d := range ds {
+		if d.Token != r.Token {
+			continue
+		}
+		// The user acts Delay after the prompt reached the subscriber:
+		// a reply well before that is not the user's.
+		if took < d.Delay*3/4 {
+			return fmt.Sprintf("%s %s came %s after the prompt (%s), before the scripted user acted (%s after it): an auto-response in the user's name (§9.4.2(6))", at(r), replyWhat(r), fmtDur(took), at(ev), fmtDur(d.Delay))
+		}
+		return ""
+	}
+	if !unanswered {
+		return ""
+	}
+	return fmt.Sprintf("%s %s came %s after the prompt (%s), which the scripted user never answers: an auto-response in the user's name (§9.4.2(6))", at(r), replyWhat(r), fmtDur(took), at(ev))
 }
 
 // replyAfter finds a later reply with the same token than r.
@@ -136,7 +203,7 @@ func orNone(b json.RawMessage) string {
 	return string(b)
 }
 
-func (x *exchange) expectNoReply(want *Expectation) (bool, string, []int64) {
+func (x *exchange) expectNoReply(want *Expectation, ds []Decision) (bool, string, []int64) {
 	var bad []*entry
 	for i := range x.entries {
 		r := &x.entries[i]
@@ -160,6 +227,9 @@ func (x *exchange) expectNoReply(want *Expectation) (bool, string, []int64) {
 	if want.Token != "" {
 		if ev := x.awaiting(want.Token); ev != nil {
 			recs = append([]int64{ev.Index}, recs...)
+		}
+		if auto := x.autoResponse(bad[0], ds, true); auto != "" {
+			return false, auto, recs
 		}
 		why = "the prompt was withdrawn before the scripted user acted (§6.8, §9.4.2(9))"
 	}

@@ -41,6 +41,9 @@ type Summary struct {
 	NotRun  int    `json:"not_run"`
 	// NotApplicable counts scenarios that do not apply to the subscriber.
 	NotApplicable int `json:"not_applicable"`
+	// Unverified counts checks passed by absence, with nothing to show
+	// the subscriber took in the events.
+	Unverified int `json:"unverified"`
 }
 
 // Summarize counts results; the verdict is NOT RUN when any could not
@@ -48,6 +51,11 @@ type Summary struct {
 func Summarize(results []*Result) Summary {
 	var s Summary
 	for _, r := range results {
+		for _, o := range r.Outcomes {
+			if o.Unverified && o.Passed {
+				s.Unverified++
+			}
+		}
 		switch r.Verdict() {
 		case VerdictPass:
 			s.Passed++
@@ -124,6 +132,9 @@ func WriteText(w io.Writer, results []*Result) error {
 	}
 	s := Summarize(results)
 	fmt.Fprintf(&b, "%s: %d scenarios, %d passed, %d failed, %d not applicable, %d not run\n", s.Verdict, len(results), s.Passed, s.Failed, s.NotApplicable, s.NotRun)
+	if s.Unverified > 0 {
+		fmt.Fprintf(&b, "%d checks passed unverified (not observable: %s; --require-evidence fails them)\n", s.Unverified, Unverified)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

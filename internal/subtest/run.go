@@ -205,7 +205,7 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 			return res, nil
 		}
 	}
-	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID)
+	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID, o.RequireEvidence)
 	if res.Findings, err = subscriberFindings(ctx, rec.Path(), o.Profile); err != nil {
 		return nil, err
 	}

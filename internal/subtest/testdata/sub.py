@@ -18,8 +18,10 @@ can be seen to fail:
   stale       keeps withdrawn prompts, so a late answer becomes a reply
   silent      never replies
   twice       answers a prompt again when it is delivered again
+  double      sends each reply twice
   leave       disconnects after the first event of an unknown type
   noresume    after a cut, reconnects without Last-Event-ID
+  noreturn    after a cut, never comes back (a pending answer is still sent)
   nohandshake opens the stream without a subscription.request
   nodeclare   claims level 2 without declaring supports_confirmation_reply
   badchoice   answers a clarification with a value that is not a choice
@@ -85,6 +87,8 @@ def answer(token, kind, d):
         msg["subscription_id"] = subscription_id
     msg["timestamp"] = now()
     post("/aaep/v1/replies", msg)
+    if MODE == "double":
+        post("/aaep/v1/replies", msg)
 
 
 def on_event(ev):
@@ -171,7 +175,7 @@ def main():
     for _ in range(5):
         try:
             last_id, over = stream(path, last_id)
-            if over:
+            if over or MODE == "noreturn":
                 break
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
