@@ -16,6 +16,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/internal/subtest"
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // TestOptions are what test was asked: its scenarios, how the subscriber
@@ -42,6 +43,10 @@ type TestOptions struct {
 	// RequireEvidence fails checks passed by absence (no reply, stayed
 	// connected) that nothing shows the subscriber took in the events.
 	RequireEvidence bool
+	// FailOn is the lowest level of a subscriber-side finding that fails
+	// the run (must, should, info or never), as check's; Threshold parsed.
+	FailOn    string
+	Threshold protocol.Level
 	// Check are the checker's flags: --profile.
 	Check checkFlags
 }
@@ -90,7 +95,8 @@ A check that passes by absence (no reply, stayed connected) is reported
 "passed, unverified: nothing shows the subscriber took in the events";
 --require-evidence makes it a failure.
 
-Exit status: 0 when every required expectation passed and no MUST rule broke
+Exit status: 0 when every required expectation passed and no rule broke at
+the --fail-on level (MUST by default; should makes a SHOULD finding fail too)
 (scenarios not applicable count neither way),
 1 when one failed, 2 when a scenario could not run (no subscriber attached
 within --attach-timeout, an invalid scenario file) or for usage errors.`,
@@ -117,6 +123,10 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 				return cli.Usagef("test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)")
 			}
 			if err := opts.Check.validate(); err != nil {
+				return err
+			}
+			var err error
+			if opts.Threshold, err = parseFailOn(opts.FailOn); err != nil {
 				return err
 			}
 			if opts.To != "" && opts.Exec != "" {
@@ -165,6 +175,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the verdict as JUnit XML to this file (Jenkins, GitLab)")
 	fs.StringVar(&opts.Record, "record", "", "keep the exchange in this capture file, for view (several scenarios: FILE-SCENARIO.aaep each)")
 	fs.BoolVar(&opts.Force, "force", false, "let --record replace an existing non-empty file")
+	fs.StringVar(&opts.FailOn, "fail-on", "must", "lowest level of a subscriber-side finding that fails the run: must, should, info or never (as check's)")
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "fail the checks passed by absence (no reply, stayed connected) that nothing shows the subscriber took in the events (default: passed, unverified)")
 	opts.Check.add(fs, flagProfile)
 	return cmd
@@ -180,7 +191,7 @@ func testRun(opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile), RequireEvidence: opts.RequireEvidence}
+	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile), RequireEvidence: opts.RequireEvidence, FailOn: opts.Threshold}
 	if opts.Exec == "" || opts.Listen != defaultTestListen {
 		ropts.Listen = opts.Listen
 	}

@@ -5,11 +5,13 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/subtest"
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 func Test_NewCmdTest(t *testing.T) {
 	defaults := func(a *app) TestOptions {
-		return TestOptions{app: a, Scenarios: []string{"confirmation-default-reject"}, Listen: defaultTestListen, AttachTimeout: subtest.DefaultAttachTimeout, Check: checkFlags{Profile: "lenient"}}
+		return TestOptions{app: a, Scenarios: []string{"confirmation-default-reject"}, Listen: defaultTestListen, AttachTimeout: subtest.DefaultAttachTimeout, Check: checkFlags{Profile: "lenient"},
+			FailOn: "must", Threshold: protocol.Must}
 	}
 	const sc = "--scenario confirmation-default-reject"
 	cases := []cmdCase[TestOptions]{
@@ -33,6 +35,8 @@ func Test_NewCmdTest(t *testing.T) {
 		{name: "reports", argv: "test " + sc + " --json --junit out.xml", want: func(o *TestOptions) { o.JSON, o.JUnit = true, "out.xml" }},
 		{name: "strict", argv: "test " + sc + " --profile strict", want: func(o *TestOptions) { o.Check.Profile = "strict" }},
 		{name: "bad profile", argv: "test " + sc + " --profile loose", err: `--profile: unknown profile "loose" (want strict or lenient)`},
+		{name: "fail on should", argv: "test " + sc + " --fail-on SHOULD", want: func(o *TestOptions) { o.FailOn, o.Threshold = "SHOULD", protocol.Should }},
+		{name: "bad fail-on", argv: "test " + sc + " --fail-on sometimes", err: `--fail-on: unknown level "sometimes" (want must, should, info or never)`},
 		{name: "require evidence", argv: "test " + sc + " --require-evidence", want: func(o *TestOptions) { o.RequireEvidence = true }},
 		{name: "record", argv: "test " + sc + " --record run.aaep --force", want: func(o *TestOptions) { o.Record, o.Force = "run.aaep", true }},
 

@@ -55,6 +55,16 @@ type exchange struct {
 	entries []entry
 	// transports maps an origin to its transport (from its connection).
 	transports map[uint16]string
+	// end is the offset of the last record.
+	end time.Duration
+}
+
+// at is the offset of record i.
+func (x *exchange) at(i int64) time.Duration {
+	if i >= 0 && int(i) < len(x.entries) {
+		return x.entries[i].Offset
+	}
+	return x.end
 }
 
 // readExchange reads the recording at path.
@@ -92,6 +102,7 @@ func readExchange(path string) (*exchange, error) {
 			}
 		}
 		x.entries = append(x.entries, e)
+		x.end = max(x.end, e.Offset)
 	}
 	return x, nil
 }
@@ -135,7 +146,12 @@ type Finding struct {
 // Subscriber, the one model of whose duty a rule is, shared with check),
 // and those of rules binding either party at a message the subscriber
 // sent. The producer's findings (a replay is the producer) are not its.
-func subscriberFindings(ctx context.Context, path, profile string) ([]Finding, error) {
+// A finding at failOn or above (0: MUST) is Required; INFO findings are
+// kept only when failOn is INFO.
+func subscriberFindings(ctx context.Context, path, profile string, failOn protocol.Level) ([]Finding, error) {
+	if failOn == 0 {
+		failOn = protocol.Must
+	}
 	var all []protocol.Finding
 	recs, err := recording.Open(ctx, []string{path}, recording.Options{})
 	if err != nil {
@@ -158,10 +174,10 @@ func subscriberFindings(ctx context.Context, path, profile string) ([]Finding, e
 	var out []Finding
 	for _, f := range all {
 		mine := f.Party == protocol.Subscriber || (f.Party == protocol.Either && fromSubscriber[f.Index])
-		if !mine || f.Level == protocol.Info {
+		if !mine || (f.Level == protocol.Info && failOn > protocol.Info) {
 			continue
 		}
-		out = append(out, Finding{Finding: f, Required: f.Level == protocol.Must})
+		out = append(out, Finding{Finding: f, Required: f.Level >= failOn})
 	}
 	return out, nil
 }

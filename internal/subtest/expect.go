@@ -21,6 +21,10 @@ type Outcome struct {
 	Message string `json:"message"`
 	// Records are the record numbers of the recording the verdict rests on.
 	Records []int64 `json:"records,omitempty"`
+	// Took is how long into the run the verdict was reached: the offset
+	// of the last record it rests on, or the whole run (a check of
+	// absence watches all of it).
+	Took time.Duration `json:"took_ns"`
 	// Unverified is set for a check that passed by absence (no reply,
 	// stayed connected) with nothing to show the subscriber took in the
 	// events; under --require-evidence it fails instead.
@@ -51,6 +55,10 @@ func evaluate(sc *Scenario, x *exchange, lastEvent string, requireEvidence bool)
 			o.Passed, o.Message, o.Records = x.expectConnected(lastEvent)
 		case ExpectResumes:
 			o.Passed, o.Message, o.Records = x.expectResumes(&e)
+		}
+		o.Took = x.end
+		if len(o.Records) > 0 && !byAbsence[e.Kind] {
+			o.Took = x.at(o.Records[len(o.Records)-1])
 		}
 		if o.Passed && byAbsence[e.Kind] {
 			o.Unverified = true

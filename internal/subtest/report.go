@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -214,6 +215,8 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
 // WriteJUnit writes results as JUnit XML: a testsuite per scenario, a
 // testcase per expectation and one for the subscriber-side rules; a
 // scenario that could not run is one testcase with an error.
@@ -245,7 +248,7 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 			if !o.Required {
 				kind = "advisory"
 			}
-			c := junitCase{Name: fmt.Sprintf("%s (%s)", o.Name, kind), Classname: class, Time: "0"}
+			c := junitCase{Name: fmt.Sprintf("%s (%s)", o.Name, kind), Classname: class, Time: seconds(o.Took)}
 			text := o.Message
 			if rs := records(o.Records); rs != "" {
 				text += "\nrecords: " + rs
@@ -262,7 +265,7 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 			s.Cases = append(s.Cases, c)
 		}
 		if r.NotRun == "" && r.NotApplicable == "" {
-			c := junitCase{Name: "subscriber-side rules", Classname: class, Time: "0"}
+			c := junitCase{Name: "subscriber-side rules", Classname: class, Time: seconds(r.CheckDuration)}
 			var must, other []string
 			for _, f := range r.Findings {
 				line := fmt.Sprintf("%s %s #%d %s: %s", f.Level, f.RuleID, f.Index, protocol.FormatOffset(f.Offset), f.Message)

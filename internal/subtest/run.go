@@ -16,6 +16,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/grpcbind/grpcserve"
+	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/serve"
 	"github.com/aaep-tools/aaepkit/timing"
 )
@@ -56,6 +57,10 @@ type Options struct {
 	// stayed connected) with nothing to show the subscriber took in the
 	// events a failure instead of an unverified pass.
 	RequireEvidence bool
+	// FailOn is the lowest level of a subscriber-side finding that fails
+	// the run, as check's --fail-on (0: protocol.Must; protocol.Never:
+	// none).
+	FailOn protocol.Level
 	// Exec is a command started per scenario with {url} replaced by the
 	// replay's base URL (http://HOST:PORT); it is run by /bin/sh (cmd.exe on
 	// Windows) and its process group is ended when the scenario is over.
@@ -95,6 +100,8 @@ type Result struct {
 	Findings  []Finding     `json:"findings"`
 	Record    string        `json:"record,omitempty"`
 	Duration  time.Duration `json:"duration_ns"`
+	// CheckDuration is how long the subscriber-side rules took to check.
+	CheckDuration time.Duration `json:"check_duration_ns"`
 }
 
 // Passed reports whether every required expectation passed and no MUST
@@ -206,9 +213,11 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 		}
 	}
 	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID, o.RequireEvidence)
-	if res.Findings, err = subscriberFindings(ctx, rec.Path(), o.Profile); err != nil {
+	checked := time.Now()
+	if res.Findings, err = subscriberFindings(ctx, rec.Path(), o.Profile, o.FailOn); err != nil {
 		return nil, err
 	}
+	res.CheckDuration = time.Since(checked)
 	return res, nil
 }
 
