@@ -56,4 +56,3 @@ func BenchmarkExport(b *testing.B) {
 		})
 	}
 }
-
