@@ -84,6 +84,18 @@ const (
 	sessC = "sess_c3"
 )
 
+// sessD is the session of a built-in's epilogue.
+const sessD = "sess_d4"
+
+// epilogue ends a capture with a short session of its own, so that what a
+// scenario tests is never its last event (a subscriber that gives up on
+// it is seen to).
+func epilogue(s *script) *script {
+	s.started(sessD, "Writing the day's log.")
+	s.state(sessD, "idle", "thinking").state(sessD, "thinking", "idle")
+	return s.completed(sessD, "Log written.")
+}
+
 // simple is a short valid session around extra events.
 func simple(sess string, extra func(s *script)) *script {
 	s := newScript().started(sess, "Tidying the project's notes.")
@@ -107,8 +119,11 @@ var builtins = []func() *Scenario{
 	},
 	func() *Scenario {
 		s := simple(sessA, func(s *script) {
+			// The extension is declared (its context URI names its prefix,
+			// §3.4.3): only the subscriber does not know it.
 			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Half way", "percent": 50}, "summary_normal": "Half way.",
-				"extensions": F{"https://example.com/aaep/ext/mood": F{"mood": "focused", "level": 3}}})
+				"@context":   []string{"https://aaep-protocol.org/context/v1", "https://example.com/aaep/ext/mood/v1"},
+				"extensions": F{"mood": F{"mood": "focused", "level": 3}}})
 		})
 		return builtin("unknown-extensions", 1, []string{"§9.3.2(6)", "§3.4.3"},
 			"Nothing to decide: listen.",
@@ -120,10 +135,11 @@ var builtins = []func() *Scenario{
 		s.state(sessA, "idle", "calling_tool")
 		s.ev(sessA, "tool.invoked", "normal", F{"tool": "move_files", "tool_call_id": "call_1", "summary_normal": "Moving 40 files."})
 		s.ev(sessA, "tool.completed", "normal", F{"tool": "move_files", "tool_call_id": "call_1", "status": "error", "error_message": "The disk is full.", "summary_normal": "The move failed."})
-		s.ev(sessA, "session.errored", "critical", F{"error_category": "resource", "error_code": "DISK_FULL", "summary_normal": "I stopped: the archive disk is full.", "recoverable": false})
+		s.ev(sessA, "session.errored", "critical", F{"error_category": "permanent", "error_code": "DISK_FULL", "summary_normal": "I stopped: the archive disk is full.", "recoverable": false})
+		epilogue(s)
 		return builtin("critical-urgency", 1, []string{"§9.3.2(7)", "§3.3.2"},
 			"Nothing to decide: the critical event must be announced, never suppressed.",
-			"A session that ends with an urgency critical event: the subscriber announces it with prominence (observable here: it stays attached and sends nothing in the user's name).",
+			"A session that ends with an urgency critical event, and another session after it: the subscriber announces it with prominence (observable here: it stays attached past it and sends nothing in the user's name).",
 			s, staysConnected(true), noReply(""))
 	},
 	func() *Scenario {
@@ -134,6 +150,7 @@ var builtins = []func() *Scenario{
 		s.completed(sessA, "Summary written.")
 		s.ev(sessB, "session.errored", "critical", F{"error_category": "transient", "error_code": "UPSTREAM_TIMEOUT", "summary_normal": "The weather service did not answer.", "recoverable": true})
 		s.ev(sessC, "session.cancelled", "normal", F{"cancelled_by": "user", "summary_normal": "Booking cancelled at your request."})
+		epilogue(s)
 		return builtin("terminal-events", 1, []string{"§9.3.2(4)", "§4.1.2", "§4.1.3", "§4.1.4"},
 			"Nothing to decide: three sessions end, one completed, one errored, one cancelled.",
 			"The three terminal events, which a subscriber announces distinctly.",
@@ -279,6 +296,7 @@ var builtins = []func() *Scenario{
 		s.confirm(sessA, "rpl_send9", "Send the newsletter to 4,000 people", "reject", 120, nil)
 		s.ev(sessA, "session.cancelled", "normal", F{"cancelled_by": "system", "summary_normal": "The session was cancelled by the administrator."})
 		s.wait(time.Second)
+		epilogue(s)
 		return builtin("cancelled-while-waiting", 2, []string{"§6.8", "§9.4.2(9)"},
 			"Accept the confirmation (rpl_send9) one second after the session was cancelled, if it is still offered.",
 			"A session cancelled while its confirmation waits: the subscriber drops the prompt, and sends no reply for a session that has ended.",
