@@ -4,6 +4,7 @@
 package aaep
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -93,6 +94,9 @@ func findSecret(s []byte) string {
 			}
 		}
 	}
+	if urlPassword(s) {
+		return "a password in a URL's userinfo"
+	}
 	if digits >= 9 {
 		if cardNumber(s) {
 			return "a payment card number"
@@ -102,6 +106,52 @@ func findSecret(s []byte) string {
 		}
 	}
 	return ""
+}
+
+// urlPassword reports whether s holds a URL whose userinfo carries a
+// password ("postgres://user:pw@host/db"); a bare "user@" carries none, and a
+// masked password ("user:****@", "user:<redacted>@") is not a secret.
+func urlPassword(s []byte) bool {
+	for off := 0; ; {
+		k := bytes.Index(s[off:], []byte("://"))
+		if k < 0 {
+			return false
+		}
+		start := off + k + 3
+		off = start
+		colon := -1
+		for j := start; j < len(s); j++ {
+			c := s[j]
+			if c <= ' ' || c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '<' && colon < 0 {
+				break
+			}
+			if c == ':' && colon < 0 {
+				colon = j
+			}
+			if c == '@' {
+				if colon >= 0 && colon > start && !maskedValue(s[colon+1:j]) {
+					return true
+				}
+				break
+			}
+		}
+	}
+}
+
+// maskedValue reports whether v is empty or a redaction mask ("****",
+// "<redacted>", "[hidden]", "xxxx").
+func maskedValue(v []byte) bool {
+	masked := true
+	for _, c := range v {
+		if c != '*' && c != 'x' && c != 'X' && c != '.' && c != '<' && c != '>' && c != '[' && c != ']' {
+			masked = false
+		}
+	}
+	if masked {
+		return true
+	}
+	l := strings.ToLower(string(v))
+	return strings.Contains(l, "redacted") || strings.Contains(l, "hidden")
 }
 
 func hasPrefixFold(s []byte, lower string) bool {

@@ -158,6 +158,9 @@ func evtCases() []ruleCase {
 		fail("EVT-SECRETS", "private key", event(toolDone, set("summary_detailed", "-----BEGIN RSA PRIVATE KEY----- MIIEow"))),
 		fail("EVT-SECRETS", "card number", event(confirm, set("action", "Charge card 4111 1111 1111 1111 for 286 euros"))),
 		fail("EVT-SECRETS", "social security number", event(clarify, set("question", "Is your SSN 123-45-6789?"))),
+		pass("EVT-SECRETS", "URL with a bare user and URLs with masked passwords", event(invoked, set("args_summary", "connect to postgres://folake@db.internal/orders, then https://ops:****@example.com/ and mysql://app:<redacted>@db/x"))),
+		fail("EVT-SECRETS", "password in a URL's userinfo", event(invoked, set("args_summary", "connect to postgres://folake:hunter22@db.internal/orders"))),
+		fail("EVT-SECRETS", "password in a URL in the output", event(toolDone, set("summary_normal", "Fetched https://deploy:s3cr3tPass@git.example.com/repo.git"))),
 		fail("EVT-SECRETS", "AWS access key", event(invoked, set("args_summary", "key AKIAIOSFODNN7EXAMPLE region eu-west-1"))),
 	}
 }

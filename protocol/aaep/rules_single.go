@@ -281,7 +281,7 @@ var (
 	evtSecrets = &singleRule{Rule: protocol.Rule{
 		ID: "EVT-SECRETS", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "Human-readable fields carry no secrets: passwords, API keys, tokens, private keys, card or social security numbers.",
-		Doc:     "Human-readable fields carry no secrets. A heuristic (see findSecret): the conformance suite's keyword list, tightened so that ordinary prose (\"reset your password\", \"risk-free\") does not match — a keyword counts only when a value is assigned to it, and token prefixes only with a token-like value after them — plus Luhn-valid card numbers and US social security numbers (§10.2 T5).",
+		Doc:     "Human-readable fields carry no secrets. A heuristic (see findSecret): the conformance suite's keyword list, tightened so that ordinary prose (\"reset your password\", \"risk-free\") does not match — a keyword counts only when a value is assigned to it, and token prefixes only with a token-like value after them — a password in a URL's userinfo (\"postgres://user:pw@host\"; a bare \"user@\" or a masked password is none), plus Luhn-valid card numbers and US social security numbers (§10.2 T5).",
 		Spec:    "AAEP §4.3.1, §10.2 T5, §10.5; aaep-rules.md §2.13",
 	}, scope: scopeCore, check: (*checker).evtSecrets}
 )
