@@ -13,6 +13,12 @@
 #   npm packages:    listed in scripts/npm-test-packages, installed into
 #                    .cache/npm (AAEP_NPM_DIR overrides), found by the tests
 #                    through AAEP_NPM_DIR.
+#   Jaeger:          github.com/jaegertracing/jaeger/cmd/jaeger, pinned in
+#                    the module of its own scripts/jaeger (so the project's
+#                    dependencies stay lean), built from the Go module proxy
+#                    once into .cache/bin/jaeger (AAEP_JAEGER overrides) for
+#                    the OTLP export's end-to-end test; several minutes the
+#                    first time, skipped when the binary is there.
 #
 # make test then runs the tests with AAEP_REQUIRE_TESTDEPS=1: a test whose
 # dependency is missing fails instead of being skipped (internal/testdeps).
@@ -52,4 +58,12 @@ if [ -s scripts/npm-test-packages ]; then
     echo "testdeps: installing npm test packages into $npmdir" >&2
     (cd "$npmdir" && npm install --no-save --no-audit --no-fund --silent $(grep -v '^#' "$OLDPWD/scripts/npm-test-packages" | tr '\n' ' ')) >&2
   fi
+fi
+
+jaeger="${AAEP_JAEGER:-$PWD/.cache/bin/jaeger}"
+if [ ! -x "$jaeger" ]; then
+  echo "testdeps: building jaeger into $jaeger (once; several minutes)" >&2
+  mkdir -p "$(dirname "$jaeger")"
+  (cd scripts/jaeger && go build -o "$jaeger.tmp" github.com/jaegertracing/jaeger/cmd/jaeger)
+  mv "$jaeger.tmp" "$jaeger"
 fi
