@@ -26,6 +26,11 @@ const (
 	remoteMinRead = 256 << 10
 	remoteMaxRead = 8 << 20
 	remoteBlocks  = 4 // blocks kept: head, tail, and the current reads
+	// WholeBelow: an object of a known size below it (a listing gave
+	// it) is fetched whole by its first read, header and index in one
+	// request: a fleet's parts of a few KB cost one GET each, not a head
+	// and a tail.
+	WholeBelow = 256 << 10
 )
 
 // RemoteStats count what a Remote fetched.
@@ -84,6 +89,32 @@ func OpenRemote(ctx context.Context, s Store, key string) (*Remote, error) {
 // every read.
 func OpenRemoteSize(ctx context.Context, s Store, key string, size int64) *Remote {
 	return &Remote{ctx: ctx, s: s, key: key, size: size, end: size, next: remoteMinRead}
+}
+
+// OpenRemoteBytes opens object key of s, whose bytes (all of them) an
+// earlier read fetched (Whole): every read is answered from data, without a
+// request.
+func OpenRemoteBytes(ctx context.Context, s Store, key string, data []byte) *Remote {
+	n := int64(len(data))
+	return &Remote{ctx: ctx, s: s, key: key, size: n, end: n, next: remoteMinRead, lastEnd: n,
+		blocks: []remoteBlock{{off: 0, data: data[:n:n]}}}
+}
+
+// Whole returns the object's bytes when one block fetched holds them all,
+// else nil.
+func (r *Remote) Whole() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	whole := func(b *remoteBlock) bool { return b != nil && b.off == 0 && int64(len(b.data)) == r.size && r.size > 0 }
+	if whole(r.tailBlk) {
+		return r.tailBlk.data
+	}
+	for i := range r.blocks {
+		if whole(&r.blocks[i]) {
+			return r.blocks[i].data
+		}
+	}
+	return nil
 }
 
 // SetReadAhead stops reads ahead at byte end: a request reaches past it
@@ -156,6 +187,12 @@ func (r *Remote) fetch(off, want int64) error {
 	start, length := off, want
 	tail := false
 	switch {
+	case r.size < WholeBelow && r.stats.Requests == 0:
+		// A small object: all of it at once.
+		start, length = 0, r.size
+	case off == 0 && r.stats.Requests == 0:
+		// The head, as OpenRemote reads it.
+		length = max(want, remoteHead)
 	case r.end < r.size && off >= r.end:
 		// Past the end set (SetReadAhead): only what is asked.
 	case r.end == r.size && off >= r.size-r.tail():

@@ -142,6 +142,9 @@ func objectParts(ctx context.Context, arg string, opts *Options, exts []string) 
 			if strings.HasSuffix(obj.Key, ext) {
 				p := objectPart(store, obj.Key)
 				p.stamp = Stamp{Size: obj.Size, Modified: obj.Modified, ETag: obj.ETag}
+				// The listing's size: a small object is fetched whole
+				// by its first read (objstore.WholeBelow).
+				p.size = obj.Size
 				out = append(out, p)
 				break
 			}

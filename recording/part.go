@@ -69,6 +69,10 @@ type Part struct {
 	indexed   bool
 	fetched   objstore.RemoteStats      // what the object handles closed fetched
 	remotes   map[*objstore.Remote]bool // the object handles open
+	// whole is a small object's bytes, all of them, fetched by its
+	// first open (the header's peek): the next open reads them instead of
+	// fetching them again, and lets them go (see keepWhole).
+	whole []byte
 
 	// keptAt is the part's place among those keeping an index (on
 	// keptIndexes.mu), nil when it keeps none; keptBytes its index's size.
@@ -138,6 +142,9 @@ func (p *Part) closeRemote(r *objstore.Remote) error {
 		rs := r.Stats()
 		p.fetched.Requests += rs.Requests
 		p.fetched.Bytes += rs.Bytes
+		if data := r.Whole(); p.whole == nil && rs.Requests > 0 && data != nil && len(data) < objstore.WholeBelow && keepWhole(int64(len(data))) {
+			p.whole = data
+		}
 	}
 	p.mu.Unlock()
 	return r.Close()
@@ -220,7 +227,10 @@ func (p *Part) openHandle(ctx context.Context) (handle, error) {
 		}{p.stdin, io.NopCloser(nil)}, nil
 	case p.store != nil:
 		var r *objstore.Remote
-		if p.size >= 0 {
+		if whole := p.takeWhole(); whole != nil {
+			// Fetched whole before: read from memory, once.
+			r = objstore.OpenRemoteBytes(ctx, p.store, p.key, whole)
+		} else if p.size >= 0 {
 			// Opened before in this run: its size is known, and its
 			// head is fetched only when read.
 			r = objstore.OpenRemoteSize(ctx, p.store, p.key, p.size)
@@ -434,4 +444,49 @@ func Total(r Indexed) int64 {
 		return -1
 	}
 	return x.Records
+}
+
+// wholeBudget bounds the bytes of small objects kept whole between the
+// open that fetched them (Open reads every part's header) and the next
+// (the check reading it): within it a small part costs one GET in a run;
+// past it (a prefix of more small parts than it holds), the parts beyond
+// are fetched again when read. On kept.mu.
+var wholeBudget int64 = 64 << 20
+
+var kept struct {
+	mu    sync.Mutex
+	bytes int64
+}
+
+// keepWhole takes n bytes of wholeBudget (gives them back when n < 0) and
+// reports whether they were within it.
+func keepWhole(n int64) bool {
+	kept.mu.Lock()
+	defer kept.mu.Unlock()
+	if n > 0 && kept.bytes+n > wholeBudget {
+		return false
+	}
+	kept.bytes += n
+	return true
+}
+
+// DropFetched lets go of what the recording's parts keep of small objects
+// fetched whole (a recording that will not be read: another shard's).
+func (r *Recording) DropFetched() {
+	for _, p := range r.Parts {
+		p.takeWhole()
+	}
+}
+
+// takeWhole returns the object's bytes kept whole, if any, and lets them
+// go from the part (and from wholeBudget).
+func (p *Part) takeWhole() []byte {
+	p.mu.Lock()
+	whole := p.whole
+	p.whole = nil
+	p.mu.Unlock()
+	if whole != nil {
+		keepWhole(-int64(len(whole)))
+	}
+	return whole
 }

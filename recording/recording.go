@@ -37,7 +37,16 @@ type Options struct {
 	// false for every part (an incremental check of a prefix: only what
 	// is new).
 	Changed func(name string, s Stamp) bool
+	// Concurrency bounds the objects fetched at once while the parts are
+	// opened (their headers read, a small object whole); 0:
+	// DefaultConcurrency.
+	Concurrency int
 }
+
+// DefaultConcurrency is Options.Concurrency's default, sized for a 2-core
+// machine: enough requests in flight to hide the network's waits, few
+// enough that the check of what came keeps up.
+const DefaultConcurrency = 4
 
 // Stamp is what a listing says of a part without reading it: its size, when
 // it was last modified and (for objects) its ETag.
@@ -101,11 +110,11 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 	}
 	var errs []error
 	if opts.Changed != nil {
-		if parts, errs = changedParts(ctx, parts, opts.Changed); len(parts) == 0 {
+		if parts, errs = changedParts(ctx, parts, opts.Changed, opts.Concurrency); len(parts) == 0 {
 			return nil, nil
 		}
 	} else {
-		errs = peekAll(ctx, parts)
+		errs = peekAll(ctx, parts, opts.Concurrency)
 	}
 	// A part that cannot be read (a damaged header) fails Open when it is
 	// all there is; among others it stays a recording of its own, and
@@ -131,7 +140,7 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 // parts of their recordings (each header's previous part, read in turn), in
 // the order they were named, and each one's error of reading its header.
 // Only those parts' headers are read.
-func changedParts(ctx context.Context, parts []*Part, changed func(string, Stamp) bool) ([]*Part, []error) {
+func changedParts(ctx context.Context, parts []*Part, changed func(string, Stamp) bool, parallel int) ([]*Part, []error) {
 	type key struct{ dir, base string }
 	byName := map[key]*Part{}
 	keep := map[*Part]bool{}
@@ -145,7 +154,7 @@ func changedParts(ctx context.Context, parts []*Part, changed func(string, Stamp
 	}
 	perr := map[*Part]error{}
 	for len(todo) > 0 {
-		for i, err := range peekAll(ctx, todo) {
+		for i, err := range peekAll(ctx, todo, parallel) {
 			perr[todo[i]] = err
 		}
 		var more []*Part
@@ -182,8 +191,10 @@ func (e *PartError) Unwrap() error { return e.Err }
 
 // peekAll reads every part's header, objects several at a time, and
 // returns each part's error.
-func peekAll(ctx context.Context, parts []*Part) []error {
-	const parallel = 8
+func peekAll(ctx context.Context, parts []*Part, parallel int) []error {
+	if parallel <= 0 {
+		parallel = DefaultConcurrency
+	}
 	errs := make([]error, len(parts))
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup

@@ -52,6 +52,8 @@ type CheckOptions struct {
 	ShardArg string
 	// MergeReports merges the JSON reports named (the inputs) into one.
 	MergeReports bool
+	// S3Concurrency bounds the objects fetched at once (--s3-concurrency).
+	S3Concurrency int
 }
 
 // NewCmdCheck builds check; runF, when given, runs instead of checkRun
@@ -160,6 +162,7 @@ read).`,
 	f.StringVar(&opts.State, "state", "", "a file remembering the parts checked (name, size, ETag or time): check only what is new or changed since, and update it after a run that read everything")
 	f.StringVar(&opts.ShardArg, "shard", "", "I/N: judge only the recordings of shard I of N (FNV-1a 64 of the first part's name, modulo N; see docs/fleet.md)")
 	f.BoolVar(&opts.MergeReports, "merge-reports", false, "merge the JSON reports of shards (the FILEs) into one, as a single check writes it")
+	numflag.Int(f, &opts.S3Concurrency, "s3-concurrency", recording.DefaultConcurrency, numflag.Positive(), "objects fetched at once from object storage while the parts are opened (a small part whole, in one request)")
 	f.BoolVar(&opts.AllowIncomplete, "allow-incomplete", false, "when part of the input cannot be read, exit by the findings of the rest instead of 2 (the report still says INCOMPLETE)")
 	return cmd
 }
@@ -183,6 +186,7 @@ func checkRun(opts *CheckOptions) error {
 	a, threshold := opts.app, opts.Threshold
 	var inc *incremental
 	ropts := a.inputOptions("check")
+	ropts.Concurrency = opts.S3Concurrency
 	if !opts.Since.IsZero() || opts.State != "" {
 		inc = &incremental{since: opts.Since}
 		if opts.State != "" {

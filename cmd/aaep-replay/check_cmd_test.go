@@ -9,7 +9,7 @@ import (
 
 func Test_NewCmdCheck(t *testing.T) {
 	defaults := func(a *app) CheckOptions {
-		return CheckOptions{app: a, Inputs: []string{"in.aaep"}, FailOn: "must", Threshold: protocol.Must, Check: checkFlags{Profile: "lenient"}, MaxFindings: 100000}
+		return CheckOptions{app: a, Inputs: []string{"in.aaep"}, FailOn: "must", Threshold: protocol.Must, Check: checkFlags{Profile: "lenient"}, MaxFindings: 100000, S3Concurrency: 4}
 	}
 	const needs = "check needs a capture or JSONL FILE (several, a glob, a directory, or - for standard input) (see aaep-replay check --help)"
 	testNewCmd(t, NewCmdCheck, defaults, []cmdCase[CheckOptions]{
@@ -36,6 +36,9 @@ func Test_NewCmdCheck(t *testing.T) {
 		{name: "state", argv: "check --state nightly.state s3://b/p/", want: func(o *CheckOptions) { o.Inputs, o.State = []string{"s3://b/p/"}, "nightly.state" }},
 		{name: "bad since", argv: "check --since yesterday in.aaep", err: `--since "yesterday": neither an RFC 3339 time (2026-11-26T00:00:00Z) nor a duration (24h) before now`},
 		{name: "quiet is the root's", argv: "-q check in.aaep"},
+		{name: "shard", argv: "check --shard 1/4 s3://b/p/", want: func(o *CheckOptions) { o.Inputs, o.ShardArg, o.Shard = []string{"s3://b/p/"}, "1/4", shard{I: 1, N: 4} }},
+		{name: "s3-concurrency", argv: "check --s3-concurrency 16 s3://b/p/", want: func(o *CheckOptions) { o.Inputs, o.S3Concurrency = []string{"s3://b/p/"}, 16 }},
+		{name: "merge-reports", argv: "check --merge-reports r0.json r1.json", want: func(o *CheckOptions) { o.Inputs, o.MergeReports, o.Threshold = []string{"r0.json", "r1.json"}, true, 0 }},
 		{name: "rules", argv: "check --rules", want: func(o *CheckOptions) {
 			o.Rules, o.Inputs, o.Threshold = true, nil, 0
 		}},

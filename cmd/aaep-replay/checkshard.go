@@ -55,6 +55,8 @@ func (s shard) pick(recs []*recording.Recording) []*recording.Recording {
 	for _, r := range recs {
 		if shardOf(shardKey(r), s.N) == s.I {
 			out = append(out, r)
+		} else {
+			r.DropFetched()
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/objstore/s3test"
 )
 
@@ -84,20 +85,7 @@ func TestShardOfStable(t *testing.T) {
 // second round with a new recording: only its shard judges it, and the
 // merge of the round is a single --since-like check of what is new.
 func TestCheckShardMergeS3(t *testing.T) {
-	srv := s3test.Start(t, "caps")
-	srv.SetEnv(t)
-	dir := t.TempDir()
-	capPath, recs := fileopsCapture(t, dir, "src.aaep")
-	data, err := os.ReadFile(capPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	put := func(key string, b []byte) {
-		t.Helper()
-		if err := srv.Put("caps", key, b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	_, dir, data, recs, put := fleetBucket(t)
 	for i := 0; i < 9; i++ {
 		// Recordings that differ: the whole sample, or a slice of it.
 		if i%3 == 0 {
@@ -213,5 +201,26 @@ func TestCheckShardMergeS3(t *testing.T) {
 	}
 	if code, _, errs := runBinary(t, dir, "check", "--merge-reports", r0, never); code != 2 || !strings.Contains(errs, "--fail-on") {
 		t.Errorf("merging reports of different --fail-on: exit %d: %s", code, errs)
+	}
+}
+
+// fleetBucket starts a loopback S3 server with bucket "caps" and returns
+// it, a scratch directory, a sample capture's bytes and records, and a
+// function storing an object in the bucket.
+func fleetBucket(t *testing.T) (*s3test.Server, string, []byte, []capfile.Record, func(key string, b []byte)) {
+	t.Helper()
+	srv := s3test.Start(t, "caps")
+	srv.SetEnv(t)
+	dir := t.TempDir()
+	capPath, recs := fileopsCapture(t, dir, "src.aaep")
+	data, err := os.ReadFile(capPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, dir, data, recs, func(key string, b []byte) {
+		t.Helper()
+		if err := srv.Put("caps", key, b); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -22,6 +22,17 @@ import (
 // its bytes.
 func incompressibleCapture(t *testing.T, path string) []byte {
 	t.Helper()
+	data := incompressibleRecords(t, path, 6000)
+	if len(data) < 2<<20 {
+		t.Fatalf("the capture is %d bytes, want a few MB", len(data))
+	}
+	return data
+}
+
+// incompressibleRecords writes a clean capture of n records of about 1 KB
+// each that do not compress, and returns its bytes.
+func incompressibleRecords(t *testing.T, path string, n int) []byte {
+	t.Helper()
 	w, err := capfile.Create(path, capfile.Header{
 		Start:   time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC),
 		Tool:    "infoindex-test/1",
@@ -31,7 +42,7 @@ func incompressibleCapture(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	var x uint64 = 88172645463325252
-	for i := 0; i < 6000; i++ {
+	for i := 0; i < n; i++ {
 		var b strings.Builder
 		fmt.Fprintf(&b, `{"type":"agent.progress.updated","session":"s%d","pad":"`, i%7)
 		for j := 0; j < 64; j++ {
@@ -52,9 +63,6 @@ func incompressibleCapture(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(data) < 2<<20 {
-		t.Fatalf("the capture is %d bytes, want a few MB", len(data))
 	}
 	return data
 }
