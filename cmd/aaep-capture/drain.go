@@ -31,7 +31,7 @@ func drainRun(o *options) error {
 	hard := hardStop(parent)
 	lefts, err := spool.Leftovers(root, "", "")
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--drain-spool: %w", err))
+		return cli.Input(fmt.Errorf("--drain-spool: %w", err))
 	}
 	logs := &logLines{w: o.Err, quiet: o.quiet}
 	sum := drainSummary{Root: root, Destinations: []drainedDest{}, Left: []string{}}
@@ -61,9 +61,11 @@ func drainRun(o *options) error {
 	for _, err := range failed {
 		fmt.Fprintf(o.Err, "aaep-capture: %v\n", err)
 	}
+	var end error // parts stay: the uploads failed, each said why
 	if len(failed) > 0 {
-		sum.ExitCode = cli.ExitFailure
+		end = cli.Silent(cli.KindUnavailable)
 	}
+	sum.ExitCode = cli.Code(end)
 	if len(lefts) > 0 {
 		fmt.Fprintln(o.Err, sum.line())
 	}
@@ -71,13 +73,10 @@ func drainRun(o *options) error {
 		enc := json.NewEncoder(o.Out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(sum); err != nil {
-			return cli.WithCode(cli.ExitUsage, err)
+			return cli.Output(err)
 		}
 	}
-	if len(failed) > 0 {
-		return cli.Silent(cli.ExitFailure)
-	}
-	return nil
+	return end
 }
 
 // drainSummary is what --drain-spool did, for --json.

@@ -282,34 +282,34 @@ func captureRun(o *options) error {
 	default:
 		reason = stopEnded
 	}
-	code := exitCode(results, closeErr)
+	kind := endKind(results, closeErr)
 	var dropErr error
 	if remote != nil {
 		dropErr = remote.droppedErr()
 	}
-	if (uploadErr != nil || dropErr != nil) && code == cli.ExitOK {
-		code = cli.ExitFailure
+	if (uploadErr != nil || dropErr != nil) && kind == "" {
+		kind = cli.KindUnavailable
 	}
-	if checkErr != nil && code == cli.ExitOK {
-		code = cli.ExitFailure
-		var ee *cli.ExitError
-		if errors.As(checkErr, &ee) {
-			code = ee.Code
-		}
+	if checkErr != nil && kind == "" {
+		kind = cli.KindOf(checkErr) // startCheck's: unavailable, or an output that exists
 	}
-	if code == cli.ExitOK && remote == nil && len(st.Files) == 0 && len(st.NotReplaced) == 0 {
+	if kind == "" && remote == nil && len(st.Files) == 0 && len(st.NotReplaced) == 0 {
 		// Stopped (Ctrl-C while --wait waited, say) before anything was
 		// recorded: no capture, so no success.
-		code = cli.ExitFailure
+		kind = cli.KindFailure
 	}
 	for _, kept := range st.NotReplaced {
 		// --force replaces a capture only with one that recorded something.
 		fmt.Fprintf(o.Err, "aaep-capture: %s: no message was recorded; the existing file is kept, not replaced\n", kept)
-		if code == cli.ExitOK {
-			code = cli.ExitFailure
+		if kind == "" {
+			kind = cli.KindFailure
 		}
 	}
-	sum := newSummary(st, results, reason, elapsed, code)
+	var end error // what the command returns once the summary is out
+	if kind != "" {
+		end = cli.Silent(kind)
+	}
+	sum := newSummary(st, results, reason, elapsed, cli.Code(end))
 	sum.Withheld = watch.withheld()
 	if remote != nil {
 		sum.Upload = remote.summary()
@@ -333,8 +333,8 @@ func captureRun(o *options) error {
 	switch {
 	case closeErr != nil:
 		return cli.Output(closeErr)
-	case code != cli.ExitOK:
-		return cli.Silent(code)
+	case end != nil:
+		return end
 	}
 	return nil
 }
@@ -358,25 +358,26 @@ func anyFailed(results []sourceResult) bool {
 	return false
 }
 
-// exitCode: a write failure or a file source that cannot be read is 2, an
-// endpoint that failed is 1.
-func exitCode(results []sourceResult, closeErr error) int {
-	code := cli.ExitOK
+// endKind is what ended a capture badly ("" when nothing did): a write
+// failure is an output error, a file source that cannot be read an input
+// error (either wins), an endpoint that failed unavailable.
+func endKind(results []sourceResult, closeErr error) cli.Kind {
 	if closeErr != nil {
-		return cli.ExitUsage
+		return cli.KindOutput
 	}
+	var kind cli.Kind
 	for _, r := range results {
 		switch {
 		case r.err == nil:
 		case errors.Is(r.err, transport.ErrFailed):
-			if code == cli.ExitOK {
-				code = cli.ExitFailure
+			if kind == "" {
+				kind = cli.KindUnavailable
 			}
 		default:
-			code = cli.ExitUsage
+			kind = cli.KindInput
 		}
 	}
-	return code
+	return kind
 }
 
 // inputFiles are the files the capture reads: file endpoints,

@@ -171,7 +171,7 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		Endpoint: o.storage.endpoint, PathStyle: o.storage.pathStyle,
 		Limits: spool.Limits{MaxBytes: int64(o.storage.maxSize), MinFree: int64(o.storage.minFree)}})
 	if err != nil {
-		return nil, cli.WithCode(cli.ExitUsage, err)
+		return nil, cli.Output(err)
 	}
 	ro := &remoteOutput{url: u, store: store, up: up, local: filepath.Join(dir, path.Base(u.Key)), rotating: rotating, logs: logs, maxSize: int64(o.storage.maxSize)}
 	ro.leftovers = reportLeftovers(root, dir, path.Base(u.Key), logs)
@@ -184,7 +184,7 @@ func openRemoteOutput(ctx context.Context, o *options) (*remoteOutput, error) {
 		cancel()
 		if err != nil {
 			up.Close(wctx) // cancelled: nothing more is waited for
-			return nil, cli.WithCode(cli.ExitFailure, err)
+			return nil, cli.Unavailable(err)
 		}
 	}
 	return ro, nil
@@ -212,16 +212,16 @@ func (ro *remoteOutput) startCheck(ctx context.Context) <-chan error {
 			ro.logs.printf("warning: %v; the start-up check is skipped (a key that may only PutObject records all the same; uploads never replace an object)", err)
 			err = nil
 		case errors.Is(err, objstore.ErrAccess), errors.Is(err, objstore.ErrNoBucket):
-			err = cli.WithCode(cli.ExitFailure, err)
+			err = cli.Unavailable(err)
 		case errors.Is(err, objstore.ErrNotS3):
-			err = cli.WithCode(cli.ExitFailure, fmt.Errorf("%w; is the S3 server's address right? (--s3-endpoint, $AWS_ENDPOINT_URL_S3)", err))
+			err = cli.Unavailable(fmt.Errorf("%w; is the S3 server's address right? (--s3-endpoint, $AWS_ENDPOINT_URL_S3)", err))
 		case err != nil:
 			ro.logs.printf("warning: %v; recording to the spool, uploads will be retried", err)
 			err = nil
 		case exists && !ro.rotating:
 			// One object named as asked: an earlier recording of that
 			// name is never replaced.
-			err = cli.WithCode(cli.ExitUsage, fmt.Errorf("%s already exists; not overwritten (name another object, or rotate: --rotate-every/--rotate-size name parts by their start time)", ro.url))
+			err = cli.Output(fmt.Errorf("%s already exists; not overwritten (name another object, or rotate: --rotate-every/--rotate-size name parts by their start time)", ro.url))
 		}
 		ch <- err
 	}()

@@ -319,7 +319,7 @@ func checkRun(opts *CheckOptions) error {
 				}
 			}
 		}
-		return cli.Silent(cli.ExitUsage)
+		return cli.Silent(cli.KindIncomplete)
 	}
 	if opts.State != "" && firstErr == nil && incomplete == 0 {
 		// Everything given was read: the next run need not read it again.
@@ -328,7 +328,7 @@ func checkRun(opts *CheckOptions) error {
 		}
 	}
 	if failed > 0 {
-		return cli.Silent(cli.ExitFailure)
+		return cli.Silent(cli.KindFindings)
 	}
 	return nil
 }

@@ -74,23 +74,23 @@ func mergeReports(opts *CheckOptions) error {
 			return cli.Usagef("--merge-reports: name the report files (standard input is not one of them)")
 		}
 		if docs[i], err = os.ReadFile(name); err != nil {
-			return cli.WithCode(cli.ExitUsage, fmt.Errorf("--merge-reports: %w", err))
+			return cli.Input(fmt.Errorf("--merge-reports: %w", err))
 		}
 	}
 	w := bufio.NewWriterSize(a.Out, 64<<10)
 	m, err := report.MergeJSON(w, opts.Inputs, docs)
 	if err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--merge-reports: %w", err))
+		return cli.Input(fmt.Errorf("--merge-reports: %w", err))
 	}
 	if err := w.Flush(); err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("writing report: %w", err))
+		return cli.Output(fmt.Errorf("writing report: %w", err))
 	}
 	switch {
 	case !m.Complete && !opts.AllowIncomplete:
 		fmt.Fprintf(a.Err, "aaep-replay: merged report INCOMPLETE (--allow-incomplete judges what was read)\n")
-		return cli.Silent(cli.ExitUsage)
+		return cli.Silent(cli.KindIncomplete)
 	case m.Failed:
-		return cli.Silent(cli.ExitFailure)
+		return cli.Silent(cli.KindFindings)
 	}
 	return nil
 }

@@ -173,9 +173,9 @@ func diffRun(opts *DiffOptions) error {
 		for _, why := range res.Incomplete {
 			fmt.Fprintf(a.Err, "aaep-replay: diff: INCOMPLETE: %s\n", why)
 		}
-		return cli.Of(cli.KindIncomplete, cli.ErrSilent) // exit 2: no verdict
+		return cli.Silent(cli.KindIncomplete) // no verdict
 	case !res.Same():
-		return cli.Of(cli.KindFindings, cli.ErrSilent) // exit 1: they differ
+		return cli.Silent(cli.KindFindings) // they differ
 	}
 	return nil
 }

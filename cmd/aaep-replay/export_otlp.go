@@ -135,7 +135,7 @@ func exportOTLP(o *ExportOptions) error {
 			st.Traces, st.Traces, st.Spans, st.Events, st.Findings, st.Messages, where)
 	}
 	if len(st.Incomplete) > 0 && !o.Reading.AllowIncomplete {
-		return cli.Silent(cli.ExitUsage)
+		return cli.Silent(cli.KindIncomplete)
 	}
 	return nil
 }

@@ -171,7 +171,7 @@ func infoRun(o *InfoOptions) error {
 	}
 	if firstErr != nil {
 		if len(parts) > 1 {
-			return cli.Silent(cli.ExitUsage)
+			return cli.Silent(cli.KindInput)
 		}
 		return cli.Input(firstErr)
 	}

@@ -236,9 +236,9 @@ func testRun(opts *TestOptions) error {
 	}
 	switch subtest.Summarize(results).Verdict {
 	case subtest.VerdictNotRun:
-		return cli.Silent(cli.ExitUsage)
+		return cli.Silent(cli.KindIncomplete)
 	case subtest.VerdictFail:
-		return cli.Silent(cli.ExitFailure)
+		return cli.Silent(cli.KindFindings)
 	}
 	return nil
 }

@@ -126,8 +126,9 @@ func Usagef(format string, args ...any) error {
 // exit code remains to be set.
 var ErrSilent = errors.New("silent error")
 
-// Silent returns an error that exits with code without printing anything more.
-func Silent(code int) error { return &ExitError{Code: code, Err: ErrSilent} }
+// Silent returns an error of kind k that prints nothing more: the command
+// has already said what went wrong.
+func Silent(k Kind) error { return &Error{Kind: k, Err: ErrSilent} }
 
 // ExitError carries an exit code with the error that caused it.
 //

@@ -30,7 +30,8 @@ func TestCodeByType(t *testing.T) {
 		{"wrapped unknown error", fmt.Errorf("context: %w", errors.New("x")), ExitFailure},
 		{"usage", Usagef("bad flag"), ExitUsage},
 		{"explicit code", WithCode(ExitFailure, &fs.PathError{Op: "open", Err: fs.ErrNotExist}), ExitFailure},
-		{"silent", Silent(1), ExitFailure},
+		{"silent", Silent(KindFindings), ExitFailure},
+		{"silent incomplete", Silent(KindIncomplete), ExitUsage},
 		{"file error", fmt.Errorf("read: %w", statErr), ExitUsage},
 		{"damaged capture", fmt.Errorf("x: %w", &capfile.CorruptionError{Offset: 10, Index: 2, Err: errors.New("bad crc")}), ExitUsage},
 		{"not a capture", fmt.Errorf("x: %w", capfile.ErrNotCapture), ExitUsage},
@@ -74,7 +75,7 @@ func TestKindOf(t *testing.T) {
 		{fmt.Errorf("x: %w", capfile.ErrNotCapture), KindDamaged},
 		{&outfile.Error{Op: "refuse", Path: "x", Err: outfile.ErrExists}, KindOutput},
 		{context.DeadlineExceeded, KindFailure},
-		{Of(KindFindings, ErrSilent), KindFindings},
+		{Silent(KindFindings), KindFindings},
 	}
 	for _, c := range cases {
 		if got := KindOf(c.err); got != c.want {
@@ -86,8 +87,8 @@ func TestKindOf(t *testing.T) {
 			t.Errorf("a nil error marked: %v", err)
 		}
 	}
-	if err := Of(KindFindings, ErrSilent); !errors.Is(err, ErrSilent) || Code(err) != ExitFailure {
-		t.Errorf("a silent finding = %v, exit %d", err, Code(err))
+	if err := Silent(KindFindings); !errors.Is(err, ErrSilent) || Code(err) != ExitFailure {
+		t.Errorf("Silent(KindFindings) = %v, exit %d", err, Code(err))
 	}
 }
 
