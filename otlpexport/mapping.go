@@ -146,6 +146,14 @@ func (b *builder) kv(k, v string) *commonpb.KeyValue {
 	return kv
 }
 
+// enum adds the string member name of doc as attribute k, a shared value
+// (kv): for the members whose values come from a short list.
+func (b *builder) enum(a *attrs, k string, doc *payload.Doc, name string) {
+	if v, ok := doc.Get(name).Text(); ok && len(v) > 0 {
+		*a = append(*a, b.kv(k, string(v)))
+	}
+}
+
 // kvBool is kv for a boolean attribute.
 func (b *builder) kvBool(k string, v bool) *commonpb.KeyValue {
 	key := k + "\x01" + strconv.FormatBool(v)
@@ -216,9 +224,11 @@ func (b *builder) message(stream string, m *protocol.Message) {
 			t.first = ns
 		}
 		t.last = max(t.last, ns)
-		if pv := doc.Get("producer"); pv.Kind() == payload.Object && t.prod.id == "" {
-			t.prod = producerOf(pv)
-			st.prod = t.prod
+		if t.prod.id == "" {
+			if pv := doc.Get("producer"); pv.Kind() == payload.Object {
+				t.prod = producerOf(pv)
+				st.prod = t.prod
+			}
 		}
 		if step != nil {
 			b.apply(t, step, m, doc, ns)
@@ -323,10 +333,10 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		s := b.child(t, kindWait, m.Index, name, ns)
 		var a attrs
 		a = append(a, b.kv("aaep.wait.kind", strings.TrimPrefix(name, "await_")))
-		a.docStr("aaep.confirmation.default_decision", doc, "default_decision")
+		b.enum(&a, "aaep.confirmation.default_decision", doc, "default_decision")
 		a.num("aaep.wait.timeout_seconds", doc.Get("timeout_seconds"))
-		a.docStr("aaep.risk_level", doc, "risk_level")
-		a.docStr("aaep.reversibility", doc, "reversibility")
+		b.enum(&a, "aaep.risk_level", doc, "risk_level")
+		b.enum(&a, "aaep.reversibility", doc, "reversibility")
 		a.boolean("aaep.irreversible", doc.Get("irreversible"))
 		if text {
 			a.docStr("aaep.confirmation.action", doc, "action")
@@ -357,7 +367,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		var a attrs
 		a = append(a, b.kv("aaep.wait.outcome", "replied"))
 		if w.confirm {
-			a.docStr("aaep.confirmation.decision", doc, "decision")
+			b.enum(&a, "aaep.confirmation.decision", doc, "decision")
 			a = append(a, kvBool("aaep.confirmation.default_applied", false))
 		} else if text {
 			a.docStr("aaep.clarification.response", doc, "response")
@@ -389,7 +399,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		b.output(t, doc, ns)
 	case protocol.StepHandoff:
 		var a attrs
-		a.docStr("aaep.handoff.target_kind", doc, "target_kind")
+		b.enum(&a, "aaep.handoff.target_kind", doc, "target_kind")
 		b.addEvent(t.root, "aaep.handoff.requested", ns, a)
 	}
 }
@@ -408,8 +418,8 @@ func (b *builder) terminal(t *trace, step *protocol.Step, doc *payload.Doc, ns u
 	case strings.HasSuffix(step.Label, "errored"):
 		var a attrs
 		code, cat := docString(doc, "error_code"), docString(doc, "error_category")
-		a.docStr("aaep.error.category", doc, "error_category")
-		a.docStr("aaep.error.code", doc, "error_code")
+		b.enum(&a, "aaep.error.category", doc, "error_category")
+		b.enum(&a, "aaep.error.code", doc, "error_code")
 		a.boolean("aaep.error.recoverable", doc.Get("recoverable"))
 		etype := cmpOr(code, cat, "errored")
 		a = append(a, kvStr(attrErrorType, etype))
@@ -451,8 +461,8 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 		if callID != "" {
 			a = append(a, kvStr(attrToolCallID, callID))
 		}
-		a.docStr("aaep.tool.risk_level", doc, "risk_level")
-		a.docStr("aaep.tool.reversibility", doc, "reversibility")
+		b.enum(&a, "aaep.tool.risk_level", doc, "risk_level")
+		b.enum(&a, "aaep.tool.reversibility", doc, "reversibility")
 		a.boolean("aaep.tool.irreversible", doc.Get("irreversible"))
 		if b.opts.IncludeText {
 			a.docStr("aaep.tool.args_summary", doc, "args_summary")
