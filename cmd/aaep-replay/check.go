@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/protocol"
 	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/protocol/models"
@@ -137,7 +138,11 @@ read).`,
 						return err
 					}
 				}
-				if opts.State != "" {
+				if objstore.IsURL(opts.State) {
+					if err := checkStateURL(opts.State, args); err != nil {
+						return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+					}
+				} else if opts.State != "" {
 					if err := outfile.Check(opts.State, outfile.Options{Inputs: args, NoStdout: "the state file is read back by the next run"}); err != nil {
 						return cli.Output(fmt.Errorf("--state: %w", err))
 					}
@@ -159,7 +164,7 @@ read).`,
 	f.BoolVar(&opts.Summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
 	f.BoolVar(&opts.All, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
 	f.StringVar(&opts.SinceArg, "since", "", "check only the recordings with a part (file or object) modified at or after this time: RFC 3339, or a duration (24h) before now")
-	f.StringVar(&opts.State, "state", "", "a file remembering the parts checked (name, size, ETag or time): check only what is new or changed since, and update it after a run that read everything")
+	f.StringVar(&opts.State, "state", "", "a file (or s3:// object) remembering the parts checked (name, size, ETag or time): check only what is new or changed since, and update it after a run that read everything")
 	f.StringVar(&opts.ShardArg, "shard", "", "I/N: judge only the recordings of shard I of N (FNV-1a 64 of the first part's name, modulo N; see docs/fleet.md)")
 	f.BoolVar(&opts.MergeReports, "merge-reports", false, "merge the JSON reports of shards (the FILEs) into one, as a single check writes it")
 	numflag.Int(f, &opts.S3Concurrency, "s3-concurrency", recording.DefaultConcurrency, numflag.Positive(), "objects fetched at once from object storage while the parts are opened (a small part whole, in one request)")
@@ -190,7 +195,7 @@ func checkRun(opts *CheckOptions) error {
 	if !opts.Since.IsZero() || opts.State != "" {
 		inc = &incremental{since: opts.Since}
 		if opts.State != "" {
-			st, err := readState(opts.State)
+			st, err := readState(a, opts.State)
 			if err != nil {
 				return err
 			}
@@ -220,7 +225,7 @@ func checkRun(opts *CheckOptions) error {
 				}
 			}
 			if inc != nil && opts.State != "" {
-				if err := inc.save(opts.State, nil, opts.Inputs); err != nil {
+				if err := inc.save(a, opts.State, nil, opts.Inputs); err != nil {
 					return cli.Output(fmt.Errorf("--state: %w", err))
 				}
 			}
@@ -323,7 +328,7 @@ func checkRun(opts *CheckOptions) error {
 	}
 	if opts.State != "" && firstErr == nil && incomplete == 0 {
 		// Everything given was read: the next run need not read it again.
-		if err := inc.save(opts.State, recs, opts.Inputs); err != nil {
+		if err := inc.save(a, opts.State, recs, opts.Inputs); err != nil {
 			return cli.Output(fmt.Errorf("--state: %w", err))
 		}
 	}

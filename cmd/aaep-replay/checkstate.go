@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
+	"github.com/aaep-tools/aaepkit/objstore"
 	"github.com/aaep-tools/aaepkit/recording"
 )
 
@@ -59,11 +61,17 @@ func (e stateEntry) same(s recording.Stamp) bool {
 	return e.Modified.Equal(s.Modified)
 }
 
-// readState reads check --state's file; a missing one is an empty state
-// (the first run checks everything).
-func readState(path string) (*checkState, error) {
+// readState reads check --state's file (or object: s3://bucket/key); a
+// missing one is an empty state (the first run checks everything).
+func readState(a *app, path string) (*checkState, error) {
 	st := &checkState{Version: stateVersion, Parts: map[string]stateEntry{}}
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	if objstore.IsURL(path) {
+		data, err = readStateObject(a, path)
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return st, nil
@@ -122,7 +130,7 @@ func (c *incremental) changed(name string, s recording.Stamp) bool {
 // stamps now, the other parts still listed as the state had them (parts no
 // longer listed are forgotten). It is written whole, replacing the old
 // file only once written (the repository's output policy).
-func (c *incremental) save(path string, recs []*recording.Recording, inputs []string) error {
+func (c *incremental) save(a *app, path string, recs []*recording.Recording, inputs []string) error {
 	next := &checkState{Version: stateVersion, Parts: map[string]stateEntry{}}
 	for name := range c.listed {
 		if e, ok := c.state.Parts[name]; ok && name != "-" {
@@ -140,8 +148,21 @@ func (c *incremental) save(path string, recs []*recording.Recording, inputs []st
 	if err != nil {
 		return err
 	}
+	data = append(data, '\n')
+	if objstore.IsURL(path) {
+		u, err := objstore.Parse(path)
+		if err != nil {
+			return err
+		}
+		st, err := objstore.Open(a.ctx, u, a.storage)
+		if err != nil {
+			return err
+		}
+		// Put replaces the object only once the whole of it is stored.
+		return st.Put(a.ctx, u.Key, bytes.NewReader(data), int64(len(data)))
+	}
 	return outfile.WriteFile(path, outfile.Options{Inputs: inputs, NoStdout: "the state file is read back by the next run"}, func(w io.Writer) error {
-		_, err := w.Write(append(data, '\n'))
+		_, err := w.Write(data)
 		return err
 	})
 }
@@ -156,4 +177,56 @@ func (c *incremental) what(opts *CheckOptions) string {
 		by = append(by, "not in "+opts.State+" as they are now")
 	}
 	return strings.Join(by, " and ")
+}
+
+// checkStateURL refuses a --state in object storage that is not an object
+// a check could keep (a prefix), or that a check reads (a capture or JSON
+// Lines name, an input): the state never replaces what it judges.
+func checkStateURL(state string, inputs []string) error {
+	u, err := objstore.Parse(state)
+	if err != nil {
+		return err
+	}
+	if u.IsPrefix() {
+		return fmt.Errorf("%s is a prefix: name the object to keep the state in (s3://bucket/aaep/shard-0.state)", state)
+	}
+	for _, ext := range recording.Extensions {
+		if strings.HasSuffix(u.Key, ext) {
+			return fmt.Errorf("%s ends in %s, as the recordings check reads: name the state otherwise (.state, .json)", state, ext)
+		}
+	}
+	for _, in := range inputs {
+		if in == state {
+			return fmt.Errorf("%s is an input", state)
+		}
+	}
+	return nil
+}
+
+// readStateObject reads a state kept in object storage: nil data and
+// fs.ErrNotExist when there is none yet.
+func readStateObject(a *app, path string) ([]byte, error) {
+	u, err := objstore.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := objstore.Open(a.ctx, u, a.storage)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := st.Stat(a.ctx, u.Key)
+	switch {
+	case errors.Is(err, objstore.ErrNoBucket):
+		return nil, err
+	case errors.Is(err, objstore.ErrNotFound):
+		return nil, fs.ErrNotExist
+	case err != nil:
+		return nil, err
+	}
+	data := make([]byte, obj.Size)
+	n, _, err := st.ReadRange(a.ctx, u.Key, 0, data)
+	if err != nil {
+		return nil, err
+	}
+	return data[:n], nil
 }

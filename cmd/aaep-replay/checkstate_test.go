@@ -288,3 +288,43 @@ func TestInfoIndexOnlyTorn(t *testing.T) {
 		t.Errorf("torn: exit %d (%v): %s%s", code, err, out, errs)
 	}
 }
+
+// --state s3://bucket/key keeps the state in the bucket (any machine can
+// run the next round): the second run reads no object the first checked
+// and finds the state there; a prefix, a recording's name or an input as
+// the state is a usage error, and nothing is written.
+func TestCheckStateInBucket(t *testing.T) {
+	srv, _, data, _, put := fleetBucket(t)
+	put("fleet/a.aaep", data)
+	put("fleet/b.aaep", data)
+	const prefix, state = "s3://caps/fleet/", "s3://caps/state/shard-0.state"
+	code, _, errs := replay(t, "check", "--summary", "--state", state, prefix)
+	if code != 1 || !strings.Contains(errs, "2 of 2 parts new or changed") {
+		t.Fatalf("first run: exit %d: %s", code, errs)
+	}
+	b, err := srv.Get("caps", "state/shard-0.state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st checkState
+	if err := json.Unmarshal(b, &st); err != nil || len(st.Parts) != 2 || st.Parts[prefix+"a.aaep"].ETag == "" {
+		t.Fatalf("the state in the bucket (%v): %s", err, b)
+	}
+	put("fleet/c.aaep", data)
+	from := len(srv.Settled())
+	code, out, errs := replay(t, "check", "--summary", "--state", state, prefix)
+	if code != 1 || !strings.Contains(errs, "1 of 3 parts new or changed") || !strings.Contains(out, "c.aaep") || strings.Contains(out, "a.aaep") {
+		t.Errorf("second run: exit %d:\n%s%s", code, out, errs)
+	}
+	if reads := objectReads(srv, "caps", from); reads["fleet/a.aaep"] != 0 || reads["fleet/b.aaep"] != 0 || reads["fleet/c.aaep"] == 0 {
+		t.Errorf("second run read %v", reads)
+	}
+	for _, bad := range []string{"s3://caps/state/", "s3://caps/fleet/x.aaep", "s3://caps/x.jsonl"} {
+		if code, _, errs := replay(t, "check", "--state", bad, prefix); code != 2 || !strings.Contains(errs, "--state") {
+			t.Errorf("--state %s: exit %d: %s", bad, code, errs)
+		}
+	}
+	if _, err := srv.Get("caps", "fleet/x.aaep"); err == nil {
+		t.Errorf("a refused --state was written")
+	}
+}
