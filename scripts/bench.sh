@@ -167,9 +167,11 @@ peak memory (max RSS) | e2e/Diff | peak-MiB | MiB | |
 ## OpenTelemetry export (aaep-replay export of that capture: --format otlp to a receiver on 127.0.0.1 that discards; --format otlp-json to /dev/null)
 otlp: throughput, wall clock | e2e/ExportOTLP | events/s | events/s | |
 otlp: speed ÷ check's speed on the same input (same run) | e2e/ExportOTLP | x-check | × | | ≥ 0.8 ×
+otlp: CPU speed ÷ check's CPU speed on the same input | e2e/ExportOTLP | x-check-cpu | × | |
 otlp: peak memory (max RSS) | e2e/ExportOTLP | peak-MiB | MiB | |
 otlp-json: throughput, wall clock | e2e/ExportOTLPJSON | events/s | events/s | |
 otlp-json: speed ÷ check's speed on the same input (same run) | e2e/ExportOTLPJSON | x-check | × | |
+otlp-json: CPU speed ÷ check's CPU speed on the same input | e2e/ExportOTLPJSON | x-check-cpu | × | |
 ## Trace rendering (aaep-replay visualize -o FILE.svg, one session, end to end)
 100 events | e2e/Trace/events=100 | ms | ms | |
 1,000 events | e2e/Trace/events=1000 | ms | ms | |

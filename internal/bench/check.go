@@ -66,7 +66,7 @@ func Check(ctx context.Context, e *Env, n int, capture string) error {
 		if err := diffRun(ctx, e, devnull, path, n, res.Wall); err != nil {
 			return err
 		}
-		if err := exportRun(ctx, e, devnull, path, n, res.Wall); err != nil {
+		if err := exportRun(ctx, e, devnull, path, n, res); err != nil {
 			return err
 		}
 	}

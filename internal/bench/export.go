@@ -27,10 +27,13 @@ func otlpSink() (url string, stop func(), err error) {
 
 // exportRun exports the capture at path as OpenTelemetry traces, to a
 // receiver on 127.0.0.1 (--format otlp) and as OTLP JSON to /dev/null
-// (--format otlp-json), after a check of it took checkWall: results
-// ExportOTLP and ExportOTLPJSON, each with its speed as a multiple of
-// check's on the same input in the same run (x-check; 1 is as fast).
-func exportRun(ctx context.Context, e *Env, devnull *os.File, path string, n int, checkWall time.Duration) error {
+// (--format otlp-json), after the check of it that checked measured:
+// results ExportOTLP and ExportOTLPJSON, each with its speed as a multiple
+// of check's on the same input in the same run (x-check, by wall time;
+// x-check-cpu, by CPU time, which a loaded machine disturbs less; 1 is as
+// fast).
+func exportRun(ctx context.Context, e *Env, devnull *os.File, path string, n int, checked ProcResult) error {
+	checkWall := checked.Wall
 	url, stop, err := otlpSink()
 	if err != nil {
 		return err
@@ -55,6 +58,7 @@ func exportRun(ctx context.Context, e *Env, devnull *os.File, path string, n int
 		e.Emit(Result{Name: run.name, Metrics: []Metric{
 			{perSecond(int64(n), res.Wall), "events/s"},
 			{checkWall.Seconds() / res.Wall.Seconds(), "x-check"},
+			{checked.CPU().Seconds() / res.CPU().Seconds(), "x-check-cpu"},
 			{float64(res.MaxRSS) / (1 << 20), "peak-MiB"},
 			{res.Wall.Seconds(), "s"},
 		}})
