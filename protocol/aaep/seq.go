@@ -210,6 +210,11 @@ type session struct {
 	tools   toolTable
 	outputs map[string]*output
 	outDone []string // completed outputs, oldest first (for the bound)
+	// outTotal and outTotal16 are the session's streamed output so far,
+	// all outputs, in code points and UTF-16 units: the field table's
+	// reading of position (§4.3.3, "offset within the session's total
+	// output").
+	outTotal, outTotal16 int64
 
 	awaits       []*await
 	enterPending *await // awaiting.confirmation waiting for its state.changed to awaiting_input
@@ -269,6 +274,11 @@ type seqChecker struct {
 	// (protocol.SourceInfo.Replay): their events' timestamps are the
 	// original producer's.
 	replay map[int]bool
+	// gaps counts the gaps recorded in the capture so far: a lost or
+	// refused connection, a reconnect, a message not recorded, a
+	// sequence_number that skips. A streaming position that jumps across
+	// one is not the producer's (SEQ-STREAM-POSITION-JUMP).
+	gaps int64
 }
 
 type closedInfo struct {

@@ -287,8 +287,17 @@ func seqCases() []seqCase {
 			out(OS("out_1", 0, "a", false), OS("out_1", 0, "b", true)), []string{"SEQ-STREAM-POSITION-MONOTONIC"}},
 		seqCase{"equal position after an empty chunk", "SEQ-STREAM-POSITION-MONOTONIC", "",
 			out(OS("out_1", 0, "", false), OS("out_1", 0, "Hi", true)), nil},
-		seqCase{"position skips", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
-			out(OS("out_1", 0, "Hello. ", false), OS("out_1", 12, "Bye.", true)), []string{"SEQ-STREAM-POSITION-CONTIGUOUS"}},
+		seqCase{"position skips (§4.3.3)", "SEQ-STREAM-POSITION-JUMP", "",
+			out(OS("out_1", 0, "Hello. ", false), OS("out_1", 12, "Bye.", true)), []string{"SEQ-STREAM-POSITION-JUMP"}},
+		seqCase{"strict: position skips (§4.3.3)", "SEQ-STREAM-POSITION-JUMP", "strict",
+			out(OS("out_1", 0, "😀é", false), OS("out_1", 4, "b", true)), []string{"SEQ-STREAM-POSITION-JUMP"}},
+		seqCase{"positions continue", "SEQ-STREAM-POSITION-JUMP", "",
+			out(OS("out_1", 0, "Hello. ", false), OS("out_1", 7, "Bye.", true)), nil},
+		seqCase{"position jumps across a sequence_number gap", "SEQ-STREAM-POSITION-JUMP", "",
+			stream(S().seq(0), SC("idle", "writing_output").seq(1), OS("out_1", 0, "Hello. ", false).seq(2), OS("out_1", 12, "Bye.", true).seq(4), C().seq(5)),
+			[]string{"SEQ-SEQNO-INCREMENT", "SEQ-STREAM-POSITION-CONTIGUOUS"}},
+		seqCase{"position overlaps", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
+			out(OS("out_1", 0, "Hello. ", false), OS("out_1", 3, "Bye.", true)), []string{"SEQ-STREAM-POSITION-CONTIGUOUS"}},
 		seqCase{"first position not 0", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
 			out(OS("out_1", 5, "Hello.", true)), []string{"SEQ-STREAM-POSITION-CONTIGUOUS"}},
 		seqCase{"positions count code points", "SEQ-STREAM-POSITION-CONTIGUOUS", "",
@@ -428,14 +437,15 @@ func TestSeqRuleCoverage(t *testing.T) {
 // TestSeqRuleCounts pins the catalog's counts: 56 SEQ rules (plus four
 // companions, SEQ-REPLY-UNOBSERVED, SEQ-REPLY-IGNORED, the producer's half
 // of the reply rules, and SEQ-PROGRESS-COALESCE, §4.2.2's SHOULD that the
-// catalog left out), 26 NEG (plus NEG-TYPES-WITHHELD), 3 TRN.
+// catalog left out, and SEQ-STREAM-POSITION-JUMP, the MUST half of
+// SEQ-STREAM-POSITION-CONTIGUOUS: text lost), 26 NEG (plus NEG-TYPES-WITHHELD), 3 TRN.
 func TestSeqRuleCounts(t *testing.T) {
 	n := map[string]int{}
 	for _, r := range seqRules() {
 		n[r.ID[:strings.IndexByte(r.ID, '-')]]++
 	}
-	if n["SEQ"] != 63 || n["NEG"] != 27 || n["TRN"] != 3 {
-		t.Errorf("rule counts %v, want SEQ 63 (56 + 4 companions + SEQ-REPLY-UNOBSERVED + SEQ-REPLY-IGNORED + SEQ-PROGRESS-COALESCE), NEG 27 (26 + NEG-TYPES-WITHHELD), TRN 3", n)
+	if n["SEQ"] != 64 || n["NEG"] != 27 || n["TRN"] != 3 {
+		t.Errorf("rule counts %v, want SEQ 64 (56 + 4 companions + SEQ-REPLY-UNOBSERVED + SEQ-REPLY-IGNORED + SEQ-PROGRESS-COALESCE + SEQ-STREAM-POSITION-JUMP), NEG 27 (26 + NEG-TYPES-WITHHELD), TRN 3", n)
 	}
 }
 

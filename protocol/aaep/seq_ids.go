@@ -287,6 +287,7 @@ func (s *seqChecker) checkSeqNo(ss *session, lg *leg, m *protocol.Message, ev *E
 	case n == lg.seqNext:
 		lg.seqNext++
 	case n > lg.seqNext:
+		s.gaps++
 		if !s.neg.gapsExpected(m.Source) {
 			lg.seqGaps = append(lg.seqGaps, seqGap{lg.seqNext, n})
 			lg.seqGapAt = append(lg.seqGapAt, refOf(m))

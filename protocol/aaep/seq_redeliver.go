@@ -120,12 +120,16 @@ func (s *seqChecker) redelivery(m *protocol.Message, ev *Event) bool {
 func (s *seqChecker) connection(c *protocol.Conn) {
 	s.flushHolds() // a late event does not cross a connection's change (seq_order.go)
 	if c.Event != capfile.ConnConnected {
+		if c.Event != capfile.ConnClosed {
+			s.gaps++ // disconnected, refused, failed: something may be missing
+		}
 		return
 	}
 	sc := s.redeliver.source(c.Source)
 	s.flushRedelivered(c.Source, sc)
 	sc.connects++
 	if sc.connects > 1 {
+		s.gaps++
 		sc.reconnect = ref{index: c.Index, offset: c.Offset}
 	}
 }

@@ -20,6 +20,12 @@ package aaep
 // SEQ-STREAM-POSITION-CONTIGUOUS. One that matches the length in UTF-8
 // bytes where bytes differ from both is no reading of "character" at all:
 // that is certain, so SEQ-STREAM-POSITION-BYTES (MUST), once per output.
+//
+// A position past the end of the previous chunk in both readings of
+// "character" loses text: SEQ-STREAM-POSITION-JUMP (MUST), unless it is the
+// session-total offset (the field table's reading) or a gap recorded in the
+// capture (a lost connection, a message not recorded, a sequence_number
+// that skips) lies between the two chunks.
 
 import (
 	"unicode/utf16"
@@ -38,7 +44,8 @@ type output struct {
 	lastEmpty bool
 	bytesSeen bool // SEQ-STREAM-POSITION-BYTES reported
 	complete  bool
-	at        ref // first chunk
+	gaps      int64 // seqChecker.gaps at the previous chunk
+	at        ref   // first chunk
 }
 
 func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) string {
@@ -86,6 +93,13 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 			}
 		case pos != o.next && o.chunks > 0 && pos == o.next16 && !s.strict:
 			// UTF-16 code units: the TypeScript reading of "character".
+		case o.chunks > 0 && pos > o.next16 && pos != ss.outTotal && pos != ss.outTotal16 && o.gaps == s.gaps:
+			// next16 >= next: past the end of the previous chunk in both
+			// readings of "character", not the session-total offset of the
+			// field table's reading, and no gap recorded since: text lost.
+			s.report(seqStreamPositionJump, ss.id, m, "position jumps",
+				"chunk position %d of %s jumps past %d, where the previous chunk (at %d, %d characters) ended: %d characters of the output were never sent, and no gap in the capture explains it; position is the total character offset since the start of the output (§4.3.3)",
+				pos, name, o.next, o.last, o.next-o.last, pos-o.next)
 		case pos != o.next:
 			if o.chunks == 0 {
 				s.report(seqStreamPositionContiguous, ss.id, m, "first position ≠ 0",
@@ -99,6 +113,7 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 		o.next, o.next16, o.nextBytes = pos, pos, pos
 	}
 	runes := utf8.RuneCount(chunk)
+	prev16 := o.next16
 	o.next += int64(runes)
 	if runes == len(chunk) {
 		o.next16 += int64(runes) // ASCII: every count agrees
@@ -106,6 +121,9 @@ func (s *seqChecker) onOutput(ss *session, m *protocol.Message, ev *Event) strin
 		o.next16 += int64(utf16Len(chunk))
 	}
 	o.nextBytes += int64(len(chunk))
+	ss.outTotal += int64(runes)
+	ss.outTotal16 += o.next16 - prev16
+	o.gaps = s.gaps
 	o.lastEmpty = len(chunk) == 0
 	o.chunks++
 	if complete {
