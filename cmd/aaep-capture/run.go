@@ -287,11 +287,13 @@ func captureRun(o *options) error {
 	if remote != nil {
 		dropErr = remote.droppedErr()
 	}
+	if checkErr != nil && kind == "" {
+		// startCheck's (unavailable, or an output that exists) comes
+		// first: it is why the parts were not uploaded.
+		kind = cli.KindOf(checkErr)
+	}
 	if (uploadErr != nil || dropErr != nil) && kind == "" {
 		kind = cli.KindUnavailable
-	}
-	if checkErr != nil && kind == "" {
-		kind = cli.KindOf(checkErr) // startCheck's: unavailable, or an output that exists
 	}
 	if kind == "" && remote == nil && len(st.Files) == 0 && len(st.NotReplaced) == 0 {
 		// Stopped (Ctrl-C while --wait waited, say) before anything was
