@@ -79,6 +79,15 @@ func expand(ctx context.Context, names []string, opts *Options) ([]*Part, error)
 			for _, f := range files {
 				add(stampFile(filePart(f), opts))
 			}
+		case err == nil && !st.Mode().IsRegular():
+			// A FIFO (or a device) is read once, as a stream, as standard
+			// input is: a second open would wait for a writer that has
+			// gone, and the bytes a first look took would be lost.
+			f, err := openStream(ctx, arg)
+			if err != nil {
+				return nil, err
+			}
+			add(&Part{Name: arg, stdin: f, size: -1})
 		case err == nil:
 			add(stampFile(filePart(arg), opts))
 		case errors.Is(err, fs.ErrNotExist) && strings.ContainsAny(arg, "*?["):
@@ -201,4 +210,30 @@ func IsPrefix(name string) bool {
 	}
 	u, err := objstore.Parse(name)
 	return err == nil && u.IsPrefix()
+}
+
+// openStream opens a FIFO or device for reading. Opening a FIFO waits for
+// a writer, in the kernel, where no signal reaches Go: the wait is given
+// up when ctx ends (Ctrl-C), and the open, if it ever completes, closed.
+func openStream(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, fmt.Errorf("%s: waiting for a writer: %w", path, ctx.Err())
+	}
 }

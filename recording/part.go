@@ -88,6 +88,10 @@ func objectPart(store objstore.Store, key string) *Part {
 
 func stdinPart(r io.Reader) *Part { return &Part{Name: "-", stdin: r, size: -1} }
 
+// Streamed reports whether the part is read once, as a stream: standard
+// input, a FIFO, a device.
+func (p *Part) Streamed() bool { return p.stdin != nil }
+
 // Size returns the part's size in bytes, or -1 when it is a stream
 // (standard input, a FIFO).
 func (p *Part) Size() int64 { return p.size }

@@ -52,6 +52,12 @@ func (rec *Recording) Records(ctx context.Context) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(rec.Parts) == 1 && rec.Parts[0].Streamed() && c.parts[0].r != nil {
+		// A stream (standard input, a FIFO) is not looked at before it is
+		// read: its header is the one its reader has just read (show
+		// printed times from year 1, info a version 0 capture).
+		hdr = c.parts[0].r.Header()
+	}
 	return &Reader{hdr: hdr, rd: c}, nil
 }
 

@@ -98,6 +98,8 @@ func (a *app) replayed(verb string, args []string) (*recording.Recording, []stri
 			switch {
 			case p.Name == "-":
 				return nil, nil, cli.Usagef("%s replays a capture file; standard input cannot be replayed (it must be read more than once)", verb)
+			case p.Streamed():
+				return nil, nil, cli.Usagef("%s replays a capture file; %s is a stream (a FIFO or a device), which cannot be replayed (it must be read more than once)", verb, p.Name)
 			case p.Format == recording.FormatJSONL:
 				return nil, nil, cli.Usagef("%s: %s is a JSON Lines file, not a capture (aaep-replay import turns it into one)", verb, p.Name)
 			}

@@ -52,6 +52,16 @@ func TestStdinEverywhere(t *testing.T) {
 		t.Errorf("repair - of JSON Lines: exit %d, %q; want 2 naming standard input", code, stderr)
 	}
 
+	// show - and info - read the capture's header as they read its
+	// records (show printed times of year 1, info a version 0 capture).
+	_, want, _ := replay(t, "show", demoCapture)
+	if code, got, stderr := replayIn(t, demo, "show", "-"); code != 0 || got != want {
+		t.Errorf("show -: exit %d, differs from show of the file\n%s", code, stderr)
+	}
+	if code, got, _ := replayIn(t, demo, "info", "-"); code != 0 || !strings.Contains(got, "start:       2026-11-02T09:00:00Z") || !strings.Contains(got, "written by aaep-capture/demo") {
+		t.Errorf("info -: exit %d, the header not read:\n%s", code, got)
+	}
+
 	code, _, stderr = replayIn(t, demo, "cut", "-", "-o", filepath.Join(dir, "c.aaep"))
 	if code != 2 || !strings.Contains(stderr, "seekable") || !strings.Contains(stderr, "filter") {
 		t.Errorf("cut -: exit %d, %q; want 2 saying it needs a seekable capture, naming filter", code, stderr)
