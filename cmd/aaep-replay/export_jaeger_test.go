@@ -224,15 +224,20 @@ func jaegerID(id []byte) string {
 	return s
 }
 
-// TestExportOTLPJaeger: the demo recording and a recording aaep-capture
-// made of a producer over WebSocket, exported with --format otlp to a real
-// Jaeger, read back through its query API: a trace per session, every
+// TestExportOTLPJaeger: the demo recording, a recording aaep-capture made
+// of it replayed over WebSocket, and one aaep-capture makes of a producer
+// that behaves like the TypeScript reference one (over SSE), exported with
+// --format otlp to a real Jaeger, read back through its query API: a trace
+// per session, every
 // span with its name, parent, times to the microsecond and attributes,
 // every event (the findings among them) on its span.
 func TestExportOTLPJaeger(t *testing.T) {
 	bin := jaegerBinary(t)
 	otlp, query := startJaeger(t, bin)
-	inputs := []string{demoCapture, filepath.Join("..", "..", "internal", "recdiff", "testdata", "v1.aaep")}
+	// A producer that behaves like the TypeScript reference one, recorded
+	// live by aaep-capture over SSE (diff_producer_test.go).
+	agent := recordAgent(t, t.TempDir(), "agent.aaep", []string{"What is my balance?", "Summarise my week."})
+	inputs := []string{demoCapture, filepath.Join("..", "..", "internal", "recdiff", "testdata", "v1.aaep"), agent}
 	code, _, stderr := replay(t, append([]string{"export", "--format", "otlp", "--otlp-endpoint", otlp}, inputs...)...)
 	if code != 0 {
 		t.Fatalf("export: exit %d: %s", code, stderr)
@@ -244,12 +249,20 @@ func TestExportOTLPJaeger(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]*tracepb.Span{}
+	service := map[string]string{} // span key -> its resource's service.name
 	roots := map[string]int{}
 	var first, last uint64
 	_, err = otlpexport.Export(context.Background(), recs, otlpexport.Options{Check: check.Config{Models: models.All}}, func(r *coltracepb.ExportTraceServiceRequest) error {
 		for _, rs := range r.ResourceSpans {
+			svc := ""
+			for _, kv := range rs.Resource.Attributes {
+				if kv.Key == "service.name" {
+					svc = kv.Value.GetStringValue()
+				}
+			}
 			for _, s := range rs.ScopeSpans[0].Spans {
 				want[jaegerID(s.TraceId)+"/"+jaegerID(s.SpanId)] = s
+				service[jaegerID(s.TraceId)+"/"+jaegerID(s.SpanId)] = svc
 				if first == 0 || s.StartTimeUnixNano < first {
 					first = s.StartTimeUnixNano
 				}
@@ -264,8 +277,8 @@ func TestExportOTLPJaeger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(roots) != 16 {
-		t.Fatalf("the export made %d traces, want 16 (8 sessions in each recording)", len(roots))
+	if len(roots) != 18 {
+		t.Fatalf("the export made %d traces, want 18 (8 sessions in each recording of the demo, 2 of the agent)", len(roots))
 	}
 
 	// Jaeger stores what it receives a batch at a time: wait for all.
@@ -274,7 +287,10 @@ func TestExportOTLPJaeger(t *testing.T) {
 	for {
 		// The recordings are older than the query's default lookback (an
 		// hour): the window is given.
-		traces = getTraces(t, fmt.Sprintf("%s/api/traces?service=travel-assistant&limit=1000&start=%d&end=%d", query, first/1000-1e6, last/1000+1e6))
+		traces = nil
+		for _, svc := range []string{"travel-assistant", "ts-mock"} {
+			traces = append(traces, getTraces(t, fmt.Sprintf("%s/api/traces?service=%s&limit=1000&start=%d&end=%d", query, svc, first/1000-1e6, last/1000+1e6))...)
+		}
 		n := 0
 		for _, tr := range traces {
 			n += len(tr.Spans)
@@ -334,9 +350,9 @@ func TestExportOTLPJaeger(t *testing.T) {
 					t.Errorf("%s: otel.status_code %q, want ERROR", what, got)
 				}
 			}
-			if p := tr.Processes[js.ProcessID]; p.ServiceName != "travel-assistant" {
-				t.Errorf("%s: service %q", what, p.ServiceName)
-			} else if name, _ := jValue(p.Tags, "aaep.recording.name"); name != "demo.aaep" && name != "v1.aaep" {
+			if p := tr.Processes[js.ProcessID]; p.ServiceName != service[js.TraceID+"/"+js.SpanID] {
+				t.Errorf("%s: service %q, want %q", what, p.ServiceName, service[js.TraceID+"/"+js.SpanID])
+			} else if name, _ := jValue(p.Tags, "aaep.recording.name"); name != "demo.aaep" && name != "v1.aaep" && name != "agent.aaep" {
 				t.Errorf("%s: process tag aaep.recording.name %q", what, name)
 			}
 			// The query sorts a span's events by name: they are compared
@@ -367,8 +383,8 @@ func TestExportOTLPJaeger(t *testing.T) {
 		}
 	}
 	t.Logf("Jaeger %s: %d traces, %d spans, %d findings read back", bin, len(traces), len(want), findings)
-	if len(sessions) != 16 {
-		t.Errorf("%d traces with a session root, want 16", len(sessions))
+	if len(sessions) != 18 {
+		t.Errorf("%d traces with a session root, want 18", len(sessions))
 	}
 	// The demo has 6 findings; v1.aaep (the demo replayed and recorded
 	// live) at least as many.
