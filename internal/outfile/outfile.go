@@ -77,6 +77,10 @@ var (
 	// user's file, in a directory the user may write). It matches
 	// fs.ErrPermission too.
 	ErrOwner = fmt.Errorf("owned by another user, and a replacement would not be; not replaced (%w)", fs.ErrPermission)
+	// ErrGroup: replacing the output, the user's own file, would change
+	// its group (one the user is not a member of). It matches
+	// fs.ErrPermission too.
+	ErrGroup = fmt.Errorf("its group is not one of yours, and a replacement would not keep it; not replaced (%w)", fs.ErrPermission)
 	// ErrChanged: a file appeared at the output's path, or replaced the one
 	// that was there, while the output was written.
 	ErrChanged = errors.New("changed while the output was being written (another writer?); not replaced")
@@ -94,7 +98,7 @@ func (e *Error) Error() string {
 	switch {
 	case errors.Is(e.Err, ErrSameFile), errors.Is(e.Err, ErrExists), errors.Is(e.Err, ErrNoStdout),
 		errors.Is(e.Err, ErrDirectory), errors.Is(e.Err, ErrTerminal), errors.Is(e.Err, ErrOriginal),
-		errors.Is(e.Err, ErrNotWritable), errors.Is(e.Err, ErrOwner), errors.Is(e.Err, ErrChanged):
+		errors.Is(e.Err, ErrNotWritable), errors.Is(e.Err, ErrOwner), errors.Is(e.Err, ErrGroup), errors.Is(e.Err, ErrChanged):
 		return fmt.Sprintf("%s: %v", e.Path, e.Err)
 	}
 	return fmt.Sprintf("%s %s: %v", e.Op, e.Path, e.Err)
@@ -500,7 +504,7 @@ func (f *File) rename() error {
 		}
 		if f.owner != nil {
 			if err := f.file.Chown(f.owner.uid, f.owner.gid); err != nil && !f.ownedAsBefore() {
-				return &Error{Op: "refuse", Path: f.name, Err: ErrOwner}
+				return &Error{Op: "refuse", Path: f.name, Err: ownershipError(f.owner, os.Geteuid())}
 			}
 			_ = f.file.Chmod(f.mode) // chown clears set-id bits
 		}
@@ -540,6 +544,17 @@ func (f *File) rename() error {
 
 // ownedAsBefore reports whether the temporary file already has the owner
 // and group of the file it replaces.
+// ownershipError says why a replacement could not keep the output's
+// owner and group: another user's file (ErrOwner), or the user's own
+// file whose group the user may not give (ErrGroup: "owned by another
+// user" was wrong there).
+func ownershipError(o *ownerID, euid int) error {
+	if o.uid == euid {
+		return ErrGroup
+	}
+	return ErrOwner
+}
+
 func (f *File) ownedAsBefore() bool {
 	st, err := f.file.Stat()
 	if err != nil {
