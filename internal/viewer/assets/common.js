@@ -69,6 +69,8 @@ function clock(ns) {
 function span(first, last) { return secs(first) + " (" + ((last - first) / 1e9).toFixed(1) + "s)"; }
 function shortType(t) { return (t || "").replace(/^aaep:/, "").replace(/^https:\/\/aaep-protocol\.org\/types\//, ""); }
 function levelClass(l) { return l === "MUST" || l === "SHOULD" ? "bad" : (l === "INFO" ? "warn" : ""); }
+// count is n with its noun, singular for 1 (many defaults to one + "s").
+function count(n, one, many) { return n + " " + (n === 1 ? one : (many || one + "s")); }
 function report(where, err) { $("check-status").textContent = where + ": " + err.message; }
 
 function listQuery(extra) {

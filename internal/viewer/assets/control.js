@@ -13,7 +13,7 @@ function describe(st) {
   const p = st.position;
   const where = p.index >= 0 ? "event #" + p.index + " (" + shortType(p.type) + ", +" + secs(p.offset_ns) + ")" : "the start";
   const n = st.subscribers.filter((s) => s.state === "active").length;
-  const subs = n === 1 ? "1 subscriber" : n + " subscribers";
+  const subs = count(n, "subscriber");
   switch (st.state) {
     case "waiting": return "Replay waiting for a subscriber to attach; " + st.released + " events sent so far.";
     case "ended": return "Replay at its end after " + where + "; seek to play again. " + subs + " attached.";
@@ -54,20 +54,32 @@ function renderSubscribers(list) {
     if (!card) {
       const hid = "sub-h-" + s.subscription.replace(/[^A-Za-z0-9_-]/g, "");
       card = el("section", { class: "sub", "data-sub": s.subscription, "aria-labelledby": hid },
-        el("h4", { id: hid }), el("p", { class: "muted" }), el("ol", { tabindex: "0", "aria-label": "What " + s.subscription + " received and sent" }));
+        el("h4", { id: hid }), el("p", { class: "muted" }), el("ol", { tabindex: "0", "aria-label": "What " + s.subscription + " received and sent; arrow keys move between its events", onkeydown: logKey }));
       box.append(card);
     }
     card.querySelector("h4").textContent = s.subscription + " (" + s.transport + ", " + s.state + ")";
-    card.querySelector("p").textContent = "Received " + s.sent + " events, sent " + s.replies + " replies" + (s.close ? "; closed: " + s.close.reason : "") + ".";
+    card.querySelector("p").textContent = "Received " + count(s.sent, "event") + ", sent " + count(s.replies, "reply", "replies") + (s.close ? "; closed: " + s.close.reason : "") + ".";
   }
   for (const card of [...box.children]) if (card.dataset.sub && !ids.has(card.dataset.sub)) card.remove();
   if (!list.length) box.replaceChildren(el("p", { class: "muted", text: "No subscriber attached yet." }));
   else for (const p of [...box.children]) if (p.tagName === "P") p.remove();
 }
 
+// logKey moves the focus among the events of a subscriber's log (one tab
+// stop for the log, however many events it holds): arrows, Home and End.
+function logKey(e) {
+  const ol = e.currentTarget, bs = [...ol.querySelectorAll("button")];
+  if (!bs.length) return;
+  const at = bs.indexOf(document.activeElement);
+  const to = { ArrowDown: at + 1, ArrowUp: at < 0 ? bs.length - 1 : at - 1, Home: 0, End: bs.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  bs[Math.max(0, Math.min(bs.length - 1, to))].focus();
+}
+
 function logLine(e) {
   if (e.kind === "event") {
-    return el("li", {}, "received ", el("button", { type: "button", class: "linkish", onclick: () => selectEvent(e.index) }, "#" + e.index), " " + shortType(e.type) + (e.session ? " " + e.session : ""));
+    return el("li", {}, "received ", el("button", { type: "button", class: "linkish", tabindex: "-1", onclick: () => selectEvent(e.index) }, "#" + e.index), " " + shortType(e.type) + (e.session ? " " + e.session : ""));
   }
   if (e.kind === "receive") {
     let what = e.message_type || "a message";

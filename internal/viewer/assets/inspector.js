@@ -11,6 +11,8 @@ async function selectEvent(index, opts) {
   state.selected = index;
   state.detail = d;
   renderInspector(d);
+  // One column (a phone): a tap on a message brings the inspector, below the lists, into view.
+  if (opts.reveal && matchMedia("(max-width: 760px)").matches) $("inspector").scrollIntoView({ block: "start" });
   if (!opts.fromList) {
     if (d.session && state.session && dkey(d) !== state.session) { state.session = dkey(d); sessions.draw(); await reloadEvents(); }
     else locateSelected();

@@ -14,7 +14,7 @@ function initEvents() {
         cell(levelClass(e.worst), e.worst ? ", finding " : "", e.worst || ""));
     },
     mark: (r, e) => { r.classList.toggle("playhead", !!(e && state.ctl && state.ctl.position && state.ctl.position.index === e.index)); },
-    choose: (e, i) => { state.selRow = i; selectEvent(e.index, { fromList: true }); },
+    choose: (e, i, by) => { state.selRow = i; selectEvent(e.index, { fromList: true, reveal: by === "click" }); },
     enter: () => $("inspector-h").focus({ preventScroll: true }),
   });
   $("ev-all").onclick = () => { state.session = ""; sessions.draw(); reloadEvents(); pushURL(); };
@@ -34,8 +34,8 @@ async function reloadEvents() {
   const parts = [state.session ? "Session " + sid + (rec ? " of recording " + rec : "") : "All sessions"];
   if (state.filter) parts.push("filter " + state.filter);
   if (state.q) parts.push("text “" + state.q + "”");
-  $("events-scope").textContent = parts.join(", ") + ": " + r.total + " rows" + (r.partial ? " so far (the check is still reading)" : "") + ".";
-  $("filter-status").textContent = state.filter || state.q ? r.total + " match" : "";
+  $("events-scope").textContent = parts.join(", ") + ": " + count(r.total, "row") + (r.partial ? " so far (the check is still reading)" : "") + ".";
+  $("filter-status").textContent = state.filter || state.q ? count(r.total, "match", "matches") : "";
   if (state.selected >= 0) locateSelected();
 }
 

@@ -7,15 +7,15 @@ async function loadCapture() {
   state.capture = c;
   $("file").textContent = c.file;
   const start = c.header.start ? new Date(c.header.start).toISOString() : "unknown start";
-  $("capture-info").textContent = c.records + " records, " + c.index_sessions + " sessions, recorded by " +
+  $("capture-info").textContent = count(c.records, "record") + ", " + count(c.index_sessions, "session") + ", recorded by " +
     (c.header.tool || "an unknown tool") + " from " + start + (c.index_rebuilt ? " (index rebuilt: the capture was not closed cleanly)" : "");
   if (!state.view) state.view = { from: c.first_ns, to: Math.max(c.last_ns, c.first_ns + 1) };
   if (c.recordings && c.recordings.length > 1) renderRecordings(c);
   const ck = c.check;
   if (ck.error) $("check-status").textContent = "Check stopped: " + ck.error;
   else if (!ck.done) $("check-status").textContent = "Checking the capture: " + ck.read + " of about " + c.records + " records read…";
-  else $("check-status").textContent = "Checked " + ck.messages + " messages: " + c.findings.must + " MUST, " +
-    c.findings.should + " SHOULD and " + c.findings.info + " INFO findings.";
+  else $("check-status").textContent = "Checked " + count(ck.messages, "message") + ": " + c.findings.must + " MUST, " +
+    c.findings.should + " SHOULD and " + c.findings.info + " INFO " + (c.findings.info === 1 ? "finding." : "findings.");
   return c;
 }
 
@@ -102,8 +102,6 @@ function commonDir(names) {
   return p.slice(0, p.lastIndexOf("/") + 1);
 }
 
-function count(n, one, many) { return n + " " + (n === 1 ? one : many); }
-
 // renderRecordings shows the column and the filter (once) and keeps the
 // filter's counts up to date while the check runs.
 function renderRecordings(c) {
@@ -170,7 +168,7 @@ function sessionLabel(key) {
 }
 
 function sessionsCaption(r) {
-  $("sessions-caption").textContent = r.total + " of " + r.all + " sessions" + (r.pending ? " (" + r.pending + " not checked yet)" : "");
+  $("sessions-caption").textContent = r.total + " of " + count(r.all, "session") + (r.pending ? " (" + r.pending + " not checked yet)" : "");
   state.sessionTotal = r.total;
 }
 

@@ -78,7 +78,7 @@ function drawTimeline() {
     if (!lane.all && skey(lane) === state.session && state.session) { g.fillStyle = "#fff2b3"; g.fillRect(0, y, w, LANE); }
     else if (i % 2) { g.fillStyle = "#f7f7f5"; g.fillRect(0, y, w, LANE); }
     g.fillStyle = "#1b1b1b";
-    g.fillText((lane.all ? "All " + tl.sessions + " sessions" : lane.id).slice(0, 24), 4, y + LANE - 4);
+    g.fillText((lane.all ? "All " + count(tl.sessions, "session") : lane.id).slice(0, 24), 4, y + LANE - 4);
     if (!lane.all && tl.events) return;
     const max = Math.max(1, ...lane.cells.map((c) => c[1]));
     for (const [c, count, level] of lane.cells) {
@@ -114,7 +114,7 @@ function drawTimeline() {
   const more = (state.laneTotal || 0) - state.laneOffset - tl.lanes.length;
   if (more > 0 || state.laneOffset > 0) {
     g.fillStyle = "#4a4a4a";
-    g.fillText((state.laneOffset > 0 ? state.laneOffset + " lanes above; " : "") + (more > 0 ? "+" + more + " more lanes (Lanes ▼)" : ""), 4, Math.min(h - 3, lanesShown + 12));
+    g.fillText((state.laneOffset > 0 ? count(state.laneOffset, "lane") + " above; " : "") + (more > 0 ? "+" + more + " more " + (more === 1 ? "lane" : "lanes") + " (Lanes ▼)" : ""), 4, Math.min(h - 3, lanesShown + 12));
   }
   // The replay's position.
   const pos = state.ctl && state.ctl.position;
@@ -128,8 +128,8 @@ function drawTimeline() {
   }
   const n = tl.count;
   const detail = tl.events ? "each event" : (tl.detail === "read" ? "per pixel" : "in buckets of " + secs(tl.bucket_ns));
-  $("tl-range").textContent = clock(v.from) + " to " + clock(v.to) + ": " + n + " events, " + detail + (tl.spans ? ", " + tl.spans.length + " spans" : "");
-  cv.setAttribute("aria-label", "Timeline from " + clock(v.from) + " to " + clock(v.to) + ", " + tl.lanes.length + " of " + tl.sessions + " session lanes, " + n + " events" +
+  $("tl-range").textContent = clock(v.from) + " to " + clock(v.to) + ": " + count(n, "event") + ", " + detail + (tl.spans ? ", " + count(tl.spans.length, "span") : "");
+  cv.setAttribute("aria-label", "Timeline from " + clock(v.from) + " to " + clock(v.to) + ", " + tl.lanes.length + " of " + tl.sessions + " session lanes, " + count(n, "event") +
     (tl.events ? ", " + tl.events.filter((e) => e[4] >= 2).length + " with violations" : ""));
 }
 
@@ -163,7 +163,7 @@ function zoomTo(from, to) {
   const c = state.capture;
   const span = Math.max(1e5, to - from);
   const pad = span * 0.02;
-  state.view = { from: Math.max(c.first_ns - pad, from - pad), to: to + pad };
+  state.view = { from: Math.max(c.first_ns, from - pad), to: to + pad }; // never before the capture's start
   scheduleTimeline(); pushURL();
 }
 

@@ -14,7 +14,7 @@ async function loadTrace(id) {
   if (state.traceSession !== id) return;
   state.steps = r;
   steps.reset(r.total);
-  $("trace-status").textContent = r.total + " steps" + (r.more ? " (" + r.more + " more not listed)" : "") + " in session " + id + ".";
+  $("trace-status").textContent = count(r.total, "step") + (r.more ? " (" + r.more + " more not listed)" : "") + " in session " + id + ".";
   if (!r.drawn) return;
   try {
     const resp = await fetch("/api/trace/" + encodeURIComponent(id) + "/svg");

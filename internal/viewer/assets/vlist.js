@@ -13,7 +13,7 @@ class VList {
     box.addEventListener("scroll", () => this.draw());
     box.addEventListener("click", (e) => {
       const r = e.target.closest(".vrow");
-      if (r) this.choose(Number(r.dataset.row), true);
+      if (r) this.choose(Number(r.dataset.row), "click");
     });
     box.addEventListener("keydown", (e) => this.key(e));
     new ResizeObserver(() => this.draw()).observe(box);
