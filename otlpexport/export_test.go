@@ -287,3 +287,40 @@ func TestReplayStreams(t *testing.T) {
 		t.Errorf("root attributes %v", root.Attributes)
 	}
 }
+
+// TestStreamFindings: a finding that concerns no session (a line that is
+// not JSON) lands in a trace of its own, root "aaep.stream", with Error
+// status for a producer's MUST; a session the recording cuts short ends
+// at its last message, complete=false.
+func TestStreamFindings(t *testing.T) {
+	lines := `{"type":"aaep:agent.session.started","event_id":"evt_1","session_id":"sess_1","timestamp":"2026-11-02T09:00:00.000Z","producer":{"agent_id":"a1"},"aaep_version":"1.0.0","urgency":"normal","sequence_number":0,"summary_normal":"Hello"}
+{"type":"aaep:agent.state.changed","event_id":"evt_2","session_id":"sess_1","timestamp":"2026-11-02T09:00:01.000Z","producer":{"agent_id":"a1"},"aaep_version":"1.0.0","urgency":"background","sequence_number":1,"from_state":"idle","to_state":"thinking"}
+not json at all
+`
+	path := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reqs, st := export(t, Options{}, path)
+	if st.Traces != 2 {
+		t.Fatalf("%d traces, want the session's and the stream's", st.Traces)
+	}
+	var stream, session *tracepb.Span
+	for _, s := range spans(reqs) {
+		switch s.Name {
+		case "aaep.stream":
+			stream = s
+		case "invoke_agent a1":
+			session = s
+		}
+	}
+	if stream == nil || session == nil {
+		t.Fatalf("spans %v", spans(reqs))
+	}
+	if len(stream.Events) != 1 || stream.Events[0].Name != "aaep.finding" || stream.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("stream span: events %v, status %v", stream.Events, stream.Status)
+	}
+	if attr(session, "aaep.session.complete") != "{\"BoolValue\":false}" || session.EndTimeUnixNano <= session.StartTimeUnixNano {
+		t.Errorf("cut session: complete %s, %d..%d", attr(session, "aaep.session.complete"), session.StartTimeUnixNano, session.EndTimeUnixNano)
+	}
+}
