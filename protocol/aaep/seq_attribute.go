@@ -101,7 +101,9 @@ func (s *seqChecker) attributeAction(ss *session, m *protocol.Message, tool, id 
 		s.report(seqIrrevNeedsConf, ss.id, m, "no confirmation",
 			"irreversible tool %s is invoked without a preceding agent.awaiting.confirmation in this session that could authorize it; irreversible actions need the user's confirmation first", tool)
 	case last != nil && last.needReject:
-		s.blameReject(ss, m, last, tool, how)
+		// Nothing names this reversible tool: it is other work, which the
+		// producer MAY continue with (§6.1(3)), not the rejected action.
+		// The missing follow-up is SEQ-CONF-REJECT-FOLLOWUP's.
 	}
 	return ""
 }

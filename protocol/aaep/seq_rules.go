@@ -258,15 +258,15 @@ var (
 	seqConfNoActionAfterReject = &protocol.Rule{
 		ID: "SEQ-CONF-NO-ACTION-AFTER-REJECT", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "No tool.invoked for an action whose confirmation was rejected or cancelled.",
-		Doc:     "MUST in §4.5.3, §6.1 and A.8.5. Reported when a tool invocation follows a confirmation rejected by its first valid reply or cancelled (session.cancelled, or a state change to thinking or deciding while pending, §6.8): a tool the confirmation names, reversible or not, up to the next confirmation that names the same tool (a later, separately confirmed use is not the rejected action), an irreversible one otherwise, or any tool before the reject's follow-up event. A default reject is SEQ-CONF-TIMEOUT-DEFAULT or NEG-CLOSE-PENDING-DEFAULT; a reject that a later accept reply overrode is SEQ-REPLY-FIRST-WINS.",
+		Doc:     "MUST in §4.5.3, §6.1 and A.8.5. Reported when a tool invocation follows a confirmation rejected by its first valid reply or cancelled (session.cancelled, or a state change to thinking or deciding while pending, §6.8): a tool the confirmation names, reversible or not, up to the next confirmation that names the same tool (a later, separately confirmed use is not the rejected action), an irreversible one otherwise; a reversible tool that no confirmation names is other work, which the producer MAY continue with (§6.1(3)), never blamed, even before the reject's follow-up (whose absence is SEQ-CONF-REJECT-FOLLOWUP). A default reject is SEQ-CONF-TIMEOUT-DEFAULT or NEG-CLOSE-PENDING-DEFAULT; a reject that a later accept reply overrode is SEQ-REPLY-FIRST-WINS.",
 		Spec:    "AAEP §4.5.3, §6.1, A.4, A.8.5; aaep-rules.md §3.5",
 	}
 	seqConfRejectFollowup = &protocol.Rule{
 		ID: "SEQ-CONF-REJECT-FOLLOWUP", Level: protocol.Must, Party: protocol.Producer,
 		Summary:  "A reject is followed by an event reflecting the cancelled action (strict: a state change to thinking or deciding).",
-		Doc:      "MUST in §6.1(2) and §4.5.3. Checked at the terminal event: a confirmation rejected by reply, timeout or closed subscription whose reject no event reflected (lenient: a state change, output, handoff or cancel; strict: a state change to thinking or deciding, or a cancel). A session that ends cancelled supersedes it, a session that never ends is not judged, and neither are subscriptions that filter out state changes.",
+		Doc:      "MUST in §6.1(2) and §4.5.3. Checked at the terminal event: a confirmation rejected by reply, timeout or closed subscription whose reject no event reflected (lenient: a state change other than to calling_tool, which starts other work, an output, handoff or cancel; strict: a state change to thinking or deciding, or a cancel). A session that ends cancelled supersedes it, a session that never ends is not judged, and neither are subscriptions that filter out state changes.",
 		Spec:     "AAEP §6.1(2), §4.5.3; aaep-rules.md §3.5",
-		Profiles: protocol.Profiles{Lenient: "any state change, output, handoff or cancel after the reject", Strict: "a state change to thinking or deciding, or a cancel (§4.5.3, §6.1(2))"},
+		Profiles: protocol.Profiles{Lenient: "any state change except to calling_tool, output, handoff or cancel after the reject", Strict: "a state change to thinking or deciding, or a cancel (§4.5.3, §6.1(2))"},
 	}
 	seqConfAcceptInvokes = &protocol.Rule{
 		ID: "SEQ-CONF-ACCEPT-INVOKES", Level: protocol.Must, Party: protocol.Producer,

@@ -186,7 +186,11 @@ func (s *seqChecker) checkFollowUps(ss *session, m *protocol.Message, ev *Event)
 				ok = (ev.Core == TypeStateChanged && (to == stateThinking || to == stateDeciding)) || ev.Core == TypeSessionCancelled
 			} else {
 				switch ev.Core {
-				case TypeStateChanged, TypeSessionCancelled, TypeOutputStreaming, TypeHandoffRequested:
+				case TypeStateChanged:
+					// calling_tool starts other work (§6.1(3)); it does not
+					// reflect the cancelled action (§6.1(2)).
+					ok = to != stateCallingTool
+				case TypeSessionCancelled, TypeOutputStreaming, TypeHandoffRequested:
 					ok = true
 				}
 			}
