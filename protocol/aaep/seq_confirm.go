@@ -121,6 +121,7 @@ type await struct {
 	irreversible    bool
 	risk            string
 	kinds           []string
+	kindsInvalid    bool // the producer's accepted_response_kinds is no valid list (§9.4.1(7))
 	choices         []string
 	stateBefore     string
 
@@ -249,6 +250,7 @@ func (s *seqChecker) onAwait(ss *session, m *protocol.Message, ev *Event, now in
 	} else {
 		if raw := ev.vals[kAcceptedResponseKinds]; raw != nil {
 			a.kinds = stringList(raw)
+			a.kindsInvalid = !validKinds(raw, a.kinds)
 		}
 		ev.vals[kChoices].Elements(func(_ int, v payload.Value) bool {
 			v.Members(func(key []byte, val payload.Value) bool {

@@ -186,6 +186,23 @@ func (s *seqChecker) decisionAllowed(a *await, decision string) bool {
 	return containsString(a.allowed, decision)
 }
 
+// validKinds reports whether accepted_response_kinds raw, whose string
+// items are list, is a non-empty array of known response kinds.
+func validKinds(raw payload.Value, list []string) bool {
+	n := 0
+	if !raw.Elements(func(int, payload.Value) bool { n++; return true }) || n == 0 || n != len(list) {
+		return false
+	}
+	for _, k := range list {
+		switch k {
+		case "freetext", "yes_no", "numeric", "multiple_choice":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // responseMismatch checks a clarification response against the accepted
 // kinds (§6.5.2); it returns "" when the response fits one of them.
 func (s *seqChecker) responseMismatch(a *await, raw payload.Value) string {
@@ -197,7 +214,13 @@ func (s *seqChecker) responseMismatch(a *await, raw payload.Value) string {
 		return "has an unreadable response"
 	}
 	kinds := a.kinds
-	if len(kinds) == 0 {
+	if a.kindsInvalid {
+		// The producer's list is invalid (an unknown kind, no kind, an
+		// item that is no string): the subscriber cannot follow it, and a
+		// reply of any kind the specification knows is reasonable; the
+		// list is the producer's fault (EVT-SCHEMA, §9.4.1(7)).
+		kinds = []string{"freetext", "yes_no", "numeric"}
+	} else if len(kinds) == 0 {
 		kinds = []string{"freetext", "yes_no", "numeric"}
 	}
 	for _, k := range kinds {

@@ -350,7 +350,7 @@ var (
 	seqClarResponseType = &protocol.Rule{
 		ID: "SEQ-CLAR-RESPONSE-TYPE", Level: protocol.Must, Party: protocol.Subscriber,
 		Summary: "A clarification reply's response fits one of the accepted_response_kinds (and choices).",
-		Doc:     "The subscriber's duty (§6.5.2: the subscriber chooses one of the accepted kinds). A clarification reply's response must fit one of accepted_response_kinds (freetext a string, yes_no a boolean, numeric a number, multiple_choice one of the choices' values; all but multiple_choice when the list is absent). A reply that fits none counts as no reply, so the clarification stays pending (§6.5.5); the producer going on as if answered is SEQ-REPLY-IGNORED. Needs the replies in the recording.",
+		Doc:     "The subscriber's duty (§6.5.2: the subscriber chooses one of the accepted kinds). A clarification reply's response must fit one of accepted_response_kinds (freetext a string, yes_no a boolean, numeric a number, multiple_choice one of the choices' values; all but multiple_choice when the list is absent, or when the producer's list is invalid — empty, an unknown kind, an item that is no string — which is the producer's fault, EVT-SCHEMA, §9.4.1(7), not the subscriber's). A reply that fits none counts as no reply, so the clarification stays pending (§6.5.5); the producer going on as if answered is SEQ-REPLY-IGNORED. Needs the replies in the recording.",
 		Spec:    "AAEP §6.5.2, §6.5.5; aaep-rules.md §3.5",
 	}
 	seqClarBlocking = &protocol.Rule{
