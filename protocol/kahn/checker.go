@@ -482,7 +482,9 @@ func (c *checker) transition(a *agent, e *event) {
 		case a.status != "" && from != a.status:
 			c.r.Report(ruleS03, a.key, m, "from ≠ previous to", "this transition starts at %s, but the agent's previous transition ended at %s", from, a.status)
 		case a.status == "" && a.started && from != stThinking:
-			c.r.Report(ruleS03W, a.key, m, "first transition not from thinking", "the agent's first transition starts at %s; an agent run begins thinking", from)
+			c.r.Report(ruleS03, a.key, m, "first transition not from thinking", "the agent's first transition after its agent_run_start starts at %s; the status lifecycle begins [*] → thinking, so an agent run begins thinking", from)
+		case a.status == "" && from != stThinking:
+			c.r.Report(ruleS03W, a.key, m, "first seen transition not from thinking", "the first transition recorded for agent %s starts at %s, and no agent_run_start was recorded: the recording may have begun after the agent's first transitions, so this may not be its first", a.id, from)
 		}
 		if !afterEnd && !legal[[2]string{from, to}] {
 			if to == stFailed && from != stConv && !c.strict {

@@ -140,10 +140,15 @@ func ruleCases() []protocoltest.RuleCase {
 		}, Pass: func() []string {
 			return lines(oneLoop(), r1.trans(5*sec, "coder", 4, "reflect", "thinking", ""))
 		}},
-		{Rule: "KA-S03W", Name: "first transition from reflect", Fail: func() []string {
+		{Rule: "KA-S03", Name: "first transition from reflect ([*] → thinking)", Fail: func() []string {
 			return lines(started(), r1.trans(sec, "coder", 0, "reflect", "converged", ""))
 		}, Pass: func() []string {
 			return lines(started(), r1.trans(sec, "coder", 0, "thinking", "tool_call", ""))
+		}},
+		{Rule: "KA-S03W", Name: "first recorded transition from reflect, no agent_run_start", Fail: func() []string {
+			return lines(r1.trans(sec, "coder", 0, "reflect", "converged", ""))
+		}, Pass: func() []string {
+			return lines(r1.trans(sec, "coder", 0, "thinking", "tool_call", ""))
 		}},
 		{Rule: "KA-S04", Name: "transition after converged", Fail: func() []string {
 			return lines(oneLoop(), r1.trans(5*sec, "coder", 4, "reflect", "converged", ""), r1.trans(6*sec, "coder", 5, "converged", "thinking", ""))

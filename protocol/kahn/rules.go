@@ -87,13 +87,13 @@ var (
 	ruleS03 = &protocol.Rule{
 		ID: "KA-S03", Level: protocol.Must, Party: protocol.Producer,
 		Summary: "Each agent_transition starts in the status the agent's previous transition ended in.",
-		Doc:     "Each transition starts where the agent's previous one ended.",
+		Doc:     "Each transition starts where the agent's previous one ended, and the first after the agent's agent_run_start at thinking (the diagram's [*] → thinking, graded like its other edges).",
 		Spec:    "KAHN agent events: Status Lifecycle; asp-kahn.md §2.3",
 	}
 	ruleS03W = &protocol.Rule{
 		ID: "KA-S03W", Level: protocol.Should, Party: protocol.Producer,
-		Summary: "An agent's first agent_transition starts at thinking [INFERRED].",
-		Doc:     "An agent's first transition starts at thinking [INFERRED from the diagram's [*] → thinking].",
+		Summary: "The first agent_transition recorded for an agent without a recorded agent_run_start starts at thinking.",
+		Doc:     "The diagram's [*] → thinking, for an agent whose agent_run_start the recording does not hold: a SHOULD, weaker than KA-S03, because the recording may have begun after the agent's first transitions, so the first transition seen need not be its first. After a recorded agent_run_start a first transition from elsewhere is KA-S03 (MUST).",
 		Spec:    "KAHN agent events: Status Lifecycle ([*] → thinking); asp-kahn.md §2.3",
 	}
 	ruleS04 = &protocol.Rule{
