@@ -36,7 +36,7 @@ func TestEnumeratedFlagValues(t *testing.T) {
 		{[]string{"view", in, "--profile", "lax"}, `--profile: unknown profile "lax" (want strict or lenient)`},
 		{[]string{"test", "--level", "1", "--profile", "lax", "--exec", "true {url}"}, `--profile: unknown profile "lax" (want strict or lenient)`},
 		{[]string{"test", "--level", "4", "--exec", "true {url}"}, "want 1, 2 or 3"},
-		{[]string{"test", "--level", "1", "--transport", "carrier-pigeon", "--exec", "true {url}"}, "want grpc"},
+		{[]string{"test", "--level", "1", "--transport", "carrier-pigeon", "--exec", "true {url}"}, "want sse, websocket or grpc"},
 		{[]string{"diff", in, in + "2", "--color", "sometimes"}, "auto, always or never"},
 	} {
 		code, _, stderr := replay(t, c.args...)
