@@ -3,6 +3,7 @@ package recording
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -69,7 +70,23 @@ func (j *jsonlReader) next() (*protocol.Message, int64, bool, error) {
 		j.meter.Record(j.lastOff)
 		return nil, j.lastAt, true, nil
 	}
+	var method string
+	if bytes.Contains(b, []byte(`"jsonrpc"`)) {
+		inner, m, isRPC := unwrapJSONRPC(b)
+		if isRPC && inner == nil {
+			// Transport (aaep.ping, its answer, an error response): no
+			// AAEP message.
+			j.meter.Record(j.lastOff)
+			return nil, j.lastAt, true, nil
+		}
+		if isRPC {
+			b, method = inner, m
+		}
+	}
 	j.msg = protocol.Message{Index: j.line - 1, Raw: b}
+	if method != "" {
+		j.msg.Attrs = map[string]string{"method": method}
+	}
 	j.doc.Decode(b)
 	f := &j.doc.Routing
 	ts := f.Timestamp
@@ -126,6 +143,46 @@ func readLine(r *bufio.Reader, long *[]byte) (line []byte, tooLong bool, err err
 	}
 	*long = buf
 	return buf, false, err
+}
+
+// rpcMethods are the JSON-RPC methods of the stdio binding (Appendix
+// B.6.3) whose params are an AAEP message.
+var rpcMethods = map[string]bool{"aaep.event": true, "aaep.reply": true, "aaep.subscribe": true,
+	"aaep.renegotiate": true, "aaep.close": true}
+
+// unwrapJSONRPC reads a JSON Lines line written with the stdio binding's
+// JSON-RPC 2.0 framing (§8.2.2, B.6). isRPC is false for a line that is no
+// JSON-RPC 2.0 object (then it is read as it is). For a method of B.6.3,
+// inner is its params and method the method; for a response whose result
+// is a subscription.accepted or rejected, inner is the result (a response
+// has no method); for anything else (aaep.ping and its answer, error
+// responses, unknown methods) inner is nil: transport, no AAEP message.
+func unwrapJSONRPC(line []byte) (inner []byte, method string, isRPC bool) {
+	var env struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+		Result  json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(line, &env) != nil || env.JSONRPC != "2.0" {
+		return nil, "", false
+	}
+	switch {
+	case env.Method != "":
+		if rpcMethods[env.Method] && len(env.Params) > 0 && env.Params[0] == '{' {
+			return env.Params, env.Method, true
+		}
+		if env.Method == "aaep.ping" {
+			return nil, "", true
+		}
+		return nil, "", false // an unknown method: read as it is, so the checker names it
+	case len(env.Result) > 0 && env.Result[0] == '{':
+		switch payload.Decode(env.Result).Routing.Type {
+		case "subscription.accepted", "subscription.rejected":
+			return env.Result, "", true
+		}
+	}
+	return nil, "", true
 }
 
 // isSubscriberMessage reports whether an AAEP message type is one that only

@@ -5,11 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -217,5 +219,47 @@ func TestJSONLOffsetsOutOfRange(t *testing.T) {
 	}
 	if out[1].offset != 0 {
 		t.Errorf("500 years on: offset %v, want 0 (the previous)", out[1].offset)
+	}
+}
+
+// TestJSONLStdioFraming: a JSON Lines file written with the stdio binding's
+// JSON-RPC 2.0 framing (§8.2.2, B.6) is read as the AAEP messages it
+// carries: each B.6.3 method's params (its method kept), the result that
+// carries the accepted; pings and their answers are transport, no message.
+func TestJSONLStdioFraming(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"aaep.subscribe","params":{"type":"subscription.request","aaep_version":"1.0.0"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"type":"subscription.accepted","subscription_id":"sub_1"}}`,
+		`{"jsonrpc":"2.0","method":"aaep.event","params":{"type":"aaep:agent.session.started","session_id":"sess_a","timestamp":"2026-01-01T00:00:00Z"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"aaep.ping","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{}}`,
+		`{"jsonrpc":"2.0","method":"aaep.reply","params":{"type":"confirmation.reply","reply_token":"rpl_1"}}`,
+		`{"jsonrpc":"2.0","method":"aaep.close","params":{"type":"subscription.close","subscription_id":"sub_1"}}`,
+	}, "\n")
+	path := filepath.Join(t.TempDir(), "stdio.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var types, methods []string
+	var dirs []protocol.Direction
+	sum, err := Each(context.Background(), path, func(m *protocol.Message) error {
+		types = append(types, payload.Decode(m.Raw).Routing.Type)
+		methods = append(methods, m.Attrs["method"])
+		dirs = append(dirs, m.Dir)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTypes := []string{"subscription.request", "subscription.accepted", "aaep:agent.session.started", "confirmation.reply", "subscription.close"}
+	wantMethods := []string{"aaep.subscribe", "", "aaep.event", "aaep.reply", "aaep.close"}
+	if !slices.Equal(types, wantTypes) || !slices.Equal(methods, wantMethods) {
+		t.Errorf("types %q methods %q, want %q %q", types, methods, wantTypes, wantMethods)
+	}
+	if len(dirs) == 5 && (dirs[0] != protocol.ToProducer || dirs[3] != protocol.ToProducer || dirs[2] == protocol.ToProducer) {
+		t.Errorf("directions %v: the request and reply go to the producer, the event not", dirs)
+	}
+	if sum.Messages != 5 {
+		t.Errorf("summary %+v, want 5 messages (pings are transport)", sum)
 	}
 }
