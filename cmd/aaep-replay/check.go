@@ -140,7 +140,7 @@ read).`,
 				}
 				if objstore.IsURL(opts.State) {
 					if err := checkStateURL(opts.State, args); err != nil {
-						return cli.WithCode(cli.ExitUsage, fmt.Errorf("--state: %w", err))
+						return cli.Usage(fmt.Errorf("--state: %w", err))
 					}
 				} else if opts.State != "" {
 					if err := outfile.Check(opts.State, outfile.Options{Inputs: args, NoStdout: "the state file is read back by the next run"}); err != nil {

@@ -130,37 +130,6 @@ var ErrSilent = errors.New("silent error")
 // has already said what went wrong.
 func Silent(k Kind) error { return &Error{Kind: k, Err: ErrSilent} }
 
-// ExitError carries an exit code with the error that caused it.
-//
-// Deprecated: say what the error is (Usage, Input, Output, ...; Kind);
-// Code gives it its exit code.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-func (e *ExitError) exitCode() int { return e.Code }
-
-// WithCode wraps err so that the command exits with code. A nil err stays nil.
-//
-// Deprecated: say what the error is (Usage, Input, Output, ...); Code
-// gives it its exit code.
-func WithCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &ExitError{Code: code, Err: err}
-}
-
 // KindOf says what err is, by type, the first match along its chain winning:
 //
 //   - an *Error: its Kind;
@@ -207,8 +176,8 @@ func KindOf(err error) Kind {
 }
 
 // Code maps an error returned by a command to its exit code: 0 for nil,
-// else the code of its kind (KindOf, Kind.Code); the first *Error (or
-// deprecated *ExitError) along its chain decides.
+// else the code of its kind (KindOf, Kind.Code); the first *Error along
+// its chain decides.
 func Code(err error) int {
 	if err == nil {
 		return ExitOK

@@ -29,7 +29,7 @@ func TestCodeByType(t *testing.T) {
 		{"unknown error", errors.New("something broke"), ExitFailure},
 		{"wrapped unknown error", fmt.Errorf("context: %w", errors.New("x")), ExitFailure},
 		{"usage", Usagef("bad flag"), ExitUsage},
-		{"explicit code", WithCode(ExitFailure, &fs.PathError{Op: "open", Err: fs.ErrNotExist}), ExitFailure},
+		{"explicit kind", Unavailable(&fs.PathError{Op: "open", Err: fs.ErrNotExist}), ExitFailure},
 		{"silent", Silent(KindFindings), ExitFailure},
 		{"silent incomplete", Silent(KindIncomplete), ExitUsage},
 		{"file error", fmt.Errorf("read: %w", statErr), ExitUsage},
@@ -50,8 +50,8 @@ func TestCodeByType(t *testing.T) {
 		{"a file error said to be unavailable", Unavailable(fmt.Errorf("x: %w", statErr)), ExitFailure},
 		{"a network error said to be an output", Output(fmt.Errorf("x: %w", dialErr)), ExitUsage},
 		{"outermost kind wins", Output(fmt.Errorf("x: %w", Unavailable(errors.New("y")))), ExitUsage},
-		{"outermost kind wins over an old code", Unavailable(WithCode(ExitUsage, errors.New("y"))), ExitFailure},
-		{"outermost old code wins over a kind", WithCode(ExitUsage, Unavailable(errors.New("y"))), ExitUsage},
+		{"outermost kind wins", Unavailable(Usage(errors.New("y"))), ExitFailure},
+		{"outermost kind wins, the other way", Usage(Unavailable(errors.New("y"))), ExitUsage},
 	}
 	for _, c := range cases {
 		if got := Code(c.err); got != c.want {
