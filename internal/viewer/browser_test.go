@@ -138,11 +138,15 @@ func text(t *testing.T, p *browsertest.Page, selector string) string {
 	return s
 }
 
+// cellText is the JavaScript of a cell's text as shown: without the label
+// for screen readers, an id cut in the middle whole.
+const cellText = `c => [...c.childNodes].filter(n => !(n.classList && n.classList.contains("sr-only"))).map(n => n.textContent).join("")`
+
 // rowsOf returns the text of the cells of the rows a virtual list draws.
 func rowsOf(t *testing.T, p *browsertest.Page, list string) [][]string {
 	t.Helper()
 	var rows [][]string
-	p.Eval(t, fmt.Sprintf(`[...document.querySelectorAll("#%s .vrow[data-filled='1']")].sort((a, b) => a.dataset.row - b.dataset.row).map(r => [...r.children].map(c => c.lastChild.textContent))`, list), &rows)
+	p.Eval(t, fmt.Sprintf(`[...document.querySelectorAll("#%s .vrow[data-filled='1']")].sort((a, b) => a.dataset.row - b.dataset.row).map(r => [...r.children].map(%s))`, list, cellText), &rows)
 	return rows
 }
 

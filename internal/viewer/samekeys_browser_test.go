@@ -16,7 +16,7 @@ import (
 func currentRow(t *testing.T, p *browsertest.Page) [][]string {
 	t.Helper()
 	var rows [][]string
-	p.Eval(t, `[...document.querySelectorAll("#sessions-list .vrow[aria-current='true']")].map(r => [...r.children].map(c => c.lastChild.textContent))`, &rows)
+	p.Eval(t, `[...document.querySelectorAll("#sessions-list .vrow[aria-current='true']")].map(r => [...r.children].map(`+cellText+`))`, &rows)
 	return rows
 }
 

@@ -69,6 +69,24 @@ function clock(ns) {
 function span(first, last) { return secs(first) + " (" + ((last - first) / 1e9).toFixed(1) + "s)"; }
 function shortType(t) { return (t || "").replace(/^aaep:/, "").replace(/^https:\/\/aaep-protocol\.org\/types\//, ""); }
 function levelClass(l) { return l === "MUST" || l === "SHOULD" ? "bad" : (l === "INFO" ? "warn" : ""); }
+// midCell is a cell holding an id cut in the middle when it does not fit:
+// its start and the end that tells it from its neighbours stay, the whole
+// id in its title (hover) and for screen readers.
+function midCell(cls, label, text) {
+  const k = Math.min(6, Math.floor(text.length / 2));
+  return el("span", { class: cls + " mid", title: text }, label ? el("span", { class: "sr-only", text: label }) : null,
+    el("span", { class: "mid-head", text: text.slice(0, text.length - k) }), el("span", { class: "mid-tail", text: text.slice(text.length - k) }));
+}
+
+// sizeNumbers widens the columns of counts, record numbers and times to
+// their largest value in the capture: a number is never cut.
+function sizeNumbers(c) {
+  const digits = (n) => String(Math.max(0, Math.floor(n))).length;
+  const root = document.documentElement.style;
+  root.setProperty("--count-ch", String(digits(c.records)));
+  root.setProperty("--time-ch", String(digits(c.last_ns / 1e9) + 5));
+}
+
 // count is n with its noun, singular for 1 (many defaults to one + "s").
 function count(n, one, many) { return n + " " + (n === 1 ? one : (many || one + "s")); }
 function report(where, err) { $("check-status").textContent = where + ": " + err.message; }

@@ -10,7 +10,7 @@ function initEvents() {
       r.dataset.index = String(e.index);
       const cell = (cls, label, text) => el("span", { class: cls }, el("span", { class: "sr-only", text: label }), text);
       r.append(el("span", { class: "mono", text: "#" + e.index }), cell("num", ", at ", secs(e.offset_ns)), cell("", ", ", e.kind),
-        cell("mono", ", session ", e.session || "–"), cell("", ", ", shortType(e.type) || "–"), cell("", ": ", e.summary),
+        e.session ? midCell("mono", ", session ", e.session) : cell("mono", ", session ", "–"), cell("", ", ", shortType(e.type) || "–"), cell("", ": ", e.summary),
         cell(levelClass(e.worst), e.worst ? ", finding " : "", e.worst || ""));
     },
     mark: (r, e) => { r.classList.toggle("playhead", !!(e && state.ctl && state.ctl.position && state.ctl.position.index === e.index)); },

@@ -9,6 +9,7 @@ async function loadCapture() {
   const start = c.header.start ? new Date(c.header.start).toISOString() : "unknown start";
   $("capture-info").textContent = count(c.records, "record") + ", " + count(c.index_sessions, "session") + ", recorded by " +
     (c.header.tool || "an unknown tool") + " from " + start + (c.index_rebuilt ? " (index rebuilt: the capture was not closed cleanly)" : "");
+  sizeNumbers(c);
   if (!state.view) state.view = { from: c.first_ns, to: Math.max(c.last_ns, c.first_ns + 1) };
   if (c.recordings && c.recordings.length > 1) renderRecordings(c);
   const ck = c.check;
@@ -51,7 +52,7 @@ function initSessions() {
       const v = s.verdict || { must: 0, should: 0, info: 0 };
       const ck = s.checked;
       const cell = (cls, label, text) => el("span", { class: cls }, el("span", { class: "sr-only", text: label + " " }), text);
-      r.append(el("span", { class: "mono c-id", text: s.id }));
+      r.append(midCell("mono c-id", "", s.id));
       if (s.recording || s.stream) sessionInfo.set(skey(s), s);
       if (state.several) {
         const c = cell("mono c-recording", "recording", s.recording ? recLabel(s.recording) : (ck ? "–" : "…"));
