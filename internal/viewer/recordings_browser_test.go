@@ -213,6 +213,13 @@ func TestViewRecordingsInBrowser(t *testing.T) {
 		p.Do(t, chromedp.KeyEvent(kb.Enter))
 		p.WaitFor(t, 30*time.Second, `new URLSearchParams(location.hash.slice(1)).get("sort") === "recording"`)
 		p.WaitFor(t, 30*time.Second, `document.querySelector('#sessions-sort button[data-key="recording"]').getAttribute("aria-pressed") === "true"`)
+		// Wait for the list drawn in the new order, as below: the URL and
+		// the button change before the sorted answer arrives, and on a
+		// loaded machine the rows read then were still the old order's.
+		p.WaitFor(t, 30*time.Second, fmt.Sprintf(`(() => {
+			const got = [...document.querySelectorAll("#sessions-list .vrow[data-filled='1']")].sort((a, b) => a.dataset.row - b.dataset.row).map(r => (r.querySelector(".c-recording") || {}).textContent);
+			return got.length === %d && got[0] === "recording "+%q && got[got.length-1] === "recording "+%q && got.every((x, i) => i === 0 || got[i-1] <= x);
+		})()`, all, label(names[0]), label(names[len(names)-1])))
 		asc := filled(t, p, all)
 		col := func(rows [][]string) []string {
 			var out []string
