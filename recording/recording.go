@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -454,28 +453,17 @@ func (r *Recording) StreamInfo(name string) protocol.StreamInfo {
 // writes it: the earliest start, every tool and redacted field, and the
 // parts merged.
 func joinHeader(j *Recording) capfile.Header {
-	var h capfile.Header
-	var names, tools []string
-	h.Meta = map[string]string{}
-	for i, p := range j.Parts {
-		ph := p.Header
-		if i == 0 || (!ph.Start.IsZero() && ph.Start.Before(h.Start)) || h.Start.IsZero() {
-			h.Start = ph.Start
-		}
-		if ph.Version > h.Version {
-			h.Version = ph.Version
-		}
-		if ph.Tool != "" && !slices.Contains(tools, ph.Tool) {
-			tools = append(tools, ph.Tool)
-		}
-		for _, f := range ph.Redacted {
-			if !slices.Contains(h.Redacted, f) {
-				h.Redacted = append(h.Redacted, f)
-			}
-		}
+	var hj capfile.HeaderJoin
+	var names []string
+	for _, p := range j.Parts {
+		hj.Add(p.Header, p.Header.Start)
 		names = append(names, p.base())
 	}
-	h.Tool = strings.Join(tools, ", ")
-	h.Meta[capfile.MetaMergedFrom] = strings.Join(names, ", ")
-	return h
+	return capfile.Header{
+		Version:  hj.Version,
+		Start:    hj.Start,
+		Tool:     hj.Tool(),
+		Redacted: hj.Redacted,
+		Meta:     map[string]string{capfile.MetaMergedFrom: strings.Join(names, ", ")},
+	}
 }

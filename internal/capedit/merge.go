@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -207,25 +206,16 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 		taken[uint16(next)] = true
 		return uint16(next), nil
 	}
-	var names, tools, shifts []string
+	var names, shifts []string
+	var hj capfile.HeaderJoin
 	metaSeen := map[string]string{}
 	metaConflict := map[string]bool{}
 	for i, s := range srcs {
 		h := s.r.Header()
 		names = append(names, filepath.Base(s.path))
-		if start := opts.shift(i).Apply(h.Start); i == 0 || start.Before(hdr.Start) {
-			hdr.Start = start
-		}
+		hj.Add(h, opts.shift(i).Apply(h.Start))
 		if ts := opts.shift(i); !ts.IsZero() {
 			shifts = append(shifts, filepath.Base(s.path)+" "+ts.String())
-		}
-		if !slices.Contains(tools, h.Tool) {
-			tools = append(tools, h.Tool)
-		}
-		for _, f := range h.Redacted {
-			if !slices.Contains(hdr.Redacted, f) {
-				hdr.Redacted = append(hdr.Redacted, f)
-			}
 		}
 		for k, v := range h.Meta {
 			if old, ok := metaSeen[k]; ok && old != v {
@@ -272,7 +262,7 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 		}
 	}
 	sort.Slice(hdr.Origins, func(a, b int) bool { return hdr.Origins[a].ID < hdr.Origins[b].ID })
-	hdr.Tool = strings.Join(tools, ", ")
+	hdr.Start, hdr.Tool, hdr.Redacted = hj.Start, hj.Tool(), hj.Redacted
 	for k, v := range metaSeen {
 		if !metaConflict[k] {
 			hdr.Meta[k] = v
