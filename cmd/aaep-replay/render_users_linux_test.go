@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -25,13 +26,13 @@ type asUser struct {
 }
 
 // newAsUser returns the runner. Only root may run a command as another
-// user: any other user skips t, saying so. As root, a missing setpriv, or
-// one that cannot switch users here, skips t too, and fails it under
+// user. Not being root, a missing setpriv, or one that cannot switch users
+// here skips t, naming what is missing, and fails it under
 // AAEP_REQUIRE_TESTDEPS=1 (make test), where it must run.
 func newAsUser(t *testing.T) *asUser {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skipf("NOT TESTED as two users: running as uid %d; only root can run a command as another user (setpriv --reuid)", os.Geteuid())
+		testdeps.Missing(t, "root, to run a command as another user (setpriv --reuid nobody)", fmt.Errorf("running as uid %d", os.Geteuid()))
 	}
 	setpriv := testdeps.Command(t, "setpriv", "util-linux")
 	u := &asUser{setpriv: setpriv}
