@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,29 +150,10 @@ func TestServeDamagedCapture(t *testing.T) {
 			}
 		})
 		t.Run("push "+name, func(t *testing.T) {
-			frames := make(chan []string, 1)
-			up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
-			l := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				c, err := up.Upgrade(w, r, nil)
-				if err != nil {
-					return
-				}
-				defer c.Close()
-				var got []string
-				c.SetReadDeadline(time.Now().Add(20 * time.Second))
-				for {
-					_, msg, err := c.ReadMessage()
-					if err != nil {
-						break
-					}
-					got = append(got, string(msg))
-				}
-				frames <- got
-			}))
-			defer l.Close()
+			url, frames := listeningSubscriber(t, 20*time.Second)
 			var out, errb syncBuffer
 			code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
-				[]string{"push", path, "--to", "ws" + strings.TrimPrefix(l.URL, "http") + "/sub", "--no-delay"})
+				[]string{"push", path, "--to", url, "--no-delay"})
 			if code != 0 {
 				t.Errorf("exit %d: %s", code, errb.String())
 			}

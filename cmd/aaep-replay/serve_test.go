@@ -166,27 +166,7 @@ func TestServeCommand(t *testing.T) {
 
 func TestPushCommand(t *testing.T) {
 	in, payloads := replayCapture(t)
-	got := make(chan []string, 1)
-	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
-	l := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		var frames []string
-		c.SetReadDeadline(time.Now().Add(10 * time.Second))
-		for {
-			_, msg, err := c.ReadMessage()
-			if err != nil {
-				break
-			}
-			frames = append(frames, string(msg))
-		}
-		got <- frames
-	}))
-	defer l.Close()
-	url := "ws" + strings.TrimPrefix(l.URL, "http") + "/sub"
+	url, got := listeningSubscriber(t, 10*time.Second)
 	var out, errb syncBuffer
 	code := run(context.Background(), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
 		[]string{"push", in, "--to", url, "--speed", "100", "--json"})
@@ -278,4 +258,32 @@ func TestServeStopsWithOpenSSE(t *testing.T) {
 	if !strings.Contains(out.String(), "closed (1001 server shutting down)") {
 		t.Errorf("stdout %q lacks the shutdown summary", out.String())
 	}
+}
+
+// listeningSubscriber is a WebSocket subscriber that listens, for push: it
+// reads the frames of one connection for at most readFor and sends them on
+// the channel once the connection ends.
+func listeningSubscriber(t *testing.T, readFor time.Duration) (url string, frames <-chan []string) {
+	t.Helper()
+	got := make(chan []string, 1)
+	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
+	l := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		var frames []string
+		c.SetReadDeadline(time.Now().Add(readFor))
+		for {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				break
+			}
+			frames = append(frames, string(msg))
+		}
+		got <- frames
+	}))
+	t.Cleanup(l.Close)
+	return "ws" + strings.TrimPrefix(l.URL, "http") + "/sub", got
 }
