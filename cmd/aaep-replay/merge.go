@@ -49,7 +49,9 @@ output starts at the earliest input's start.
 Sources stay apart: the output's source table lists every input's sources,
 renumbered where two inputs use the same id (the first input keeps its ids).
 --join-sources instead gives sources with the same transport, endpoint and
-subprotocol one id: use it to put back pieces cut from one capture.
+subprotocol one id: use it to put back pieces cut from one capture. The
+parts of a rotated recording (chained by their headers) are always that
+recording's one stream, with its sources, as every reader reads them.
 
 Inputs may be globs and directories (their captures, sorted by name).
 --time-shift FILE=SHIFT (repeatable) moves one input's wall clock before the

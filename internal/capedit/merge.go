@@ -55,31 +55,39 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	if err != nil {
 		return nil, err
 	}
-	inputs = recording.Names(recs) // every file of every recording, each merged as an input
+	inputs = recording.Names(recs) // every file of every recording
 	if err := opts.check(out, inputs...); err != nil {
 		return nil, err
 	}
+	if opts.TimeShifts, err = recordingShifts(recs, opts.TimeShifts); err != nil {
+		return nil, err
+	}
 	res := &MergeResult{}
-	srcs := make([]*input, 0, len(inputs))
+	srcs := make([]*input, 0, len(recs))
 	defer func() {
 		for _, s := range srcs {
 			s.close()
 		}
 	}()
-	used := make([]map[uint16]bool, len(inputs))
-	for i, path := range inputs {
-		u, err := usedOrigins(ctx, path, opts.Inputs, opts.Progress)
+	// Each recording is one input: a rotated recording's parts are read
+	// one after the other with the recording's one origin table, as every
+	// reader reads them, never as captures of sources of their own.
+	used := make([]map[uint16]bool, len(recs))
+	parts := make([][]string, len(recs))
+	for i, r := range recs {
+		u, err := usedOrigins(ctx, r, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
 		used[i] = u
-		s, err := openInput(ctx, path, opts.Inputs, opts.Progress)
+		s, err := openRecordings(ctx, []*recording.Recording{r}, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
 		srcs = append(srcs, s)
+		parts[i] = recording.Names([]*recording.Recording{r})
 	}
-	hdr, ids, err := mergeHeader(srcs, used, opts)
+	hdr, ids, err := mergeHeader(srcs, parts, used, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +136,11 @@ func Merge(ctx context.Context, inputs []string, out string, opts MergeOptions) 
 	})
 	for _, s := range srcs {
 		res.Read += s.read
+		if s.torn == nil && s.r.Torn() != nil {
+			// A torn part that was not its recording's last: its
+			// records before the tear were merged, then the next part's.
+			s.torn = &Warning{File: s.path, Records: s.read, Err: s.r.Torn()}
+		}
 		if s.torn != nil {
 			res.Warnings = append(res.Warnings, *s.torn)
 		}
@@ -152,9 +165,9 @@ func (s *mergeInput) Next() (int64, bool, error) {
 	return rec.Time + s.shift, true, nil
 }
 
-// usedOrigins returns the origin ids the records of the capture at path use.
-func usedOrigins(ctx context.Context, path string, ro recording.Options, meter *progress.Meter) (map[uint16]bool, error) {
-	s, err := openInput(ctx, path, ro, meter)
+// usedOrigins returns the origin ids the records of the recording use.
+func usedOrigins(ctx context.Context, r *recording.Recording, meter *progress.Meter) (map[uint16]bool, error) {
+	s, err := openRecordings(ctx, []*recording.Recording{r}, meter)
 	if err != nil {
 		return nil, err
 	}
@@ -178,14 +191,37 @@ func usedOrigins(ctx context.Context, path string, ro recording.Options, meter *
 	}
 }
 
+// recordingShifts gives each recording the time shift of its parts (shifts
+// are given per part, in the order recording.Names lists the recordings'
+// parts): a recording's parts share one wall clock, so two different
+// shifts of one recording's parts are refused.
+func recordingShifts(recs []*recording.Recording, shifts []TimeShift) ([]TimeShift, error) {
+	out := make([]TimeShift, len(recs))
+	k := 0
+	for i, r := range recs {
+		from := ""
+		for _, p := range r.Parts {
+			if k < len(shifts) && !shifts[k].IsZero() {
+				if from != "" && (shifts[k].By != out[i].By || !shifts[k].To.Equal(out[i].To)) {
+					return nil, fmt.Errorf("%s and %s are parts of one recording, which has one clock: shift them alike, or only one of them", from, p.Name)
+				}
+				out[i], from = shifts[k], p.Name
+			}
+			k++
+		}
+	}
+	return out, nil
+}
+
 // originKey identifies an origin for JoinSources.
 type originKey struct {
 	transport, endpoint, subprotocol string
 	unlisted                         int // old id + 1 for an unlisted source
 }
 
-// mergeHeader builds the output header and each input's source id mapping.
-func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capfile.Header, []map[uint16]uint16, error) {
+// mergeHeader builds the output header and each input's source id mapping;
+// parts are the names of each input's parts.
+func mergeHeader(srcs []*input, parts [][]string, used []map[uint16]bool, opts MergeOptions) (capfile.Header, []map[uint16]uint16, error) {
 	var hdr capfile.Header
 	hdr.Meta = map[string]string{}
 	taken := make(map[uint16]bool)
@@ -212,10 +248,13 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 	metaConflict := map[string]bool{}
 	for i, s := range srcs {
 		h := s.r.Header()
-		names = append(names, filepath.Base(s.path))
+		for _, p := range parts[i] {
+			names = append(names, filepath.Base(p))
+		}
+		first := filepath.Base(parts[i][0])
 		hj.Add(h, opts.shift(i).Apply(h.Start))
 		if ts := opts.shift(i); !ts.IsZero() {
-			shifts = append(shifts, filepath.Base(s.path)+" "+ts.String())
+			shifts = append(shifts, first+" "+ts.String())
 		}
 		for k, v := range h.Meta {
 			if old, ok := metaSeen[k]; ok && old != v {
@@ -242,7 +281,7 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 			src, ok := listed[old]
 			key := originKey{transport: src.Transport, endpoint: src.Endpoint, subprotocol: src.Subprotocol}
 			if !ok {
-				src = capfile.Origin{Transport: "unlisted", Endpoint: fmt.Sprintf("%s source %d", filepath.Base(s.path), old)}
+				src = capfile.Origin{Transport: "unlisted", Endpoint: fmt.Sprintf("%s source %d", first, old)}
 				key = originKey{unlisted: int(old) + 1}
 			}
 			if opts.JoinSources {
@@ -272,6 +311,10 @@ func mergeHeader(srcs []*input, used []map[uint16]bool, opts MergeOptions) (capf
 	delete(hdr.Meta, capfile.MetaDerivedFrom)
 	delete(hdr.Meta, "cut")
 	delete(hdr.Meta, "filter")
+	// Nor is being a rotated recording's part (parts of one recording
+	// disagree on these, but two parts agree on being part 1).
+	delete(hdr.Meta, recording.MetaPart)
+	delete(hdr.Meta, recording.MetaPrevious)
 	hdr.Meta[capfile.MetaMergedFrom] = strings.Join(names, ", ")
 	if len(shifts) > 0 {
 		hdr.Meta["time_shift"] = strings.Join(shifts, ", ")

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/sample"
+	"github.com/aaep-tools/aaepkit/recording"
+	"github.com/aaep-tools/aaepkit/recording/recordingtest"
+)
+
+// checkSummary runs check --json on names and returns its sessions (stream,
+// id and message count of each, sorted), its findings ("SESSION LEVEL
+// RULE @INDEX", sorted) and its counts per level.
+func checkSummary(t *testing.T, names ...string) (sessions, findings []string, counts map[string]int) {
+	t.Helper()
+	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
+	var doc struct {
+		Recordings []struct {
+			Sessions []struct {
+				Stream, Session string
+				Messages        int
+				Findings        []struct {
+					Rule, Level, Session string
+					Index                int64
+				}
+			}
+		}
+		Total struct{ Counts map[string]int }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Recordings) != 1 {
+		t.Fatalf("check %v: %v, %d recordings\n%s%s", names, err, len(doc.Recordings), out, stderr)
+	}
+	for _, s := range doc.Recordings[0].Sessions {
+		sessions = append(sessions, fmt.Sprintf("%s/%s %d", s.Stream, s.Session, s.Messages))
+		for _, f := range s.Findings {
+			findings = append(findings, fmt.Sprintf("%s %s %s @%d", s.Session, f.Level, f.Rule, f.Index))
+		}
+	}
+	sort.Strings(sessions)
+	sort.Strings(findings)
+	return sessions, findings, doc.Total.Counts
+}
+
+// TestMergeRotatedParts: merge of one recording's rotated parts, named by a
+// glob without --join-sources, writes that recording's one stream: a check
+// of the merge finds what a check of the parts finds, session for session
+// (before, each part was a source of its own: sessions running across parts
+// were split, with false SEQ-SESSION-ID-REUSE and findings counted twice).
+// A part merged beside another recording keeps the recording's stream too.
+func TestMergeRotatedParts(t *testing.T) {
+	dir := t.TempDir()
+	opts := sample.Options{Sessions: 8, Seed: 34, Violations: true}
+	recs := producerCapture(t, filepath.Join(dir, "whole.aaep"), opts, true)
+	rot := filepath.Join(dir, "rot")
+	if err := os.Mkdir(rot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := len(recs)
+	parts := recordingtest.WriteRotated(t, rot, "r", opts.Start0(), recs, []int{n / 5, 2 * n / 5, 3 * n / 5, 4 * n / 5})
+	if len(parts) != 5 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	glob := filepath.Join(rot, "r-*.aaep")
+	wantSess, wantFind, wantCounts := checkSummary(t, glob)
+	if len(wantSess) < 8 || len(wantFind) == 0 {
+		t.Fatalf("check of the parts: sessions %v, findings %v; want 8 sessions and some findings", wantSess, wantFind)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"glob", []string{glob}},
+		{"parts named out of order", []string{parts[3], parts[0], parts[4], parts[2], parts[1]}},
+		{"join-sources", []string{"--join-sources", glob}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := filepath.Join(t.TempDir(), "m.aaep")
+			if code, _, stderr := replay(t, append(append([]string{"merge"}, tt.args...), "-o", m)...); code != 0 {
+				t.Fatalf("merge: exit %d: %s", code, stderr)
+			}
+			r, err := capfile.Open(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := r.Header()
+			r.Close()
+			if h.Meta[recording.MetaPart] != "" || h.Meta[recording.MetaPrevious] != "" {
+				t.Errorf("the merge's header says it is a rotated part: %v", h.Meta)
+			}
+			sess, find, counts := checkSummary(t, m)
+			if strings.Join(sess, "\n") != strings.Join(wantSess, "\n") {
+				t.Errorf("sessions of the merge:\n%s\nwant (check of the parts):\n%s", strings.Join(sess, "\n"), strings.Join(wantSess, "\n"))
+			}
+			if strings.Join(find, "\n") != strings.Join(wantFind, "\n") {
+				t.Errorf("findings of the merge:\n%s\nwant (check of the parts):\n%s", strings.Join(find, "\n"), strings.Join(wantFind, "\n"))
+			}
+			if fmt.Sprint(counts) != fmt.Sprint(wantCounts) {
+				t.Errorf("counts of the merge %v, of the parts %v", counts, wantCounts)
+			}
+		})
+	}
+	// One recording has one clock: its parts are shifted alike or not at all.
+	m := filepath.Join(dir, "m.aaep")
+	code, _, stderr := replay(t, "merge", glob, "--time-shift", "r-000001.aaep=+1h", "--time-shift", "r-000003.aaep=-1h", "-o", m)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "r-000003.aaep are parts of one recording") {
+		t.Errorf("parts shifted apart: exit %d, %s; want %d naming the parts", code, stderr, cli.ExitUsage)
+	}
+	if _, err := os.Stat(m); !os.IsNotExist(err) {
+		t.Errorf("parts shifted apart: %v, want no output", err)
+	}
+}
