@@ -118,6 +118,10 @@ func TestScriptedSSESubscriber(t *testing.T) {
 		{scenario: "slow-stream", mode: "good", pass: true},
 
 		{scenario: "confirmation-default-reject", mode: "nosubid", rules: "MUST MSG-CONF-REPLY-SCHEMA", msg: "subscription_id"},
+		// Never subscribed, it was issued no subscription_id to send: §6.3.1 and the
+		// schema against §9.3.3 and §9.5.2(2), a profile reading (lenient SHOULD, strict MUST).
+		{scenario: "confirmation-default-reject", mode: "nohandshake", pass: true, rules: "SHOULD NEG-REPLY-SUBID-UNISSUED", msg: "was never issued one"},
+		{scenario: "confirmation-default-reject", mode: "nohandshake", profile: "strict", rules: "MUST NEG-REPLY-SUBID-UNISSUED", msg: "was never issued one"},
 		{scenario: "confirmation-default-reject", mode: "flip", fails: ExpectReply, msg: `has decision "accept", want "reject"`},
 		{scenario: "confirmation-default-reject", mode: "mangle", fails: ExpectReply, rules: "MUST MSG-CONF-REPLY-SCHEMA, MUST SEQ-REPLY-KNOWN-TOKEN", msg: `has reply_token "RPL_REFUND1142": the token rpl_refund1142`},
 		{scenario: "clarification", mode: "nosubid", rules: "MUST MSG-CLAR-REPLY-SCHEMA", msg: "subscription_id"},

@@ -34,12 +34,18 @@ var (
 	renegotiateSpecs = []fieldSpec{reqd(subIDSpec), {k: kCapabilities, req: true, kind: fCapabilities}}
 	closeSpecs       = []fieldSpec{reqd(fieldSpec{k: kSubscriptionID, kind: fString, max: noMax}), {k: kReasonCode, kind: fString, max: noMax},
 		{k: kReasonMessage, kind: fString, max: noMax}}
+	// The replies' subscription_id is required by §6.3.1, §6.5 and their
+	// schemas, but whether its absence is MSG-CONF-REPLY-SCHEMA's (or
+	// MSG-CLAR-REPLY-SCHEMA's) MUST depends on whether the subscriber was
+	// ever issued one: the sequence checker judges it with the handshake
+	// in view (negChecker.reply, NEG-REPLY-SUBID-UNISSUED). Here it is
+	// checked when present.
 	confReplySpecs = []fieldSpec{reqd(pattern(kReplyToken, idPat("rpl_"), reReplyToken.String())),
-		reqd(fieldSpec{k: kDecision, kind: fEnum, enum: []string{"accept", "reject"}}), reqd(subIDSpec),
+		reqd(fieldSpec{k: kDecision, kind: fEnum, enum: []string{"accept", "reject"}}), subIDSpec,
 		{k: kTimestamp, req: true, kind: fDateTime}, hstr(kDecidedBy, 1, 256), hstr(kDecisionRationale, 1, 4096),
 		{k: kModifiedAction, kind: fObject}, corrSpec}
 	clarReplySpecs = []fieldSpec{reqd(pattern(kReplyToken, idPat("rpl_"), reReplyToken.String())),
-		{k: kResponse, req: true, kind: fResponse}, reqd(subIDSpec), {k: kTimestamp, req: true, kind: fDateTime},
+		{k: kResponse, req: true, kind: fResponse}, subIDSpec, {k: kTimestamp, req: true, kind: fDateTime},
 		hstr(kDecidedBy, 1, 256), {k: kConfidence, kind: fNumber, min: 0, max: 1}, corrSpec}
 )
 

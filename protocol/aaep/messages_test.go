@@ -92,7 +92,10 @@ func msgCases() []ruleCase {
 		fail("MSG-CLAR-REPLY-SCHEMA", "object response", message(clarReply, set("response", map[string]any{"age": 67}))),
 		fail("MSG-CLAR-REPLY-SCHEMA", "empty response", message(clarReply, set("response", ""))),
 		fail("MSG-CLAR-REPLY-SCHEMA", "confidence above 1", message(clarReply, set("confidence", 1.5))),
-		fail("MSG-CLAR-REPLY-SCHEMA", "subscription_id missing", message(clarReply, del("subscription_id"))),
+		// A missing subscription_id is judged in sequence, with the
+		// handshake in view (NEG-REPLY-SUBID-UNISSUED, seq_cases_neg_test.go).
+		pass("MSG-CLAR-REPLY-SCHEMA", "subscription_id missing, judged in sequence", message(clarReply, del("subscription_id"))),
+		pass("MSG-CONF-REPLY-SCHEMA", "subscription_id missing, judged in sequence", message(confReply, del("subscription_id"))),
 
 		// MSG-CAP-UNKNOWN
 		pass("MSG-CAP-UNKNOWN", "extension capability object", message(request, set("capabilities.haptic", map[string]any{"patterns_supported": []string{"pulse"}}))),

@@ -50,13 +50,15 @@
 // maxima in EVT-SCHEMA are strict-only. Where prose and schema disagree,
 // the prose wins in both profiles (§3.0, §4.7), as each rule's
 // documentation says. The sequence rules document their own profile
-// differences (seq.go); two of them weigh a contradiction with a level of
+// differences (seq.go); three of them weigh a contradiction with a level of
 // its own in each profile (protocol.Rule.StrictLevel):
 // SEQ-REPLY-AFTER-CANCEL (§6.8's SHOULD in the lenient profile, §9.4.2(9)'s
 // MUST for a Level 2 subscriber in the strict one) and
 // SEQ-STATE-AWAITING-ENTER (A.7.6 and §4.6 make it a note in the lenient
 // profile, A.4 a warning in the strict one; informative text makes no
-// MUST).
+// MUST), and NEG-REPLY-SUBID-UNISSUED (a reply without subscription_id
+// from a subscriber never issued one: SHOULD by §9.3.3 and §9.5.2(2),
+// MUST by §6.3.1 and the reply schemas).
 //
 // # Parties
 //

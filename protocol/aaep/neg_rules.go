@@ -164,6 +164,17 @@ var (
 		Doc:     "MUST by the reply schema's description and §10.2. A renegotiate, close or reply that names a subscription_id no recorded accepted answer created, one already closed or rejected, or another channel's, is reported. Judged only once the capture holds at least one accepted answer with a subscription_id, and only for messages that carry one.",
 		Spec:    "AAEP reply schema desc., §10.2 T1/T8; aaep-rules.md §3.7",
 	}
+	// negReplySubIDUnissued takes one case from MSG-CONF-REPLY-SCHEMA and
+	// MSG-CLAR-REPLY-SCHEMA: it is judged with the handshake in view, so
+	// the sequence checker reports it (and their missing subscription_id).
+	negReplySubIDUnissued = &protocol.Rule{
+		ID: "NEG-REPLY-SUBID-UNISSUED", Level: protocol.Should, StrictLevel: protocol.Must, Party: protocol.Subscriber,
+		Summary: "A reply from a subscriber that was never issued a subscription_id still carries one.",
+		Doc: "The specification contradicts itself: §6.3.1 and the reply schemas require subscription_id (\"the subscription on which this reply is sent\"), but §9.3.3 lets a subscriber receive events \"without ever sending\" a subscription.request and §9.5.2(2) makes the handshake a Level 3 duty, so a Level 2 subscriber that never subscribed has no id to send. " +
+			"Reported for a confirmation.reply or clarification.reply without subscription_id when no subscription.accepted naming a subscription_id precedes it in its stream; once one does, the missing field is MSG-CONF-REPLY-SCHEMA's or MSG-CLAR-REPLY-SCHEMA's MUST. A profile reading: SHOULD in the lenient profile (the conformance levels), MUST in the strict one (the schema).",
+		Spec:     "AAEP §6.3.1, §6.5, reply schemas vs §9.3.3, §9.5.2(2)",
+		Profiles: protocol.Profiles{Lenient: "SHOULD: a subscriber \"MAY receive events without ever sending\" a subscription.request (§9.3.3), which only Level 3 must send (§9.5.2(2)): below Level 3 there may be no id to send", Strict: "MUST: subscription_id is a required field, \"the subscription on which this reply is sent\" (§6.3.1, the reply schemas)"},
+	}
 	negResolutionNotice = &protocol.Rule{
 		ID: "NEG-RESOLUTION-NOTICE", Level: protocol.Should, Party: protocol.Producer,
 		Summary: "Every subscription that received a confirmation gets a state change after its resolution.",

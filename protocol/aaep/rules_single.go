@@ -334,13 +334,13 @@ var (
 	msgConfReplySchema = &singleRule{Rule: protocol.Rule{
 		ID: "MSG-CONF-REPLY-SCHEMA", Level: protocol.Must, Party: protocol.Subscriber,
 		Summary: "confirmation.reply validates against its schema.",
-		Doc:     "Reply_token (rpl_ pattern), decision (accept or reject), subscription_id (sub_ pattern) and timestamp (RFC 3339) are required; no other field. The reply schemas have no session_id although §6.9 speaks of session validation (catalog §2.14 item 19): the schema's closed shape is followed.",
+		Doc:     "Reply_token (rpl_ pattern), decision (accept or reject), subscription_id (sub_ pattern) and timestamp (RFC 3339) are required; no other field. A missing subscription_id is this rule's once the recording shows the subscriber was issued one (a subscription.accepted naming it); from a subscriber that never was, it is NEG-REPLY-SUBID-UNISSUED's. The reply schemas have no session_id although §6.9 speaks of session validation (catalog §2.14 item 19): the schema's closed shape is followed.",
 		Spec:    "AAEP §6.3, schema; aaep-rules.md §5.9",
 	}, scope: scopeMessage, check: (*checker).msgConfReplySchema}
 	msgClarReplySchema = &singleRule{Rule: protocol.Rule{
 		ID: "MSG-CLAR-REPLY-SCHEMA", Level: protocol.Must, Party: protocol.Subscriber,
 		Summary: "clarification.reply validates against its schema.",
-		Doc:     "Reply_token, response (a string of 1..16384 characters, a boolean or a number), subscription_id and timestamp are required; confidence is 0..1; no other field.",
+		Doc:     "Reply_token, response (a string of 1..16384 characters, a boolean or a number), subscription_id and timestamp are required; confidence is 0..1; no other field. A missing subscription_id is this rule's once the recording shows the subscriber was issued one; from a subscriber that never was, it is NEG-REPLY-SUBID-UNISSUED's.",
 		Spec:    "AAEP §6.5, schema; aaep-rules.md §5.9",
 	}, scope: scopeMessage, check: (*checker).msgClarReplySchema}
 	msgCapUnknown = &singleRule{Rule: protocol.Rule{

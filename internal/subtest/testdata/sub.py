@@ -83,8 +83,8 @@ def answer(token, kind, d):
     else:
         response = "bathtub" if MODE == "badchoice" else d.get("response")
         msg = {"type": "clarification.reply", "reply_token": echoed, "response": response}
-    if MODE != "nosubid":
-        msg["subscription_id"] = subscription_id
+    if MODE != "nosubid" and subscription_id is not None:
+        msg["subscription_id"] = subscription_id  # without a handshake it has none to send
     msg["timestamp"] = now()
     post("/aaep/v1/replies", msg)
     if MODE == "double":
