@@ -17,6 +17,7 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/internal/subtest"
 	"github.com/aaep-tools/aaepkit/protocol"
+	"github.com/aaep-tools/aaepkit/serve"
 )
 
 // TestOptions are what test was asked: its scenarios, how the subscriber
@@ -49,6 +50,8 @@ type TestOptions struct {
 	Threshold protocol.Level
 	// Check are the checker's flags: --profile.
 	Check checkFlags
+	// SSEEvent frames the SSE stream as serve's --sse-event.
+	SSEEvent string
 }
 
 // defaultTestListen is where test listens for a subscriber that attaches.
@@ -156,6 +159,9 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 			if err := cli.CheckListen("--listen", opts.Listen); err != nil {
 				return err
 			}
+			if err := serve.CheckSSEEvent(opts.SSEEvent); err != nil {
+				return cli.Usagef("--sse-event: %w", err)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -177,6 +183,7 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	fs.BoolVar(&opts.Force, "force", false, "let --record replace an existing non-empty file")
 	fs.StringVar(&opts.FailOn, "fail-on", "must", "lowest level of a subscriber-side finding that fails the run: must, should, info or never (as check's)")
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "fail the checks passed by absence (no reply, stayed connected) that nothing shows the subscriber took in the events (default: passed, unverified)")
+	fs.StringVar(&opts.SSEEvent, "sse-event", serve.SSEEventRecorded, `SSE event: line, as serve's: "recorded" (aaep.event where the capture has no SSE framing, B.1.3), "none" (unnamed events, for EventSource.onmessage), or a NAME`)
 	opts.Check.add(fs, flagProfile)
 	return cmd
 }
@@ -191,7 +198,7 @@ func testRun(opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile), RequireEvidence: opts.RequireEvidence, FailOn: opts.Threshold}
+	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile), RequireEvidence: opts.RequireEvidence, FailOn: opts.Threshold, SSEEvent: opts.SSEEvent}
 	if opts.Exec == "" || opts.Listen != defaultTestListen {
 		ropts.Listen = opts.Listen
 	}

@@ -11,7 +11,7 @@ import (
 func Test_NewCmdTest(t *testing.T) {
 	defaults := func(a *app) TestOptions {
 		return TestOptions{app: a, Scenarios: []string{"confirmation-default-reject"}, Listen: defaultTestListen, AttachTimeout: subtest.DefaultAttachTimeout, Check: checkFlags{Profile: "lenient"},
-			FailOn: "must", Threshold: protocol.Must}
+			FailOn: "must", Threshold: protocol.Must, SSEEvent: "recorded"}
 	}
 	const sc = "--scenario confirmation-default-reject"
 	cases := []cmdCase[TestOptions]{
@@ -38,6 +38,7 @@ func Test_NewCmdTest(t *testing.T) {
 		{name: "fail on should", argv: "test " + sc + " --fail-on SHOULD", want: func(o *TestOptions) { o.FailOn, o.Threshold = "SHOULD", protocol.Should }},
 		{name: "bad fail-on", argv: "test " + sc + " --fail-on sometimes", err: `--fail-on: unknown level "sometimes" (want must, should, info or never)`},
 		{name: "require evidence", argv: "test " + sc + " --require-evidence", want: func(o *TestOptions) { o.RequireEvidence = true }},
+		{name: "unnamed SSE events", argv: "test " + sc + " --sse-event none", want: func(o *TestOptions) { o.SSEEvent = "none" }},
 		{name: "record", argv: "test " + sc + " --record run.aaep --force", want: func(o *TestOptions) { o.Record, o.Force = "run.aaep", true }},
 
 		{name: "nothing to play", argv: "test", err: "test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)"},

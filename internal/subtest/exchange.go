@@ -30,6 +30,9 @@ type entry struct {
 	Members                        map[string]json.RawMessage
 	// Verdict is serve's verdict on a reply (accepted or ignored).
 	Verdict string
+	// SSEName is the SSE event: line an event went out with ("" when
+	// unnamed, or not over SSE).
+	SSEName string
 	// Conn holds a connection record's fields (event, transport, cause,
 	// last_event_id).
 	Conn map[string]any
@@ -83,7 +86,7 @@ func readExchange(path string) (*exchange, error) {
 		if err != nil {
 			return x, fmt.Errorf("%s: %w", path, err)
 		}
-		e := entry{Index: i, Offset: rec.Offset(), Kind: rec.Kind, Origin: rec.Origin, Sub: rec.Attr("subscription"), Verdict: rec.Attr("verdict")}
+		e := entry{Index: i, Offset: rec.Offset(), Kind: rec.Kind, Origin: rec.Origin, Sub: rec.Attr("subscription"), Verdict: rec.Attr("verdict"), SSEName: rec.Attr("event")}
 		switch rec.Kind {
 		case capfile.KindConn:
 			_ = json.Unmarshal(rec.Payload, &e.Conn)
@@ -131,6 +134,40 @@ func (x *exchange) subscriberTransport() string {
 		}
 	}
 	return ""
+}
+
+// silence says plainly that the subscriber was heard from in no way that
+// shows it took in an event (it sent nothing, or only its
+// subscription.request), when a check failed or passed unverified for
+// that; "" otherwise. For an SSE subscriber sent named events it adds why
+// one that listens only for unnamed events (EventSource's onmessage)
+// hears none: B.1.3 names every AAEP event.
+func (x *exchange) silence(transport string, outcomes []Outcome) string {
+	judged := false
+	for _, o := range outcomes {
+		judged = judged || !o.Passed || o.Unverified
+	}
+	if !judged {
+		return ""
+	}
+	named, events := "", 0
+	for i := range x.entries {
+		e := &x.entries[i]
+		if e.Kind == capfile.KindSent && e.Type != "subscription.request" {
+			return ""
+		}
+		if e.isEvent() {
+			events++
+			if named == "" && e.SSEName != "" && e.SSEName != "message" {
+				named = e.SSEName
+			}
+		}
+	}
+	msg := fmt.Sprintf("the subscriber sent nothing after its subscription (no reply, no message) while %d events reached it: nothing shows it heard any", events)
+	if transport == TransportSSE && named != "" {
+		msg += fmt.Sprintf(`; they went out as "event: %s", which B.1.3 says the event field "is always": a subscriber that listens only for unnamed events (EventSource's onmessage) hears none of them (--sse-event none sends them unnamed, as serve --sse-event none does)`, named)
+	}
+	return msg
 }
 
 // Finding is a finding of the checker about a message the subscriber sent.

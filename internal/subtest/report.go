@@ -119,6 +119,9 @@ func WriteText(w io.Writer, results []*Result) error {
 			}
 			fmt.Fprintf(&b, "  %s  %s (%s): %s\n", mark, o.Name, kind, o.Message)
 		}
+		if r.Silence != "" {
+			fmt.Fprintf(&b, "  note  %s\n", r.Silence)
+		}
 		if len(r.Findings) == 0 {
 			b.WriteString("  ok    subscriber-side rules: no finding on the subscriber's messages\n")
 		}
@@ -188,6 +191,7 @@ type junitSuite struct {
 	Time       string          `xml:"time,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out,omitempty"`
 }
 
 type junitProperty struct {
@@ -232,6 +236,7 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 		if r.Record != "" {
 			s.Properties = append(s.Properties, junitProperty{"record", r.Record})
 		}
+		s.SystemOut = r.Silence
 		class := fmt.Sprintf("aaep.level%d.%s", r.Level, r.Name)
 		if r.NotRun != "" {
 			s.Cases = append(s.Cases, junitCase{Name: "run", Classname: class, Time: s.Time,

@@ -75,6 +75,11 @@ type Options struct {
 	Output io.Writer
 	// Announce, if set, is told the replay's base URL when it listens.
 	Announce func(sc *Scenario, url string)
+	// SSEEvent frames the SSE stream as serve's --sse-event does (""
+	// or serve.SSEEventRecorded: as recorded, aaep.event where the capture
+	// has no SSE framing; serve.SSEEventNone: unnamed; or a name), so that
+	// a subscriber is judged on the stream serve would send it.
+	SSEEvent string
 	// Profile is the checker's reading where the specification
 	// contradicts itself ("lenient", the default, or "strict"), as check's
 	// --profile.
@@ -95,11 +100,16 @@ type Result struct {
 	// subscriber (its transport); it is neither passed nor failed.
 	NotApplicable string `json:"not_applicable,omitempty"`
 	// Transport is the transport the subscriber was judged on.
-	Transport string        `json:"transport,omitempty"`
-	Outcomes  []Outcome     `json:"expectations"`
-	Findings  []Finding     `json:"findings"`
-	Record    string        `json:"record,omitempty"`
-	Duration  time.Duration `json:"duration_ns"`
+	Transport string    `json:"transport,omitempty"`
+	Outcomes  []Outcome `json:"expectations"`
+	Findings  []Finding `json:"findings"`
+	Record    string    `json:"record,omitempty"`
+	// Silence says plainly that nothing the subscriber sent shows it heard
+	// an event, when a check failed or passed unverified for it; for an
+	// SSE subscriber sent named events, why one listening only for
+	// unnamed events hears none (B.1.3).
+	Silence  string        `json:"silence,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
 	// CheckDuration is how long the subscriber-side rules took to check.
 	CheckDuration time.Duration `json:"check_duration_ns"`
 }
@@ -149,6 +159,9 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	}
 	if o.Transport == TransportGRPC && o.To != "" {
 		return nil, errors.New("--to dials a WebSocket subscriber: not with the gRPC transport")
+	}
+	if err := serve.CheckSSEEvent(o.SSEEvent); err != nil {
+		return nil, fmt.Errorf("--sse-event: %w", err)
 	}
 	if o.AttachTimeout <= 0 {
 		o.AttachTimeout = DefaultAttachTimeout
@@ -213,6 +226,7 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 		}
 	}
 	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID, o.RequireEvidence)
+	res.Silence = x.silence(res.Transport, res.Outcomes)
 	checked := time.Now()
 	if res.Findings, err = subscriberFindings(ctx, rec.Path(), o.Profile, o.FailOn); err != nil {
 		return nil, err
@@ -319,6 +333,7 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 	srv, err := serve.New(serve.Options{
 		Open: serve.OpenFile(capture), Timing: r.timing(), Shared: true, Control: r.ctl,
 		Record: rec, Notify: r.notify, Keepalive: r.sc.Keepalive, RejectRequests: r.sc.Reject,
+		SSEEvent: r.o.SSEEvent,
 	})
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ can be seen to fail:
   noresume    after a cut, reconnects without Last-Event-ID
   noreturn    after a cut, never comes back (a pending answer is still sent)
   nohandshake opens the stream without a subscription.request
+  unnamed     hears only unnamed events, as EventSource's onmessage does
   nodeclare   claims level 2 without declaring supports_confirmation_reply
   badchoice   answers a clarification with a value that is not a choice
   exit        exits before subscribing
@@ -150,10 +151,13 @@ def stream(path, last_id):
         if resp.status == 204:
             return last_id, True
         data = []
+        name = ""
         for raw in resp:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             if line.startswith("id:"):
                 last_id = line[3:].strip()
+            elif line.startswith("event:"):
+                name = line[6:].strip()
             elif line.startswith("data:"):
                 data.append(line[5:].lstrip(" "))
             elif line == "" and data:
@@ -162,8 +166,12 @@ def stream(path, last_id):
                 except ValueError:
                     ev = None  # a malformed event is skipped, not fatal
                 data = []
-                if isinstance(ev, dict):
+                heard = MODE != "unnamed" or name in ("", "message")
+                name = ""
+                if isinstance(ev, dict) and heard:
                     on_event(ev)
+            elif line == "":
+                name = ""
     return last_id, False
 
 
