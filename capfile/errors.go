@@ -40,6 +40,9 @@ type CorruptionError struct {
 	// Size is, for a torn tail, the size of the capture (where it ends);
 	// 0 when unknown. See Unreadable.
 	Size int64
+	// Live is set for a torn tail met while the file was being written
+	// (BeingWritten): not a tear, only the end of what was written so far.
+	Live bool
 }
 
 // Unreadable returns how many bytes of a torn tail yielded no record: from
@@ -54,7 +57,12 @@ func (e *CorruptionError) Unreadable() int64 {
 
 func (e *CorruptionError) Error() string {
 	what := "corrupt capture"
-	if errors.Is(e.Err, io.ErrUnexpectedEOF) {
+	switch {
+	case e.Live && e.Index >= 0:
+		return fmt.Sprintf("capfile: capture being written (its recorder holds it open): %d records so far, the rest still to come", e.Index)
+	case e.Live:
+		return "capfile: capture being written (its recorder holds it open): its header is still to come"
+	case errors.Is(e.Err, io.ErrUnexpectedEOF):
 		what = "torn capture tail"
 	}
 	lost := ""
@@ -117,6 +125,9 @@ func (p ReadPolicy) Judge(err error, records int64) (fail, warn error) {
 	bad := err
 	switch {
 	case errors.Is(err, ErrNothingRead):
+	case ce.Live && !p.Strict:
+		// Being written: what follows is still to come.
+		return nil, err
 	case IsTorn(err) && records == 0 && ce.Unreadable() > 0:
 		bad = fmt.Errorf("%w: %w", ErrNothingRead, err)
 	case IsTorn(err) && !p.Strict:

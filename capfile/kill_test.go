@@ -75,12 +75,26 @@ func TestKill9(t *testing.T) {
 			target := 2000 + 1500*round
 			flushed := 0
 			sc := bufio.NewScanner(stdout)
+			var live <-chan liveRead
 			for sc.Scan() {
 				n, err := strconv.Atoi(sc.Text())
 				if err != nil {
 					t.Fatalf("recorder printed %q", sc.Text())
 				}
 				flushed = n
+				if live == nil {
+					// The running recorder's file is being written;
+					// a live reader follows it from here on.
+					if !BeingWritten(path) {
+						t.Fatal("BeingWritten = false while the recorder runs")
+					}
+					lr, err := OpenLive(ctx, path, &LiveOptions{Poll: 5 * time.Millisecond})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer lr.Close()
+					live = readLive(lr)
+				}
 				if flushed >= target {
 					break
 				}
@@ -103,6 +117,26 @@ func TestKill9(t *testing.T) {
 			}
 			want := genRecords(77, flushed, 5, time.Millisecond)
 
+			// The live reader returned every flushed record, then, the
+			// recorder gone, a torn tail (not "being written").
+			var followed []Record
+			for x := range live {
+				if x.err != nil {
+					if !IsTorn(x.err) || IsLive(x.err) {
+						t.Fatalf("live reader's end after kill -9: %v, want a torn tail", x.err)
+					}
+					break
+				}
+				followed = append(followed, x.rec)
+			}
+			if len(followed) < flushed {
+				t.Fatalf("live reader read %d records, %d were flushed", len(followed), flushed)
+			}
+			equalRecords(t, followed[:flushed], want)
+			if BeingWritten(path) {
+				t.Error("BeingWritten = true after kill -9")
+			}
+
 			// A plain read yields every flushed record, then a torn tail.
 			r := openers["file"](t, path)
 			got, err := readAll(r)
@@ -110,7 +144,7 @@ func TestKill9(t *testing.T) {
 				t.Fatalf("read %d records, but %d were flushed before the kill (error %v)", len(got), flushed, err)
 			}
 			equalRecords(t, got[:flushed], want)
-			if !IsTorn(err) {
+			if !IsTorn(err) || IsLive(err) {
 				t.Fatalf("end of a killed capture = %v, want a torn tail", err)
 			}
 			if r.Clean() {

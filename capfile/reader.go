@@ -94,6 +94,9 @@ type Reader struct {
 	skipRec  int64 // skip records numbered below this
 	skipTime int64 // skip records earlier than this
 	ib       *indexBuilder
+
+	// tail is the source of a live reader (OpenLive), else nil.
+	tail *tailSource
 }
 
 // NewReader reads a capture from a stream, such as standard input. It reads
@@ -253,6 +256,9 @@ func (r *Reader) Next() (*Record, error) {
 	for {
 		rec, err := r.next()
 		if err != nil {
+			if r.tail != nil && r.tail.ctx.Err() != nil {
+				err = r.tail.ctx.Err()
+			}
 			r.err = err
 			if r.ib != nil && r.ib.cur != nil {
 				r.ib.endFrame(r.src.off)
@@ -272,6 +278,9 @@ func (r *Reader) corrupt(off int64, index int64, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		// A torn tail: the input ran out, so it ends where reading stopped.
 		ce.Size = max(r.size, r.src.off)
+		// The end of a file its writer still holds (a live reader
+		// waits instead, until the writer is gone).
+		ce.Live = r.tail == nil && r.BeingWritten()
 	}
 	return ce
 }

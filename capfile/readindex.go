@@ -119,6 +119,9 @@ func (r *Reader) readTrailer(off, size int64) error {
 // it is missing or damaged, one rebuilt by scanning every record up to the
 // first damage (Index.Rebuilt is then true). A streaming reader returns ErrNoIndex.
 func (r *Reader) FileIndex() (*Index, error) {
+	if r.tail != nil {
+		return r.liveIndex(), nil
+	}
 	if r.idx != nil || r.idxErr != nil {
 		return r.idx, r.idxErr
 	}
@@ -143,6 +146,14 @@ func (r *Reader) FileIndex() (*Index, error) {
 	return r.idx, nil
 }
 
+// seekIndex is the index seeks use; a live reader does not seek.
+func (r *Reader) seekIndex() (*Index, error) {
+	if r.tail != nil {
+		return nil, ErrNoIndex
+	}
+	return r.FileIndex()
+}
+
 // seekFrame positions the reader at the start of frame k of the index (or at
 // the end of the indexed data when k == len(Frames)).
 func (r *Reader) seekFrame(x *Index, k int) {
@@ -164,7 +175,7 @@ func (r *Reader) seekFrame(x *Index, k int) {
 // SeekTime positions the reader so that Next returns the first record whose
 // Time is at least t. Only the frame holding that record is decompressed.
 func (r *Reader) SeekTime(t int64) error {
-	x, err := r.FileIndex()
+	x, err := r.seekIndex()
 	if err != nil {
 		return err
 	}
@@ -176,7 +187,7 @@ func (r *Reader) SeekTime(t int64) error {
 // SeekRecord positions the reader so that Next returns record number i
 // (counting from 0). i may equal the number of records (the end).
 func (r *Reader) SeekRecord(i int64) error {
-	x, err := r.FileIndex()
+	x, err := r.seekIndex()
 	if err != nil {
 		return err
 	}
@@ -191,7 +202,7 @@ func (r *Reader) SeekRecord(i int64) error {
 // SeekSession positions the reader so that Next returns the first record of
 // session id. Later records of other sessions follow; the caller filters them.
 func (r *Reader) SeekSession(id string) error {
-	x, err := r.FileIndex()
+	x, err := r.seekIndex()
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"weak"
 
@@ -123,6 +124,10 @@ type Writer struct {
 	hdr     Header
 	hdrJSON int
 	hdrAt   io.WriterAt
+
+	// unmark lets go of the mark of a capture being written (see
+	// BeingWritten), nil when there is none.
+	unmark func()
 }
 
 // ErrHeaderFixed is AddOrigin's error when the header cannot be rewritten:
@@ -197,7 +202,12 @@ func NewWriter(w io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 			cw.hdrAt = wa
 		}
 	}
+	if sc, ok := w.(syscall.Conn); ok {
+		// A regular file is marked as being written from its header on.
+		cw.unmark = markWriting(sc)
+	}
 	if _, err := cw.cw.Write(hdr); err != nil {
+		cw.dropMark()
 		return nil, fmt.Errorf("capfile: write header: %w", err)
 	}
 	cw.stats.FileBytes = cw.cw.n
@@ -618,20 +628,30 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.finish()
 	}
+	if err == nil && w.file != nil {
+		if serr := w.file.Sync(); serr != nil {
+			err = w.fail("sync", serr)
+		}
+	}
+	// Complete (or failed for good): no longer being written.
+	w.dropMark()
 	spareEncoder(w.slow, lowRateLevel, min(w.window, lowRateWindow))
 	spareEncoder(w.fast, w.opts.Level, w.window)
 	w.enc, w.slow, w.fast = nil, nil, nil
 	if w.file != nil {
-		if err == nil {
-			if serr := w.file.Sync(); serr != nil {
-				err = w.fail("sync", serr)
-			}
-		}
 		if cerr := w.file.Close(); cerr != nil && err == nil {
 			err = w.fail("close", cerr)
 		}
 	}
 	return err
+}
+
+// dropMark lets go of the mark of a capture being written.
+func (w *Writer) dropMark() {
+	if w.unmark != nil {
+		w.unmark()
+		w.unmark = nil
+	}
 }
 
 func (w *Writer) finish() error {

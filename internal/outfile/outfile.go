@@ -434,6 +434,16 @@ func (f *File) HeaderAt() (w io.WriterAt, ok bool) {
 	return f.file, true
 }
 
+// SyscallConn is the regular file's raw descriptor (syscall.Conn), so that
+// a capture writer marks the file as being written while it writes it
+// (capfile.BeingWritten); an error for other outputs.
+func (f *File) SyscallConn() (syscall.RawConn, error) {
+	if f.kind != Regular || f.file == nil {
+		return nil, errors.New("outfile: not a regular file")
+	}
+	return f.file.SyscallConn()
+}
+
 // Written is the number of bytes written so far.
 func (f *File) Written() int64 { return f.nbytes }
 
