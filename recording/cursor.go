@@ -62,6 +62,14 @@ func (r *cursor) open(k int) (*capfile.Reader, error) {
 	if pc.r != nil {
 		return pc.r, nil
 	}
+	if pc.p.follow != nil {
+		cr, err := pc.p.openLive(r.ctx)
+		if err != nil {
+			return nil, err
+		}
+		pc.r = cr
+		return cr, nil
+	}
 	o, err := pc.p.open(r.ctx)
 	if err != nil {
 		return nil, err
@@ -83,7 +91,7 @@ func (r *cursor) closePart(k int) {
 	pc := r.parts[k]
 	if pc.r != nil {
 		pc.r.Close()
-		if pc.p.stdin == nil {
+		if pc.p.stdin == nil && pc.o != nil {
 			pc.o.close()
 		}
 		pc.r, pc.o = nil, nil

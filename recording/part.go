@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/objstore"
@@ -73,6 +74,13 @@ type Part struct {
 	// first open (the header's peek): the next open reads them instead of
 	// fetching them again, and lets them go (see keepWhole).
 	whole []byte
+
+	// follow is set for the part of a followed recording (Following),
+	// read with a live reader; followOf is the part it follows, whose
+	// liveIndex is the follower's index so far, for its own readers.
+	follow    *Follow
+	followOf  *Part
+	liveIndex atomic.Pointer[capfile.Index]
 
 	// keptAt is the part's place among those keeping an index (on
 	// keptIndexes.mu), nil when it keeps none; keptBytes its index's size.
@@ -163,7 +171,12 @@ func (p *Part) closeRemote(r *objstore.Remote) error {
 // being written grows).
 func (p *Part) readerAt(ra random) (*capfile.Reader, error) {
 	if p.store == nil {
-		return capfile.NewReaderAt(ra, ra.Size())
+		r, err := capfile.NewReaderAt(ra, ra.Size())
+		if err == nil && !r.Clean() {
+			// Followed: seek with the follower's index.
+			r.UseIndex(p.liveIndex.Load())
+		}
+		return r, err
 	}
 	p.mu.Lock()
 	indexed := p.indexed

@@ -163,7 +163,9 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 		return eachMerged(ctx, chains, origins, sum, opts.Progress, h)
 	}
 	var err error
-	if opts.Sequential {
+	if opts.Sequential || rec.followed() {
+		// A followed recording hands each message on as it arrives,
+		// not in batches.
 		err = read(ctx, &sum, h)
 	} else {
 		err = readAhead(ctx, &sum, h, opts.Prepare, read)
@@ -293,6 +295,9 @@ type reader struct {
 var _ Stream = (*reader)(nil)
 
 func openReader(ctx context.Context, p *Part, meter *progress.Meter) (*reader, error) {
+	if p.follow != nil {
+		return openLiveReader(ctx, p, meter)
+	}
 	o, err := p.open(ctx)
 	if err != nil {
 		return nil, err

@@ -209,8 +209,9 @@ func showOne(ctx context.Context, o *ShowOptions, rec *recording.Recording, name
 		return cli.Damaged(fmt.Errorf("%w (after %d records)", err, st.Records))
 	}
 	if st.Torn != nil {
-		// Following, a torn tail is where the recorder is writing: the
-		// follower reports it as it goes (Stats.Torn is not set).
+		// Following, a torn tail is a recorder gone without closing the
+		// capture; not following, the end of a capture being written
+		// says so (capfile.IsLive).
 		fail, warn := o.Reading.Judge(st.Torn, st.Records)
 		if warn != nil {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %s: %v; showed the %d records before it\n", name, warn, st.Records)

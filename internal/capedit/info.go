@@ -46,9 +46,10 @@ type Summary struct {
 	Redacted []string `json:"redacted,omitempty"`
 	// Duration is the time of the last record (nanoseconds in JSON).
 	Duration time.Duration `json:"duration_ns"`
-	// Status is "clean" (closed cleanly), "torn" (the writer did not finish;
-	// every record before the tail was read) or "damaged" (reading stopped at
-	// damage; Problem says where).
+	// Status is "clean" (closed cleanly), "writing" (being written: its
+	// recorder holds it open; every record written so far was read),
+	// "torn" (the writer did not finish; every record before the tail was
+	// read) or "damaged" (reading stopped at damage; Problem says where).
 	Status string `json:"status"`
 	// Problem describes a torn tail or damage.
 	Problem string `json:"problem,omitempty"`
@@ -283,6 +284,8 @@ func InfoPart(ctx context.Context, part *recording.Part, opts InfoOptions) (*Sum
 	switch {
 	case readErr != nil:
 		s.Status, s.Problem = "damaged", readErr.Error()
+	case in.torn != nil && capfile.IsLive(in.torn.Err):
+		s.Status, s.Problem, s.Torn = "writing", in.torn.Err.Error(), in.torn
 	case in.torn != nil:
 		s.Status, s.Problem, s.Torn = "torn", in.torn.Err.Error(), in.torn
 	case !in.r.Clean():

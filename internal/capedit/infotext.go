@@ -24,6 +24,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 	switch s.Status {
 	case "clean":
 		row("status", "closed cleanly")
+	case "writing":
+		row("status", "being written (its recorder holds it open), %d records so far", s.Records)
 	case "torn":
 		row("status", "not closed cleanly (torn tail), %d intact records read; %s", s.Records, s.Problem)
 	default:

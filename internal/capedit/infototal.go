@@ -92,7 +92,7 @@ func (t *Total) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", k, fmt.Sprintf(format, args...)) }
 	var status []string
-	for _, st := range []string{"clean", "torn", "damaged"} {
+	for _, st := range []string{"clean", "writing", "torn", "damaged"} {
 		if n := t.Status[st]; n > 0 {
 			status = append(status, fmt.Sprintf("%d %s", n, st))
 		}

@@ -99,7 +99,8 @@ type Stats struct {
 	Shown    int64 // lines printed for records
 	Marked   int64 // of them, lines with a finding
 	Findings int64 // findings of the checker, all levels
-	// Torn is set when the capture ends in a torn tail (not followed).
+	// Torn is set when the capture ends in a torn tail (followed: its
+	// recorder is gone without closing it).
 	Torn error
 }
 

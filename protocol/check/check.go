@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -166,7 +167,10 @@ func unread(sum recording.Summary, err error) []string {
 	if err != nil {
 		out = append(out, fmt.Sprintf("reading stopped after %d messages: %v", sum.Messages, err))
 	}
-	if sum.Torn != nil {
+	switch {
+	case capfile.IsLive(sum.Torn):
+		out = append(out, fmt.Sprintf("the capture is being written (its recorder holds it open): %d messages so far", sum.Messages))
+	case sum.Torn != nil:
 		out = append(out, fmt.Sprintf("the capture ends in a torn record after %d messages (%v)", sum.Messages, sum.Torn))
 	}
 	out = append(out, sum.Gaps()...)
