@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // rotated writes recs as the recorder's rotation does: part k (from 1)
@@ -197,5 +198,63 @@ func TestRecordsReadsPartsAsOneCapture(t *testing.T) {
 		if err != nil || string(rec.Payload) != strconv.Itoa(int(i)) || r.Index() != i {
 			t.Errorf("seek to %v: got %s (index %d, %v)", time.Duration(all[i].Time), rec.Payload, r.Index(), err)
 		}
+	}
+}
+
+// TestReadFromPart: a recording opened with the headers of its first parts
+// known (Options.Known) reads none of those parts, and read from a later
+// part (ReadOptions.From) numbers and times its messages as a read of every
+// part does.
+func TestReadFromPart(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	all := numbered(45)
+	parts := rotated(t, dir, "run", "http://a/events", start, all, []int{10, 25, 40})
+	ctx := context.Background()
+	type seen struct {
+		index  int64
+		offset time.Duration
+		raw    string
+	}
+	read := func(rec *Recording, from From) []seen {
+		t.Helper()
+		var out []seen
+		if _, err := rec.Read(ctx, ReadOptions{From: from}, Handler{Message: func(m *protocol.Message) error {
+			out = append(out, seen{m.Index, m.Offset, string(m.Raw)})
+			return nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	recs, err := Open(ctx, parts, Options{})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d recordings, %v", len(recs), err)
+	}
+	full := read(recs[0], From{})
+	headers := map[string]capfile.Header{}
+	for _, p := range recs[0].Parts[:2] {
+		headers[p.Name] = p.Header
+		// A read of either part would now fail.
+		if err := os.WriteFile(p.Name, []byte("not a capture any more"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err = Open(ctx, parts, Options{
+		Changed: func(name string, _ Stamp) bool { return name == parts[3] },
+		Known: func(name string, _ Stamp) (capfile.Header, bool) {
+			h, ok := headers[name]
+			return h, ok
+		},
+	})
+	if err != nil || len(recs) != 1 || len(recs[0].Parts) != 4 || len(recs[0].Problems) > 0 {
+		t.Fatalf("opened with known headers: %d recordings, %v", len(recs), err)
+	}
+	got := read(recs[0], From{Part: 2, Index: 25})
+	if fmt.Sprint(got) != fmt.Sprint(full[25:]) {
+		t.Errorf("read from part 3:\n%v\nwant\n%v", got, full[25:])
+	}
+	if _, err := recs[0].Read(ctx, ReadOptions{From: From{Part: 4}}, Handler{Message: func(*protocol.Message) error { return nil }}); err == nil {
+		t.Errorf("a read from a part past the last was not refused")
 	}
 }

@@ -56,6 +56,7 @@ type Part struct {
 	opened *opened   // standard input once looked at (read once)
 	size   int64     // bytes, -1 when unknown (a stream)
 	stamp  Stamp     // what a listing said of it (Options.Changed)
+	known  bool      // its header came from Options.Known, not from the part
 
 	mu sync.Mutex
 	// openMu makes concurrent first opens of an object through its index

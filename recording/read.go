@@ -89,6 +89,20 @@ type ReadOptions struct {
 	// reading goroutine, so that the engine does less on the handler's.
 	// It is ignored with Sequential.
 	Prepare *protocol.Preparation
+	// From, when its Part is above 0, reads a recording's parts from that
+	// one on: those before it were read by an earlier run (a check that
+	// goes on where the last one ended, protocol/check.Resume). Records
+	// are numbered and timed as a read of every part numbers and times
+	// them. Joined recordings (Join) cannot be read from a part.
+	From From
+}
+
+// From is where ReadOptions.From starts: part Part (an index into
+// Recording.Parts), whose first record is record number Index of the
+// recording (the records of the parts before it).
+type From struct {
+	Part  int
+	Index int64
 }
 
 // Read passes the recording's header, messages in order and (for captures)
@@ -126,7 +140,13 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 			groups = append(groups, r.Parts)
 		}
 	}
-	first := 0
+	if opts.From.Part > 0 {
+		if rec.joined != nil || opts.From.Part >= len(rec.Parts) {
+			return sum, fmt.Errorf("%s: cannot be read from its part %d", rec.Name, opts.From.Part+1)
+		}
+		groups = [][]*Part{rec.Parts[opts.From.Part:]}
+	}
+	first := opts.From.Part
 	for _, parts := range groups {
 		c := &chain{parts: parts, first: first, meter: opts.Progress}
 		first += len(parts)
@@ -139,6 +159,12 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 	for _, c := range chains {
 		if err := c.openFirst(ctx); err != nil {
 			return sum, err
+		}
+	}
+	if opts.From.Part > 0 {
+		// Offsets count from the recording's start, its first part's.
+		if st := rec.Parts[0].Header.Start; !st.IsZero() {
+			chains[0].start, chains[0].hasStart = st.UnixNano(), true
 		}
 	}
 	for i, p := range rec.Parts {
@@ -160,7 +186,7 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 		if len(chains) == 1 && len(rec.Parts) == 1 {
 			return chains[0].cur.each(ctx, sum, h)
 		}
-		return eachMerged(ctx, chains, origins, sum, opts.Progress, h)
+		return eachMerged(ctx, chains, origins, opts.From.Index, sum, opts.Progress, h)
 	}
 	var err error
 	if opts.Sequential || rec.followed() {
@@ -196,14 +222,14 @@ func (rec *Recording) Read(ctx context.Context, opts ReadOptions, h Handler) (Su
 // eachMerged reads the chains one after the other when there is one (the
 // parts of a rotated recording), interleaved by time when there are several
 // (joined recordings).
-func eachMerged(ctx context.Context, chains []*chain, origins *OriginMap, sum *Summary, meter *progress.Meter, h Handler) error {
+// Records are numbered from index.
+func eachMerged(ctx context.Context, chains []*chain, origins *OriginMap, index int64, sum *Summary, meter *progress.Meter, h Handler) error {
 	streams := make([]Stream, len(chains))
 	for i, c := range chains {
 		streams[i] = c
 	}
 	merge := NewMerge(streams)
 	var (
-		index  int64
 		base   int64
 		primed bool
 		last   *reader

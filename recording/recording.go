@@ -36,6 +36,12 @@ type Options struct {
 	// false for every part (an incremental check of a prefix: only what
 	// is new).
 	Changed func(name string, s Stamp) bool
+	// Known, when set with Changed, gives the header of a part Changed
+	// answered false for that Open needs as an earlier part of a new
+	// one: a part the caller checked before and will not read again (see
+	// ReadOptions.From). Open takes that header instead of reading the
+	// part's; a part Known does not know (false) is read as before.
+	Known func(name string, s Stamp) (capfile.Header, bool)
 	// Concurrency bounds the objects fetched at once while the parts are
 	// opened (their headers read, a small object whole); 0:
 	// DefaultConcurrency.
@@ -109,7 +115,7 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 	}
 	var errs []error
 	if opts.Changed != nil {
-		if parts, errs = changedParts(ctx, parts, opts.Changed, opts.Concurrency); len(parts) == 0 {
+		if parts, errs = changedParts(ctx, parts, &opts); len(parts) == 0 {
 			return nil, nil
 		}
 	} else {
@@ -138,8 +144,10 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 // changedParts returns the parts changed says are new, with the earlier
 // parts of their recordings (each header's previous part, read in turn), in
 // the order they were named, and each one's error of reading its header.
-// Only those parts' headers are read.
-func changedParts(ctx context.Context, parts []*Part, changed func(string, Stamp) bool, parallel int) ([]*Part, []error) {
+// Only those parts' headers are read, and of the earlier parts only those
+// opts.Known does not know.
+func changedParts(ctx context.Context, parts []*Part, opts *Options) ([]*Part, []error) {
+	changed, parallel := opts.Changed, opts.Concurrency
 	type key struct{ dir, base string }
 	byName := map[key]*Part{}
 	keep := map[*Part]bool{}
@@ -153,8 +161,14 @@ func changedParts(ctx context.Context, parts []*Part, changed func(string, Stamp
 	}
 	perr := map[*Part]error{}
 	for len(todo) > 0 {
-		for i, err := range peekAll(ctx, todo, parallel) {
-			perr[todo[i]] = err
+		var peek []*Part
+		for _, p := range todo {
+			if !p.known {
+				peek = append(peek, p)
+			}
+		}
+		for i, err := range peekAll(ctx, peek, parallel) {
+			perr[peek[i]] = err
 		}
 		var more []*Part
 		for _, p := range todo {
@@ -163,6 +177,12 @@ func changedParts(ctx context.Context, parts []*Part, changed func(string, Stamp
 			}
 			if q := byName[key{p.dir(), p.Previous}]; q != nil && !keep[q] {
 				keep[q] = true
+				if opts.Known != nil {
+					if h, ok := opts.Known(q.Name, q.stamp); ok {
+						q.setHeader(h)
+						q.known = true
+					}
+				}
 				more = append(more, q)
 			}
 		}

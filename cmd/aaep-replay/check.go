@@ -164,7 +164,7 @@ read).`,
 	f.BoolVar(&opts.Summary, "summary", false, "text report: findings per rule and level, worst sessions, first occurrence of each rule")
 	f.BoolVar(&opts.All, "all", false, "text report: every finding, however long (default: a summary when the list is longer than a screen)")
 	f.StringVar(&opts.SinceArg, "since", "", "check only the recordings with a part (file or object) modified at or after this time: RFC 3339, or a duration (24h) before now")
-	f.StringVar(&opts.State, "state", "", "a file (or s3:// object) remembering the parts checked (name, size, ETag or time): check only what is new or changed since, and update it after a run that read everything")
+	f.StringVar(&opts.State, "state", "", "a file (or s3:// object) remembering the parts checked (name, size, ETag or time) and where each recording's check goes on: check only what is new or changed since (a grown recording from its new parts), and update it after a run that read everything")
 	f.StringVar(&opts.ShardArg, "shard", "", "I/N: judge only the recordings of shard I of N (FNV-1a 64 of the first part's name, modulo N; see docs/fleet.md)")
 	f.BoolVar(&opts.MergeReports, "merge-reports", false, "merge the JSON reports of shards (the FILEs) into one, as a single check writes it")
 	numflag.Int(f, &opts.S3Concurrency, "s3-concurrency", recording.DefaultConcurrency, numflag.Positive(), "objects fetched at once from object storage while the parts are opened (a small part whole, in one request)")
@@ -202,6 +202,9 @@ func checkRun(opts *CheckOptions) error {
 			inc.state = st
 		}
 		ropts.Changed = inc.changed
+		if opts.State != "" {
+			ropts.Known = inc.known
+		}
 	}
 	recs, err := a.recordingsWith("check", opts.Inputs, ropts)
 	if err != nil {
@@ -225,7 +228,7 @@ func checkRun(opts *CheckOptions) error {
 				}
 			}
 			if inc != nil && opts.State != "" {
-				if err := inc.save(a, opts.State, nil, opts.Inputs); err != nil {
+				if err := inc.save(a, opts.State, nil, nil, opts.Inputs); err != nil {
 					return cli.Output(fmt.Errorf("--state: %w", err))
 				}
 			}
@@ -260,11 +263,24 @@ func checkRun(opts *CheckOptions) error {
 		}
 		reports[i] = rep
 	}
+	var resumes []*check.Resume
+	if inc != nil && opts.State != "" {
+		resumes = make([]*check.Resume, len(recs))
+		for i, rec := range recs {
+			resumes[i] = inc.resumeOf(rec)
+		}
+		if inc.resumed > 0 && !a.quiet {
+			fmt.Fprintf(a.Err, "aaep-replay: check: %d of %d recordings go on where the last check ended (their new parts read, the records still open kept in %s)\n", inc.resumed, len(recs), opts.State)
+		}
+	}
 	meter := a.meter("check")
 	outcomes := check.RunEach(a.ctx, recs, opts.Check.config(), checkParallel, func(i int) (protocol.Sink, *check.Observer) {
 		var obs check.Observer
 		if len(recs) == 1 {
 			obs.Progress = meter
+		}
+		if resumes != nil {
+			obs.Resume = resumes[i]
 		}
 		return reports[i].Sink(nil), &obs
 	})
@@ -328,7 +344,13 @@ func checkRun(opts *CheckOptions) error {
 	}
 	if opts.State != "" && firstErr == nil && incomplete == 0 {
 		// Everything given was read: the next run need not read it again.
-		if err := inc.save(a, opts.State, recs, opts.Inputs); err != nil {
+		snaps := make([]*check.Snapshot, len(outcomes))
+		for i, o := range outcomes {
+			if o.Result != nil {
+				snaps[i] = o.Result.Snapshot
+			}
+		}
+		if err := inc.save(a, opts.State, recs, snaps, opts.Inputs); err != nil {
 			return cli.Output(fmt.Errorf("--state: %w", err))
 		}
 	}

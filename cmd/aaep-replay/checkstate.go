@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/objstore"
+	"github.com/aaep-tools/aaepkit/protocol/check"
 	"github.com/aaep-tools/aaepkit/recording"
 )
 
@@ -29,24 +31,46 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, cli.Usagef("--since %q: neither an RFC 3339 time (2026-11-26T00:00:00Z) nor a duration (24h) before now", s)
 }
 
-// stateVersion is the version of check --state's file.
-const stateVersion = 1
+// stateVersion is the version of check --state's file; version 1 (parts
+// only, no header and no recording to go on with) is read too.
+const stateVersion = 2
 
 // checkState is what check --state remembers: each part checked, by name,
-// with what its listing said of it then.
+// with what its listing said of it then and its header; and, for each
+// recording a later part may extend, where its check goes on.
 type checkState struct {
 	Version int                   `json:"version"`
 	Parts   map[string]stateEntry `json:"parts"`
+	// Recordings are by their first part's name.
+	Recordings map[string]*recordingState `json:"recordings,omitempty"`
+
+	settled map[string]bool // parts of a recording that can go on (known)
 }
 
 type stateEntry struct {
 	Size     int64     `json:"size"`
 	Modified time.Time `json:"modified"`
 	ETag     string    `json:"etag,omitempty"`
+	// Header is a capture's header: a run that goes on after the part
+	// does not read it again.
+	Header *capfile.Header `json:"header,omitempty"`
 }
 
-func entryOf(s recording.Stamp) stateEntry {
-	return stateEntry{Size: s.Size, Modified: s.Modified.UTC(), ETag: s.ETag}
+// recordingState is where the check of a recording goes on: after the
+// parts read, from the analysis state at their end (the records still
+// open, check.Snapshot).
+type recordingState struct {
+	Parts    []string        `json:"parts"`
+	Snapshot *check.Snapshot `json:"snapshot"`
+}
+
+func entryOf(s recording.Stamp, p *recording.Part) stateEntry {
+	e := stateEntry{Size: s.Size, Modified: s.Modified.UTC(), ETag: s.ETag}
+	if p.Format == recording.FormatCapture {
+		h := p.Header
+		e.Header = &h
+	}
+	return e
 }
 
 // same reports whether a part's stamp is what the state remembers: the same
@@ -81,8 +105,8 @@ func readState(a *app, path string) (*checkState, error) {
 	if err := json.Unmarshal(data, st); err != nil {
 		return nil, cli.Usagef("--state %s: not a state file of check: %w", path, err)
 	}
-	if st.Version != stateVersion {
-		return nil, cli.Usagef("--state %s: version %d, this aaep-replay reads version %d", path, st.Version, stateVersion)
+	if st.Version != stateVersion && st.Version != 1 {
+		return nil, cli.Usagef("--state %s: version %d, this aaep-replay reads versions 1 and %d", path, st.Version, stateVersion)
 	}
 	if st.Parts == nil {
 		st.Parts = map[string]stateEntry{}
@@ -93,11 +117,12 @@ func readState(a *app, path string) (*checkState, error) {
 // incremental is what check --since and --state select: the parts named
 // (with their stamps) and which of them are new.
 type incremental struct {
-	since  time.Time
-	state  *checkState
-	listed map[string]recording.Stamp
-	order  int // parts listed
-	picked int // parts new
+	since   time.Time
+	state   *checkState
+	listed  map[string]recording.Stamp
+	order   int // parts listed
+	picked  int // parts new
+	resumed int // recordings checked from where the last run ended
 }
 
 // changed is recording.Options.Changed: a part is new when it was modified
@@ -126,22 +151,100 @@ func (c *incremental) changed(name string, s recording.Stamp) bool {
 	return isNew
 }
 
+// known is recording.Options.Known: the header of a part checked before,
+// unchanged, of a recording whose check goes on after it (every part the
+// state names for it unchanged), which this run does not read again.
+func (c *incremental) known(name string, s recording.Stamp) (capfile.Header, bool) {
+	st := c.state
+	if st == nil {
+		return capfile.Header{}, false
+	}
+	if st.settled == nil {
+		st.settled = map[string]bool{}
+		for _, rs := range st.Recordings {
+			if !c.resumable(rs) {
+				continue
+			}
+			for _, p := range rs.Parts {
+				st.settled[p] = true
+			}
+		}
+	}
+	e, ok := st.Parts[name]
+	if !ok || !st.settled[name] || e.Header == nil || !e.same(s) {
+		return capfile.Header{}, false
+	}
+	return *e.Header, true
+}
+
+// resumable reports whether a recording's check can go on where the state
+// says: a snapshot this aaep-replay reads, and every part it was taken
+// after listed as it was then.
+func (c *incremental) resumable(rs *recordingState) bool {
+	if rs == nil || rs.Snapshot == nil || rs.Snapshot.Version != check.SnapshotVersion || len(rs.Parts) == 0 {
+		return false
+	}
+	for _, p := range rs.Parts {
+		e, ok := c.state.Parts[p]
+		if s, listed := c.listed[p]; !ok || !listed || !e.same(s) || e.Header == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// resumeOf says how the check of rec goes on: from the state's snapshot
+// after the parts it was taken after, when rec begins with them and has
+// more; from the start otherwise. Either way the run keeps a snapshot for
+// the next.
+func (c *incremental) resumeOf(rec *recording.Recording) *check.Resume {
+	r := &check.Resume{Keep: true}
+	if c.state == nil {
+		return r
+	}
+	rs := c.state.Recordings[rec.Parts[0].Name]
+	if !c.resumable(rs) || len(rec.Parts) <= len(rs.Parts) {
+		return r
+	}
+	for i, p := range rs.Parts {
+		if rec.Parts[i].Name != p {
+			return r
+		}
+	}
+	r.From, r.Part = rs.Snapshot, len(rs.Parts)
+	c.resumed++
+	return r
+}
+
 // save writes the state file after a run: the parts checked with their
 // stamps now, the other parts still listed as the state had them (parts no
 // longer listed are forgotten). It is written whole, replacing the old
 // file only once written (the repository's output policy).
-func (c *incremental) save(a *app, path string, recs []*recording.Recording, inputs []string) error {
-	next := &checkState{Version: stateVersion, Parts: map[string]stateEntry{}}
+//
+// A recording checked whole keeps its snapshot (snaps[i] for recs[i], nil:
+// none), from which the next run goes on once it has a new part; the
+// recordings not checked keep theirs while their first part is listed.
+func (c *incremental) save(a *app, path string, recs []*recording.Recording, snaps []*check.Snapshot, inputs []string) error {
+	next := &checkState{Version: stateVersion, Parts: map[string]stateEntry{}, Recordings: map[string]*recordingState{}}
 	for name := range c.listed {
 		if e, ok := c.state.Parts[name]; ok && name != "-" {
 			next.Parts[name] = e
 		}
+		if rs, ok := c.state.Recordings[name]; ok {
+			next.Recordings[name] = rs
+		}
 	}
-	for _, r := range recs {
+	for i, r := range recs {
+		var names []string
 		for _, p := range r.Parts {
 			if s, ok := c.listed[p.Name]; ok && p.Name != "-" {
-				next.Parts[p.Name] = entryOf(s)
+				next.Parts[p.Name] = entryOf(s, p)
 			}
+			names = append(names, p.Name)
+		}
+		delete(next.Recordings, r.Parts[0].Name)
+		if i < len(snaps) && snaps[i] != nil {
+			next.Recordings[r.Parts[0].Name] = &recordingState{Parts: names, Snapshot: snaps[i]}
 		}
 	}
 	data, err := json.MarshalIndent(next, "", "  ")

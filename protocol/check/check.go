@@ -86,6 +86,9 @@ type Observer struct {
 	Conn func(stream string, c *protocol.Conn)
 	// Progress counts the records read (nil: no progress display).
 	Progress *progress.Meter
+	// Resume, when set, goes on from an earlier run of the recording, or
+	// keeps what the next run needs to (see Resume, Snapshot).
+	Resume *Resume
 }
 
 // Result is what a Run read and found, besides what went to the sink.
@@ -106,6 +109,10 @@ type Result struct {
 	// tail, lines over the size limit, no message at all. Empty when the
 	// verdict may be PASS or FAIL.
 	Incomplete []string
+	// Snapshot is what the next run needs to go on where this one ended
+	// (Resume.Keep), nil when not asked for, when reading stopped
+	// part-way, or when the open sessions hold more than KeepBudget.
+	Snapshot *Snapshot
 }
 
 // Complete reports whether the whole recording was read.
@@ -122,9 +129,21 @@ func Run(ctx context.Context, rec *recording.Recording, cfg Config, sink protoco
 	if obs == nil {
 		obs = &Observer{}
 	}
-	p, err := NewPass(cfg, rec, sink)
+	rs := obs.Resume
+	if rs == nil {
+		rs = &Resume{}
+	}
+	p, err := newPass(cfg, rec, sink, rs.Keep || rs.From != nil)
 	if err != nil {
 		return nil, err
+	}
+	if rs.Keep {
+		p.keep = newKeeper()
+	}
+	ropts := recording.ReadOptions{Progress: obs.Progress, Prepare: p.Preparation()}
+	if rs.From != nil {
+		p.restore(rs.From)
+		ropts.From = recording.From{Part: rs.Part, Index: rs.From.Next}
 	}
 	h := recording.Handler{
 		Message: func(m *protocol.Message) error {
@@ -147,7 +166,7 @@ func Run(ctx context.Context, rec *recording.Recording, cfg Config, sink protoco
 			}
 		},
 	}
-	sum, rerr := rec.Read(ctx, recording.ReadOptions{Progress: obs.Progress, Prepare: p.Preparation()}, h)
+	sum, rerr := rec.Read(ctx, ropts, h)
 	if rerr != nil && sum.Format == "" {
 		// Not even recognised as a capture or JSON lines: nothing to report.
 		return nil, rerr
@@ -155,8 +174,12 @@ func Run(ctx context.Context, rec *recording.Recording, cfg Config, sink protoco
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	var snap *Snapshot
+	if p.keep != nil && rerr == nil && sum.Torn == nil {
+		snap = p.keep.snapshot(ropts.From.Index + sum.Messages + sum.Skipped)
+	}
 	p.Finish()
-	res := &Result{Recording: rec, Streams: p.Streams(), Stats: p.Stats(), Read: sum, Err: rerr}
+	res := &Result{Recording: rec, Streams: p.Streams(), Stats: p.Stats(), Read: sum, Err: rerr, Snapshot: snap}
 	res.Incomplete = append(append([]string(nil), rec.Problems...), unread(sum, rerr)...)
 	return res, nil
 }
@@ -223,12 +246,23 @@ type Pass struct {
 	last    string // the stream of the last message, and its engine
 	lastEng *protocol.Engine
 	doc     payload.Doc // decodes a message an Observer sees undecoded
+	keep    *keeper     // what a Snapshot keeps (Resume.Keep), or nil
+	muted   bool        // a Snapshot is being restored: the sink hears nothing
 }
 
 // NewPass starts a pass over rec (nil: a stream of live sources, as a test
 // feeds it). The error is for a configuration no engine accepts.
 func NewPass(cfg Config, rec *recording.Recording, sink protocol.Sink) (*Pass, error) {
+	return newPass(cfg, rec, sink, false)
+}
+
+// newPass is NewPass; with resuming, the sink is muted while a Snapshot is
+// restored and tells the keeper of sessions done.
+func newPass(cfg Config, rec *recording.Recording, sink protocol.Sink, resuming bool) (*Pass, error) {
 	p := &Pass{cfg: cfg, rec: rec, sink: sink, engines: map[string]*protocol.Engine{}}
+	if resuming {
+		p.sink = p.muteSink(sink)
+	}
 	// The configuration is checked, and the preparation made, once.
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -284,6 +318,9 @@ func (p *Pass) Message(m *protocol.Message) string {
 	if eng, _ := p.engine(s); eng != nil {
 		eng.Feed(m)
 	}
+	if p.keep != nil {
+		p.keep.message(s, m)
+	}
 	return s
 }
 
@@ -296,6 +333,9 @@ func (p *Pass) Conn(c *protocol.Conn) string {
 	}
 	if eng, _ := p.engine(s); eng != nil {
 		eng.Connection(c)
+	}
+	if p.keep != nil {
+		p.keep.conn(s, c)
 	}
 	return s
 }
