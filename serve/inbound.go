@@ -85,7 +85,15 @@ func (s *Server) handleReply(sub *subscriber, raw []byte, via string) (int, []by
 	} else if s.opts.Shared {
 		verdict, reason, session = s.reg.settle(&rp)
 	}
-	s.recordMessageFor(target, rp.SubscriptionID, raw, session, capfile.Attr{Key: "verdict", Value: verdict})
+	owner := target
+	if owner == nil {
+		// No active subscription: an SSE subscriber's POST while its
+		// stream is cut, before it is back. It is still that
+		// subscriber's: the closed subscription it names, or else the one
+		// its token was written to.
+		owner = s.recentlyClosed(rp.SubscriptionID, rp.ReplyToken)
+	}
+	s.recordMessageFor(owner, rp.SubscriptionID, raw, session, capfile.Attr{Key: "verdict", Value: verdict})
 	n := Notice{Kind: NoticeReply, Transport: via, MessageType: rp.Type, Token: rp.ReplyToken, Decision: rp.Decision,
 		Response: rp.Response, Verdict: verdict, Reason: reason, Payload: json.RawMessage(raw)}
 	if target != nil {

@@ -38,9 +38,10 @@ func (s *Server) recordMessage(sub *subscriber, raw []byte, session string, extr
 }
 
 // recordMessageFor is recordMessage for a message that names subscription
-// named when sub is nil: an SSE subscriber's POST that comes while its
-// stream is cut, before it is back, still belongs to its subscription
-// (source 0, as a handshake by POST is).
+// named when sub is nil (a POST naming a subscription serve does not know:
+// source 0, as a handshake by POST is). A reply that comes while its
+// subscriber's SSE stream is cut is given its closed subscriber as sub
+// (handleReply), and is filed under it.
 func (s *Server) recordMessageFor(sub *subscriber, named string, raw []byte, session string, extra ...capfile.Attr) {
 	if s.opts.Record == nil {
 		return

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -486,6 +487,31 @@ func (s *Server) lookup(id string) *subscriber {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.subs[id]
+}
+
+// recentlyClosed returns the most recently closed subscription called id,
+// or, when id is empty, the most recently closed one the token was
+// written to; nil when there is none.
+func (s *Server) recentlyClosed(id, token string) *subscriber {
+	s.mu.Lock()
+	closed := slices.Clone(s.closedS)
+	s.mu.Unlock()
+	for i := len(closed) - 1; i >= 0; i-- {
+		sub := closed[i]
+		if id != "" {
+			if sub.id == id {
+				return sub
+			}
+			continue
+		}
+		sub.mu.Lock()
+		prompted := sub.prompted[token]
+		sub.mu.Unlock()
+		if prompted && token != "" {
+			return sub
+		}
+	}
+	return nil
 }
 
 // findByToken returns an active subscription for which token is outstanding.

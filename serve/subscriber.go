@@ -89,6 +89,9 @@ type subscriber struct {
 	caps       map[string]json.RawMessage // requested capabilities (for renegotiation)
 	subscriber string                     // subscriber_id from the request
 	closeInfo  *CloseInfo
+	// prompted are the reply tokens written to this subscriber, so that
+	// a reply that comes after it was cut is recorded as its own.
+	prompted map[string]bool
 
 	lat        timing.Lateness
 	write      timing.Lateness // how long each flush took

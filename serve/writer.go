@@ -157,6 +157,12 @@ func (w *writer) writeBatch(batch []*event) (done int, ok bool) {
 		}
 		if ev.Blocking != nil {
 			s.reg.issue(ev.Blocking, ev.ID, ev.Session, s.pool == nil)
+			s.mu.Lock()
+			if s.prompted == nil {
+				s.prompted = map[string]bool{}
+			}
+			s.prompted[ev.Blocking.Token] = true
+			s.mu.Unlock()
 		}
 		if !w.put(ev, due) {
 			return done, false

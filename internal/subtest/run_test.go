@@ -336,17 +336,47 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 // TestReplyWhileCutIsTheSubscriptions: the scripted user answers the
 // redelivery scenario's confirmation at once, so the reply's POST comes
 // while the stream is cut, before the subscriber is back. It is recorded
-// as its subscription's (the subscription_id it names), not as a stray
-// message: the run passes with no finding. Before, it was recorded with no
+// as the subscriber's that sent it: under the origin and subscription of
+// the stream that carried the prompt, not the replay's own origin (0), and
+// the run has no finding of it. Before, it was recorded with no
 // subscription, and the check saw a reply to a token nobody issued
 // (SEQ-REPLY-KNOWN-TOKEN) whenever a loaded machine made the reconnect
-// slower than the user.
+// slower than the user; then, with its subscription_id, under origin 0;
+// a subscriber without a handshake (no subscription_id to name) still
+// had its reply filed under the replay itself.
 func TestReplyWhileCutIsTheSubscriptions(t *testing.T) {
-	t.Parallel()
-	sc := builtinT(t, "redelivery")
-	sc.Decisions[0].Delay = 20 * time.Millisecond
-	res, _ := run(t, sc, Options{Exec: subPy(t, "good")})
-	if !res.Passed() || len(res.Findings) != 0 {
-		t.Errorf("passed=%v, findings %q: %+v", res.Passed(), ruleIDs(res), res.Outcomes)
+	for _, tc := range []struct{ mode, rules string }{
+		{"good", ""},
+		{"nohandshake", "SHOULD NEG-REPLY-SUBID-UNISSUED"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			sc := builtinT(t, "redelivery")
+			sc.Decisions[0].Delay = 20 * time.Millisecond
+			res, x := run(t, sc, Options{Exec: subPy(t, tc.mode)})
+			if !res.Passed() || ruleIDs(res) != tc.rules {
+				t.Errorf("passed=%v, findings %q, want %q: %+v", res.Passed(), ruleIDs(res), tc.rules, res.Outcomes)
+			}
+			if x == nil {
+				t.Fatal("no recording")
+			}
+			prompt := x.awaiting("rpl_publish2")
+			var cut *entry
+			for i := range x.entries {
+				e := &x.entries[i]
+				if e.Conn != nil && e.connString("event") == capfile.ConnClosed && e.connString("cause") == "cut" {
+					cut = e
+				}
+				if !e.isReply() {
+					continue
+				}
+				if e.Origin != prompt.Origin || e.Sub != prompt.Sub {
+					t.Errorf("reply %s on origin %d, subscription %q; the prompt %s went out on origin %d, subscription %q", at(e), e.Origin, e.Sub, at(prompt), prompt.Origin, prompt.Sub)
+				}
+				if cut == nil || e.Index < cut.Index {
+					t.Logf("reply %s came before the cut (the reconnect was quick): the case is not the one tested", at(e))
+				}
+			}
+		})
 	}
 }
