@@ -53,8 +53,14 @@ func builtin(name string, level int, sections []string, user, desc string, s *sc
 		Speed: 1, Linger: DefaultLinger, Expect: expect, File: "builtin", jsonl: s.jsonl()}
 }
 
-// deciding sets the scripted user's decisions.
+// deciding sets the scripted user's decisions (a reply when no action is
+// given).
 func (sc *Scenario) deciding(ds ...Decision) *Scenario {
+	for i := range ds {
+		if ds[i].Action == "" {
+			ds[i].Action = ActionReply
+		}
+	}
 	sc.Decisions = ds
 	return sc
 }
@@ -329,15 +335,17 @@ var builtins = []func() *Scenario{
 		return sc
 	},
 	func() *Scenario {
+		const first = "evt_a10000" // the session's first event
 		s := simple(sessA, func(s *script) {
 			s.wait(time.Second)
 			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Half way", "percent": 50}, "summary_normal": "Half way."})
 			s.wait(time.Second)
 		})
 		return builtin("renegotiation", 3, []string{"§5.7", "§9.5.2(4)"},
-			`Switch the verbosity to terse after the first event: the subscriber sends subscription.renegotiate with preferred_verbosity "terse".`,
+			`Switch the verbosity to terse after the first event (`+first+`): the subscriber sends subscription.renegotiate with preferred_verbosity "terse".`,
 			"Renegotiation mid-stream: subscription.renegotiate with the new capabilities, on the subscription it has.",
-			s, Expectation{Kind: ExpectSends, Type: "subscription.renegotiate", Fields: fields("capabilities", `{"preferred_verbosity":"terse"}`), Required: true})
+			s, Expectation{Kind: ExpectSends, Type: "subscription.renegotiate", Fields: fields("capabilities", `{"preferred_verbosity":"terse"}`), Required: true}).
+			deciding(Decision{Action: ActionRenegotiate, After: first, Capabilities: json.RawMessage(`{"preferred_verbosity":"terse"}`)})
 	},
 }
 

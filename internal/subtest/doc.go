@@ -15,7 +15,9 @@
 //	description: A confirmation the user rejects.
 //	user: Press "reject" on the confirmation.   # the scripted user's decision, in words
 //	decisions:                            # and for a harness (AAEP_TEST_DECISIONS)
-//	  - {token: rpl_abc, decision: reject, delay: 300ms}
+//	  - {token: rpl_abc, decision: reject, delay: 300ms}            # action: reply (the default)
+//	  - {action: renegotiate, after: evt_a10000, capabilities: {preferred_verbosity: terse}}
+//	  - {action: shutdown, after: evt_a10007}                        # quit: subscription.close
 //	capture: refund.jsonl                 # a capture or JSON Lines file, relative to this file
 //	speed: 1                              # or no_delay: true
 //	keepalive: 15s                        # the silence after which the stream gets a keepalive

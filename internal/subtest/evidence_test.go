@@ -1,6 +1,8 @@
 package subtest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,4 +61,63 @@ func TestPassedByAbsenceIsUnverified(t *testing.T) {
 			t.Errorf("no_reply %+v", o)
 		}
 	})
+}
+
+// TestEveryUserActionIsMachineReadable: every scripted user action of a
+// built-in is in AAEP_TEST_DECISIONS and the JSON verdict, not only in
+// words: each reply expected has its reply decision, a renegotiation its
+// renegotiate action, a subscription.close its shutdown action, each
+// acting after an event of the capture. The environment an exec'd
+// subscriber gets holds them as the verdict does.
+func TestEveryUserActionIsMachineReadable(t *testing.T) {
+	triggers := map[string]string{"subscription.renegotiate": ActionRenegotiate, "subscription.close": ActionShutdown}
+	for _, sc := range Builtins() {
+		ids := map[string]bool{}
+		for line := range strings.SplitSeq(string(sc.jsonl), "\n") {
+			if id := eventID([]byte(line)); id != "" {
+				ids[id] = true
+			}
+		}
+		has := func(action, token string) bool {
+			for _, d := range sc.Decisions {
+				if d.Action == action && d.Token == token {
+					return true
+				}
+			}
+			return false
+		}
+		for _, e := range sc.Expect {
+			switch {
+			case e.Kind == ExpectReply && !has(ActionReply, e.Token):
+				t.Errorf("%s expects a reply to %s, but the user has no decision for it", sc.Name, e.Token)
+			case e.Kind == ExpectSends && triggers[e.Type] != "" && !has(triggers[e.Type], ""):
+				t.Errorf("%s expects %s, but the user has no %s action", sc.Name, e.Type, triggers[e.Type])
+			}
+		}
+		for _, d := range sc.Decisions {
+			if d.Action == "" || (d.After != "" && !ids[d.After]) || (d.Action != ActionReply && d.After == "") {
+				t.Errorf("%s: decision %+v: no action, or after no event of the capture", sc.Name, d)
+			}
+		}
+	}
+	testdeps.Command(t, "curl", "curl")
+	t.Parallel()
+	env := filepath.Join(t.TempDir(), "decisions.json")
+	sc := builtinT(t, "renegotiation")
+	res, _ := run(t, sc, Options{Exec: `printf %s "$AAEP_TEST_DECISIONS" > ` + env + `; exec curl -sN {url}/events -o /dev/null`})
+	got, err := os.ReadFile(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"action":"renegotiate","after":"evt_a10000","capabilities":{"preferred_verbosity":"terse"}}]`
+	if string(got) != want {
+		t.Errorf("AAEP_TEST_DECISIONS=%s, want %s", got, want)
+	}
+	var js strings.Builder
+	if err := WriteJSON(&js, []*Result{res}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"action": "renegotiate"`) || !strings.Contains(js.String(), `"after": "evt_a10000"`) {
+		t.Errorf("the JSON verdict lacks the user's action:\n%s", js.String())
+	}
 }

@@ -1,6 +1,7 @@
 package subtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -331,9 +332,21 @@ func (p *parser) decisions(n *yaml.Node) ([]Decision, error) {
 	var out []Decision
 	for _, it := range items {
 		d := Decision{Line: it.Line}
-		err := p.fields(it, "decision", []string{"token", "decision", "response", "delay"}, func(key string, v *yaml.Node) error {
+		err := p.fields(it, "decision", []string{"action", "token", "decision", "response", "after", "capabilities", "delay"}, func(key string, v *yaml.Node) error {
 			var err error
 			switch key {
+			case "action":
+				d.Action, err = p.str(v, "decisions.action")
+				if err == nil && d.Action != ActionReply && d.Action != ActionRenegotiate && d.Action != ActionShutdown {
+					err = p.errf(v, "decisions.action: want %s, %s or %s, got %q", ActionReply, ActionRenegotiate, ActionShutdown, d.Action)
+				}
+			case "after":
+				d.After, err = p.str(v, "decisions.after")
+			case "capabilities":
+				d.Capabilities, err = p.jsonValue(v, "decisions.capabilities")
+				if err == nil && !bytes.HasPrefix(bytes.TrimSpace(d.Capabilities), []byte("{")) {
+					err = p.errf(v, "decisions.capabilities: want a capabilities object (§5.3)")
+				}
 			case "token":
 				d.Token, err = p.str(v, "decisions.token")
 			case "decision":
@@ -351,8 +364,20 @@ func (p *parser) decisions(n *yaml.Node) ([]Decision, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d.Token == "" {
+		if d.Action == "" {
+			d.Action = ActionReply
+		}
+		switch {
+		case d.Action == ActionReply && d.Token == "":
 			return nil, p.errf(it, "decision: say which prompt (token: rpl_...)")
+		case d.Action != ActionReply && (d.Token != "" || d.Decision != "" || len(d.Response) > 0):
+			return nil, p.errf(it, "decision: a %s acts after an event (after: evt_...), on no prompt: no token, decision or response", d.Action)
+		case d.Action != ActionReply && d.After == "":
+			return nil, p.errf(it, "decision: say after which event the user does it (after: evt_...)")
+		case d.Action == ActionRenegotiate && len(d.Capabilities) == 0:
+			return nil, p.errf(it, "decision: say what the renegotiation asks for (capabilities: {...})")
+		case d.Action != ActionRenegotiate && len(d.Capabilities) > 0:
+			return nil, p.errf(it, "decision: capabilities are for a renegotiation (action: renegotiate)")
 		}
 		out = append(out, d)
 	}

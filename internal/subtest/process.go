@@ -49,10 +49,7 @@ func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, e
 
 // decisionsJSON is the scripted user's decisions for a harness.
 func decisionsJSON(ds []Decision) string {
-	if ds == nil {
-		ds = []Decision{}
-	}
-	b, _ := json.Marshal(ds)
+	b, _ := json.Marshal(orEmpty(ds))
 	return string(b)
 }
 

@@ -93,6 +93,9 @@ type Result struct {
 	Level    int       `json:"level"`
 	Sections []string  `json:"sections"`
 	User     string    `json:"user"`
+	// Decisions are the scripted user's actions, as AAEP_TEST_DECISIONS
+	// gave them to the harness.
+	Decisions []Decision `json:"decisions"`
 	// NotRun says why the scenario could not be run (no subscriber
 	// attached, the capture could not be read); nothing else is set then.
 	NotRun string `json:"not_run,omitempty"`
@@ -169,7 +172,7 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if o.Output == nil {
 		o.Output = io.Discard
 	}
-	res := &Result{Scenario: sc, Name: sc.Name, Level: sc.Level, Sections: sc.Sections, User: sc.User, Transport: o.knownTransport()}
+	res := &Result{Scenario: sc, Name: sc.Name, Level: sc.Level, Sections: sc.Sections, User: sc.User, Decisions: orEmpty(sc.Decisions), Transport: o.knownTransport()}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
 	if res.Transport != "" && !sc.appliesTo(res.Transport) {
@@ -190,6 +193,12 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if err != nil {
 		res.NotRun = err.Error()
 		return res, nil
+	}
+	for _, d := range sc.Decisions {
+		if d.After != "" && !slices.ContainsFunc(events, func(e eventRef) bool { return e.ID == d.After }) {
+			res.NotRun = fmt.Sprintf("%s:%d: the user acts (%s) after event %s, which the capture does not have", sc.File, d.Line, d.Action, d.After)
+			return res, nil
+		}
 	}
 	for _, f := range sc.Faults {
 		if f.After > len(events) {
@@ -233,6 +242,14 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	}
 	res.CheckDuration = time.Since(checked)
 	return res, nil
+}
+
+// orEmpty is ds, or an empty list for none (JSON: [], not null).
+func orEmpty(ds []Decision) []Decision {
+	if ds == nil {
+		return []Decision{}
+	}
+	return ds
 }
 
 // knownTransport is the subscriber's transport when the options tell it

@@ -52,17 +52,39 @@ type Scenario struct {
 	captureLine int
 }
 
-// Decision is one thing the scripted user does: answer the prompt that
-// carries Token with Decision (a confirmation) or Response (a
-// clarification), Delay after the prompt appeared. A prompt without a
-// decision is left unanswered.
+// Decision is one thing the scripted user does, Delay after its trigger:
+// answer the prompt that carries Token with Decision (a confirmation) or
+// Response (a clarification), the prompt's appearance being the trigger
+// (a prompt without a decision is left unanswered); or, after the event
+// After, ask for other Capabilities (renegotiate) or quit the subscriber
+// (shutdown).
 type Decision struct {
-	Token    string          `json:"token"`
+	// Action is ActionReply, ActionRenegotiate or ActionShutdown.
+	Action   string          `json:"action"`
+	Token    string          `json:"token,omitempty"`
 	Decision string          `json:"decision,omitempty"`
 	Response json.RawMessage `json:"response,omitempty"`
-	Delay    time.Duration   `json:"delay_ns,omitempty"`
-	Line     int             `json:"-"`
+	// After is the event_id of the event after which the user acts
+	// (renegotiate, shutdown).
+	After string `json:"after,omitempty"`
+	// Capabilities are what a renegotiation asks for (a capabilities
+	// object, §5.7).
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	Delay        time.Duration   `json:"delay_ns,omitempty"`
+	Line         int             `json:"-"`
 }
+
+// Decision.Action values: what the scripted user does.
+const (
+	// ActionReply answers the prompt that carries the token.
+	ActionReply = "reply"
+	// ActionRenegotiate asks for other capabilities: the subscriber sends
+	// subscription.renegotiate (§5.7, §9.5.2(4)).
+	ActionRenegotiate = "renegotiate"
+	// ActionShutdown quits the subscriber: it closes its subscription
+	// cleanly (subscription.close, §9.5.2(7)) and ends.
+	ActionShutdown = "shutdown"
+)
 
 // FaultKind is what a fault does to the stream.
 type FaultKind string

@@ -19,6 +19,8 @@ user: Reject the refund.
 decisions:
   - {token: rpl_abc, decision: reject, delay: 300ms}
   - {token: rpl_q, response: roll_in}
+  - {action: renegotiate, after: evt_a10000, capabilities: {preferred_verbosity: terse}, delay: 1s}
+  - {action: shutdown, after: evt_a10003}
 capture: refund.jsonl
 speed: 2
 keepalive: 2s
@@ -53,15 +55,17 @@ func TestParseEveryKey(t *testing.T) {
 		sc.Speed != 2 || sc.Keepalive != 2*time.Second || sc.Linger != time.Second || sc.Reject != "rate_limit" {
 		t.Errorf("scenario %+v", sc)
 	}
-	if d := sc.Decisions; len(d) != 2 || d[0].Token != "rpl_abc" || d[0].Decision != "reject" || d[0].Delay != 300*time.Millisecond ||
-		d[0].Line != 8 || d[1].Token != "rpl_q" || string(d[1].Response) != `"roll_in"` {
+	if d := sc.Decisions; len(d) != 4 || d[0].Action != ActionReply || d[0].Token != "rpl_abc" || d[0].Decision != "reject" || d[0].Delay != 300*time.Millisecond ||
+		d[0].Line != 8 || d[1].Action != ActionReply || d[1].Token != "rpl_q" || string(d[1].Response) != `"roll_in"` ||
+		d[2].Action != ActionRenegotiate || d[2].After != "evt_a10000" || string(d[2].Capabilities) != `{"preferred_verbosity":"terse"}` || d[2].Delay != time.Second ||
+		d[3].Action != ActionShutdown || d[3].After != "evt_a10003" {
 		t.Errorf("decisions %+v", sc.Decisions)
 	}
 	wantFaults := []Fault{
-		{Kind: FaultCut, After: 3, Line: 16},
-		{Kind: FaultPause, After: 5, For: 40 * time.Second, Line: 17},
-		{Kind: FaultRedeliver, After: 4, Line: 18},
-		{Kind: FaultSlow, After: 2, Speed: 0.2, Line: 19},
+		{Kind: FaultCut, After: 3, Line: 18},
+		{Kind: FaultPause, After: 5, For: 40 * time.Second, Line: 19},
+		{Kind: FaultRedeliver, After: 4, Line: 20},
+		{Kind: FaultSlow, After: 2, Speed: 0.2, Line: 21},
 	}
 	if len(sc.Faults) != len(wantFaults) {
 		t.Fatalf("faults %+v", sc.Faults)
@@ -77,15 +81,15 @@ func TestParseEveryKey(t *testing.T) {
 		line     int
 	}
 	wants := []want{
-		{"reply rpl_abc decision=reject within 5s", true, 21},
-		{`reply rpl_q response="roll_in" within 30s once`, true, 22},
-		{"no_reply rpl_abc", true, 23},
-		{"no_reply at all", true, 24},
-		{`request over sse capabilities={"supports_confirmation_reply":true}`, true, 25},
-		{`sends subscription.renegotiate capabilities={"preferred_verbosity":"terse"}`, true, 26},
-		{"stays_connected", false, 27},
-		{"resumes within 3s", true, 28},
-		{"reply rpl_abc within 30s", false, 30},
+		{"reply rpl_abc decision=reject within 5s", true, 23},
+		{`reply rpl_q response="roll_in" within 30s once`, true, 24},
+		{"no_reply rpl_abc", true, 25},
+		{"no_reply at all", true, 26},
+		{`request over sse capabilities={"supports_confirmation_reply":true}`, true, 27},
+		{`sends subscription.renegotiate capabilities={"preferred_verbosity":"terse"}`, true, 28},
+		{"stays_connected", false, 29},
+		{"resumes within 3s", true, 30},
+		{"reply rpl_abc within 30s", false, 32},
 	}
 	if len(sc.Expect) != len(wants) {
 		t.Fatalf("%d expectations, want %d", len(sc.Expect), len(wants))
@@ -138,6 +142,11 @@ func TestParseErrors(t *testing.T) {
 		{"slow too fast", head + "faults:\n  - {slow: 2, after: 1}\n", `s.yaml:5: slow (a speed factor): want a number from 0.01 to 1, got "2"`},
 		{"two faults in one item", head + "faults:\n  - {cut: 1, redeliver: 2}\n", "s.yaml:5: fault: one of cut, pause, redeliver, slow per item (cut and redeliver given)"},
 		{"decision without token", head + "decisions:\n  - {decision: reject}\n", "s.yaml:5: decision: say which prompt (token: rpl_...)"},
+		{"unknown action", head + "decisions:\n  - {action: dance, after: evt_1}\n", `s.yaml:5: decisions.action: want reply, renegotiate or shutdown, got "dance"`},
+		{"renegotiate without after", head + "decisions:\n  - {action: renegotiate, capabilities: {preferred_verbosity: terse}}\n", "s.yaml:5: decision: say after which event the user does it (after: evt_...)"},
+		{"renegotiate without capabilities", head + "decisions:\n  - {action: renegotiate, after: evt_1}\n", "s.yaml:5: decision: say what the renegotiation asks for (capabilities: {...})"},
+		{"shutdown with a token", head + "decisions:\n  - {action: shutdown, after: evt_1, token: rpl_a}\n", "s.yaml:5: decision: a shutdown acts after an event (after: evt_...), on no prompt: no token, decision or response"},
+		{"capabilities not an object", head + "decisions:\n  - {action: renegotiate, after: evt_1, capabilities: terse}\n", "s.yaml:5: decisions.capabilities: want a capabilities object (§5.3)"},
 		{"faults not a list", head + "faults: {cut: 1}\n", "s.yaml:4: faults: want a list, got a mapping"},
 	}
 	for _, tc := range cases {

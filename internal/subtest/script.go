@@ -16,6 +16,8 @@ type script struct {
 	step  time.Duration
 	seq   map[string]int
 	count int
+	// lastEventID is the event_id of the last event appended.
+	lastEventID string
 }
 
 // scriptStart is the timestamp of every built-in capture's first event.
@@ -54,6 +56,7 @@ func (s *script) ev(sess, typ, urgency string, own F) *script {
 	}
 	s.buf.Write(b)
 	s.buf.WriteByte('\n')
+	s.lastEventID = m["event_id"].(string)
 	s.seq[sess]++
 	s.count++
 	s.t = s.t.Add(s.step)
@@ -97,5 +100,8 @@ func (s *script) confirm(sess, token, action, deflt string, timeout int, own F) 
 	}
 	return s.ev(sess, "awaiting.confirmation", "critical", m)
 }
+
+// lastID is the event_id of the last event appended.
+func (s *script) lastID() string { return s.lastEventID }
 
 func (s *script) jsonl() []byte { return append([]byte(nil), s.buf.Bytes()...) }

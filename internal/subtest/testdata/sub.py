@@ -23,6 +23,7 @@ can be seen to fail:
   noresume    after a cut, reconnects without Last-Event-ID
   noreturn    after a cut, never comes back (a pending answer is still sent)
   nohandshake opens the stream without a subscription.request
+  noclose     quits at the user's shutdown without subscription.close
   unnamed     hears only unnamed events, as EventSource's onmessage does
   nodeclare   claims level 2 without declaring supports_confirmation_reply
   badchoice   answers a clarification with a value that is not a choice
@@ -40,8 +41,9 @@ import urllib.request
 BASE = sys.argv[1].rstrip("/")
 MODE = sys.argv[2] if len(sys.argv) > 2 else "good"
 SCENARIO = os.environ.get("AAEP_TEST_SCENARIO", "")
-renegotiated = False
-DECISIONS = {d["token"]: d for d in json.loads(os.environ.get("AAEP_TEST_DECISIONS", "[]"))}
+ACTIONS = json.loads(os.environ.get("AAEP_TEST_DECISIONS", "[]"))
+DECISIONS = {d["token"]: d for d in ACTIONS if d.get("action", "reply") == "reply"}
+AFTER = {d["after"]: d for d in ACTIONS if d.get("action", "reply") != "reply"}
 
 KNOWN = {
     "session.started", "session.completed", "session.errored", "session.cancelled",
@@ -119,11 +121,22 @@ def on_event(ev):
                     del pending[token]
     if MODE == "leave" and short not in KNOWN:
         os._exit(0)
-    global renegotiated
-    if SCENARIO == "renegotiation" and not renegotiated and MODE == "good":
-        renegotiated = True  # the scripted user asks for terse announcements
+    act = AFTER.pop(ev.get("event_id"), None)
+    if act is not None:
+        threading.Timer(act.get("delay_ns", 0) / 1e9, user_acts, (act,)).start()
+
+
+def user_acts(act):
+    """The scripted user's action after an event (AAEP_TEST_DECISIONS)."""
+    if act["action"] == "renegotiate" and MODE == "good":
+        caps = dict(act["capabilities"], supports_confirmation_reply=True)
         post("/aaep/v1/replies", {"type": "subscription.renegotiate", "subscription_id": subscription_id,
-                                  "capabilities": {"preferred_verbosity": "terse", "supports_confirmation_reply": True}})
+                                  "capabilities": caps})
+    elif act["action"] == "shutdown":
+        if MODE != "noclose" and subscription_id is not None:
+            post("/aaep/v1/replies", {"type": "subscription.close", "subscription_id": subscription_id,
+                                      "reason_code": "subscriber_shutdown", "reason_message": "The user quit."})
+        os._exit(0)
 
 
 def subscribe():
