@@ -347,6 +347,10 @@ func TestReportText(t *testing.T) {
 				Session  string
 				Findings []struct{ Rule, Level string }
 			}
+			Streams []struct {
+				Stream   string
+				Findings []struct{ Protocol, Rule string }
+			}
 		}
 	}
 	if err := json.Unmarshal(buf.Bytes(), &whole); err != nil {
@@ -356,7 +360,9 @@ func TestReportText(t *testing.T) {
 		t.Fatalf("JSON report = %+v, want schema %d and one recording", whole, report.SchemaVersion)
 	}
 	doc := whole.Recordings[0]
-	if !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 || doc.Sessions[0].Findings[0].Level != "MUST" {
+	// The finding about the stream is in "streams", not a session.
+	if !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 2 || doc.Sessions[0].Findings[0].Level != "MUST" ||
+		len(doc.Streams) != 1 || len(doc.Streams[0].Findings) != 1 || doc.Streams[0].Findings[0].Protocol != protocol.StreamProtocol {
 		t.Errorf("JSON report = %+v", doc)
 	}
 }
@@ -512,14 +518,16 @@ func TestStreamingReport(t *testing.T) {
 					Session  string
 					Findings []struct{ Rule string }
 				}
+				Streams []struct{ Findings []struct{ Protocol string } }
 			}
 		}
 		if err := json.Unmarshal(out.Bytes(), &whole); err != nil || len(whole.Recordings) != 1 {
 			t.Fatalf("streamed JSON does not parse as one recording: %v\n%s", err, out.String())
 		}
 		doc := whole.Recordings[0]
-		if doc.Recording != "toy.jsonl" || doc.Messages != 5 || !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 3 ||
-			doc.Sessions[0].Session != "s1" || doc.Sessions[0].Findings[0].Rule != "TOY-BAD" {
+		if doc.Recording != "toy.jsonl" || doc.Messages != 5 || !doc.Failed || doc.Counts["MUST"] != 1 || len(doc.Sessions) != 2 ||
+			doc.Sessions[0].Session != "s1" || doc.Sessions[0].Findings[0].Rule != "TOY-BAD" ||
+			len(doc.Streams) != 1 || len(doc.Streams[0].Findings) != 1 || doc.Streams[0].Findings[0].Protocol != protocol.StreamProtocol {
 			t.Errorf("streamed JSON = %+v", doc)
 		}
 	}

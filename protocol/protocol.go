@@ -449,6 +449,16 @@ const StateNoHandshake = "no handshake recorded"
 // source's connection, not a session (see StateNoHandshake).
 func (s SessionSummary) ConnectionOnly() bool { return s.State == StateNoHandshake && s.Messages == 0 }
 
+// StreamLevel reports whether s is a block of findings about a stream, not
+// a session: the messages no protocol could take (StreamProtocol), a
+// protocol's messages outside any session (no session id: a line that is
+// not JSON, for instance) or a source's connection where no handshake was
+// recorded (ConnectionOnly). Reports list such blocks apart and do not
+// count them as sessions.
+func (s SessionSummary) StreamLevel() bool {
+	return s.Protocol == StreamProtocol || s.Session == "" || s.ConnectionOnly()
+}
+
 // Reporter receives what checkers find. The engine's reporter adds the
 // protocol name and level; checkers fill the rest.
 type Reporter interface {

@@ -6,7 +6,7 @@ import (
 )
 
 // recordingJSON returns the report of the one recording a check --json
-// document (schema_version 2) holds, as a JSON object of its own with the
+// document (schema_version 3) holds, as a JSON object of its own with the
 // document's fail_on added, for tests that read one recording's report.
 func recordingJSON(t *testing.T, out string) []byte {
 	t.Helper()
@@ -18,8 +18,8 @@ func recordingJSON(t *testing.T, out string) []byte {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("check --json does not parse: %v\n%s", err, out)
 	}
-	if doc.SchemaVersion != 2 || len(doc.Recordings) != 1 {
-		t.Fatalf("check --json: schema_version %d, %d recordings; want 2 and one\n%s", doc.SchemaVersion, len(doc.Recordings), out)
+	if doc.SchemaVersion != 3 || len(doc.Recordings) != 1 {
+		t.Fatalf("check --json: schema_version %d, %d recordings; want 3 and one\n%s", doc.SchemaVersion, len(doc.Recordings), out)
 	}
 	var rec map[string]json.RawMessage
 	if err := json.Unmarshal(doc.Recordings[0], &rec); err != nil {

@@ -47,7 +47,15 @@ func producerCapture(t *testing.T, path string, opts sample.Options, closed bool
 	if closed {
 		recs = append(recs, capfile.Record{Kind: capfile.KindConn, Time: last + int64(time.Millisecond), Payload: []byte(`{"event":"closed"}`)})
 	}
-	w, err := capfile.Create(path, capfile.Header{Start: opts.Start0(), Tool: "aaep-capture/test",
+	writeSSECapture(t, path, opts.Start0(), recs)
+	return recs
+}
+
+// writeSSECapture writes recs as a capture of one SSE source starting at
+// start, as aaep-capture records a producer.
+func writeSSECapture(t *testing.T, path string, start time.Time, recs []capfile.Record) {
+	t.Helper()
+	w, err := capfile.Create(path, capfile.Header{Start: start, Tool: "aaep-capture/test",
 		Origins: []capfile.Origin{{ID: 0, Transport: "sse", Endpoint: "http://agent.test/events"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +68,6 @@ func producerCapture(t *testing.T, path string, opts sample.Options, closed bool
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return recs
 }
 
 // upload puts files under prefix in bucket, by their base names.
@@ -338,6 +345,13 @@ func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[st
 					Index                int64
 				}
 			}
+			Streams []struct {
+				Stream   string
+				Findings []struct {
+					Rule, Level, Session string
+					Index                int64
+				}
+			}
 		}
 		Total struct{ Counts map[string]int }
 	}
@@ -347,6 +361,15 @@ func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[st
 	streams := map[string]findingSet{}
 	rules := map[string]int{}
 	marked := map[string]bool{}
+	// Findings about a stream are no session's, but show marks them too.
+	for _, st := range doc.Recordings[0].Streams {
+		for _, f := range st.Findings {
+			if k := fmt.Sprint(f.Index, " ", f.Rule); f.Index < 0 || !marked[k] {
+				marked[k] = true
+				rules[f.Rule]++
+			}
+		}
+	}
 	for _, s := range doc.Recordings[0].Sessions {
 		for _, f := range s.Findings {
 			if k := fmt.Sprint(f.Index, " ", f.Rule); f.Index < 0 || !marked[k] {

@@ -192,7 +192,7 @@ func TestS3CheckPrefixPerCapture(t *testing.T) {
 	if err := json.Unmarshal([]byte(jout), &doc); err != nil {
 		t.Fatalf("%v: %s", err, jout)
 	}
-	if doc.SchemaVersion != 2 || len(doc.Recordings) != 6 || doc.Recordings[2].Recording != names[2] || doc.Recordings[2].Messages == 0 || doc.Total.Recordings != 6 || doc.Total.Messages != 324 {
+	if doc.SchemaVersion != 3 || len(doc.Recordings) != 6 || doc.Recordings[2].Recording != names[2] || doc.Recordings[2].Messages == 0 || doc.Total.Recordings != 6 || doc.Total.Messages != 324 {
 		t.Errorf("JSON: %+v", doc)
 	}
 }

@@ -12,13 +12,16 @@ import (
 )
 
 // SchemaVersion is the version of the JSON report's schema
-// ("schema_version"). Version 2 has one shape whatever was read: a
-// "recordings" array with one object per recording (its parts, streams,
-// sessions, counts and counts_by_party), a "total" and the overall
-// "verdict". Version 1 (no
-// "schema_version") had two shapes: one capture's report at the top level,
-// and {"captures", "summary"} for an object storage prefix.
-const SchemaVersion = 2
+// ("schema_version"). Version 3 has one shape whatever was read: a
+// "recordings" array with one object per recording (its parts, sessions,
+// streams, counts and counts_by_party), a "total" and the overall
+// "verdict"; a recording's "streams" lists each of its streams with the
+// findings about it that belong to no session (StreamFindings), which
+// version 2 listed among the sessions (its "streams" named the streams
+// only). Version 1 (no "schema_version") had two shapes: one capture's
+// report at the top level, and {"captures", "summary"} for an object
+// storage prefix.
+const SchemaVersion = 3
 
 // Batch writes the reports of several recordings as one report: each
 // recording's sessions and summary under its name, in the order the

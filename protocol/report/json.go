@@ -3,6 +3,8 @@ package report
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/aaep-tools/aaepkit/protocol"
 )
 
 // The JSON report is written by hand, not through encoding/json: a large
@@ -14,20 +16,24 @@ import (
 
 // sessionIndent is the indent of a session block in the report: the
 // document's "recordings" array holds recording objects, whose "sessions"
-// array holds the session blocks.
+// array holds the session blocks (and whose "streams" array the findings
+// about each stream that belong to no session, at the same indent).
 const sessionIndent = "        "
+
+// field appends the start of an object's member name on a line of its
+// own, indented by in.
+func field(b []byte, in, name string) []byte {
+	b = append(b, '\n')
+	b = append(b, in...)
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, "\": "...)
+}
 
 // appendSessionJSON appends s as json.MarshalIndent(s, ind, "  ") writes
 // it (findings nil or empty both as []).
 func appendSessionJSON(b []byte, s *Session, ind string) []byte {
-	field := func(b []byte, in, name string) []byte {
-		b = append(b, '\n')
-		b = append(b, in...)
-		b = append(b, '"')
-		b = append(b, name...)
-		return append(b, "\": "...)
-	}
-	in1, in2, in3 := ind+"  ", ind+"    ", ind+"      "
+	in1 := ind + "  "
 	b = append(b, '{')
 	if s.Stream != "" {
 		b = field(b, in1, "stream")
@@ -56,14 +62,22 @@ func appendSessionJSON(b []byte, s *Session, ind string) []byte {
 	b = strconv.AppendBool(b, s.Complete)
 	b = append(b, ',')
 	b = field(b, in1, "findings")
-	if len(s.Findings) == 0 {
-		b = append(b, "[]\n"...)
-		b = append(b, ind...)
-		return append(b, '}')
+	b = appendFindingsJSON(b, s.Findings, in1)
+	b = append(b, '\n')
+	b = append(b, ind...)
+	return append(b, '}')
+}
+
+// appendFindingsJSON appends fs as the "findings" array of an object whose
+// fields are indented by in1 (json.MarshalIndent's form: [] when empty).
+func appendFindingsJSON(b []byte, fs []protocol.Finding, in1 string) []byte {
+	if len(fs) == 0 {
+		return append(b, "[]"...)
 	}
+	in2, in3 := in1+"  ", in1+"    "
 	b = append(b, '[')
-	for i := range s.Findings {
-		f := &s.Findings[i]
+	for i := range fs {
+		f := &fs[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -111,7 +125,31 @@ func appendSessionJSON(b []byte, s *Session, ind string) []byte {
 	}
 	b = append(b, '\n')
 	b = append(b, in1...)
-	b = append(b, "]\n"...)
+	return append(b, ']')
+}
+
+// StreamFindings are the findings about one stream of a recording that
+// belong to no session (protocol.SessionSummary.StreamLevel): the JSON
+// report's "streams" entries.
+type StreamFindings struct {
+	// Stream names the stream ("" in a recording of one stream).
+	Stream   string             `json:"stream"`
+	Findings []protocol.Finding `json:"findings"`
+}
+
+// appendStreamJSON appends st as json.MarshalIndent(st, ind, "  ") writes
+// it (findings nil or empty both as []).
+func appendStreamJSON(b []byte, st *StreamFindings, ind string) []byte {
+	in1 := ind + "  "
+	b = append(b, "{\n"...)
+	b = append(b, in1...)
+	b = append(b, "\"stream\": "...)
+	b = appendJSONString(b, st.Stream)
+	b = append(b, ",\n"...)
+	b = append(b, in1...)
+	b = append(b, "\"findings\": "...)
+	b = appendFindingsJSON(b, st.Findings, in1)
+	b = append(b, '\n')
 	b = append(b, ind...)
 	return append(b, '}')
 }

@@ -95,6 +95,32 @@ func TestSessionJSONIsMarshalIndent(t *testing.T) {
 	}
 }
 
+// TestStreamJSONIsMarshalIndent: a "streams" entry is written as
+// encoding/json would write a StreamFindings, on every field.
+func TestStreamJSONIsMarshalIndent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 2))
+	tests := []StreamFindings{{}, {Stream: "sub_a"}}
+	for range 500 {
+		var st StreamFindings
+		fillRandom(t, rng, reflect.ValueOf(&st).Elem())
+		tests = append(tests, st)
+	}
+	for i, st := range tests {
+		got := appendStreamJSON(nil, &st, sessionIndent)
+		c := st
+		if c.Findings == nil {
+			c.Findings = []protocol.Finding{}
+		}
+		want, err := json.MarshalIndent(&c, sessionIndent, "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("stream %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
 func FuzzSessionJSON(f *testing.F) {
 	for _, s := range awkward {
 		f.Add(s, s, int64(len(s)))

@@ -34,7 +34,10 @@ type Report struct {
 	// "parts"; empty: Input alone).
 	Parts []string
 	// Streams names the recording's streams when it has several (the
-	// subscriptions of a serve --record recording).
+	// subscriptions of a serve --record recording): the JSON report's
+	// "streams" has an entry for each (one, named "", when none is named),
+	// holding the findings about it that belong to no session. Set it
+	// before Close.
 	Streams []string
 	// MaxFindings bounds the findings listed (DefaultMaxFindings when 0);
 	// later ones are only counted.
@@ -224,7 +227,10 @@ func (r *Report) Failed(threshold protocol.Level) bool {
 }
 
 // Sessions returns the sessions in a deterministic order: by first
-// appearance, then protocol and ID; stream-level findings come last.
+// appearance, then protocol and ID; stream-level findings come last. It
+// holds the blocks of findings about a stream too
+// (protocol.SessionSummary.StreamLevel), which the written report lists
+// apart from the sessions.
 func (r *Report) Sessions() []*Session {
 	out := make([]*Session, 0, len(r.sessions))
 	for _, s := range r.sessions {

@@ -112,11 +112,19 @@ func levelSlot(l protocol.Level) int {
 // textSession writes a session's text block, or, for the summary views,
 // notes it and decides whether the listing still fits.
 func (rw *reportWriter) textSession(s *Session, write func()) {
+	if rw.view != ViewAll {
+		rw.summary.add(s)
+	}
+	rw.textBlock(int64(2+len(s.Findings)), write) // blank line, heading, findings
+}
+
+// textBlock writes a block of lines of the text listing, or, for the
+// summary views, decides whether the listing still fits.
+func (rw *reportWriter) textBlock(lines int64, write func()) {
 	if rw.view == ViewAll {
 		write()
 		return
 	}
-	rw.summary.add(s)
 	if rw.view == ViewSummary {
 		return
 	}
@@ -125,7 +133,7 @@ func (rw *reportWriter) textSession(s *Session, write func()) {
 	rw.w = &rw.held
 	write()
 	rw.w = out
-	rw.heldLines += int64(2 + len(s.Findings)) // blank line, heading, findings
+	rw.heldLines += lines
 	if rw.heldLines > int64(rw.screen()) {
 		rw.view = ViewSummary
 		rw.held = bytes.Buffer{}
@@ -157,8 +165,18 @@ func (rw *reportWriter) writeSummary() {
 	for _, n := range r.counts {
 		total += n
 	}
-	rw.printf("\nsummary: %s in %d of %s (--all lists every finding)\n",
-		plural(total, "finding", "findings"), rw.summary.withFindings, plural(rw.sessions, "session", "sessions"))
+	var streamN int64
+	for _, s := range rw.streamBlocks {
+		streamN += int64(len(s.Findings))
+	}
+	if streamN == 0 {
+		rw.printf("\nsummary: %s in %d of %s (--all lists every finding)\n",
+			plural(total, "finding", "findings"), rw.summary.withFindings, plural(rw.sessions, "session", "sessions"))
+	} else {
+		// Counts count sessions: findings about the stream are no session's.
+		rw.printf("\nsummary: %s: %d in %d of %s, %d about the stream (--all lists every finding)\n",
+			plural(total, "finding", "findings"), max(total-streamN, 0), rw.summary.withFindings, plural(rw.sessions, "session", "sessions"), streamN)
+	}
 	if total == 0 || rw.err != nil {
 		return
 	}
@@ -189,13 +207,25 @@ func (rw *reportWriter) writeSummary() {
 		rw.printf("\nworst sessions:\n")
 		tw = tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
 		for _, w := range rw.summary.worst {
-			name := sessionName(w.s.Session)
-			if w.s.Protocol == protocol.StreamProtocol {
-				name = "(messages no protocol could take)"
-			}
-			fmt.Fprintf(tw, "  %s%s %s\t%d MUST, %d SHOULD, %d INFO\t%s, %s to %s\n", streamTag(w.s.Stream), w.s.Protocol, name,
+			fmt.Fprintf(tw, "  %s%s %s\t%d MUST, %d SHOULD, %d INFO\t%s, %s to %s\n", streamTag(w.s.Stream), w.s.Protocol, sessionName(w.s.Session),
 				w.levels[2], w.levels[1], w.levels[0], plural(int64(w.s.Messages), "message", "messages"),
 				protocol.FormatOffset(max(w.s.First, 0)), protocol.FormatOffset(w.s.Last))
+		}
+		if rw.err = tw.Flush(); rw.err != nil {
+			return
+		}
+	}
+	if len(rw.streamBlocks) > 0 {
+		rw.printf("\n%s\n", streamHeading)
+		tw = tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
+		for _, s := range rw.streamBlocks {
+			var lv [3]int64
+			for _, f := range s.Findings {
+				if f.Level >= protocol.Info && f.Level <= protocol.Must {
+					lv[levelSlot(f.Level)]++
+				}
+			}
+			fmt.Fprintf(tw, "  %s\t%d MUST, %d SHOULD, %d INFO\n", blockName(s), lv[2], lv[1], lv[0])
 		}
 		if rw.err = tw.Flush(); rw.err != nil {
 			return
@@ -209,7 +239,11 @@ func (rw *reportWriter) writeSummary() {
 		if f.Index >= 0 {
 			where = fmt.Sprintf("#%d +%s", f.Index, protocol.FormatOffset(f.Offset))
 		}
-		fmt.Fprintf(tw, "  %s\t%s%s %s\t%s\t%s\n", id, streamTag(f.Stream), f.Protocol, sessionName(f.Session), where, f.Message)
+		name := f.Protocol + " " + sessionName(f.Session)
+		if f.Protocol == protocol.StreamProtocol {
+			name = "stream (messages no protocol could take)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", id, streamTag(f.Stream), name, where, f.Message)
 	}
 	rw.err = tw.Flush()
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,5 +35,76 @@ func TestSummaryNamesTheStream(t *testing.T) {
 	first := out[strings.Index(out, "first occurrence"):]
 	if !strings.Contains(first, "[sub_one] aaep session sess_x") {
 		t.Errorf("first occurrence does not name its stream:\n%s", first)
+	}
+}
+
+// TestStreamBlocksAreNoSession: blocks of findings about a stream (lines no
+// protocol could take, a protocol's messages outside any session, a
+// source's connection without a recorded handshake) are listed after the
+// sessions under their own heading and in the JSON's "streams", and never
+// counted as sessions (issue 34: "150 findings in 55 of 54 sessions").
+func TestStreamBlocksAreNoSession(t *testing.T) {
+	fill := func(r *Report) {
+		r.AddFinding(protocol.Finding{Protocol: "aaep", Session: "sess_a", RuleID: "SEQ-STATE-CHAIN", Level: protocol.Must, Index: 3})
+		r.AddSession(protocol.SessionSummary{Protocol: "aaep", Session: "sess_a", Messages: 8, State: "completed", Complete: true})
+		r.AddSession(protocol.SessionSummary{Protocol: "aaep", Session: "sess_b", Messages: 4, State: "completed", Complete: true})
+		r.AddFinding(protocol.Finding{Protocol: protocol.StreamProtocol, RuleID: "STREAM-UNKNOWN-PROTOCOL", Level: protocol.Should, Index: 1})
+		r.AddFinding(protocol.Finding{Protocol: "aaep", RuleID: "ENV-JSON-OBJECT", Level: protocol.Must, Index: 2})
+		r.AddFinding(protocol.Finding{Protocol: "aaep", Session: "subscription-0", RuleID: "SEQ-EVENT-ID-REDELIVERED", Level: protocol.Info, Index: 9})
+		r.AddSession(protocol.SessionSummary{Protocol: "aaep", Session: "subscription-0", State: protocol.StateNoHandshake, Complete: true})
+	}
+	for _, tt := range []struct {
+		name string
+		view View
+		json bool
+		want []string
+	}{
+		{"listing", ViewAll, false, []string{"\nfindings about the stream, not of any session:\n", "stream (messages no protocol could take)",
+			"aaep (messages outside any session)", "aaep subscription-0: findings about the source's connection", "2 sessions; 2 MUST, 1 SHOULD, 1 INFO"}},
+		{"summary", ViewSummary, false, []string{"summary: 4 findings: 1 in 1 of 2 sessions, 3 about the stream",
+			"stream (messages no protocol could take)", "0 MUST, 1 SHOULD, 0 INFO\n", "2 sessions; 2 MUST"}},
+		{"json", ViewAll, true, []string{`"session_count": 2`, `"streams": [
+        {
+          "stream": "",
+          "findings": [`, `"rule": "SEQ-EVENT-ID-REDELIVERED"`}},
+	} {
+		for _, streamed := range []bool{false, true} {
+			t.Run(fmt.Sprint(tt.name, " streamed=", streamed), func(t *testing.T) {
+				r := New("rec.aaep")
+				r.View = tt.view
+				var b bytes.Buffer
+				if streamed {
+					r.Stream(&b, tt.json, protocol.Must)
+				}
+				fill(r)
+				var err error
+				switch {
+				case streamed:
+					err = r.Close()
+				case tt.json:
+					err = r.WriteJSON(&b, protocol.Must)
+				default:
+					err = r.WriteText(&b, protocol.Must)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := b.String()
+				for _, w := range tt.want {
+					if !strings.Contains(out, w) {
+						t.Errorf("report lacks %q:\n%s", w, out)
+					}
+				}
+				if h := strings.Index(out, "findings about the stream"); !tt.json && tt.view == ViewAll && (h < 0 || strings.Index(out, "sess_b") > h) {
+					t.Errorf("the stream's findings are not after the sessions:\n%s", out)
+				}
+				if tt.json {
+					sessions := out[strings.Index(out, `"sessions"`):strings.Index(out, `"streams"`)]
+					if strings.Contains(sessions, "subscription-0") || strings.Contains(sessions, "STREAM-UNKNOWN-PROTOCOL") || strings.Contains(sessions, "ENV-JSON-OBJECT") {
+						t.Errorf("sessions hold the stream's findings:\n%s", sessions)
+					}
+				}
+			})
+		}
 	}
 }

@@ -18,10 +18,13 @@ type reportWriter struct {
 	r         *Report
 	asJSON    bool
 	threshold protocol.Level
-	sessions  int64 // sessions written (stream-level findings excluded)
-	blocks    int64 // blocks written, the stream-level one included
-	begun     bool
-	err       error
+	sessions  int64 // sessions written (stream-level blocks excluded)
+	// streamBlocks are the blocks of findings about a stream, not a
+	// session (protocol.SessionSummary.StreamLevel), held to be written
+	// after the sessions under their own heading ("streams" in JSON).
+	streamBlocks []*Session
+	begun        bool
+	err          error
 	// buf holds the JSON of a session block (and the document's opening
 	// before the first one) until it is written.
 	buf []byte
@@ -65,8 +68,6 @@ func (rw *reportWriter) begin() {
 		rw.buf = appendJSONString(rw.buf, r.Input)
 		rw.buf = append(rw.buf, ",\n      \"parts\": "...)
 		rw.buf = appendJSONStrings(rw.buf, r.Parts, "      ")
-		rw.buf = append(rw.buf, ",\n      \"streams\": "...)
-		rw.buf = appendJSONStrings(rw.buf, r.Streams, "      ")
 		rw.buf = append(rw.buf, ",\n      \"sessions\": ["...)
 	}
 	rw.begun = true
@@ -93,15 +94,17 @@ func plural(n int64, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// session writes one session's block.
+// session writes one session's block; a block of findings about a stream
+// is held until the sessions have been written.
 func (rw *reportWriter) session(s *Session) {
 	rw.begin()
-	if s.Protocol != protocol.StreamProtocol && !s.ConnectionOnly() {
-		rw.sessions++
+	if s.StreamLevel() {
+		rw.streamBlocks = append(rw.streamBlocks, s)
+		return
 	}
-	rw.blocks++
+	rw.sessions++
 	if rw.asJSON {
-		if rw.blocks > 1 {
+		if rw.sessions > 1 {
 			rw.buf = append(rw.buf, ',')
 		}
 		rw.buf = append(rw.buf, "\n"+sessionIndent...)
@@ -112,6 +115,86 @@ func (rw *reportWriter) session(s *Session) {
 	rw.textSession(s, func() { rw.sessionText(s) })
 }
 
+// streamsFindings gathers the held stream-level blocks by stream: one
+// entry for each of the recording's streams (one, named "", for a
+// recording of one stream), and one for any other stream a finding names.
+func (rw *reportWriter) streamsFindings() []StreamFindings {
+	names := rw.r.Streams
+	if len(names) == 0 {
+		names = []string{""}
+	}
+	out := make([]StreamFindings, 0, len(names))
+	at := map[string]int{}
+	for _, n := range names {
+		at[n] = len(out)
+		out = append(out, StreamFindings{Stream: n})
+	}
+	for _, b := range rw.streamBlocks {
+		i, ok := at[b.Stream]
+		if !ok {
+			i = len(out)
+			at[b.Stream] = i
+			out = append(out, StreamFindings{Stream: b.Stream})
+		}
+		out[i].Findings = append(out[i].Findings, b.Findings...)
+	}
+	for i := range out {
+		sortFindings(out[i].Findings)
+	}
+	return out
+}
+
+// sortStreamBlocks orders the held stream-level blocks for the text
+// report: by stream, a source's connection before the messages no
+// protocol could take, then by first finding.
+func (rw *reportWriter) sortStreamBlocks() {
+	sort.SliceStable(rw.streamBlocks, func(i, j int) bool {
+		a, b := rw.streamBlocks[i], rw.streamBlocks[j]
+		if a.Stream != b.Stream {
+			return a.Stream < b.Stream
+		}
+		if (a.Protocol == protocol.StreamProtocol) != (b.Protocol == protocol.StreamProtocol) {
+			return b.Protocol == protocol.StreamProtocol
+		}
+		if a.First != b.First {
+			return a.First < b.First
+		}
+		return a.Session < b.Session
+	})
+}
+
+// streamHeading is the heading of the text report's stream-level findings.
+const streamHeading = "findings about the stream, not of any session:"
+
+// streamsText writes the stream-level blocks under their heading, after
+// the sessions.
+func (rw *reportWriter) streamsText() {
+	if len(rw.streamBlocks) == 0 {
+		return
+	}
+	lines := int64(2)
+	for _, s := range rw.streamBlocks {
+		lines += int64(2 + len(s.Findings))
+	}
+	rw.textBlock(lines, func() {
+		rw.printf("\n%s\n", streamHeading)
+		for _, s := range rw.streamBlocks {
+			rw.sessionText(s)
+		}
+	})
+}
+
+// blockName names a stream-level block in the summary.
+func blockName(s *Session) string {
+	switch {
+	case s.Protocol == protocol.StreamProtocol:
+		return streamTag(s.Stream) + "stream (messages no protocol could take)"
+	case s.Session == "":
+		return streamTag(s.Stream) + s.Protocol + " (messages outside any session)"
+	}
+	return fmt.Sprintf("%s%s %s (the source's connection, no handshake recorded)", streamTag(s.Stream), s.Protocol, s.Session)
+}
+
 // sessionText writes one session's block of the text listing.
 func (rw *reportWriter) sessionText(s *Session) {
 	rw.printf("\n")
@@ -119,6 +202,8 @@ func (rw *reportWriter) sessionText(s *Session) {
 	switch {
 	case s.Protocol == protocol.StreamProtocol:
 		rw.printf("%sstream (messages no protocol could take)\n", in)
+	case s.Session == "" && s.State == "":
+		rw.printf("%s%s (messages outside any session)\n", in, s.Protocol)
 	case s.ConnectionOnly():
 		// Findings about a source's connection (redelivery after a
 		// reconnect) where no handshake was recorded: not a session.
@@ -166,7 +251,16 @@ func (rw *reportWriter) finish() error {
 	r := rw.r
 	failed := r.Failed(rw.threshold)
 	verdict := r.Verdict(rw.threshold)
+	rw.sortStreamBlocks()
 	if rw.asJSON {
+		rw.buf = append(rw.buf, "\n      ],\n      \"streams\": ["...)
+		for i, st := range rw.streamsFindings() {
+			if i > 0 {
+				rw.buf = append(rw.buf, ',')
+			}
+			rw.buf = append(rw.buf, "\n"+sessionIndent...)
+			rw.buf = appendStreamJSON(rw.buf, &st, sessionIndent)
+		}
 		rw.buf = append(rw.buf, "\n      ],\n"...)
 		rw.buf = r.appendSummaryJSON(rw.buf, rw.threshold, rw.sessions, "      ")
 		rw.buf = append(rw.buf, "\n    }"...)
@@ -178,6 +272,7 @@ func (rw *reportWriter) finish() error {
 		rw.flush()
 		return rw.err
 	}
+	rw.streamsText()
 	switch rw.view {
 	case ViewAuto:
 		rw.flushHeld()
