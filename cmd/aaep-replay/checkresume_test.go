@@ -123,6 +123,8 @@ func reportFindings(t *testing.T, out string) ([]string, []jsonSession) {
 	var doc struct {
 		Recordings []struct {
 			Sessions []jsonSession `json:"sessions"`
+			// Findings about the stream, of no session.
+			Streams []jsonSession `json:"streams"`
 		} `json:"recordings"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Recordings) != 1 {
@@ -136,6 +138,11 @@ func reportFindings(t *testing.T, out string) ([]string, []jsonSession) {
 		}
 		s.Findings = nil
 		sessions = append(sessions, s)
+	}
+	for _, st := range doc.Recordings[0].Streams {
+		for _, f := range st.Findings {
+			keys = append(keys, findingKey(f.Protocol, f.Session, f.Rule, f.Level, f.Index, f.Offset, f.Message))
+		}
 	}
 	return keys, sessions
 }
