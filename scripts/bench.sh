@@ -177,6 +177,13 @@ otlp-json: CPU speed ÷ check's CPU speed on the same input | e2e/ExportOTLPJSON
 1,000 events | e2e/Trace/events=1000 | ms | ms | |
 10,000 events | e2e/Trace/events=10000 | ms | ms | | < 1,000 ms
 Graphviz layout + SVG only, 10,000 events (render BenchmarkSVG) | render/SVG/events=10000 | ns/op | ms | 0.000001 |
+## A live fleet checked every minute (benche2e -only fleet: 20 simulated recorders on the loopback S3 server, ~10 events/s each, rotating every 20 s, sessions of about a minute; aaep-replay check --state s3://… of the prefix after each minute's parts; the first round, which reads everything, not counted)
+bytes read (new parts + the state) ÷ bytes of the new parts | e2e/Fleet/incremental | read-ratio | × | | ≤ 1.2 ×
+bytes of parts read ÷ bytes of the new parts | e2e/Fleet/incremental | parts-ratio | × | |
+GETs per new part | e2e/Fleet/incremental | GETs/part | | | 1
+new bytes a minute (20 recorders) | e2e/Fleet/incremental | new-KiB | KiB | |
+state kept in the bucket | e2e/Fleet/incremental | state-KiB | KiB | |
+check's time for a round | e2e/Fleet/incremental | check-ms | ms | |
 ## Seek in a $seek_label capture (warm page cache)
 open + seek to the middle + first record (capfile API) | e2e/$seek_key | open+middle-ms | ms | | < 50 ms
 seek to a random time on an open reader | e2e/$seek_key | seek-ms | ms | |

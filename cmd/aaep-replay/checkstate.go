@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
@@ -102,7 +104,7 @@ func readState(a *app, path string) (*checkState, error) {
 	case err != nil:
 		return nil, cli.Input(fmt.Errorf("--state: %w", err))
 	}
-	if err := json.Unmarshal(data, st); err != nil {
+	if err := decodeState(data, st); err != nil {
 		return nil, cli.Usagef("--state %s: not a state file of check: %w", path, err)
 	}
 	if st.Version != stateVersion && st.Version != 1 {
@@ -247,11 +249,10 @@ func (c *incremental) save(a *app, path string, recs []*recording.Recording, sna
 			next.Recordings[r.Parts[0].Name] = &recordingState{Parts: names, Snapshot: snaps[i]}
 		}
 	}
-	data, err := json.MarshalIndent(next, "", "  ")
+	data, err := encodeState(next)
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
 	if objstore.IsURL(path) {
 		u, err := objstore.Parse(path)
 		if err != nil {
@@ -332,4 +333,37 @@ func readStateObject(a *app, path string) ([]byte, error) {
 		return nil, err
 	}
 	return data[:n], nil
+}
+
+// The state is written as zstd-compressed JSON (zstd -dc FILE | jq reads
+// it): its part names, headers and the payloads of the sessions still
+// open repeat themselves, and a check every minute reads it every time.
+// Plain JSON (a state of version 1) is read too.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+func encodeState(st *checkState) ([]byte, error) {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	defer enc.Close()
+	return enc.EncodeAll(data, nil), nil
+}
+
+func decodeState(data []byte, st *checkState) error {
+	if bytes.HasPrefix(data, zstdMagic) {
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+		if err != nil {
+			return err
+		}
+		defer dec.Close()
+		if data, err = dec.DecodeAll(data, nil); err != nil {
+			return err
+		}
+	}
+	return json.Unmarshal(data, st)
 }

@@ -102,7 +102,7 @@ func TestCheckStateS3(t *testing.T) {
 	var st checkState
 	if b, err := os.ReadFile(state); err != nil {
 		t.Fatal(err)
-	} else if err := json.Unmarshal(b, &st); err != nil {
+	} else if err := decodeState(b, &st); err != nil {
 		t.Fatal(err)
 	}
 	if e := st.Parts[prefix+"agent-b.aaep"]; len(st.Parts) != 4 || e.Size != int64(len(data)) || e.ETag == "" {
@@ -311,7 +311,7 @@ func TestCheckStateInBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st checkState
-	if err := json.Unmarshal(b, &st); err != nil || len(st.Parts) != 2 || st.Parts[prefix+"a.aaep"].ETag == "" {
+	if err := decodeState(b, &st); err != nil || len(st.Parts) != 2 || st.Parts[prefix+"a.aaep"].ETag == "" {
 		t.Fatalf("the state in the bucket (%v): %s", err, b)
 	}
 	put("fleet/c.aaep", data)

@@ -120,6 +120,8 @@ func TestMeasurements(t *testing.T) {
 			[]string{"Seek/256KiB/remote", "Seek/256KiB", "View/256KiB"}, []string{"open+middle-ms", "seek-ms", "serve-first-event-ms", "first-page-ms", "timeline-window-ms", "window-events", "requests", "KiB-read"}},
 		{"viewsession", func() error { return ViewSession(ctx, env, 2000) },
 			[]string{"ViewSession/events=2000"}, []string{"whole-ms", "window-ms", "window-events", "steps-ms"}},
+		{"fleet", func() error { return Fleet(ctx, env, 3, 2) },
+			[]string{"Fleet/incremental"}, []string{"read-ratio", "parts-ratio", "GETs/part", "new-KiB", "state-KiB"}},
 		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second) },
 			[]string{"Recorder/rate=50", "Recorder/rate=50/s3", "Recorder/rate=50/nogrpc"}, []string{"peak-MiB", "cpu-µs/event", "events"}},
 	} {

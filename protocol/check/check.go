@@ -315,11 +315,16 @@ func (p *Pass) streamOf(m *protocol.Message) string {
 // Message checks m with the engine of its stream and returns the stream.
 func (p *Pass) Message(m *protocol.Message) string {
 	s := p.streamOf(m)
+	if p.keep != nil {
+		// Kept before it is checked: the checker may be done with its
+		// session on it (a terminal event), and says so while checking.
+		if m.Doc == nil {
+			m.Decode(&p.doc)
+		}
+		p.keep.message(s, m)
+	}
 	if eng, _ := p.engine(s); eng != nil {
 		eng.Feed(m)
-	}
-	if p.keep != nil {
-		p.keep.message(s, m)
 	}
 	return s
 }
@@ -335,6 +340,7 @@ func (p *Pass) Conn(c *protocol.Conn) string {
 		eng.Connection(c)
 	}
 	if p.keep != nil {
+		// After the engine, which reads the record's event (c.Event).
 		p.keep.conn(s, c)
 	}
 	return s

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aaep-tools/aaepkit/protocol"
 )
@@ -51,8 +52,18 @@ type SavedRecord struct {
 	Received time.Time          `json:"received,omitzero"`
 	Dir      protocol.Direction `json:"dir,omitempty"`
 	Source   int                `json:"source"`
-	Raw      []byte             `json:"raw"`
-	Attrs    map[string]string  `json:"attrs,omitempty"`
+	// Text is the payload when it is valid UTF-8, Raw (base64) otherwise.
+	Text  string            `json:"text,omitempty"`
+	Raw   []byte            `json:"raw,omitempty"`
+	Attrs map[string]string `json:"attrs,omitempty"`
+}
+
+// payload returns the record's payload.
+func (r *SavedRecord) payload() []byte {
+	if r.Raw == nil {
+		return []byte(r.Text)
+	}
+	return r.Raw
 }
 
 // Resume is how a Run goes on from an earlier one (Observer.Resume).
@@ -78,9 +89,13 @@ const KeepBudget = 8 << 20
 type keeper struct {
 	sessions map[streamKey][]SavedRecord // by stream and session key
 	sources  map[streamSource][]SavedRecord
-	open     map[string]int // sessions kept, by stream
-	bytes    int64
-	over     bool
+	// tokens are the reply tokens the sessions kept issued (their
+	// messages' reply_token), by stream and token: a reply names its
+	// session by them only.
+	tokens map[streamKey]string
+	issued map[streamKey][]string // each session's tokens
+	bytes  int64
+	over   bool
 }
 
 type streamKey struct{ stream, session string }
@@ -91,7 +106,8 @@ type streamSource struct {
 }
 
 func newKeeper() *keeper {
-	return &keeper{sessions: map[streamKey][]SavedRecord{}, sources: map[streamSource][]SavedRecord{}, open: map[string]int{}}
+	return &keeper{sessions: map[streamKey][]SavedRecord{}, sources: map[streamSource][]SavedRecord{},
+		tokens: map[streamKey]string{}, issued: map[streamKey][]string{}}
 }
 
 func (k *keeper) add(s *SavedRecord) bool {
@@ -118,9 +134,21 @@ func (k *keeper) message(stream string, m *protocol.Message) {
 	if !k.add(&s) {
 		return
 	}
-	key := ""
+	key, token := "", ""
 	if m.Doc != nil {
 		key = m.Doc.Routing.SessionKey()
+		token, _ = m.Doc.Get("reply_token").Str()
+	}
+	if key == "" && token != "" {
+		// A reply: the session that issued its token, if open.
+		key = k.tokens[streamKey{stream, token}]
+		if _, open := k.sessions[streamKey{stream, key}]; !open {
+			key = ""
+		}
+	} else if key != "" && token != "" {
+		k.tokens[streamKey{stream, token}] = key
+		sk := streamKey{stream, key}
+		k.issued[sk] = append(k.issued[sk], token)
 	}
 	if key == "" {
 		ss := streamSource{stream, m.Source}
@@ -128,26 +156,34 @@ func (k *keeper) message(stream string, m *protocol.Message) {
 		return
 	}
 	sk := streamKey{stream, key}
-	if _, ok := k.sessions[sk]; !ok {
-		k.open[stream]++
-	}
 	k.sessions[sk] = append(k.sessions[sk], s)
 }
 
-// conn keeps c, a connection record of stream, checked: a connection
-// begun while no session of the stream is open forgets what its source
-// kept before.
+// conn keeps c, a connection record of stream, checked: a new connection
+// forgets what its source kept before, but for the record of how the
+// connection before it ended.
 func (k *keeper) conn(stream string, c *protocol.Conn) {
 	s := SavedRecord{Conn: true, Index: c.Index, Offset: c.Offset, Source: c.Source, Raw: c.Raw, Attrs: c.Attrs}
 	if !k.add(&s) {
 		return
 	}
 	ss := streamSource{stream, c.Source}
-	if c.Event == "connected" && k.open[stream] == 0 {
+	if c.Event == "connected" {
+		kept := k.sources[ss][:0]
+		var end *SavedRecord
+		for i, r := range k.sources[ss] {
+			if r.Conn {
+				end = &k.sources[ss][i]
+			}
+		}
 		for _, r := range k.sources[ss] {
+			if end != nil && r.Index == end.Index {
+				kept = append(kept, r)
+				continue
+			}
 			k.bytes -= int64(len(r.Raw))
 		}
-		k.sources[ss] = k.sources[ss][:0]
+		k.sources[ss] = kept
 	}
 	k.sources[ss] = append(k.sources[ss], s)
 }
@@ -163,7 +199,10 @@ func (k *keeper) done(stream, session string) {
 		k.bytes -= int64(len(r.Raw))
 	}
 	delete(k.sessions, sk)
-	k.open[stream]--
+	for _, t := range k.issued[sk] {
+		delete(k.tokens, streamKey{stream, t})
+	}
+	delete(k.issued, sk)
 }
 
 // snapshot returns what is kept, in record order, or nil over the budget.
@@ -179,6 +218,11 @@ func (k *keeper) snapshot(next int64) *Snapshot {
 		s.Records = append(s.Records, recs...)
 	}
 	slices.SortFunc(s.Records, func(a, b SavedRecord) int { return cmp.Compare(a.Index, b.Index) })
+	for i := range s.Records {
+		if r := &s.Records[i]; utf8.Valid(r.Raw) {
+			r.Text, r.Raw = string(r.Raw), nil
+		}
+	}
 	return s
 }
 
@@ -190,10 +234,10 @@ func (p *Pass) restore(s *Snapshot) {
 	for i := range s.Records {
 		r := &s.Records[i]
 		if r.Conn {
-			p.Conn(&protocol.Conn{Index: r.Index, Offset: r.Offset, Source: r.Source, Raw: r.Raw, Attrs: r.Attrs})
+			p.Conn(&protocol.Conn{Index: r.Index, Offset: r.Offset, Source: r.Source, Raw: r.payload(), Attrs: r.Attrs})
 			continue
 		}
-		p.Message(&protocol.Message{Index: r.Index, Offset: r.Offset, Received: r.Received, Dir: r.Dir, Source: r.Source, Raw: r.Raw, Attrs: r.Attrs})
+		p.Message(&protocol.Message{Index: r.Index, Offset: r.Offset, Received: r.Received, Dir: r.Dir, Source: r.Source, Raw: r.payload(), Attrs: r.Attrs})
 	}
 }
 

@@ -33,7 +33,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "viewbrowser", "recorder"}
+var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "viewbrowser", "recorder", "fleet"}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "discard" {
@@ -193,6 +193,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			re := *env
 			re.Runs = max(1, min(*runs, 3))
 			err = bench.RecorderCost(ctx, &re, []float64{10, 1_000, 10_000}, span)
+		case "fleet":
+			err = bench.Fleet(ctx, env, 20, pick(6, 3))
 		}
 		if err != nil {
 			failed++
