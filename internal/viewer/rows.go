@@ -32,10 +32,10 @@ const (
 	maxFindScan = 2_000_000
 )
 
-// rowList is the records a list shows, in order: 0..n-1 when ids is nil.
+// rowList is the records a list shows, in order: lo..lo+n-1 when ids is nil.
 type rowList struct {
-	n   int64
-	ids []uint32
+	n, lo int64
+	ids   []uint32
 	// partial is set while the check has not read the whole capture (a
 	// session's list and findings may still grow).
 	partial bool
@@ -43,7 +43,7 @@ type rowList struct {
 
 func (l *rowList) at(i int64) int64 {
 	if l.ids == nil {
-		return i
+		return l.lo + i
 	}
 	return int64(l.ids[i])
 }
@@ -116,14 +116,7 @@ func (s *Server) rowsFor(r *http.Request) (*rowList, error) {
 	if l := s.lists.get(k); l != nil {
 		return l, nil
 	}
-	l, err := s.narrow(base, expr, []byte(k.q))
-	if err != nil {
-		return nil, err
-	}
-	if !l.partial {
-		s.lists.put(k, l)
-	}
-	return l, nil
+	return s.narrowShared(r.Context(), k, base, expr)
 }
 
 type sessionError string
@@ -132,27 +125,6 @@ func (e sessionError) Error() string { return string(e) }
 
 func errNoSession(id, file string) error {
 	return sessionError(fmt.Sprintf("no session %q in %s", id, file))
-}
-
-// narrow reads the records of base and keeps those that expr and the text q match.
-func (s *Server) narrow(base *rowList, expr filterExpr, q []byte) (*rowList, error) {
-	out := &rowList{ids: []uint32{}, partial: base.partial}
-	var doc payload.Doc
-	err := s.eachRecord(base, 0, base.n, func(i, idx int64, rec *capfile.Record, _ int) bool {
-		if len(q) > 0 && !textMatch(rec.Payload, q) {
-			return true
-		}
-		if expr != nil {
-			fr := s.filterRecord(idx, rec, &doc)
-			if !expr.eval(&fr) {
-				return true
-			}
-		}
-		out.ids = append(out.ids, uint32(idx))
-		return true
-	})
-	out.n = int64(len(out.ids))
-	return out, err
 }
 
 func (s *Server) filterRecord(idx int64, rec *capfile.Record, doc *payload.Doc) filterRecord {

@@ -29,6 +29,8 @@
 //	/api/rows?session&filter&q&from&limit
 //	                              rows [from, from+limit) of a list: the capture's records or a
 //	                              session's messages, narrowed by a filter expression and a text
+//	/api/progress?session&filter&q
+//	                              how far the read of that list has got (running, read, total)
 //	/api/find?…list…&index=N      the row of record N in the list
 //	/api/find?…list…&row&dir&level
 //	                              the next (dir=1) or previous finding after row
@@ -147,6 +149,7 @@ type Server struct {
 	// pause holds the background check while a trace is being built.
 	pause *pauser
 	lists *listCache
+	jobs  narrowJobs
 	// readers are open readers of the capture, for the requests (none
 	// when following: a reader knows the records it was opened with).
 	readers chan *recording.Reader
@@ -233,6 +236,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
 	s.mux.HandleFunc("GET /api/rows", s.serveRows)
 	s.mux.HandleFunc("GET /api/find", s.serveFind)
+	s.mux.HandleFunc("GET /api/progress", s.serveProgress)
 	s.mux.HandleFunc("GET /api/export", s.serveExport)
 	s.mux.HandleFunc("GET /api/event/{index}", s.serveEvent)
 	s.mux.HandleFunc("GET /api/timeline", s.serveTimeline)

@@ -101,4 +101,4 @@ function listQuery(extra) {
 
 // The lists, and the latest request of each pane (a later answer wins).
 let sessions, events, steps;
-const latest = { event: 0, timeline: 0, steps: 0 };
+const latest = { event: 0, timeline: 0, steps: 0, reload: 0 };

@@ -17,19 +17,38 @@ function initEvents() {
     choose: (e, i, by) => { state.selRow = i; selectEvent(e.index, { fromList: true, reveal: by === "click" }); },
     enter: () => $("inspector-h").focus({ preventScroll: true }),
   });
+  $("filter-cancel").onclick = () => cancelReload();
   $("ev-all").onclick = () => { state.session = ""; sessions.draw(); reloadEvents(); pushURL(); };
   $("ev-nextf").onclick = () => nextFinding(1);
   $("ev-prevf").onclick = () => nextFinding(-1);
 }
 
+// reloadEvents asks for the list the page's state names. Every reload has
+// its number: a later one cancels the request of an earlier one still
+// running, and an answer that is not the latest reload's is dropped (a slow
+// filter never overwrites a later one's list or count).
+let reloading = null;
 async function reloadEvents() {
-  const r = await api("/api/rows?" + listQuery({ from: "0", limit: String(PAGE) })).catch((err) => { $("filter-status").textContent = err.message; $("filter").setAttribute("aria-invalid", "true"); return null; });
+  const n = ++latest.reload;
+  if (reloading) reloading.abort();
+  const ctl = new AbortController();
+  reloading = ctl;
+  const q = listQuery({ from: "0", limit: String(PAGE) });
+  const busy = setTimeout(() => { if (n === latest.reload) narrowing(q, ctl); }, 150);
+  const r = await api("/api/rows?" + q, { signal: ctl.signal }).catch((err) => {
+    if (n === latest.reload && err.name !== "AbortError") { $("filter-status").textContent = err.message; $("filter").setAttribute("aria-invalid", "true"); }
+    return null;
+  });
+  clearTimeout(busy);
+  if (n !== latest.reload) return;
+  reloading = null;
+  stale(false);
   if (!r) return;
-  latest.rows = r;
+  latest.rows = r; latest.shown = { filter: state.filter, q: state.q };
   $("filter").removeAttribute("aria-invalid");
   events.reset(r.total, r.rows);
   const rec = state.several ? await sessionRecording(state.session) : "";
-  if (state.several && r !== latest.rows) return; // a later reload answered meanwhile
+  if (n !== latest.reload) return; // a later reload started meanwhile
   const sid = sessionInfo.has(state.session) ? sessionInfo.get(state.session).id : state.session;
   const parts = [state.session ? "Session " + sid + (rec ? " of recording " + rec : "") : "All sessions"];
   if (state.filter) parts.push("filter " + state.filter);
@@ -53,4 +72,45 @@ async function nextFinding(dir) {
   state.selRow = r.row;
   events.select(r.row, true);
   selectEvent(r.index, { fromList: true });
+}
+
+// stale marks the list as an earlier answer while a new one is being
+// made (or clears the mark).
+function stale(on) {
+  const list = $("events-list"), scope = $("events-scope");
+  list.classList.toggle("stale", on); scope.classList.toggle("stale", on);
+  if (on) list.setAttribute("aria-busy", "true"); else list.removeAttribute("aria-busy");
+  $("filter-busy").hidden = !on;
+  if (on && !scope.dataset.was) { scope.dataset.was = scope.textContent; scope.textContent = "Earlier result, a new one is being made: " + scope.textContent; }
+  if (!on && scope.dataset.was !== undefined) { if (scope.textContent.startsWith("Earlier result")) scope.textContent = scope.dataset.was; delete scope.dataset.was; }
+}
+
+// narrowing shows how far the server has read for a list that takes long
+// (a whole-capture search) until its reload is answered or cancelled.
+async function narrowing(q, ctl) {
+  stale(true);
+  while (reloading === ctl && !ctl.signal.aborted) {
+    const p = await api("/api/progress?" + q).catch(() => null);
+    if (reloading !== ctl) return;
+    if (p && p.total > 0) {
+      $("filter-progress").max = p.total; $("filter-progress").value = p.read;
+      $("filter-status").textContent = "Searching: " + Math.floor(100 * p.read / p.total) + "% of " + count(p.total, "record") + " read";
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+// cancelReload stops the reload being made: its request ends (and with it
+// the server's search), the list keeps the earlier result and the filter
+// and search go back to what that result shows.
+function cancelReload() {
+  if (!reloading) return;
+  latest.reload++;
+  reloading.abort(); reloading = null;
+  stale(false);
+  const shown = latest.shown || { filter: "", q: "" };
+  state.filter = shown.filter; state.q = shown.q;
+  $("filter").value = shown.filter; $("search").value = shown.q;
+  $("filter-status").textContent = "Search cancelled: the list shows the earlier result.";
+  pushURL();
 }

@@ -4,13 +4,33 @@
 // A listbox whose rows are fetched a page at a time and drawn only while
 // on screen. One tab stop; arrows, Page keys, Home and End move the
 // selection; aria-activedescendant names the selected row.
+//
+// Browsers cap an element's height (Chromium at 33,554,430 px: 1.52M rows
+// of 22 px), so a longer list is scaled: its spacer is at most MAX_SPACER
+// high and the scrollbar moves through the list in proportion. vt is the
+// list's own scroll position in rows' pixels (0 to total*ROW - height):
+// rows are drawn where vt puts them, the wheel moves vt by its own pixels
+// (not the scaled bar's), and show() sets vt exactly.
+const MAX_SPACER = 8_000_000;
 
 class VList {
   constructor(box, opts) {
     this.box = box; this.o = opts; this.total = 0; this.pages = new Map(); this.sel = -1; this.gen = 0;
+    this.vt = 0; this.setTop = -1;
     this.spacer = el("div", { class: "spacer" });
     box.append(this.spacer);
-    box.addEventListener("scroll", () => this.draw());
+    box.addEventListener("scroll", () => {
+      // A scroll the list made itself (show, wheel) keeps its exact vt.
+      if (Math.abs(this.box.scrollTop - this.setTop) >= 1) this.vt = this.box.scrollTop * this.scale();
+      this.setTop = -1;
+      this.draw();
+    });
+    box.addEventListener("wheel", (e) => {
+      if (this.scale() <= 1 || e.ctrlKey) return;
+      e.preventDefault();
+      const d = e.deltaMode === 1 ? e.deltaY * ROW : e.deltaMode === 2 ? e.deltaY * this.box.clientHeight : e.deltaY;
+      this.scrollTo(this.vt + d);
+    }, { passive: false });
     box.addEventListener("click", (e) => {
       const r = e.target.closest(".vrow");
       if (r) this.choose(Number(r.dataset.row), "click");
@@ -22,11 +42,27 @@ class VList {
   reset(total, first) {
     this.gen++; this.total = total; this.pages.clear(); this.sel = -1;
     if (first) this.pages.set(0, { rows: first, wait: Promise.resolve() });
-    this.box.scrollTop = 0;
-    this.spacer.style.height = (total * ROW) + "px";
+    this.vt = 0; this.setTop = -1; this.box.scrollTop = 0;
+    this.size();
     this.draw();
   }
-  setTotal(total) { this.total = total; this.spacer.style.height = (total * ROW) + "px"; this.draw(); }
+  setTotal(total) { this.total = total; this.size(); this.vt = Math.min(this.vt, this.maxVt()); this.draw(); }
+  size() { this.spacer.style.height = Math.min(this.total * ROW, MAX_SPACER) + "px"; }
+  // scale is how many of the list's pixels one pixel of the scrollbar moves.
+  scale() {
+    const full = this.total * ROW, h = this.box.clientHeight || 300;
+    return full <= MAX_SPACER || MAX_SPACER <= h ? 1 : (full - h) / (MAX_SPACER - h);
+  }
+  maxVt() { return Math.max(0, this.total * ROW - (this.box.clientHeight || 300)); }
+  // scrollTo puts the list's pixel vt at the top of the box.
+  scrollTo(vt) {
+    this.vt = Math.min(this.maxVt(), Math.max(0, vt));
+    const top = this.vt / this.scale();
+    if (Math.abs(this.box.scrollTop - top) < 1) { this.draw(); return; }
+    this.box.scrollTop = top;
+    this.setTop = this.box.scrollTop;
+    this.draw();
+  }
   invalidate() { this.gen++; this.pages.clear(); this.draw(); }
   row(i) { const p = this.pages.get(Math.floor(i / PAGE)); return p && p.rows ? p.rows[i % PAGE] : undefined; }
   async load(page) {
@@ -45,17 +81,19 @@ class VList {
   draw() {
     if (this.total === 0 && !this.pages.has(0)) this.load(0); // learns the total
     const h = this.box.clientHeight || 300;
-    const first = Math.max(0, Math.floor(this.box.scrollTop / ROW) - 2);
-    const last = Math.min(this.total, Math.ceil((this.box.scrollTop + h) / ROW) + 2);
+    if (this.scale() === 1) this.vt = this.box.scrollTop;
+    const vt = Math.min(this.vt, this.maxVt()), shift = this.box.scrollTop - vt;
+    const first = Math.max(0, Math.floor(vt / ROW) - 2);
+    const last = Math.min(this.total, Math.ceil((vt + h) / ROW) + 2);
     const keep = new Map();
     for (const c of [...this.box.children]) if (c !== this.spacer) { const i = Number(c.dataset.row); if (i >= first && i < last && c.dataset.gen === String(this.gen) && c.dataset.filled === "1") keep.set(i, c); else c.remove(); }
     for (let i = first; i < last; i++) {
-      if (keep.has(i)) { this.decorate(keep.get(i), i); continue; }
+      if (keep.has(i)) { keep.get(i).style.top = (i * ROW + shift) + "px"; this.decorate(keep.get(i), i); continue; }
       const data = this.row(i);
       if (data === undefined) this.load(Math.floor(i / PAGE));
       const r = el("div", { class: "vrow " + (this.o.cls || ""), role: "option", id: this.box.id + "-r" + i, "data-row": String(i), "data-gen": String(this.gen),
         "aria-setsize": String(this.total), "aria-posinset": String(i + 1) });
-      r.style.top = (i * ROW) + "px";
+      r.style.top = (i * ROW + shift) + "px";
       if (data !== undefined) {
         this.o.render(r, data, i); r.dataset.filled = "1";
         if (!this.marked) { this.marked = true; performance.mark(this.box.id + "-filled"); } // the first rows on screen
@@ -73,8 +111,8 @@ class VList {
   // show scrolls the list (never the page) so that row i is in view.
   show(i) {
     const top = i * ROW, h = this.box.clientHeight;
-    if (top < this.box.scrollTop) this.box.scrollTop = top;
-    else if (top + ROW > this.box.scrollTop + h) this.box.scrollTop = top + ROW - h;
+    if (top < this.vt) this.scrollTo(top);
+    else if (top + ROW > this.vt + h) this.scrollTo(top + ROW - h);
   }
   select(i, scroll) { this.sel = i; if (scroll && i >= 0) this.show(i); this.draw(); }
   async choose(i, byUser) {
