@@ -1,9 +1,17 @@
 package viewer_test
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/aaep-tools/aaepkit/internal/bench"
+	"github.com/aaep-tools/aaepkit/internal/viewer"
 )
 
 // TestIndexedFilters: filters the indexes answer (index ranges, session
@@ -66,5 +74,67 @@ func TestIndexedFilters(t *testing.T) {
 		if c.filter == "session == "+s0 && len(got) == 0 {
 			t.Errorf("session == %s keeps nothing", s0)
 		}
+	}
+}
+
+// TestSearchProgressAndCancel: a whole-capture text search reports how far
+// it has read (/api/progress) and stops when its request goes away: it is
+// not running any more; asked again, it runs to its end.
+func TestSearchProgressAndCancel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bulk.aaep")
+	const n = 60_000
+	if err := bench.WriteBulkCapture(path, n, 3); err != nil {
+		t.Fatal(err)
+	}
+	v, err := viewer.New(viewer.Options{Path: path}) // the check still runs: no matter
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(v)
+	t.Cleanup(func() { ts.Close(); v.Close() })
+	const q = "q=no-such-text-anywhere"
+	type progress struct {
+		Running, Ready bool
+		Read, Total    int64
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/rows?"+q, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	var p progress
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		getJSON(t, ts.URL+"/api/progress?"+q, 200, &p)
+		if p.Running && p.Read > 0 || time.Now().After(end) {
+			break
+		}
+	}
+	if !p.Running || p.Total != n || p.Read <= 0 || p.Read >= p.Total {
+		t.Fatalf("while searching, /api/progress says %+v", p)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the search answered before it was cancelled")
+	}
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		getJSON(t, ts.URL+"/api/progress?"+q, 200, &p)
+		if !p.Running || time.Now().After(end) {
+			break
+		}
+	}
+	if p.Running || p.Ready {
+		t.Errorf("after cancelling, /api/progress says %+v", p)
+	}
+	var rp rowsPage
+	getJSON(t, ts.URL+"/api/rows?"+q, 200, &rp)
+	getJSON(t, ts.URL+"/api/progress?"+q, 200, &p)
+	if rp.Total != 0 || p.Running {
+		t.Errorf("searched to the end: %d rows, progress %+v", rp.Total, p)
 	}
 }
