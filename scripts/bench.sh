@@ -86,8 +86,10 @@ seek_key="Seek/${seek_mib}MiB"
 view_key="View/${seek_mib}MiB"
 if [ -n "$quick" ]; then
 	view_many=100000 view_many_label=100,000 view_sessions=100 view_long=20000 view_long_label=20,000
+	shape_n=40000 shape_label=40,000 shape_square=200x200
 else
 	view_many=1000000 view_many_label=1,000,000 view_sessions=1,000 view_long=100000 view_long_label=100,000
+	shape_n=1000000 shape_label=1,000,000 shape_square=1000x1000
 fi
 check_label=$(echo "$check_events" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta')
 
@@ -215,6 +217,25 @@ long session: click a message to its inspector | e2e/ViewBrowser/session=$view_l
 long session: largest answer of the page's data API | e2e/ViewBrowser/session=$view_long | largest-answer-KiB | KiB | | ≤ 1,024 KiB
 long session: view's peak resident memory | e2e/ViewBrowser/session=$view_long | view-peak-MiB | MiB | | ≤ 300 MiB
 long session: axe-core violations with it selected | e2e/ViewBrowser/session=$view_long | axe-violations | | | 0
+## aaep-replay view at $shape_label messages in three shapes (check done; each filter asked once, not cached)
+√n sessions of √n ($shape_square): check done | e2e/ViewShape/$shape_square | checked-ms | ms | |
+√n sessions of √n ($shape_square): filter session == X (the longest session) | e2e/ViewShape/$shape_square | session-filter-ms | ms | | ≤ 100 ms
+√n sessions of √n ($shape_square): filter index > n/2 | e2e/ViewShape/$shape_square | index-filter-ms | ms | | ≤ 100 ms
+√n sessions of √n ($shape_square): filter index range of 1,000 | e2e/ViewShape/$shape_square | range-filter-ms | ms | | ≤ 100 ms
+√n sessions of √n ($shape_square): text search of the whole capture | e2e/ViewShape/$shape_square | search-ms | ms | |
+√n sessions of √n ($shape_square): view's peak resident memory | e2e/ViewShape/$shape_square | view-peak-MiB | MiB | | ≤ 300 MiB
+short sessions (check's bulk capture, ~11.5 messages each): check done | e2e/ViewShape/short-sessions/events=$shape_n | checked-ms | ms | |
+short sessions (check's bulk capture, ~11.5 messages each): filter session == X (the longest session) | e2e/ViewShape/short-sessions/events=$shape_n | session-filter-ms | ms | | ≤ 100 ms
+short sessions (check's bulk capture, ~11.5 messages each): filter index > n/2 | e2e/ViewShape/short-sessions/events=$shape_n | index-filter-ms | ms | | ≤ 100 ms
+short sessions (check's bulk capture, ~11.5 messages each): filter index range of 1,000 | e2e/ViewShape/short-sessions/events=$shape_n | range-filter-ms | ms | | ≤ 100 ms
+short sessions (check's bulk capture, ~11.5 messages each): text search of the whole capture | e2e/ViewShape/short-sessions/events=$shape_n | search-ms | ms | |
+short sessions (check's bulk capture, ~11.5 messages each): view's peak resident memory | e2e/ViewShape/short-sessions/events=$shape_n | view-peak-MiB | MiB | | ≤ 300 MiB
+one session: check done | e2e/ViewShape/1x$shape_n | checked-ms | ms | |
+one session: filter session == X (the longest session) | e2e/ViewShape/1x$shape_n | session-filter-ms | ms | | ≤ 100 ms
+one session: filter index > n/2 | e2e/ViewShape/1x$shape_n | index-filter-ms | ms | | ≤ 100 ms
+one session: filter index range of 1,000 | e2e/ViewShape/1x$shape_n | range-filter-ms | ms | | ≤ 100 ms
+one session: text search of the whole capture | e2e/ViewShape/1x$shape_n | search-ms | ms | |
+one session: view's peak resident memory | e2e/ViewShape/1x$shape_n | view-peak-MiB | MiB | | ≤ 300 MiB
 ## Recorder cost (aaep-capture, one SSE producer at a steady rate, default 100 ms flush; the reference Python tool was not available to measure beside it)
 10 events/s: peak resident memory | e2e/Recorder/rate=10 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s: CPU per event, whole run (start-up included) | e2e/Recorder/rate=10 | cpu-µs/event | µs | |
