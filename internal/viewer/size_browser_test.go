@@ -12,6 +12,18 @@ import (
 	"github.com/aaep-tools/aaepkit/internal/browsertest"
 )
 
+// readyPage opens the page at url in a new Chromium at 1440×900 and waits
+// until it is ready (the check's verdicts in).
+func readyPage(t *testing.T, url string) (*browsertest.Browser, *browsertest.Page) {
+	t.Helper()
+	b := browsertest.New(t)
+	p := b.NewPage(t)
+	p.Do(t, chromedp.EmulateViewport(1440, 900))
+	p.Navigate(t, url+"/")
+	p.WaitFor(t, 60*time.Second, `document.body.dataset.ready === "true"`)
+	return b, p
+}
+
 // visibleRows is the JavaScript of the rows of list id drawn whole inside
 // its box, filled, in order.
 const visibleRows = `(id => { const box = document.getElementById(id).getBoundingClientRect();
@@ -26,11 +38,7 @@ const visibleRows = `(id => { const box = document.getElementById(id).getBoundin
 // to its middle the middle rows, the wheel moves by its own pixels.
 func TestTenMillionRowsInBrowser(t *testing.T) {
 	ts := startView(t, demo, nil)
-	b := browsertest.New(t)
-	p := b.NewPage(t)
-	p.Do(t, chromedp.EmulateViewport(1440, 900))
-	p.Navigate(t, ts.URL+"/")
-	p.WaitFor(t, 60*time.Second, `document.body.dataset.ready === "true"`)
+	_, p := readyPage(t, ts.URL)
 	const total = 10_000_000
 	p.Eval(t, `(() => {
 		const box = el("div", { id: "big", class: "vlist", tabindex: "0", role: "listbox", "aria-label": "Ten million rows" });
@@ -119,11 +127,7 @@ func TestTenMillionRowsInBrowser(t *testing.T) {
 // shows.
 func TestReloadsInBrowser(t *testing.T) {
 	ts := startView(t, demo, nil)
-	b := browsertest.New(t)
-	p := b.NewPage(t)
-	p.Do(t, chromedp.EmulateViewport(1440, 900))
-	p.Navigate(t, ts.URL+"/")
-	p.WaitFor(t, 60*time.Second, `document.body.dataset.ready === "true"`)
+	_, p := readyPage(t, ts.URL)
 	// Answers to a search for "slowtext" arrive late (after 1.5 s, or 30 s
 	// for "slowertext"), whether or not the page still wants them.
 	p.Eval(t, `(() => { const real = window.fetch; window.fetch = (u, o) => {

@@ -75,15 +75,21 @@ func (st *step) row(n int64) stepRow {
 
 // sessionTrace is one session checked on its own for the trace view.
 type sessionTrace struct {
-	once     sync.Once
-	steps    []step
-	more     int64 // steps not listed
-	dot      []byte
-	err      error
-	svgOnce  sync.Once
-	svg      []byte
-	svgErr   error
-	protocol string
+	once    sync.Once
+	steps   []step
+	more    int64 // steps not listed
+	dot     []byte
+	err     error
+	svgOnce sync.Once
+	svg     []byte
+	svgErr  error
+	// legend is the drawing with its legend, for a tab of its own or a
+	// download (the page draws the legend itself beside dot's drawing).
+	legendDOT  []byte
+	legendOnce sync.Once
+	legendSVG  []byte
+	legendErr  error
+	protocol   string
 }
 
 type traceCache struct {
@@ -316,7 +322,8 @@ func (t *sessionTrace) build(s *Server, id, stream string, known bool) {
 	for _, m := range models.All() {
 		machines[m.Name()] = m.Machine()
 	}
-	t.dot = visualize.DOT(traces, visualize.DOTOptions{Title: id, Machines: machines, EdgeIDs: true})
+	t.dot = visualize.DOT(traces, visualize.DOTOptions{Title: id, Machines: machines, EdgeIDs: true, NoLegend: true})
+	t.legendDOT = visualize.DOT(traces, visualize.DOTOptions{Title: id, Machines: machines, EdgeIDs: true})
 }
 
 // trace returns the trace of the request's session (its key, or an id
@@ -395,20 +402,45 @@ func (s *Server) serveSVG(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "session %q has no steps to draw", id)
 		return
 	}
-	t.svgOnce.Do(func() {
+	render := func(dot []byte, out *[]byte, err *error) {
 		rend := s.opts.Renderer
 		if rend == nil {
 			rend = &visualize.Renderer{}
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, renderLimit)
 		defer cancel()
-		t.svg, t.svgErr = rend.SVG(ctx, t.dot)
-	})
-	if t.svgErr != nil {
-		apiError(w, http.StatusServiceUnavailable, "drawing needs the aaep-render helper: %v", t.svgErr)
+		*out, *err = rend.SVG(ctx, dot)
+	}
+	svg, err := &t.svg, &t.svgErr
+	q := r.URL.Query()
+	if q.Get("legend") == "1" {
+		svg, err = &t.legendSVG, &t.legendErr
+		t.legendOnce.Do(func() { render(t.legendDOT, svg, err) })
+	} else {
+		t.svgOnce.Do(func() { render(t.dot, svg, err) })
+	}
+	if *err != nil {
+		apiError(w, http.StatusServiceUnavailable, "drawing needs the aaep-render helper: %v", *err)
 		return
 	}
+	if q.Get("download") == "1" {
+		w.Header().Set("Content-Disposition", `attachment; filename="`+downloadName("trace-"+id)+`.svg"`)
+	}
+	// Opened in a tab of its own, the drawing is a document: nothing in it runs.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	w.Header().Set("Content-Type", "image/svg+xml")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(t.svg)
+	_, _ = w.Write(*svg)
+}
+
+// downloadName is name with only letters, digits, '.', '-' and '_' kept
+// (others become '_'), for a Content-Disposition file name.
+func downloadName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }

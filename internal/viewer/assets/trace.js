@@ -8,6 +8,7 @@ async function loadTrace(id) {
   $("trace-h").textContent = "Trace: " + sessionLabel(id);
   $("trace-status").textContent = "Drawing session " + sessionLabel(id) + "…";
   $("trace-svg").replaceChildren();
+  drawingLinks(null);
   steps.reset(0);
   let r;
   try { r = await api("/api/trace/" + encodeURIComponent(id) + "/steps?limit=1"); } catch (err) { $("trace-status").textContent = err.message; return; }
@@ -25,13 +26,104 @@ async function loadTrace(id) {
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", "State machine trace of session " + id + "; the steps list says the same");
     $("trace-svg").replaceChildren(document.importNode(svg, true));
+    drawingLinks(id);
+    drawingZoom.fit();
     markStep(state.selected, true);
   } catch (err) {
     $("trace-svg").replaceChildren(el("p", { class: "muted", text: "No drawing: " + err.message }));
   }
 }
 
+// drawingLinks points "open in a new tab" and "download" at the drawing of
+// session id (with its legend: it is read alone), or hides them.
+function drawingLinks(id) {
+  const open = $("tr-open"), dl = $("tr-download"), base = id ? "/api/trace/" + encodeURIComponent(id) + "/svg?legend=1" : "";
+  open.hidden = dl.hidden = !id;
+  for (const b of ["tr-in", "tr-out", "tr-fit"]) $(b).disabled = !id;
+  if (!id) { open.removeAttribute("href"); dl.removeAttribute("href"); $("tr-zoom").textContent = ""; return; }
+  open.href = base;
+  dl.href = base + "&download=1";
+  dl.setAttribute("download", "trace-" + id.replace(/[^A-Za-z0-9._-]/g, "_") + ".svg");
+}
+
+// drawingZoom scales the drawing in its box, which scrolls: fit shows it whole,
+// by(f, x, y) scales by f keeping the point (x, y) of the box in place.
+const drawingZoom = {
+  scale: 0, fitted: true,
+  size() {
+    const svg = $("trace-svg").querySelector("svg");
+    if (!svg) return null;
+    const vb = svg.viewBox && svg.viewBox.baseVal;
+    return vb && vb.width ? { svg, w: vb.width, h: vb.height } : null;
+  },
+  apply(s) {
+    const z = this.size();
+    if (!z) return;
+    this.scale = s;
+    z.svg.style.width = (z.w * s) + "px"; z.svg.style.height = (z.h * s) + "px";
+    $("tr-zoom").textContent = Math.round(s * 100) + "%";
+  },
+  fit() {
+    const z = this.size(), box = $("trace-svg");
+    if (!z) return;
+    this.fitted = true;
+    this.apply(Math.max(0.05, Math.min((box.clientWidth - 2) / z.w, (box.clientHeight - 2) / z.h)));
+    box.scrollLeft = 0; box.scrollTop = 0;
+  },
+  by(f, x, y) {
+    const box = $("trace-svg");
+    if (!this.size()) return;
+    if (x === undefined) { x = box.clientWidth / 2; y = box.clientHeight / 2; }
+    const s = Math.min(8, Math.max(0.05, this.scale * f)), r = s / this.scale;
+    const cx = box.scrollLeft + x, cy = box.scrollTop + y;
+    this.fitted = false;
+    this.apply(s);
+    box.scrollLeft = cx * r - x; box.scrollTop = cy * r - y;
+  },
+};
+
+function initZoom() {
+  const box = $("trace-svg");
+  $("tr-in").onclick = () => drawingZoom.by(1.25);
+  $("tr-out").onclick = () => drawingZoom.by(0.8);
+  $("tr-fit").onclick = () => drawingZoom.fit();
+  box.addEventListener("wheel", (e) => {
+    if (!drawingZoom.size()) return;
+    e.preventDefault();
+    const r = box.getBoundingClientRect();
+    drawingZoom.by(Math.exp(-e.deltaY / 500), e.clientX - r.left, e.clientY - r.top);
+  }, { passive: false });
+  box.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const act = { "+": () => drawingZoom.by(1.25), "=": () => drawingZoom.by(1.25), "-": () => drawingZoom.by(0.8), "0": () => drawingZoom.fit() }[e.key];
+    if (!act) return;
+    e.preventDefault(); e.stopPropagation();
+    act();
+  });
+  // A drag moves the drawing (a click on an edge still chooses its step).
+  let drag = null;
+  box.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    drag = { x: e.clientX, y: e.clientY, left: box.scrollLeft, top: box.scrollTop, moved: false };
+  });
+  box.addEventListener("pointermove", (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+    if (!drag.moved) { drag.moved = true; box.setPointerCapture(e.pointerId); box.classList.add("dragging"); }
+    box.scrollLeft = drag.left - dx; box.scrollTop = drag.top - dy;
+  });
+  const end = (e) => {
+    if (drag && drag.moved) { box.classList.remove("dragging"); box.dataset.dragged = "1"; setTimeout(() => delete box.dataset.dragged, 0); }
+    drag = null;
+  };
+  box.addEventListener("pointerup", end);
+  box.addEventListener("pointercancel", end);
+  new ResizeObserver(() => { if (drawingZoom.fitted) drawingZoom.fit(); }).observe(box);
+}
+
 function initTrace() {
+  initZoom();
   steps = new VList($("trace-steps"), {
     fetch: async (from, n) => {
       if (!state.traceSession) return { rows: [], total: 0 };
@@ -47,6 +139,7 @@ function initTrace() {
     choose: (s) => selectEvent(s.index, { fromTrace: true }),
   });
   $("trace-svg").addEventListener("click", (ev) => {
+    if ($("trace-svg").dataset.dragged) return;
     const g = ev.target.closest && ev.target.closest("g.edge");
     if (!g) return;
     for (let i = 0; i < steps.total; i++) { const s = steps.row(i); if (s && s.edge === g.id) { steps.choose(i, true); return; } }
