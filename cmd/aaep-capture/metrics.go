@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"sync"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 // for an s3:// output, the uploader's. Its parts are set as the run
 // starts them; a scrape before that sees what exists.
 type captureMetrics struct {
-	start time.Time
+	start   time.Time
+	sources int
 
 	mu     sync.Mutex
 	rec    *recorder.Recorder
@@ -38,10 +40,14 @@ func (m *captureMetrics) collect() []capmetrics.Metric {
 	}
 	ms := []capmetrics.Metric{
 		g("start_time_seconds", "Unix time the recorder started.", unixSeconds(m.start)),
+		{Name: "aaep_capture_build_info", Help: "Always 1; its labels name the recorder's version and the Go release that built it.", Type: capmetrics.Gauge, Value: 1,
+			Labels: []capmetrics.Label{{Name: "version", Value: version}, {Name: "goversion", Value: runtime.Version()}}},
+		g("sources", "Sources (producer endpoints) this recorder records.", float64(m.sources)),
 	}
 	if rec != nil {
 		st := rec.Stats()
 		ms = append(ms,
+			g("sources_connected", "Sources connected now (of aaep_capture_sources): connected, and not disconnected, closed or given up since.", float64(st.Connected)),
 			c("events_total", "Events received and recorded (handshake messages and filtered events excluded).", float64(st.Events)),
 			c("event_bytes_total", "Payload bytes of the events recorded.", float64(st.EventBytes)),
 			c("file_bytes_total", "Bytes written to capture files (compressed).", float64(st.FileBytes)),

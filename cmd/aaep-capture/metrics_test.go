@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,21 @@ func scrape(t *testing.T, url string) map[string]float64 {
 	return out
 }
 
+// scrapeText reads /metrics as it is written.
+func scrapeText(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("scrape: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("scrape: %v", err)
+	}
+	return string(b)
+}
+
 // --metrics while uploads are refused and after they are allowed: the
 // parts waiting, their age, the errors and the stderr warning, then the
 // uploads and their time.
@@ -93,6 +110,12 @@ func TestMetricsScraped(t *testing.T) {
 	murl := addr.FindStringSubmatch(stderr.String())[1]
 	waitFor("the no-upload warning", func() bool { return strings.Contains(stderr.String(), "no upload has succeeded for") })
 	m := scrape(t, murl)
+	if m["aaep_capture_sources"] != 1 || m["aaep_capture_sources_connected"] != 1 || m["aaep_capture_build_info"] != 1 {
+		t.Errorf("sources %v, connected %v, build_info %v: want 1, 1, 1", m["aaep_capture_sources"], m["aaep_capture_sources_connected"], m["aaep_capture_build_info"])
+	}
+	if text := scrapeText(t, murl); !strings.Contains(text, `aaep_capture_build_info{version="`+version+`",goversion="`+runtime.Version()+`"} 1`+"\n") {
+		t.Errorf("build_info does not name version %q and %s:\n%s", version, runtime.Version(), text)
+	}
 	for _, name := range []string{"events_total", "event_bytes_total", "file_bytes_total", "parts_closed_total",
 		"parts_uploaded_total", "parts_waiting", "oldest_waiting_part_age_seconds", "last_upload_time_seconds",
 		"upload_retries_total", "upload_errors_total", "spool_bytes", "reconnects_total", "start_time_seconds"} {

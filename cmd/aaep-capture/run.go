@@ -134,7 +134,7 @@ func captureRun(o *options) error {
 	hard := hardStop(parent)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	metrics := &captureMetrics{start: time.Now()}
+	metrics := &captureMetrics{start: time.Now(), sources: len(sources)}
 	if o.metrics != "" {
 		ms, err := capmetrics.Listen(o.metrics, metrics.collect)
 		if err != nil {

@@ -35,7 +35,13 @@ type Metric struct {
 	Help  string
 	Type  Type
 	Value float64
+	// Labels are constant labels (a build_info's version), in order; none
+	// for most.
+	Labels []Label
 }
+
+// Label is a label's name and value.
+type Label struct{ Name, Value string }
 
 // ContentType is the media type of the text format.
 const ContentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -44,14 +50,28 @@ const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 func WriteText(w io.Writer, ms []Metric) error {
 	bw := bufio.NewWriter(w)
 	for _, m := range ms {
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s %s\n%s %s\n", m.Name, escapeHelp(m.Help), m.Name, m.Type, m.Name, formatValue(m.Value))
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s %s\n%s", m.Name, helpEscaper.Replace(m.Help), m.Name, m.Type, m.Name)
+		for i, l := range m.Labels {
+			sep := ","
+			if i == 0 {
+				sep = "{"
+			}
+			fmt.Fprintf(bw, `%s%s="%s"`, sep, l.Name, labelEscaper.Replace(l.Value))
+		}
+		if len(m.Labels) > 0 {
+			bw.WriteByte('}')
+		}
+		fmt.Fprintf(bw, " %s\n", formatValue(m.Value))
 	}
 	return bw.Flush()
 }
 
-func escapeHelp(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(s)
-}
+// The text format's escapes: a help text's backslashes and line feeds, and
+// a label value's double quotes too.
+var (
+	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
+	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
+)
 
 func formatValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)

@@ -28,6 +28,13 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		if m.Type == Counter {
 			t = prometheus.CounterValue
 		}
-		ch <- prometheus.MustNewConstMetric(prometheus.NewDesc(m.Name, m.Help, nil, nil), t, m.Value)
+		var labels prometheus.Labels
+		for _, l := range m.Labels {
+			if labels == nil {
+				labels = prometheus.Labels{}
+			}
+			labels[l.Name] = l.Value
+		}
+		ch <- prometheus.MustNewConstMetric(prometheus.NewDesc(m.Name, m.Help, nil, labels), t, m.Value)
 	}
 }

@@ -175,14 +175,32 @@ func (r *Recorder) countConn(src uint16, ev *transport.ConnEvent) {
 		if r.connected[src] > 1 {
 			r.stats.Reconnects++
 		}
+		r.setUp(src, true)
 	case capfile.ConnDisconnected:
 		r.stats.Disconnects++
+		r.setUp(src, false)
 	case capfile.ConnRefused:
 		r.stats.Refused++
 	case capfile.ConnClosed:
 		if ev.Code >= 1000 && ev.Code < 5000 {
 			r.stats.CloseCodes[ev.Code]++
 		}
+		r.setUp(src, false)
+	case capfile.ConnGaveUp:
+		r.setUp(src, false)
+	}
+}
+
+// setUp notes whether source src is connected now (Stats.Connected).
+func (r *Recorder) setUp(src uint16, up bool) {
+	if r.up[src] == up {
+		return
+	}
+	r.up[src] = up
+	if up {
+		r.stats.Connected++
+	} else {
+		r.stats.Connected--
 	}
 }
 

@@ -106,17 +106,20 @@ type Config struct {
 
 // Stats are the running totals of a capture.
 type Stats struct {
-	Events       int64 // received messages recorded
-	Filtered     int64 // received messages the filter left out
-	Dropped      int64 // received messages after a stop condition
-	Sent         int64 // sent messages recorded
-	ConnEvents   int64 // connection events recorded
-	InvalidJSON  int64 // recorded messages that are not valid JSON
-	InvalidUTF8  int64 // recorded messages that are not valid UTF-8
-	Redacted     int64 // messages with redacted fields
-	Refused      int64 // messages refused as too large
-	Reconnects   int64 // connections after a source's first
-	Disconnects  int64 // connections lost (disconnected events)
+	Events      int64 // received messages recorded
+	Filtered    int64 // received messages the filter left out
+	Dropped     int64 // received messages after a stop condition
+	Sent        int64 // sent messages recorded
+	ConnEvents  int64 // connection events recorded
+	InvalidJSON int64 // recorded messages that are not valid JSON
+	InvalidUTF8 int64 // recorded messages that are not valid UTF-8
+	Redacted    int64 // messages with redacted fields
+	Refused     int64 // messages refused as too large
+	Reconnects  int64 // connections after a source's first
+	Disconnects int64 // connections lost (disconnected events)
+	// Connected is the number of sources connected now: connected, and
+	// not disconnected, closed or given up since.
+	Connected    int64
 	EventBytes   int64 // payload bytes of the recorded received messages
 	PayloadBytes int64 // payload bytes of every record written
 	FileBytes    int64 // bytes written to capture files (deleted ring files included)
@@ -148,6 +151,7 @@ type Recorder struct {
 	err       error // sticky write error
 	stats     Stats
 	connected map[uint16]int
+	up        map[uint16]bool // the sources connected now
 	stopOnce  sync.Once
 
 	worth bool // a message or a connection was recorded: the file is kept
@@ -186,6 +190,7 @@ func New(cfg Config) (*Recorder, error) {
 		pending:   &batch{},
 		spare:     &batch{},
 		connected: map[uint16]int{},
+		up:        map[uint16]bool{},
 		writerOut: make(chan struct{}),
 	}
 	if r.rotating && cfg.PartName == nil && !cfg.Force {

@@ -450,3 +450,37 @@ func TestHandshakeNotCountedWithoutLimits(t *testing.T) {
 		}
 	}
 }
+
+// Stats.Connected follows each source's connection events: connected,
+// then disconnected, closed or given up.
+func TestConnectedSources(t *testing.T) {
+	r, _ := newTest(t, Config{})
+	conn := func(src uint16, at int64, event string) int64 {
+		t.Helper()
+		if err := r.Emit(src)(&transport.Message{Kind: capfile.KindConn, Time: at, Payload: []byte(`{"event":"` + event + `"}`), Conn: &transport.ConnEvent{Event: event}}); err != nil {
+			t.Fatal(err)
+		}
+		return r.Stats().Connected
+	}
+	for i, step := range []struct {
+		src   uint16
+		event string
+		want  int64
+	}{
+		{0, capfile.ConnConnected, 1},
+		{1, capfile.ConnFailed, 1},
+		{1, capfile.ConnConnected, 2},
+		{0, capfile.ConnDisconnected, 1},
+		{0, capfile.ConnDisconnected, 1},
+		{0, capfile.ConnConnected, 2},
+		{1, capfile.ConnClosed, 1},
+		{0, capfile.ConnGaveUp, 0},
+	} {
+		if got := conn(step.src, int64(i), step.event); got != step.want {
+			t.Errorf("after source %d %s: %d connected, want %d", step.src, step.event, got, step.want)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
