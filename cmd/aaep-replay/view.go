@@ -75,10 +75,11 @@ page (--allow-origin names one that may), and only requests whose Host
 header names this server (DNS rebinding).
 The page works offline: everything it needs is inside aaep-replay.
 
---follow keeps up with a capture aaep-capture is still writing: every second
-view looks at the file, and when it has grown the page's lists, sessions and
-timeline grow with it at once; the whole capture is checked again, and the
-new verdicts replace the old when that check is done.`,
+--follow keeps up with a capture aaep-capture is still writing, as tail -f
+does: one reader waits at the end of the file while the recorder holds it
+open, each new record is checked once as it arrives, and the page hears of
+it at once (no polling): its rows, counts, sessions and timeline grow, a live
+mark shows, and the list follows the end until you scroll up.`,
 		Example: `  aaep-replay view session.aaep --open
   aaep-replay view session.aaep --listen 127.0.0.1:9000 --speed 2
   aaep-replay view live.aaep --follow
@@ -111,7 +112,7 @@ new verdicts replace the old when that check is done.`,
 	fs.BoolVar(&opts.Shared, "shared", true, "one steerable timeline for all subscribers (--shared=false: each its own, no control)")
 	fs.BoolVar(&opts.Paused, "paused", true, "start the replay paused (step or play from the page or /control)")
 	opts.Check.add(fs, flagProtocol, flagProfile)
-	fs.BoolVar(&opts.Follow, "follow", false, "keep up with a capture that is still being written: its lists, sessions and timeline grow, and it is checked again as it grows")
+	fs.BoolVar(&opts.Follow, "follow", false, "keep up with a capture that is still being written: each new record is checked and shown as it arrives")
 	addAllowOrigin(fs, &opts.AllowOrigin, "the viewer's API and /control")
 	opts.Replay.add(fs, "until")
 	return cmd

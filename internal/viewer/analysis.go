@@ -112,8 +112,21 @@ type snapshot struct {
 	// recordings are the findings of each recording viewed, when several
 	// are (in the order they were named).
 	recordings []recordingCounts
+	// first and width place the buckets of overview and of the sessions'
+	// cells: bucket k is [first+k*width, first+(k+1)*width). A followed
+	// capture that outgrows them doubles width.
+	first, width int64
 	// sorted caches session orders by sort key (filled on demand).
 	sorted sync.Map
+}
+
+// messages is how many messages the check has read: all of them once done
+// (its statistics), else so far.
+func (sn *snapshot) messages() int64 {
+	if sn.done {
+		return sn.stats.Messages
+	}
+	return sn.read
 }
 
 // sessionView is a published session: facts copied, record list and cells
@@ -155,19 +168,55 @@ type analysis struct {
 	byIndex  map[int64][]int32 // message index -> positions in findings
 	flagged  []int64           // indices with findings, ascending once done
 
-	// Time buckets: [first, first+width*baseBuckets).
+	// Time buckets to start with: [first, first+width*baseBuckets).
 	first, width int64
 }
 
 func newAnalysis(first, last int64) *analysis {
 	a := &analysis{byIndex: map[int64][]int32{}, first: first, width: max((last-first)/baseBuckets+1, 1)}
-	a.snap.Store(&snapshot{byKey: map[string]*sessionView{}, byID: map[string][]*sessionView{}})
+	a.snap.Store(&snapshot{byKey: map[string]*sessionView{}, byID: map[string][]*sessionView{}, first: a.first, width: a.width})
 	return a
 }
 
-func (a *analysis) bucket(offset int64) uint32 {
-	b := (offset - a.first) / a.width
-	return uint32(min(max(b, 0), baseBuckets-1))
+// bucket is the bucket of a message at offset. Following a capture that
+// grows, an offset past the last bucket doubles the buckets' width (twice
+// the time in as many buckets) until it fits; otherwise it falls in the
+// last bucket.
+func (b *builder) bucket(offset int64) uint32 {
+	for b.live && offset-b.first >= b.width*baseBuckets {
+		b.regrid()
+	}
+	k := (offset - b.first) / b.width
+	return uint32(min(max(k, 0), baseBuckets-1))
+}
+
+// regrid doubles the buckets' width: buckets 2k and 2k+1 become k, in the
+// overview and in every session's cells.
+func (b *builder) regrid() {
+	b.width *= 2
+	for k := range baseBuckets {
+		c := cell{bucket: uint32(k)}
+		if 2*k+1 < baseBuckets {
+			x, y := b.overview[2*k], b.overview[2*k+1]
+			c.count, c.worst = x.count+y.count, max(x.worst, y.worst)
+		}
+		b.overview[k] = c
+	}
+	for _, s := range b.order {
+		n := 0
+		for _, c := range s.cells {
+			c.bucket /= 2
+			if n > 0 && s.cells[n-1].bucket == c.bucket {
+				s.cells[n-1].count += c.count
+				s.cells[n-1].worst = max(s.cells[n-1].worst, c.worst)
+				continue
+			}
+			s.cells[n] = c
+			n++
+		}
+		s.cells = s.cells[:n]
+	}
+	b.regridded = true
 }
 
 func addCell(cells []cell, b uint32, worst uint8) []cell {
@@ -211,6 +260,12 @@ type builder struct {
 	readTo    int64
 	publishes int
 	stats     protocol.Stats
+	// first and width place the buckets (snapshot.first, width); live
+	// is set when following a capture being written (see bucket), and
+	// regridded when the width has changed since the last publish.
+	first, width int64
+	live         bool
+	regridded    bool
 	// rec is the recording checked; byRec counts the findings of each of
 	// the recordings it joins (nil for one recording).
 	rec    *recording.Recording
@@ -269,10 +324,21 @@ func (b *builder) session(stream, id string) *sessionBuild {
 	return s
 }
 
+// liveCheck is how the check follows a capture being written.
+type liveCheck struct {
+	poll time.Duration
+	// caughtUp is called each time the check has caught up with the
+	// recorder, after it has published what it found.
+	caughtUp func()
+}
+
 // run checks the recording through the analysis driver (its streams, the
 // replay flags of its sources and its connection records, as check does).
-func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.Config, pause *pauser) {
-	b := &builder{a: a, byKey: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec}
+// With live set, it reads the capture as it is written (recording.Following)
+// and checks each message once, as it arrives, until the recorder is done.
+func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.Config, pause *pauser, live *liveCheck) {
+	b := &builder{a: a, byKey: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec,
+		first: a.first, width: a.width, live: live != nil}
 	for _, r := range rec.Joined() {
 		b.byRec = append(b.byRec, recordingCounts{Name: r.Name})
 	}
@@ -293,11 +359,11 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 				s.facts.Rules[f.RuleID]++
 				s.dirty = true
 				if f.Index >= 0 {
-					markCell(s.cells, a.bucket(int64(f.Offset)), uint8(f.Level))
+					markCell(s.cells, b.bucket(int64(f.Offset)), uint8(f.Level))
 				}
 			}
 			if f.Index >= 0 {
-				c := &b.overview[a.bucket(int64(f.Offset))]
+				c := &b.overview[b.bucket(int64(f.Offset))]
 				c.worst = max(c.worst, uint8(f.Level))
 			}
 			if b.kept >= maxFindings {
@@ -323,7 +389,20 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 			last = time.Now()
 		}
 	}}
-	res, err := check.Run(ctx, rec, cfg, sink, obs)
+	checked := rec
+	if live != nil {
+		fr, err := rec.Following(recording.Follow{Poll: live.poll, Idle: func() {
+			b.publish(false, nil)
+			last = time.Now()
+			live.caughtUp()
+		}})
+		if err != nil {
+			b.publish(true, err)
+			return
+		}
+		checked = fr
+	}
+	res, err := check.Run(ctx, checked, cfg, sink, obs)
 	if err == nil {
 		b.stats = res.Stats
 		err = res.Err
@@ -352,7 +431,7 @@ func (b *builder) message(m *protocol.Message, stream string) {
 	case token != "":
 		s = b.tokens[stream+keySep+token]
 	}
-	bk := b.a.bucket(int64(m.Offset))
+	bk := b.bucket(int64(m.Offset))
 	b.overview[bk].count++
 	ri := -1
 	if b.byRec != nil {
@@ -418,9 +497,11 @@ func (b *builder) publish(done bool, err error) {
 	// The lanes' cells are copied every tenth time only (they are the
 	// bulk of a publish).
 	b.publishes++
-	cells := done || b.publishes%10 == 1
+	// After a regrid every session's cells are copied: those published
+	// before count in the old buckets.
+	cells := done || b.publishes%10 == 1 || b.regridded
 	for i, s := range b.order {
-		if !s.dirty && !done {
+		if !s.dirty && !done && !b.regridded {
 			continue
 		}
 		s.dirty = false
@@ -452,8 +533,9 @@ func (b *builder) publish(done bool, err error) {
 		done: done, read: b.read, readTo: b.readTo, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
 		stats: b.stats, sessions: slices.Clone(b.views), byKey: make(map[string]*sessionView, len(b.views)),
 		byID:     make(map[string][]*sessionView, len(b.views)),
-		overview: slices.Clone(b.overview), recordings: slices.Clone(b.byRec),
+		overview: slices.Clone(b.overview), recordings: slices.Clone(b.byRec), first: b.first, width: b.width,
 	}
+	b.regridded = false
 	if err != nil {
 		snap.err = err.Error()
 	}

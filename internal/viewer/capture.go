@@ -15,7 +15,10 @@ type captureInfo struct {
 	Last    time.Duration  `json:"last_ns"`
 	Rebuilt bool           `json:"index_rebuilt"`
 	// Follow is set when the capture is followed as it grows (view --follow).
-	Follow   bool           `json:"follow,omitempty"`
+	Follow bool `json:"follow,omitempty"`
+	// Writing is set while the capture is being written: its recorder
+	// holds it open (capfile.BeingWritten); its end is "not yet", not torn.
+	Writing  bool           `json:"being_written,omitempty"`
 	Sessions []indexSession `json:"sessions"`
 	// SessionsCut is set when Sessions lists only the first
 	// maxIndexSessions (/api/sessions pages through all of them).
@@ -57,6 +60,15 @@ type checkProgress struct {
 	Sessions  int   `json:"sessions"`
 }
 
+// beingWritten reports whether the capture viewed is one local file its
+// recorder is writing (capfile.BeingWritten).
+func (s *Server) beingWritten() bool {
+	if len(s.rec.Parts) != 1 || s.rec.Parts[0].Path() == "" {
+		return false
+	}
+	return capfile.BeingWritten(s.rec.Parts[0].Path())
+}
+
 // indexSessions are the sessions of the index, each recording's apart.
 func (s *Server) indexSessions() []indexSession { return s.cur.Load().sessions }
 
@@ -65,6 +77,8 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 		File: s.title(), Header: s.hdr, Records: s.index().Records, Rebuilt: s.index().Rebuilt,
 		First: time.Duration(s.index().FirstTime()), Last: time.Duration(s.index().LastTime()),
 		Sessions: s.indexSessions(), IndexCount: len(s.indexSessions()), Follow: s.opts.Follow,
+		// A stored index was written by Close: the capture is complete.
+		Writing: s.index().Rebuilt && s.beingWritten(),
 	}
 	sn := s.analysis().snap.Load()
 	if s.replayRecording() && len(sn.sessions) > 0 {
@@ -79,7 +93,7 @@ func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
 		}
 		info.IndexCount = len(info.Sessions)
 	}
-	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.stats.Messages, Sessions: len(sn.sessions)}
+	info.Check = checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Dropped: sn.dropped, Truncated: sn.truncated, Messages: sn.messages(), Sessions: len(sn.sessions)}
 	info.Counts = map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info}
 	info.Recordings = sn.recordings
 	if info.Recordings == nil {

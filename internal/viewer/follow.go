@@ -2,9 +2,11 @@ package viewer
 
 import (
 	"cmp"
-	"context"
-	"os"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -67,50 +69,115 @@ func (s *Server) index() *capfile.Index                         { return s.cur.L
 func (s *Server) sessionIndex() map[string]*capfile.SessionInfo { return s.cur.Load().byID }
 func (s *Server) analysis() *analysis                           { return s.an.Load() }
 
-// follow looks at the capture every FollowPoll while ctx lasts; when it
-// has grown, it reads the index again (the page's lists and timeline grow
-// at once) and checks the whole capture again, replacing the verdicts when
-// that check is done.
-func (s *Server) follow(ctx context.Context) {
-	poll := s.opts.FollowPoll
-	if poll <= 0 {
-		poll = time.Second
-	}
-	var size int64 = -1
-	if fi, err := os.Stat(s.opts.Path); err == nil {
-		size = fi.Size()
-	}
-	t := time.NewTicker(poll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		fi, err := os.Stat(s.opts.Path)
-		if err != nil || fi.Size() == size {
-			continue
-		}
-		rd, err := s.rec.Records(ctx)
-		if err != nil {
-			continue
-		}
+// caughtUp runs each time the check following the capture has caught up
+// with its recorder: the index is read again (the follower's, extended as
+// records arrived: nothing is read twice), the lists are made again from
+// it and the check's snapshot, and the pages listening (/api/live) hear of
+// it.
+func (s *Server) caughtUp() {
+	rd, err := s.rec.Records(s.ctx)
+	if err == nil {
 		ci, err := readIndex(rd, s.rec)
 		rd.Close()
-		if err != nil || ci.idx.Records == s.index().Records {
-			continue
+		if err == nil && ci.idx.Records >= s.index().Records {
+			s.cur.Store(ci)
 		}
-		idx := ci.idx
-		size = fi.Size()
-		s.cur.Store(ci)
-		s.lists.clear()
-		s.traces.clear()
-		an := newAnalysis(idx.FirstTime(), idx.LastTime())
-		an.run(ctx, s.rec, s.config(), s.pause)
-		if ctx.Err() == nil {
-			s.an.Store(an)
-			s.lists.clear()
+	}
+	s.lists.clear()
+	s.traces.clear()
+	s.live.notify()
+}
+
+// liveFeed tells the pages listening that the followed capture has grown.
+type liveFeed struct {
+	mu    sync.Mutex
+	grown chan struct{} // closed at the next growth
+	ended bool
+}
+
+func newLiveFeed() *liveFeed { return &liveFeed{grown: make(chan struct{})} }
+
+// notify wakes every listener.
+func (f *liveFeed) notify() {
+	f.mu.Lock()
+	close(f.grown)
+	f.grown = make(chan struct{})
+	f.mu.Unlock()
+}
+
+// end wakes every listener a last time: the recorder is done.
+func (f *liveFeed) end() {
+	f.mu.Lock()
+	f.ended = true
+	f.mu.Unlock()
+	f.notify()
+}
+
+// next returns what closes at the next growth, and whether the capture is
+// done growing.
+func (f *liveFeed) next() (<-chan struct{}, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.grown, f.ended
+}
+
+// liveState is what each event of /api/live says: the counts the page's
+// heading shows, current.
+type liveState struct {
+	Records int64            `json:"records"`
+	Last    time.Duration    `json:"last_ns"`
+	Writing bool             `json:"being_written"`
+	Ended   bool             `json:"ended"`
+	Check   checkProgress    `json:"check"`
+	Counts  map[string]int64 `json:"findings"`
+}
+
+func (s *Server) liveState(ended bool) liveState {
+	x := s.index()
+	sn := s.analysis().snap.Load()
+	return liveState{
+		Records: x.Records, Last: time.Duration(x.LastTime()), Writing: !ended && s.beingWritten(), Ended: ended,
+		Check:  checkProgress{Done: sn.done, Read: sn.read, Error: sn.err, Messages: sn.messages(), Sessions: len(sn.sessions)},
+		Counts: map[string]int64{"must": sn.counts.Must, "should": sn.counts.Should, "info": sn.counts.Info},
+	}
+}
+
+// serveLive pushes an event (Server-Sent Events) each time the followed
+// capture has grown and been checked, its data the counts of liveState,
+// so that the page fetches the new rows at once instead of polling; the
+// first event comes at once, and the last says "ended" when the recorder
+// has closed the capture (or is gone). Without --follow it answers 404.
+func (s *Server) serveLive(w http.ResponseWriter, r *http.Request) {
+	if !s.opts.Follow {
+		apiError(w, http.StatusNotFound, "the capture is not followed (view --follow)")
+		return
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		apiError(w, http.StatusInternalServerError, "streaming not supported")
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	for {
+		grown, ended := s.live.next()
+		b, err := json.Marshal(s.liveState(ended))
+		if err != nil {
+			return
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return
+		}
+		fl.Flush()
+		if ended {
+			return
+		}
+		select {
+		case <-grown:
+		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done():
+			return
 		}
 	}
 }

@@ -203,7 +203,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request) {
 			ids[i] = v.Key
 		}
 	}
-	a := s.analysis()
+	a := sn // the buckets' grid
 	ans := timelineAnswer{From: time.Duration(from), To: time.Duration(to), Capture: [2]int64{first, last}, Px: px,
 		Sessions: len(sn.sessions), Lanes: []timelineLane{}, BucketNS: a.width}
 	whole := newColumns(first, last, px)

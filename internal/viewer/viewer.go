@@ -48,6 +48,9 @@
 //	                              a page of the session's steps (index: the page of its step)
 //	/api/trace/SESSION/svg        the session's state-machine drawing (image/svg+xml)
 //	/api/rules                    every rule: id, level, summary, protocol, spec
+//	/api/live                     view --follow: Server-Sent Events, one each time the capture
+//	                              has grown and been checked (records, last_ns, being_written,
+//	                              ended, check, findings), the first at once
 //
 // Several recordings (a prefix or glob holding several hosts' rotated
 // recordings) are shown as one capture, their records interleaved by time,
@@ -113,10 +116,12 @@ type Options struct {
 	// Renderer draws traces; nil uses the aaep-render helper found by
 	// visualize.FindHelper.
 	Renderer *visualize.Renderer
-	// Follow watches a capture that is still being written: when it has
-	// grown, the index is read again at once and the whole capture is
-	// checked again (the new verdicts replace the old when that check is
-	// done). FollowPoll is how often the file is looked at (default 1s).
+	// Follow reads a capture that is still being written as it grows,
+	// with one tail reader (recording.Following): each record is checked
+	// once, as it arrives, by the running check, the index grows with it,
+	// and the page hears of each growth at once (/api/live). FollowPoll
+	// is how often the end of the file is looked at while nothing new
+	// has come (default capfile.DefaultLivePoll).
 	Follow     bool
 	FollowPoll time.Duration
 	// TimelineScan is the most messages a timeline window may hold to be
@@ -150,6 +155,8 @@ type Server struct {
 	pause *pauser
 	lists *listCache
 	jobs  narrowJobs
+	// live tells the pages of a followed capture that it has grown.
+	live *liveFeed
 	// readers are open readers of the capture, for the requests (none
 	// when following: a reader knows the records it was opened with).
 	readers chan *recording.Reader
@@ -218,6 +225,7 @@ func New(opts Options) (*Server, error) {
 	s.traces = newTraceCache(s)
 	s.pause = newPauser()
 	s.lists = newListCache()
+	s.live = newLiveFeed()
 	if !opts.Follow {
 		s.readers = make(chan *recording.Reader, pooledReaders)
 	}
@@ -243,15 +251,22 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/trace/{session}/steps", s.serveSteps)
 	s.mux.HandleFunc("GET /api/trace/{session}/svg", s.serveSVG)
 	s.mux.HandleFunc("GET /api/rules", s.serveRules)
+	s.mux.HandleFunc("GET /api/live", s.serveLive)
 	if opts.Replay != nil {
 		s.mux.Handle("/", opts.Replay)
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.analysis().run(ctx, rec, s.config(), s.pause)
+		var live *liveCheck
 		if opts.Follow {
-			s.follow(ctx)
+			live = &liveCheck{poll: opts.FollowPoll, caughtUp: s.caughtUp}
+		}
+		s.analysis().run(ctx, rec, s.config(), s.pause, live)
+		if opts.Follow && ctx.Err() == nil {
+			// The recorder is done: the last records, the final index.
+			s.caughtUp()
+			s.live.end()
 		}
 	}()
 	return s, nil

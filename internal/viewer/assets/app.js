@@ -131,21 +131,66 @@ async function restoreURL() {
   return ev !== null ? Number(ev) : -1;
 }
 
-// follow keeps up with a capture that is still being written (view
-// --follow): the lists, the sessions and the timeline grow with it.
-function follow() {
-  let records = state.capture.records, checked = state.capture.check.done;
-  setInterval(async () => {
-    const before = state.capture;
-    const c = await loadCapture().catch(() => null);
-    if (!c || (c.records === records && c.check.done === checked)) return;
-    records = c.records; checked = c.check.done;
-    if (state.view && state.view.to >= before.last_ns) state.view.to = Math.max(c.last_ns, state.view.from + 1);
-    sessions.invalidate();
-    const r = await api("/api/rows?" + listQuery({ from: "0", limit: "1" })).catch(() => null);
-    if (r) { events.setTotal(r.total); events.invalidate(); }
-    scheduleTimeline();
-  }, 2000);
+// live keeps up with a capture that is still being written (view
+// --follow): the server pushes an event (/api/live) each time the capture
+// has grown and been checked; the counts, the lists, the sessions and the
+// timeline take in what is new at once. The messages list follows the end
+// while it is scrolled to it, as terminals do: scrolling up stops that,
+// scrolling back to the end resumes it.
+function live() {
+  state.latency = [];
+  const es = new EventSource("/api/live");
+  let busy = false, again = false, last = null;
+  const update = async () => {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      do {
+        again = false;
+        const ev = last, before = state.capture;
+        const c = await loadCapture().catch(() => null);
+        if (c) {
+          if (state.view && state.view.to >= before.last_ns) state.view.to = Math.max(c.last_ns, state.view.from + 1);
+          const prev = events.total;
+          const total = await events.grow(events.atEnd).catch((err) => { report("List", err); return prev; });
+          noteLatency(prev, total);
+          showScope(total);
+          sessions.grow(false).catch(() => null);
+          scheduleTimeline();
+        }
+        liveMark(ev);
+      } while (again);
+    } finally { busy = false; }
+  };
+  es.onmessage = (e) => {
+    last = JSON.parse(e.data);
+    if (last.ended) es.close();
+    update();
+  };
+  events.box.addEventListener("scroll", () => liveMark(last));
+}
+
+// liveMark shows whether the page is live and whether the list follows the end.
+function liveMark(ev) {
+  const m = $("live");
+  m.hidden = false;
+  const on = !!ev && !ev.ended;
+  m.classList.toggle("on", on);
+  $("live-text").textContent = !ev ? "Connecting…" : !on ? (ev.being_written ? "Not following" : "Recording ended: not live") :
+    events.atEnd ? "Live: following the newest messages" : "Live: scrolled up, not following (scroll to the end to follow)";
+}
+
+// noteLatency keeps, for the rows that came in with the last growth, the
+// time from their receive time to their row on the page (make bench).
+function noteLatency(prev, total) {
+  const start = state.capture.header.start ? Date.parse(state.capture.header.start) : NaN;
+  if (isNaN(start) || total <= prev) return;
+  const now = Date.now();
+  for (let i = prev; i < total; i++) {
+    const e = events.row(i);
+    if (e && e.offset_ns !== undefined) state.latency.push(now - (start + e.offset_ns / 1e6));
+  }
+  if (state.latency.length > 10000) state.latency.splice(0, state.latency.length - 10000);
 }
 
 // ---- start ----
@@ -161,6 +206,14 @@ async function start() {
     if (ev >= 0) selectEvent(ev);
     document.body.dataset.rows = "true";
     let c = state.capture;
+    if (c.follow) {
+      // Being written: the check goes on as long as the recording, and
+      // the page keeps up with it, the messages list from its end.
+      document.body.dataset.ready = "true";
+      events.atEnd = true;
+      live();
+      return;
+    }
     while (!c.check.done && !c.check.error) {
       await new Promise((r) => setTimeout(r, 1000));
       c = await loadCapture();
@@ -173,11 +226,10 @@ async function start() {
     scheduleTimeline();
     if (state.selected >= 0) selectEvent(state.selected, { fromList: true });
     document.body.dataset.ready = "true";
-    if (c.follow) follow();
   } catch (err) {
     report("Loading", err);
   }
 }
 
-window.aaepView = { state, selectEvent, selectSession, control, nextFinding, lists: () => ({ sessions, events, steps }) };
+window.aaepView = { latency: () => state.latency || [], state, selectEvent, selectSession, control, nextFinding, lists: () => ({ sessions, events, steps }) };
 start();

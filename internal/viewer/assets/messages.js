@@ -49,13 +49,20 @@ async function reloadEvents() {
   events.reset(r.total, r.rows);
   const rec = state.several ? await sessionRecording(state.session) : "";
   if (n !== latest.reload) return; // a later reload started meanwhile
+  state.scopeRec = rec;
+  showScope(r.total, r.partial);
+  if (state.selected >= 0) locateSelected();
+}
+
+// showScope says which rows the messages list holds and how many (kept
+// current as a followed capture grows).
+function showScope(total, partial) {
   const sid = sessionInfo.has(state.session) ? sessionInfo.get(state.session).id : state.session;
-  const parts = [state.session ? "Session " + sid + (rec ? " of recording " + rec : "") : "All sessions"];
+  const parts = [state.session ? "Session " + sid + (state.scopeRec ? " of recording " + state.scopeRec : "") : "All sessions"];
   if (state.filter) parts.push("filter " + state.filter);
   if (state.q) parts.push("text “" + state.q + "”");
-  $("events-scope").textContent = parts.join(", ") + ": " + count(r.total, "row") + (r.partial ? " so far (the check is still reading)" : "") + ".";
-  $("filter-status").textContent = state.filter || state.q ? count(r.total, "match", "matches") : "";
-  if (state.selected >= 0) locateSelected();
+  $("events-scope").textContent = parts.join(", ") + ": " + count(total, "row") + (partial ? " so far (the check is still reading)" : "") + ".";
+  $("filter-status").textContent = state.filter || state.q ? count(total, "match", "matches") : "";
 }
 
 async function locateSelected() {

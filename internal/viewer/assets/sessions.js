@@ -8,12 +8,14 @@ async function loadCapture() {
   $("file").textContent = c.file;
   const start = c.header.start ? new Date(c.header.start).toISOString() : "unknown start";
   $("capture-info").textContent = count(c.records, "record") + ", " + count(c.index_sessions, "session") + ", recorded by " +
-    (c.header.tool || "an unknown tool") + " from " + start + (c.index_rebuilt ? " (index rebuilt: the capture was not closed cleanly)" : "");
+    (c.header.tool || "an unknown tool") + " from " + start + (c.being_written ? " (being written: its recorder holds it open)" : c.index_rebuilt ? " (index rebuilt: the capture was not closed cleanly)" : "");
   sizeNumbers(c);
   if (!state.view) state.view = { from: c.first_ns, to: Math.max(c.last_ns, c.first_ns + 1) };
   if (c.recordings && c.recordings.length > 1) renderRecordings(c);
   const ck = c.check;
   if (ck.error) $("check-status").textContent = "Check stopped: " + ck.error;
+  else if (!ck.done && c.follow) $("check-status").textContent = "Checked " + count(ck.messages, "message") + " so far, as they arrive: " + c.findings.must + " MUST, " +
+    c.findings.should + " SHOULD and " + c.findings.info + " INFO " + (c.findings.info === 1 ? "finding." : "findings.");
   else if (!ck.done) $("check-status").textContent = "Checking the capture: " + ck.read + " of about " + c.records + " records read…";
   else $("check-status").textContent = "Checked " + count(ck.messages, "message") + ": " + c.findings.must + " MUST, " +
     c.findings.should + " SHOULD and " + c.findings.info + " INFO " + (c.findings.info === 1 ? "finding." : "findings.");

@@ -17,6 +17,9 @@ class VList {
   constructor(box, opts) {
     this.box = box; this.o = opts; this.total = 0; this.pages = new Map(); this.sel = -1; this.gen = 0;
     this.vt = 0; this.setTop = -1;
+    // atEnd: scrolled to the end, within a row (a scroll bar may take
+    // some of the box); a growing list follows its end (grow).
+    this.atEnd = true;
     this.spacer = el("div", { class: "spacer" });
     box.append(this.spacer);
     box.addEventListener("scroll", () => {
@@ -24,6 +27,7 @@ class VList {
       if (Math.abs(this.box.scrollTop - this.setTop) >= 1) this.vt = this.box.scrollTop * this.scale();
       this.setTop = -1;
       this.draw();
+      this.atEnd = this.vt >= this.maxVt() - ROW;
     });
     box.addEventListener("wheel", (e) => {
       if (this.scale() <= 1 || e.ctrlKey) return;
@@ -62,6 +66,27 @@ class VList {
     this.box.scrollTop = top;
     this.setTop = this.box.scrollTop;
     this.draw();
+  }
+  // grow takes in a list that has grown (a capture being written): the
+  // pages to show are fetched first, then swapped in with the new total in
+  // one go, so no row blanks meanwhile; with follow, a list scrolled to its
+  // end follows the end. It returns the new total.
+  async grow(follow) {
+    const gen = this.gen, h = this.box.clientHeight || 300;
+    const pagesOf = (top) => { const ps = []; for (let p = Math.floor(Math.max(0, Math.floor(top / ROW) - 2) / PAGE); p <= Math.floor((Math.ceil((top + h) / ROW) + 2) / PAGE); p++) ps.push(p); return ps; };
+    const got = new Map();
+    const fetchPage = async (p) => { if (!got.has(p)) got.set(p, await this.o.fetch(p * PAGE, PAGE)); return got.get(p); };
+    const total = (await fetchPage(Math.floor(Math.max(0, this.total - 1) / PAGE))).total;
+    const top = follow ? Math.max(0, total * ROW - h) : this.vt;
+    for (const p of pagesOf(top)) if (p * PAGE < Math.max(total, 1)) await fetchPage(p);
+    if (gen !== this.gen) return this.total;
+    this.gen++;
+    this.pages.clear();
+    for (const [p, r] of got) this.pages.set(p, { rows: r.rows, wait: Promise.resolve() });
+    this.total = total; this.size();
+    if (follow && this.atEnd) { this.scrollTo(this.maxVt()); this.atEnd = true; } // unless scrolled up meanwhile
+    else this.draw();
+    return total;
   }
   invalidate() { this.gen++; this.pages.clear(); this.draw(); }
   row(i) { const p = this.pages.get(Math.floor(i / PAGE)); return p && p.rows ? p.rows[i % PAGE] : undefined; }
