@@ -12,9 +12,9 @@ import (
 // Builtins returns the built-in scenarios, by level then name. Each is a
 // fresh value.
 func Builtins() []*Scenario {
-	out := make([]*Scenario, 0, len(builtins))
-	for _, b := range builtins {
-		out = append(out, b())
+	out := make([]*Scenario, 0, len(builtins)+len(announceBuiltins))
+	for _, b := range slices.Concat(builtins, announceBuiltins) {
+		out = append(out, withAnnounceDuties(b()))
 	}
 	slices.SortStableFunc(out, func(a, b *Scenario) int {
 		if a.Level != b.Level {

@@ -60,6 +60,9 @@ type exchange struct {
 	transports map[uint16]string
 	// end is the offset of the last record.
 	end time.Duration
+	// heard is what the subscriber announced, when it is observed
+	// (--page, --announcements); nil when nothing of it is.
+	heard *observation
 }
 
 // at is the offset of record i.

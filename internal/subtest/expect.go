@@ -29,6 +29,10 @@ type Outcome struct {
 	// stayed connected) with nothing to show the subscriber took in the
 	// events; under --require-evidence it fails instead.
 	Unverified bool `json:"unverified,omitempty"`
+	// NotObservable is set for a check of what the user was told when
+	// nothing of it is observed (no --page, no --announcements): neither
+	// passed nor failed (under --require-evidence, failed).
+	NotObservable bool `json:"not_observable,omitempty"`
 }
 
 // Unverified is what an unverified pass says.
@@ -55,12 +59,18 @@ func evaluate(sc *Scenario, x *exchange, lastEvent string, requireEvidence bool)
 			o.Passed, o.Message, o.Records = x.expectConnected(lastEvent)
 		case ExpectResumes:
 			o.Passed, o.Message, o.Records = x.expectResumes(&e)
+		case ExpectAnnounce:
+			x.expectAnnounce(&o, requireEvidence)
 		}
 		o.Took = x.end
 		if len(o.Records) > 0 && !byAbsence[e.Kind] {
 			o.Took = x.at(o.Records[len(o.Records)-1])
 		}
-		if o.Passed && byAbsence[e.Kind] {
+		if o.Passed && byAbsence[e.Kind] && x.heard != nil {
+			// The subscriber's announcements are observed: they are the
+			// evidence, and required.
+			o.Passed, o.Message = x.evidenced(o.Message)
+		} else if o.Passed && byAbsence[e.Kind] {
 			o.Unverified = true
 			if requireEvidence {
 				o.Passed = false

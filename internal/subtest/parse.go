@@ -428,7 +428,7 @@ func (p *parser) faults(n *yaml.Node) ([]Fault, error) {
 	return out, nil
 }
 
-var expectKinds = []string{string(ExpectReply), string(ExpectNoReply), string(ExpectRequest), string(ExpectSends), string(ExpectStaysConnected), string(ExpectResumes)}
+var expectKinds = []string{string(ExpectReply), string(ExpectNoReply), string(ExpectRequest), string(ExpectSends), string(ExpectStaysConnected), string(ExpectResumes), string(ExpectAnnounce)}
 
 func (p *parser) expectations(n *yaml.Node) ([]Expectation, error) {
 	items, err := p.list(n, "expect")
@@ -475,6 +475,9 @@ func (p *parser) expectBody(e *Expectation, v *yaml.Node) error {
 	what := string(e.Kind)
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		v = &yaml.Node{Kind: yaml.MappingNode, Line: v.Line}
+	}
+	if e.Kind == ExpectAnnounce {
+		return p.announceBody(e, v)
 	}
 	var keys []string
 	switch e.Kind {

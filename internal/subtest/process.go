@@ -21,8 +21,9 @@ type process struct {
 }
 
 // startProcess runs command (with {url} replaced) in its own process
-// group, telling it the scenario in its environment.
-func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, error) {
+// group, telling it the scenario in its environment; heard, when not nil,
+// is its descriptor 3, for its announcements (AAEP_TEST_ANNOUNCEMENTS_FD).
+func startProcess(command, url string, sc *Scenario, out io.Writer, heard *os.File) (*process, error) {
 	cmd := shell(strings.ReplaceAll(command, "{url}", url))
 	cmd.Stdout, cmd.Stderr = out, out
 	procgroup.Set(cmd)
@@ -33,6 +34,10 @@ func startProcess(command, url string, sc *Scenario, out io.Writer) (*process, e
 		"AAEP_TEST_USER="+sc.User,
 		"AAEP_TEST_DECISIONS="+decisionsJSON(sc.Decisions),
 	)
+	if heard != nil {
+		cmd.ExtraFiles = []*os.File{heard}
+		cmd.Env = append(cmd.Env, fmt.Sprintf("AAEP_TEST_ANNOUNCEMENTS_FD=%d", AnnouncementsFD))
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("--exec: %w", err)
 	}

@@ -45,6 +45,9 @@ type Summary struct {
 	// Unverified counts checks passed by absence, with nothing to show
 	// the subscriber took in the events.
 	Unverified int `json:"unverified"`
+	// NotObservable counts checks of what the user was told that nothing
+	// observed (no --page, no --announcements).
+	NotObservable int `json:"not_observable"`
 }
 
 // Summarize counts results; the verdict is NOT RUN when any could not
@@ -55,6 +58,9 @@ func Summarize(results []*Result) Summary {
 		for _, o := range r.Outcomes {
 			if o.Unverified && o.Passed {
 				s.Unverified++
+			}
+			if o.NotObservable {
+				s.NotObservable++
 			}
 		}
 		switch r.Verdict() {
@@ -108,6 +114,8 @@ func WriteText(w io.Writer, results []*Result) error {
 		for _, o := range r.Outcomes {
 			mark := "ok  "
 			switch {
+			case o.NotObservable:
+				mark = "n/o "
 			case !o.Passed && o.Required:
 				mark = "FAIL"
 			case !o.Passed:
@@ -122,6 +130,7 @@ func WriteText(w io.Writer, results []*Result) error {
 		if r.Silence != "" {
 			fmt.Fprintf(&b, "  note  %s\n", r.Silence)
 		}
+		writeHeard(&b, r.Heard)
 		if len(r.Findings) == 0 {
 			b.WriteString("  ok    subscriber-side rules: no finding on the subscriber's messages\n")
 		}
@@ -138,6 +147,9 @@ func WriteText(w io.Writer, results []*Result) error {
 	fmt.Fprintf(&b, "%s: %d scenarios, %d passed, %d failed, %d not applicable, %d not run\n", s.Verdict, len(results), s.Passed, s.Failed, s.NotApplicable, s.NotRun)
 	if s.Unverified > 0 {
 		fmt.Fprintf(&b, "%d checks passed unverified (not observable: %s; --require-evidence fails them)\n", s.Unverified, Unverified)
+	}
+	if s.NotObservable > 0 {
+		fmt.Fprintf(&b, "%d checks of what the user was told not observable (--page or --announcements observes them; --require-evidence fails them)\n", s.NotObservable)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -259,6 +271,9 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 				text += "\nrecords: " + rs
 			}
 			switch {
+			case o.NotObservable:
+				c.Skipped = &junitSkipped{Message: o.Message}
+				s.Skipped++
 			case !o.Passed && o.Required:
 				c.Failure = &junitProblem{Message: o.Message, Type: string(o.Kind), Text: text}
 				s.Failures++

@@ -84,6 +84,16 @@ type Options struct {
 	// contradicts itself ("lenient", the default, or "strict"), as check's
 	// --profile.
 	Profile string
+	// Page is a web subscriber's URL (PageURL's placeholders: {url} the
+	// replay's base URL): each scenario opens it in a tab of Browser (a
+	// headless Chromium; nil: one of the run's own) and hears its ARIA live
+	// regions (page.go).
+	Page    string
+	Browser *Browser
+	// Announcements gives the exec'd subscriber descriptor 3
+	// (AAEP_TEST_ANNOUNCEMENTS_FD) for its announcements, one JSON line
+	// each (heard.go).
+	Announcements bool
 }
 
 // Result is the verdict of one scenario run.
@@ -115,6 +125,22 @@ type Result struct {
 	Duration time.Duration `json:"duration_ns"`
 	// CheckDuration is how long the subscriber-side rules took to check.
 	CheckDuration time.Duration `json:"check_duration_ns"`
+	// Heard is what the subscriber announced, when it is observed
+	// (--page, --announcements).
+	Heard *Heard `json:"heard,omitempty"`
+}
+
+// Heard is what a run observed of the subscriber's announcements.
+type Heard struct {
+	// From is "page" (a web subscriber's live regions) or
+	// "announcements" (a native subscriber's descriptor).
+	From          string         `json:"from"`
+	Announcements []Announcement `json:"announcements"`
+	// Problems are lines of the descriptor that are not announcements.
+	Problems []string `json:"problems,omitempty"`
+	// Note says what the page's accessibility tree shows, when it
+	// announced nothing.
+	Note string `json:"note,omitempty"`
 }
 
 // Passed reports whether every required expectation passed and no MUST
@@ -127,7 +153,7 @@ func (r *Result) Passed() bool {
 		return true
 	}
 	for _, o := range r.Outcomes {
-		if o.Required && !o.Passed {
+		if o.Required && !o.Passed && !o.NotObservable {
 			return false
 		}
 	}
@@ -144,13 +170,13 @@ func (r *Result) Passed() bool {
 // a Result with NotRun set.
 func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	ways := 0
-	for _, s := range []string{o.To, o.Exec} {
+	for _, s := range []string{o.To, o.Exec, o.Page} {
 		if s != "" {
 			ways++
 		}
 	}
 	if ways > 1 {
-		return nil, errors.New("--to and --exec exclude each other")
+		return nil, errors.New("--to, --exec and --page exclude each other")
 	}
 	switch o.Transport {
 	case "", TransportSSE, TransportWebSocket, TransportGRPC:
@@ -165,6 +191,16 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	}
 	if err := serve.CheckSSEEvent(o.SSEEvent); err != nil {
 		return nil, fmt.Errorf("--sse-event: %w", err)
+	}
+	if o.Announcements && o.Exec == "" {
+		return nil, errors.New("--announcements is for an --exec subscriber (it writes them to descriptor 3)")
+	}
+	if o.Page != "" && o.Transport == TransportGRPC {
+		return nil, errors.New("--page opens a web subscriber: not with the gRPC transport")
+	}
+	if o.Page != "" && o.Browser == nil {
+		o.Browser = &Browser{}
+		defer o.Browser.Close()
 	}
 	if o.AttachTimeout <= 0 {
 		o.AttachTimeout = DefaultAttachTimeout
@@ -227,6 +263,10 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording: %w", err)
 	}
+	if x.heard = r.heard; x.heard != nil {
+		x.mapHeard()
+		res.Heard = &Heard{From: x.heard.From, Announcements: x.heard.List, Problems: x.heard.Problems, Note: x.heard.Note}
+	}
 	if res.Transport == "" {
 		res.Transport = x.subscriberTransport()
 		if res.Transport != "" && !sc.appliesTo(res.Transport) {
@@ -278,6 +318,10 @@ type runner struct {
 	srv     *serve.Server
 	ctl     *timing.Controller
 	notices chan serve.Notice
+	// start is when the recording's clock started; heard what the
+	// subscriber announced (nil: not observed).
+	start time.Time
+	heard *observation
 
 	mu      sync.Mutex
 	joined  int // subscriptions started (or handshakes answered by POST)
@@ -347,6 +391,7 @@ func (r *runner) timing() timing.Config {
 // play serves the scenario until it is over and the subscriber is gone.
 func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 	r.ctl = timing.NewController(nil, r.timing(), true)
+	r.start = time.Now() // serve's recording clock starts as it is made
 	srv, err := serve.New(serve.Options{
 		Open: serve.OpenFile(capture), Timing: r.timing(), Shared: true, Control: r.ctl,
 		Record: rec, Notify: r.notify, Keepalive: r.sc.Keepalive, RejectRequests: r.sc.Reject,
@@ -378,9 +423,11 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 		stopServing = func(ctx context.Context) { _ = hs.Shutdown(ctx) }
 	}
 	var proc *process
+	var pipe *heardPipe
+	var pg *pageSubscriber
 	// The replay ends first (its subscriptions close as shut down), then
-	// the subscriber's process: a subscriber is never seen leaving because
-	// the run ended.
+	// the subscriber's process (or page): a subscriber is never seen
+	// leaving because the run ended.
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -390,13 +437,33 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 		if proc != nil {
 			proc.stop()
 		}
+		if pipe != nil {
+			r.heard = pipe.observed(time.Second)
+		}
+		if pg != nil {
+			pg.close(r.o.Output)
+		}
 	}()
 	if r.o.Announce != nil {
 		r.o.Announce(r.sc, base)
 	}
 	switch {
 	case r.o.Exec != "":
-		if proc, err = startProcess(r.o.Exec, base, r.sc, r.o.Output); err != nil {
+		var w *os.File
+		if r.o.Announcements {
+			if pipe, w, err = newHeardPipe(r.start); err != nil {
+				return err
+			}
+		}
+		proc, err = startProcess(r.o.Exec, base, r.sc, r.o.Output, w)
+		if w != nil {
+			w.Close() // the subscriber has its own
+		}
+		if err != nil {
+			return err
+		}
+	case r.o.Page != "":
+		if pg, err = r.openPage(ctx, base); err != nil {
 			return err
 		}
 	case r.o.To != "":
@@ -410,7 +477,17 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 	if err := r.drive(ctx); err != nil {
 		return err
 	}
-	return r.linger(ctx)
+	if err := r.linger(ctx); err != nil {
+		return err
+	}
+	if pg != nil {
+		// Read before the replay ends: what the page says of a lost
+		// connection is not about the events.
+		if r.heard, err = pg.observed(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // waitAttach waits for the first subscription (or handshake).

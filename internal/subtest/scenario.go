@@ -123,12 +123,16 @@ const (
 	ExpectSends          ExpectKind = "sends"
 	ExpectStaysConnected ExpectKind = "stays_connected"
 	ExpectResumes        ExpectKind = "resumes"
+	// ExpectAnnounce asks that an event be announced to the user (what a
+	// screen reader would hear of a web page, or what a native subscriber
+	// reports with --announcements); see announce.go.
+	ExpectAnnounce ExpectKind = "announce"
 )
 
 // defaultRequired says which kinds the specification requires (the others
 // are advisory unless a scenario marks them required).
 var defaultRequired = map[ExpectKind]bool{
-	ExpectReply: true, ExpectNoReply: true, ExpectRequest: true, ExpectSends: true,
+	ExpectReply: true, ExpectNoReply: true, ExpectRequest: true, ExpectSends: true, ExpectAnnounce: true,
 }
 
 // DefaultWithin is how long a reply or a resumption may take when the
@@ -161,6 +165,15 @@ type Expectation struct {
 	// Transport is the transport a request must come over (sse or
 	// websocket; empty: either).
 	Transport string `json:"transport,omitempty"`
+	// Event (an event_id), or Type (an event type, with or without its
+	// aaep:agent. prefix) and Session, name the events an announce
+	// expectation is about; Contains are words one of which its
+	// announcement must hold (case aside), Politeness how it must claim
+	// the user's attention (assertive or polite).
+	Event      string   `json:"event,omitempty"`
+	Session    string   `json:"session,omitempty"`
+	Contains   []string `json:"contains,omitempty"`
+	Politeness string   `json:"politeness,omitempty"`
 	// Required says whether failing it fails the run.
 	Required bool `json:"required"`
 	Line     int  `json:"line,omitempty"`
@@ -197,6 +210,8 @@ func (e *Expectation) Name() string {
 		}
 	case ExpectResumes:
 		fmt.Fprintf(&b, " within %s", e.Within)
+	case ExpectAnnounce:
+		e.announceName(&b)
 	}
 	for _, k := range sortedKeys(e.Fields) {
 		fmt.Fprintf(&b, " %s=%s", k, e.Fields[k])
