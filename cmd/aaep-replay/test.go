@@ -29,12 +29,17 @@ type TestOptions struct {
 	Files []string
 	// Scenarios are built-in scenarios by name; Levels select the
 	// built-ins of those levels.
-	Scenarios     []string
-	Levels        []int
-	List          bool
-	Listen        string
-	To            string
-	Exec          string
+	Scenarios []string
+	Levels    []int
+	List      bool
+	Listen    string
+	To        string
+	Exec      string
+	// Page is a web subscriber's URL, opened in headless Chromium per
+	// scenario; Announcements gives an --exec subscriber descriptor 3 for
+	// its announcements.
+	Page          string
+	Announcements bool
 	Transport     string
 	AttachTimeout time.Duration
 	JSON          bool
@@ -81,6 +86,10 @@ The subscriber comes one of three ways:
                  (http://127.0.0.1:PORT), and ends it when the scenario is over;
                  AAEP_TEST_SCENARIO, AAEP_TEST_LEVEL and AAEP_TEST_USER (the
                  scripted user's decision) are in its environment
+  --page 'URL'   test opens a web subscriber in headless Chromium per scenario,
+                 {url} in URL being the replay's base URL ({decisions}: the
+                 scripted user's, query-escaped), and hears what its ARIA live
+                 regions announce, as a screen reader would
   --transport grpc
                  over gRPC (aaep.v1.AaepService) instead: the subscriber attaches
                  to grpc://ADDR, {url} is grpc://127.0.0.1:PORT (not with --to)
@@ -98,6 +107,15 @@ A check that passes by absence (no reply, stayed connected) is reported
 "passed, unverified: nothing shows the subscriber took in the events";
 --require-evidence makes it a failure.
 
+What the subscriber told its user (§9.3.2: the session's start and end told
+apart, tool calls, unknown types, critical events never suppressed) is
+judged where it is observed: --page hears a web page's live regions;
+--announcements gives an --exec subscriber descriptor 3
+(AAEP_TEST_ANNOUNCEMENTS_FD) to write one JSON line per announcement,
+{"text": ..., "urgency": "assertive"|"polite", "modality": "speech"}. Observed
+announcements are the evidence of the checks passed by absence; unobserved,
+the announce checks are reported NOT OBSERVABLE, neither passed nor failed.
+
 Exit status: 0 when every required expectation passed and no rule broke at
 the --fail-on level (MUST by default; should makes a SHOULD finding fail too)
 (scenarios not applicable count neither way),
@@ -108,7 +126,9 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
   aaep-replay test --level 2 --exec 'node subscriber.js {url}' --junit report.xml
   aaep-replay test my-scenario.yaml --listen 127.0.0.1:9000 --record run.aaep
   aaep-replay test --level 1 --to ws://127.0.0.1:9000/aaep --json
-  aaep-replay test --level 2 --transport grpc --exec 'node grpc-subscriber.js {url}'`,
+  aaep-replay test --level 2 --transport grpc --exec 'node grpc-subscriber.js {url}'
+  aaep-replay test --level 1 --page 'http://localhost:5173/?aaep={url}'
+  aaep-replay test --level 1 --exec 'python3 nvda-harness.py {url}' --announcements`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				opts.Files = args
@@ -134,6 +154,24 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 			}
 			if opts.To != "" && opts.Exec != "" {
 				return cli.Usagef("--to and --exec exclude each other")
+			}
+			if opts.Page != "" {
+				if opts.To != "" || opts.Exec != "" {
+					return cli.Usagef("--page opens the subscriber: not with --to or --exec")
+				}
+				u, err := url.Parse(opts.Page)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file") {
+					return cli.Usagef("--page %q: want an http://, https:// or file:// URL", opts.Page)
+				}
+				if !strings.Contains(opts.Page, "{url}") {
+					return cli.Usagef("--page %q: put {url} where the page takes the replay's URL", opts.Page)
+				}
+				if opts.Transport == subtest.TransportGRPC {
+					return cli.Usagef("--page opens a web subscriber: not with --transport grpc")
+				}
+			}
+			if opts.Announcements && opts.Exec == "" {
+				return cli.Usagef("--announcements is for an --exec subscriber (it writes them to descriptor 3; --page hears a page's own)")
 			}
 			if opts.To != "" {
 				u, err := url.Parse(opts.To)
@@ -176,6 +214,8 @@ within --attach-timeout, an invalid scenario file) or for usage errors.`,
 	fs.StringVar(&opts.To, "to", "", "WebSocket URL of a subscriber that listens (ws:// or wss://)")
 	fs.StringVar(&opts.Transport, "transport", "", "the subscriber's transport: sse, websocket or grpc (default: as it attaches; a scenario of another transport is not applicable)")
 	fs.StringVar(&opts.Exec, "exec", "", "command that starts the subscriber, {url} replaced by the replay's base URL (run by /bin/sh)")
+	fs.StringVar(&opts.Page, "page", "", "URL of a web subscriber to open in headless Chromium, {url} replaced by the replay's base URL; its ARIA live regions are heard")
+	fs.BoolVar(&opts.Announcements, "announcements", false, "the --exec subscriber writes its announcements to descriptor 3 (AAEP_TEST_ANNOUNCEMENTS_FD), one JSON line each")
 	numflag.Duration(fs, &opts.AttachTimeout, "attach-timeout", subtest.DefaultAttachTimeout, numflag.Positive(), "how long to wait for the subscriber before the scenario counts as not run (exit 2)")
 	fs.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the verdict as JUnit XML to this file (Jenkins, GitLab)")
@@ -198,11 +238,15 @@ func testRun(opts *TestOptions) error {
 	if err != nil {
 		return err
 	}
-	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile), RequireEvidence: opts.RequireEvidence, FailOn: opts.Threshold, SSEEvent: opts.SSEEvent}
-	if opts.Exec == "" || opts.Listen != defaultTestListen {
+	ropts := subtest.Options{To: opts.To, Exec: opts.Exec, Page: opts.Page, Announcements: opts.Announcements, Transport: opts.Transport, AttachTimeout: opts.AttachTimeout, Output: a.Err, Profile: string(opts.Check.Profile), RequireEvidence: opts.RequireEvidence, FailOn: opts.Threshold, SSEEvent: opts.SSEEvent}
+	if (opts.Exec == "" && opts.Page == "") || opts.Listen != defaultTestListen {
 		ropts.Listen = opts.Listen
 	}
-	if opts.Exec == "" && opts.To == "" {
+	if opts.Page != "" {
+		ropts.Browser = &subtest.Browser{}
+		defer ropts.Browser.Close()
+	}
+	if opts.Exec == "" && opts.To == "" && opts.Page == "" {
 		ropts.Announce = func(sc *subtest.Scenario, base string) {
 			if opts.Transport == subtest.TransportGRPC {
 				fmt.Fprintf(a.Err, "aaep-replay test: %s: waiting for a gRPC subscriber on %s (user: %s)\n", sc.Name, base, sc.User)

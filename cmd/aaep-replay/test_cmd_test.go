@@ -39,6 +39,13 @@ func Test_NewCmdTest(t *testing.T) {
 		{name: "bad fail-on", argv: "test " + sc + " --fail-on sometimes", err: `--fail-on: unknown level "sometimes" (want must, should, info or never)`},
 		{name: "require evidence", argv: "test " + sc + " --require-evidence", want: func(o *TestOptions) { o.RequireEvidence = true }},
 		{name: "unnamed SSE events", argv: "test " + sc + " --sse-event none", want: func(o *TestOptions) { o.SSEEvent = "none" }},
+		{name: "page", argv: "test " + sc + " --page http://localhost:5173/?aaep={url}", want: func(o *TestOptions) { o.Page = "http://localhost:5173/?aaep={url}" }},
+		{name: "announcements", argv: "test " + sc + " --exec ./sub.sh{url} --announcements", want: func(o *TestOptions) { o.Exec, o.Announcements = "./sub.sh{url}", true }},
+		{name: "page and exec", argv: "test " + sc + " --page http://x/{url} --exec a{url}", err: "--page opens the subscriber: not with --to or --exec"},
+		{name: "page not a URL", argv: "test " + sc + " --page index.html{url}", err: `--page "index.html{url}": want an http://, https:// or file:// URL`},
+		{name: "page without url", argv: "test " + sc + " --page http://x/", err: `--page "http://x/": put {url} where the page takes the replay's URL`},
+		{name: "page over grpc", argv: "test " + sc + " --page http://x/{url} --transport grpc", err: "--page opens a web subscriber: not with --transport grpc"},
+		{name: "announcements without exec", argv: "test " + sc + " --announcements", err: "--announcements is for an --exec subscriber (it writes them to descriptor 3; --page hears a page's own)"},
 		{name: "record", argv: "test " + sc + " --record run.aaep --force", want: func(o *TestOptions) { o.Record, o.Force = "run.aaep", true }},
 
 		{name: "nothing to play", argv: "test", err: "test needs a SCENARIO file, --scenario NAME or --level N (see aaep-replay test --list)"},
