@@ -36,15 +36,24 @@
 //	  - stays_connected: {}
 //	  - resumes: {within: 10s}
 //	    required: true                    # an advisory expectation made required
+//	  - announce: {type: session.errored, session: sess_b2, contains: [error, fail], politeness: assertive}
 //
 // Every key is checked: an unknown key, a value of the wrong kind or a
 // missing required field is an error that names the file and line.
 //
 // # Required and advisory
 //
-// reply, no_reply, request and sends are required unless marked
+// reply, no_reply, request, sends and announce are required unless marked
 // `required: false`: they are what §9.4.2 and §9.5.2 demand of a subscriber.
 // stays_connected and resumes are advisory unless marked `required: true`:
 // resumption is a MAY (B.1.5) and surviving silence is robustness. A failed
 // advisory expectation is reported as a warning and does not fail the run.
+//
+// # What the user is told
+//
+// announce expectations judge what the subscriber announced (§9.3.2), as
+// heard in a web page's ARIA live regions in headless Chromium
+// (Options.Page, page.go) or as a native subscriber reports it on
+// descriptor 3 (Options.Announcements, heard.go); see announce.go. Where
+// nothing observes it they are not observable, neither passed nor failed.
 package subtest
