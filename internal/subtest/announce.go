@@ -337,6 +337,20 @@ func quoteList(words []string) string {
 	return strings.Join(q, ", ")
 }
 
+// announcedAny reports whether the subscriber's announcements are
+// observed and one of them told of an event: it heard them.
+func (x *exchange) announcedAny() bool {
+	if x.heard == nil {
+		return false
+	}
+	for _, a := range x.heard.List {
+		if a.Record != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // evidenced judges a check passed by absence (msg says what was absent)
 // when the subscriber's announcements are observed: they show it took in
 // the events, or, when it announced none of them, nothing does and the

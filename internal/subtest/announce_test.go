@@ -106,6 +106,10 @@ func TestAnnouncementsFromExec(t *testing.T) {
 					t.Errorf("no outcome %q among %v", name, outs)
 				}
 			}
+			// A subscriber heard announcing is not said to be silent.
+			if (res.Silence == "") != (tc.mode != "silent") {
+				t.Errorf("silence note %q for mode %s", res.Silence, tc.mode)
+			}
 			// The announcements are the evidence of the checks passed by
 			// absence: required, never unverified.
 			for _, o := range res.Outcomes {

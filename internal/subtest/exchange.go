@@ -148,9 +148,9 @@ func (x *exchange) subscriberTransport() string {
 func (x *exchange) silence(transport string, outcomes []Outcome) string {
 	judged := false
 	for _, o := range outcomes {
-		judged = judged || !o.Passed || o.Unverified
+		judged = judged || (!o.Passed && !o.NotObservable) || o.Unverified
 	}
-	if !judged {
+	if !judged || x.announcedAny() {
 		return ""
 	}
 	named, events := "", 0
