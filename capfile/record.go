@@ -168,6 +168,34 @@ type Origin struct {
 	Subprotocol string `json:"subprotocol,omitempty"`
 }
 
+// Describe names the origin as reports list it: its transport and endpoint,
+// and the subprotocol in brackets ("grpc grpc://127.0.0.1:8766",
+// "websocket ws://127.0.0.1:8765/aaep/v1/ws (aaep.v1)").
+func (o Origin) Describe() string {
+	s := o.Transport
+	if o.Endpoint != "" {
+		s += " " + o.Endpoint
+	}
+	if o.Subprotocol != "" {
+		s += " (" + o.Subprotocol + ")"
+	}
+	return s
+}
+
+// DescribeOrigins lists origins on one line, each with its id:
+// "#0 grpc grpc://127.0.0.1:8766; #1 sse http://127.0.0.1:8765/events"
+// ("" for none).
+func DescribeOrigins(origins []Origin) string {
+	var b strings.Builder
+	for i, o := range origins {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("#" + strconv.Itoa(int(o.ID)) + " " + o.Describe())
+	}
+	return b.String()
+}
+
 // Header is the metadata at the start of every capture.
 type Header struct {
 	// Version is the format version (set by the writer).

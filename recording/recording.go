@@ -313,6 +313,16 @@ func (r *Recording) finish() {
 	r.noteReplays()
 }
 
+// Sources returns the recording's origin table as the capture headers
+// hold it (nil for a JSON Lines file, which names none).
+func (r *Recording) Sources() []capfile.Origin {
+	var out []capfile.Origin
+	for _, o := range r.Origins {
+		out = append(out, o.Origin)
+	}
+	return out
+}
+
 // noteReplays indexes the sources that recorded a replay.
 func (r *Recording) noteReplays() {
 	r.replay = map[int]bool{}

@@ -15,6 +15,10 @@ import (
 type DOTOptions struct {
 	// Title heads the drawing, e.g. the input file's name (optional).
 	Title string
+	// Sources names where the recording was recorded from (transports and
+	// endpoints, e.g. "#0 grpc grpc://127.0.0.1:8766"), a line under the
+	// title (optional).
+	Sources string
 	// Machines are the protocols' state machines by protocol name. They give
 	// the states their kinds (initial, terminal, error) and, unless
 	// HideMachine is set, add faint context around each path: the model's
@@ -69,6 +73,9 @@ func (w *dotWriter) graph(traces []*Trace) {
 	var head []string
 	if w.opts.Title != "" {
 		head = append(head, clean(w.opts.Title, maxTitleRunes))
+	}
+	if w.opts.Sources != "" {
+		head = append(head, "sources: "+clean(w.opts.Sources, maxTitleRunes))
 	}
 	var findings int64
 	for _, t := range traces {

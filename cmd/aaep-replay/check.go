@@ -251,6 +251,7 @@ func checkRun(opts *CheckOptions) error {
 	for i, rec := range recs {
 		rep := batch.Add(rec.Name, recording.Names(recs[i:i+1]))
 		rep.MaxFindings = opts.MaxFindings
+		rep.Sources = rec.Sources()
 		switch {
 		case opts.All:
 			rep.View = report.ViewAll

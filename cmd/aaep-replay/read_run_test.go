@@ -50,7 +50,7 @@ func Test_readRun(t *testing.T) {
 		}, code: cli.ExitUsage, err: "info: stat DIR/none.aaep: no such file or directory"},
 		{name: "show marks the findings", run: func(a *app, dir string) error {
 			return showRun(&ShowOptions{app: a, Inputs: []string{demoCapture}, Check: checkFlags{Profile: "lenient"}, Show: show.Options{Timing: timing.Config{Speed: 1}}})
-		}, check: func(t *testing.T, stdout, _ string) {
+		}, stderr: demoReading, check: func(t *testing.T, stdout, _ string) {
 			if lines(stdout) != 108 || strings.Count(stdout, " !! ") != 6 {
 				t.Errorf("show: %d lines, %d marked; want 108 and 6\n%s", lines(stdout), strings.Count(stdout, " !! "), stdout)
 			}
@@ -59,7 +59,7 @@ func Test_readRun(t *testing.T) {
 			o := &ShowOptions{app: a, Inputs: []string{demoCapture}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}}
 			o.Show.Match.Sessions = []string{"sess_eb1273ca151c1c3d"}
 			return showRun(o)
-		}, check: func(t *testing.T, stdout, _ string) {
+		}, stderr: demoReading, check: func(t *testing.T, stdout, _ string) {
 			if lines(stdout) != 8 || strings.Count(stdout, "sess_eb1273ca151c1c3d") != 8 || strings.Contains(stdout, "!!") {
 				t.Errorf("show --session --no-check:\n%s", stdout)
 			}
@@ -99,7 +99,8 @@ func Test_readRun(t *testing.T) {
 		}, stderr: "aaep-replay: warning: DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000) (--allow-incomplete: going on with what was read)\n"},
 		{name: "show of it", run: func(a *app, dir string) error {
 			return showRun(&ShowOptions{app: a, Inputs: []string{cutShort(t, dir)}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
-		}, code: cli.ExitUsage, err: "DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000)"},
+		}, code: cli.ExitUsage, err: "DIR/short.aaep: no record could be read: capfile: torn capture tail at byte 208, record 0: file ends inside a zstd frame (while reading a record header) (792 bytes unreadable, to the end at byte 1000)",
+			stderr: "aaep-replay: reading DIR/short.aaep: sources: #0 websocket ws://127.0.0.1:8765/aaep/v1/ws (aaep.v1)\n"},
 		{name: "visualize of it", run: func(a *app, dir string) error {
 			in := cutShort(t, dir)
 			return visualizeRun(&VisualizeOptions{app: a, Inputs: []string{in}, Input: in, Output: filepath.Join(dir, "t.dot"), Format: "dot", Check: checkFlags{Profile: "lenient"}, MaxSessions: 100})
@@ -107,11 +108,11 @@ func Test_readRun(t *testing.T) {
 		{name: "show of a torn tail warns", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)
 			return showRun(&ShowOptions{app: a, Inputs: []string{torn}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
-		}, stderr: "aaep-replay: warning: DIR/torn.aaep: capfile: torn capture tail at byte TORN, record 48: file ends inside a zstd frame (while reading a record header) (UNREAD bytes unreadable, to the end at byte END); showed the 48 records before it\n"},
+		}, stderr: tornReading + "aaep-replay: warning: DIR/torn.aaep: capfile: torn capture tail at byte TORN, record 48: file ends inside a zstd frame (while reading a record header) (UNREAD bytes unreadable, to the end at byte END); showed the 48 records before it\n"},
 		{name: "show --strict of a torn tail", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)
 			return showRun(&ShowOptions{app: a, Inputs: []string{torn}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}, Reading: capfile.ReadPolicy{Strict: true}})
-		}, code: cli.ExitUsage},
+		}, code: cli.ExitUsage, stderr: tornReading},
 		{name: "info --strict of a torn tail", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)
 			return infoRun(&InfoOptions{app: a, Inputs: []string{torn}, Speed: 1, Gap: 10 * time.Second, Reading: capfile.ReadPolicy{Strict: true}})
@@ -153,6 +154,14 @@ func Test_readRun(t *testing.T) {
 		})
 	}
 }
+
+// demoReading and tornReading are the line show writes on stderr before
+// the records of the demo capture and of damagedPair's torn one: where
+// they were recorded from.
+const (
+	demoReading = "aaep-replay: reading ../../testdata/demo.aaep: sources: #0 websocket ws://127.0.0.1:8765/aaep/v1/ws (aaep.v1)\n"
+	tornReading = "aaep-replay: reading DIR/torn.aaep: sources: #0 websocket ws://127.0.0.1:8765/aaep/v1/ws\n"
+)
 
 // cutShort writes the demo capture's first 1000 bytes, which end inside its
 // first (and only) frame: a capture of which no record can be read.

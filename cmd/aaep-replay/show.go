@@ -197,6 +197,11 @@ func checkShowSelection(ctx context.Context, recs []*recording.Recording, name s
 // showOne prints one recording, named name in what it says of it.
 func showOne(ctx context.Context, o *ShowOptions, rec *recording.Recording, name string, opts show.Options) error {
 	a := o.app
+	if src := capfile.DescribeOrigins(rec.Sources()); src != "" && !a.quiet {
+		// As tcpdump -r names the file and its link type on stderr: the
+		// lines' sN column is a source of this table.
+		fmt.Fprintf(a.Err, "aaep-replay: reading %s: sources: %s\n", name, src)
+	}
 	st, err := show.Run(ctx, rec, a.Out, opts)
 	if err != nil {
 		if _, warn := o.Reading.Judge(err, st.Records); warn != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -218,7 +219,7 @@ func visualizeRun(o *VisualizeOptions) error {
 	for _, m := range mods {
 		machines[m.Name()] = m.Machine()
 	}
-	dot := visualize.DOT(traces, visualize.DOTOptions{Title: filepath.Base(o.Input), Machines: machines})
+	dot := visualize.DOT(traces, visualize.DOTOptions{Title: filepath.Base(o.Input), Sources: describeSources(recs), Machines: machines})
 	out, err := visualize.Draw(a.ctx, dot, format, nil)
 	if err != nil {
 		return cli.Output(fmt.Errorf("draw %s: %w", o.Input, err))
@@ -287,4 +288,22 @@ func visPlural(n int64, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// describeSources names where recs were recorded from, for a drawing's
+// heading: one recording's sources with their ids (as check's "sources:"
+// line), several recordings' each once.
+func describeSources(recs []*recording.Recording) string {
+	if len(recs) == 1 {
+		return capfile.DescribeOrigins(recs[0].Sources())
+	}
+	var from []string
+	for _, rec := range recs {
+		for _, o := range rec.Sources() {
+			if d := o.Describe(); !slices.Contains(from, d) {
+				from = append(from, d)
+			}
+		}
+	}
+	return strings.Join(from, "; ")
 }

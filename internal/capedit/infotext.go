@@ -54,10 +54,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		if i == 0 {
 			k = "sources"
 		}
-		desc := fmt.Sprintf("%s %s", src.Transport, src.Endpoint)
-		if src.Subprotocol != "" {
-			desc += " (" + src.Subprotocol + ")"
-		}
+		desc := src.Describe()
 		if !src.Listed {
 			desc = "(not in the header's source table)"
 		}

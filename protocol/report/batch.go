@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -291,6 +293,29 @@ func appendJSONStrings(b []byte, list []string, _ string) []byte {
 			b = append(b, ", "...)
 		}
 		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendSources appends origins as a JSON array on one line, each object
+// as the capture header's origin table holds it ([] when empty).
+func appendSources(b []byte, origins []capfile.Origin) []byte {
+	b = append(b, '[')
+	for i, o := range origins {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, `{"id": `...)
+		b = strconv.AppendUint(b, uint64(o.ID), 10)
+		b = append(b, `, "transport": `...)
+		b = appendJSONString(b, o.Transport)
+		b = append(b, `, "endpoint": `...)
+		b = appendJSONString(b, o.Endpoint)
+		if o.Subprotocol != "" {
+			b = append(b, `, "subprotocol": `...)
+			b = appendJSONString(b, o.Subprotocol)
+		}
+		b = append(b, '}')
 	}
 	return append(b, ']')
 }

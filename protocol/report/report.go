@@ -10,6 +10,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -39,6 +40,11 @@ type Report struct {
 	// holding the findings about it that belong to no session. Set it
 	// before Close.
 	Streams []string
+	// Sources are the recording's sources (the origin table of its
+	// capture's header, joined across its parts): the transport and
+	// endpoint each was recorded from. The JSON report's "sources"; the
+	// text report's "sources:" line. Empty for a JSON Lines file.
+	Sources []capfile.Origin
 	// MaxFindings bounds the findings listed (DefaultMaxFindings when 0);
 	// later ones are only counted.
 	MaxFindings int

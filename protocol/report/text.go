@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
@@ -68,6 +69,8 @@ func (rw *reportWriter) begin() {
 		rw.buf = appendJSONString(rw.buf, r.Input)
 		rw.buf = append(rw.buf, ",\n      \"parts\": "...)
 		rw.buf = appendJSONStrings(rw.buf, r.Parts, "      ")
+		rw.buf = append(rw.buf, ",\n      \"sources\": "...)
+		rw.buf = appendSources(rw.buf, r.Sources)
 		rw.buf = append(rw.buf, ",\n      \"sessions\": ["...)
 	}
 	rw.begun = true
@@ -293,6 +296,9 @@ func (rw *reportWriter) finish() error {
 		r.counts[protocol.Must], r.counts[protocol.Should], r.counts[protocol.Info])
 	if line := r.PartyCounts().Line(); line != "" {
 		rw.printf("%s\n", line) // whose duties the findings are (Party)
+	}
+	if len(r.Sources) > 0 {
+		rw.printf("sources: %s\n", capfile.DescribeOrigins(r.Sources))
 	}
 	if r.dropped > 0 {
 		rw.printf("%d more findings were counted but not listed (limit %d)\n", r.dropped, r.kept)
