@@ -189,6 +189,7 @@ type ServeOptions struct {
 	Replay     replayFlags
 	Listen     string
 	GRPC       string
+	GRPCTLS    grpcTLSFlags
 	Shared     bool
 	Control    bool
 	Paused     bool
@@ -282,6 +283,9 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 			if err := checkAllowOrigins(opts.AllowOrigin); err != nil {
 				return err
 			}
+			if err := opts.GRPCTLS.check(opts.GRPC); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -291,6 +295,7 @@ and drift are printed to stdout (--json: one JSON object per line).`,
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
 	fs.StringVar(&opts.GRPC, "grpc", "", "also serve the replay over gRPC (aaep.v1.AaepService) on this address, e.g. 127.0.0.1:8766")
+	opts.GRPCTLS.add(fs)
 	fs.BoolVar(&opts.Shared, "shared", false, "one timeline for all subscribers; late joiners join live")
 	fs.BoolVar(&opts.Control, "control", false, "steer the replay through the JSON API under /control (play, pause, step, seek, speed); implies --shared")
 	fs.BoolVar(&opts.Paused, "paused", false, "with --control: start paused (POST /control/step or /control/play to go on)")
@@ -332,14 +337,14 @@ func serveRun(opts *ServeOptions) error {
 	if opts.Control {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
-	return serveReplay(a, rec, opts.Listen, opts.GRPC, f, so, nil)
+	return serveReplay(a, rec, opts.Listen, opts.GRPC, &opts.GRPCTLS, f, so, nil)
 }
 
 // serveReplay listens on listen (and on grpcListen for gRPC, when given),
 // serves the replay of input (wrapped by wrap, when given, which may print
 // where to find it and returns a function that releases what it holds)
 // until Ctrl-C, then shuts everything down.
-func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen string, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
+func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen string, grpcTLS *grpcTLSFlags, f *replayFlags, opts serve.Options, wrap func(srv *serve.Server, addr string) (http.Handler, func(), error)) error {
 	if err := cli.CheckListen("--listen", listen); err != nil {
 		return err
 	}
@@ -347,6 +352,10 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 		if err := cli.CheckListen("--grpc", grpcListen); err != nil {
 			return err
 		}
+	}
+	grpcConf, err := grpcTLS.config()
+	if err != nil {
+		return err
 	}
 	printer := serve.NewPrinter(a.Out, f.json)
 	opts.Notify = printer.Notify
@@ -378,13 +387,13 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 	}
 	var gs *grpcserve.Server
 	if grpcListen != "" {
-		if gs, err = grpcserve.Listen(grpcListen, srv, nil); err != nil {
+		if gs, err = grpcserve.Listen(grpcListen, srv, grpcConf); err != nil {
 			_ = srv.Shutdown(context.Background())
 			rec.discard()
 			return cli.Unavailable(fmt.Errorf("listen on %s (--grpc): %w", grpcListen, err))
 		}
-		if ga := gs.Addr().String(); !isLoopback(ga) {
-			fmt.Fprintf(a.Err, "aaep-replay: warning: serving gRPC on %s, reachable from other machines, without authentication\n", ga)
+		if ga := gs.Addr().String(); !isLoopback(ga) && grpcTLS.ClientCA == "" {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: serving gRPC on %s, reachable from other machines, without authentication of subscribers (--grpc-client-ca)\n", ga)
 		}
 	}
 	var h http.Handler = srv
@@ -400,7 +409,11 @@ func serveReplay(a *app, replayed *recording.Recording, listen, grpcListen strin
 	}
 	also := ""
 	if gs != nil {
-		also = " and grpc://" + gs.Addr().String()
+		scheme := "grpc://"
+		if grpcConf != nil {
+			scheme = "grpcs://"
+		}
+		also = " and " + scheme + gs.Addr().String()
 	}
 	fmt.Fprintf(a.Err, "aaep-replay: serving %s on ws://%s/aaep/v1/ws and http://%s/aaep/v1/events%s (Ctrl-C to stop)\n", input, addr, addr, also)
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}

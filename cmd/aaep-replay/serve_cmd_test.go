@@ -78,6 +78,16 @@ func Test_NewCmdServe(t *testing.T) {
 		{name: "the --input= form", argv: "--input=in.aaep --shared", want: func(o *ServeOptions) { o.Shared = true }},
 		{name: "listen", argv: "serve in.aaep --listen 0.0.0.0:9000", want: func(o *ServeOptions) { o.Listen = "0.0.0.0:9000" }},
 		{name: "grpc", argv: "serve in.aaep --grpc 127.0.0.1:8766", want: func(o *ServeOptions) { o.GRPC = "127.0.0.1:8766" }},
+		{name: "grpc over TLS", argv: "serve in.aaep --grpc 127.0.0.1:8766 --grpc-cert s.pem --grpc-key s-key.pem", want: func(o *ServeOptions) {
+			o.GRPC, o.GRPCTLS = "127.0.0.1:8766", grpcTLSFlags{Cert: "s.pem", Key: "s-key.pem"}
+		}},
+		{name: "grpc over mutual TLS", argv: "serve in.aaep --grpc 127.0.0.1:8766 --grpc-cert s.pem --grpc-key s-key.pem --grpc-client-ca ca.pem", want: func(o *ServeOptions) {
+			o.GRPC, o.GRPCTLS = "127.0.0.1:8766", grpcTLSFlags{Cert: "s.pem", Key: "s-key.pem", ClientCA: "ca.pem"}
+		}},
+		{name: "grpc TLS without --grpc", argv: "serve in.aaep --grpc-cert s.pem --grpc-key s-key.pem", err: "--grpc-cert, --grpc-key and --grpc-client-ca configure the gRPC listener: give --grpc ADDR too"},
+		{name: "grpc certificate without its key", argv: "serve in.aaep --grpc :1 --grpc-cert s.pem", err: "--grpc-cert needs --grpc-key, its private key"},
+		{name: "grpc key without its certificate", argv: "serve in.aaep --grpc :1 --grpc-key s-key.pem", err: "--grpc-key needs --grpc-cert, its certificate"},
+		{name: "grpc client CA without TLS", argv: "serve in.aaep --grpc :1 --grpc-client-ca ca.pem", err: "--grpc-client-ca asks for mutual TLS: give the server's --grpc-cert and --grpc-key too"},
 		{name: "shared", argv: "serve in.aaep --shared", want: func(o *ServeOptions) { o.Shared = true }},
 		{name: "control and paused", argv: "serve in.aaep --control --paused", want: func(o *ServeOptions) { o.Control, o.Paused = true, true }},
 		{name: "sse-event none", argv: "serve in.aaep --sse-event none", want: func(o *ServeOptions) { o.SSEEvent = "none" }},
@@ -156,6 +166,10 @@ func Test_NewCmdView(t *testing.T) {
 		{name: "follow", argv: "view in.aaep --follow", want: func(o *ViewOptions) { o.Follow = true }},
 		{name: "listen", argv: "view in.aaep --listen 127.0.0.1:9000", want: func(o *ViewOptions) { o.Listen = "127.0.0.1:9000" }},
 		{name: "grpc", argv: "view in.aaep --grpc 127.0.0.1:8766", want: func(o *ViewOptions) { o.GRPC = "127.0.0.1:8766" }},
+		{name: "grpc over mutual TLS", argv: "view in.aaep --grpc 127.0.0.1:8766 --grpc-cert s.pem --grpc-key k.pem --grpc-client-ca ca.pem", want: func(o *ViewOptions) {
+			o.GRPC, o.GRPCTLS = "127.0.0.1:8766", grpcTLSFlags{Cert: "s.pem", Key: "k.pem", ClientCA: "ca.pem"}
+		}},
+		{name: "grpc TLS without --grpc", argv: "view in.aaep --grpc-client-ca ca.pem", err: "--grpc-cert, --grpc-key and --grpc-client-ca configure the gRPC listener: give --grpc ADDR too"},
 		{name: "playing at once", argv: "view in.aaep --paused=false", want: func(o *ViewOptions) { o.Paused = false }},
 		{name: "not shared", argv: "view in.aaep --shared=false", want: func(o *ViewOptions) { o.Shared = false }},
 		{name: "protocol and profile", argv: "view in.aaep --protocol asp --profile strict", want: func(o *ViewOptions) {

@@ -20,13 +20,14 @@ import (
 type ViewOptions struct {
 	*app
 
-	Inputs []string
-	Replay replayFlags
-	Listen string
-	GRPC   string
-	Open   bool
-	Shared bool
-	Paused bool
+	Inputs  []string
+	Replay  replayFlags
+	Listen  string
+	GRPC    string
+	GRPCTLS grpcTLSFlags
+	Open    bool
+	Shared  bool
+	Paused  bool
 	// Check are the checker's flags: --protocol, --profile.
 	Check  checkFlags
 	Follow bool
@@ -96,6 +97,9 @@ mark shows, and the list follows the end until you scroll up.`,
 			if err := checkAllowOrigins(opts.AllowOrigin); err != nil {
 				return err
 			}
+			if err := opts.GRPCTLS.check(opts.GRPC); err != nil {
+				return err
+			}
 			if !opts.Shared && cmd.Flags().Changed("paused") {
 				return cli.Usagef("--paused needs the shared timeline (--shared)")
 			}
@@ -108,6 +112,7 @@ mark shows, and the list follows the end until you scroll up.`,
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:8765", "address to listen on (a non-loopback address prints a warning)")
 	fs.StringVar(&opts.GRPC, "grpc", "", "also serve the replay to gRPC subscribers (aaep.v1.AaepService) on this address; the page's replay steers them too")
+	opts.GRPCTLS.add(fs)
 	fs.BoolVar(&opts.Open, "open", false, "open the page in the default browser")
 	fs.BoolVar(&opts.Shared, "shared", true, "one steerable timeline for all subscribers (--shared=false: each its own, no control)")
 	fs.BoolVar(&opts.Paused, "paused", true, "start the replay paused (step or play from the page or /control)")
@@ -147,7 +152,7 @@ func viewRun(opts *ViewOptions) error {
 	if opts.Shared {
 		so.Control = timing.NewController(so.Clock, so.Timing, opts.Paused)
 	}
-	return serveReplay(a, rec, opts.Listen, opts.GRPC, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
+	return serveReplay(a, rec, opts.Listen, opts.GRPC, &opts.GRPCTLS, f, so, func(srv *serve.Server, addr string) (http.Handler, func(), error) {
 		v, err := viewer.New(viewer.Options{Recording: rec, Replay: srv, AllowOrigins: opts.AllowOrigin, Protocol: opts.Check.Protocol, Profile: string(opts.Check.Profile), Follow: opts.Follow, Context: a.ctx})
 		if err != nil {
 			return nil, nil, cli.Input(fmt.Errorf("%s: %w", input, err))
