@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/aaep-tools/aaepkit/internal/bench"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -42,7 +41,7 @@ func BenchmarkExport(b *testing.B) {
 				_, err := Export(context.Background(), recs, Options{Check: cfg}, func(r *coltracepb.ExportTraceServiceRequest) error {
 					var err error
 					if format == "otlp" {
-						_, err = proto.Marshal(r)
+						_, err = MarshalProto(nil, r)
 					} else {
 						_, err = MarshalJSON(r)
 					}

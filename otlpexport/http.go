@@ -42,6 +42,12 @@ type Client struct {
 	// success), and Warning holds its last message.
 	Rejected int64
 	Warning  string
+
+	// raw, body and zw are kept from one Send to the next (requests are
+	// sent one at a time): the encoding, its gzip, the compressor.
+	raw  []byte
+	body bytes.Buffer
+	zw   *gzip.Writer
 }
 
 // TracesURL returns the URL traces are posted to for endpoint: its base
@@ -86,14 +92,20 @@ func retryable(code int) bool {
 
 // Send posts req, retrying as Client says. The error names the URL.
 func (c *Client) Send(ctx context.Context, req *coltracepb.ExportTraceServiceRequest) error {
-	raw, err := proto.Marshal(req)
+	raw, err := MarshalProto(c.raw[:0], req)
 	if err != nil {
 		return fmt.Errorf("encoding OTLP request: %w", err)
 	}
-	var body bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&body, gzip.BestSpeed)
-	zw.Write(raw)
-	if err := zw.Close(); err != nil {
+	c.raw = raw
+	body := &c.body
+	body.Reset()
+	if c.zw == nil {
+		c.zw, _ = gzip.NewWriterLevel(body, gzip.BestSpeed)
+	} else {
+		c.zw.Reset(body)
+	}
+	c.zw.Write(raw)
+	if err := c.zw.Close(); err != nil {
 		return err
 	}
 	attempts := c.Attempts
