@@ -217,6 +217,11 @@ long session: click a message to its inspector | e2e/ViewBrowser/session=$view_l
 long session: largest answer of the page's data API | e2e/ViewBrowser/session=$view_long | largest-answer-KiB | KiB | | ≤ 1,024 KiB
 long session: view's peak resident memory | e2e/ViewBrowser/session=$view_long | view-peak-MiB | MiB | | ≤ 300 MiB
 long session: axe-core violations with it selected | e2e/ViewBrowser/session=$view_long | axe-violations | | | 0
+## aaep-replay view --follow in headless Chromium while aaep-capture records a paced SSE producer (20 events/s, its 100 ms flush): a record's receive time to its row on the page
+receive time to row, median | e2e/ViewLive/rate=20 | p50-ms | ms | | ≤ 500 ms
+receive time to row, 95th percentile | e2e/ViewLive/rate=20 | p95-ms | ms | | ≤ 500 ms
+receive time to row, largest | e2e/ViewLive/rate=20 | max-ms | ms | |
+rows measured | e2e/ViewLive/rate=20 | rows | | |
 ## aaep-replay view at $shape_label messages in three shapes (check done; each filter asked once, not cached)
 √n sessions of √n ($shape_square): check done | e2e/ViewShape/$shape_square | checked-ms | ms | |
 √n sessions of √n ($shape_square): filter session == X (the longest session) | e2e/ViewShape/$shape_square | session-filter-ms | ms | | ≤ 100 ms

@@ -202,11 +202,22 @@ func TestBinarySIGKILL(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// The running recorder's capture is being written: its end is "not
+	// yet" to a reader, not torn.
+	if !capfile.BeingWritten(out) {
+		t.Error("BeingWritten = false for the capture of a running aaep-capture")
+	}
+	if live := readEnd(t, out); !capfile.IsLive(live) {
+		t.Errorf("end of a capture aaep-capture is writing: %v, want it named as being written", live)
+	}
 	killAt := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
+	if capfile.BeingWritten(out) {
+		t.Error("BeingWritten = true after kill -9")
+	}
 	sent := p.sent()
 	n := readable(out)
 	if n > len(sent) {
@@ -220,17 +231,22 @@ func TestBinarySIGKILL(t *testing.T) {
 	if lost > promise+slack {
 		t.Errorf("a SIGKILL lost the events of the last %v, more than the README's %v (+%v slack)", lost, promise, slack)
 	}
-	r, err := capfile.Open(out)
+	if err := readEnd(t, out); !capfile.IsTorn(err) || capfile.IsLive(err) {
+		t.Errorf("end of a killed capture: %v, want a torn tail", err)
+	}
+}
+
+// readEnd reads the capture at path to its end and returns how it ended.
+func readEnd(t *testing.T, path string) error {
+	t.Helper()
+	r, err := capfile.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	for {
 		if _, err = r.Next(); err != nil {
-			break
+			return err
 		}
-	}
-	if !capfile.IsTorn(err) {
-		t.Errorf("end of a killed capture: %v, want a torn tail", err)
 	}
 }

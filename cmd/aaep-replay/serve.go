@@ -49,6 +49,9 @@ type replayFlags struct {
 	// runs.
 	storage *objstore.Options
 	stderr  io.Writer
+	// growing is set by view --follow: the capture is being written, so
+	// a selection empty now is not refused (its records may be to come).
+	growing bool
 }
 
 // add registers the flags; toName is the name of the range-end flag
@@ -112,6 +115,9 @@ func (f *replayFlags) options(ctx context.Context, rec *recording.Recording, toN
 	o.Range.From, o.Range.To = f.fromPos, f.toPos
 	if err := f.checkRecord(ctx, input); err != nil {
 		return o, err
+	}
+	if f.growing {
+		return o, nil
 	}
 	// An empty selection would serve nothing without a word (and an SSE
 	// client would reconnect forever): refuse it, saying what there is.

@@ -143,6 +143,7 @@ func viewRun(opts *ViewOptions) error {
 	f := &opts.Replay
 	f.sources = paths
 	f.storage, f.stderr = &a.storage, a.Err
+	f.growing = opts.Follow
 	so, err := f.options(a.ctx, rec, "until")
 	if err != nil {
 		return err

@@ -28,10 +28,10 @@ type viewProc struct {
 	errb []byte
 }
 
-// startView runs `aaep-replay view FILE` on a loopback port and waits for
-// the line that says where the page is.
-func startView(ctx context.Context, bin, file string) (*viewProc, error) {
-	cmd := exec.Command(bin, "view", file, "--listen", "127.0.0.1:0")
+// startView runs `aaep-replay view FILE [FLAGS]` on a loopback port and
+// waits for the line that says where the page is.
+func startView(ctx context.Context, bin, file string, flags ...string) (*viewProc, error) {
+	cmd := exec.Command(bin, append([]string{"view", file, "--listen", "127.0.0.1:0"}, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "viewbrowser", "viewshapes", "recorder", "fleet"}
+var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "viewbrowser", "viewlive", "viewshapes", "recorder", "fleet"}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "discard" {
@@ -185,6 +185,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 				npm = filepath.Join(".cache", "npm")
 			}
 			err = bench.ViewBrowser(ctx, &be, pick(1000, 100), 1000, pick(100_000, 20_000), npm)
+		case "viewlive":
+			le := *env
+			le.Runs = max(1, min(*runs, 3))
+			err = bench.ViewLive(ctx, &le, 20, time.Duration(pick(20, 5))*time.Second)
 		case "viewshapes":
 			ve := *env
 			ve.Runs = max(1, min(*runs, 3))

@@ -147,14 +147,16 @@ function live() {
     try {
       do {
         again = false;
-        const ev = last, before = state.capture;
-        const c = await loadCapture().catch(() => null);
+        const ev = last, before = state.capture, prev = events.total;
+        // The new rows first: the heading's counts come in beside them.
+        const [total, c] = await Promise.all([
+          events.grow(events.atEnd).catch((err) => { report("List", err); return prev; }),
+          loadCapture().catch(() => null),
+        ]);
+        noteLatency(prev, total);
+        showScope(total);
         if (c) {
           if (state.view && state.view.to >= before.last_ns) state.view.to = Math.max(c.last_ns, state.view.from + 1);
-          const prev = events.total;
-          const total = await events.grow(events.atEnd).catch((err) => { report("List", err); return prev; });
-          noteLatency(prev, total);
-          showScope(total);
           sessions.grow(false).catch(() => null);
           scheduleTimeline();
         }
