@@ -15,11 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
@@ -281,39 +278,7 @@ func TestMissingAndForeignPartsNamed(t *testing.T) {
 // for the recording to be written.
 func recordReplay(t *testing.T, in, out string, n int) {
 	t.Helper()
-	srv := startServe(t, "serve", in, "--listen", "127.0.0.1:0", "--no-delay", "--close-at-end", "--record", out)
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
-			c, _, err := d.Dial("ws://"+srv.addr+"/aaep/v1/ws", nil)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer c.Close()
-			c.SetReadDeadline(time.Now().Add(30 * time.Second))
-			for {
-				if _, _, err := c.ReadMessage(); err != nil {
-					if !websocket.IsCloseError(err, 4000) {
-						errs <- err
-					}
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if code := srv.stop(t); code != 0 {
-		t.Fatalf("serve exit %d: %s", code, srv.errb.String())
-	}
+	recordReplayWith(t, in, out, n, []string{"--no-delay"}, nil)
 }
 
 // findingSet is a multiset of "SESSION RULE" of a stream's findings.

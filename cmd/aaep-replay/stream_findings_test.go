@@ -46,6 +46,30 @@ func reconnectCapture(t *testing.T, path string) int {
 	return len(sessions)
 }
 
+// strayReplyCapture writes a capture of one SSE source, no handshake
+// recorded, whose subscriber sends a confirmation.reply to a prompt no
+// session issued, halfway through sample sessions. It returns the number
+// of sessions.
+func strayReplyCapture(t *testing.T, path string) int {
+	t.Helper()
+	opts := sample.Options{Sessions: 3, Seed: 56}
+	recs := []capfile.Record{{Kind: capfile.KindConn, Payload: []byte(`{"event":"connected"}`)}}
+	sessions := map[string]bool{}
+	for i, m := range sample.Stream(opts) {
+		if m.FromSubscriber {
+			continue
+		}
+		sessions[m.Session] = true
+		recs = append(recs, capfile.Record{Kind: capfile.KindReceived, Time: int64(m.Offset), Session: m.Session, Payload: m.JSON})
+		if i == 10 {
+			recs = append(recs, capfile.Record{Kind: capfile.KindSent, Time: int64(m.Offset) + 1, Payload: []byte(
+				`{"type":"confirmation.reply","reply_token":"rpl_nothing","decision":"accept","subscription_id":"sub_x","timestamp":"2026-11-02T09:00:01.000Z"}`)})
+		}
+	}
+	writeSSECapture(t, path, opts.Start0(), recs)
+	return len(sessions)
+}
+
 var summaryCounts = regexp.MustCompile(`summary: (\d+) findings?(?:: (\d+))? in (\d+) of (\d+) sessions?(?:, (\d+) about the stream)?`)
 
 // TestStreamFindingsAreNoSession: findings about a stream (a producer's
@@ -59,6 +83,8 @@ func TestStreamFindingsAreNoSession(t *testing.T) {
 	dir := t.TempDir()
 	reconnect := filepath.Join(dir, "reconnect.aaep")
 	nSess := reconnectCapture(t, reconnect)
+	stray := filepath.Join(dir, "stray.aaep")
+	nStray := strayReplyCapture(t, stray)
 	garbage := filepath.Join(dir, "garbage.jsonl")
 	var lines strings.Builder
 	for i, m := range sample.Stream(sample.Options{Sessions: 1, Seed: 3}) {
@@ -80,6 +106,7 @@ func TestStreamFindingsAreNoSession(t *testing.T) {
 	}{
 		{"redelivery after a reconnect", reconnect, nSess, "SEQ-EVENT-ID-REDELIVERED"},
 		{"lines no protocol could take", garbage, 1, ""},
+		{"a reply to no prompt, no handshake recorded", stray, nStray, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, out, stderr := replay(t, "check", "--json", "--fail-on", "never", tt.file)

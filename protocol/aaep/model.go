@@ -79,7 +79,6 @@ package aaep
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/payload"
@@ -115,7 +114,9 @@ func (model) NewChecker(r protocol.Reporter, opts *protocol.Options) protocol.Ch
 	if opts == nil {
 		opts = &protocol.Options{}
 	}
-	c := &checker{r: r, seq: newSeqChecker(r, opts)}
+	sr := &subReporter{Reporter: r}
+	c := &checker{r: sr, seq: newSeqChecker(sr, opts)}
+	sr.neg = &c.seq.neg
 	c.ev = &c.own
 	c.setRules(opts)
 	return c
@@ -324,7 +325,12 @@ func (c *checker) Handle(m *protocol.Message) {
 	}
 	if p != nil && p.checked {
 		c.session = p.c.session
-		p.replay(c.r, m)
+		if !ev.IsEvent {
+			// Made ahead, under the source's subscription: a reply's
+			// findings go to the session it answers (messageSession).
+			c.session = c.seq.messageSession(m, ev)
+		}
+		p.replay(c.r, m, p.c.session, c.session)
 	} else {
 		c.checkSingle()
 	}
@@ -335,10 +341,11 @@ func (c *checker) Handle(m *protocol.Message) {
 func (c *checker) checkSingle() {
 	switch {
 	case !c.ev.IsEvent:
-		// Handshake and reply messages carry no session_id: they are filed
-		// under their source's pseudo-session, as the sequence checker
-		// files the handshake (neg.go).
-		c.session = "subscription-" + strconv.Itoa(c.m.Source)
+		// Handshake and reply messages carry no session_id: a reply is
+		// filed under the session it answers, the others under their
+		// source's pseudo-session, as the sequence checker files the
+		// handshake (neg.go).
+		c.session = c.seq.messageSession(c.m, c.ev)
 		c.runChecks(c.msgChecks)
 	default:
 		c.runChecks(c.eventChecks)

@@ -21,6 +21,9 @@ package aaep
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -87,13 +90,8 @@ type subscription struct {
 	withheldNoted string                  // the types NEG-TYPES-WITHHELD last named
 	noting        bool                    // reporting NEG-TYPES-WITHHELD
 	acceptedRef   ref                     // the accepted answer that set the current terms
-	// reported is set when a finding was filed under the source's
-	// pseudo-session without a handshake (a redelivery count), so that the
-	// pseudo-session gets a summary.
-	reported bool
-
-	msgs        int
-	first, last time.Duration
+	msgs          int
+	first, last   time.Duration
 }
 
 func (sub *subscription) once(rule *protocol.Rule) bool {
@@ -112,6 +110,9 @@ type negChecker struct {
 	subs  map[int]*subscription
 	byID  map[string]*subscription
 	order []*subscription
+	// keyed holds, by source, the findings filed under its pseudo-session
+	// (subReporter), so that one without a handshake gets a summary.
+	keyed map[int]*keySpan
 }
 
 func (n *negChecker) init(s *seqChecker) {
@@ -123,7 +124,7 @@ func (n *negChecker) init(s *seqChecker) {
 func (n *negChecker) sub(source int) *subscription {
 	sub := n.subs[source]
 	if sub == nil {
-		sub = &subscription{source: source, key: fmt.Sprintf("subscription-%d", source), terms: defaultTerms()}
+		sub = &subscription{source: source, key: subKey(source), terms: defaultTerms()}
 		n.subs[source] = sub
 		n.order = append(n.order, sub)
 	}
@@ -131,7 +132,59 @@ func (n *negChecker) sub(source int) *subscription {
 }
 
 // key names the pseudo-session of source's handshake findings.
-func (n *negChecker) key(source int) string { return fmt.Sprintf("subscription-%d", source) }
+func (n *negChecker) key(source int) string { return subKey(source) }
+
+// subKey names the pseudo-session of source's handshake findings.
+func subKey(source int) string { return subKeyPrefix + strconv.Itoa(source) }
+
+// subReporter is the checker's reporter: it notes the findings filed under
+// a source's pseudo-session where no handshake was recorded (a redelivery,
+// a reply to no prompt of a running session), so that the pseudo-session
+// gets its summary (finish), a block about the source's connection and not
+// a session.
+type subReporter struct {
+	protocol.Reporter
+	neg *negChecker
+}
+
+const subKeyPrefix = "subscription-"
+
+func (r *subReporter) Report(rule *protocol.Rule, session string, m *protocol.Message, short, format string, args ...any) {
+	if strings.HasPrefix(session, subKeyPrefix) {
+		if src, err := strconv.Atoi(session[len(subKeyPrefix):]); err == nil {
+			r.neg.noteKeyed(src, m)
+		}
+	}
+	r.Reporter.Report(rule, session, m, short, format, args...)
+}
+
+// keySpan is when the findings filed under a source's pseudo-session were.
+type keySpan struct{ first, last time.Duration }
+
+// noteKeyed notes a finding filed under source's pseudo-session, at m (nil:
+// at the end).
+func (n *negChecker) noteKeyed(source int, m *protocol.Message) {
+	if n.keyed == nil {
+		n.keyed = map[int]*keySpan{}
+	}
+	sp := n.keyed[source]
+	if sp == nil {
+		sp = &keySpan{first: -1}
+		n.keyed[source] = sp
+	}
+	if m != nil {
+		if sp.first < 0 {
+			sp.first = m.Offset
+		}
+		sp.last = max(sp.last, m.Offset)
+	}
+}
+
+// connectionDone summarises source's pseudo-session where no handshake was
+// recorded: a block of findings about the source's connection, no session.
+func (n *negChecker) connectionDone(key string, sp *keySpan) {
+	n.s.r.SessionDone(protocol.SessionSummary{Session: key, First: max(sp.first, 0), Last: sp.last, State: protocol.StateNoHandshake, Complete: true})
+}
 
 func (n *negChecker) handshaked(source int) bool {
 	sub := n.subs[source]
@@ -641,16 +694,30 @@ func (n *negChecker) sessionShouldHaveEnded(ss *session) bool {
 func (n *negChecker) finish() {
 	for _, sub := range n.order {
 		n.unanswered(sub)
+		sp := n.keyed[sub.source]
+		delete(n.keyed, sub.source)
 		if !sub.handshaked {
-			if sub.reported {
-				// Findings about the source without a handshake (redelivery).
-				n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, First: sub.first, Last: sub.last, State: protocol.StateNoHandshake, Complete: true})
+			if sp != nil {
+				// Findings about the source without a handshake (a
+				// redelivery, a reply to no running session's prompt).
+				n.connectionDone(sub.key, sp)
 			}
 			continue
 		}
 		n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, Messages: sub.msgs, First: sub.first, Last: sub.last,
 			State: sub.state.String(), Complete: sub.state == subClosed || sub.state == subRejected})
 	}
+	// Sources that never became a subscription (an unknown message type
+	// of theirs) but got findings under their pseudo-session.
+	srcs := make([]int, 0, len(n.keyed))
+	for src := range n.keyed {
+		srcs = append(srcs, src)
+	}
+	slices.Sort(srcs)
+	for _, src := range srcs {
+		n.connectionDone(n.key(src), n.keyed[src])
+	}
+	n.keyed = nil
 }
 
 // clipList renders a list for a message, eliding the middle of long ones.

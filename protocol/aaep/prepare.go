@@ -70,11 +70,16 @@ func (p *prep) Prepare(m *protocol.Message, ahead bool) {
 	}
 }
 
-// replay files the findings made ahead with r, for message m.
-func (p *prep) replay(r protocol.Reporter, m *protocol.Message) {
+// replay files the findings made ahead with r, for message m; those made
+// under session from are filed under session to.
+func (p *prep) replay(r protocol.Reporter, m *protocol.Message, from, to string) {
 	for i := range p.found {
 		f := &p.found[i]
-		r.Report(f.rule, f.session, m, f.short, "%s", f.msg)
+		session := f.session
+		if session == from {
+			session = to
+		}
+		r.Report(f.rule, session, m, f.short, "%s", f.msg)
 	}
 }
 

@@ -146,9 +146,7 @@ func (s *seqChecker) flushRedelivered(src int, sc *sourceConns) {
 	}
 	events := plural(sc.n, "event", "events")
 	key := s.neg.key(src)
-	if sub := s.neg.sub(src); !sub.reported && !sub.handshaked {
-		sub.reported, sub.first, sub.last = true, sc.first.offset, sc.first.offset
-	}
+	s.neg.sub(src)
 	if sc.connects > 1 {
 		s.report(seqEventIDRedelivered, key, sc.first.msg(), "redelivered after reconnect",
 			"after reconnect %d of source %d (record %d) the producer re-sent %s it had already delivered on this source (%s), identical; this is at-least-once redelivery (§8.2.4), so they are not judged again",

@@ -13,6 +13,24 @@ import (
 	"github.com/aaep-tools/aaepkit/protocol"
 )
 
+// messageSession is the session the findings of a message that is not an
+// event are filed under: a reply's is the session whose confirmation or
+// clarification it answers, while that session runs (its reply_token is
+// outstanding or resolved, not yet retired); any other message's (and a
+// reply to a token unknown or retired) is its source's subscription
+// ("subscription-N", neg.go). A checker that prepares messages ahead has
+// no sequence checker (nil s): the source's subscription.
+func (s *seqChecker) messageSession(m *protocol.Message, ev *Event) string {
+	if s != nil && (ev.Type == MsgConfirmationReply || ev.Type == MsgClarificationReply) {
+		if token, _ := ev.Str("reply_token"); token != "" {
+			if a := s.tokens[token]; a != nil {
+				return a.sess.id
+			}
+		}
+	}
+	return subKey(m.Source)
+}
+
 // reply handles confirmation.reply and clarification.reply.
 func (s *seqChecker) reply(m *protocol.Message, ev *Event) {
 	kind, label := kindConfirm, "confirmation.reply"
