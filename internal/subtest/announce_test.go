@@ -33,6 +33,23 @@ func announced(r *Result) map[string]Outcome {
 	return out
 }
 
+// heardOutcomes checks a run's verdict and that its announcements were
+// observed from the source named, and returns its announce outcomes.
+func heardOutcomes(t *testing.T, res *Result, verdict, from string) map[string]Outcome {
+	t.Helper()
+	if res.Verdict() != verdict {
+		t.Errorf("verdict %s, want %s: %s %+v\nheard %+v", res.Verdict(), verdict, res.NotRun, res.Outcomes, res.Heard)
+	}
+	if res.Heard == nil || res.Heard.From != from {
+		t.Fatalf("heard %+v, want the %s", res.Heard, from)
+	}
+	outs := announced(res)
+	if len(outs) == 0 {
+		t.Fatalf("no announce expectation in %+v", res.Outcomes)
+	}
+	return outs
+}
+
 // TestAnnouncementsFromExec plays the built-ins of §9.3.2's duties to a
 // native subscriber that writes its announcements to descriptor 3: the
 // one that behaves passes each, with its announcements as the evidence of
@@ -75,16 +92,7 @@ func TestAnnouncementsFromExec(t *testing.T) {
 		t.Run(tc.scenario+"/"+tc.mode, func(t *testing.T) {
 			t.Parallel()
 			res, _ := run(t, builtinT(t, tc.scenario), Options{Exec: announcer(t, tc.mode), Announcements: true})
-			if res.Verdict() != tc.want.verdict {
-				t.Errorf("verdict %s, want %s: %+v\nheard %+v", res.Verdict(), tc.want.verdict, res.Outcomes, res.Heard)
-			}
-			if res.Heard == nil || res.Heard.From != "announcements" {
-				t.Fatalf("heard %+v, want the announcements", res.Heard)
-			}
-			outs := announced(res)
-			if len(outs) == 0 {
-				t.Fatalf("no announce expectation in %+v", res.Outcomes)
-			}
+			outs := heardOutcomes(t, res, tc.want.verdict, "announcements")
 			for name, o := range outs {
 				failWord, fails := tc.want.failed[name]
 				warnWord, warns := tc.want.warn[name]
@@ -139,6 +147,13 @@ func TestAnnouncementsFromExec(t *testing.T) {
 		var text strings.Builder
 		if err := WriteText(&text, []*Result{res}); err != nil {
 			t.Fatal(err)
+		}
+		var js strings.Builder
+		if err := WriteJSON(&js, []*Result{res}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(js.String(), `"from": "announcements"`) || !strings.Contains(js.String(), `"mapped_by": "content"`) || !strings.Contains(js.String(), `"text": "Calling a tool: Renaming 212 photos by date."`) {
+			t.Errorf("JSON report lacks what was heard:\n%s", js.String())
 		}
 		if !strings.Contains(text.String(), "warn  announcements: line 1: not a JSON object") || !strings.Contains(text.String(), "heard 6 announcements on --announcements, 6 mapped to events") {
 			t.Errorf("text report:\n%s", text.String())

@@ -42,16 +42,7 @@ func TestPageAnnouncements(t *testing.T) {
 		t.Run(tc.scenario+"/"+tc.mode, func(t *testing.T) {
 			page := "http://localhost:" + port + "/announce-page.html?base={url}&mode=" + tc.mode
 			res, _ := run(t, builtinT(t, tc.scenario), Options{Page: page, Browser: b})
-			if res.Verdict() != tc.verdict {
-				t.Errorf("verdict %s, want %s: %s %+v\nheard %+v", res.Verdict(), tc.verdict, res.NotRun, res.Outcomes, res.Heard)
-			}
-			if res.Heard == nil || res.Heard.From != "page" {
-				t.Fatalf("heard %+v, want the page's", res.Heard)
-			}
-			outs := announced(res)
-			if len(outs) == 0 {
-				t.Fatalf("no announce expectation in %+v", res.Outcomes)
-			}
+			outs := heardOutcomes(t, res, tc.verdict, "page")
 			for name, o := range outs {
 				switch name {
 				case tc.fails:
@@ -81,4 +72,21 @@ func TestPageAnnouncements(t *testing.T) {
 			}
 		})
 	}
+	// A page that plays the scripted user takes the decisions from its
+	// URL: {decisions} (and {url}) are replaced.
+	t.Run("decisions", func(t *testing.T) {
+		web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(webSubscriber))
+		}))
+		defer web.Close()
+		_, port, _ := net.SplitHostPort(web.Listener.Addr().String())
+		res, _ := run(t, builtinT(t, "confirmation-default-reject"), Options{Page: "http://localhost:" + port + "/?base={url}&decisions={decisions}", Browser: b})
+		if o := outcome(t, res, ExpectReply); !res.Passed() || !o.Passed {
+			t.Errorf("%s: %+v", res.Verdict(), res.Outcomes)
+		}
+		if res.Heard == nil || len(res.Heard.Announcements) == 0 || res.Heard.Announcements[0].Region != "aria-live=polite #log" {
+			t.Errorf("heard %+v, want the page's polite log", res.Heard)
+		}
+	})
 }
