@@ -134,7 +134,7 @@ func (sub *subscriber) renegotiate(raw []byte, fresh bool) *negotiation {
 	if fresh {
 		n = sub.srv.negotiate(raw, sub.id)
 	} else {
-		n = negotiate(raw, sub.id, sub.srv.producer, sub.caps)
+		n = sub.srv.capRate(negotiate(raw, sub.id, sub.srv.producer, sub.caps))
 	}
 	if n.Rejected == nil {
 		sub.caps = n.Caps

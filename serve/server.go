@@ -131,6 +131,12 @@ type Options struct {
 	// subscription.rejected and this reason code (§5.5.3): a subscriber
 	// test plays a producer that refuses the subscription.
 	RejectRequests string
+	// HonorMaxRate, when positive, caps the max_events_per_second a
+	// subscription is honoured at (§5.4.4): a producer that accepts a
+	// lower rate than requested, or sets one where none was asked, for a
+	// subscriber test of honoured capabilities (§9.5.2(3)) and of
+	// critical events under backpressure (§9.5.2(9)).
+	HonorMaxRate int
 	// CloseAtEnd closes each subscription when its replay has ended. By
 	// default a finished subscription stays open (with keepalives) until
 	// the subscriber leaves, as a live producer that went quiet would.

@@ -156,7 +156,34 @@ func (s *Server) negotiate(raw []byte, subID string) *negotiation {
 	if code := s.opts.RejectRequests; code != "" {
 		return reject(subID, &rejection{code, "this producer refuses every subscription (a subscriber test)"}, nil)
 	}
-	return negotiate(raw, subID, s.producer, nil)
+	return s.capRate(negotiate(raw, subID, s.producer, nil))
+}
+
+// capRate lowers an accepted negotiation's rate to Options.HonorMaxRate
+// (when set): its terms and the honored_capabilities it answers with.
+func (s *Server) capRate(n *negotiation) *negotiation {
+	limit := s.opts.HonorMaxRate
+	if limit <= 0 || n.Rejected != nil || n.Terms == nil || (n.Terms.MaxRate > 0 && n.Terms.MaxRate <= limit) {
+		return n
+	}
+	var a accepted
+	if json.Unmarshal(n.Response, &a) != nil {
+		return n
+	}
+	asked := "no limit"
+	if n.Terms.MaxRate > 0 {
+		asked = fmt.Sprint(n.Terms.MaxRate)
+	}
+	a.HonoredCapabilities.MaxEventsPerSecond = &limit
+	a.NegotiationNotes = strings.TrimPrefix(a.NegotiationNotes+fmt.Sprintf("; max_events_per_second %d honoured where %s was asked", limit, asked), "; ")
+	msg, err := json.Marshal(a)
+	if err != nil {
+		return n
+	}
+	t := *n.Terms
+	t.MaxRate = limit
+	n.Response, n.Terms = msg, &t
+	return n
 }
 
 // negotiate answers a subscription.request (prev nil) or a

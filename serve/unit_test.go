@@ -252,3 +252,35 @@ func TestKeepaliveBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestHonorMaxRate: Options.HonorMaxRate lowers the rate a subscription is
+// honoured at, in its terms and in the honored_capabilities it is told,
+// where it asked for more or for no limit; a lower rate asked for stands,
+// and a renegotiation is capped as the handshake is.
+func TestHonorMaxRate(t *testing.T) {
+	s := &Server{opts: Options{HonorMaxRate: 2}}
+	for _, tc := range []struct {
+		caps     string
+		want     int
+		noteSays string
+	}{
+		{`{"max_events_per_second":10}`, 2, "max_events_per_second 2 honoured where 10 was asked"},
+		{`{}`, 2, "max_events_per_second 2 honoured where no limit was asked"},
+		{`{"max_events_per_second":1}`, 1, ""},
+	} {
+		n := s.negotiate([]byte(`{"type":"subscription.request","aaep_version":"1.0.0","capabilities":`+tc.caps+`}`), "sub_1")
+		var a accepted
+		if err := json.Unmarshal(n.Response, &a); err != nil || n.Rejected != nil {
+			t.Fatalf("%s: %s", tc.caps, n.Response)
+		}
+		if n.Terms.MaxRate != tc.want || a.HonoredCapabilities.MaxEventsPerSecond == nil || *a.HonoredCapabilities.MaxEventsPerSecond != tc.want ||
+			!strings.Contains(a.NegotiationNotes, tc.noteSays) {
+			t.Errorf("%s: terms %d, honoured %s, want %d", tc.caps, n.Terms.MaxRate, n.Response, tc.want)
+		}
+	}
+	prev := map[string]json.RawMessage{"max_events_per_second": json.RawMessage("1")}
+	n := s.capRate(negotiate([]byte(`{"type":"subscription.renegotiate","subscription_id":"sub_1","capabilities":{"max_events_per_second":50}}`), "sub_1", nil, prev))
+	if n.Terms.MaxRate != 2 || !strings.Contains(string(n.Response), `"max_events_per_second":2`) {
+		t.Errorf("renegotiation: terms %d, %s", n.Terms.MaxRate, n.Response)
+	}
+}

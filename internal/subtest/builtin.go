@@ -137,6 +137,20 @@ var builtins = []func() *Scenario{
 			s, staysConnected(true), noReply(""))
 	},
 	func() *Scenario {
+		s := simple(sessA, func(s *script) {
+			// An extension's own event type, outside the aaep: namespace,
+			// declared by its context (§3.2.2, §3.4.3), as the reference
+			// suite sends exampleext:custom_event.
+			s.typed(sessA, "exampleext:custom_event", "normal", F{"summary_normal": "A custom event.",
+				"@context":   []string{"https://aaep-protocol.org/context/v1", "https://example.com/aaep/ext/exampleext/v1"},
+				"exampleext": F{"detail": "only its extension knows this"}})
+		})
+		return builtin("unknown-extension-type", 1, []string{"§9.3.2(5)", "§3.2.2"},
+			"Nothing to decide: listen.",
+			"An extension's event type outside the aaep: namespace (exampleext:custom_event) in the middle of a session: the subscriber announces it generically or skips it, and keeps consuming.",
+			s, staysConnected(true), noReply(""))
+	},
+	func() *Scenario {
 		s := newScript().started(sessA, "Moving the files to the archive.")
 		s.state(sessA, "idle", "calling_tool")
 		s.ev(sessA, "tool.invoked", "normal", F{"tool": "move_files", "tool_call_id": "call_1", "summary_normal": "Moving 40 files."})
@@ -324,6 +338,79 @@ var builtins = []func() *Scenario{
 			"The WebSocket handshake: a subscription.request with a capabilities object as the first message.",
 			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Transport: "websocket", Fields: fields("capabilities", `{}`), Required: true}, noReply("")).
 			over(TransportWebSocket)
+	},
+	func() *Scenario {
+		// The producer honours 2 events a second where the subscriber
+		// asked for more (or for no limit): a burst of 4 a second is held
+		// to 2.
+		s := simple(sessA, func(s *script) {
+			for i := 1; i <= 8; i++ {
+				s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Indexing", "percent": 10 * i}, "summary_normal": "Still indexing."})
+			}
+		})
+		sc := builtin("honored-capabilities", 3, []string{"§9.5.2(3)", "§5.4.4"},
+			"Nothing to decide: subscribe; the producer honours max_events_per_second 2, lower than asked.",
+			"The producer accepts a lower rate than requested (honored_capabilities max_events_per_second 2): the subscriber takes the lower rate and stays subscribed, neither closing nor leaving (what it does with the rate beyond that no wire shows).",
+			s, Expectation{Kind: ExpectRequest, Type: "subscription.request", Fields: fields("capabilities", `{}`), Required: true}, staysConnected(true), noReply(""))
+		sc.HonorMaxRate = 2
+		return sc
+	},
+	func() *Scenario {
+		// The withdrawal (sequence_number 4) is delivered before the
+		// confirmation it withdraws (3).
+		s := newScript().started(sessA, "Archiving last year's invoices.")
+		s.state(sessA, "idle", "thinking")
+		s.confirm(sessA, "rpl_archive4", "Archive 312 invoices", "reject", 120, F{"risk_level": "medium", "irreversible": false})
+		s.state(sessA, "awaiting_input", "thinking").swapLast()
+		s.wait(time.Second)
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "Archived nothing yet.")
+		epilogue(s)
+		return builtin("out-of-order", 3, []string{"§9.5.2(5)", "§3.4.1", "§6.8"},
+			"Accept the confirmation (rpl_archive4) one second after it arrived, if it is still offered.",
+			"The state change that withdraws a confirmation (sequence_number 4) arrives before the confirmation (3): a subscriber that orders by sequence_number knows the prompt was withdrawn and never offers it, so the user's accept never becomes a reply.",
+			s, noReply("rpl_archive4"), staysConnected(true)).deciding(Decision{Token: "rpl_archive4", Decision: "accept", Delay: 1250 * time.Millisecond})
+	},
+	func() *Scenario {
+		s := newScript().started(sessA, "Reviewing the pull request.")
+		s.state(sessA, "idle", "thinking")
+		s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Reading the diff", "percent": 30}, "summary_normal": "Reading the diff."})
+		quit := s.lastID()
+		s.wait(time.Second)
+		s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Writing comments", "percent": 70}, "summary_normal": "Writing comments."})
+		s.state(sessA, "thinking", "idle")
+		s.completed(sessA, "Review posted.")
+		return builtin("close-on-shutdown", 3, []string{"§9.5.2(7)", "§5.8"},
+			"Quit the subscriber after the third event ("+quit+"): it closes its subscription cleanly.",
+			"The user quits the subscriber mid-session: it sends subscription.close on its subscription before it goes.",
+			s, Expectation{Kind: ExpectSends, Type: "subscription.close", Required: true}).
+			deciding(Decision{Action: ActionShutdown, After: quit, Delay: 200 * time.Millisecond})
+	},
+	func() *Scenario {
+		// Under backpressure (the producer honours 2 events a second), a
+		// burst of progress with a critical confirmation and a critical
+		// handoff among it.
+		s := newScript().started(sessA, "Migrating the database.")
+		s.state(sessA, "idle", "thinking")
+		s.step = 100 * time.Millisecond
+		for i := 1; i <= 2; i++ {
+			s.ev(sessA, "progress.updated", "background", F{"progress": F{"description": "Copying tables", "percent": 20 * i}, "summary_normal": "Copying tables."})
+		}
+		s.confirm(sessA, "rpl_drop6", "Drop the old tables", "reject", 120, nil)
+		s.started(sessB, "Answering the customer.")
+		s.state(sessB, "idle", "thinking")
+		s.ev(sessB, "handoff.requested", "critical", F{"reason": "The customer asks for a refund only a person may grant.", "target_kind": "human", "summary_normal": "Handing the customer to a person: a refund needs approval."})
+		s.step = 250 * time.Millisecond
+		s.wait(time.Second)
+		s.ev(sessB, "session.cancelled", "normal", F{"cancelled_by": "system", "summary_normal": "Handed over to a person."})
+		s.state(sessA, "awaiting_input", "thinking").state(sessA, "thinking", "idle")
+		s.completed(sessA, "The old tables were kept.")
+		sc := builtin("critical-under-backpressure", 3, []string{"§9.5.2(9)", "§5.5.4", "§3.3.2"},
+			"Reject the confirmation (rpl_drop6), which comes amid a burst held back to 2 events a second.",
+			"Backpressure (the producer honours max_events_per_second 2) over a burst with two critical events, a confirmation and a handoff: the subscriber still takes them in (critical events are never held back, §5.5.4), answers the confirmation and stays attached past the handoff.",
+			s, reply("rpl_drop6", "reject"), staysConnected(true)).deciding(Decision{Token: "rpl_drop6", Decision: "reject", Delay: 300 * time.Millisecond})
+		sc.HonorMaxRate = 2
+		return sc
 	},
 	func() *Scenario {
 		s := simple(sessA, func(*script) {})

@@ -18,6 +18,8 @@ var injected = map[string]string{
 	"malformed-event": "MUST ENV-JSON-OBJECT",
 	// A type of the aaep: namespace the subscriber cannot know.
 	"unknown-event-type": "MUST ENV-TYPE-CORE-KNOWN",
+	// A withdrawal delivered before the confirmation it withdraws.
+	"out-of-order": "MUST SEQ-DELIVERY-ORDER",
 }
 
 // captureFindings checks a built-in's capture as check does.

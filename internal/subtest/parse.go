@@ -223,7 +223,7 @@ func normalizeYAML(v any) any {
 	return v
 }
 
-var scenarioKeys = []string{"name", "level", "sections", "description", "user", "decisions", "capture", "speed", "no_delay", "keepalive", "linger", "reject", "faults", "expect"}
+var scenarioKeys = []string{"name", "level", "sections", "description", "user", "decisions", "capture", "speed", "no_delay", "keepalive", "linger", "reject", "honor_max_events_per_second", "faults", "expect"}
 
 func (p *parser) scenario(root *yaml.Node, sc *Scenario) error {
 	var levelSet bool
@@ -276,6 +276,8 @@ func (p *parser) scenario(root *yaml.Node, sc *Scenario) error {
 			if err == nil && !knownReason(sc.Reject) {
 				err = p.errf(v, "reject: %q is not a subscription.rejected reason code (%s)", sc.Reject, strings.Join(vocab.ReasonCodes(), ", "))
 			}
+		case "honor_max_events_per_second":
+			sc.HonorMaxRate, err = p.posInt(v, key)
 		case "faults":
 			sc.Faults, err = p.faults(v)
 		case "expect":

@@ -395,7 +395,7 @@ func (r *runner) play(ctx context.Context, capture string, rec Recorder) error {
 	srv, err := serve.New(serve.Options{
 		Open: serve.OpenFile(capture), Timing: r.timing(), Shared: true, Control: r.ctl,
 		Record: rec, Notify: r.notify, Keepalive: r.sc.Keepalive, RejectRequests: r.sc.Reject,
-		SSEEvent: r.o.SSEEvent,
+		SSEEvent: r.o.SSEEvent, HonorMaxRate: r.sc.HonorMaxRate,
 	})
 	if err != nil {
 		return err
@@ -616,13 +616,37 @@ func (r *runner) waitRejoin(ctx context.Context, before int) {
 	})
 }
 
-// waitEnd waits until the range has been played, or until no subscriber
-// has been attached for the linger time (it left, or was rejected).
+// waitEnd waits until the range has been played and written to every
+// attached subscriber, or until no subscriber has been attached for the
+// linger time (it left, or was rejected). A subscriber held back by its
+// honoured rate (max_events_per_second) gets the rest of the range; one
+// whose position has not moved for deliverWait is waited for no longer.
 func (r *runner) waitEnd(ctx context.Context) error {
 	alone := r.aloneFor()
+	last := r.events[len(r.events)-1].Index
+	var moved time.Time
+	var pos int64 = -1
 	poll(ctx, 0, func() (bool, bool) {
+		if alone() {
+			return true, true
+		}
 		st, _ := r.srv.ControlStatus()
-		return st.State == serve.StateEnded || alone(), true
+		if st.State != serve.StateEnded {
+			return false, false
+		}
+		behind := int64(-1)
+		for _, s := range st.Subscribers {
+			if s.State == "active" && s.PositionIndex < last {
+				behind = max(behind, s.PositionIndex)
+			}
+		}
+		if behind < 0 {
+			return true, true
+		}
+		if behind != pos {
+			pos, moved = behind, time.Now()
+		}
+		return time.Since(moved) >= deliverWait, true
 	})
 	return context.Cause(ctx)
 }

@@ -116,6 +116,18 @@ func TestScriptedSSESubscriber(t *testing.T) {
 		{scenario: "redelivery", mode: "good", pass: true},
 		{scenario: "malformed-event", mode: "good", pass: true},
 		{scenario: "slow-stream", mode: "good", pass: true},
+		{scenario: "unknown-extension-type", mode: "good", pass: true},
+		{scenario: "honored-capabilities", mode: "good", pass: true},
+		{scenario: "out-of-order", mode: "good", pass: true},
+		{scenario: "close-on-shutdown", mode: "good", pass: true},
+		{scenario: "critical-under-backpressure", mode: "good", pass: true},
+
+		// The subscriber duties of the new scenarios, each broken once.
+		{scenario: "unknown-extension-type", mode: "leave", fails: ExpectStaysConnected, msg: "the subscription closed before the replay ended (cause disconnected"},
+		{scenario: "honored-capabilities", mode: "refuselow", fails: ExpectStaysConnected, msg: "the subscription closed before the replay ended (cause subscriber"},
+		{scenario: "out-of-order", mode: "noorder", fails: ExpectNoReply, rules: "SHOULD SEQ-REPLY-AFTER-CANCEL", msg: "rpl_archive4"},
+		{scenario: "close-on-shutdown", mode: "noclose", fails: ExpectSends, msg: "the subscriber sent no subscription.close"},
+		{scenario: "critical-under-backpressure", mode: "shed", fails: ExpectReply, msg: "no reply with reply_token rpl_drop6"},
 
 		{scenario: "confirmation-default-reject", mode: "nosubid", rules: "MUST MSG-CONF-REPLY-SCHEMA", msg: "subscription_id"},
 		// Never subscribed, it was issued no subscription_id to send: §6.3.1 and the

@@ -40,9 +40,13 @@ type Scenario struct {
 	Linger time.Duration `json:"linger_ns"`
 	// Reject, when set, answers every subscription.request with
 	// subscription.rejected and this reason code.
-	Reject string        `json:"reject,omitempty"`
-	Faults []Fault       `json:"faults,omitempty"`
-	Expect []Expectation `json:"expect"`
+	Reject string `json:"reject,omitempty"`
+	// HonorMaxRate, when positive, caps the max_events_per_second the
+	// subscription is honoured at (a producer that accepts a lower rate
+	// than requested, serve.Options.HonorMaxRate).
+	HonorMaxRate int           `json:"honor_max_events_per_second,omitempty"`
+	Faults       []Fault       `json:"faults,omitempty"`
+	Expect       []Expectation `json:"expect"`
 	// File is where the scenario was read from ("builtin" for a built-in).
 	File string `json:"file"`
 

@@ -26,6 +26,7 @@ speed: 2
 keepalive: 2s
 linger: 1s
 reject: rate_limit
+honor_max_events_per_second: 2
 faults:
   - {cut: 3}
   - {pause: 40s, after: 5}
@@ -52,7 +53,7 @@ func TestParseEveryKey(t *testing.T) {
 	}
 	if sc.Name != "refund-check" || sc.Level != 2 || strings.Join(sc.Sections, " ") != "§6.3 §9.4.2(4)" ||
 		sc.Description != "A refund the user rejects." || sc.User != "Reject the refund." || sc.Capture != "refund.jsonl" ||
-		sc.Speed != 2 || sc.Keepalive != 2*time.Second || sc.Linger != time.Second || sc.Reject != "rate_limit" {
+		sc.Speed != 2 || sc.Keepalive != 2*time.Second || sc.Linger != time.Second || sc.Reject != "rate_limit" || sc.HonorMaxRate != 2 {
 		t.Errorf("scenario %+v", sc)
 	}
 	if d := sc.Decisions; len(d) != 4 || d[0].Action != ActionReply || d[0].Token != "rpl_abc" || d[0].Decision != "reject" || d[0].Delay != 300*time.Millisecond ||
@@ -62,10 +63,10 @@ func TestParseEveryKey(t *testing.T) {
 		t.Errorf("decisions %+v", sc.Decisions)
 	}
 	wantFaults := []Fault{
-		{Kind: FaultCut, After: 3, Line: 18},
-		{Kind: FaultPause, After: 5, For: 40 * time.Second, Line: 19},
-		{Kind: FaultRedeliver, After: 4, Line: 20},
-		{Kind: FaultSlow, After: 2, Speed: 0.2, Line: 21},
+		{Kind: FaultCut, After: 3, Line: 19},
+		{Kind: FaultPause, After: 5, For: 40 * time.Second, Line: 20},
+		{Kind: FaultRedeliver, After: 4, Line: 21},
+		{Kind: FaultSlow, After: 2, Speed: 0.2, Line: 22},
 	}
 	if len(sc.Faults) != len(wantFaults) {
 		t.Fatalf("faults %+v", sc.Faults)
@@ -81,15 +82,15 @@ func TestParseEveryKey(t *testing.T) {
 		line     int
 	}
 	wants := []want{
-		{"reply rpl_abc decision=reject within 5s", true, 23},
-		{`reply rpl_q response="roll_in" within 30s once`, true, 24},
-		{"no_reply rpl_abc", true, 25},
-		{"no_reply at all", true, 26},
-		{`request over sse capabilities={"supports_confirmation_reply":true}`, true, 27},
-		{`sends subscription.renegotiate capabilities={"preferred_verbosity":"terse"}`, true, 28},
-		{"stays_connected", false, 29},
-		{"resumes within 3s", true, 30},
-		{"reply rpl_abc within 30s", false, 32},
+		{"reply rpl_abc decision=reject within 5s", true, 24},
+		{`reply rpl_q response="roll_in" within 30s once`, true, 25},
+		{"no_reply rpl_abc", true, 26},
+		{"no_reply at all", true, 27},
+		{`request over sse capabilities={"supports_confirmation_reply":true}`, true, 28},
+		{`sends subscription.renegotiate capabilities={"preferred_verbosity":"terse"}`, true, 29},
+		{"stays_connected", false, 30},
+		{"resumes within 3s", true, 31},
+		{"reply rpl_abc within 30s", false, 33},
 	}
 	if len(sc.Expect) != len(wants) {
 		t.Fatalf("%d expectations, want %d", len(sc.Expect), len(wants))
@@ -110,7 +111,7 @@ func TestParseErrors(t *testing.T) {
 		{"not YAML", "level: [2\n", "s.yaml:1: not valid YAML: did not find expected ',' or ']'"},
 		{"empty", "", "s.yaml: empty scenario file"},
 		{"not a mapping", "- 1\n", "s.yaml:1: scenario: want a mapping (key: value), got a list"},
-		{"unknown key", head + "colour: blue\n", `s.yaml:4: scenario: unknown key "colour" (known: name, level, sections, description, user, decisions, capture, speed, no_delay, keepalive, linger, reject, faults, expect)`},
+		{"unknown key", head + "colour: blue\n", `s.yaml:4: scenario: unknown key "colour" (known: name, level, sections, description, user, decisions, capture, speed, no_delay, keepalive, linger, reject, honor_max_events_per_second, faults, expect)`},
 		{"key twice", head + "level: 3\n", "s.yaml:4: scenario: level given twice"},
 		{"no level", "expect:\n  - no_reply: {}\n", "s.yaml:1: no level: say which conformance level the scenario tests (level: 1, 2 or 3)"},
 		{"level out of range", "level: 4\nexpect:\n  - no_reply: {}\n", "s.yaml:1: level: want 1, 2 or 3, got 4"},
@@ -147,6 +148,7 @@ func TestParseErrors(t *testing.T) {
 		{"renegotiate without capabilities", head + "decisions:\n  - {action: renegotiate, after: evt_1}\n", "s.yaml:5: decision: say what the renegotiation asks for (capabilities: {...})"},
 		{"shutdown with a token", head + "decisions:\n  - {action: shutdown, after: evt_1, token: rpl_a}\n", "s.yaml:5: decision: a shutdown acts after an event (after: evt_...), on no prompt: no token, decision or response"},
 		{"capabilities not an object", head + "decisions:\n  - {action: renegotiate, after: evt_1, capabilities: terse}\n", "s.yaml:5: decisions.capabilities: want a capabilities object (§5.3)"},
+		{"honoured rate not positive", head + "honor_max_events_per_second: 0\n", `s.yaml:4: honor_max_events_per_second: want a whole number from 1, got "0"`},
 		{"faults not a list", head + "faults: {cut: 1}\n", "s.yaml:4: faults: want a list, got a mapping"},
 	}
 	for _, tc := range cases {
@@ -226,7 +228,7 @@ func TestBuiltinsAreWhole(t *testing.T) {
 			}
 		}
 		for _, d := range sc.Decisions {
-			if !tokens[d.Token] {
+			if d.Action == ActionReply && !tokens[d.Token] {
 				t.Errorf("%s: decision for %s, a token the capture does not carry", sc.Name, d.Token)
 			}
 		}

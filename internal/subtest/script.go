@@ -36,9 +36,14 @@ type F map[string]any
 // ev appends an event of type typ (without the aaep:agent. prefix) to the
 // session sess, with its urgency and own members.
 func (s *script) ev(sess, typ, urgency string, own F) *script {
+	return s.typed(sess, "aaep:agent."+typ, urgency, own)
+}
+
+// typed appends an event whose type is given whole (an extension's).
+func (s *script) typed(sess, typ, urgency string, own F) *script {
 	m := map[string]any{
 		"@context":        "https://aaep-protocol.org/context/v1",
-		"type":            "aaep:agent." + typ,
+		"type":            typ,
 		"event_id":        fmt.Sprintf("evt_%s%04d", sess[len("sess_"):], s.count),
 		"session_id":      sess,
 		"timestamp":       s.t.Format("2006-01-02T15:04:05.000Z"),
@@ -99,6 +104,19 @@ func (s *script) confirm(sess, token, action, deflt string, timeout int, own F) 
 		m[k] = v
 	}
 	return s.ev(sess, "awaiting.confirmation", "critical", m)
+}
+
+// swapLast swaps the last two lines: the later event is delivered
+// first (its sequence_number says which came first).
+func (s *script) swapLast() *script {
+	lines := bytes.SplitAfter(s.buf.Bytes(), []byte("\n"))
+	lines = lines[:len(lines)-1] // after the last newline
+	n := len(lines)
+	lines[n-2], lines[n-1] = lines[n-1], lines[n-2]
+	joined := bytes.Join(lines, nil)
+	s.buf.Reset()
+	s.buf.Write(joined)
+	return s
 }
 
 // lastID is the event_id of the last event appended.

@@ -14,23 +14,31 @@ import (
 
 // wsSubscriber is a subscriber over one WebSocket connection, whichever
 // side dialled: it sends a subscription.request first, reads the stream,
-// and answers each prompt as the scenario's scripted user decides, on the
-// same connection, with the subscription_id it was given.
+// and does what the scenario's scripted user decides (answers each prompt,
+// renegotiates or quits after an event), on the same connection, with the
+// subscription_id it was given. It drops a redelivered event (§9.5.2(6))
+// and a prompt that arrives after the later event that withdrew it
+// (§9.5.2(5)).
 type wsSubscriber struct {
-	scenario  string
-	decisions map[string]Decision
+	decisions map[string]Decision // replies, by token
+	after     map[string]Decision // renegotiations and shutdowns, by event_id
 	wg        sync.WaitGroup
 
-	mu           sync.Mutex
-	seen         map[string]bool // event_ids taken in (a redelivery is dropped, §9.5.2(6))
-	renegotiated bool
-	cur          *wsConn
+	mu        sync.Mutex
+	seen      map[string]bool // event_ids taken in (a redelivery is dropped, §9.5.2(6))
+	withdrawn map[string]int  // session -> sequence_number of its last withdrawal
+	quit      bool            // the user quit: it does not come back
+	cur       *wsConn
 }
 
 func newWSSubscriber(sc *Scenario) *wsSubscriber {
-	w := &wsSubscriber{scenario: sc.Name, decisions: map[string]Decision{}, seen: map[string]bool{}}
+	w := &wsSubscriber{decisions: map[string]Decision{}, after: map[string]Decision{}, seen: map[string]bool{}, withdrawn: map[string]int{}}
 	for _, d := range sc.Decisions {
-		w.decisions[d.Token] = d
+		if d.Action == ActionReply {
+			w.decisions[d.Token] = d
+		} else {
+			w.after[d.After] = d
+		}
 	}
 	return w
 }
@@ -71,7 +79,7 @@ func (w *wsSubscriber) serve(t *testing.T, conn *websocket.Conn) {
 	defer conn.Close()
 	c := &wsConn{conn: conn}
 	c.send(t, map[string]any{"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "ws-test",
-		"capabilities": map[string]any{"supports_confirmation_reply": true, "supports_clarification_reply": true}})
+		"capabilities": map[string]any{"supports_confirmation_reply": true, "supports_clarification_reply": true, "event_filters": map[string]any{"include": []string{"*"}}}})
 	defer func() {
 		w.mu.Lock()
 		if w.cur == c {
@@ -89,6 +97,9 @@ func (w *wsSubscriber) serve(t *testing.T, conn *websocket.Conn) {
 			EventID        string `json:"event_id"`
 			SubscriptionID string `json:"subscription_id"`
 			Token          string `json:"reply_token"`
+			Session        string `json:"session_id"`
+			Seq            *int   `json:"sequence_number"`
+			From           string `json:"from_state"`
 		}
 		if json.Unmarshal(msg, &m) != nil {
 			continue
@@ -100,17 +111,37 @@ func (w *wsSubscriber) serve(t *testing.T, conn *websocket.Conn) {
 		}
 		dup := m.EventID != "" && w.seen[m.EventID]
 		w.seen[m.EventID] = true
-		renegotiate := strings.HasPrefix(m.Type, "aaep:") && w.scenario == "renegotiation" && !w.renegotiated
-		w.renegotiated = w.renegotiated || renegotiate
+		stale := false
+		if m.Seq != nil {
+			last, withdrawn := w.withdrawn[m.Session]
+			stale = withdrawn && *m.Seq < last
+			if m.From == "awaiting_input" || strings.HasPrefix(m.Type, "aaep:agent.session.") && !strings.HasSuffix(m.Type, ".started") {
+				w.withdrawn[m.Session] = max(*m.Seq, last)
+			}
+		}
+		act, acts := w.after[m.EventID]
+		delete(w.after, m.EventID)
 		w.mu.Unlock()
 		if dup {
 			continue
 		}
-		if renegotiate {
-			c.send(t, map[string]any{"type": "subscription.renegotiate", "subscription_id": c.subID,
-				"capabilities": map[string]any{"preferred_verbosity": "terse", "supports_confirmation_reply": true}})
+		if acts {
+			time.Sleep(act.Delay)
+			switch act.Action {
+			case ActionRenegotiate:
+				var caps map[string]any
+				_ = json.Unmarshal(act.Capabilities, &caps)
+				caps["supports_confirmation_reply"] = true
+				c.send(t, map[string]any{"type": "subscription.renegotiate", "subscription_id": c.subID, "capabilities": caps})
+			case ActionShutdown:
+				c.send(t, map[string]any{"type": "subscription.close", "subscription_id": c.subID, "reason_code": "subscriber_shutdown"})
+				w.mu.Lock()
+				w.quit = true
+				w.mu.Unlock()
+				return
+			}
 		}
-		if !strings.HasSuffix(m.Type, "awaiting.confirmation") {
+		if !strings.HasSuffix(m.Type, "awaiting.confirmation") || stale {
 			continue
 		}
 		d, ok := w.decisions[m.Token]
@@ -142,6 +173,12 @@ func (w *wsSubscriber) attach(t *testing.T, base string) {
 				return
 			}
 			w.serve(t, conn)
+			w.mu.Lock()
+			quit := w.quit
+			w.mu.Unlock()
+			if quit {
+				return
+			}
 			time.Sleep(200 * time.Millisecond)
 		}
 	}()

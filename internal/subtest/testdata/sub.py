@@ -24,6 +24,10 @@ can be seen to fail:
   noreturn    after a cut, never comes back (a pending answer is still sent)
   nohandshake opens the stream without a subscription.request
   noclose     quits at the user's shutdown without subscription.close
+  noorder     takes events in arrival order, ignoring sequence_number
+  refuselow   closes its subscription when honoured a lower rate than it asked
+  shed        under backpressure drops what comes within 0.5 s of the last event,
+              critical events too
   unnamed     hears only unnamed events, as EventSource's onmessage does
   nodeclare   claims level 2 without declaring supports_confirmation_reply
   badchoice   answers a clarification with a value that is not a choice
@@ -54,6 +58,10 @@ KNOWN = {
 lock = threading.Lock()
 pending = {}  # reply_token -> (kind, session)
 answered = set()  # reply_tokens answered
+withdrawn = {}  # session -> sequence_number of its last withdrawal (a prompt before it is stale)
+last_event = [0.0]  # when the last event came (shed)
+ASKED_RATE = 10
+honored_rate = [None]  # the max_events_per_second the producer honoured
 subscription_id = None
 
 
@@ -98,9 +106,21 @@ def on_event(ev):
     typ = ev.get("type", "")
     short = typ.removeprefix("aaep:agent.")
     sess = ev.get("session_id")
+    seq = ev.get("sequence_number")
+    if MODE == "refuselow" and honored_rate[0] is not None and honored_rate[0] < ASKED_RATE:
+        post("/aaep/v1/replies", {"type": "subscription.close", "subscription_id": subscription_id,
+                                  "reason_code": "capabilities_refused", "reason_message": "Not the rate I asked for."})
+        os._exit(0)
+    now_s = time.monotonic()
+    if MODE == "shed" and now_s - last_event[0] < 0.5:
+        last_event[0] = now_s
+        return  # dropped under backpressure, whatever its urgency
+    last_event[0] = now_s
     if short in ("awaiting.confirmation", "awaiting.clarification"):
         token = ev["reply_token"]
         kind = short.split(".")[1]
+        if MODE != "noorder" and isinstance(seq, int) and seq < withdrawn.get(sess, -1):
+            return  # it arrived after the later event that withdrew it
         with lock:
             if MODE != "twice" and token in answered:
                 return  # a redelivered prompt (same event_id) is shown once
@@ -115,6 +135,8 @@ def on_event(ev):
     elif MODE != "stale" and (
             (short == "state.changed" and ev.get("from_state") == "awaiting_input")
             or short in ("session.completed", "session.errored", "session.cancelled")):
+        if isinstance(seq, int):
+            withdrawn[sess] = max(seq, withdrawn.get(sess, -1))
         with lock:
             for token, (_, s) in list(pending.items()):
                 if s == sess:
@@ -145,14 +167,17 @@ def subscribe():
         return "/aaep/v1/events"
     request = {"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "sub-py",
                "capabilities": {"supports_confirmation_reply": True, "supports_clarification_reply": True,
-                                "supported_conformance_levels": [1, 2, 3]}}
+                                "supported_conformance_levels": [1, 2, 3], "max_events_per_second": ASKED_RATE,
+                                "event_filters": {"include": ["*"]}}}
     if MODE == "nodeclare":
         del request["capabilities"]["supports_confirmation_reply"]
     status, headers, body = post("/aaep/v1/subscriptions", request)
     if status != 201:
         print("subscription refused:", status, body.decode(), file=sys.stderr)
         sys.exit(0)
-    subscription_id = json.loads(body)["subscription_id"]
+    accepted = json.loads(body)
+    subscription_id = accepted["subscription_id"]
+    honored_rate[0] = accepted.get("honored_capabilities", {}).get("max_events_per_second")
     return headers["Location"]
 
 
