@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/ctxio"
 )
 
 // followPoll is how often a followed file is checked for new data.
@@ -36,7 +37,7 @@ func (s *fileSource) Run(ctx context.Context, emit Emit) error {
 	e.url = s.Info().Endpoint
 	var r io.Reader
 	if s.path == "-" {
-		r = newCtxReader(ctx, stdinOr(s.opts.Stdin))
+		r = ctxio.Reader(ctx, stdinOr(s.opts.Stdin))
 	} else {
 		f, err := os.Open(s.path)
 		if err != nil {
@@ -49,7 +50,7 @@ func (s *fileSource) Run(ctx context.Context, emit Emit) error {
 		}
 		switch {
 		case !fi.Mode().IsRegular():
-			r = newCtxReader(ctx, f)
+			r = ctxio.Reader(ctx, f)
 		case s.opts.Follow:
 			r = &followReader{ctx: ctx, f: f}
 		default:
@@ -100,49 +101,5 @@ func (r *followReader) Read(p []byte) (int, error) {
 		if !sleep(r.ctx, followPoll) {
 			return 0, r.ctx.Err()
 		}
-	}
-}
-
-// ctxReader makes a blocking reader (standard input, a pipe) give up when
-// ctx ends. The read in progress then continues in the background until the
-// reader delivers data or fails; its result is dropped.
-type ctxReader struct {
-	ctx     context.Context
-	r       io.Reader
-	res     chan ctxRead
-	buf     []byte
-	pending bool
-}
-
-type ctxRead struct {
-	n   int
-	err error
-}
-
-func newCtxReader(ctx context.Context, r io.Reader) *ctxReader {
-	return &ctxReader{ctx: ctx, r: r, res: make(chan ctxRead, 1), buf: make([]byte, readBufferSize)}
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	if !c.pending {
-		c.pending = true
-		buf := c.buf
-		if len(p) < len(buf) {
-			buf = buf[:len(p)]
-		}
-		go func() {
-			n, err := c.r.Read(buf)
-			c.res <- ctxRead{n, err}
-		}()
-	}
-	select {
-	case r := <-c.res:
-		c.pending = false
-		return copy(p, c.buf[:r.n]), r.err
-	case <-c.ctx.Done():
-		return 0, c.ctx.Err()
 	}
 }
