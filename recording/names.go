@@ -83,7 +83,7 @@ func expand(ctx context.Context, names []string, opts *Options) ([]*Part, error)
 			// A FIFO (or a device) is read once, as a stream, as standard
 			// input is: a second open would wait for a writer that has
 			// gone, and the bytes a first look took would be lost.
-			f, err := openStream(ctx, arg)
+			f, err := OpenStream(ctx, arg)
 			if err != nil {
 				return nil, err
 			}
@@ -212,10 +212,10 @@ func IsPrefix(name string) bool {
 	return err == nil && u.IsPrefix()
 }
 
-// openStream opens a FIFO or device for reading. Opening a FIFO waits for
+// OpenStream opens a FIFO or device for reading. Opening a FIFO waits for
 // a writer, in the kernel, where no signal reaches Go: the wait is given
 // up when ctx ends (Ctrl-C), and the open, if it ever completes, closed.
-func openStream(ctx context.Context, path string) (*os.File, error) {
+func OpenStream(ctx context.Context, path string) (*os.File, error) {
 	type opened struct {
 		f   *os.File
 		err error
@@ -234,6 +234,6 @@ func openStream(ctx context.Context, path string) (*os.File, error) {
 				o.f.Close()
 			}
 		}()
-		return nil, fmt.Errorf("%s: waiting for a writer: %w", path, ctx.Err())
+		return nil, fmt.Errorf("%s: waiting for a writer: %w", path, context.Cause(ctx))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/ctxio"
 	"github.com/aaep-tools/aaepkit/objstore"
 )
 
@@ -239,10 +240,12 @@ type random interface {
 func (p *Part) openHandle(ctx context.Context) (handle, error) {
 	switch {
 	case p.stdin != nil:
+		// A stream may block for ever (a writer that stays silent): its
+		// reads end when ctx does (Ctrl-C, SIGTERM).
 		return struct {
 			io.Reader
 			io.Closer
-		}{p.stdin, io.NopCloser(nil)}, nil
+		}{ctxio.Reader(ctx, p.stdin), io.NopCloser(nil)}, nil
 	case p.store != nil:
 		var r *objstore.Remote
 		if whole := p.takeWhole(); whole != nil {

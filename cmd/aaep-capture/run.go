@@ -407,6 +407,12 @@ func (o *options) checkFileEndpoints() error {
 		if !isFileEndpoint(e) {
 			continue
 		}
+		if st, err := os.Stat(e); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+			// A FIFO or a device is a stream, read once by its source: a
+			// look here would take the bytes it holds (and could wait for
+			// a writer before any signal is handled).
+			continue
+		}
 		if err := capedit.SniffJSONL(e); err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {

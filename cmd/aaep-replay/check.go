@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -286,8 +287,8 @@ func checkRun(opts *CheckOptions) error {
 		return reports[i].Sink(nil), &obs
 	})
 	meter.Stop()
-	if err := a.ctx.Err(); err != nil {
-		return err
+	if a.ctx.Err() != nil {
+		return context.Cause(a.ctx)
 	}
 	var failed, incomplete int
 	var firstErr error

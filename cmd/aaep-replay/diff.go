@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -149,8 +150,8 @@ func diffRun(opts *DiffOptions) error {
 	cmp.KeepSame = opts.JSON // the JSON form lists every session
 	res, err := recdiff.Run(a.ctx, sides[0], sides[1], cmp)
 	if err != nil {
-		if cerr := a.ctx.Err(); cerr != nil {
-			return cerr
+		if a.ctx.Err() != nil {
+			return context.Cause(a.ctx)
 		}
 		return cli.Input(fmt.Errorf("diff: %w", err))
 	}

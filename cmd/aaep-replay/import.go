@@ -67,18 +67,14 @@ func importRun(o *ImportOptions) error {
 	opts.Tool = capfile.ToolReplay + "/" + version
 	opts.Stdout = a.Out
 	opts.Progress = a.meter("import")
-	in := o.Input
-	if in == "-" {
-		path, done, err := a.spoolStdin("import", "stdin.jsonl")
-		if err != nil {
-			return err
-		}
-		defer done()
-		in = path
+	in, name, done, err := a.spoolInput("import", o.Input, "stdin.jsonl")
+	if err != nil {
+		return err
 	}
+	defer done()
 	st, err := capedit.Import(a.ctx, in, out, opts)
 	if in != o.Input {
-		err = renamed(err, in, stdinName)
+		err = renamed(err, in, name)
 	}
 	opts.Progress.Stop()
 	if err != nil && !outfile.IsPartial(err) {

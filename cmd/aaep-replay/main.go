@@ -9,8 +9,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
 )
@@ -19,13 +17,13 @@ func main() { os.Exit(Main(os.Args[1:])) }
 
 // Main runs aaep-replay with args and returns the process exit code.
 func Main(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	stopProfile, err := startProfile(args)
 	if err != nil {
 		return cli.Report(os.Stderr, "aaep-replay", err)
 	}
-	code := run(ctx, cli.System(), args)
+	code := cli.InterruptedCode(ctx, run(ctx, cli.System(), args))
 	if err := stopProfile(); err != nil {
 		if c := cli.Report(os.Stderr, "aaep-replay", err); code == 0 {
 			code = c

@@ -58,19 +58,16 @@ appears only when complete.`,
 // repairRun copies the input's intact records into the output.
 func repairRun(o *RepairOptions) error {
 	a, in, out := o.app, o.Input, o.Output
-	if in == "-" {
-		path, done, err := a.spoolStdin("repair", "stdin.aaep")
-		if err != nil {
-			return err
-		}
-		defer done()
-		in = path
+	in, name, done, err := a.spoolInput("repair", in, "stdin.aaep")
+	if err != nil {
+		return err
 	}
-	name := in
-	if in != o.Input {
-		name = stdinName
+	defer done()
+	inputs := []string{in}
+	if o.Input != "-" && in != o.Input {
+		inputs = append(inputs, o.Input) // a FIFO read into in
 	}
-	f, err := outfile.Open(out, outfile.Options{Inputs: []string{in}, Stdout: a.Out, Binary: true, Force: o.Force})
+	f, err := outfile.Open(out, outfile.Options{Inputs: inputs, Stdout: a.Out, Binary: true, Force: o.Force})
 	if err != nil {
 		return err
 	}

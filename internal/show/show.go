@@ -105,7 +105,9 @@ type Stats struct {
 }
 
 // Run prints the recording rec to w until its end (or, following, until
-// the recorder closes it or ctx ends). A cancelled ctx is not an error. The
+// the recorder closes it or ctx ends). A cancelled ctx ends following or
+// pacing without an error; a read it interrupts otherwise is one, after the
+// lines read before it. The
 // findings come from the analysis driver's incremental form (check.Pass):
 // the same engines, stream information and connection records as check.
 // Following reads a recording of one part (the capture being written).
@@ -154,9 +156,12 @@ func Run(ctx context.Context, rec *recording.Recording, w io.Writer, opts Option
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			if ctx.Err() != nil {
-				err = nil
+			if ctx.Err() != nil && (opts.Follow || opts.Pace) {
+				err = nil // Ctrl-C is how following and pacing end
 			}
+			// The lines held for late findings are what was read: they
+			// are printed before the error (damage, an interrupted read).
+			p.flush(0)
 			st.Torn = src.torn
 			if err != nil {
 				err = fmt.Errorf("%s: %w", path, err)
