@@ -38,10 +38,15 @@ type LiveOptions struct {
 	// Poll is how often the end of the file is looked at again while the
 	// writer has written nothing more (0: DefaultLivePoll).
 	Poll time.Duration
-	// Idle, when set, is called on the goroutine calling Next each time
-	// the reader has caught up with the writer, before it waits: what it
-	// has returned so far is all there is for now.
-	Idle func()
+	// Report, when set, is called on the goroutine calling Next each time
+	// the reader has caught up with the writer, before it waits (what it
+	// has returned so far is all there is for now), and every ReportEvery
+	// while it reads on without catching up (a reader slower than the
+	// writer still reports).
+	Report func()
+	// ReportEvery is how often Report is called while the reader has not
+	// caught up (0: every 10 polls).
+	ReportEvery time.Duration
 }
 
 // BeingWritten reports whether the capture at path is being written: a
@@ -79,13 +84,13 @@ func IsLive(err error) bool {
 
 // OpenLive opens the capture file at path to read it as it is written. Next
 // waits for records not written yet while the writer holds the file open
-// (BeingWritten), calling opts.Idle each time it has caught up, and returns
+// (BeingWritten), calling opts.Report each time it has caught up, and returns
 // io.EOF at the clean end (Clean is then true), a torn tail once the writer
 // is gone without closing the file, damage as Open's readers do, or ctx's
 // error when ctx ends. FileIndex returns the index of the records read so
 // far (a copy; Rebuilt is set). A live reader does not seek. Like any
 // Reader it is not safe for concurrent use: call FileIndex where Next is
-// called, or from Idle, which runs there.
+// called, or from Report, which runs there.
 //
 // The header is waited for too: a file just created reads once its
 // writer has written it.
@@ -97,6 +102,9 @@ func OpenLive(ctx context.Context, path string, opts *LiveOptions) (*Reader, err
 	if o.Poll <= 0 {
 		o.Poll = DefaultLivePoll
 	}
+	if o.ReportEvery <= 0 {
+		o.ReportEvery = 10 * o.Poll
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -104,7 +112,7 @@ func OpenLive(ctx context.Context, path string, opts *LiveOptions) (*Reader, err
 	if err != nil {
 		return nil, err
 	}
-	t := &tailSource{ctx: ctx, f: f, poll: o.Poll, idle: o.Idle}
+	t := &tailSource{ctx: ctx, f: f, poll: o.Poll, report: o.Report, every: o.ReportEvery, reported: time.Now()}
 	r := &Reader{dataEnd: -1, indexAt: -1, strs: make(stringCache), ib: &indexBuilder{}, tail: t, closer: f}
 	r.src.reset(t, 0)
 	if err := r.readHeader(); err != nil {
@@ -125,9 +133,21 @@ type tailSource struct {
 	f    *os.File
 	off  int64
 	poll time.Duration
-	idle func()
-	// caught is set once Idle was called for the current wait.
+	// report is LiveOptions.Report, called at each catching up and every
+	// while reading on; reported is when it was last called.
+	report   func()
+	every    time.Duration
+	reported time.Time
+	// caught is set once report was called for the current wait.
 	caught bool
+}
+
+// reportNow calls report, if any.
+func (t *tailSource) reportNow() {
+	if t.report != nil {
+		t.reported = time.Now()
+		t.report()
+	}
 }
 
 func (t *tailSource) Read(p []byte) (int, error) {
@@ -145,6 +165,9 @@ func (t *tailSource) Read(p []byte) (int, error) {
 		if n > 0 {
 			t.off += int64(n)
 			t.caught = false
+			if t.report != nil && time.Since(t.reported) >= t.every {
+				t.reportNow()
+			}
 			return n, nil
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -159,9 +182,9 @@ func (t *tailSource) Read(p []byte) (int, error) {
 			}
 			return 0, io.EOF
 		}
-		if !t.caught && t.idle != nil {
+		if !t.caught {
 			t.caught = true
-			t.idle()
+			t.reportNow()
 		}
 		if timer == nil {
 			timer = time.NewTimer(t.poll)

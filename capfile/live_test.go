@@ -96,14 +96,14 @@ func TestLiveReaderFollowsWriter(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// The index is read where Next runs: in Idle, each time the reader
+	// The index is read where Next runs: in Report, each time the reader
 	// has caught up.
 	var (
 		mu   sync.Mutex
 		last *Index
 		r    *Reader
 	)
-	r, err = OpenLive(ctx, path, &LiveOptions{Poll: 5 * time.Millisecond, Idle: func() {
+	r, err = OpenLive(ctx, path, &LiveOptions{Poll: 5 * time.Millisecond, Report: func() {
 		x, err := r.FileIndex()
 		if err != nil {
 			t.Error(err)
@@ -143,7 +143,7 @@ func TestLiveReaderFollowsWriter(t *testing.T) {
 		}
 	}
 	if x == nil {
-		t.Fatal("Idle was never called")
+		t.Fatal("Report was never called")
 	}
 	if x.Records != 300 || len(x.Frames) < 3 || len(x.Sessions) != 4 {
 		t.Fatalf("live index: %d records, %d frames, %d sessions; want 300, at least 3, 4", x.Records, len(x.Frames), len(x.Sessions))

@@ -14,9 +14,11 @@ type Follow struct {
 	// Poll is how often the end of the file is looked at again while its
 	// recorder has written nothing more (0: capfile.DefaultLivePoll).
 	Poll time.Duration
-	// Idle, when set, is called on the reading goroutine each time
-	// reading has caught up with the recorder, before it waits for more.
-	Idle func()
+	// Report, when set, is called on the reading goroutine each time
+	// reading has caught up with the recorder, before it waits for more,
+	// and every ten polls while it reads on without catching up
+	// (capfile.LiveOptions.Report).
+	Report func()
 }
 
 // Following returns rec read as its recorder writes it, as tail -f reads
@@ -51,18 +53,18 @@ func (rec *Recording) followed() bool {
 }
 
 // openLive opens a followed part (Following) with a live reader; each time
-// it has caught up, the part it follows learns its index.
+// it reports, the part it follows learns its index.
 func (p *Part) openLive(ctx context.Context) (*capfile.Reader, error) {
 	var cr *capfile.Reader
-	idle := p.follow.Idle
-	cr, err := capfile.OpenLive(ctx, p.path, &capfile.LiveOptions{Poll: p.follow.Poll, Idle: func() {
+	report := p.follow.Report
+	cr, err := capfile.OpenLive(ctx, p.path, &capfile.LiveOptions{Poll: p.follow.Poll, Report: func() {
 		if cr != nil {
 			if x, err := cr.FileIndex(); err == nil {
 				p.followOf.liveIndex.Store(x)
 			}
 		}
-		if idle != nil {
-			idle()
+		if report != nil {
+			report()
 		}
 	}})
 	if err != nil {

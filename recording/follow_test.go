@@ -3,6 +3,7 @@ package recording
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +14,7 @@ import (
 )
 
 // TestFollowing reads a capture while a capfile.Writer appends to it: each
-// message is handed on once as it is flushed, Idle runs when reading has
+// message is handed on once as it is flushed, Report runs when reading has
 // caught up, readers of the recording itself seek with the follower's
 // index, and the read ends when the writer closes the capture.
 func TestFollowing(t *testing.T) {
@@ -44,7 +45,7 @@ func TestFollowing(t *testing.T) {
 	defer cancel()
 	idle := make(chan int64, 16)
 	var n int64
-	live, err := rec.Following(Follow{Poll: 2 * time.Millisecond, Idle: func() { idle <- n }})
+	live, err := rec.Following(Follow{Poll: 2 * time.Millisecond, Report: func() { idle <- n }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,4 +126,75 @@ func TestFollowingRefused(t *testing.T) {
 	if _, err := recs[0].Following(Follow{}); err == nil {
 		t.Error("Following a JSON Lines file: no error")
 	}
+}
+
+// TestFollowingReportsWhileBehind: a reader slower than the recorder (a
+// handler that takes its time over a backlog) still reports now and then,
+// before it has caught up.
+func TestFollowingReportsWhileBehind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.aaep")
+	w, err := capfile.Create(path, capfile.Header{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Tool: "test"}, &capfile.WriterOptions{FlushInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// 300 messages of 2 KiB that zstd cannot shrink: the reader reads
+	// them in several reads of the file.
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 300
+	for i := range n {
+		junk := make([]byte, 1024)
+		for k := range junk {
+			junk[k] = byte(rng.Uint32())
+		}
+		p := fmt.Sprintf(`{"session_id":"sess_1","seq":%d,"junk":"%x"}`, i, junk)
+		if err := w.Append(&capfile.Record{Kind: capfile.KindReceived, Time: int64(i), Session: "sess_1", Payload: []byte(p)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Open(context.Background(), []string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var read int64
+	var behind []int64 // reports made before every message was handled
+	caught := make(chan struct{})
+	live, err := recs[0].Following(Follow{Poll: 2 * time.Millisecond, Report: func() {
+		if read < n {
+			behind = append(behind, read)
+		} else {
+			select {
+			case caught <- struct{}{}:
+			default:
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := live.Read(ctx, ReadOptions{}, Handler{Message: func(m *protocol.Message) error {
+			time.Sleep(time.Millisecond) // slower than the recorder
+			read++
+			return nil
+		}})
+		done <- err
+	}()
+	select {
+	case <-caught:
+	case <-time.After(30 * time.Second):
+		t.Fatal("never caught up")
+	}
+	cancel()
+	<-done
+	if len(behind) == 0 {
+		t.Fatal("no report while behind the recorder")
+	}
+	t.Logf("reports while behind, at %v messages", behind)
 }

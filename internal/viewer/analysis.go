@@ -328,7 +328,8 @@ func (b *builder) session(stream, id string) *sessionBuild {
 type liveCheck struct {
 	poll time.Duration
 	// caughtUp is called each time the check has caught up with the
-	// recorder, after it has published what it found.
+	// recorder (and now and then while it lags behind), after it has
+	// published what it found.
 	caughtUp func()
 }
 
@@ -391,7 +392,7 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 	}}
 	checked := rec
 	if live != nil {
-		fr, err := rec.Following(recording.Follow{Poll: live.poll, Idle: func() {
+		fr, err := rec.Following(recording.Follow{Poll: live.poll, Report: func() {
 			b.publish(false, nil)
 			last = time.Now()
 			live.caughtUp()

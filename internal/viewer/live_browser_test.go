@@ -1,6 +1,7 @@
 package viewer_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/aaep-tools/aaepkit/internal/browsertest"
+	"github.com/aaep-tools/aaepkit/internal/golden"
 	"github.com/aaep-tools/aaepkit/internal/viewer"
 	"github.com/aaep-tools/aaepkit/serve"
 )
@@ -38,6 +40,14 @@ func TestLiveInBrowser(t *testing.T) {
 	}
 	if s := text(t, p, "#live-text"); !contains(s, "Live", "following") {
 		t.Errorf("live mark: %q", s)
+	}
+	// The sessions' verdicts so far, not "…" until a check that runs as
+	// long as the recording is done.
+	p.WaitFor(t, 20*time.Second, `document.querySelectorAll("#sessions-list .vrow[data-filled='1']").length === 4`)
+	var pending []string
+	p.Eval(t, `[...document.querySelectorAll("#sessions-list .vrow span.num")].filter(e => e.textContent.endsWith("…")).map(e => e.textContent)`, &pending)
+	if len(pending) > 0 {
+		t.Errorf("session cells still waiting while the capture is followed: %q", pending)
 	}
 	// Any row shown blank ("…", a page not fetched yet) while the list
 	// grows is counted (settled: the rows on screen filled, the count
@@ -86,6 +96,10 @@ func TestLiveInBrowser(t *testing.T) {
 	settle(true)
 	if blanks != 0 {
 		t.Errorf("%d rows were shown blank (…) while the list grew", blanks)
+	}
+	if golden.Updating() {
+		// docs/viewer.md's picture of a recording followed live.
+		screenshot(t, p, filepath.Join("..", "..", "docs", "viewer-live.png"), "")
 	}
 	var lat []float64
 	p.Eval(t, `window.aaepView.latency()`, &lat)

@@ -156,7 +156,9 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if total >= from && int64(len(rows)) < limit {
-			rows = append(rows, s.sessionRow(v, sn.done))
+			// Following, a session's verdict is the check's so far:
+			// it goes on as long as the recording.
+			rows = append(rows, s.sessionRow(v, sn.done || s.opts.Follow))
 		}
 		total++
 	}
