@@ -388,7 +388,7 @@ func (n *negChecker) checkSubID(sub *subscription, m *protocol.Message, ev *Even
 func (n *negChecker) reply(m *protocol.Message, ev *Event) {
 	sub := n.sub(m.Source)
 	if ev.vals[kSubscriptionID] == nil {
-		n.missingSubID(sub, m, ev)
+		n.missingSubID(m, ev)
 		return
 	}
 	n.checkSubID(sub, m, ev, ev.Type)
@@ -399,17 +399,20 @@ func (n *negChecker) reply(m *protocol.Message, ev *Event) {
 // recorded in the stream (the subscriber had one to send), else
 // NEG-REPLY-SUBID-UNISSUED, the profile reading of a contradiction
 // (its Doc says which).
-func (n *negChecker) missingSubID(sub *subscription, m *protocol.Message, ev *Event) {
+func (n *negChecker) missingSubID(m *protocol.Message, ev *Event) {
 	section, rule := "§6.3.1", &msgConfReplySchema.Rule
 	if ev.Type == MsgClarificationReply {
 		section, rule = "§6.5", &msgClarReplySchema.Rule
 	}
+	// Filed where the reply's other findings are: under the session it
+	// answers (messageSession).
+	session := n.s.messageSession(m, ev)
 	if len(n.byID) > 0 {
-		n.s.report(rule, sub.key, m, "missing subscription_id",
+		n.s.report(rule, session, m, "missing subscription_id",
 			"%s lacks the required field(s) subscription_id (%s); a subscription.accepted had issued the subscriber one to send", ev.Type, section)
 		return
 	}
-	n.s.report(negReplySubIDUnissued, sub.key, m, "no subscription_id, none issued",
+	n.s.report(negReplySubIDUnissued, session, m, "no subscription_id, none issued",
 		"%s has no subscription_id, and the subscriber was never issued one (no subscription.accepted names one before it): %s and the reply schema require the field, while §9.3.3 and §9.5.2(2) leave the handshake to Level 3", ev.Type, section)
 }
 
