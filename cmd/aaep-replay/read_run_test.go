@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
 	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/internal/show"
 	"github.com/aaep-tools/aaepkit/timing"
@@ -109,6 +110,16 @@ func Test_readRun(t *testing.T) {
 			torn, _ := damagedPair(t, dir)
 			return showRun(&ShowOptions{app: a, Inputs: []string{torn}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
 		}, stderr: tornReading + "aaep-replay: warning: DIR/torn.aaep: capfile: torn capture tail at byte TORN, record 48: file ends inside a zstd frame (while reading a record header) (UNREAD bytes unreadable, to the end at byte END); showed the 48 records before it\n"},
+		{name: "show of a capture being written", run: func(a *app, dir string) error {
+			return showRun(&ShowOptions{app: a, Inputs: []string{beingWritten(t, dir)}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}})
+		}, stderr: liveReading + "aaep-replay: warning: DIR/live.aaep: capfile: capture being written (its recorder holds it open): 108 records so far, the rest still to come; showed the 108 records before it\n"},
+		{name: "info of a capture being written", run: func(a *app, dir string) error {
+			return infoRun(&InfoOptions{app: a, Inputs: []string{beingWritten(t, dir)}, Speed: 1, Gap: 10 * time.Second})
+		}, check: func(t *testing.T, stdout, _ string) {
+			if !strings.Contains(stdout, "status:      being written (its recorder holds it open), 108 records so far\n") || strings.Contains(stdout, "torn") {
+				t.Errorf("info of a capture being written:\n%s", stdout)
+			}
+		}, anyStderr: true},
 		{name: "show --strict of a torn tail", run: func(a *app, dir string) error {
 			torn, _ := damagedPair(t, dir)
 			return showRun(&ShowOptions{app: a, Inputs: []string{torn}, Show: show.Options{NoCheck: true, Timing: timing.Config{Speed: 1}}, Reading: capfile.ReadPolicy{Strict: true}})
@@ -161,7 +172,31 @@ func Test_readRun(t *testing.T) {
 const (
 	demoReading = "aaep-replay: reading ../../testdata/demo.aaep: sources: #0 websocket ws://127.0.0.1:8765/aaep/v1/ws (aaep.v1)\n"
 	tornReading = "aaep-replay: reading DIR/torn.aaep: sources: #0 websocket ws://127.0.0.1:8765/aaep/v1/ws\n"
+	liveReading = "aaep-replay: reading DIR/live.aaep: sources: #0 websocket ws://127.0.0.1:8765/aaep/v1/ws (aaep.v1)\n"
 )
+
+// beingWritten writes the demo capture's records to a capture whose
+// writer holds it open (flushed, not closed) until the test ends: a
+// capture being written.
+func beingWritten(t *testing.T, dir string) string {
+	t.Helper()
+	hdr, recs := capfiletest.ReadAll(t, demoCapture)
+	path := filepath.Join(dir, "live.aaep")
+	w, err := capfile.Create(path, hdr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	for i := range recs {
+		if err := w.Append(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // cutShort writes the demo capture's first 1000 bytes, which end inside its
 // first (and only) frame: a capture of which no record can be read.
