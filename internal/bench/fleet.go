@@ -94,7 +94,23 @@ func fleetRecorder(dir string, host int, sessions int, rotate, span time.Duratio
 // the bytes of the new parts (read-ratio, parts-ratio), GETs per new part,
 // the state's size and the check's time.
 func Fleet(ctx context.Context, e *Env, recorders, rounds int) error {
-	const rotate, every = 20 * time.Second, time.Minute
+	return FleetWith(ctx, e, FleetOptions{Recorders: recorders, Rounds: rounds, Rotate: 20 * time.Second, Every: time.Minute})
+}
+
+// FleetOptions shape a Fleet measurement.
+type FleetOptions struct {
+	Recorders, Rounds int
+	// Rotate is the recorders' rotation, Every the time between checks.
+	Rotate, Every time.Duration
+	// Full adds a check of the whole prefix without the state at the end
+	// (Fleet/full), to compare.
+	Full bool
+}
+
+// FleetWith is Fleet with other sizes and times; its results are named
+// as Fleet's.
+func FleetWith(ctx context.Context, e *Env, o FleetOptions) error {
+	recorders, rounds, rotate, every := o.Recorders, o.Rounds, o.Rotate, o.Every
 	span := time.Duration(rounds) * every
 	var all []fleetPart
 	events := 0
@@ -131,37 +147,17 @@ func Fleet(ctx context.Context, e *Env, recorders, rounds int) error {
 				newParts++
 			}
 		}
-		from := len(srv.Settled())
-		cmd := exec.CommandContext(ctx, e.ReplayBin, "check", "--json", "--fail-on", "never", "--state", "s3://bench/"+state, "s3://bench/fleet/")
-		cmd.Env = append(os.Environ(), srv.Env()...)
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		started := time.Now()
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("fleet round %d: check: %v: %s", r, err, errb.String())
+		rd, err := fleetCheck(ctx, e, srv, state, r)
+		if err != nil {
+			return err
 		}
-		took := time.Since(started)
-		var partBytes, stateRead, gets int64
-		for _, q := range srv.Settled()[from:] {
-			p, query, _ := strings.Cut(q.Path, "?")
-			key, ok := strings.CutPrefix(p, "/bench/")
-			if q.Method != "GET" || !ok || key == "" || strings.Contains(query, "list-type") {
-				continue
-			}
-			switch {
-			case key == state:
-				stateRead += q.Bytes
-			case strings.HasPrefix(key, "fleet/"):
-				partBytes += q.Bytes
-				gets++
-			}
-		}
+		partBytes, stateRead, gets, took := rd.partBytes, rd.stateRead, rd.gets, rd.took
 		st, err := srv.Get("bench", state)
 		if err != nil {
 			return fmt.Errorf("fleet round %d: no state kept: %v", r, err)
 		}
-		e.logf("fleet round %d: %d new parts, %d new bytes; read %d bytes of parts in %d GETs, %d bytes of state; state now %d bytes; %v; %s",
-			r, newParts, newBytes, partBytes, gets, stateRead, len(st), took.Round(time.Millisecond), strings.TrimSpace(errb.String()))
+		e.logf("fleet round %d: %d new parts, %d new bytes; read %d bytes of parts in %d GETs and %d listings, %d bytes of state; state now %d bytes; %v (%v CPU); %s",
+			r, newParts, newBytes, partBytes, gets, rd.lists, stateRead, len(st), took.Round(time.Millisecond), rd.cpu.Round(time.Millisecond), rd.stderr)
 		if r == 1 {
 			continue // the first round reads everything
 		}
@@ -172,7 +168,76 @@ func Fleet(ctx context.Context, e *Env, recorders, rounds int) error {
 			{float64(newBytes) / (1 << 10), "new-KiB"},
 			{float64(len(st)) / (1 << 10), "state-KiB"},
 			{ms(took), "check-ms"},
+			{ms(rd.cpu), "check-cpu-ms"},
+		}})
+	}
+	if o.Full {
+		var total int64
+		parts := 0
+		for _, p := range all {
+			if uploaded[p.key] {
+				total += int64(len(p.data))
+				parts++
+			}
+		}
+		rd, err := fleetCheck(ctx, e, srv, "", 0)
+		if err != nil {
+			return err
+		}
+		e.logf("fleet full check: %d parts, %d bytes; read %d bytes in %d GETs and %d listings; %v (%v CPU)", parts, total, rd.partBytes, rd.gets, rd.lists, rd.took.Round(time.Millisecond), rd.cpu.Round(time.Millisecond))
+		e.Emit(Result{Name: "Fleet/full", Metrics: []Metric{
+			{float64(rd.partBytes) / float64(total), "parts-ratio"},
+			{float64(rd.gets) / float64(parts), "GETs/part"},
+			{float64(total) / (1 << 10), "KiB"},
+			{ms(rd.took), "check-ms"},
+			{ms(rd.cpu), "check-cpu-ms"},
 		}})
 	}
 	return nil
+}
+
+// fleetRead is what one check of the fleet's prefix asked of the server.
+type fleetRead struct {
+	partBytes, stateRead, gets, lists int64
+	took, cpu                         time.Duration
+	stderr                            string
+}
+
+// fleetCheck runs aaep-replay check of the prefix, with the state object
+// when state is not "", and counts what it fetched.
+func fleetCheck(ctx context.Context, e *Env, srv *s3test.Server, state string, round int) (fleetRead, error) {
+	var rd fleetRead
+	from := len(srv.Settled())
+	args := []string{"check", "--json", "--fail-on", "never", "s3://bench/fleet/"}
+	if state != "" {
+		args = append(args, "--state", "s3://bench/"+state)
+	}
+	cmd := exec.CommandContext(ctx, e.ReplayBin, args...)
+	cmd.Env = append(os.Environ(), srv.Env()...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	started := time.Now()
+	if err := cmd.Run(); err != nil {
+		return rd, fmt.Errorf("fleet round %d: check: %v: %s", round, err, errb.String())
+	}
+	rd.took = time.Since(started)
+	rd.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	rd.stderr = strings.TrimSpace(errb.String())
+	for _, q := range srv.Settled()[from:] {
+		p, query, _ := strings.Cut(q.Path, "?")
+		key, ok := strings.CutPrefix(p, "/bench/")
+		if q.Method != "GET" || !ok {
+			continue
+		}
+		switch {
+		case key == "" || strings.Contains(query, "list-type"):
+			rd.lists++
+		case state != "" && key == state:
+			rd.stateRead += q.Bytes
+		case strings.HasPrefix(key, "fleet/"):
+			rd.partBytes += q.Bytes
+			rd.gets++
+		}
+	}
+	return rd, nil
 }

@@ -75,6 +75,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
 		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
 		noGRPC      = fs.String("capture-nogrpc", "", "aaep-capture built with -tags nogrpc, to measure the recorder's cost without gRPC linked in too")
+		fleetN      = fs.Int("fleet-recorders", 20, "fleet: simulated recorders")
+		fleetRounds = fs.Int("fleet-rounds", 0, "fleet: checks (default 6, 3 with -quick)")
+		fleetRotate = fs.Duration("fleet-rotate", 20*time.Second, "fleet: the recorders' rotation")
+		fleetEvery  = fs.Duration("fleet-every", time.Minute, "fleet: time between checks")
+		fleetFull   = fs.Bool("fleet-full", false, "fleet: also check the whole prefix without the state at the end")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -202,7 +207,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			re.Runs = max(1, min(*runs, 3))
 			err = bench.RecorderCost(ctx, &re, []float64{10, 1_000, 10_000}, span)
 		case "fleet":
-			err = bench.Fleet(ctx, env, 20, pick(6, 3))
+			rounds := *fleetRounds
+			if rounds == 0 {
+				rounds = pick(6, 3)
+			}
+			err = bench.FleetWith(ctx, env, bench.FleetOptions{Recorders: *fleetN, Rounds: rounds, Rotate: *fleetRotate, Every: *fleetEvery, Full: *fleetFull})
 		}
 		if err != nil {
 			failed++
