@@ -145,10 +145,12 @@ var builtins = []func() *Scenario{
 				"@context":   []string{"https://aaep-protocol.org/context/v1", "https://example.com/aaep/ext/exampleext/v1"},
 				"exampleext": F{"detail": "only its extension knows this"}})
 		})
-		return builtin("unknown-extension-type", 1, []string{"§9.3.2(5)", "§3.2.2"},
+		sc := builtin("unknown-extension-type", 1, []string{"§9.3.2(5)", "§3.2.2"},
 			"Nothing to decide: listen.",
-			"An extension's event type outside the aaep: namespace (exampleext:custom_event) in the middle of a session: the subscriber announces it generically or skips it, and keeps consuming.",
+			"An extension's event type outside the aaep: namespace (exampleext:custom_event) in the middle of a session: the subscriber announces it generically or skips it, and keeps consuming. A subscriber whose event_filters leave it out (the default include is aaep:agent.*) is not sent it: not applicable.",
 			s, staysConnected(true), noReply(""))
+		sc.needs = "exampleext:custom_event"
+		return sc
 	},
 	func() *Scenario {
 		s := newScript().started(sessA, "Moving the files to the archive.")

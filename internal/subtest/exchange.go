@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +51,7 @@ func (e *entry) isReply() bool {
 
 // isEvent reports whether e is an event the replay sent.
 func (e *entry) isEvent() bool {
-	return e.Kind == capfile.KindReceived && (strings.HasPrefix(e.Type, "aaep:") || e.Members == nil)
+	return e.Kind == capfile.KindReceived && (strings.HasPrefix(e.Type, "aaep:") || e.EventID != "" || e.Members == nil)
 }
 
 // exchange is everything that went over the wire in one run.
@@ -137,6 +138,16 @@ func (x *exchange) subscriberTransport() string {
 		}
 	}
 	return ""
+}
+
+// sent reports whether an event of type typ went to the subscriber.
+func (x *exchange) sent(typ string) bool {
+	return slices.ContainsFunc(x.entries, func(e entry) bool { return e.isEvent() && e.Type == typ })
+}
+
+// negotiated reports whether the subscriber sent a subscription.request.
+func (x *exchange) negotiated() bool {
+	return slices.ContainsFunc(x.entries, func(e entry) bool { return e.Kind == capfile.KindSent && e.Type == "subscription.request" })
 }
 
 // silence says plainly that the subscriber was heard from in no way that

@@ -274,6 +274,10 @@ func Run(ctx context.Context, sc *Scenario, o Options) (*Result, error) {
 			return res, nil
 		}
 	}
+	if sc.needs != "" && !x.sent(sc.needs) && x.negotiated() {
+		res.NotApplicable = fmt.Sprintf("%s never reached the subscriber: the event_filters it negotiated leave it out (§5.3.1.7; the default include is aaep:agent.*), so nothing here shows how it handles one", sc.needs)
+		return res, nil
+	}
 	res.Outcomes = evaluate(sc, x, events[len(events)-1].ID, o.RequireEvidence)
 	res.Silence = x.silence(res.Transport, res.Outcomes)
 	checked := time.Now()

@@ -52,6 +52,11 @@ type Scenario struct {
 
 	// jsonl holds a built-in scenario's capture as JSON Lines.
 	jsonl []byte
+	// needs is an event type the scenario tests that a subscriber's
+	// negotiated event_filters may leave out (§5.3.1.7): when it never
+	// reached a subscriber that negotiated, the scenario is not
+	// applicable rather than passed.
+	needs string
 	// captureLine is the line of the capture key (for errors).
 	captureLine int
 }

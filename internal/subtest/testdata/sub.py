@@ -25,6 +25,7 @@ can be seen to fail:
   nohandshake opens the stream without a subscription.request
   noclose     quits at the user's shutdown without subscription.close
   noorder     takes events in arrival order, ignoring sequence_number
+  aaeponly    keeps the default event_filters (aaep:agent.* only)
   refuselow   closes its subscription when honoured a lower rate than it asked
   shed        under backpressure drops what comes within 0.5 s of the last event,
               critical events too
@@ -169,6 +170,8 @@ def subscribe():
                "capabilities": {"supports_confirmation_reply": True, "supports_clarification_reply": True,
                                 "supported_conformance_levels": [1, 2, 3], "max_events_per_second": ASKED_RATE,
                                 "event_filters": {"include": ["*"]}}}
+    if MODE == "aaeponly":
+        del request["capabilities"]["event_filters"]
     if MODE == "nodeclare":
         del request["capabilities"]["supports_confirmation_reply"]
     status, headers, body = post("/aaep/v1/subscriptions", request)
