@@ -95,8 +95,10 @@ type snapshot struct {
 	done bool
 	err  string
 	read int64
-	// readTo is the offset of the last message the check has read.
+	// readTo is the offset of the last message the check has read, and
+	// lastIndex its index (-1 before the first).
 	readTo    int64
+	lastIndex int64
 	dropped   int64
 	truncated bool
 	counts    Verdict
@@ -174,7 +176,7 @@ type analysis struct {
 
 func newAnalysis(first, last int64) *analysis {
 	a := &analysis{byIndex: map[int64][]int32{}, first: first, width: max((last-first)/baseBuckets+1, 1)}
-	a.snap.Store(&snapshot{byKey: map[string]*sessionView{}, byID: map[string][]*sessionView{}, first: a.first, width: a.width})
+	a.snap.Store(&snapshot{byKey: map[string]*sessionView{}, byID: map[string][]*sessionView{}, first: a.first, width: a.width, lastIndex: -1})
 	return a
 }
 
@@ -258,6 +260,7 @@ type builder struct {
 	dropped   int64
 	tokens    map[string]*sessionBuild // stream, reply_token -> session that asked
 	readTo    int64
+	lastIndex int64
 	publishes int
 	stats     protocol.Stats
 	// first and width place the buckets (snapshot.first, width); live
@@ -339,7 +342,7 @@ type liveCheck struct {
 // and checks each message once, as it arrives, until the recorder is done.
 func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.Config, pause *pauser, live *liveCheck) {
 	b := &builder{a: a, byKey: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec,
-		first: a.first, width: a.width, live: live != nil}
+		first: a.first, width: a.width, live: live != nil, lastIndex: -1}
 	for _, r := range rec.Joined() {
 		b.byRec = append(b.byRec, recordingCounts{Name: r.Name})
 	}
@@ -416,7 +419,7 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 // reply_token.
 func (b *builder) message(m *protocol.Message, stream string) {
 	b.read++
-	b.readTo = int64(m.Offset)
+	b.readTo, b.lastIndex = int64(m.Offset), m.Index
 	d := m.Doc
 	key := d.Routing.SessionKey()
 	token, _ := d.Get("reply_token").Str()
@@ -531,7 +534,7 @@ func (b *builder) publish(done bool, err error) {
 		b.views[i] = v
 	}
 	snap := &snapshot{
-		done: done, read: b.read, readTo: b.readTo, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
+		done: done, read: b.read, readTo: b.readTo, lastIndex: b.lastIndex, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
 		stats: b.stats, sessions: slices.Clone(b.views), byKey: make(map[string]*sessionView, len(b.views)),
 		byID:     make(map[string][]*sessionView, len(b.views)),
 		overview: slices.Clone(b.overview), recordings: slices.Clone(b.byRec), first: b.first, width: b.width,

@@ -99,7 +99,9 @@ func (s *Server) serveEvent(w http.ResponseWriter, r *http.Request) {
 	for _, f := range s.analysis().findingsAt(idx) {
 		d.Findings = append(d.Findings, finding{Finding: f, Rule: s.rules[f.RuleID]})
 	}
-	d.Checked = s.analysis().snap.Load().done
+	// Checked: the check is done, or (following) has read this message.
+	sn := s.analysis().snap.Load()
+	d.Checked = sn.done || s.opts.Follow && idx <= sn.lastIndex
 	if j := s.rec.Joined(); rd.Recording() < len(j) {
 		d.Recording = j[rd.Recording()].Name
 	}

@@ -132,6 +132,15 @@ func TestLiveEvents(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	c.add(5)
 	until(25)
+	// The messages checked so far say so in the inspector, though the
+	// check goes on as long as the recording.
+	var ev24 struct {
+		Checked bool `json:"checked"`
+	}
+	getJSON(t, ts.URL+"/api/event/24", 200, &ev24)
+	if !ev24.Checked {
+		t.Error("/api/event/24: not checked, though the check has read it")
+	}
 	var tl struct {
 		Overview [][3]int64 `json:"overview"`
 	}
