@@ -132,10 +132,19 @@ func TestReplaySummaryKeepsSubscribers(t *testing.T) {
 	if len(perStream) != 3 {
 		t.Errorf("reply findings per stream %v; want 3 subscribers' own", perStream)
 	}
-	for st, n := range perStream {
-		if n == 0 || n != perStream[doc.Recordings[0].Sessions[0].Stream] && perStream[doc.Recordings[0].Sessions[0].Stream] != 0 {
-			t.Errorf("reply findings per stream %v; want as many for each subscriber (%s has %d)", perStream, st, n)
+	want := -1
+	for _, n := range perStream {
+		if want < 0 {
+			want = n
 		}
+		if n != want {
+			t.Errorf("reply findings per stream %v; want as many for each subscriber", perStream)
+			break
+		}
+	}
+	// "streams" has an entry for each subscriber's stream.
+	if st := doc.Recordings[0].Streams; len(st) != 3 || !strings.HasPrefix(st[0].Stream, "sub_") || perStream[st[0].Stream] == 0 {
+		t.Errorf("streams %+v, want the 3 subscribers' (%v)", st, perStream)
 	}
 	for _, st := range doc.Recordings[0].Streams {
 		for _, f := range st.Findings {
