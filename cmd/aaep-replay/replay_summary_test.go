@@ -94,7 +94,10 @@ var streamOfLine = regexp.MustCompile(`^\s+\[(sub_[^\]]+)\] aaep session (sess_\
 // never under "subscription-N (after the session was summarised)".
 func TestReplaySummaryKeepsSubscribers(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "three.aaep")
-	recordReplayWith(t, demoCapture, rec, 3, []string{"--speed", "10"}, func(token, subID string) string {
+	// At --speed 3 a reply has half a second before the session it
+	// answers ends, time enough under load (a later reply is rightly
+	// filed under the subscription).
+	recordReplayWith(t, demoCapture, rec, 3, []string{"--speed", "3"}, func(token, subID string) string {
 		return `{"type":"confirmation.reply","reply_token":"` + token + `","decision":"accept","subscription_id":"` + subID +
 			`","timestamp":"` + time.Now().UTC().Format("2006-01-02T15:04:05.000Z") + `","note":"not in the schema"}`
 	})
