@@ -77,6 +77,10 @@ type ControlStatus struct {
 	Speed    float64         `json:"speed"`
 	NoDelay  bool            `json:"no_delay"`
 	Position ControlPosition `json:"position"`
+	// Next is the record the replay continues from after a seek, until the
+	// first event from there is released (then Position names it); -1
+	// when no seek is pending.
+	Next int64 `json:"next"`
 	// Released counts the events released since the server started (and
 	// queued to the subscribers; Position is the last of them).
 	Released int64 `json:"released"`
@@ -123,6 +127,7 @@ type control struct {
 
 	mu       sync.Mutex
 	pos      ControlPosition
+	next     int64         // seek target not yet released from (-1: none)
 	released int64         // events released and queued to the subscribers
 	moved    chan struct{} // closed and replaced when any of the above changes
 	started  bool
@@ -132,7 +137,7 @@ type control struct {
 }
 
 func newControl(s *Server) *control {
-	return &control{srv: s, c: s.opts.Control, pos: ControlPosition{Index: -1}, moved: make(chan struct{}), log: make([]LogEntry, 0, 256)}
+	return &control{srv: s, c: s.opts.Control, pos: ControlPosition{Index: -1}, next: -1, moved: make(chan struct{}), log: make([]LogEntry, 0, 256)}
 }
 
 // mountControl adds the control API to the server's routes.
@@ -156,7 +161,7 @@ func (s *Server) ControlStatus() (ControlStatus, bool) {
 func (ct *control) status() ControlStatus {
 	cs := ct.c.State()
 	ct.mu.Lock()
-	st := ControlStatus{Speed: cs.Speed, NoDelay: cs.NoDelay, Position: ct.pos, Released: ct.released, StepsPending: cs.StepsPending, LogSeq: ct.seq}
+	st := ControlStatus{Speed: cs.Speed, NoDelay: cs.NoDelay, Position: ct.pos, Next: ct.next, Released: ct.released, StepsPending: cs.StepsPending, LogSeq: ct.seq}
 	switch {
 	case !ct.started:
 		st.State = StateWaiting
@@ -252,6 +257,7 @@ func (ct *control) queued(ev *event) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	ct.pos = ControlPosition{Index: ev.Index, Offset: ev.Offset, Type: ev.Type, Session: ev.Session}
+	ct.next = -1
 	ct.released++
 	ct.move()
 }
@@ -509,6 +515,9 @@ func (ct *control) apply(action string, a *controlArgs) (int, string) {
 		if code != 0 {
 			return code, msg
 		}
+		ct.mu.Lock()
+		ct.next = idx
+		ct.mu.Unlock()
 		ct.c.SeekTo(idx)
 	case "speed":
 		if a.Value == nil {

@@ -148,11 +148,14 @@ func TestControlStepSeekPlay(t *testing.T) {
 	}
 
 	// Seek to the confirmation (record 7), step it, answer it.
-	if st := controlPost(t, ts, "/control/seek", `{"index": 7}`, http.StatusOK); st.Released != 3 || st.Position.Index != 4 {
-		t.Fatalf("seek while paused answered %+v; want the position unchanged", st)
+	if st.Next != -1 {
+		t.Fatalf("no seek pending, next is %d", st.Next)
 	}
-	if st := controlPost(t, ts, "/control/step", `{"count": 1}`, http.StatusOK); st.Released != 4 || st.Position.Index != 7 {
-		t.Fatalf("step after the seek answered %+v; want released 4, position #7", st)
+	if st := controlPost(t, ts, "/control/seek", `{"index": 7}`, http.StatusOK); st.Released != 3 || st.Position.Index != 4 || st.Next != 7 {
+		t.Fatalf("seek while paused answered %+v; want the position unchanged, next #7", st)
+	}
+	if st := controlPost(t, ts, "/control/step", `{"count": 1}`, http.StatusOK); st.Released != 4 || st.Position.Index != 7 || st.Next != -1 {
+		t.Fatalf("step after the seek answered %+v; want released 4, position #7, no next", st)
 	}
 	if got := readFrame(t, c); !bytes.Equal(got, want[5]) {
 		t.Fatalf("after seek to #7: %s, want %s", got, want[5])

@@ -11,7 +11,18 @@ async function control(action, params) {
 
 function describe(st) {
   const p = st.position;
-  const where = p.index >= 0 ? "event #" + p.index + " (" + shortType(p.type) + ", +" + secs(p.offset_ns) + ")" : "the start";
+  let where = p.index >= 0 ? "event #" + p.index + " (" + shortType(p.type) + ", +" + secs(p.offset_ns) + ")" : "the start";
+  // After a seek the replay continues from the record sought (next), not
+  // after the last event it released.
+  if (st.next >= 0) {
+    const subs = count(st.subscribers.filter((s) => s.state === "active").length, "subscriber");
+    const at = "record #" + st.next;
+    switch (st.state) {
+      case "waiting": return "Replay waiting for a subscriber to attach; it will start at " + at + ".";
+      case "playing": return "Replay playing from " + at + " (sought), speed " + st.speed + "×, " + subs + " attached.";
+      default: return "Replay paused: it continues at " + at + " (sought; the last event sent was " + where + "), speed " + st.speed + "×, " + subs + " attached.";
+    }
+  }
   const n = st.subscribers.filter((s) => s.state === "active").length;
   const subs = count(n, "subscriber");
   switch (st.state) {
@@ -23,7 +34,7 @@ function describe(st) {
 }
 
 function renderControl(st) {
-  const moved = !state.ctl || !state.ctl.position || state.ctl.position.index !== st.position.index;
+  const moved = !state.ctl || !state.ctl.position || state.ctl.position.index !== st.position.index || state.ctl.next !== st.next;
   state.ctl = st;
   const text = describe(st);
   if (text !== state.lastLive) { $("rp-live").textContent = text; state.lastLive = text; }
@@ -135,6 +146,7 @@ function initControl() {
     control("seek", { to: Math.round(ns / 1e6) + "ms" });
   };
   $("rp-to-go").onclick = () => control("seek", { to: $("rp-to").value.trim() });
+  $("rp-to").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); $("rp-to-go").click(); } });
   $("rp-stepn").onclick = () => control("step", { count: String(Math.max(1, Math.floor(Number($("rp-n").value) || 1))) });
   // The panel is live from the start: a subscriber may attach before the check ends.
   setInterval(pollControl, 500);

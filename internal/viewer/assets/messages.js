@@ -13,7 +13,7 @@ function initEvents() {
         e.session ? midCell("mono", ", session ", e.session) : cell("mono", ", session ", "–"), cell("", ", ", shortType(e.type) || "–"), cell("", ": ", e.summary),
         cell(levelClass(e.worst), e.worst ? ", finding " : "", e.worst || ""));
     },
-    mark: (r, e) => { r.classList.toggle("playhead", !!(e && state.ctl && state.ctl.position && state.ctl.position.index === e.index)); },
+    mark: (r, e) => { r.classList.toggle("playhead", !!(e && state.ctl && (state.ctl.next >= 0 ? state.ctl.next : state.ctl.position && state.ctl.position.index) === e.index)); },
     choose: (e, i, by) => { state.selRow = i; selectEvent(e.index, { fromList: true, reveal: by === "click" }); },
     enter: () => $("inspector-h").focus({ preventScroll: true }),
   });
