@@ -29,6 +29,12 @@ type eventRow struct {
 	Summary    string `json:"summary"`
 	// Worst is the worst level of the message's findings ("" when none).
 	Worst string `json:"worst,omitempty"`
+	// Delta is the time since the row before it in its list (/api/rows;
+	// none for the first row).
+	Delta *time.Duration `json:"delta_ns,omitempty"`
+	// Cols are the values of the payload fields asked for as columns
+	// (/api/rows?col=…), "" where the payload has none.
+	Cols []string `json:"cols,omitempty"`
 }
 
 var kindNames = map[capfile.Kind]string{capfile.KindReceived: "recv", capfile.KindSent: "sent", capfile.KindConn: "conn", capfile.KindMarker: "mark"}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/aaep-tools/aaepkit/payload"
@@ -23,7 +24,8 @@ import (
 // "aaep:agent.tool.invoked"), session, source, direction (recv, sent, conn,
 // mark), urgency, rule (any rule of the record's findings), level (the worst
 // of its findings: none < INFO < SHOULD < MUST), index, and any other name is
-// a JSON field of the payload. Operators: == != < <= > >= and ~ (contains);
+// a JSON field of the payload; time is the record's time in seconds since
+// the capture's start, as the lists show it. Operators: == != < <= > >= and ~ (contains);
 // && || ! and parentheses. Values are bare words or "quoted strings"; a
 // field compared to nothing that it has is false (but != is true).
 type filterExpr interface {
@@ -33,6 +35,7 @@ type filterExpr interface {
 // filterRecord is what an expression looks at.
 type filterRecord struct {
 	index   int64
+	offset  time.Duration
 	kind    string
 	source  int
 	session string
@@ -80,6 +83,8 @@ func (e *cmpExpr) eval(r *filterRecord) bool {
 		return cmpNumber(float64(r.source), e.op, e.num)
 	case "index":
 		return cmpNumber(float64(r.index), e.op, e.num)
+	case "time":
+		return cmpNumber(r.offset.Seconds(), e.op, e.num)
 	case "level":
 		return cmpNumber(float64(r.worst), e.op, e.num)
 	case "rule":
@@ -325,7 +330,7 @@ func (p *exprParser) cmp() filterExpr {
 			p.fail("level: want NONE, INFO, SHOULD or MUST, got %q", val.text)
 		}
 		e.num, e.isNum = n, true
-	case "source", "index":
+	case "source", "index", "time":
 		n, err := strconv.ParseFloat(val.text, 64)
 		if err != nil {
 			p.fail("%s: want a number, got %q", e.field, val.text)

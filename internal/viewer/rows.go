@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/payload"
@@ -30,6 +31,10 @@ const (
 	filteredCached = 8
 	// maxFindScan bounds the rows /api/find looks at.
 	maxFindScan = 2_000_000
+	// maxCols bounds the payload fields a list shows as columns, and
+	// maxColText each value's length.
+	maxCols    = 8
+	maxColText = 200
 )
 
 // rowList is the records a list shows, in order: lo..lo+n-1 when ids is nil.
@@ -129,7 +134,7 @@ func errNoSession(id, file string) error {
 
 func (s *Server) filterRecord(idx int64, rec *capfile.Record, doc *payload.Doc) filterRecord {
 	doc.Decode(rec.Payload)
-	fr := filterRecord{index: idx, kind: kindNames[rec.Kind], source: int(rec.Origin), session: doc.Routing.SessionKey(), doc: doc}
+	fr := filterRecord{index: idx, offset: rec.Offset(), kind: kindNames[rec.Kind], source: int(rec.Origin), session: doc.Routing.SessionKey(), doc: doc}
 	if fr.session == "" {
 		fr.session = rec.Session
 	}
@@ -216,12 +221,31 @@ func (s *Server) serveRows(w http.ResponseWriter, r *http.Request) {
 		s.listError(w, err)
 		return
 	}
+	cols := splitList(r.URL.Query()["col"])
+	if len(cols) > maxCols {
+		apiError(w, http.StatusBadRequest, "col: at most %d columns", maxCols)
+		return
+	}
 	rows := []eventRow{}
 	to := min(from+limit, l.n)
 	filt := rowFilter{}
-	err = s.eachRecord(l, from, to, func(_, idx int64, rec *capfile.Record, ri int) bool {
-		row, _ := s.row(rec, idx, ri, &filt)
-		rows = append(rows, row)
+	// The row before the first is read for its time: each row says how
+	// long after the one before it came.
+	prev := time.Duration(-1)
+	err = s.eachRecord(l, max(0, from-1), to, func(i, idx int64, rec *capfile.Record, ri int) bool {
+		at := rec.Offset()
+		if i >= from {
+			row, _ := s.row(rec, idx, ri, &filt)
+			for _, c := range cols {
+				row.Cols = append(row.Cols, fieldText(&filt.doc, c))
+			}
+			if i > 0 && prev >= 0 {
+				d := at - prev
+				row.Delta = &d
+			}
+			rows = append(rows, row)
+		}
+		prev = at
 		return true
 	})
 	if err != nil {
@@ -355,4 +379,29 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request) {
 		return cw.Append(rec) == nil
 	})
 	_ = cw.Close()
+}
+
+// fieldText is the value of the payload's field at a dotted path, as a
+// column shows it: a string as is, anything else as its JSON, cut to
+// maxColText bytes; "" when the payload has no such field.
+func fieldText(doc *payload.Doc, path string) string {
+	parts := strings.Split(path, ".")
+	v := doc.Get(parts[0])
+	for _, p := range parts[1:] {
+		if v == nil {
+			break
+		}
+		v = v.Get(p)
+	}
+	if v == nil {
+		return ""
+	}
+	t, ok := v.Str()
+	if !ok {
+		t = string(v)
+	}
+	if len(t) > maxColText {
+		t = strings.ToValidUTF8(t[:maxColText], "") + "…"
+	}
+	return t
 }

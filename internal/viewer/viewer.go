@@ -31,6 +31,8 @@
 //	                              session's messages, narrowed by a filter expression and a text
 //	/api/progress?session&filter&q
 //	                              how far the read of that list has got (running, read, total)
+//	/api/filter?filter=EXPR       whether EXPR parses (ok, error: what and at which character)
+//	/api/fields                   field names for a filter: its own, and the payloads' (first messages)
 //	/api/find?…list…&index=N      the row of record N in the list
 //	/api/find?…list…&row&dir&level
 //	                              the next (dir=1) or previous finding after row
@@ -157,6 +159,8 @@ type Server struct {
 	jobs  narrowJobs
 	// live tells the pages of a followed capture that it has grown.
 	live *liveFeed
+	// fields are the payload's field names, for the filter's completion.
+	fields fieldNames
 	// readers are open readers of the capture, for the requests (none
 	// when following: a reader knows the records it was opened with).
 	readers chan *recording.Reader
@@ -245,6 +249,8 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/rows", s.serveRows)
 	s.mux.HandleFunc("GET /api/find", s.serveFind)
 	s.mux.HandleFunc("GET /api/progress", s.serveProgress)
+	s.mux.HandleFunc("GET /api/filter", s.serveFilterCheck)
+	s.mux.HandleFunc("GET /api/fields", s.serveFields)
 	s.mux.HandleFunc("GET /api/export", s.serveExport)
 	s.mux.HandleFunc("GET /api/event/{index}", s.serveEvent)
 	s.mux.HandleFunc("GET /api/timeline", s.serveTimeline)

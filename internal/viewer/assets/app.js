@@ -101,6 +101,7 @@ function pushURL() {
     if (state.sort.key !== "order") p.set("sort", state.sort.key + (state.sort.desc ? ":desc" : ""));
     if (state.onlyFindings) p.set("findings", "1");
     if (state.recording) p.set("recording", state.recording);
+    if (state.cols.length) p.set("cols", state.cols.join(","));
     if (state.view && state.capture && (state.view.from > state.capture.first_ns || state.view.to < state.capture.last_ns)) p.set("t", Math.round(state.view.from) + "-" + Math.round(state.view.to));
     const h = "#" + p.toString();
     if (location.hash !== h) history.replaceState(null, "", h);
@@ -116,6 +117,7 @@ async function restoreURL() {
   const sort = (p.get("sort") || "order").split(":");
   state.sort = { key: sort[0], desc: sort[1] === "desc" };
   state.onlyFindings = p.get("findings") === "1"; $("only-findings").checked = state.onlyFindings;
+  state.cols = (p.get("cols") || "").split(",").filter(Boolean).slice(0, 8); showCols();
   if (state.several) { state.recording = p.get("recording") || ""; syncRecording(); }
   const t = (p.get("t") || "").split("-").map(Number);
   if (t.length === 2 && t[1] > t[0]) state.view = { from: t[0], to: t[1] };
@@ -198,7 +200,7 @@ function noteLatency(prev, total) {
 // ---- start ----
 
 async function start() {
-  initSessions(); initEvents(); initInspector(); initTrace(); initTimeline(); initSplitters(); initFilter(); initKeys(); initControl();
+  initSessions(); initEvents(); initInspector(); initTrace(); initTimeline(); initSplitters(); initFilter(); initFilterBox(); initKeys(); initControl();
   try {
     await loadCapture();
     const ev = await restoreURL();

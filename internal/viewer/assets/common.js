@@ -30,6 +30,7 @@ const state = {
   tl: null, laneOffset: 0, laneIDs: [],
   control: true, ctlSeq: 0, ctl: null, lastLive: "",
   detail: null,
+  cols: [],             // payload fields shown as columns of the messages list
 };
 
 // ---- helpers ----
@@ -97,6 +98,22 @@ function listQuery(extra) {
   if (state.filter) p.set("filter", state.filter);
   if (state.q) p.set("q", state.q);
   return p;
+}
+
+// rowsQuery is listQuery with the payload fields shown as columns.
+function rowsQuery(extra) {
+  const p = listQuery(extra);
+  for (const c of state.cols) p.append("col", c);
+  return p;
+}
+
+// addClause ands a clause to the filter (the filter in parentheses when
+// it has an ||).
+function addClause(filter, clause) {
+  filter = (filter || "").trim();
+  if (!filter) return clause;
+  if (filter.includes("||") && !/^\(.*\)$/.test(filter)) filter = "(" + filter + ")";
+  return filter + " && " + clause;
 }
 
 // The lists, and the latest request of each pane (a later answer wins).

@@ -58,6 +58,7 @@ function renderInspector(d) {
       el("strong", { class: levelClass(LEVELS[f.level] || f.level), text: f.level + " " + f.rule }), " (" + (r.protocol || f.protocol) + "): " + f.message,
       el("br"), el("span", { class: "muted", text: "Rule: " + (r.summary || "") + " " + spec })));
   }
+  payloadFields(d);
   $("insp-raw").textContent = d.raw_base64 ? "(not UTF-8; base64) " + d.raw_base64 : d.raw;
   $("insp-pretty").textContent = d.pretty || "(not JSON)";
 }
@@ -78,4 +79,25 @@ function initInspector() {
   };
   state.updateExport = upd;
   upd();
+}
+
+// payloadFields lists the payload's top-level fields, each with "Filter"
+// (its value anded to the filter) and "Column" (shown in the messages list).
+function payloadFields(d) {
+  const body = $("insp-payload").tBodies[0];
+  body.replaceChildren();
+  let obj = null;
+  try { obj = d.pretty ? JSON.parse(d.pretty) : null; } catch (e) { obj = null; }
+  const rows = obj && typeof obj === "object" && !Array.isArray(obj) ? Object.entries(obj).slice(0, 60) : [];
+  $("insp-payload").hidden = !rows.length;
+  $("pf-h").hidden = !rows.length;
+  for (const [k, v] of rows) {
+    const scalar = v === null || typeof v !== "object";
+    const shown = typeof v === "string" ? v : JSON.stringify(v);
+    const name = /^[A-Za-z_][\w.]*$/.test(k) ? k : JSON.stringify(k);
+    const value = typeof v === "string" ? JSON.stringify(v) : String(v);
+    body.append(el("tr", {}, el("th", { scope: "row", class: "mono", text: k }), el("td", { text: shown.length > 120 ? shown.slice(0, 120) + "…" : shown, title: shown.length > 120 ? shown : null }),
+      el("td", {}, scalar ? el("button", { type: "button", "aria-label": "Filter on " + k + " == " + shown.slice(0, 40), onclick: () => applyFilter(addClause(state.filter, name + " == " + value)) }, "Filter") : null, " ",
+        el("button", { type: "button", "aria-label": "Column of " + k, onclick: () => setCols([...state.cols, k]) }, "Column"))));
+  }
 }

@@ -5,19 +5,24 @@
 function initEvents() {
   events = new VList($("events-list"), {
     cls: "ev",
-    fetch: (from, n) => api("/api/rows?" + listQuery({ from: String(from), limit: String(n) })),
+    fetch: (from, n) => api("/api/rows?" + rowsQuery({ from: String(from), limit: String(n) })),
     render: (r, e) => {
       r.dataset.index = String(e.index);
       const cell = (cls, label, text) => el("span", { class: cls }, el("span", { class: "sr-only", text: label }), text);
-      r.append(el("span", { class: "mono", text: "#" + e.index }), cell("num", ", at ", secs(e.offset_ns)), cell("", ", ", e.kind),
+      r.append(el("span", { class: "mono", text: "#" + e.index }), cell("num", ", at ", secs(e.offset_ns)),
+        cell("num c-delta", ", after the row before by ", e.delta_ns === undefined ? "–" : "+" + secs(e.delta_ns)), cell("", ", ", e.kind),
         e.session ? midCell("mono", ", session ", e.session) : cell("mono", ", session ", "–"), cell("", ", ", shortType(e.type) || "–"), cell("", ": ", e.summary),
         cell(levelClass(e.worst), e.worst ? ", finding " : "", e.worst || ""));
+      state.cols.forEach((c, k) => { const v = (e.cols || [])[k] || ""; const x = cell("c-extra", ", " + c + " ", v || "–"); if (v) x.title = c + ": " + v; r.append(x); });
+      for (const c of r.children) if (!c.title && c.textContent.length > 8) c.title = c.lastChild.textContent;
     },
     mark: (r, e) => { r.classList.toggle("playhead", !!(e && state.ctl && (state.ctl.next >= 0 ? state.ctl.next : state.ctl.position && state.ctl.position.index) === e.index)); },
     choose: (e, i, by) => { state.selRow = i; selectEvent(e.index, { fromList: true, reveal: by === "click" }); },
     enter: () => $("inspector-h").focus({ preventScroll: true }),
   });
   $("filter-cancel").onclick = () => cancelReload();
+  initColumnGrips();
+  $("ev-delta").onchange = () => { $("messages-box").classList.toggle("show-delta", $("ev-delta").checked); };
   $("ev-all").onclick = () => { state.session = ""; sessions.draw(); reloadEvents(); pushURL(); };
   $("ev-nextf").onclick = () => nextFinding(1);
   $("ev-prevf").onclick = () => nextFinding(-1);
@@ -33,7 +38,7 @@ async function reloadEvents() {
   if (reloading) reloading.abort();
   const ctl = new AbortController();
   reloading = ctl;
-  const q = listQuery({ from: "0", limit: String(PAGE) });
+  const q = rowsQuery({ from: "0", limit: String(PAGE) });
   const busy = setTimeout(() => { if (n === latest.reload) narrowing(q, ctl); }, 150);
   const r = await api("/api/rows?" + q, { signal: ctl.signal }).catch((err) => {
     if (n === latest.reload && err.name !== "AbortError") { $("filter-status").textContent = err.message; $("filter").setAttribute("aria-invalid", "true"); }
@@ -120,4 +125,52 @@ function cancelReload() {
   $("filter").value = shown.filter; $("search").value = shown.q;
   $("filter-status").textContent = "Search cancelled: the list shows the earlier result.";
   pushURL();
+}
+
+// showCols draws the payload fields shown as columns: their headers, the
+// grid's extra tracks, and the bar that removes them.
+function showCols() {
+  const box = $("messages-box"), head = box.querySelector(".ev-cols");
+  for (const h of [...head.querySelectorAll(".c-extra")]) h.remove();
+  for (const c of state.cols) head.append(el("span", { class: "c-extra", text: c, title: c }));
+  box.style.setProperty("--extra-cols", state.cols.map(() => "minmax(4rem, 9rem)").join(" "));
+  const bar = $("ev-colbar");
+  bar.hidden = !state.cols.length;
+  bar.replaceChildren(el("span", { class: "muted", text: "Payload columns: " }),
+    ...state.cols.map((c) => el("button", { type: "button", "aria-label": "Remove the column " + c, onclick: () => setCols(state.cols.filter((x) => x !== c)) }, c + " ×")));
+}
+
+function setCols(cols) {
+  state.cols = [...new Set(cols)].slice(0, 8);
+  showCols();
+  events.invalidate();
+  pushURL();
+}
+
+function applyFilter(f) {
+  state.filter = f;
+  $("filter").value = f;
+  rememberFilter(f);
+  reloadEvents(); state.updateExport(); pushURL();
+}
+
+// initColumnGrips lets the pointer resize the messages' columns (the
+// Summary takes what is left): a grip at each header's right edge sets
+// that column's width (--w-NAME) for the header and the rows alike.
+function initColumnGrips() {
+  const box = $("messages-box"), spans = [...box.querySelectorAll(".ev-cols > span")];
+  spans.forEach((sp) => {
+    const name = sp.className.replace(/^c-/, "");
+    if (name === "sum") return; // the Summary takes what is left
+    const grip = el("div", { class: "grip", "data-col": name });
+    sp.append(grip);
+    grip.addEventListener("pointerdown", (e) => {
+      e.preventDefault();
+      grip.setPointerCapture(e.pointerId);
+      const left = sp.getBoundingClientRect().left;
+      const move = (ev) => box.style.setProperty("--w-" + name, Math.max(24, Math.round(ev.clientX - left)) + "px");
+      grip.addEventListener("pointermove", move);
+      grip.addEventListener("pointerup", () => grip.removeEventListener("pointermove", move), { once: true });
+    });
+  });
 }

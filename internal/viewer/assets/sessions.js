@@ -22,7 +22,7 @@ async function loadCapture() {
   return c;
 }
 
-const SESS_COLS = [["id", "Session"], ["protocol", "Proto"], ["first", "Start"], ["messages", "Msgs"], ["must", "MUST"], ["should", "SHOULD"], ["info", "INFO"], ["state", "Ended in"]];
+const SESS_COLS = [["id", "Session"], ["protocol", "Proto"], ["first", "Start"], ["messages", "Msgs"], ["must", "MUST"], ["should", "SHOULD"], ["info", "INFO"], ["state", "Ended in"], ["span", "Duration"]];
 // REC_COL is the column of the session's recording, second, when several
 // recordings are viewed.
 const REC_COL = ["recording", "Recording"];
@@ -67,6 +67,7 @@ function initSessions() {
         cell("num c-should " + (v.should ? "bad" : ""), "SHOULD", ck ? String(v.should) : "…"),
         cell("num c-info", "INFO", ck ? String(v.info) : "…"),
         cell("c-state", "ended in", (s.state || "–") + (s.state && !s.complete ? "*" : "")));
+      if (state.showSpan) r.append(cell("num c-span", "lasting", secs(Math.max(0, (s.last_ns || 0) - (s.first_ns || 0)))));
     },
     mark: (r, s) => {
       if (!s) return;
@@ -76,6 +77,7 @@ function initSessions() {
     },
     choose: (s) => selectSession(skey(s)),
   });
+  $("sess-span").onchange = () => { state.showSpan = $("sess-span").checked; $("sessions-box").classList.toggle("show-span", state.showSpan); sessions.invalidate(); };
   $("only-findings").onchange = () => { state.onlyFindings = $("only-findings").checked; refreshSessions(); pushURL(); };
   $("rec-select").onchange = () => { state.recording = $("rec-select").value; refreshSessions(); pushURL(); };
 }

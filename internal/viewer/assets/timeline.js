@@ -224,11 +224,16 @@ function initTimeline() {
   cv.addEventListener("wheel", (e) => { e.preventDefault(); zoom(e.deltaY > 0 ? 1.25 : 0.8, timeAt(e.offsetX)); }, { passive: false });
   // Brush: drag to zoom to the range; a click selects the nearest event.
   cv.addEventListener("mousedown", (e) => { state.brush = { a: e.offsetX, b: e.offsetX }; });
-  cv.addEventListener("mousemove", (e) => { if (state.brush) { state.brush.b = e.offsetX; drawTimeline(); } });
+  cv.addEventListener("mousemove", (e) => { if (state.brush) { state.brush.b = e.offsetX; drawTimeline(); hoverTip(null); } else hoverTip(e); });
   cv.addEventListener("mouseup", (e) => {
     const b = state.brush; state.brush = null;
     if (b) b.b = e.offsetX;
-    if (b && Math.abs(b.b - b.a) > 5) { const t0 = timeAt(Math.min(b.a, b.b)), t1 = timeAt(Math.max(b.a, b.b)); state.view = { from: t0, to: t1 }; scheduleTimeline(); pushURL(); return; }
+    if (b && Math.abs(b.b - b.a) > 5) {
+      const t0 = timeAt(Math.min(b.a, b.b)), t1 = timeAt(Math.max(b.a, b.b));
+      state.view = { from: t0, to: t1 }; scheduleTimeline(); pushURL();
+      if ($("tl-filter").checked) filterToTimes(t0, t1);
+      return;
+    }
     const tl = state.tl;
     if (!tl) return;
     const lane = Math.floor((e.offsetY - AXIS) / LANE) - 1;
@@ -237,7 +242,7 @@ function initTimeline() {
     else if (!tl.events) zoom(0.25, timeAt(e.offsetX));
     drawTimeline();
   });
-  cv.addEventListener("mouseleave", () => { if (state.brush) { state.brush = null; drawTimeline(); } });
+  cv.addEventListener("mouseleave", () => { hoverTip(null); if (state.brush) { state.brush = null; drawTimeline(); } });
   cv.addEventListener("keydown", (e) => {
     const keys = { "+": () => zoom(0.5), "=": () => zoom(0.5), "-": () => zoom(2), "ArrowLeft": () => pan(-0.1), "ArrowRight": () => pan(0.1), "Home": showAll,
       "ArrowDown": () => $("tl-down").click(), "ArrowUp": () => $("tl-up").click() };
@@ -263,4 +268,36 @@ function initTimeline() {
     if (keys[e.key]) { e.preventDefault(); e.stopPropagation(); keys[e.key](); }
   });
   new ResizeObserver(() => scheduleTimeline()).observe(cv);
+}
+
+// hoverTip shows what is under the pointer on the timeline: the nearest
+// event of the lane (its record, kind, time, session, finding), or the
+// lane's session and the time; null hides it.
+function hoverTip(e) {
+  const tip = $("tl-tip");
+  const tl = state.tl;
+  if (!e || !tl) { tip.hidden = true; return; }
+  const lane = Math.floor((e.offsetY - AXIS) / LANE) - 1;
+  const hit = lane >= 0 ? nearestEvent(e.offsetX, lane) : null;
+  const sid = lane >= 0 && state.laneIDs[lane] !== undefined ? state.laneIDs[lane] : "";
+  let text = clock(timeAt(e.offsetX));
+  if (hit) {
+    text = "#" + hit[0] + " · " + (KINDS[hit[3]] ? KINDS[hit[3]][0] : "event") + " · " + clock(hit[1]) + (sid ? " · " + sessionLabel(sid) : "") + (hit[4] ? " · " + LEVELS[hit[4]] + " finding" : "");
+  } else if (sid) text = sessionLabel(sid) + " · " + text;
+  tip.textContent = text;
+  tip.hidden = false;
+  const box = $("tl-canvas");
+  tip.style.left = Math.min(e.offsetX + box.offsetLeft + 12, box.offsetLeft + box.clientWidth - tip.offsetWidth) + "px";
+  tip.style.top = (box.offsetTop + e.offsetY + 14) + "px";
+}
+
+// filterToTimes narrows the messages list to [t0, t1] (ns): the filter's
+// time clause, replaced on each drag, and the rest of the filter kept.
+function filterToTimes(t0, t1) {
+  const clause = "time >= " + (t0 / 1e9).toFixed(3) + " && time <= " + (t1 / 1e9).toFixed(3);
+  let base = state.filter.replace(/(\s*&&\s*)?time >= -?[0-9.]+ && time <= -?[0-9.]+/, "").trim().replace(/^&&\s*/, "");
+  if (base.includes("||") && !/^\(.*\)$/.test(base)) base = "(" + base + ")";
+  state.filter = base ? base + " && " + clause : clause;
+  $("filter").value = state.filter;
+  reloadEvents(); pushURL();
 }
