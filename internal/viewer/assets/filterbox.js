@@ -76,7 +76,7 @@ function take(i) {
 function moveActive(d) {
   const n = fbox.opts.length;
   if (!n) return;
-  fbox.active = (fbox.active + d + n + 1) % (n + 1) - 1; // -1: none
+  fbox.active = (fbox.active + 1 + d + n + 1) % (n + 1) - 1; // -1: none, between the last and the first
   [...$("filter-suggest").children].forEach((li, i) => li.setAttribute("aria-selected", String(i === fbox.active)));
   if (fbox.active >= 0) $("filter").setAttribute("aria-activedescendant", "filter-opt-" + fbox.active);
   else $("filter").removeAttribute("aria-activedescendant");

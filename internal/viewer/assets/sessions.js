@@ -67,6 +67,7 @@ function initSessions() {
         cell("num c-should " + (v.should ? "bad" : ""), "SHOULD", ck ? String(v.should) : "…"),
         cell("num c-info", "INFO", ck ? String(v.info) : "…"),
         cell("c-state", "ended in", (s.state || "–") + (s.state && !s.complete ? "*" : "")));
+      r.lastChild.title = r.lastChild.lastChild.textContent;
       if (state.showSpan) r.append(cell("num c-span", "lasting", secs(Math.max(0, (s.last_ns || 0) - (s.first_ns || 0)))));
     },
     mark: (r, s) => {
