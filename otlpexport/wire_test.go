@@ -92,11 +92,11 @@ func TestMarshalProtoFields(t *testing.T) {
 		TraceId: bytes.Repeat([]byte{1}, 16), SpanId: bytes.Repeat([]byte{2}, 8), TraceState: "k=v", ParentSpanId: bytes.Repeat([]byte{3}, 8),
 		Flags: 0x301, Name: "execute_tool search", Kind: tracepb.Span_SPAN_KIND_CLIENT, StartTimeUnixNano: 1, EndTimeUnixNano: math.MaxUint64,
 		Attributes: all, DroppedAttributesCount: 3,
-		Events: []*tracepb.Span_Event{{TimeUnixNano: 5, Name: "aaep.finding", Attributes: all[:3], DroppedAttributesCount: 1}, {}},
+		Events:             []*tracepb.Span_Event{{TimeUnixNano: 5, Name: "aaep.finding", Attributes: all[:3], DroppedAttributesCount: 1}, {}},
 		DroppedEventsCount: 300,
-		Links: []*tracepb.Span_Link{{TraceId: []byte{9}, SpanId: []byte{8}, TraceState: "a=b", Attributes: all[:2], DroppedAttributesCount: 2, Flags: 1}, {}},
-		DroppedLinksCount: 4,
-		Status:            &tracepb.Status{Message: "MUST", Code: tracepb.Status_STATUS_CODE_ERROR},
+		Links:              []*tracepb.Span_Link{{TraceId: []byte{9}, SpanId: []byte{8}, TraceState: "a=b", Attributes: all[:2], DroppedAttributesCount: 2, Flags: 1}, {}},
+		DroppedLinksCount:  4,
+		Status:             &tracepb.Status{Message: "MUST", Code: tracepb.Status_STATUS_CODE_ERROR},
 	}
 	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{
 		{
