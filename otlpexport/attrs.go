@@ -33,20 +33,61 @@ const (
 	eventFinding = "aaep.finding"
 )
 
+// An attribute is one allocation: the key-value, its AnyValue and the
+// oneof's wrapper live in one struct (a recording has millions of them).
+type (
+	strKV struct {
+		kv commonpb.KeyValue
+		av commonpb.AnyValue
+		v  commonpb.AnyValue_StringValue
+	}
+	intKV struct {
+		kv commonpb.KeyValue
+		av commonpb.AnyValue
+		v  commonpb.AnyValue_IntValue
+	}
+	boolKV struct {
+		kv commonpb.KeyValue
+		av commonpb.AnyValue
+		v  commonpb.AnyValue_BoolValue
+	}
+	floatKV struct {
+		kv commonpb.KeyValue
+		av commonpb.AnyValue
+		v  commonpb.AnyValue_DoubleValue
+	}
+)
+
 func kvStr(k, v string) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	p := &strKV{}
+	p.v.StringValue = v
+	p.av.Value = &p.v
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
 }
 
 func kvInt(k string, v int64) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
+	p := &intKV{}
+	p.v.IntValue = v
+	p.av.Value = &p.v
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
 }
 
 func kvBool(k string, v bool) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
+	p := &boolKV{}
+	p.v.BoolValue = v
+	p.av.Value = &p.v
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
 }
 
 func kvFloat(k string, v float64) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
+	p := &floatKV{}
+	p.v.DoubleValue = v
+	p.av.Value = &p.v
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
 }
 
 func kvStrs(k string, vs []string) *commonpb.KeyValue {

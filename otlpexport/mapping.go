@@ -3,7 +3,6 @@ package otlpexport
 import (
 	"cmp"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -98,7 +97,8 @@ type builder struct {
 	done     []protocol.SessionSummary
 
 	doc   payload.Doc
-	kvs   map[string]*commonpb.KeyValue // shared attributes (kv)
+	kvs   map[string]map[string]*commonpb.KeyValue // shared attributes by name and value (kv)
+	bools map[string][2]*commonpb.KeyValue         // shared boolean attributes (kvBool)
 	stats *Stats
 }
 
@@ -112,7 +112,7 @@ type streamTrace struct {
 func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func(*trace)) *builder {
 	h := rec.Header()
 	b := &builder{opts: opts, rec: rec, recKey: recordingKey(rec), start: h.Start, emit: emit, stats: stats,
-		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}, kvs: map[string]*commonpb.KeyValue{}}
+		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}, kvs: map[string]map[string]*commonpb.KeyValue{}, bools: map[string][2]*commonpb.KeyValue{}}
 	b.res = append(b.res, kvStr("aaep.recording.name", filepath.Base(rec.Name)))
 	if h.Tool != "" {
 		b.res = append(b.res, kvStr("aaep.recording.tool", h.Tool))
@@ -134,35 +134,64 @@ func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func
 // that a recording's millions of them are not each allocated. Shared
 // values are never changed.
 func (b *builder) kv(k, v string) *commonpb.KeyValue {
-	key := k + "\x00" + v
-	if kv := b.kvs[key]; kv != nil {
+	vals := b.values(k)
+	if kv := vals[v]; kv != nil {
 		return kv
 	}
-	if len(b.kvs) >= 4096 {
-		clear(b.kvs)
-	}
 	kv := kvStr(k, v)
-	b.kvs[key] = kv
+	vals[v] = kv
 	return kv
 }
+
+// kvText is kv for a value read from a message: the lookup of a value
+// already shared copies nothing.
+func (b *builder) kvText(k string, v []byte) *commonpb.KeyValue {
+	vals := b.values(k)
+	if kv := vals[string(v)]; kv != nil {
+		return kv
+	}
+	s := string(v)
+	kv := kvStr(k, s)
+	vals[s] = kv
+	return kv
+}
+
+// values returns the shared values of attribute k, emptied when it has
+// grown past maxShared (a member whose values are not from a short list).
+func (b *builder) values(k string) map[string]*commonpb.KeyValue {
+	vals := b.kvs[k]
+	if vals == nil {
+		vals = map[string]*commonpb.KeyValue{}
+		b.kvs[k] = vals
+	} else if len(vals) >= maxShared {
+		clear(vals)
+	}
+	return vals
+}
+
+// maxShared bounds the shared values of one attribute.
+const maxShared = 1024
 
 // enum adds the string member name of doc as attribute k, a shared value
 // (kv): for the members whose values come from a short list.
 func (b *builder) enum(a *attrs, k string, doc *payload.Doc, name string) {
 	if v, ok := doc.Get(name).Text(); ok && len(v) > 0 {
-		*a = append(*a, b.kv(k, string(v)))
+		*a = append(*a, b.kvText(k, v))
 	}
 }
 
 // kvBool is kv for a boolean attribute.
 func (b *builder) kvBool(k string, v bool) *commonpb.KeyValue {
-	key := k + "\x01" + strconv.FormatBool(v)
-	if kv := b.kvs[key]; kv != nil {
-		return kv
+	i := 0
+	if v {
+		i = 1
 	}
-	kv := kvBool(k, v)
-	b.kvs[key] = kv
-	return kv
+	pair := b.bools[k]
+	if pair[i] == nil {
+		pair[i] = kvBool(k, v)
+		b.bools[k] = pair
+	}
+	return pair[i]
 }
 
 // at is the wall-clock time of an offset into the recording.
@@ -376,11 +405,13 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		w.span.EndTimeUnixNano = ns
 	case protocol.StepState:
 		var a attrs
-		from, to := docString(doc, "from_state"), docString(doc, "to_state")
-		if from == "" && to == "" {
-			from, to = step.From, step.To
+		from, _ := doc.Get("from_state").Text()
+		to, _ := doc.Get("to_state").Text()
+		if len(from) == 0 && len(to) == 0 {
+			a = append(a, b.kv("aaep.state.from", step.From), b.kv("aaep.state.to", step.To))
+		} else {
+			a = append(a, b.kvText("aaep.state.from", from), b.kvText("aaep.state.to", to))
 		}
-		a = append(a, b.kv("aaep.state.from", from), b.kv("aaep.state.to", to))
 		if text {
 			a.docStr("aaep.summary", doc, "summary_normal")
 		}
