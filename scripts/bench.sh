@@ -117,7 +117,7 @@ write, file on disk (capfile API, one goroutine) | e2e/CapSize/speed | write-eve
 read, file on disk | e2e/CapSize/speed | read-events/s | events/s | | ≥ 500,000 events/s
 write, in memory (capfile BenchmarkWrite/default) | capfile/Write/default | events/s | events/s | | ≥ 200,000 events/s
 read, in memory (capfile BenchmarkRead) | capfile/Read | events/s | events/s | | ≥ 500,000 events/s
-## Replay pacing (aaep-replay serve, $pace_span capture, bursty gaps around 5 ms, one WebSocket subscriber; lateness at the subscriber = its read returned − the deadline, on the same system clock; the server's own figure = its write returned − the deadline)
+## Replay pacing (aaep-replay serve, $pace_span capture, bursty gaps around 5 ms, one WebSocket subscriber (the gRPC rows: one gRPC subscriber of serve --grpc); lateness at the subscriber = its read returned − the deadline, on the same system clock; the server's own figure = its write returned − the deadline)
 1x: lateness at the subscriber p50 | e2e/Pacing/1x/default | sub-p50-µs | µs | |
 1x: lateness at the subscriber p99 | e2e/Pacing/1x/default | sub-p99-µs | µs | | ≤ 1,500 µs
 1x: lateness at the subscriber p99.9 | e2e/Pacing/1x/default | sub-p999-µs | µs | |
@@ -137,6 +137,12 @@ floor: lateness at the subscriber p99 | e2e/Pacing/1x/spin | sub-p99-µs | µs |
 floor: lateness at the subscriber p99.9 | e2e/Pacing/1x/spin | sub-p999-µs | µs | |
 floor: its write returned p99 | e2e/Pacing/1x/spin | p99-µs | µs | |
 floor: time in the write p99 | e2e/Pacing/1x/spin | write-p99-µs | µs | |
+1x over gRPC (serve --grpc, one gRPC subscriber): lateness at the subscriber p50 | e2e/Pacing/1x/grpc | sub-p50-µs | µs | |
+1x over gRPC: lateness at the subscriber p99 | e2e/Pacing/1x/grpc | sub-p99-µs | µs | | ≤ 1,500 µs
+1x over gRPC: lateness at the subscriber p99.9 | e2e/Pacing/1x/grpc | sub-p999-µs | µs | |
+1x over gRPC: lateness at the subscriber max | e2e/Pacing/1x/grpc | sub-max-µs | µs | |
+1x over gRPC: drift at the subscriber (last − first event) | e2e/Pacing/1x/grpc | sub-drift-µs | µs | |
+1x over gRPC: server, write returned p99 | e2e/Pacing/1x/grpc | p99-µs | µs | |
 10x: lateness at the subscriber p50 | e2e/Pacing/10x/default | sub-p50-µs | µs | |
 10x: lateness at the subscriber p99 | e2e/Pacing/10x/default | sub-p99-µs | µs | |
 10x: lateness at the subscriber p99.9 | e2e/Pacing/10x/default | sub-p999-µs | µs | |
@@ -151,6 +157,11 @@ floor: time in the write p99 | e2e/Pacing/1x/spin | write-p99-µs | µs | |
 10x --precise: drift at the subscriber (last − first event) | e2e/Pacing/10x/precise | sub-drift-µs | µs | |
 10x --precise: server, write returned p99 | e2e/Pacing/10x/precise | p99-µs | µs | |
 10x --precise: server, time in the write p99 | e2e/Pacing/10x/precise | write-p99-µs | µs | |
+10x over gRPC: lateness at the subscriber p50 | e2e/Pacing/10x/grpc | sub-p50-µs | µs | |
+10x over gRPC: lateness at the subscriber p99 | e2e/Pacing/10x/grpc | sub-p99-µs | µs | |
+10x over gRPC: lateness at the subscriber p99.9 | e2e/Pacing/10x/grpc | sub-p999-µs | µs | |
+10x over gRPC: lateness at the subscriber max | e2e/Pacing/10x/grpc | sub-max-µs | µs | |
+10x over gRPC: drift at the subscriber (last − first event) | e2e/Pacing/10x/grpc | sub-drift-µs | µs | |
 ## Replay fan-out (aaep-replay serve --no-delay, WebSocket, aggregate)
 1 subscriber | e2e/Fanout/subs=1 | msgs/s | messages/s | |
 10 subscribers | e2e/Fanout/subs=10 | msgs/s | messages/s | |

@@ -90,7 +90,7 @@ func TestMeasurements(t *testing.T) {
 		{"capsize", func() error { return CapSize(ctx, env, 3000) },
 			[]string{"CapSize/bytes", "CapSize/speed"}, []string{"capfile-B/event", "jsonl-B/event", "jsonl.gz-B/event", "jsonl.zst-B/event", "write-events/s", "read-events/s"}},
 		{"pacing", func() error { return Pacing(ctx, env, 300*time.Millisecond) },
-			[]string{"Pacing/1x/default", "Pacing/1x/precise", "Pacing/1x/spin", "Pacing/10x/default", "Pacing/10x/precise"}, []string{"events", "sub-p50-µs", "write-p99-µs"}},
+			[]string{"Pacing/1x/default", "Pacing/1x/precise", "Pacing/1x/spin", "Pacing/1x/grpc", "Pacing/10x/default", "Pacing/10x/precise", "Pacing/10x/grpc"}, []string{"events", "sub-p50-µs", "write-p99-µs"}},
 		{"fanout", func() error { return Fanout(ctx, env, 300, []int{1, 3}) },
 			[]string{"Fanout/subs=1", "Fanout/subs=3", "Fanout/subs=3+stalled"}, []string{"msgs/s"}},
 		{"check", func() error { return Check(ctx, env, 3000, "") },

@@ -3,9 +3,11 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -84,5 +86,78 @@ func grpcDiscard(url string) (int, error) {
 			return n, err
 		}
 		n++
+	}
+}
+
+// GRPCSubscriber is a gRPC subscriber of a replay server (serve --grpc),
+// read as Subscriber reads a WebSocket one.
+type GRPCSubscriber struct {
+	cc     *grpc.ClientConn
+	stream grpc.BidiStreamingClient[aaepv1.AaepMessage, aaepv1.AaepMessage]
+	cancel context.CancelFunc
+}
+
+// SubscribeGRPC opens Subscribe at addr (host:port) and sends the
+// subscription request; the replay starts when the server answers it.
+func SubscribeGRPC(ctx context.Context, addr string) (*GRPCSubscriber, error) {
+	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, fmt.Errorf("subscribe to grpc://%s: %w", addr, err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	st, err := aaepv1.NewAaepServiceClient(cc).Subscribe(sctx)
+	if err == nil {
+		err = st.Send(&aaepv1.AaepMessage{Json: []byte(subscriptionRequest), MessageType: "subscription.request"})
+	}
+	if err != nil {
+		cancel()
+		cc.Close()
+		return nil, fmt.Errorf("subscribe to grpc://%s: %w", addr, err)
+	}
+	return &GRPCSubscriber{cc: cc, stream: st, cancel: cancel}, nil
+}
+
+// Close ends the stream and the connection.
+func (s *GRPCSubscriber) Close() error {
+	s.cancel()
+	return s.cc.Close()
+}
+
+// Read reads the stream until the server ends it (status OK: CloseCode
+// 0) or Max events, discarding the payloads; the first message, the
+// answer to the request, is not counted. Another status is an error.
+func (s *GRPCSubscriber) Read(o ReadOptions) (ReadStats, error) {
+	var st ReadStats
+	if !o.Deadline.IsZero() {
+		t := time.AfterFunc(time.Until(o.Deadline), s.cancel)
+		defer t.Stop()
+	}
+	answered := false
+	var m aaepv1.AaepMessage
+	for {
+		m.Reset()
+		if err := s.stream.RecvMsg(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return st, nil
+			}
+			return st, fmt.Errorf("after %d events: %w", st.Events, err)
+		}
+		now := time.Now()
+		if !answered {
+			answered = true
+			st.Subscribed = now
+			continue
+		}
+		if st.Events == 0 {
+			st.First = now
+		}
+		st.Last = now
+		if o.OnEvent != nil {
+			o.OnEvent(st.Events, now)
+		}
+		st.Events++
+		if o.Max > 0 && st.Events >= o.Max {
+			return st, nil
+		}
 	}
 }

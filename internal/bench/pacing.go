@@ -38,14 +38,16 @@ func isClosedNotice(line []byte) bool {
 
 // Pacing replays a capture of span (bursty gaps around 5 ms, realistic
 // payloads) with `aaep-replay serve` at 1x and 10x, with and without
-// --precise, to one WebSocket subscriber at a time, and reports the
+// --precise, to one WebSocket subscriber at a time (and, by default
+// pacing, to one gRPC subscriber of serve --grpc), and reports the
 // lateness at the subscriber: each event's arrival (its read returned)
 // against its deadline, which is the schedule start the server reports
 // plus the event's offset scaled by the speed. Both processes read the same
 // system clock, so nothing is estimated. Beside it, the server's own
 // figures: lateness at the return of the write, and how long the writes
 // took. Results: Pacing/<speed>/<clock>; the clock "spin" is the floor, a
-// writer that spins until each deadline (SpinServe) in aaep-replay's place.
+// writer that spins until each deadline (SpinServe) in aaep-replay's place;
+// Pacing/<speed>/grpc is the default clock's over gRPC.
 func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 	offs := Offsets(span, 5*time.Millisecond, 3)
 	path := filepath.Join(e.Dir, "pacing.aaep")
@@ -58,12 +60,15 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 		speed float64
 		args  []string
 		spin  bool // the floor: SpinServe in aaep-replay's place
+		grpc  bool // the subscriber attaches over gRPC (serve --grpc)
 	}{
-		{"1x/default", 1, nil, false},
-		{"1x/precise", 1, []string{"--precise"}, false},
-		{"1x/spin", 1, nil, true},
-		{"10x/default", 10, []string{"--speed", "10"}, false},
-		{"10x/precise", 10, []string{"--speed", "10", "--precise"}, false},
+		{"1x/default", 1, nil, false, false},
+		{"1x/precise", 1, []string{"--precise"}, false, false},
+		{"1x/spin", 1, nil, true, false},
+		{"1x/grpc", 1, []string{"--grpc", "127.0.0.1:0"}, false, true},
+		{"10x/default", 10, []string{"--speed", "10"}, false, false},
+		{"10x/precise", 10, []string{"--speed", "10", "--precise"}, false, false},
+		{"10x/grpc", 10, []string{"--speed", "10", "--grpc", "127.0.0.1:0"}, false, true},
 	} {
 		bin, verb := e.ReplayBin, "serve"
 		if cfg.spin {
@@ -76,7 +81,7 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 		err = func() error {
 			defer srv.Stop()
 			for run := 0; run < e.Runs; run++ {
-				r, worst, err := paceOnce(ctx, srv, offs, cfg.speed, span)
+				r, worst, err := paceOnce(ctx, srv, cfg.grpc, offs, cfg.speed, span)
 				if err != nil {
 					return fmt.Errorf("pacing %s run %d: %w", cfg.name, run+1, err)
 				}
@@ -97,8 +102,19 @@ func Pacing(ctx context.Context, e *Env, span time.Duration) error {
 
 // paceOnce replays the capture to one subscriber; worst describes the
 // latest events as the subscriber saw them (for the progress log).
-func paceOnce(ctx context.Context, srv *ReplayServer, offs []time.Duration, speed float64, span time.Duration) (r Result, worst string, err error) {
-	sub, err := Subscribe(ctx, srv.Addr)
+func paceOnce(ctx context.Context, srv *ReplayServer, overGRPC bool, offs []time.Duration, speed float64, span time.Duration) (r Result, worst string, err error) {
+	var sub interface {
+		Read(ReadOptions) (ReadStats, error)
+		Close() error
+	}
+	if overGRPC {
+		if srv.GRPCAddr == "" {
+			return Result{}, "", fmt.Errorf("the replay server names no gRPC address")
+		}
+		sub, err = SubscribeGRPC(ctx, srv.GRPCAddr)
+	} else {
+		sub, err = Subscribe(ctx, srv.Addr)
+	}
 	if err != nil {
 		return Result{}, "", err
 	}

@@ -144,6 +144,8 @@ func tail(b []byte) string {
 type ReplayServer struct {
 	// Addr is the host:port it listens on.
 	Addr string
+	// GRPCAddr is the host:port of its gRPC listener (serve --grpc), or "".
+	GRPCAddr string
 
 	cmd   *exec.Cmd
 	done  chan struct{}
@@ -153,7 +155,10 @@ type ReplayServer struct {
 	cond  *sync.Cond
 }
 
-var serveAddr = regexp.MustCompile(`on ws://([0-9.:\[\]a-f]+)/aaep/v1/ws`)
+var (
+	serveAddr = regexp.MustCompile(`on ws://([0-9.:\[\]a-f]+)/aaep/v1/ws`)
+	grpcAddr  = regexp.MustCompile(` and grpc://([0-9.:\[\]a-f]+) `)
+)
 
 // StartReplayServer starts `replayBin serve FILE --listen 127.0.0.1:0
 // --json --close-at-end extra...` and waits (at most 30 s) until it says
@@ -181,7 +186,7 @@ func startServer(ctx context.Context, bin, verb, file string, extra ...string) (
 	}
 	s := &ReplayServer{cmd: cmd, done: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
-	addr := make(chan string, 1)
+	addr := make(chan [2]string, 1)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -190,8 +195,12 @@ func startServer(ctx context.Context, bin, verb, file string, extra ...string) (
 		for sc.Scan() {
 			line := sc.Text()
 			if m := serveAddr.FindStringSubmatch(line); m != nil {
+				var g string
+				if mg := grpcAddr.FindStringSubmatch(line); mg != nil {
+					g = mg[1]
+				}
 				select {
-				case addr <- m[1]:
+				case addr <- [2]string{m[1], g}:
 				default:
 				}
 			}
@@ -224,7 +233,8 @@ func startServer(ctx context.Context, bin, verb, file string, extra ...string) (
 	t := time.NewTimer(30 * time.Second)
 	defer t.Stop()
 	select {
-	case s.Addr = <-addr:
+	case a := <-addr:
+		s.Addr, s.GRPCAddr = a[0], a[1]
 		return s, nil
 	case <-s.done:
 		return nil, fmt.Errorf("%s serve exited before listening: %s", replayBin, tail(s.stderr()))
