@@ -54,7 +54,8 @@ type Message struct {
 }
 
 // Emit receives the messages of a source. An error stops the source, which
-// returns that error from Run.
+// returns that error from Run. m and its Payload are the source's only
+// during the call: sources reuse their buffers for the next message.
 type Emit func(m *Message) error
 
 // Source is one producer endpoint.

@@ -229,7 +229,7 @@ func (a *attempt) run(ctx context.Context) transport.Outcome {
 	// sends subscription.close, half-closes, and cancels after closeWait.
 	sctx, cancelDeadline := context.WithTimeout(context.WithoutCancel(ctx), deadline)
 	defer cancelDeadline()
-	stream, err := client.Subscribe(sctx)
+	stream, err := client.Subscribe(sctx, grpc.ForceCodecV2(newRecvCodec()))
 	if err != nil {
 		o.Err = a.explain(err, "Subscribe")
 		o.Permanent = permanent(err)
@@ -265,9 +265,8 @@ func (a *attempt) run(ctx context.Context) transport.Outcome {
 	})
 	defer stop()
 
-	msg := new(aaepv1.AaepMessage)
+	msg := new(received)
 	for {
-		msg.Reset()
 		err := stream.RecvMsg(msg)
 		t := a.e.Now()
 		if err != nil {
@@ -279,7 +278,7 @@ func (a *attempt) run(ctx context.Context) transport.Outcome {
 		if perr := a.flushClose(t); perr != nil {
 			return transport.Outcome{Err: perr}
 		}
-		body := msg.GetJson()
+		body := msg.json
 		if int64(len(body)) > limit {
 			if err := a.e.Conn(transport.ConnEvent{Event: capfile.ConnRefused, Size: int64(len(body)), Limit: limit, Reason: "message too large"}); err != nil {
 				return transport.Outcome{Err: err}
@@ -287,7 +286,7 @@ func (a *attempt) run(ctx context.Context) transport.Outcome {
 			continue
 		}
 		var attrs []capfile.Attr
-		if mt := msg.GetMessageType(); mt != "" {
+		if mt := msg.messageType; mt != "" {
 			attrs = []capfile.Attr{{Key: AttrMessageType, Value: mt}}
 		}
 		if err := a.e.Message(capfile.KindReceived, t, body, attrs); err != nil {
