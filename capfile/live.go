@@ -205,7 +205,10 @@ func (r *Reader) liveIndex() *Index {
 	b := r.ib
 	x := Index{Records: b.idx.Records, Rebuilt: true, Frames: slices.Clone(b.idx.Frames), Sessions: slices.Clone(b.idx.Sessions)}
 	for i := range x.Sessions {
-		x.Sessions[i].Frames = slices.Clone(x.Sessions[i].Frames)
+		// A session's frame list only grows: the copy shares what is
+		// there now (capped, so the builder's appends never show).
+		f := x.Sessions[i].Frames
+		x.Sessions[i].Frames = f[:len(f):len(f)]
 	}
 	if n := len(x.Frames); n > 0 && b.cur != nil {
 		f := &x.Frames[n-1]
