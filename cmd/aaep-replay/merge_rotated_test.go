@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
@@ -18,7 +19,8 @@ import (
 
 // checkSummary runs check --json on names and returns its sessions (stream,
 // id and message count of each, sorted), its findings ("SESSION LEVEL
-// RULE @INDEX", sorted) and its counts per level.
+// RULE @INDEX", sorted, the stream's findings among them) and its counts
+// per level.
 func checkSummary(t *testing.T, names ...string) (sessions, findings []string, counts map[string]int) {
 	t.Helper()
 	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
@@ -28,6 +30,13 @@ func checkSummary(t *testing.T, names ...string) (sessions, findings []string, c
 				Stream, Session string
 				Messages        int
 				Findings        []struct {
+					Rule, Level, Session string
+					Index                int64
+				}
+			}
+			Streams []struct {
+				Stream   string
+				Findings []struct {
 					Rule, Level, Session string
 					Index                int64
 				}
@@ -42,6 +51,11 @@ func checkSummary(t *testing.T, names ...string) (sessions, findings []string, c
 		sessions = append(sessions, fmt.Sprintf("%s/%s %d", s.Stream, s.Session, s.Messages))
 		for _, f := range s.Findings {
 			findings = append(findings, fmt.Sprintf("%s %s %s @%d", s.Session, f.Level, f.Rule, f.Index))
+		}
+	}
+	for _, st := range doc.Recordings[0].Streams {
+		for _, f := range st.Findings {
+			findings = append(findings, fmt.Sprintf("stream %q: %s %s %s @%d", st.Stream, f.Session, f.Level, f.Rule, f.Index))
 		}
 	}
 	sort.Strings(sessions)
@@ -115,5 +129,41 @@ func TestMergeRotatedParts(t *testing.T) {
 	}
 	if _, err := os.Stat(m); !os.IsNotExist(err) {
 		t.Errorf("parts shifted apart: %v, want no output", err)
+	}
+}
+
+// TestMergeRealRotatedRecording: the real aaep-capture records, rotating
+// every second, a producer that drops the connection twice and re-sends what it
+// sent (§8.2.4); merge of the parts (a glob, no --join-sources) is checked
+// as the parts are: the same sessions and the same findings, the
+// redeliveries about the stream among them.
+func TestMergeRealRotatedRecording(t *testing.T) {
+	at := time.Now().Add(-time.Minute)
+	p := &tsProducer{batches: [][]string{
+		append(tsSession("a", at), tsConfirmSession("b", at.Add(2*time.Second))...),
+		append(tsSession("c", at.Add(4*time.Second)), tsSession("d", at.Add(6*time.Second))...),
+		tsConfirmSession("e", at.Add(8*time.Second)),
+	}, gap: 1100 * time.Millisecond} // a new part for each connection's new events
+	url := p.start(t)
+	dir := t.TempDir()
+	// 22 + (22 + 20) + (42 + 12) events over three connections.
+	runCapture(t, url, "-o", filepath.Join(dir, "r.aaep"), "--rotate-every", "1s", "--max-events", "118", "-q")
+	parts, err := filepath.Glob(filepath.Join(dir, "r-*.aaep"))
+	if err != nil || len(parts) < 3 {
+		t.Fatalf("%d parts (%v), want several", len(parts), err)
+	}
+	glob := filepath.Join(dir, "r-*.aaep")
+	wantSess, wantFind, wantCounts := checkSummary(t, glob)
+	if len(wantSess) != 5 || !strings.Contains(strings.Join(wantFind, "\n"), "SEQ-EVENT-ID-REDELIVERED") {
+		t.Fatalf("check of the parts: sessions %v, findings %v; want 5 sessions and the redeliveries", wantSess, wantFind)
+	}
+	m := filepath.Join(t.TempDir(), "m.aaep")
+	if code, _, stderr := replay(t, "merge", glob, "-o", m); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	sess, find, counts := checkSummary(t, m)
+	if strings.Join(sess, "\n") != strings.Join(wantSess, "\n") || strings.Join(find, "\n") != strings.Join(wantFind, "\n") || fmt.Sprint(counts) != fmt.Sprint(wantCounts) {
+		t.Errorf("check of the merge of %d parts:\n%s\n%s\n%v\nwant (check of the parts):\n%s\n%s\n%v", len(parts),
+			strings.Join(sess, "\n"), strings.Join(find, "\n"), counts, strings.Join(wantSess, "\n"), strings.Join(wantFind, "\n"), wantCounts)
 	}
 }

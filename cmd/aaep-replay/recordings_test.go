@@ -37,6 +37,9 @@ func captureBinary(t *testing.T) string {
 // followed by closing the connection, so a recorder must reconnect.
 type tsProducer struct {
 	batches [][]string
+	// gap, when set, is how long each connection waits after the events
+	// it re-sends before its new ones.
+	gap time.Duration
 
 	mu    sync.Mutex
 	sent  []string
@@ -77,7 +80,10 @@ func (p *tsProducer) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
 	// Like Node's buffered writeHead: the headers leave with the first event.
-	for _, ev := range append(append([]string(nil), resend...), fresh...) {
+	for i, ev := range append(append([]string(nil), resend...), fresh...) {
+		if i == len(resend) && p.gap > 0 {
+			time.Sleep(p.gap)
+		}
 		fmt.Fprintf(w, "data: %s\n\n", ev)
 		fl.Flush()
 		time.Sleep(time.Millisecond)
