@@ -1,15 +1,21 @@
 package viewer_test
 
 import (
+	"image"
+	"image/png"
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	cdpinput "github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"github.com/aaep-tools/aaepkit/internal/golden"
 )
 
 // TestTracePaneInBrowser: issue 40's item 3. The legend is the page's
@@ -156,5 +162,54 @@ func TestTracePaneInBrowser(t *testing.T) {
 	if cd := resp.Header.Get("Content-Disposition"); !strings.Contains(cd, "attachment") || !strings.Contains(cd, `trace-sess_eb1273ca151c1c3d.svg`) ||
 		resp.Header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(string(body), "<svg") {
 		t.Errorf("download: %s, %q, %q, %d bytes", resp.Status, cd, resp.Header.Get("Content-Type"), len(body))
+	}
+	if golden.Updating() {
+		// The README's picture of the pane (go test ./internal/viewer -run
+		// TestTracePaneInBrowser -update): a step selected, zoomed in to it.
+		p.Do(t, chromedp.EmulateViewport(1440, 1000))
+		p.Eval(t, `(() => { document.documentElement.style.setProperty("--side-w", "40%"); return true; })()`, nil)
+		p.Eval(t, `window.aaepView.selectEvent(46)`, nil)
+		p.WaitFor(t, 30*time.Second, `document.querySelector("#trace-svg g.edge.selected-edge") && document.getElementById("inspector-h").textContent.includes("#46")`)
+		p.Eval(t, `(() => { drawingZoom.by(1.1 / drawingZoom.scale); const e = document.querySelector("#trace-svg g.edge.selected-edge").getBoundingClientRect(), b = document.getElementById("trace-svg");
+			const r = b.getBoundingClientRect(); b.scrollTop += e.top - r.top - b.clientHeight / 2 + e.height / 2; b.scrollLeft += e.left - r.left - b.clientWidth / 2 + e.width / 2;
+			document.activeElement.blur(); return true; })()`, nil)
+		// The whole viewport, cropped to the pane (a screenshot of an
+		// element resizes the viewport, which scrolls the drawing back).
+		var rect struct{ X, Y, W, H float64 }
+		p.Eval(t, `(() => { const r = document.getElementById("trace").getBoundingClientRect(); return {X: r.left, Y: r.top, W: r.width, H: r.height}; })()`, &rect)
+		shot := filepath.Join(t.TempDir(), "page.png")
+		screenshot(t, p, shot, "")
+		cropPNG(t, shot, filepath.Join("..", "..", "docs", "viewer-trace.png"), image.Rect(int(rect.X), int(rect.Y), int(rect.X+rect.W), int(rect.Y+rect.H)))
+	}
+}
+
+// cropPNG writes the part r of the PNG at src to dst.
+func cropPNG(t *testing.T, src, dst string, r image.Rectangle) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok {
+		t.Fatalf("%s: %T cannot be cropped", src, img)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(out, sub.SubImage(r.Intersect(img.Bounds()))); err != nil {
+		out.Close()
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
