@@ -155,6 +155,54 @@ func TestSubscriberTestDoneWhen(t *testing.T) {
 	}
 }
 
+// TestReplyWithoutSubscriptionIDReadsAlike: a reply without
+// subscription_id from a subscriber that never subscribed (so was issued
+// none) is NEG-REPLY-SUBID-UNISSUED in test and in check of the run's
+// recording alike: a SHOULD (exit 0) in the lenient profile, a MUST
+// (exit 1) in the strict one.
+func TestReplyWithoutSubscriptionIDReadsAlike(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "run.aaep")
+	exec := "python3 " + subscriberScript(t) + " {url} nohandshake"
+	code, out, stderr := replay(t, "test", "--scenario", "confirmation-default-reject", "--exec", exec, "--record", rec)
+	if code != 0 || !strings.Contains(out, "  SHOULD NEG-REPLY-SUBID-UNISSUED #") {
+		t.Fatalf("test: exit %d, want 0 and the SHOULD\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = replay(t, "test", "--scenario", "confirmation-default-reject", "--exec", exec, "--profile", "strict")
+	if code != cli.ExitFailure || !strings.Contains(out, "  MUST   NEG-REPLY-SUBID-UNISSUED #") {
+		t.Errorf("test --profile strict: exit %d, want 1 and the MUST\n%s%s", code, out, stderr)
+	}
+	for _, tc := range []struct {
+		profile, level string
+		code           int
+	}{{"lenient", "SHOULD", 0}, {"strict", "MUST", cli.ExitFailure}} {
+		code, out, stderr := replay(t, "check", "--profile", tc.profile, "--json", rec)
+		var rep struct {
+			Recordings []struct {
+				Sessions []struct {
+					Findings []struct {
+						Rule  string `json:"rule"`
+						Level string `json:"level"`
+					} `json:"findings"`
+				} `json:"sessions"`
+			} `json:"recordings"`
+		}
+		_ = json.Unmarshal([]byte(out), &rep)
+		var got []string
+		for _, r := range rep.Recordings {
+			for _, s := range r.Sessions {
+				for _, f := range s.Findings {
+					if f.Rule == "NEG-REPLY-SUBID-UNISSUED" || strings.HasPrefix(f.Rule, "MSG-") {
+						got = append(got, f.Level+" "+f.Rule)
+					}
+				}
+			}
+		}
+		if code != tc.code || strings.Join(got, ", ") != tc.level+" NEG-REPLY-SUBID-UNISSUED" {
+			t.Errorf("check --profile %s: exit %d, findings %q; want %d and %s NEG-REPLY-SUBID-UNISSUED\n%.2000s%s", tc.profile, code, got, tc.code, tc.level, out, stderr)
+		}
+	}
+}
+
 // TestSubscriberTestCannotRun: an invalid scenario file names its line and
 // exits 2; no subscriber within --attach-timeout exits 2 and says so.
 func TestSubscriberTestCannotRun(t *testing.T) {
