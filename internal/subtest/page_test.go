@@ -13,7 +13,8 @@ import (
 // and judges what its ARIA live regions announce: the page that behaves
 // passes §9.3.2's duties, with its announcements as the evidence of the
 // checks passed by absence; one that puts a critical event in its polite
-// log gets a SHOULD; one that never shows it fails a MUST; one that writes
+// log gets a SHOULD; one that never shows it fails a MUST; an alert
+// element added as it happens is heard assertively; one that writes
 // to a plain list is heard saying nothing, and its accessibility tree
 // shows the live regions it left empty. One browser serves every case, one tab at a time.
 func TestPageAnnouncements(t *testing.T) {
@@ -32,6 +33,7 @@ func TestPageAnnouncements(t *testing.T) {
 		{scenario: "announce-lifecycle", mode: "good", verdict: VerdictPass},
 		{scenario: "terminal-events", mode: "good", verdict: VerdictPass},
 		{scenario: "critical-urgency", mode: "good", verdict: VerdictPass},
+		{scenario: "critical-urgency", mode: "newalert", verdict: VerdictPass},
 		{scenario: "critical-urgency", mode: "polite", verdict: VerdictPass, warns: critical,
 			word: `SHOULD (our reading of §9.3.2(7), "appropriate prominence"): the critical event #`},
 		{scenario: "critical-urgency", mode: "suppress", verdict: VerdictFail, fails: critical,
@@ -60,7 +62,7 @@ func TestPageAnnouncements(t *testing.T) {
 					if !o.Passed || !strings.Contains(o.Message, "announced \"") {
 						t.Errorf("%s: %+v, want it passed, saying what was announced", name, o)
 					}
-					if strings.Contains(name, "assertive") && !strings.Contains(o.Message, "assertive, role=alert #alert") {
+					if heardIn := map[string]string{"good": "assertive, role=alert #alert", "newalert": "assertive, role=alert, at"}[tc.mode]; strings.Contains(name, "assertive") && !strings.Contains(o.Message, heardIn) {
 						t.Errorf("%s: %s, want it heard in the alert", name, o.Message)
 					}
 				}
