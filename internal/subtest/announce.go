@@ -235,6 +235,7 @@ func (want *Expectation) selects(x *exchange, e *entry) bool {
 // assertive is a SHOULD (our reading of "appropriate prominence").
 func (x *exchange) expectAnnounce(o *Outcome, requireEvidence bool) {
 	want := &o.Expectation
+	defer failedBecause(o)
 	if x.heard == nil {
 		o.NotObservable = true
 		o.Message = notObservable
@@ -298,6 +299,13 @@ func (x *exchange) expectAnnounce(o *Outcome, requireEvidence bool) {
 	}
 	o.Passed = true
 	o.Message = strings.Join(oks, "; ")
+}
+
+// failedBecause adds to a failed announce check the duty it stands for.
+func failedBecause(o *Outcome) {
+	if !o.Passed && !o.NotObservable && o.Why != "" && o.Message != "" {
+		o.Message += " (" + o.Why + ")"
+	}
 }
 
 // target describes the events an expectation names.

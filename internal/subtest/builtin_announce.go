@@ -18,7 +18,8 @@ var announceBuiltins = []func() *Scenario{
 		return builtin("announce-lifecycle", 1, []string{"§9.3.2(3)"},
 			"Nothing to decide: listen.",
 			"A session that starts, calls a tool and completes: the subscriber announces the start, the tool call and the end (what it announces is observed with --page or --announcements).",
-			s, announce("session.started", sessA), announce("tool.invoked", sessA), announce("session.completed", sessA),
+			s, announce("session.started", sessA).because(saysAnnounced), announce("tool.invoked", sessA).because(saysAnnounced),
+			announce("session.completed", sessA).because(saysAnnounced),
 			staysConnected(true), noReply(""))
 	},
 }
@@ -31,18 +32,24 @@ var (
 	saysCancelled = []string{"cancel", "abort"}
 )
 
+// The duties the built-ins' announce checks stand for.
+const (
+	saysAnnounced = "§9.3.2(3): the session's start, its end and tool calls are announced"
+	toldApart     = "§9.3.2(4): completed, errored and cancelled are told apart in what the user hears; our reading: in words, those of the scenario (English)"
+)
+
 // announceDuties are the announce expectations added to other built-ins.
 var announceDuties = map[string][]Expectation{
 	// §9.3.2(5): announce an unknown type generically rather than crash.
-	"unknown-event-type": {announce("memory.compacted", sessA)},
+	"unknown-event-type": {announce("memory.compacted", sessA).because("§9.3.2(5): an unknown type is announced generically")},
 	// §9.3.2(7): never suppress a critical event (a MUST); announce it
 	// assertively (a SHOULD: our reading of "appropriate prominence").
-	"critical-urgency": {announce("session.errored", sessA).as(Assertive)},
+	"critical-urgency": {announce("session.errored", sessA).as(Assertive).because("§9.3.2(7): critical events with appropriate prominence")},
 	// §9.3.2(3) and (4): the three ends, each announced and told apart.
 	"terminal-events": {
-		announce("session.completed", sessA).saying(saysCompleted...),
-		announce("session.errored", sessB).saying(saysErrored...).as(Assertive),
-		announce("session.cancelled", sessC).saying(saysCancelled...),
+		announce("session.completed", sessA).saying(saysCompleted...).because(toldApart),
+		announce("session.errored", sessB).saying(saysErrored...).as(Assertive).because(toldApart),
+		announce("session.cancelled", sessC).saying(saysCancelled...).because(toldApart),
 	},
 }
 
@@ -52,6 +59,11 @@ func announce(typ, session string) Expectation {
 
 func (e Expectation) saying(words ...string) Expectation {
 	e.Contains = words
+	return e
+}
+
+func (e Expectation) because(why string) Expectation {
+	e.Why = why
 	return e
 }
 

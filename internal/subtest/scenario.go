@@ -183,6 +183,9 @@ type Expectation struct {
 	Session    string   `json:"session,omitempty"`
 	Contains   []string `json:"contains,omitempty"`
 	Politeness string   `json:"politeness,omitempty"`
+	// Why is the duty an announce check stands for, said when it fails
+	// (built-ins only).
+	Why string `json:"why,omitempty"`
 	// Required says whether failing it fails the run.
 	Required bool `json:"required"`
 	Line     int  `json:"line,omitempty"`
