@@ -75,6 +75,7 @@ func TestAnnouncementsFromExec(t *testing.T) {
 		{"announce-lifecycle", "good", want{verdict: VerdictPass}},
 		{"terminal-events", "good", want{verdict: VerdictPass}},
 		{"unknown-event-type", "good", want{verdict: VerdictPass}},
+		{"unknown-extension-type", "good", want{verdict: VerdictPass}},
 		{"critical-urgency", "good", want{verdict: VerdictPass}},
 		{"terminal-events", "summary", want{verdict: VerdictFail, failed: map[string]string{
 			completed: `which says none of "complete", "done"`, errored: `which says none of "error"`}}},

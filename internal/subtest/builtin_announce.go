@@ -35,13 +35,15 @@ var (
 // The duties the built-ins' announce checks stand for.
 const (
 	saysAnnounced = "§9.3.2(3): the session's start, its end and tool calls are announced"
+	saysGeneric   = "§9.3.2(5): an unknown type is announced generically"
 	toldApart     = "§9.3.2(4): completed, errored and cancelled are told apart in what the user hears; our reading: in words, those of the scenario (English)"
 )
 
 // announceDuties are the announce expectations added to other built-ins.
 var announceDuties = map[string][]Expectation{
 	// §9.3.2(5): announce an unknown type generically rather than crash.
-	"unknown-event-type": {announce("memory.compacted", sessA).because("§9.3.2(5): an unknown type is announced generically")},
+	"unknown-event-type":     {announce("memory.compacted", sessA).because(saysGeneric)},
+	"unknown-extension-type": {announce("exampleext:custom_event", sessA).because(saysGeneric)},
 	// §9.3.2(7): never suppress a critical event (a MUST); announce it
 	// assertively (a SHOULD: our reading of "appropriate prominence").
 	"critical-urgency": {announce("session.errored", sessA).as(Assertive).because("§9.3.2(7): critical events with appropriate prominence")},
