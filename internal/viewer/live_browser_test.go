@@ -82,9 +82,14 @@ func TestLiveInBrowser(t *testing.T) {
 		t.Errorf("the list scrolled to %v px while the user was scrolled up", top)
 	}
 
-	// Back at the end: it follows again.
+	// Back at the end: it follows again, scrolled there or by the live
+	// mark's button.
 	p.Eval(t, `(() => { const b = document.getElementById("events-list"); b.scrollTop = b.scrollHeight; })()`, nil)
-	p.WaitFor(t, 20*time.Second, `document.getElementById("live-text").textContent.includes("following")`)
+	p.WaitFor(t, 20*time.Second, `document.getElementById("live-text").textContent.includes("following") && document.getElementById("live-follow").getClientRects().length === 0`)
+	p.Eval(t, `document.getElementById("events-list").scrollTop = 0`, nil)
+	p.WaitFor(t, 20*time.Second, `document.getElementById("live-follow").getClientRects().length > 0`)
+	click(t, p, "#live-follow")
+	p.WaitFor(t, 20*time.Second, `document.getElementById("live-text").textContent.includes("following") && `+listEnd)
 	settle(false)
 	c.add(5)
 	p.WaitFor(t, 20*time.Second, `document.getElementById("events-list-r135") !== null && document.getElementById("events-scope").textContent.includes("136 rows") && `+listEnd)

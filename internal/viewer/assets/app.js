@@ -141,6 +141,8 @@ async function restoreURL() {
 // scrolling back to the end resumes it.
 function live() {
   state.latency = [];
+  events.follows = true;
+  liveMark(null);
   const es = new EventSource("/api/live");
   let busy = false, again = false, last = null;
   const update = async () => {
@@ -172,6 +174,8 @@ function live() {
     update();
   };
   events.box.addEventListener("scroll", () => liveMark(last));
+  // Back to the end, following again (as scrolling there does).
+  $("live-follow").onclick = () => { events.atEnd = true; events.scrollTo(events.maxVt()); liveMark(last); };
 }
 
 // liveMark shows whether the page is live and whether the list follows the end.
@@ -181,7 +185,8 @@ function liveMark(ev) {
   const on = !!ev && !ev.ended;
   m.classList.toggle("on", on);
   $("live-text").textContent = !ev ? "Connecting…" : !on ? (ev.being_written ? "Not following" : "Recording ended: not live") :
-    events.atEnd ? "Live: following the newest messages" : "Live: scrolled up, not following (scroll to the end to follow)";
+    events.atEnd ? "Live: following the newest messages" : "Live: scrolled up, not following";
+  $("live-follow").hidden = !on || events.atEnd;
 }
 
 // noteLatency keeps, for the rows that came in with the last growth, the

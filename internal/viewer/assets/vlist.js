@@ -40,7 +40,9 @@ class VList {
       if (r) this.choose(Number(r.dataset.row), "click");
     });
     box.addEventListener("keydown", (e) => this.key(e));
-    new ResizeObserver(() => this.draw()).observe(box);
+    // A list that follows its end (follows, set by its owner) stays at
+    // the end when its box is resized.
+    new ResizeObserver(() => { if (this.follows && this.atEnd) this.scrollTo(this.maxVt()); else this.draw(); }).observe(box);
   }
   // reset empties the list; first, when given, is its first page.
   reset(total, first) {
