@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/aaep-tools/aaepkit/payload"
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -346,7 +345,8 @@ func (p *exprParser) cmp() filterExpr {
 	return e
 }
 
-// textMatch reports whether raw contains q, ignoring ASCII case.
+// textMatch reports whether raw contains q, ignoring ASCII case: only the
+// places where q's first byte (either case) occurs are compared.
 func textMatch(raw []byte, q []byte) bool {
 	if len(q) == 0 {
 		return true
@@ -354,7 +354,20 @@ func textMatch(raw []byte, q []byte) bool {
 	if bytes.Contains(raw, q) {
 		return true
 	}
-	for i := 0; i+len(q) <= len(raw); i++ {
+	last := len(raw) - len(q) // the last place q may start
+	lo, up := lowerASCII(q[0]), upperASCII(q[0])
+	nextLo, nextUp := -1, -1 // the next place of each case at or after i (len: none)
+	for i := 0; i <= last; i++ {
+		if nextLo < i {
+			nextLo = indexFrom(raw, lo, i)
+		}
+		if nextUp < i {
+			nextUp = indexFrom(raw, up, i)
+		}
+		i = min(nextLo, nextUp)
+		if i > last {
+			return false
+		}
 		if foldEq(raw[i:i+len(q)], q) {
 			return true
 		}
@@ -362,10 +375,32 @@ func textMatch(raw []byte, q []byte) bool {
 	return false
 }
 
+// indexFrom is the index of c in b at or after i, or len(b).
+func indexFrom(b []byte, c byte, i int) int {
+	if j := bytes.IndexByte(b[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(b)
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upperASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// foldEq reports whether a and b (of one length) are equal ignoring ASCII case.
 func foldEq(a, b []byte) bool {
 	for i := range a {
-		x, y := a[i], b[i]
-		if x != y && unicode.ToLower(rune(x)) != unicode.ToLower(rune(y)) {
+		if a[i] != b[i] && lowerASCII(a[i]) != lowerASCII(b[i]) {
 			return false
 		}
 	}
