@@ -103,6 +103,10 @@ Scenarios are files (SCENARIO..., a YAML schema: docs/subscriber-testing.md) or
 built in: --scenario NAME, --level 1|2|3, or both; --list shows the built-ins
 with the sections they test and the scripted user's decision.
 
+The stream is the one serve sends: SSE events named as recorded (aaep.event,
+B.1.3, where the capture has none), --sse-event none|NAME as serve's. Where
+nothing the subscriber sent shows it heard an event, the verdict says so.
+
 A check that passes by absence (no reply, stayed connected) is reported
 "passed, unverified: nothing shows the subscriber took in the events";
 --require-evidence makes it a failure.
