@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh: the Go benchmarks and the end-to-end measurements, as one table.
 #
-#   make bench                  full run (about 10-12 minutes on 2 cores)
-#   BENCH_QUICK=1 make bench    smaller inputs, fewer runs (about 2 minutes)
+#   make bench                  full run (about 15-17 minutes on 2 cores)
+#   BENCH_QUICK=1 make bench    smaller inputs, fewer runs (about 3 minutes)
 #   BENCH_RUNS=N                runs per figure (default 5, quick 3)
 #   BENCH_PACE_SPAN=60s         length of the capture replayed at 1x and 10x
 #                               (default 30s, quick 4s; three runs of each)
@@ -257,7 +257,7 @@ one session: view's peak resident memory | e2e/ViewShape/1x$shape_n | view-peak-
 10 events/s: CPU per event, whole run (start-up included) | e2e/Recorder/rate=10 | cpu-µs/event | µs | |
 10 events/s, built without gRPC (-tags nogrpc): peak resident memory | e2e/Recorder/rate=10/nogrpc | peak-MiB | MiB | | gRPC linked in: ≤ 1 MiB more
 10 events/s: CPU per event, steady state | e2e/Recorder/rate=10 | steady-cpu-µs/event | µs | |
-10 events/s to s3:// (spooled, a part uploaded every 5 s): peak resident memory | e2e/Recorder/rate=10/s3 | peak-MiB | MiB | | ≤ 16 MiB
+10 events/s to s3:// (spooled, a part uploaded every 5 s, /metrics scraped every 5 s, 120 s; quick: 20 s): peak resident memory | e2e/Recorder/rate=10/s3 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s to s3://: CPU per event, steady state | e2e/Recorder/rate=10/s3 | steady-cpu-µs/event | µs | |
 1,000 events/s: peak resident memory | e2e/Recorder/rate=1000 | peak-MiB | MiB | |
 1,000 events/s: CPU per event, whole run | e2e/Recorder/rate=1000 | cpu-µs/event | µs | |

@@ -124,7 +124,7 @@ func TestMeasurements(t *testing.T) {
 			[]string{"Fleet/incremental"}, []string{"read-ratio", "parts-ratio", "GETs/part", "new-KiB", "state-KiB"}},
 		{"viewshapes", func() error { return ViewShapes(ctx, env, 2500) },
 			[]string{"ViewShape/50x50", "ViewShape/short-sessions/events=2500", "ViewShape/1x2500"}, []string{"checked-ms", "session-filter-ms", "search-ms", "view-peak-MiB"}},
-		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second) },
+		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second, 3*time.Second) },
 			[]string{"Recorder/rate=50", "Recorder/rate=50/s3", "Recorder/rate=50/nogrpc"}, []string{"peak-MiB", "cpu-µs/event", "events"}},
 	} {
 		t.Run(m.name, func(t *testing.T) {

@@ -94,7 +94,10 @@ func (p *PacedSSE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // event in the steady state (read from /proc from 2 s after the start to the
 // end of the stream, against the events sent meanwhile). The flush interval
 // is the default 100 ms, so the durability bound is the one users get.
-func RecorderCost(ctx context.Context, e *Env, rates []float64, span time.Duration) error {
+// The run to s3:// (with /metrics scraped every 5 s) lasts s3Span: a
+// recorder's memory grows with the parts it has uploaded and the scrapes
+// it has answered, so a short run understates it.
+func RecorderCost(ctx context.Context, e *Env, rates []float64, span, s3Span time.Duration) error {
 	pool := sample.Events(4096, 17)
 	// The same recorder writing to s3:// on a local S3 server (spooled,
 	// a part uploaded every 5 s) at the lowest rate.
@@ -113,7 +116,7 @@ func RecorderCost(ctx context.Context, e *Env, rates []float64, span time.Durati
 				return err
 			}
 		}
-		if err := e.recorderOnce(ctx, pool, rates[0], span, run, "s3://bench/cost/run.aaep", e.CaptureBin); err != nil {
+		if err := e.recorderOnce(ctx, pool, rates[0], s3Span, run, "s3://bench/cost/run.aaep", e.CaptureBin); err != nil {
 			return err
 		}
 		if e.CaptureNoGRPCBin != "" {

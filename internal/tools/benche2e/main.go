@@ -199,13 +199,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			ve.Runs = max(1, min(*runs, 3))
 			err = bench.ViewShapes(ctx, &ve, pick(1_000_000, 40_000))
 		case "recorder":
-			span := 20 * time.Second
+			span, s3Span := 20*time.Second, 120*time.Second
 			if *quick {
-				span = 5 * time.Second
+				span, s3Span = 5*time.Second, 20*time.Second
 			}
 			re := *env
 			re.Runs = max(1, min(*runs, 3))
-			err = bench.RecorderCost(ctx, &re, []float64{10, 1_000, 10_000}, span)
+			err = bench.RecorderCost(ctx, &re, []float64{10, 1_000, 10_000}, span, s3Span)
 		case "fleet":
 			rounds := *fleetRounds
 			if rounds == 0 {
