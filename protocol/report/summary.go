@@ -80,7 +80,9 @@ func (v *summaryView) add(s *Session) {
 	if len(s.Findings) == 0 {
 		return
 	}
-	v.withFindings++
+	if !lateBlock(s) {
+		v.withFindings++ // a late block's session was counted with its summary
+	}
 	rk := sessionRank{s: s.SessionSummary, total: int64(len(s.Findings))}
 	for _, f := range s.Findings {
 		if f.Level >= protocol.Info && f.Level <= protocol.Must {

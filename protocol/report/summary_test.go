@@ -108,3 +108,31 @@ func TestStreamBlocksAreNoSession(t *testing.T) {
 		}
 	}
 }
+
+// TestLateFindingsCountNoSessionTwice: findings for a session after it was
+// summarised (a streaming report has written it already) are listed under
+// the session's name but do not count it again: "1 session", never "2 of 1".
+func TestLateFindingsCountNoSessionTwice(t *testing.T) {
+	for _, view := range []View{ViewAll, ViewSummary} {
+		r := New("rec.aaep")
+		r.View = view
+		var b bytes.Buffer
+		r.Stream(&b, false, protocol.Must)
+		r.AddFinding(protocol.Finding{Protocol: "aaep", Session: "sess_a", RuleID: "SEQ-STATE-CHAIN", Level: protocol.Must, Index: 3})
+		r.AddSession(protocol.SessionSummary{Protocol: "aaep", Session: "sess_a", Messages: 8, State: "completed", Complete: true})
+		r.AddFinding(protocol.Finding{Protocol: "aaep", Session: "sess_a", RuleID: "SEQ-TERMINAL-LAST", Level: protocol.Must, Index: 12})
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		want := "rec.aaep: 0 messages, 1 session; 2 MUST"
+		if view == ViewSummary {
+			want = "summary: 2 findings in 1 of 1 session"
+		} else if !strings.Contains(out, "aaep session sess_a (after the session was summarised)") {
+			t.Errorf("the late finding is not listed under its session:\n%s", out)
+		}
+		if !strings.Contains(out, want) || strings.Contains(out, "2 sessions") {
+			t.Errorf("view %d: report lacks %q:\n%s", view, want, out)
+		}
+	}
+}

@@ -105,7 +105,9 @@ func (rw *reportWriter) session(s *Session) {
 		rw.streamBlocks = append(rw.streamBlocks, s)
 		return
 	}
-	rw.sessions++
+	if !lateBlock(s) {
+		rw.sessions++
+	}
 	if rw.asJSON {
 		if rw.sessions > 1 {
 			rw.buf = append(rw.buf, ',')
@@ -117,6 +119,12 @@ func (rw *reportWriter) session(s *Session) {
 	}
 	rw.textSession(s, func() { rw.sessionText(s) })
 }
+
+// lateBlock reports whether s holds findings for a session after the
+// session was summarised (a late message; in a streaming report the
+// summarised session was written already): the session is counted once,
+// with its summary, never again for such a block.
+func lateBlock(s *Session) bool { return s.State == "" && s.Messages == 0 }
 
 // streamsFindings gathers the held stream-level blocks by stream: one
 // entry for each of the recording's streams (one, named "", for a
@@ -211,7 +219,7 @@ func (rw *reportWriter) sessionText(s *Session) {
 		// Findings about a source's connection (redelivery after a
 		// reconnect) where no handshake was recorded: not a session.
 		rw.printf("%s%s %s: findings about the source's connection (no handshake recorded)\n", in, s.Protocol, s.Session)
-	case s.State == "" && s.Messages == 0:
+	case lateBlock(s):
 		// Findings for a session the checker had already closed (or never
 		// summarised): a late message, for instance.
 		rw.printf("%s%s %s (after the session was summarised)\n", in, s.Protocol, sessionName(s.Session))
