@@ -121,6 +121,44 @@ func TestMergeRotatedParts(t *testing.T) {
 			}
 		})
 	}
+	// Beside another recording (another producer's capture), the parts
+	// are still their recording's one stream: its sessions and their
+	// findings are the same (the record numbers differ, interleaved).
+	t.Run("beside another recording", func(t *testing.T) {
+		other := filepath.Join(dir, "other.aaep")
+		producerCapture(t, other, sample.Options{Sessions: 3, Seed: 35}, true)
+		m := filepath.Join(t.TempDir(), "m.aaep")
+		if code, _, stderr := replay(t, "merge", glob, other, "-o", m); code != 0 {
+			t.Fatalf("merge: exit %d: %s", code, stderr)
+		}
+		sess, find, _ := checkSummary(t, m)
+		got := map[string]bool{}
+		for _, s := range sess {
+			got[s] = true
+		}
+		for _, s := range wantSess {
+			if !got[s] {
+				t.Errorf("the merge lacks session %s of the parts:\n%s", s, strings.Join(sess, "\n"))
+			}
+		}
+		noIndex := func(fs []string, keep map[string]bool) []string {
+			var out []string
+			for _, f := range fs {
+				if keep[strings.Fields(f)[0]] {
+					out = append(out, f[:strings.LastIndex(f, " @")])
+				}
+			}
+			sort.Strings(out)
+			return out
+		}
+		ours := map[string]bool{}
+		for _, s := range wantSess {
+			ours[strings.Fields(strings.TrimPrefix(s, "/"))[0]] = true
+		}
+		if g, w := noIndex(find, ours), noIndex(wantFind, ours); strings.Join(g, "\n") != strings.Join(w, "\n") {
+			t.Errorf("findings of the parts' sessions in the merge:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
+	})
 	// One recording has one clock: its parts are shifted alike or not at all.
 	m := filepath.Join(dir, "m.aaep")
 	code, _, stderr := replay(t, "merge", glob, "--time-shift", "r-000001.aaep=+1h", "--time-shift", "r-000003.aaep=-1h", "-o", m)
