@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	meter "github.com/aaep-tools/aaepkit/internal/progress"
 	"github.com/aaep-tools/aaepkit/internal/recorder"
 	"github.com/aaep-tools/aaepkit/transport"
@@ -22,8 +23,9 @@ const progressEvery = 500 * time.Millisecond
 // or with --quiet.
 type progress struct {
 	mu    sync.Mutex
-	w     io.Writer
-	live  bool // a status line is drawn
+	w     io.Writer // the status line's (its control characters its own)
+	msgs  io.Writer // the messages' (names quoted: cli.MessageWriter)
+	live  bool      // a status line is drawn
 	on    bool
 	done  chan struct{}
 	wg    sync.WaitGroup
@@ -34,7 +36,7 @@ type progress struct {
 }
 
 func startProgress(o *options, rec *recorder.Recorder, clock *transport.Clock, conn func(time.Time) string) *progress {
-	p := &progress{w: o.Err, on: o.ErrIsTTY && !o.quiet, done: make(chan struct{}), rec: rec, clock: clock, conn: conn}
+	p := &progress{w: cli.Raw(o.Err), msgs: o.Err, on: o.ErrIsTTY && !o.quiet, done: make(chan struct{}), rec: rec, clock: clock, conn: conn}
 	if p.on {
 		p.wg.Add(1)
 		go p.loop()
@@ -92,7 +94,7 @@ func (p *progress) printf(format string, args ...any) {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.live = false
 	}
-	fmt.Fprintf(p.w, format, args...)
+	fmt.Fprintf(p.msgs, format, args...)
 }
 
 // stop ends the display and clears the status line.

@@ -32,6 +32,7 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, s cli.Streams, args []string) int {
+	s.Err = cli.MessageWriter(s.Err, args) // names with control characters quoted
 	cmd := newCaptureCmd(ctx, s, nil)
 	cmd.SetArgs(args)
 	cmd.SetIn(s.In)

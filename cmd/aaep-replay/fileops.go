@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -39,12 +40,21 @@ func (a *app) summaryTo(out string) io.Writer {
 	return a.Out
 }
 
+// quoteNames names files in messages, separated by spaces.
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = cli.Quote(n)
+	}
+	return strings.Join(q, " ")
+}
+
 // outName names an output in messages.
 func outName(out string) string {
 	if out == "-" {
 		return "standard output"
 	}
-	return out
+	return cli.Quote(out)
 }
 
 // addReadingFlags adds --allow-incomplete and --strict, which say how a

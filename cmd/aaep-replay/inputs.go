@@ -53,7 +53,7 @@ var readsJSONL = map[string]bool{"check": true, "visualize": true}
 // meter starts the progress display of a verb that reads whole captures:
 // on stderr, only when it is a terminal and -q was not given.
 func (a *app) meter(verb string) *progress.Meter {
-	return progress.New(a.Err, verb, !a.quiet)
+	return progress.New(cli.Raw(a.Err), verb, !a.quiet)
 }
 
 // screenLines is the height of the terminal standard output is, or 0 when

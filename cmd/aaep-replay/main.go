@@ -33,6 +33,7 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, s cli.Streams, args []string) int {
+	s.Err = cli.MessageWriter(s.Err, args) // names with control characters quoted
 	a := &app{Streams: s, ctx: ctx}
 	root := newRootCmd(a)
 	args = normalizeArgs(args)

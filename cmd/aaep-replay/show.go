@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -113,7 +112,7 @@ space pauses and resumes, "." steps one line while paused, q quits.`,
 // showRun prints the capture, one line per record.
 func showRun(o *ShowOptions) error {
 	a, opts := o.app, o.Show
-	path := strings.Join(o.Inputs, " ")
+	path := quoteNames(o.Inputs)
 	opts.Check = o.Check.config()
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
@@ -159,7 +158,7 @@ func showRun(o *ShowOptions) error {
 		if ctx.Err() != nil {
 			break
 		}
-		if _, err := fmt.Fprintf(a.Out, "=== %s\n", rec.Name); err != nil {
+		if _, err := fmt.Fprintf(a.Out, "=== %s\n", cli.Quote(rec.Name)); err != nil {
 			return cli.Output(fmt.Errorf("show: %w", err))
 		}
 		for _, p := range rec.Problems {

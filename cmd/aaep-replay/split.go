@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -118,12 +117,12 @@ func splitRun(o *SplitOptions) error {
 	if res != nil {
 		ws = res.Warnings
 		for _, p := range res.Parts {
-			fmt.Fprintf(a.Out, "wrote %d records to %s (%s to %s)\n", p.Records, p.Path, p.First.Round(time.Millisecond), p.Last.Round(time.Millisecond))
+			fmt.Fprintf(a.Out, "wrote %d records to %s (%s to %s)\n", p.Records, cli.Quote(p.Path), p.First.Round(time.Millisecond), p.Last.Round(time.Millisecond))
 		}
 	}
 	return a.fileopsDone(o.Reading, ws, err, func() {
 		if res != nil {
-			fmt.Fprintf(a.Out, "split %d records of %s into %d parts\n", res.Read, strings.Join(o.Inputs, " "), len(res.Parts))
+			fmt.Fprintf(a.Out, "split %d records of %s into %d parts\n", res.Read, quoteNames(o.Inputs), len(res.Parts))
 		}
 	})
 }

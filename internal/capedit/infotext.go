@@ -2,6 +2,7 @@ package capedit
 
 import (
 	"fmt"
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"io"
 	"sort"
 	"strings"
@@ -19,7 +20,7 @@ const maxTextRows = 20
 func (s *Summary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", k, fmt.Sprintf(format, args...)) }
-	row("file", "%s", s.File)
+	row("file", "%s", cli.Quote(s.File))
 	row("format", "version %d, written by %s", s.Version, orNone(s.Tool))
 	switch s.Status {
 	case "clean":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"io"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func (b *Batch) Add(name string, parts []string) *Report {
 		case b.asJSON:
 			_, err = b.w.Write(appendDocumentStart(nil, b.threshold))
 		case b.many:
-			_, err = fmt.Fprintf(b.w, "=== %s\n", name)
+			_, err = fmt.Fprintf(b.w, "=== %s\n", cli.Quote(name))
 		}
 		if err != nil {
 			b.err = err
@@ -109,7 +110,7 @@ func (b *Batch) write(e *batchEntry) {
 		return
 	}
 	if !b.asJSON {
-		if _, b.err = fmt.Fprintf(b.w, "\n=== %s\n", e.r.Input); b.err != nil {
+		if _, b.err = fmt.Fprintf(b.w, "\n=== %s\n", cli.Quote(e.r.Input)); b.err != nil {
 			return
 		}
 	}
@@ -159,7 +160,7 @@ func (b *Batch) Close() error {
 	fmt.Fprintf(&s, "\n%s checked:\n", plural(int64(len(b.reports)), "recording", "recordings"))
 	for _, e := range b.reports {
 		r := e.r
-		fmt.Fprintf(&s, "  %-10s %s: %s, %s; %d MUST, %d SHOULD, %d INFO\n", r.Verdict(b.threshold), r.Input,
+		fmt.Fprintf(&s, "  %-10s %s: %s, %s; %d MUST, %d SHOULD, %d INFO\n", r.Verdict(b.threshold), cli.Quote(r.Input),
 			plural(r.Stats.Messages, "message", "messages"), plural(e.sessions, "session", "sessions"),
 			r.counts[protocol.Must], r.counts[protocol.Should], r.counts[protocol.Info])
 	}

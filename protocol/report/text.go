@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"io"
 	"sort"
 	"strings"
@@ -300,7 +301,7 @@ func (rw *reportWriter) finish() error {
 		protoText = " (" + strings.Join(protos, ", ") + ")"
 	}
 	rw.printf("\n%s: %s%s, %s; %d MUST, %d SHOULD, %d INFO\n",
-		r.Input, plural(r.Stats.Messages, "message", "messages"), protoText, plural(rw.sessions, "session", "sessions"),
+		cli.Quote(r.Input), plural(r.Stats.Messages, "message", "messages"), protoText, plural(rw.sessions, "session", "sessions"),
 		r.counts[protocol.Must], r.counts[protocol.Should], r.counts[protocol.Info])
 	if line := r.PartyCounts().Line(); line != "" {
 		rw.printf("%s\n", line) // whose duties the findings are (Party)
