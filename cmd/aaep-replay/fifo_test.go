@@ -71,3 +71,35 @@ func TestFIFOReadOnce(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestMergeRefusesFIFO: merge reads each input twice, so a FIFO is refused
+// as standard input is, naming it (its second read found nothing, and merge
+// said the FIFO was "a JSON Lines file, not a capture").
+func TestMergeRefusesFIFO(t *testing.T) {
+	demo, err := os.ReadFile(demoCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "f")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Write(demo) // the refusal may close the FIFO before all of it is read
+			f.Close()
+		}
+	}()
+	out := filepath.Join(dir, "m.aaep")
+	code, _, errs := replay(t, "merge", fifo, demoCapture, "-o", out)
+	<-wrote
+	if code != 2 || !strings.Contains(errs, "merge cannot read "+fifo+", a FIFO or a device") {
+		t.Errorf("merge of a FIFO: exit %d, want 2 naming the FIFO:\n%s", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("merge of a FIFO wrote its output")
+	}
+}

@@ -93,9 +93,16 @@ func mergeRun(o *MergeOptions) error {
 		return err
 	}
 	args := recording.Names(recs)
-	for _, in := range args {
-		if in == "-" {
-			return cli.Usagef("merge cannot read standard input (it reads each input twice); name the files")
+	for _, rec := range recs {
+		for _, p := range rec.Parts {
+			switch {
+			case p.Name == "-":
+				return cli.Usagef("merge cannot read standard input (it reads each input twice); name the files")
+			case p.Streamed():
+				// Read twice, a FIFO's second read found nothing: "a
+				// JSON Lines file, not a capture".
+				return cli.Usagef("merge cannot read %s, a FIFO or a device (it reads each input twice); save it to a file first", cli.Quote(p.Name))
+			}
 		}
 	}
 	if opts.TimeShifts, err = mergeShifts(args, o.Shifts); err != nil {
