@@ -40,6 +40,8 @@ type signalCase struct {
 	// stdin, when set, is written into the pipe that is the command's
 	// standard input, whose writing end then stays open.
 	stdin []byte
+	// setup, when set, prepares the directory before the command starts.
+	setup func(t *testing.T, dir string)
 	// ready waits until the command is running and holds what the case
 	// asserts on (nil: once a FIFO's or pipe's bytes were taken).
 	ready func(t *testing.T, r *signalRun)
@@ -110,7 +112,7 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 			ready: subscribeSSE(102), code: stoppedAsAsked, check: recorded(102)},
 		{name: "view", bin: replayBin, args: []string{"view", "--listen", "127.0.0.1:0", "demo.aaep"},
 			ready: stderrSays("Ctrl-C to stop"), code: stoppedAsAsked},
-		{name: "show --follow", bin: replayBin, args: []string{"show", "--follow", "part.aaep"},
+		{name: "show --follow", bin: replayBin, args: []string{"show", "--follow", "live.aaep"}, setup: func(t *testing.T, dir string) { beingWritten(t, dir) },
 			ready: stdoutLines(showLines), code: stoppedAsAsked, check: lines(showLines)},
 		{name: "test waiting for a subscriber", bin: replayBin, args: []string{"test", "--level", "1", "--listen", "127.0.0.1:0"},
 			ready: stderrSays("waiting for a subscriber"), code: interrupted},
@@ -171,6 +173,9 @@ func startSignalCase(t *testing.T, c signalCase, demo, part, jsonl []byte) *sign
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if c.setup != nil {
+		c.setup(t, dir)
 	}
 	args := append([]string(nil), c.args...)
 	var accepted <-chan struct{}
@@ -249,6 +254,9 @@ func startSignalCase(t *testing.T, c signalCase, demo, part, jsonl []byte) *sign
 			t.Fatalf("the command never connected; stderr:\n%s", r.stderr.String())
 		}
 	}
+	if ended(r.cmd.Process.Pid) {
+		t.Fatalf("the command ended before the signal; stderr:\n%s", r.stderr.String())
+	}
 	return r
 }
 
@@ -278,6 +286,16 @@ func waitIdle(t *testing.T, r *signalRun) {
 	})
 }
 
+// ended reports whether the process has exited (a zombie until waited for).
+func ended(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z'
+}
+
 func allSleeping(pid int) bool {
 	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
 	if err != nil || len(tasks) == 0 {
@@ -305,7 +323,7 @@ func waitFor(t *testing.T, r *signalRun, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("waiting for %s: not after %s; stderr:\n%s", what, signalBound, r.stderr.String())
 		}
-		if r.cmd.ProcessState != nil {
+		if ended(r.cmd.Process.Pid) {
 			t.Fatalf("waiting for %s: the command ended; stderr:\n%s", what, r.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
