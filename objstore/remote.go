@@ -187,8 +187,9 @@ func (r *Remote) fetch(off, want int64) error {
 	start, length := off, want
 	tail := false
 	switch {
-	case r.size < WholeBelow && r.stats.Requests == 0:
-		// A small object: all of it at once.
+	case r.size < WholeBelow && r.stats.Requests == 0 && r.end == r.size:
+		// A small object: all of it at once (unless a read-ahead end
+		// was set: then only what is asked).
 		start, length = 0, r.size
 	case off == 0 && r.stats.Requests == 0:
 		// The head, as OpenRemote reads it.

@@ -58,6 +58,9 @@ type Part struct {
 	size   int64     // bytes, -1 when unknown (a stream)
 	stamp  Stamp     // what a listing said of it (Options.Changed)
 	known  bool      // its header came from Options.Known, not from the part
+	// peekHead: the header is read from the first bytes only
+	// (Options.PeekHead).
+	peekHead bool
 
 	mu sync.Mutex
 	// openMu makes concurrent first opens of an object through its index
@@ -401,6 +404,10 @@ func (p *Part) peek(ctx context.Context) error {
 	if ra, ok := h.(random); ok {
 		p.size = ra.Size()
 	}
+	if oh, ok := h.(*objectHandle); ok && p.peekHead {
+		// The header only: reads stop at the peek's buffer.
+		oh.SetReadAhead(peekHeadBytes)
+	}
 	o := &opened{part: p, name: p.Name, h: h, br: bufio.NewReaderSize(h, 4096)}
 	if o.isText() {
 		p.Format = FormatJSONL
@@ -425,6 +432,11 @@ func (p *Part) peek(ctx context.Context) error {
 	r.Close()
 	return nil
 }
+
+// peekHeadBytes is what a peek of Options.PeekHead reads of an object: a
+// capture's header (its first frame) and the first records, as a peek's
+// buffer takes them.
+const peekHeadBytes = 4 << 10
 
 // setHeader records a capture's header and what it says about rotation.
 func (p *Part) setHeader(h capfile.Header) {

@@ -42,6 +42,11 @@ type Options struct {
 	// ReadOptions.From). Open takes that header instead of reading the
 	// part's; a part Known does not know (false) is read as before.
 	Known func(name string, s Stamp) (capfile.Header, bool)
+	// PeekHead, for objects, reads only the first bytes of each part to
+	// learn its header, never a small part whole: for a reader that will
+	// read few of the parts it opens (a shard of a prefix, whose other
+	// parts belong to other shards).
+	PeekHead bool
 	// Concurrency bounds the objects fetched at once while the parts are
 	// opened (their headers read, a small object whole); 0:
 	// DefaultConcurrency.
@@ -112,6 +117,11 @@ func Open(ctx context.Context, names []string, opts Options) ([]*Recording, erro
 	parts, err := expand(ctx, names, &opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.PeekHead {
+		for _, p := range parts {
+			p.peekHead = true
+		}
 	}
 	var errs []error
 	if opts.Changed != nil {

@@ -197,6 +197,10 @@ GETs per new part | e2e/Fleet/incremental | GETs/part | | | 1
 new bytes a minute (20 recorders) | e2e/Fleet/incremental | new-KiB | KiB | |
 state kept in the bucket | e2e/Fleet/incremental | state-KiB | KiB | |
 check's time for a round | e2e/Fleet/incremental | check-ms | ms | |
+the whole prefix without state: bytes read ÷ bytes stored | e2e/Fleet/full | parts-ratio | × | |
+3 shards (--shard I/3, each with its state) merged (--merge-reports): the same JSON as one check, byte for byte (1: yes) | e2e/Fleet/shards | merge-equal | | | 1
+3 shards: bytes read by all ÷ bytes stored | e2e/Fleet/shards | read-ratio | × | |
+3 shards: GETs per part, all shards | e2e/Fleet/shards | GETs/part | | |
 ## Seek in a $seek_label capture (warm page cache)
 open + seek to the middle + first record (capfile API) | e2e/$seek_key | open+middle-ms | ms | | < 50 ms
 seek to a random time on an open reader | e2e/$seek_key | seek-ms | ms | |
@@ -254,6 +258,7 @@ one session: text search of the whole capture | e2e/ViewShape/1x$shape_n | searc
 one session: view's peak resident memory | e2e/ViewShape/1x$shape_n | view-peak-MiB | MiB | | ≤ 300 MiB
 ## Recorder cost (aaep-capture, one SSE producer at a steady rate, default 100 ms flush; the reference Python tool was not available to measure beside it)
 10 events/s: peak resident memory | e2e/Recorder/rate=10 | peak-MiB | MiB | | ≤ 16 MiB
+10 events/s: bytes per event in the capture written live (100 ms flush) | e2e/Recorder/rate=10 | file-B/event | B/event | | ≤ 45 B/event
 10 events/s: CPU per event, whole run (start-up included) | e2e/Recorder/rate=10 | cpu-µs/event | µs | |
 10 events/s, built without gRPC (-tags nogrpc): peak resident memory | e2e/Recorder/rate=10/nogrpc | peak-MiB | MiB | | gRPC linked in: ≤ 1 MiB more
 10 events/s: CPU per event, steady state | e2e/Recorder/rate=10 | steady-cpu-µs/event | µs | |

@@ -193,6 +193,10 @@ func checkRun(opts *CheckOptions) error {
 	var inc *incremental
 	ropts := a.inputOptions("check")
 	ropts.Concurrency = opts.S3Concurrency
+	// A shard reads the headers of every part of the prefix to link its
+	// recordings, and the records of its own only: the header, not a
+	// small part whole.
+	ropts.PeekHead = opts.Shard.N > 1
 	if !opts.Since.IsZero() || opts.State != "" {
 		inc = &incremental{since: opts.Since}
 		if opts.State != "" {

@@ -85,7 +85,7 @@ func TestShardOfStable(t *testing.T) {
 // second round with a new recording: only its shard judges it, and the
 // merge of the round is a single --since-like check of what is new.
 func TestCheckShardMergeS3(t *testing.T) {
-	_, dir, data, recs, put := fleetBucket(t)
+	srv, dir, data, recs, put := fleetBucket(t)
 	for i := 0; i < 9; i++ {
 		// Recordings that differ: the whole sample, or a slice of it.
 		if i%3 == 0 {
@@ -109,9 +109,29 @@ func TestCheckShardMergeS3(t *testing.T) {
 		var reports []string
 		for i := 0; i < n; i++ {
 			state := filepath.Join(dir, fmt.Sprintf("state-%d.json", i))
+			from := len(srv.Settled())
 			code, out, errs := runBinary(t, dir, "check", "--json", "--shard", fmt.Sprintf("%d/%d", i, n), "--state", state, prefix)
 			if code == 2 {
 				t.Fatalf("%s: shard %d/%d: exit 2: %s", name, i, n, errs)
+			}
+			// Another shard's part: its header only, in one request.
+			fetched := map[string]int64{}
+			gets := map[string]int{}
+			for _, r := range srv.Settled()[from:] {
+				p, _, _ := strings.Cut(r.Path, "?")
+				if key, ok := strings.CutPrefix(p, "/caps/"); ok && r.Method == "GET" && strings.HasSuffix(key, ".aaep") {
+					fetched[key] += r.Bytes
+					gets[key]++
+				}
+			}
+			for key := range fetched {
+				first := key
+				if strings.HasPrefix(key, "fleet/rot-") {
+					first = "fleet/rot-1.aaep"
+				}
+				if shardOf("s3://caps/"+first, n) != uint64(i) && (gets[key] != 1 || fetched[key] > 4<<10) {
+					t.Errorf("%s: shard %d fetched %s, another shard's, %d times, %d bytes: want its header only", name, i, key, gets[key], fetched[key])
+				}
 			}
 			var doc struct{ Recordings []struct{ Parts []string } }
 			if err := json.Unmarshal(out, &doc); err != nil {

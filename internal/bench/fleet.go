@@ -94,7 +94,7 @@ func fleetRecorder(dir string, host int, sessions int, rotate, span time.Duratio
 // the bytes of the new parts (read-ratio, parts-ratio), GETs per new part,
 // the state's size and the check's time.
 func Fleet(ctx context.Context, e *Env, recorders, rounds int) error {
-	return FleetWith(ctx, e, FleetOptions{Recorders: recorders, Rounds: rounds, Rotate: 20 * time.Second, Every: time.Minute})
+	return FleetWith(ctx, e, FleetOptions{Recorders: recorders, Rounds: rounds, Rotate: 20 * time.Second, Every: time.Minute, Full: true})
 }
 
 // FleetOptions shape a Fleet measurement.
@@ -102,8 +102,9 @@ type FleetOptions struct {
 	Recorders, Rounds int
 	// Rotate is the recorders' rotation, Every the time between checks.
 	Rotate, Every time.Duration
-	// Full adds a check of the whole prefix without the state at the end
-	// (Fleet/full), to compare.
+	// Full adds, at the end, a check of the whole prefix without the state
+	// (Fleet/full), to compare, and 3 shards merged against one check
+	// (Fleet/shards).
 	Full bool
 }
 
@@ -172,6 +173,9 @@ func FleetWith(ctx context.Context, e *Env, o FleetOptions) error {
 		}})
 	}
 	if o.Full {
+		if err := fleetShards(ctx, e, srv, all, uploaded, 3); err != nil {
+			return err
+		}
 		var total int64
 		parts := 0
 		for _, p := range all {
@@ -193,6 +197,73 @@ func FleetWith(ctx context.Context, e *Env, o FleetOptions) error {
 			{ms(rd.cpu), "check-cpu-ms"},
 		}})
 	}
+	return nil
+}
+
+// fleetShards checks the prefix once whole and as n shards, each with a
+// state of its own (a first run), merges the shards' reports and compares
+// the merge with the whole check's report, byte for byte. Result
+// Fleet/shards: merge-equal (1 when equal), and what the shards read in
+// all against the bytes stored.
+func fleetShards(ctx context.Context, e *Env, srv *s3test.Server, all []fleetPart, uploaded map[string]bool, n int) error {
+	var stored int64
+	parts := 0
+	for _, p := range all {
+		if uploaded[p.key] {
+			stored += int64(len(p.data))
+			parts++
+		}
+	}
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, e.ReplayBin, args...)
+		cmd.Env = append(os.Environ(), srv.Env()...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("fleet: %s: %v: %s", strings.Join(args, " "), err, errb.String())
+		}
+		return out.Bytes(), nil
+	}
+	single, err := run("check", "--json", "--fail-on", "never", "s3://bench/fleet/")
+	if err != nil {
+		return err
+	}
+	from := len(srv.Settled())
+	var reports []string
+	for i := range n {
+		out, err := run("check", "--json", "--fail-on", "never", "--shard", fmt.Sprintf("%d/%d", i, n), "--state", fmt.Sprintf("s3://bench/state/shard-%d.state", i), "s3://bench/fleet/")
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(e.Dir, fmt.Sprintf("fleet-r%d.json", i))
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			return err
+		}
+		defer os.Remove(path)
+		reports = append(reports, path)
+	}
+	var read, gets int64
+	for _, q := range srv.Settled()[from:] {
+		p, query, _ := strings.Cut(q.Path, "?")
+		if key, ok := strings.CutPrefix(p, "/bench/fleet/"); ok && q.Method == "GET" && key != "" && !strings.Contains(query, "list-type") {
+			read += q.Bytes
+			gets++
+		}
+	}
+	merged, err := run(append([]string{"check", "--merge-reports"}, reports...)...)
+	if err != nil {
+		return err
+	}
+	equal := 0.0
+	if bytes.Equal(merged, single) {
+		equal = 1
+	}
+	e.logf("fleet: %d shards: merged report equal to one check's: %v; the shards read %d bytes of %d stored in %d GETs for %d parts", n, equal == 1, read, stored, gets, parts)
+	e.Emit(Result{Name: "Fleet/shards", Metrics: []Metric{
+		{equal, "merge-equal"},
+		{float64(read) / float64(stored), "read-ratio"},
+		{float64(gets) / float64(parts), "GETs/part"},
+	}})
 	return nil
 }
 

@@ -196,12 +196,17 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 	}
 	steady.Unlock()
 	e.logf("recorder %s run %d: %d events, peak RSS %.1f MiB, CPU per event %.1f µs (steady state %.1f µs)", name, run+1, sum.Events, float64(res.MaxRSS)/(1<<20), total, steadyUS)
-	e.Emit(Result{Name: name, Metrics: []Metric{
+	metrics := []Metric{
 		{float64(res.MaxRSS) / (1 << 20), "peak-MiB"},
 		{total, "cpu-µs/event"},
 		{steadyUS, "steady-cpu-µs/event"},
 		{float64(sum.Events), "events"},
-	}})
+	}
+	if st, err := os.Stat(out); remote == "" && err == nil {
+		// The capture as the live recorder wrote it, flushed every 100 ms.
+		metrics = append(metrics, Metric{float64(st.Size()) / float64(sum.Events), "file-B/event"})
+	}
+	e.Emit(Result{Name: name, Metrics: metrics})
 	return nil
 }
 

@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fleetRounds = fs.Int("fleet-rounds", 0, "fleet: checks (default 6, 3 with -quick)")
 		fleetRotate = fs.Duration("fleet-rotate", 20*time.Second, "fleet: the recorders' rotation")
 		fleetEvery  = fs.Duration("fleet-every", time.Minute, "fleet: time between checks")
-		fleetFull   = fs.Bool("fleet-full", false, "fleet: also check the whole prefix without the state at the end")
+		fleetFull   = fs.Bool("fleet-full", true, "fleet: at the end, also check the whole prefix without the state, and as 3 shards merged")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
