@@ -3,6 +3,7 @@ package otlpexport
 import (
 	"cmp"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,7 +38,7 @@ type trace struct {
 	order   []string // output ids in order of their first chunk
 	// spanAt files the tool and wait spans under the messages that
 	// opened or closed them, for the findings about those messages.
-	spanAt map[int64]*tracepb.Span
+	spanAt spanIndex
 	// tokens are the reply tokens the session issued, masked in findings.
 	tokens   []string
 	ended    bool // the terminal event was read
@@ -47,6 +48,37 @@ type trace struct {
 	state    string
 	complete bool
 	mustErr  string // the first producer MUST finding, for the root's status
+}
+
+// spanIndex files spans under message numbers. Messages come in order,
+// so the list is sorted by index and searched by halves, where a map cost
+// every trace an allocation and each span a hash.
+type spanIndex []indexedSpan
+
+type indexedSpan struct {
+	index int64
+	span  *tracepb.Span
+}
+
+// put files s under message index, an index no smaller than the last
+// one's; a later put of the same index wins.
+func (x *spanIndex) put(index int64, s *tracepb.Span) {
+	if n := len(*x); n > 0 && (*x)[n-1].index > index {
+		// Out of order (never, as messages are read): keep it sorted.
+		i, _ := slices.BinarySearchFunc(*x, index+1, func(e indexedSpan, t int64) int { return cmp.Compare(e.index, t) })
+		*x = slices.Insert(*x, i, indexedSpan{index, s})
+		return
+	}
+	*x = append(*x, indexedSpan{index, s})
+}
+
+// get returns the span filed last under index, or nil.
+func (x spanIndex) get(index int64) *tracepb.Span {
+	i, _ := slices.BinarySearchFunc(x, index+1, func(e indexedSpan, t int64) int { return cmp.Compare(e.index, t) })
+	if i > 0 && x[i-1].index == index {
+		return x[i-1].span
+	}
+	return nil
 }
 
 // wait is an open wait for the user's confirmation or clarification.
@@ -304,7 +336,7 @@ func (b *builder) newTrace(k skey, occ int, pseudo bool) *trace {
 	if k.stream != "" {
 		root.Attributes = append(root.Attributes, kvStr("aaep.stream", k.stream))
 	}
-	return &trace{key: k, pseudo: pseudo, traceID: tid, root: root, spanAt: map[int64]*tracepb.Span{}}
+	return &trace{key: k, pseudo: pseudo, traceID: tid, root: root}
 }
 
 // child opens a child span of t's root at ns.
@@ -312,7 +344,7 @@ func (b *builder) child(t *trace, kind byte, index int64, name string, ns uint64
 	s := &tracepb.Span{TraceId: t.traceID, SpanId: spanID(t.traceID, kind, index), ParentSpanId: t.root.SpanId,
 		Name: name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: ns}
 	t.spans = append(t.spans, s)
-	t.spanAt[index] = s
+	t.spanAt.put(index, s)
 	return s
 }
 
@@ -387,7 +419,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		if w == nil {
 			return
 		}
-		t.spanAt[m.Index] = w.span
+		t.spanAt.put(m.Index, w.span)
 		if strings.HasSuffix(step.Detail, "(ignored)") {
 			b.addEvent(w.span, "aaep.reply.ignored", ns, nil)
 			return
@@ -505,7 +537,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 		return // a completion of no recorded invocation: the finding says so
 	}
 	delete(t.tools, key)
-	t.spanAt[m.Index] = s
+	t.spanAt.put(m.Index, s)
 	s.EndTimeUnixNano = ns
 	var a attrs
 	status := docString(doc, "status")

@@ -87,7 +87,7 @@ func (b *builder) placeFinding(f *protocol.Finding) {
 		t = st.trace
 	}
 	span := t.root
-	if s := t.spanAt[f.Index]; s != nil && f.Index >= 0 {
+	if s := t.spanAt.get(f.Index); s != nil && f.Index >= 0 {
 		span = s
 	}
 	msg := f.Message
