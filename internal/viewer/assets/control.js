@@ -16,7 +16,8 @@ function describe(st) {
   // after the last event it released.
   if (st.next >= 0) {
     const subs = count(st.subscribers.filter((s) => s.state === "active").length, "subscriber");
-    const at = "record #" + st.next;
+    const ni = state.nextInfo && state.nextInfo.index === st.next ? state.nextInfo : null;
+    const at = "record #" + st.next + (ni ? " (" + (shortType(ni.type) || ni.direction) + ", +" + secs(ni.offset_ns) + ")" : "");
     switch (st.state) {
       case "waiting": return "Replay waiting for a subscriber to attach; it will start at " + at + ".";
       case "playing": return "Replay playing from " + at + " (sought), speed " + st.speed + "×, " + subs + " attached.";
@@ -36,6 +37,11 @@ function describe(st) {
 function renderControl(st) {
   const moved = !state.ctl || !state.ctl.position || state.ctl.position.index !== st.position.index || state.ctl.next !== st.next;
   state.ctl = st;
+  // The record a seek continues at, named by its type and time once known.
+  if (st.next >= 0 && (!state.nextInfo || state.nextInfo.index !== st.next) && state.nextAsked !== st.next) {
+    state.nextAsked = st.next;
+    api("/api/event/" + st.next).then((d) => { state.nextInfo = d; if (state.ctl && state.ctl.next === d.index) renderControl(state.ctl); }).catch(() => {});
+  }
   const text = describe(st);
   if (text !== state.lastLive) { $("rp-live").textContent = text; state.lastLive = text; }
   $("rp-play").setAttribute("aria-pressed", String(st.state === "playing"));
