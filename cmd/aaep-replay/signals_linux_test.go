@@ -19,6 +19,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
 // signalBound is how long a command may take to end after SIGINT or
@@ -32,7 +33,9 @@ type signalCase struct {
 	bin  *binarytest.Binary
 	// args run in a directory holding demo.aaep, part.aaep and
 	// demo.jsonl; SILENT is the address of a listener that accepts and
-	// never answers, CLOSED one where nothing listens.
+	// never answers, CLOSED one where nothing listens; WSPRODUCER and
+	// SSEPRODUCER the URL of a producer that sends 20 events and holds
+	// the connection open.
 	args []string
 	// fifo, when set, makes "in" in that directory a FIFO whose writer
 	// writes these bytes and then stays silent, open.
@@ -135,6 +138,10 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 			ready: readableRecords(3), code: stoppedAsAsked, check: recorded(3)},
 		{name: "aaep-capture -", bin: captureBin, args: []string{"-", "-o", "out.aaep"}, stdin: three,
 			ready: readableRecords(3), code: stoppedAsAsked, check: recorded(3)},
+		{name: "aaep-capture of a live WebSocket producer", bin: captureBin, args: []string{"WSPRODUCER", "-o", "out.aaep"},
+			ready: readableRecords(21), code: stoppedAsAsked, check: recorded(21)}, // the accepted and 20 events
+		{name: "aaep-capture of a live SSE producer", bin: captureBin, args: []string{"SSEPRODUCER", "-o", "out.aaep"},
+			ready: readableRecords(20), code: stoppedAsAsked, check: recorded(20)},
 		{name: "aaep-capture waiting for a producer", bin: captureBin, args: []string{"ws://CLOSED/aaep/v1/ws", "--wait", "-o", "out.aaep"},
 			ready: stderrSays("retrying"), code: func(syscall.Signal) int { return 1 }}, // stopped before recording anything
 	}
@@ -185,6 +192,10 @@ func startSignalCase(t *testing.T, c signalCase, demo, part, jsonl []byte) *sign
 			var addr string
 			addr, accepted = silentListener(t)
 			args[i] = strings.Replace(a, "SILENT", addr, 1)
+		case a == "WSPRODUCER":
+			args[i] = (&transporttest.WSProducer{Frames: transporttest.Frames(transporttest.Events(20)), Hold: true}).Start(t)
+		case a == "SSEPRODUCER":
+			args[i] = (&transporttest.SSEProducer{Frames: transporttest.Frames(transporttest.Events(20)), Hold: true}).Start(t)
 		case strings.Contains(a, "CLOSED"):
 			args[i] = strings.Replace(a, "CLOSED", fmt.Sprintf("127.0.0.1:%d", freePorts(t, 1)[0]), 1)
 		}
