@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
-	"github.com/aaep-tools/aaepkit/internal/browsertest"
+	"github.com/aaep-tools/aaepkit/internal/headless"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 )
 
@@ -81,7 +81,7 @@ const largestAnswerJS = `(() => { let max = 0, url = "";
   return {Bytes: max, URL: url}; })()`
 
 // ViewBrowser drives `aaep-replay view` in headless Chromium (chromedp,
-// internal/browsertest) as a user does, on a capture of sessions ×
+// internal/headless) as a user does, on a capture of sessions ×
 // perSession messages and on one session of sessionEvents messages, and
 // reports: first rows on screen after the page is opened, the whole check,
 // selecting a session (its first rows on screen), a click on a message to
@@ -106,7 +106,7 @@ func ViewBrowser(ctx context.Context, e *Env, sessions, perSession, sessionEvent
 	if err != nil {
 		return fmt.Errorf("axe-core (run scripts/testdeps.sh): %w", err)
 	}
-	b, err := browsertest.Launch(ctx, browsertest.Options{})
+	b, err := headless.Launch(ctx, headless.Options{})
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (r browserRun) String() string {
 	return s
 }
 
-func viewBrowserRun(ctx context.Context, e *Env, b *browsertest.Browser, path, axeSrc string) (r browserRun, err error) {
+func viewBrowserRun(ctx context.Context, e *Env, b *headless.Browser, path, axeSrc string) (r browserRun, err error) {
 	v, err := startView(ctx, e.ReplayBin, path)
 	if err != nil {
 		return r, err

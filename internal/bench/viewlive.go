@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aaep-tools/aaepkit/internal/browsertest"
+	"github.com/aaep-tools/aaepkit/internal/headless"
 	"github.com/aaep-tools/aaepkit/internal/sample"
 )
 
@@ -25,7 +25,7 @@ import (
 // on screen; the result is their median, 95th percentile and maximum over
 // span, after the page has caught up.
 func ViewLive(ctx context.Context, e *Env, rate float64, span time.Duration) error {
-	b, err := browsertest.Launch(ctx, browsertest.Options{})
+	b, err := headless.Launch(ctx, headless.Options{})
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func ViewLive(ctx context.Context, e *Env, rate float64, span time.Duration) err
 	return nil
 }
 
-func (e *Env) viewLiveOnce(ctx context.Context, b *browsertest.Browser, rate float64, span time.Duration, run int) ([]float64, error) {
+func (e *Env) viewLiveOnce(ctx context.Context, b *headless.Browser, rate float64, span time.Duration, run int) ([]float64, error) {
 	prod := &PacedSSE{Events: sample.Events(512, 23), Rate: rate, Span: span + time.Minute}
 	ts := httptest.NewServer(prod)
 	defer ts.Close()

@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/aaep-tools/aaepkit/internal/browsertest"
+	"github.com/aaep-tools/aaepkit/internal/headless"
 )
 
 // heardJS is the observer injected into a --page subscriber: it records
@@ -32,7 +32,7 @@ var heardJS string
 // run is done.
 type Browser struct {
 	mu  sync.Mutex
-	b   *browsertest.Browser
+	b   *headless.Browser
 	err error
 }
 
@@ -46,10 +46,10 @@ func (b *Browser) Close() error {
 	return nil
 }
 
-func (b *Browser) open(ctx context.Context) (*browsertest.Page, error) {
+func (b *Browser) open(ctx context.Context) (*headless.Page, error) {
 	b.mu.Lock()
 	if b.b == nil && b.err == nil {
-		b.b, b.err = browsertest.Launch(ctx, browsertest.Options{})
+		b.b, b.err = headless.Launch(ctx, headless.Options{})
 	}
 	br, err := b.b, b.err
 	b.mu.Unlock()
@@ -74,7 +74,7 @@ func PageURL(pattern, base string, sc *Scenario) string {
 
 // pageSubscriber is a web subscriber in a tab.
 type pageSubscriber struct {
-	p     *browsertest.Page
+	p     *headless.Page
 	start time.Time
 	url   string
 }

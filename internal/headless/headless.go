@@ -1,28 +1,25 @@
-// Package browsertest starts a headless Chromium and drives it with chromedp
-// (github.com/chromedp/chromedp, the Chrome DevTools Protocol library), so
-// that tests can check what a real browser does with our servers:
-// EventSource framing and reconnects, CORS preflights, fetch() replies, the
-// viewer's page, its keys and its accessibility.
+// Package headless starts a headless Chromium and drives it with chromedp
+// (github.com/chromedp/chromedp, the Chrome DevTools Protocol library): the
+// part of the browser tests that production code needs too (aaep-replay
+// test --page opens web subscribers in it; the viewer's benchmarks drive
+// the viewer with it). It does not import the testing package: the test
+// helpers that fail or skip a test are internal/browsertest's, on top of it.
 //
 // The browser is the Debian package `chromium` (scripts/testdeps.sh installs
 // it; AAEP_CHROMIUM names another binary). Nothing is downloaded at run time.
 // Each Browser runs headless in its own fresh profile directory with the
 // flags in Flags.
 //
-// Typical use in a test:
+// Typical use:
 //
-//	b := browsertest.New(t)                 // closed by t.Cleanup
-//	p := b.NewPage(t)                       // one tab
-//	p.Navigate(t, pageURL)                  // waits for the load event
-//	p.WaitFor(t, 10*time.Second, "window.done === true")
+//	b, err := headless.Launch(ctx, headless.Options{}) // Close it when done
+//	p, err := b.OpenPage(ctx)                          // one tab
+//	err = p.Goto(ctx, pageURL)                         // waits for the load event
+//	err = p.Poll(ctx, 20*time.Millisecond, "window.done === true")
 //	var got []string
-//	p.Eval(t, "window.events", &got)
-//	p.Do(t, chromedp.KeyEvent("n"))         // any chromedp action
-//
-// Every method has a context-taking variant returning an error (Launch,
-// Browser.OpenPage, Page.Goto, Page.Evaluate, Page.Poll, Page.Run) for use
-// outside tests (the viewer's benchmark) or where failure is expected.
-package browsertest
+//	err = p.Evaluate(ctx, "window.events", &got)
+//	err = p.Run(ctx, chromedp.KeyEvent("n"))           // any chromedp action
+package headless
 
 import (
 	"context"
@@ -80,7 +77,7 @@ func Find() (string, error) {
 			return p, nil
 		}
 	}
-	return "", errors.New("browsertest: no chromium on $PATH (run scripts/testdeps.sh, or set AAEP_CHROMIUM)")
+	return "", errors.New("headless: no chromium on $PATH (run scripts/testdeps.sh, or set AAEP_CHROMIUM)")
 }
 
 // Browser is a running headless Chromium. Close stops it and removes its
@@ -117,7 +114,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		}
 	}
 	if _, err := exec.LookPath(path); err != nil {
-		return nil, fmt.Errorf("browsertest: %s: %w", path, err)
+		return nil, fmt.Errorf("headless: %s: %w", path, err)
 	}
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
@@ -125,7 +122,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	}
 	dir, err := os.MkdirTemp("", "aaep-chromium-*")
 	if err != nil {
-		return nil, fmt.Errorf("browsertest: profile directory: %w", err)
+		return nil, fmt.Errorf("headless: profile directory: %w", err)
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(path, dir, opts.Args)...)
 	bctx, bcancel := chromedp.NewContext(actx)
@@ -134,7 +131,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	defer cancel()
 	if err := first(sctx, bctx); err != nil {
 		b.Close()
-		return nil, fmt.Errorf("browsertest: start %s: %w", path, err)
+		return nil, fmt.Errorf("headless: start %s: %w", path, err)
 	}
 	return b, nil
 }
@@ -143,7 +140,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 func (b *Browser) Version(ctx context.Context) (string, error) {
 	c := chromedp.FromContext(b.ctx)
 	if c == nil || c.Browser == nil || b.ctx.Err() != nil {
-		return "", errors.New("browsertest: the browser is closed")
+		return "", errors.New("headless: the browser is closed")
 	}
 	ctx, cancel := joined(b.ctx, ctx)
 	defer cancel()
@@ -259,7 +256,7 @@ func (p *Page) Run(ctx context.Context, actions ...chromedp.Action[chromedp.Void
 // Goto loads url and waits for its load event.
 func (p *Page) Goto(ctx context.Context, url string) error {
 	if err := p.Run(ctx, chromedp.Navigate(url)); err != nil {
-		return fmt.Errorf("browsertest: navigate to %s: %w", url, err)
+		return fmt.Errorf("headless: navigate to %s: %w", url, err)
 	}
 	return nil
 }
@@ -269,7 +266,7 @@ type JSError struct {
 	Text string
 }
 
-func (e *JSError) Error() string { return "browsertest: JavaScript: " + e.Text }
+func (e *JSError) Error() string { return "headless: JavaScript: " + e.Text }
 
 // Evaluate evaluates expr in the page, awaiting it when it is a promise, and
 // decodes its JSON value into result (which may be nil).
@@ -286,13 +283,13 @@ func (p *Page) Evaluate(ctx context.Context, expr string, result any) error {
 			}
 			return &JSError{Text: text}
 		}
-		return fmt.Errorf("browsertest: evaluate %s: %w", clip(expr, 200), err)
+		return fmt.Errorf("headless: evaluate %s: %w", clip(expr, 200), err)
 	}
 	if result == nil || raw == nil {
 		return nil
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
-		return fmt.Errorf("browsertest: evaluate %s: %w", clip(expr, 200), err)
+		return fmt.Errorf("headless: evaluate %s: %w", clip(expr, 200), err)
 	}
 	return nil
 }
@@ -303,7 +300,7 @@ func (p *Page) Poll(ctx context.Context, interval time.Duration, expr string) er
 	defer cancel()
 	_, err := chromedp.Run(c, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(interval), chromedp.WithPollingTimeout(0)))
 	if err != nil {
-		return fmt.Errorf("browsertest: waiting for %s: %w", clip(expr, 300), err)
+		return fmt.Errorf("headless: waiting for %s: %w", clip(expr, 300), err)
 	}
 	return nil
 }
