@@ -13,6 +13,7 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/headless"
 	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/internal/subtest"
@@ -247,6 +248,9 @@ func testRun(opts *TestOptions) error {
 		ropts.Listen = opts.Listen
 	}
 	if opts.Page != "" {
+		if _, err := headless.Find(); err != nil {
+			return fmt.Errorf("--page: %w", err) // said once, not once a scenario
+		}
 		ropts.Browser = &subtest.Browser{}
 		defer ropts.Browser.Close()
 	}

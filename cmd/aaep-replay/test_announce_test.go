@@ -61,3 +61,19 @@ func TestSubscriberTestAnnouncements(t *testing.T) {
 		}
 	}
 }
+
+// TestSubscriberTestPageWithoutChromium: test --page where no Chromium is
+// there to launch says so once, naming what is missing and where it comes
+// from, and exits 1 without playing a scenario.
+func TestSubscriberTestPageWithoutChromium(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("AAEP_CHROMIUM", "")
+	code, out, stderr := replay(t, "test", "--scenario", "announce-lifecycle", "--page", "http://localhost:1/?base={url}")
+	if code != cli.ExitFailure {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, stderr)
+	}
+	const want = "--page: headless: no Chromium: $AAEP_CHROMIUM is not set and none of chromium, chromium-browser, google-chrome is on $PATH (install the Debian package chromium, or set AAEP_CHROMIUM to a Chromium binary)"
+	if strings.Count(stderr, want) != 1 || out != "" {
+		t.Errorf("want stderr to say %q once and no report; stdout:\n%s\nstderr:\n%s", want, out, stderr)
+	}
+}

@@ -66,10 +66,18 @@ type Options struct {
 	StartTimeout time.Duration
 }
 
+// ErrNoChromium is Find's error when no Chromium is there to launch.
+var ErrNoChromium = errors.New("headless: no Chromium: $AAEP_CHROMIUM is not set and none of chromium, chromium-browser, google-chrome is on $PATH (install the Debian package chromium, or set AAEP_CHROMIUM to a Chromium binary)")
+
 // Find returns the Chromium binary to use: $AAEP_CHROMIUM if set, else the
-// first of chromium, chromium-browser, google-chrome on $PATH.
+// first of chromium, chromium-browser, google-chrome on $PATH. Its error
+// names what is missing: ErrNoChromium, or $AAEP_CHROMIUM's value when that
+// is not a program.
 func Find() (string, error) {
 	if p := os.Getenv("AAEP_CHROMIUM"); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			return "", fmt.Errorf("headless: $AAEP_CHROMIUM names %s, which is not a Chromium to run: %w", p, err)
+		}
 		return p, nil
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -77,7 +85,7 @@ func Find() (string, error) {
 			return p, nil
 		}
 	}
-	return "", errors.New("headless: no chromium on $PATH (run scripts/testdeps.sh, or set AAEP_CHROMIUM)")
+	return "", ErrNoChromium
 }
 
 // Browser is a running headless Chromium. Close stops it and removes its
