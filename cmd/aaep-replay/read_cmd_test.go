@@ -79,7 +79,7 @@ func Test_NewCmdInfo(t *testing.T) {
 
 func Test_NewCmdShow(t *testing.T) {
 	defaults := func(a *app) ShowOptions {
-		return ShowOptions{app: a, Inputs: []string{"in.aaep"}, Check: checkFlags{Profile: "lenient"}, Show: show.Options{Poll: 250 * time.Millisecond, Timing: timing.Config{Speed: 1}}}
+		return ShowOptions{app: a, Inputs: []string{"in.aaep"}, Check: checkFlags{Profile: "lenient"}, Show: show.Options{Poll: 50 * time.Millisecond, Timing: timing.Config{Speed: 1}}}
 	}
 	const pace = "--speed, --max-idle and --paused go with --pace"
 	testNewCmd(t, NewCmdShow, defaults, []cmdCase[ShowOptions]{
