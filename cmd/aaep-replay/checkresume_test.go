@@ -260,4 +260,39 @@ func TestCheckStateGoesOn(t *testing.T) {
 			}
 		})
 	}
+
+	// One part at a time, as a live fleet's checks go: run j goes on from
+	// run j-1's snapshot (itself restored from run j-2's, ...) and
+	// reports what reading part j found, and what is open at its end.
+	t.Run("one part at a time", func(t *testing.T) {
+		const prefix, state = "each/", "s3://caps/state/each.state"
+		var before []string
+		records := 0
+		for j := 1; j <= n; j++ {
+			b, err := os.ReadFile(paths[j-1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Put("caps", prefix+filepath.Base(paths[j-1]), b); err != nil {
+				t.Fatal(err)
+			}
+			records += counts[j-1]
+			code, out, errs := replay(t, "check", "--json", "--fail-on", "never", "--max-findings", "100000", "--state", state, "s3://caps/"+prefix)
+			if code != 0 {
+				t.Fatalf("run %d: exit %d: %s", j, code, errs)
+			}
+			if j > 1 && !strings.Contains(errs, "1 of 1 recordings go on where the last check ended") {
+				t.Errorf("run %d did not go on: %s", j, errs)
+			}
+			reading, atEnd := emitted(t, paths[:j], records)
+			want := append(minus(reading, before), atEnd...)
+			slices.Sort(want)
+			got, _ := reportFindings(t, out)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("run %d's findings:\n got:\n%s\nwant:\n%s", j, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			before = reading
+		}
+	})
 }
