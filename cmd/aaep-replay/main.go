@@ -19,13 +19,14 @@ func main() { os.Exit(Main(os.Args[1:])) }
 func Main(args []string) int {
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
+	stderr := cli.MessageWriter(os.Stderr, append([]string{os.Getenv("AAEP_CPUPROFILE")}, args...)) // its name quoted too
 	stopProfile, err := startProfile(args)
 	if err != nil {
-		return cli.Report(os.Stderr, "aaep-replay", err)
+		return cli.Report(stderr, "aaep-replay", err)
 	}
 	code := cli.InterruptedCode(ctx, run(ctx, cli.System(), args))
 	if err := stopProfile(); err != nil {
-		if c := cli.Report(os.Stderr, "aaep-replay", err); code == 0 {
+		if c := cli.Report(stderr, "aaep-replay", err); code == 0 {
 			code = c
 		}
 	}

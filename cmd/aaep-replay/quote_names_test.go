@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,7 +30,9 @@ func TestControlCharactersInNamesQuoted(t *testing.T) {
 	}
 	missing := filepath.Join(dir, "no\x07file.aaep")
 	forged := filepath.Join(dir, "x\naaep-replay: all good.aaep")
-	q := func(s string) string { return `"` + strings.NewReplacer("\x1b", `\x1b`, "\x07", `\a`, "\n", `\n`).Replace(s) + `"` }
+	q := func(s string) string {
+		return `"` + strings.NewReplacer("\x1b", `\x1b`, "\x07", `\a`, "\n", `\n`).Replace(s) + `"`
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -78,5 +81,24 @@ func TestCaptureQuotesNames(t *testing.T) {
 	code, _, errs := captureBin.Run(t, dir, "no\rfile.jsonl", "-o", "out.aaep")
 	if code != 2 || !strings.Contains(errs, `"no\rfile.jsonl"`) || strings.ContainsRune(errs, '\r') {
 		t.Errorf("exit %d, want 2 and the name quoted:\n%q", code, errs)
+	}
+}
+
+// TestProfileNameQuoted: AAEP_CPUPROFILE's name, which is not on the
+// command line, is quoted as well in what the real binary says of it.
+func TestProfileNameQuoted(t *testing.T) {
+	dir := t.TempDir()
+	name := "p\x1b[2J.prof"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("not a profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(replayBin.Path(t), "info", filepath.Join("..", "..", "..", "nothing.aaep"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AAEP_CPUPROFILE="+name)
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	err := cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(errs.String(), `"p\x1b[2J.prof"`) || strings.ContainsRune(errs.String(), 0x1b) {
+		t.Errorf("exit %d (%v), want 2 and the name quoted:\n%q", code, err, errs.String())
 	}
 }
