@@ -174,6 +174,26 @@ func TestEverydayMovesInBrowser(t *testing.T) {
 		if math.Abs(after.Head-(g.Before+40)) > 3 || math.Abs(after.Row-after.Head) > 1 {
 			t.Errorf("the Type column dragged 40 px wider: header %v → %v, rows %v", g.Before, after.Head, after.Row)
 		}
+		// The sessions' too: the State column, and the drag sorts nothing.
+		var sg struct {
+			X, Y, Before float64
+			Sort         string
+		}
+		p.Eval(t, `(() => { const r = document.querySelector("#sessions-sort .c-state .grip").getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2,
+			Before: document.querySelector("#sessions-sort .c-state").getBoundingClientRect().width, Sort: JSON.stringify(window.aaepView.state.sort)}; })()`, &sg)
+		p.Do(t, chromedp.MouseEvent(cdpinput.DispatchMouseEventTypeMousePressed, sg.X, sg.Y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(cdpinput.DispatchMouseEventTypeMouseMoved, sg.X+15, sg.Y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(cdpinput.DispatchMouseEventTypeMouseMoved, sg.X+30, sg.Y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(cdpinput.DispatchMouseEventTypeMouseReleased, sg.X+30, sg.Y, chromedp.ButtonLeft))
+		var safter struct {
+			Head, Row float64
+			Sort      string
+		}
+		p.Eval(t, `({Head: document.querySelector("#sessions-sort .c-state").getBoundingClientRect().width,
+			Row: document.querySelector("#sessions-list .vrow[data-filled='1'] .c-state").getBoundingClientRect().width, Sort: JSON.stringify(window.aaepView.state.sort)})`, &safter)
+		if math.Abs(safter.Head-(sg.Before+30)) > 3 || math.Abs(safter.Row-safter.Head) > 1 || safter.Sort != sg.Sort {
+			t.Errorf("the sessions' State column dragged 30 px wider: header %v → %v, rows %v, sort %s → %s", sg.Before, safter.Head, safter.Row, sg.Sort, safter.Sort)
+		}
 		var untitled []string
 		p.Eval(t, `[...document.querySelectorAll("#events-list .vrow[data-filled='1'] > span")].filter(c => c.scrollWidth > c.clientWidth + 1 && !c.title).map(c => c.textContent)`, &untitled)
 		for _, u := range untitled {

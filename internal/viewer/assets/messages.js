@@ -158,19 +158,26 @@ function applyFilter(f) {
 // Summary takes what is left): a grip at each header's right edge sets
 // that column's width (--w-NAME) for the header and the rows alike.
 function initColumnGrips() {
-  const box = $("messages-box"), spans = [...box.querySelectorAll(".ev-cols > span")];
-  spans.forEach((sp) => {
+  const box = $("messages-box");
+  for (const sp of box.querySelectorAll(".ev-cols > span")) {
     const name = sp.className.replace(/^c-/, "");
-    if (name === "sum") return; // the Summary takes what is left
-    const grip = el("div", { class: "grip", "data-col": name });
-    sp.append(grip);
-    grip.addEventListener("pointerdown", (e) => {
-      e.preventDefault();
-      grip.setPointerCapture(e.pointerId);
-      const left = sp.getBoundingClientRect().left;
-      const move = (ev) => box.style.setProperty("--w-" + name, Math.max(24, Math.round(ev.clientX - left)) + "px");
-      grip.addEventListener("pointermove", move);
-      grip.addEventListener("pointerup", () => grip.removeEventListener("pointermove", move), { once: true });
-    });
+    if (name !== "sum") addGrip(sp, box, "--w-" + name); // the Summary takes what is left
+  }
+}
+
+// addGrip puts a grip at the right edge of header cell: dragged, it sets
+// the width property prop on box (for the header and the rows alike).
+// A drag that starts on it is no click on the cell (a sort button).
+function addGrip(cell, box, prop) {
+  const grip = el("span", { class: "grip", "aria-hidden": "true" });
+  cell.append(grip);
+  grip.addEventListener("click", (e) => { e.preventDefault(); e.stopPropagation(); });
+  grip.addEventListener("pointerdown", (e) => {
+    e.preventDefault(); e.stopPropagation();
+    grip.setPointerCapture(e.pointerId);
+    const w = cell.getBoundingClientRect().width, x = e.clientX;
+    const move = (ev) => box.style.setProperty(prop, Math.max(24, Math.round(w + ev.clientX - x)) + "px");
+    grip.addEventListener("pointermove", move);
+    grip.addEventListener("pointerup", () => grip.removeEventListener("pointermove", move), { once: true });
   });
 }

@@ -37,11 +37,13 @@ function sessionQuery(from, n) {
 }
 
 function sortButton(key, name) {
-  return el("button", { type: "button", "data-key": key, class: "c-" + key, onclick: () => {
+  const b = el("button", { type: "button", "data-key": key, class: "c-" + key, onclick: () => {
     if (state.sort.key === key) state.sort.desc = !state.sort.desc;
     else { state.sort.key = key; state.sort.desc = ["must", "should", "info", "messages"].includes(key); }
     refreshSessions(); pushURL();
   } }, name);
+  if (key !== "id") addGrip(b, $("sessions-box"), "--s-" + key); // the id takes what is left
+  return b;
 }
 
 function initSessions() {
@@ -182,7 +184,7 @@ function refreshSessions() {
   for (const b of $("sessions-sort").children) {
     const on = b.dataset.key === state.sort.key;
     b.setAttribute("aria-pressed", String(on));
-    b.textContent = colName(b.dataset.key) + (on ? (state.sort.desc ? " ▼" : " ▲") : "");
+    b.firstChild.textContent = colName(b.dataset.key) + (on ? (state.sort.desc ? " ▼" : " ▲") : ""); // the grip stays
   }
   sessions.reset(0);
   sessions.load(0).then(() => { drawTimelineSoon(); });
