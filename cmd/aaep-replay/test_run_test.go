@@ -225,7 +225,10 @@ func TestSubscriberTestCannotRun(t *testing.T) {
 		t.Errorf("JUnit of a scenario not run: %+v", doc)
 	}
 	code, out, _ = replay(t, "test", "--list", "--level", "3")
-	if code != 0 || !strings.HasPrefix(out, "Level 3\n  handshake-sse ") || strings.Contains(out, "Level 2") {
+	// Level 3's scenarios only, in name order: the listing starts with its
+	// heading and holds both handshakes, and no other level's heading.
+	if code != 0 || !strings.HasPrefix(out, "Level 3\n  ") || !strings.Contains(out, "\n  handshake-sse ") ||
+		!strings.Contains(out, "\n  handshake-websocket ") || strings.Contains(out, "Level 2") || strings.Contains(out, "Level 1") {
 		t.Errorf("--list --level 3: exit %d\n%s", code, out)
 	}
 }

@@ -6,13 +6,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -163,6 +163,7 @@ func TestReadmeRunnableBlocks(t *testing.T) {
 // the background.
 func runPage(t *testing.T, name, dir string, env []string, cmds []command) {
 	var background []*exec.Cmd
+	var backgroundOut []*syncBuffer
 	defer func() {
 		for _, b := range background {
 			_ = syscall.Kill(-b.Process.Pid, syscall.SIGTERM)
@@ -181,11 +182,13 @@ func runPage(t *testing.T, name, dir string, env []string, cmds []command) {
 			cmd := exec.Command("bash", "-c", c.text)
 			cmd.Dir, cmd.Env = dir, env
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+			out := &syncBuffer{}
+			cmd.Stdout, cmd.Stderr = out, out
 			if err := cmd.Start(); err != nil {
 				t.Fatalf("%s line %d: %s: %v", name, c.line, c.text, err)
 			}
 			background = append(background, cmd)
+			backgroundOut = append(backgroundOut, out)
 			t.Logf("%s line %d: started in the background: %s", name, c.line, c.text)
 			continue
 		}
@@ -204,6 +207,10 @@ func runPage(t *testing.T, name, dir string, env []string, cmds []command) {
 		}
 		if code != c.exit {
 			t.Errorf("%s line %d: exit %d, want %d: %s\n%s", name, c.line, code, c.exit, c.text, tail(out.String(), 2000))
+			// What the page started in the background says is often why.
+			for i, b := range background {
+				t.Logf("%s: output so far of %s:\n%s", name, b.Args[len(b.Args)-1], tail(backgroundOut[i].String(), 2000))
+			}
 		} else {
 			t.Logf("%s line %d: exit %d: %s", name, c.line, code, strings.Fields(c.text)[0:min(3, len(strings.Fields(c.text)))])
 		}
@@ -235,4 +242,22 @@ func TestRunnableParse(t *testing.T) {
 			t.Errorf("command %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
+}
+
+// syncBuffer collects a background command's output while the page goes on.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
