@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,13 @@ cut starts at once. Only the frames that hold the range are decompressed.`,
 			}
 			if slices.Contains(args, "-") {
 				return cli.Usagef("cut needs a seekable capture (it seeks through the index to --from); standard input is a stream: save it to a file first, or keep sessions or types with filter, which reads -")
+			}
+			for _, arg := range args {
+				if st, err := os.Stat(arg); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+					// Opened twice, a FIFO's second open waited for a
+					// writer that had gone.
+					return cli.Usagef("cut needs a seekable capture (it seeks through the index to --from); %s is a FIFO or a device: save it to a file first, or keep sessions or types with filter, which reads it", cli.Quote(arg))
+				}
 			}
 			for _, p := range []struct {
 				flag, val string

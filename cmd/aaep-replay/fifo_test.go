@@ -103,3 +103,21 @@ func TestMergeRefusesFIFO(t *testing.T) {
 		t.Error("merge of a FIFO wrote its output")
 	}
 }
+
+// TestCutRefusesFIFO: cut seeks, so a FIFO is refused as - is, naming it
+// and filter, before anything is opened (it opened the FIFO twice and
+// waited in the second open for a writer that had gone).
+func TestCutRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "f")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, []string{"cut", fifo, "--from", "#1", "-o", filepath.Join(dir, "c.aaep")})
+	if code != 2 || !strings.Contains(errb.String(), fifo+" is a FIFO or a device") || !strings.Contains(errb.String(), "filter") {
+		t.Errorf("cut of a FIFO: exit %d, want 2 naming it and filter:\n%s", code, errb.String())
+	}
+}
