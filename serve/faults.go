@@ -21,6 +21,27 @@ func (s *Server) Cut(id string) bool {
 	return true
 }
 
+// RedeliverFrom makes the next subscription to join the shared timeline
+// get again, as soon as it joins, the events of the current pass from
+// record index from on that the timeline has already broadcast (those its
+// history still holds), whatever Last-Event-ID it resumes from: a producer
+// that sends a subscriber coming back after a cut what it had sent before.
+// They are in the subscription's queue before it is on the timeline, so
+// they follow its handshake answer at once, ahead of anything the
+// subscriber may send after reading that answer. It does nothing without a
+// shared timeline, or once the timeline is over or seeks (a new pass).
+func (s *Server) RedeliverFrom(from int64) {
+	t := s.shared
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.running {
+		t.redeliver = from
+	}
+}
+
 // CloseAbnormal is the code a cut connection is recorded with (RFC 6455's
 // "closed without a close frame").
 const CloseAbnormal = 1006

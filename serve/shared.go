@@ -19,17 +19,18 @@ import (
 // like a subscriber's queue), so that an SSE subscriber reconnecting with
 // Last-Event-ID gets what it missed, as from a live producer.
 type timeline struct {
-	srv     *Server
-	mu      sync.Mutex
-	subs    []*subscriber // copy-on-write
-	running bool
-	ran     bool  // a run has ended (and none has started since)
-	pos     int64 // record index of the last event broadcast in this pass; -1 before the first
-	history []*event
-	histB   int // payload bytes in history
+	srv       *Server
+	mu        sync.Mutex
+	subs      []*subscriber // copy-on-write
+	running   bool
+	ran       bool  // a run has ended (and none has started since)
+	pos       int64 // record index of the last event broadcast in this pass; -1 before the first
+	history   []*event
+	histB     int   // payload bytes in history
+	redeliver int64 // RedeliverFrom: the next joiner gets history from this record index on; -1: none
 }
 
-func newTimeline(s *Server) *timeline { return &timeline{srv: s, pos: -1} }
+func newTimeline(s *Server) *timeline { return &timeline{srv: s, pos: -1, redeliver: -1} }
 
 // resumeState is where a Last-Event-ID stands on the shared timeline.
 type resumeState int
@@ -65,7 +66,15 @@ func (t *timeline) join(sub *subscriber) { t.joinAfter(sub, -1) }
 func (t *timeline) joinAfter(sub *subscriber, after int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if after >= 0 {
+	if from := t.redeliver; from >= 0 && t.running && from <= t.pos {
+		// RedeliverFrom: what was sent before the cut, again.
+		t.redeliver = -1
+		for _, ev := range t.history {
+			if ev.Index >= from && !sub.q.tryPush(ev) {
+				sub.dropped.Add(1)
+			}
+		}
+	} else if after >= 0 {
 		if t.running && after <= t.pos {
 			for _, ev := range t.history {
 				if ev.Index <= after {
@@ -127,6 +136,7 @@ func (t *timeline) newPass() {
 }
 
 func (t *timeline) clearHistory() {
+	t.redeliver = -1
 	clear(t.history)
 	t.history, t.histB = t.history[:0], 0
 }

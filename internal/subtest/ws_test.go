@@ -1,6 +1,7 @@
 package subtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +30,9 @@ type wsSubscriber struct {
 	withdrawn map[string]int  // session -> sequence_number of its last withdrawal
 	quit      bool            // the user quit: it does not come back
 	cur       *wsConn
+	// reconnect is how long it waits before coming back after a cut
+	// (0: 200ms).
+	reconnect time.Duration
 }
 
 func newWSSubscriber(sc *Scenario) *wsSubscriber {
@@ -179,7 +183,7 @@ func (w *wsSubscriber) attach(t *testing.T, base string) {
 			if quit {
 				return
 			}
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(cmp.Or(w.reconnect, 200*time.Millisecond))
 		}
 	}()
 }
@@ -243,5 +247,40 @@ func TestDialsAListeningSubscriber(t *testing.T) {
 	}
 	if got := x.transports[1]; got != "push" {
 		t.Errorf("subscription 1 came over %q, want push (dialled)", got)
+	}
+}
+
+// TestWebSocketRedeliveryAfterSlowReconnect: a WebSocket subscriber that
+// comes back after a cut later than its user answers the prompt (400 ms
+// against 300) sends the reply on its new subscription as soon as it has
+// its subscription_id. The prompt is delivered again right behind that
+// subscription's handshake answer, so the reply follows it there and the
+// run passes with no finding. Before, the replay sought back only once it
+// had seen the subscriber back, and the reply came first on the new
+// subscription: a false MUST SEQ-REPLY-KNOWN-TOKEN (the flake of
+// TestLevelsAskWhatTheSpecAsks/websocket-only_level_3/redelivery on a
+// loaded machine).
+func TestWebSocketRedeliveryAfterSlowReconnect(t *testing.T) {
+	t.Parallel()
+	sc := builtinT(t, "redelivery")
+	ws := newWSSubscriber(sc)
+	ws.reconnect = 400 * time.Millisecond
+	res, x := run(t, sc, Options{Listen: "127.0.0.1:0", Announce: func(_ *Scenario, base string) { ws.attach(t, base) }})
+	ws.wg.Wait()
+	if !res.Passed() || ruleIDs(res) != "" {
+		t.Fatalf("passed=%v, findings %q: %+v", res.Passed(), ruleIDs(res), res.Outcomes)
+	}
+	var prompts []*entry
+	for i := range x.entries {
+		e := &x.entries[i]
+		if e.isEvent() && e.Token == "rpl_publish2" {
+			prompts = append(prompts, e)
+		}
+		if !e.isReply() {
+			continue
+		}
+		if len(prompts) != 2 || prompts[1].Sub != e.Sub {
+			t.Errorf("reply %s on subscription %s before the prompt was delivered again there (prompts so far: %d)", at(e), e.Sub, len(prompts))
+		}
 	}
 }
