@@ -11,7 +11,7 @@
 GO       ?= go
 BIN      := bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X main.version=$(VERSION)
+LDFLAGS  := -X main.version=$(VERSION) -X github.com/aaep-tools/aaepkit/internal/capturecmd.version=$(VERSION)
 FUZZTIME ?= 30s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 

@@ -2,6 +2,10 @@
 // WebSocket, Unix sockets, stdio JSON-RPC, NDJSON files) into capture files.
 package main
 
-import "os"
+import (
+	"os"
 
-func main() { os.Exit(Main(os.Args[1:])) }
+	"github.com/aaep-tools/aaepkit/internal/capturecmd"
+)
+
+func main() { os.Exit(capturecmd.Main(os.Args[1:])) }

@@ -1,4 +1,4 @@
-package main
+package capturecmd
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 )
 
 // captureBin is the real aaep-capture, built once per test run.
-var captureBin = binarytest.New(".", "aaep-capture")
+var captureBin = binarytest.New("github.com/aaep-tools/aaepkit/cmd/aaep-capture", "aaep-capture")
 
 // binary builds the real aaep-capture once per test run.
 func binary(t *testing.T) string { return captureBin.Path(t) }

@@ -1,4 +1,4 @@
-package main
+package capturecmd
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 	"github.com/aaep-tools/aaepkit/transport"
 )
 
-// version is set at build time with -ldflags "-X main.version=..." (make
+// version is set at build time with -ldflags "-X
+// github.com/aaep-tools/aaepkit/internal/capturecmd.version=..." (make
 // build); go install and go build get the same form from the commit they
 // build (cli.Version).
 var version string

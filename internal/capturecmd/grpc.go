@@ -1,6 +1,6 @@
 //go:build !nogrpc
 
-package main
+package capturecmd
 
 // The gRPC source: grpc:// and grpcs:// endpoints. A build with -tags
 // nogrpc leaves it (and the gRPC library) out, so that make bench can
