@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +132,71 @@ func contains(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// TestLiveTraceInBrowser: while view --follow follows a capture being
+// written, the trace of the chosen session is drawn again when that session
+// gets new messages (not when only others do), at the zoom and position the
+// user left it, its steps list grown.
+func TestLiveTraceInBrowser(t *testing.T) {
+	rend := renderHelper(t)
+	c := newLiveCapture(t, 40)
+	// The sample's message 40 is the chosen session's, 41 and 42 are others'.
+	sid := c.msgs[40].Session
+	if c.msgs[41].Session == sid || c.msgs[42].Session == sid {
+		t.Fatalf("the sample's messages 41, 42 are of %s too", sid)
+	}
+	ts := startViewOf(t, serve.OpenFile(c.path), viewer.Options{Path: c.path, Follow: true, Renderer: rend})
+	b := browsertest.New(t)
+	p := b.NewPage(t)
+	p.Do(t, chromedp.EmulateViewport(1440, 900))
+	p.Navigate(t, ts.URL+"/#session="+sid)
+	p.WaitFor(t, 60*time.Second, `document.body.dataset.ready === "true" && document.querySelector("#trace-svg svg g.edge") !== null && document.getElementById("tr-zoom").textContent !== ""`)
+	stepsTotal := func() int {
+		var n int
+		p.Eval(t, `window.aaepView.lists().steps.total`, &n)
+		return n
+	}
+	before := stepsTotal()
+	type view struct {
+		Zoom      string
+		Left, Top float64
+		Redraws   int
+	}
+	get := func() view {
+		var v view
+		p.Eval(t, `(() => { const b = document.getElementById("trace-svg"); return {Zoom: document.getElementById("tr-zoom").textContent, Left: b.scrollLeft, Top: b.scrollTop, Redraws: window.aaepView.traceRedraws()}; })()`, &v)
+		return v
+	}
+	click(t, p, "#tr-in")
+	click(t, p, "#tr-in")
+	p.Eval(t, `(() => { const b = document.getElementById("trace-svg"); b.scrollLeft = 40; b.scrollTop = 30; return true; })()`, nil)
+	zoomed := get()
+	if zoomed.Left == 0 && zoomed.Top == 0 {
+		t.Fatalf("the zoomed drawing does not move: %+v", zoomed)
+	}
+
+	// The session's new message: drawn again where the user left it.
+	c.add(1) // 40: the session's
+	p.WaitFor(t, 20*time.Second, `window.aaepView.traceRedraws() === 1`)
+	if n := stepsTotal(); n <= before {
+		t.Errorf("steps after the session's new message: %d, before %d", n, before)
+	}
+	if v := get(); v.Zoom != zoomed.Zoom || v.Left != zoomed.Left || v.Top != zoomed.Top {
+		t.Errorf("redrawn at %+v, the user left it at %+v", v, zoomed)
+	}
+	var status string
+	p.Eval(t, `document.getElementById("trace-status").textContent`, &status)
+	if !strings.Contains(status, strconv.Itoa(stepsTotal())+" steps") {
+		t.Errorf("trace status %q, steps %d", status, stepsTotal())
+	}
+	// Others' messages only: the capture grows, the trace stays.
+	c.add(2) // 41, 42: others'
+	p.WaitFor(t, 20*time.Second, `document.getElementById("capture-info").textContent.includes("43 records")`)
+	// Past the debounce (a second) and the redraw's own requests.
+	time.Sleep(2500 * time.Millisecond)
+	if v := get(); v.Redraws != 1 {
+		t.Errorf("the trace was drawn again %d times for others' messages", v.Redraws-1)
+	}
+	axe(t, p, "live trace")
 }

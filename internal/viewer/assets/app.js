@@ -163,6 +163,7 @@ function live() {
           if (state.view && state.view.to >= before.last_ns) state.view.to = Math.max(c.last_ns, state.view.from + 1);
           sessions.grow(false).catch(() => null);
           scheduleTimeline();
+          traceGrowSoon();
         }
         liveMark(ev);
       } while (again);
@@ -240,5 +241,5 @@ async function start() {
   }
 }
 
-window.aaepView = { latency: () => state.latency || [], state, selectEvent, selectSession, control, nextFinding, lists: () => ({ sessions, events, steps }) };
+window.aaepView = { latency: () => state.latency || [], traceRedraws: () => traceLive.redraws, state, selectEvent, selectSession, control, nextFinding, lists: () => ({ sessions, events, steps }) };
 start();

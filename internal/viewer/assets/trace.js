@@ -5,11 +5,19 @@
 async function loadTrace(id) {
   state.traceSession = id;
   state.steps = null;
+  traceLive.records = -1;
   $("trace-h").textContent = "Trace: " + sessionLabel(id);
   $("trace-status").textContent = "Drawing session " + sessionLabel(id) + "…";
   $("trace-svg").replaceChildren();
   drawingLinks(null);
   steps.reset(0);
+  if (state.capture && state.capture.follow) {
+    // Counted before the trace is asked for: a record that comes in
+    // meanwhile is drawn again at the next growth.
+    const n = await sessionRecords(id);
+    if (state.traceSession !== id) return;
+    traceLive.records = n;
+  }
   let r;
   try { r = await api("/api/trace/" + encodeURIComponent(id) + "/steps?limit=1"); } catch (err) { $("trace-status").textContent = err.message; return; }
   if (state.traceSession !== id) return;
@@ -23,15 +31,20 @@ async function loadTrace(id) {
     const doc = new DOMParser().parseFromString(await resp.text(), "image/svg+xml");
     const svg = doc.documentElement;
     if (state.traceSession !== id || svg.nodeName !== "svg") return;
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "State machine trace of session " + id + "; the steps list says the same");
-    $("trace-svg").replaceChildren(document.importNode(svg, true));
-    drawingLinks(id);
+    showDrawing(svg, id);
     drawingZoom.fit();
     markStep(state.selected, true);
   } catch (err) {
     $("trace-svg").replaceChildren(el("p", { class: "muted", text: "No drawing: " + err.message }));
   }
+}
+
+// showDrawing puts svg, the drawing of session id, in the pane.
+function showDrawing(svg, id) {
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "State machine trace of session " + id + "; the steps list says the same");
+  $("trace-svg").replaceChildren(document.importNode(svg, true));
+  drawingLinks(id);
 }
 
 // drawingLinks points "open in a new tab" and "download" at the drawing of
@@ -160,4 +173,56 @@ async function markStep(index) {
   if (!hit) { steps.select(-1); return; }
   steps.select(r.from, true);
   for (const g of $("trace-svg").querySelectorAll("g.edge")) if (g.id === hit.edge) g.classList.add("selected-edge");
+}
+
+// ---- a trace that grows (view --follow) ----
+
+// traceLive redraws the trace of the chosen session while a followed
+// capture grows: at most once a second (the drawing is made again whole
+// each time), only when that session has new records, the drawing kept at
+// its zoom and position, the steps list where it was. records is the
+// session's records when the trace shown was asked for (-1: not known yet);
+// redraws counts the redraws (the browser test reads it).
+const traceLive = { timer: 0, last: 0, records: -1, redraws: 0 };
+
+// sessionRecords is the count of records of the session of key the index
+// has now (-1 when it does not list it).
+async function sessionRecords(key) {
+  const r = await api("/api/sessions?limit=1&key=" + encodeURIComponent(key)).catch(() => null);
+  const s = r && r.sessions[0];
+  return s && skey(s) === key ? s.records : -1;
+}
+
+// traceGrowSoon runs when the followed capture has grown.
+function traceGrowSoon() {
+  if (!state.traceSession || traceLive.timer) return;
+  traceLive.timer = setTimeout(async () => {
+    try { await traceGrow(); } finally { traceLive.last = Date.now(); traceLive.timer = 0; }
+  }, Math.max(0, traceLive.last + 1000 - Date.now()));
+}
+
+async function traceGrow() {
+  const id = state.traceSession;
+  if (!id || traceLive.records < 0) return;
+  const n = await sessionRecords(id);
+  if (id !== state.traceSession || n <= traceLive.records) return;
+  traceLive.records = n;
+  let r;
+  try { r = await api("/api/trace/" + encodeURIComponent(id) + "/steps?limit=1"); } catch (err) { return; }
+  if (state.traceSession !== id) return;
+  state.steps = r;
+  $("trace-status").textContent = count(r.total, "step") + (r.more ? " (" + r.more + " more not listed)" : "") + " in session " + id + ".";
+  await steps.grow(false).catch(() => null);
+  if (!r.drawn) return;
+  const resp = await fetch("/api/trace/" + encodeURIComponent(id) + "/svg").catch(() => null);
+  if (!resp || !resp.ok || state.traceSession !== id) return;
+  const svg = new DOMParser().parseFromString(await resp.text(), "image/svg+xml").documentElement;
+  if (state.traceSession !== id || svg.nodeName !== "svg") return;
+  const box = $("trace-svg"), left = box.scrollLeft, top = box.scrollTop, had = !!drawingZoom.size();
+  const marked = [...box.querySelectorAll("g.edge.selected-edge")].map((g) => g.id);
+  showDrawing(svg, id);
+  for (const g of box.querySelectorAll("g.edge")) if (marked.includes(g.id)) g.classList.add("selected-edge");
+  if (!had || drawingZoom.fitted) drawingZoom.fit();
+  else { drawingZoom.apply(drawingZoom.scale); box.scrollLeft = left; box.scrollTop = top; }
+  traceLive.redraws++;
 }
