@@ -131,7 +131,22 @@ func RecorderCost(ctx context.Context, e *Env, rates []float64, span, s3Span tim
 	return nil
 }
 
-func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, span time.Duration, run int, remote, bin string) error {
+// LiveBytes measures what a live capture costs on disk: aaep-capture
+// records an SSE producer at rate events per second for span to a file,
+// with the default 100 ms flush, and the row LiveBytes/rate=R reports the
+// file's size per event (header and index included) beside the recorder's
+// cost. `benche2e -only livebytes` runs it alone.
+func LiveBytes(ctx context.Context, e *Env, rate float64, span time.Duration) error {
+	pool := sample.Events(4096, 17)
+	for run := 0; run < e.Runs; run++ {
+		if err := e.recorderOnce(ctx, pool, rate, span, run, "", e.CaptureBin, fmt.Sprintf("LiveBytes/rate=%g", rate)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, span time.Duration, run int, remote, bin string, label ...string) error {
 	p := &PacedSSE{Events: pool, Rate: rate, Span: span}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
@@ -148,6 +163,9 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 	}
 	args := []string{"--endpoint", srv.URL + "/aaep/v1/events", "--output", out, "--json", "--max-retries", "0", "--duration", (span + 30*time.Second).String()}
 	name := fmt.Sprintf("Recorder/rate=%g", rate)
+	if len(label) > 0 {
+		name = label[0]
+	}
 	if bin == e.CaptureNoGRPCBin && bin != "" {
 		name += "/nogrpc"
 	}

@@ -33,7 +33,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "viewbrowser", "viewlive", "viewshapes", "recorder", "fleet"}
+var measurements = []string{"capture", "capsize", "pacing", "fanout", "check", "trace", "seek", "viewsession", "viewbrowser", "viewlive", "viewshapes", "recorder", "livebytes", "fleet"}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "discard" {
@@ -67,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		binDir      = fs.String("bin", "bin", "directory holding aaep-capture and aaep-replay")
 		runs        = fs.Int("runs", 5, "runs of every measurement")
 		quick       = fs.Bool("quick", false, "smaller inputs, for a run of about two minutes")
-		only        = fs.String("only", "", "comma-separated measurements to run (default all): "+strings.Join(measurements, ","))
+		only        = fs.String("only", "", "comma-separated measurements to run (default all but livebytes, which recorder includes): "+strings.Join(measurements, ","))
 		paceSpan    = fs.Duration("pace-span", 0, "length of the capture replayed at 1x and 10x (default 30s, 4s with -quick)")
 		paceRuns    = fs.Int("pace-runs", 3, "runs of the pacing measurement (at most -runs)")
 		checkEvents = fs.Int("check-events", 1_000_000, "messages in the capture that check reads")
@@ -91,7 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	selected := map[string]bool{}
 	if *only == "" {
 		for _, m := range measurements {
-			selected[m] = true
+			// livebytes is a row of recorder, alone: not run twice.
+			selected[m] = m != "livebytes"
 		}
 	} else {
 		for _, m := range strings.Split(*only, ",") {
@@ -206,6 +207,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			re := *env
 			re.Runs = max(1, min(*runs, 3))
 			err = bench.RecorderCost(ctx, &re, []float64{10, 1_000, 10_000}, span, s3Span)
+		case "livebytes":
+			span := 20 * time.Second
+			if *quick {
+				span = 5 * time.Second
+			}
+			le := *env
+			le.Runs = max(1, min(*runs, 3))
+			err = bench.LiveBytes(ctx, &le, 10, span)
 		case "fleet":
 			rounds := *fleetRounds
 			if rounds == 0 {
