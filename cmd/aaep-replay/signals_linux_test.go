@@ -119,6 +119,8 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 			ready: stdoutLines(showLines), code: stoppedAsAsked, check: lines(showLines)},
 		{name: "test waiting for a subscriber", bin: replayBin, args: []string{"test", "--level", "1", "--listen", "127.0.0.1:0"},
 			ready: stderrSays("waiting for a subscriber"), code: interrupted},
+		{name: "test --exec a subscriber that never attaches", bin: replayBin, args: []string{"test", "--level", "1", "--exec", "sh -c 'exec sleep 7031' {url}"},
+			ready: processRuns("sleep 7031"), code: interrupted, check: noProcess("sleep 7031")},
 		{name: "push to a subscriber that never answers", bin: replayBin, args: []string{"push", "demo.aaep", "--to", "ws://SILENT/aaep/v1/ws"},
 			code: interrupted},
 		{name: "show of a FIFO", bin: replayBin, args: []string{"show", "in"}, fifo: part, code: interrupted, check: lines(showLines)},
@@ -225,8 +227,12 @@ func startSignalCase(t *testing.T, c signalCase, demo, part, jsonl []byte) *sign
 	}
 	t.Cleanup(func() {
 		if r.cmd.ProcessState == nil {
-			r.cmd.Process.Kill()
+			// A case that failed before its signal: SIGTERM first, so
+			// that the command ends what it started.
+			r.cmd.Process.Signal(syscall.SIGTERM)
+			t := time.AfterFunc(5*time.Second, func() { r.cmd.Process.Kill() })
 			r.cmd.Wait()
+			t.Stop()
 		}
 	})
 	if c.fifo != nil {
@@ -345,6 +351,49 @@ func stderrSays(s string) func(*testing.T, *signalRun) {
 	return func(t *testing.T, r *signalRun) {
 		t.Helper()
 		waitFor(t, r, fmt.Sprintf("%q on standard error", s), func() bool { return strings.Contains(r.stderr.String(), s) })
+	}
+}
+
+// processesRunning lists the processes whose command line starts with
+// marker (the subscriber's own, not the command's that names it).
+func processesRunning(marker string) []string {
+	lines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, l := range lines {
+		b, err := os.ReadFile(l)
+		if err == nil && strings.HasPrefix(strings.ReplaceAll(string(b), "\x00", " "), marker) {
+			found = append(found, l)
+		}
+	}
+	return found
+}
+
+// processRuns waits until a process runs a command line starting with marker
+// (a subscriber the command starts).
+func processRuns(marker string) func(*testing.T, *signalRun) {
+	return func(t *testing.T, r *signalRun) {
+		t.Helper()
+		waitFor(t, r, "a process running "+marker, func() bool { return len(processesRunning(marker)) > 0 })
+	}
+}
+
+// noProcess asserts that no process runs a command line starting with marker (a
+// subscriber the command started and had to end).
+func noProcess(marker string) func(*testing.T, *signalRun) {
+	return func(t *testing.T, r *signalRun) {
+		t.Helper()
+		deadline := time.Now().Add(signalBound)
+		for {
+			left := processesRunning(marker)
+			if len(left) == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("still running after the command ended: %v", left)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 }
 
