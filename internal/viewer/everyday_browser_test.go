@@ -201,6 +201,69 @@ func TestEverydayMovesInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("columns resize with the keys", func(t *testing.T) {
+		// Each header's grip is a focusable vertical separator whose value
+		// is its column's width; the arrows resize (Shift: by more), Home
+		// gives the column its own width back. One tab stop a column, none
+		// a row.
+		type grip struct {
+			Role, Orient, Label string
+			Now, Head, Row      float64
+			Prop, Focused       string
+		}
+		get := func(sel, cell, row string) grip {
+			t.Helper()
+			var g grip
+			p.Eval(t, fmt.Sprintf(`(() => { const g = document.querySelector(%[1]q), h = document.querySelector(%[2]q), r = document.querySelector(%[3]q);
+				return {Role: g.getAttribute("role"), Orient: g.getAttribute("aria-orientation"), Label: g.getAttribute("aria-label") || "",
+					Now: Number(g.getAttribute("aria-valuenow")), Head: h.getBoundingClientRect().width, Row: r ? r.getBoundingClientRect().width : -1,
+					Prop: g.closest(".pane-box, #messages-box, #sessions-box").style.getPropertyValue(%[4]q), Focused: document.activeElement === g ? "yes" : "no"}; })()`,
+				sel, cell, row, "--w-"+strings.TrimPrefix(cell[strings.LastIndex(cell, ".")+1:], "c-")), &g)
+			return g
+		}
+		const tg, tc, tr = ".ev-cols .c-time .grip", ".ev-cols .c-time", "#events-list .vrow[data-filled='1'] > span:nth-child(2)"
+		p.Eval(t, `(() => { document.querySelector(".ev-cols .c-time .grip").focus(); return true; })()`, nil)
+		g0 := get(tg, tc, tr)
+		if g0.Role != "separator" || g0.Orient != "vertical" || !strings.Contains(g0.Label, "Time") || g0.Focused != "yes" || math.Abs(g0.Now-g0.Head) > 1 {
+			t.Fatalf("the Time column's grip: %+v", g0)
+		}
+		p.Do(t, chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
+		g1 := get(tg, tc, tr)
+		if math.Abs(g1.Head-(g0.Head+24)) > 1 || math.Abs(g1.Row-g1.Head) > 1 || math.Abs(g1.Now-g1.Head) > 1 {
+			t.Errorf("three → on the Time column's grip: %v → %+v", g0.Head, g1)
+		}
+		p.Do(t, chromedp.KeyEvent(kb.ArrowLeft, chromedp.KeyModifiers(kb.ModifierShift)))
+		g2 := get(tg, tc, tr)
+		if math.Abs(g2.Head-(g1.Head-40)) > 1 || math.Abs(g2.Row-g2.Head) > 1 || math.Abs(g2.Now-g2.Head) > 1 {
+			t.Errorf("Shift+← on the Time column's grip: %v → %+v", g1.Head, g2)
+		}
+		p.Do(t, chromedp.KeyEvent(kb.Home))
+		if g3 := get(tg, tc, tr); g3.Prop != "" || math.Abs(g3.Head-g0.Head) > 1 || math.Abs(g3.Now-g3.Head) > 1 {
+			t.Errorf("Home on the Time column's grip: %+v, its own width %v", g3, g0.Head)
+		}
+		// The sessions' Start column: narrower, and the keys sort nothing.
+		const sg, sc = "#sessions-sort .c-first .grip", "#sessions-sort .c-first"
+		var sort0 string
+		p.Eval(t, `JSON.stringify(window.aaepView.state.sort)`, &sort0)
+		p.Eval(t, `(() => { document.querySelector("#sessions-sort .c-first .grip").focus(); return true; })()`, nil)
+		s0 := get(sg, sc, "#sessions-list .vrow[data-filled='1'] .c-first")
+		p.Do(t, chromedp.KeyEvent(kb.ArrowLeft), chromedp.KeyEvent(kb.Enter), chromedp.KeyEvent(" "))
+		s1 := get(sg, sc, "#sessions-list .vrow[data-filled='1'] .c-first")
+		var sort1 string
+		p.Eval(t, `JSON.stringify(window.aaepView.state.sort)`, &sort1)
+		if s0.Role != "separator" || math.Abs(s1.Head-(s0.Head-8)) > 1 || math.Abs(s1.Row-s1.Head) > 1 || math.Abs(s1.Now-s1.Head) > 1 || sort1 != sort0 {
+			t.Errorf("← on the sessions' Start grip: %+v → %+v, sort %s → %s", s0, s1, sort0, sort1)
+		}
+		var stops struct{ Grips, Columns, InRows int }
+		p.Eval(t, `({Grips: document.querySelectorAll(".cols .grip[tabindex='0']").length,
+			Columns: document.querySelectorAll(".ev-cols > span, #sessions-sort > span").length,
+			InRows: document.querySelectorAll(".vlist .vrow [tabindex], .vlist .vrow[tabindex]").length})`, &stops)
+		if stops.Grips == 0 || stops.Grips >= stops.Columns || stops.InRows != 0 {
+			t.Errorf("tab stops: %d grips for %d columns, %d in the rows", stops.Grips, stops.Columns, stops.InRows)
+		}
+		axe(t, p, "a column's grip focused")
+	})
+
 	t.Run("timeline hover and a dragged range as a filter", func(t *testing.T) {
 		click(t, p, "#tl-all")
 		p.WaitFor(t, 10*time.Second, `window.aaepView.state.tl && window.aaepView.state.tl.events && window.aaepView.state.tl.events.length > 0`)

@@ -23,7 +23,7 @@ import (
 // or a column header wider than its box or running past its row's edge, a
 // level word cut, in the lists under sel.
 const cutCells = `[...document.querySelectorAll("#sessions-sort button, .vrow > span.num, #events-list .vrow > span:last-child")].filter(e => e.getClientRects().length).filter(e => {
-	const row = e.parentElement.getBoundingClientRect(), r = e.getBoundingClientRect();
+	const row = e.closest(".vrow, .cols").getBoundingClientRect(), r = e.getBoundingClientRect();
 	return e.scrollWidth > e.clientWidth + 0.5 || r.right > row.right + 0.5; }).map(e => e.textContent + " (" + e.scrollWidth + "/" + e.clientWidth + " px)")`
 
 // TestTruncationInBrowser: issue 40's item 4, truncation. Session ids

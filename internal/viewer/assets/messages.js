@@ -132,7 +132,7 @@ function cancelReload() {
 function showCols() {
   const box = $("messages-box"), head = box.querySelector(".ev-cols");
   for (const h of [...head.querySelectorAll(".c-extra")]) h.remove();
-  for (const c of state.cols) head.append(el("span", { class: "c-extra", text: c, title: c }));
+  for (const c of state.cols) head.append(el("span", { class: "c-extra", "aria-hidden": "true", text: c, title: c }));
   box.style.setProperty("--extra-cols", state.cols.map(() => "minmax(4rem, 9rem)").join(" "));
   const bar = $("ev-colbar");
   bar.hidden = !state.cols.length;
@@ -154,30 +154,54 @@ function applyFilter(f) {
   reloadEvents(); state.updateExport(); pushURL();
 }
 
-// initColumnGrips lets the pointer resize the messages' columns (the
-// Summary takes what is left): a grip at each header's right edge sets
-// that column's width (--w-NAME) for the header and the rows alike.
+// initColumnGrips lets the pointer and the keys resize the messages'
+// columns (the Summary takes what is left): a grip at each header's right
+// edge sets that column's width (--w-NAME) for the header and the rows
+// alike. The header's names are for the eye (each row's cells are labelled
+// for screen readers); its grips are not hidden, being controls.
 function initColumnGrips() {
   const box = $("messages-box");
   for (const sp of box.querySelectorAll(".ev-cols > span")) {
-    const name = sp.className.replace(/^c-/, "");
-    if (name !== "sum") addGrip(sp, box, "--w-" + name); // the Summary takes what is left
+    const name = sp.className.replace(/^c-/, ""), label = sp.textContent;
+    sp.replaceChildren(el("span", { "aria-hidden": "true", text: label }));
+    if (name !== "sum") addGrip(sp, box, "--w-" + name, label); // the Summary takes what is left
   }
 }
 
-// addGrip puts a grip at the right edge of header cell: dragged, it sets
-// the width property prop on box (for the header and the rows alike).
+// GRIP_MIN is a column's least width (px); GRIP_MAX its widest.
+const GRIP_MIN = 24, GRIP_MAX = 1200;
+
+// addGrip puts a grip at the right edge of header cell, the column named
+// label: dragged, or focused and moved with the arrow keys (Shift: by more),
+// it sets the width property prop on box (for the header and the rows
+// alike); Home gives the column its own width back. It is a separator
+// (vertical, its value the column's width in px), one tab stop a column.
 // A drag that starts on it is no click on the cell (a sort button).
-function addGrip(cell, box, prop) {
-  const grip = el("span", { class: "grip", "aria-hidden": "true" });
+function addGrip(cell, box, prop, label) {
+  const grip = el("span", { class: "grip", role: "separator", "aria-orientation": "vertical", tabindex: "0",
+    "aria-label": "Width of the column " + label + " (arrow keys resize)", "aria-valuemin": String(GRIP_MIN), "aria-valuemax": String(GRIP_MAX) });
   cell.append(grip);
+  const width = () => cell.getBoundingClientRect().width;
+  const note = () => { const w = Math.round(width()); grip.setAttribute("aria-valuenow", String(w)); grip.setAttribute("aria-valuetext", w + " pixels"); };
+  const set = (w) => { box.style.setProperty(prop, Math.min(GRIP_MAX, Math.max(GRIP_MIN, Math.round(w))) + "px"); note(); };
+  note();
+  grip.addEventListener("focus", note);
   grip.addEventListener("click", (e) => { e.preventDefault(); e.stopPropagation(); });
   grip.addEventListener("pointerdown", (e) => {
     e.preventDefault(); e.stopPropagation();
     grip.setPointerCapture(e.pointerId);
-    const w = cell.getBoundingClientRect().width, x = e.clientX;
-    const move = (ev) => box.style.setProperty(prop, Math.max(24, Math.round(w + ev.clientX - x)) + "px");
+    const w = width(), x = e.clientX;
+    const move = (ev) => set(w + ev.clientX - x);
     grip.addEventListener("pointermove", move);
     grip.addEventListener("pointerup", () => grip.removeEventListener("pointermove", move), { once: true });
+  });
+  grip.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const step = e.shiftKey ? 40 : 8;
+    const act = { ArrowLeft: () => set(width() - step), ArrowRight: () => set(width() + step),
+      Home: () => { box.style.removeProperty(prop); note(); } }[e.key];
+    if (!act) return;
+    e.preventDefault(); e.stopPropagation();
+    act();
   });
 }

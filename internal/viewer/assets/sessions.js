@@ -36,14 +36,17 @@ function sessionQuery(from, n) {
   return p;
 }
 
+// sortButton is the header cell of the sessions' column key: its sort
+// button, and beside it (not in it: a control holds no other) its grip.
 function sortButton(key, name) {
-  const b = el("button", { type: "button", "data-key": key, class: "c-" + key, onclick: () => {
+  const b = el("button", { type: "button", "data-key": key, onclick: () => {
     if (state.sort.key === key) state.sort.desc = !state.sort.desc;
     else { state.sort.key = key; state.sort.desc = ["must", "should", "info", "messages"].includes(key); }
     refreshSessions(); pushURL();
   } }, name);
-  if (key !== "id") addGrip(b, $("sessions-box"), "--s-" + key); // the id takes what is left
-  return b;
+  const cell = el("span", { class: "c-" + key }, b);
+  if (key !== "id") addGrip(cell, $("sessions-box"), "--s-" + key, name); // the id takes what is left
+  return cell;
 }
 
 function initSessions() {
@@ -181,10 +184,10 @@ function sessionsCaption(r) {
 }
 
 function refreshSessions() {
-  for (const b of $("sessions-sort").children) {
+  for (const b of $("sessions-sort").querySelectorAll("button")) {
     const on = b.dataset.key === state.sort.key;
     b.setAttribute("aria-pressed", String(on));
-    b.firstChild.textContent = colName(b.dataset.key) + (on ? (state.sort.desc ? " ▼" : " ▲") : ""); // the grip stays
+    b.firstChild.textContent = colName(b.dataset.key) + (on ? (state.sort.desc ? " ▼" : " ▲") : "");
   }
   sessions.reset(0);
   sessions.load(0).then(() => { drawTimelineSoon(); });
