@@ -128,3 +128,10 @@ func RunRetrying(ctx context.Context, clock *Clock, emit Emit, url string, r Ret
 		return outcome{ev: o.Event, connected: o.Connected, delivered: o.Delivered, stop: o.Stop, permanent: o.Permanent, err: o.Err}
 	})
 }
+
+// Registered reports whether a source is registered for scheme (see
+// RegisterScheme).
+func Registered(scheme string) bool {
+	_, ok := registered(scheme)
+	return ok
+}

@@ -27,6 +27,7 @@ func GoTool() string {
 // Binary is a command built on first use.
 type Binary struct {
 	pkg, name string
+	with      [][2]string // commands built beside it: package, name
 	once      sync.Once
 	dir, path string
 	err       error
@@ -35,6 +36,14 @@ type Binary struct {
 // New returns the command of package pkg (as `go build` names it, "." for
 // the package under test), to be built as name.
 func New(pkg, name string) *Binary { return &Binary{pkg: pkg, name: name} }
+
+// With builds the command of package pkg as name into the same directory
+// too, for a command that runs a sibling found beside its executable
+// (aaep-capture hands gRPC to aaep-capture-grpc). It returns b.
+func (b *Binary) With(pkg, name string) *Binary {
+	b.with = append(b.with, [2]string{pkg, name})
+	return b
+}
 
 // Path builds the command the first time and returns the path of the
 // executable; a failed build fails t.
@@ -50,8 +59,11 @@ func (b *Binary) Path(t testing.TB) string {
 			return
 		}
 		b.path = filepath.Join(b.dir, b.name)
-		if out, err := exec.Command(GoTool(), "build", "-o", b.path, b.pkg).CombinedOutput(); err != nil {
-			b.err = errors.New("go build " + b.pkg + ": " + err.Error() + "\n" + string(out))
+		for _, c := range append([][2]string{{b.pkg, b.name}}, b.with...) {
+			if out, err := exec.Command(GoTool(), "build", "-o", filepath.Join(b.dir, c[1]), c[0]).CombinedOutput(); err != nil {
+				b.err = errors.New("go build " + c[0] + ": " + err.Error() + "\n" + string(out))
+				return
+			}
 		}
 	})
 	if b.err != nil {

@@ -22,8 +22,11 @@ import (
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
-// captureBin is the real aaep-capture, built once per test run.
-var captureBin = binarytest.New("github.com/aaep-tools/aaepkit/cmd/aaep-capture", "aaep-capture")
+// captureBin is the real aaep-capture with aaep-capture-grpc beside it, to
+// which it hands gRPC endpoints.
+var captureBin = binarytest.New(capturePkg, "aaep-capture").With(capturePkg+"-grpc", SiblingName)
+
+const capturePkg = "github.com/aaep-tools/aaepkit/cmd/aaep-capture"
 
 // binary builds the real aaep-capture once per test run.
 func binary(t *testing.T) string { return captureBin.Path(t) }

@@ -34,7 +34,7 @@ func Main(args []string) int {
 
 func run(ctx context.Context, s cli.Streams, args []string) int {
 	s.Err = cli.MessageWriter(s.Err, args) // names with control characters quoted
-	cmd := newCaptureCmd(ctx, s, nil)
+	cmd := newCaptureCmd(withArgs(ctx, args), s, nil)
 	cmd.SetArgs(args)
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
@@ -136,6 +136,9 @@ written.`,
 			}
 			if runF != nil {
 				return runF(o)
+			}
+			if e := needsSibling(o.endpoints); e != "" {
+				return handOver(o, e)
 			}
 			if o.storage.drain != "" {
 				return drainRun(o)
