@@ -53,12 +53,10 @@ log() { printf 'bench: %s\n' "$*" >&2; }
 
 # The tools under test (make bench builds them first; build them when this
 # script runs alone), the trace helper next to aaep-replay, and our own tools.
-if [ ! -x bin/aaep-capture ] || [ ! -x bin/aaep-replay ] || [ ! -x bin/aaep-render ]; then
-	$GO build -o bin/ ./cmd/aaep-capture ./cmd/aaep-replay ./cmd/aaep-render
+if [ ! -x bin/aaep-capture ] || [ ! -x bin/aaep-capture-grpc ] || [ ! -x bin/aaep-replay ] || [ ! -x bin/aaep-render ]; then
+	$GO build -o bin/ ./cmd/...
 fi
 $GO build -o "$work/" ./internal/tools/benchtable ./internal/tools/benche2e
-# The recorder without the gRPC source, to measure what linking it costs.
-mkdir -p "$work/nogrpc" && $GO build -tags nogrpc -o "$work/nogrpc/" ./cmd/aaep-capture
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -79,7 +77,7 @@ log "go benchmarks (capfile, visualize/render)"
 } > "$out/gobench.txt" || { status=1; log "a Go benchmark failed; see $out/gobench.txt"; }
 
 # End-to-end measurements against bin/aaep-capture and bin/aaep-replay.
-"$work/benche2e" -bin bin -runs "$runs" -tmp "$work" -capture-nogrpc "$work/nogrpc/aaep-capture" "${e2e_flags[@]}" > "$out/e2e.txt" ||
+"$work/benche2e" -bin bin -runs "$runs" -tmp "$work" "${e2e_flags[@]}" > "$out/e2e.txt" ||
 	{ status=1; log "an end-to-end measurement failed; its rows say missing"; }
 
 seek_key="Seek/${seek_mib}MiB"
@@ -260,7 +258,7 @@ one session: view's peak resident memory | e2e/ViewShape/1x$shape_n | view-peak-
 10 events/s: peak resident memory | e2e/Recorder/rate=10 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s: bytes per event in the capture written live (100 ms flush) | e2e/Recorder/rate=10 | file-B/event | B/event | | ≤ 45 B/event
 10 events/s: CPU per event, whole run (start-up included) | e2e/Recorder/rate=10 | cpu-µs/event | µs | |
-10 events/s, built without gRPC (-tags nogrpc): peak resident memory | e2e/Recorder/rate=10/nogrpc | peak-MiB | MiB | | gRPC linked in: ≤ 1 MiB more
+10 events/s, aaep-capture-grpc (gRPC linked in) on the same SSE: peak resident memory | e2e/Recorder/rate=10/grpc-linked | peak-MiB | MiB | | aaep-capture links no gRPC
 10 events/s: CPU per event, steady state | e2e/Recorder/rate=10 | steady-cpu-µs/event | µs | |
 10 events/s to s3:// (spooled, a part uploaded every 5 s, /metrics scraped every 5 s, 120 s; quick: 20 s): peak resident memory | e2e/Recorder/rate=10/s3 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s to s3://: CPU per event, steady state | e2e/Recorder/rate=10/s3 | steady-cpu-µs/event | µs | |

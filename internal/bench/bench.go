@@ -63,9 +63,10 @@ func (r Result) Line() string {
 type Env struct {
 	// CaptureBin and ReplayBin are the tools under test.
 	CaptureBin, ReplayBin string
-	// CaptureNoGRPCBin, when set, is aaep-capture built with -tags nogrpc
-	// (without the gRPC source): the recorder cost is measured with it too.
-	CaptureNoGRPCBin string
+	// CaptureGRPCBin, when set, is aaep-capture-grpc (aaep-capture with the
+	// gRPC source linked in): the recorder cost on SSE is measured with it
+	// too, to show what aaep-capture saves by leaving gRPC to it.
+	CaptureGRPCBin string
 	// Self is this program, started again as a reading client (see
 	// Discard).
 	Self string

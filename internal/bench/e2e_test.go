@@ -44,16 +44,10 @@ func buildTools(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/aaep-capture", "./cmd/aaep-replay", "./cmd/aaep-render")
+	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/...")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	// aaep-capture without the gRPC source, for the recorder's cost without it.
-	cmd = exec.Command("go", "build", "-tags", "nogrpc", "-o", filepath.Join(dir, "nogrpc")+"/", "./cmd/aaep-capture")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags nogrpc: %v\n%s", err, out)
 	}
 	return dir
 }
@@ -70,13 +64,13 @@ func TestMeasurements(t *testing.T) {
 	defer cancel()
 	var results []Result
 	env := &Env{
-		CaptureBin:       filepath.Join(bin, "aaep-capture"),
-		CaptureNoGRPCBin: filepath.Join(bin, "nogrpc", "aaep-capture"),
-		ReplayBin:        filepath.Join(bin, "aaep-replay"),
-		Self:             self,
-		Dir:              t.TempDir(),
-		Runs:             1,
-		Emit:             func(r Result) { results = append(results, r) },
+		CaptureBin:     filepath.Join(bin, "aaep-capture"),
+		CaptureGRPCBin: filepath.Join(bin, "aaep-capture-grpc"),
+		ReplayBin:      filepath.Join(bin, "aaep-replay"),
+		Self:           self,
+		Dir:            t.TempDir(),
+		Runs:           1,
+		Emit:           func(r Result) { results = append(results, r) },
 	}
 	for _, m := range []struct {
 		name  string
@@ -125,7 +119,7 @@ func TestMeasurements(t *testing.T) {
 		{"viewshapes", func() error { return ViewShapes(ctx, env, 2500) },
 			[]string{"ViewShape/50x50", "ViewShape/short-sessions/events=2500", "ViewShape/1x2500"}, []string{"checked-ms", "session-filter-ms", "search-ms", "view-peak-MiB"}},
 		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second, 3*time.Second) },
-			[]string{"Recorder/rate=50", "Recorder/rate=50/s3", "Recorder/rate=50/nogrpc"}, []string{"peak-MiB", "cpu-µs/event", "events", "file-B/event"}},
+			[]string{"Recorder/rate=50", "Recorder/rate=50/s3", "Recorder/rate=50/grpc-linked"}, []string{"peak-MiB", "cpu-µs/event", "events", "file-B/event"}},
 		{"livebytes", func() error { return LiveBytes(ctx, env, 50, 2*time.Second) },
 			[]string{"LiveBytes/rate=50"}, []string{"events", "file-B/event"}},
 	} {

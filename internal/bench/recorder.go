@@ -119,11 +119,11 @@ func RecorderCost(ctx context.Context, e *Env, rates []float64, span, s3Span tim
 		if err := e.recorderOnce(ctx, pool, rates[0], s3Span, run, "s3://bench/cost/run.aaep", e.CaptureBin); err != nil {
 			return err
 		}
-		if e.CaptureNoGRPCBin != "" {
-			// The same recorder built without the gRPC source (-tags
-			// nogrpc): what linking gRPC costs a recorder that does not
-			// use it.
-			if err := e.recorderOnce(ctx, pool, rates[0], span, run, "", e.CaptureNoGRPCBin); err != nil {
+		if e.CaptureGRPCBin != "" {
+			// The same recorder with the gRPC source linked in
+			// (aaep-capture-grpc): what linking gRPC would cost a recorder
+			// that does not use it.
+			if err := e.recorderOnce(ctx, pool, rates[0], span, run, "", e.CaptureGRPCBin); err != nil {
 				return err
 			}
 		}
@@ -166,8 +166,8 @@ func (e *Env) recorderOnce(ctx context.Context, pool [][]byte, rate float64, spa
 	if len(label) > 0 {
 		name = label[0]
 	}
-	if bin == e.CaptureNoGRPCBin && bin != "" {
-		name += "/nogrpc"
+	if bin == e.CaptureGRPCBin && bin != "" {
+		name += "/grpc-linked"
 	}
 	if remote != "" {
 		// With --metrics scraped every 5 s, as an operator runs it.

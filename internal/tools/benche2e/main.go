@@ -74,7 +74,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		checkFile   = fs.String("check-capture", "", "keep the capture that check reads at this path (reused when it exists), to check it with other builds alternately")
 		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
 		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
-		noGRPC      = fs.String("capture-nogrpc", "", "aaep-capture built with -tags nogrpc, to measure the recorder's cost without gRPC linked in too")
 		fleetN      = fs.Int("fleet-recorders", 20, "fleet: simulated recorders")
 		fleetRounds = fs.Int("fleet-rounds", 0, "fleet: checks (default 6, 3 with -quick)")
 		fleetRotate = fs.Duration("fleet-rotate", 20*time.Second, "fleet: the recorders' rotation")
@@ -140,14 +139,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return p
 	}
 	env := &bench.Env{
-		CaptureBin:       abs("aaep-capture"),
-		ReplayBin:        abs("aaep-replay"),
-		CaptureNoGRPCBin: *noGRPC,
-		Self:             self,
-		Dir:              dir,
-		Runs:             *runs,
-		Log:              stderr,
-		Emit:             func(r bench.Result) { fmt.Fprintln(stdout, r.Line()) },
+		CaptureBin:     abs("aaep-capture"),
+		ReplayBin:      abs("aaep-replay"),
+		CaptureGRPCBin: abs("aaep-capture-grpc"),
+		Self:           self,
+		Dir:            dir,
+		Runs:           *runs,
+		Log:            stderr,
+		Emit:           func(r bench.Result) { fmt.Fprintln(stdout, r.Line()) },
 	}
 	pick := func(full, small int) int {
 		if *quick {
