@@ -45,8 +45,19 @@ func (s *subscriber) writeLoop() {
 	w := &writer{s: s, clock: srv.clock, noDelay: srv.opts.Timing.NoDelay, idle: newIdler(srv.opts.Keepalive)}
 	defer w.idle.stop()
 	var spare []*event
-	for w.answer() {
+	for {
+		if ok, _ := w.putAnswers(); !ok {
+			break
+		}
 		batch, ending := s.q.take(spare)
+		// An answer goes out with the events queued behind it, in one
+		// flush (a subscription that joins the shared timeline with
+		// events already queued gets them with its handshake answer, so
+		// nothing the subscriber sends after reading the answer can be
+		// recorded before them); alone, it goes out at once.
+		if len(batch) == 0 && !w.flush() {
+			break
+		}
 		if ending && s.ctx.Err() == nil && s.getClose() == nil {
 			// The replay has ended for this subscriber.
 			if s.completed.Load() == 0 {
@@ -177,14 +188,25 @@ func (w *writer) writeBatch(batch []*event) (done int, ok bool) {
 // subscription's. It reports false when the subscription ends: an answer
 // rejected it (§5.7: it closes after the answer), or a write failed.
 func (w *writer) answer() bool {
+	ok, wrote := w.putAnswers()
+	if !ok || !wrote {
+		return ok
+	}
+	return w.flush()
+}
+
+// putAnswers is answer without the flush at the end (a rejection is
+// flushed at once, before the subscription closes); wrote reports whether
+// there was an answer to write.
+func (w *writer) putAnswers() (ok, wrote bool) {
 	s := w.s
 	as := s.q.takeAnswers()
 	if len(as) == 0 {
-		return true
+		return true, false
 	}
 	for _, a := range as {
 		if a.msg != nil && !w.put(a.msg, time.Time{}) {
-			return false
+			return false, true
 		}
 		if a.terms != nil {
 			s.terms.Store(a.terms)
@@ -193,10 +215,10 @@ func (w *writer) answer() bool {
 			if w.flush() {
 				s.setClose(CloseRejected, a.rejected, CauseRejected)
 			}
-			return false
+			return false, true
 		}
 	}
-	return w.flush()
+	return true, true
 }
 
 // put writes one message. It is recorded (Options.Record) and logged (the
