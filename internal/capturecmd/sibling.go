@@ -66,7 +66,7 @@ func handOver(o *options, endpoint string) error {
 	}
 	if err != nil {
 		return cli.Unavailable(fmt.Errorf("endpoint %s: gRPC is recorded by %s, the recorder with the gRPC source, which is not installed (%w); "+
-			"install it beside aaep-capture: `go install github.com/aaep-tools/aaepkit/cmd/...@latest` (or `go install ./cmd/...` in a checkout) installs both, `make build` puts both in ./bin",
+			"install it beside aaep-capture: in a checkout of aaepkit `go install ./cmd/...` installs both, `make build` puts both in ./bin",
 			transport.SafeURL(endpoint), SiblingName, err))
 	}
 	args, _ := o.ctx.Value(argsKey{}).([]string)
