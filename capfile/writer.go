@@ -82,6 +82,7 @@ type WriterStats struct {
 	PayloadBytes int64 // payload bytes appended (uncompressed)
 	FileBytes    int64 // bytes written to the file so far
 	Frames       int64 // zstd data frames closed so far
+	Flushes      int64 // flushes that ended a zstd block inside a frame (timed, Flush, Sync)
 }
 
 // Writer appends records to a capture. Its methods are safe for concurrent
@@ -569,6 +570,7 @@ func (w *Writer) flushLocked() error {
 		return w.fail("flush", err)
 	}
 	w.dirty = false
+	w.stats.Flushes++
 	w.stats.FileBytes = w.cw.n
 	return nil
 }

@@ -122,7 +122,7 @@ type Stats struct {
 	Connected    int64
 	EventBytes   int64 // payload bytes of the recorded received messages
 	PayloadBytes int64 // payload bytes of every record written
-	FileBytes    int64 // bytes written to capture files (deleted ring files included)
+	FileBytes    int64 // bytes written to capture files (deleted ring files included; closed files as compacted)
 	Records      int64 // records written
 	// CloseCodes counts the WebSocket close codes received.
 	CloseCodes map[int]int64

@@ -33,6 +33,12 @@ func (r *Recorder) rotate(base int64) error {
 	return r.openPart(base)
 }
 
+// compactBelow: a closed file whose flushes held fewer records than this
+// on average is written again compactly (capfile.Compact): at 10 events/s
+// that makes it 25-35% smaller; at 1,000 events/s, 100 records a flush,
+// it would gain little for the CPU.
+const compactBelow = 8
+
 // closeFile closes the current file. A file that recorded neither a message
 // nor a connection (only failures to connect, or nothing) is removed: a
 // recording that fails before it records anything leaves no file behind.
@@ -42,7 +48,8 @@ func (r *Recorder) closeFile() error {
 	}
 	keep := r.keep()
 	err := r.w.Close()
-	r.closedB += r.w.Stats().FileBytes
+	ws := r.w.Stats()
+	r.closedB += ws.FileBytes
 	r.w = nil
 	if !r.shown && !keep && r.out.Kind() == outfile.Regular {
 		if r.out.Replaces() {
@@ -61,6 +68,14 @@ func (r *Recorder) closeFile() error {
 	}
 	if err != nil {
 		return fmt.Errorf("%w: close %s: %w", ErrWrite, r.curPath, err)
+	}
+	if r.out.Kind() == outfile.Regular && ws.Flushes*compactBelow > ws.Records {
+		// Written live, a block per flush of a few records: written again
+		// in large blocks, now that the 100 ms bound is kept (a file that
+		// cannot be is left as it was).
+		if before, after, err := capfile.Compact(r.curPath); err == nil {
+			r.closedB += after - before
+		}
 	}
 	if r.cfg.OnPartClosed != nil {
 		r.cfg.OnPartClosed(r.curPath)

@@ -1,0 +1,153 @@
+package capfile
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeLive writes a capture as a live recorder at 10 events/s does (a
+// timed flush after each record) to path and returns its records.
+func writeLive(t *testing.T, path string, n int) []Record {
+	t.Helper()
+	if err := os.WriteFile(path, liveLayout(t, n, true), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	recs, err := readAll(r)
+	if err != nil || len(recs) != n {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	return recs
+}
+
+func TestCompactKeepsEveryRecord(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.aaep")
+	want := writeLive(t, path, 300)
+	r0, _ := Open(path)
+	hdr := r0.Header()
+	r0.Close()
+	before, after, err := Compact(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() != after || after >= before-before/compactWorth {
+		t.Errorf("sizes %d -> %d, the file has %d", before, after, st.Size())
+	}
+	if st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", st.Mode().Perm())
+	}
+	t.Logf("%d records: %d -> %d bytes (%.1f -> %.1f B/record)", len(want), before, after, float64(before)/300, float64(after)/300)
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := readAll(r)
+	if err != nil {
+		t.Fatalf("compacted capture: %v", err)
+	}
+	equalRecords(t, got, want)
+	if !r.Clean() {
+		t.Error("the compacted capture does not end cleanly")
+	}
+	if h := r.Header(); !reflect.DeepEqual(h, hdr) {
+		t.Errorf("header %+v, want %+v", h, hdr)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("directory holds %d entries, want the capture alone", len(ents))
+	}
+}
+
+func TestCompactFollowsLink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.aaep")
+	want := writeLive(t, real, 100)
+	link := filepath.Join(dir, "link.aaep")
+	if err := os.Symlink("real.aaep", link); err != nil {
+		t.Skip(err)
+	}
+	if _, _, err := Compact(link); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link is no longer a link: %v %v", st, err)
+	}
+	r, err := Open(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := readAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalRecords(t, got, want)
+}
+
+// TestCompactLeavesAlone: a capture that would not get smaller, a torn
+// one and one being written are left byte for byte as they were, and no
+// temporary file stays.
+func TestCompactLeavesAlone(t *testing.T) {
+	dir := t.TempDir()
+	bulk := filepath.Join(dir, "bulk.aaep")
+	if err := os.WriteFile(bulk, liveLayout(t, 300, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(dir, "torn.aaep")
+	writeLive(t, torn, 100)
+	b, _ := os.ReadFile(torn)
+	if err := os.WriteFile(torn, b[:len(b)-100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open.aaep")
+	w, err := Create(open, testHeader(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Append(&Record{Kind: KindReceived, Payload: []byte(`{"type":"x"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, want string
+	}{{bulk, "would not save"}, {torn, "torn"}, {open, "being written"}} {
+		old, _ := os.ReadFile(c.path)
+		_, _, err := Compact(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", filepath.Base(c.path), err, c.want)
+		}
+		if c.path == bulk && !errors.Is(err, ErrNotWorth) {
+			t.Errorf("bulk: %v is not ErrNotWorth", err)
+		}
+		if now, _ := os.ReadFile(c.path); !bytes.Equal(now, old) {
+			t.Errorf("%s changed", filepath.Base(c.path))
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("%s left behind", e.Name())
+		}
+	}
+}
