@@ -537,38 +537,7 @@ func TestDamagedRecordingAmongOthers(t *testing.T) {
 // listed), the capture's counts and all its sessions.
 func viewAgrees(t *testing.T, name string, want []recRules) {
 	t.Helper()
-	recs, err := recording.Open(context.Background(), []string{name}, recording.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := viewer.New(viewer.Options{Recording: recording.Join(recs)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	for deadline := time.Now().Add(30 * time.Second); !v.CheckDone(); {
-		if time.Now().After(deadline) {
-			t.Fatal("the viewer's check did not finish")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	ts := httptest.NewServer(v)
-	defer ts.Close()
-	get := func(path string, into any) {
-		t.Helper()
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %s: %s", path, resp.Status, body)
-		}
-		if err := json.Unmarshal(body, into); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-	}
+	get := checkedView(t, name)
 	type recInfo struct {
 		Name     string
 		Findings map[string]int
@@ -664,4 +633,43 @@ func TestOneRecordingSameIDsViewAgrees(t *testing.T) {
 		t.Fatalf("check --json of three subscribers: want one recording of 3×4 sessions, got %+v", byStream)
 	}
 	viewAgrees(t, three, byStream)
+}
+
+// checkedView serves the viewer of the recording name (its parts or glob)
+// on loopback once its check is done, until the test ends, and returns a
+// function that GETs a path of its API and decodes the JSON answer.
+func checkedView(t *testing.T, name string) func(path string, into any) {
+	t.Helper()
+	recs, err := recording.Open(context.Background(), []string{name}, recording.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := viewer.New(viewer.Options{Recording: recording.Join(recs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	for deadline := time.Now().Add(30 * time.Second); !v.CheckDone(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the viewer's check did not finish")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts := httptest.NewServer(v)
+	t.Cleanup(ts.Close)
+	return func(path string, into any) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %s: %.300s", path, resp.Status, body)
+		}
+		if err := json.Unmarshal(body, into); err != nil {
+			t.Fatalf("%s: %v: %.300s", path, err, body)
+		}
+	}
 }

@@ -1,18 +1,10 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
-	"github.com/aaep-tools/aaepkit/internal/viewer"
-	"github.com/aaep-tools/aaepkit/recording"
 )
 
 // TestViewCaptureSessionsOfAReplay: /api/capture lists the sessions of a
@@ -25,29 +17,7 @@ func TestViewCaptureSessionsOfAReplay(t *testing.T) {
 	producerCapture(t, whole, sample.Options{Sessions: 4, Seed: 17, Violations: true}, false)
 	three := filepath.Join(dir, "three.aaep")
 	recordReplay(t, whole, three, 3)
-	recs, err := recording.Open(context.Background(), []string{three}, recording.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := viewer.New(viewer.Options{Recording: recording.Join(recs)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	for deadline := time.Now().Add(30 * time.Second); !v.CheckDone(); {
-		if time.Now().After(deadline) {
-			t.Fatal("the viewer's check did not finish")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	ts := httptest.NewServer(v)
-	defer ts.Close()
-	resp, err := http.Get(ts.URL + "/api/capture")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	get := checkedView(t, three)
 	var c struct {
 		IndexSessions int `json:"index_sessions"`
 		Sessions      []struct {
@@ -58,9 +28,7 @@ func TestViewCaptureSessionsOfAReplay(t *testing.T) {
 			Sessions int `json:"sessions"`
 		} `json:"check"`
 	}
-	if err := json.Unmarshal(body, &c); err != nil {
-		t.Fatalf("/api/capture: %v: %.300s", err, body)
-	}
+	get("/api/capture", &c)
 	if len(c.Sessions) != 12 || c.IndexSessions != 12 || c.Check.Sessions != 12 {
 		t.Fatalf("/api/capture: %d sessions (index_sessions %d), the check %d; want 12 (3 subscribers × 4)", len(c.Sessions), c.IndexSessions, c.Check.Sessions)
 	}
