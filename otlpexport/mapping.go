@@ -234,7 +234,10 @@ func (b *builder) step(s protocol.Step) { b.steps = append(b.steps, s) }
 func (b *builder) finding(f protocol.Finding) { b.findings = append(b.findings, f) }
 
 func (b *builder) sessionDone(s protocol.SessionSummary) {
-	if !s.ConnectionOnly() {
+	// A block about the stream (a subscription handshake, a connection
+	// without one) is no session: it has no trace; its findings are the
+	// stream's trace's.
+	if !s.ConnectionOnly() && !s.Handshake {
 		b.done = append(b.done, s)
 	}
 }

@@ -437,6 +437,12 @@ type SessionSummary struct {
 	State string `json:"state"`
 	// Complete is false when the stream ended before the session did.
 	Complete bool `json:"complete"`
+	// Handshake marks the summary of a source's subscription handshake
+	// (aaep's "subscription-N": subscription.request, accepted, rejected,
+	// renegotiation, close), a block about the stream and not a session:
+	// a session runs from session.started to its terminal event under its
+	// session_id.
+	Handshake bool `json:"handshake,omitempty"`
 }
 
 // StateNoHandshake is the state a checker gives the block of findings
@@ -452,11 +458,12 @@ func (s SessionSummary) ConnectionOnly() bool { return s.State == StateNoHandsha
 // StreamLevel reports whether s is a block of findings about a stream, not
 // a session: the messages no protocol could take (StreamProtocol), a
 // protocol's messages outside any session (no session id: a line that is
-// not JSON, for instance) or a source's connection where no handshake was
-// recorded (ConnectionOnly). Reports list such blocks apart and do not
-// count them as sessions.
+// not JSON, for instance), a source's connection where no handshake was
+// recorded (ConnectionOnly) or a source's recorded subscription handshake
+// (Handshake). Reports list such blocks apart and do not count them as
+// sessions.
 func (s SessionSummary) StreamLevel() bool {
-	return s.Protocol == StreamProtocol || s.Session == "" || s.ConnectionOnly()
+	return s.Protocol == StreamProtocol || s.Session == "" || s.ConnectionOnly() || s.Handshake
 }
 
 // Reporter receives what checkers find. The engine's reporter adds the

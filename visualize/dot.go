@@ -82,7 +82,12 @@ func (w *dotWriter) graph(traces []*Trace) {
 		findings += t.Findings
 	}
 	if len(traces) != 1 {
-		head = append(head, plural(int64(len(traces)), "session")+" · "+plural(findings, "finding"))
+		n := SessionCount(traces)
+		what := plural(n, "session")
+		if other := int64(len(traces)) - n; other > 0 {
+			what += " · " + plural(other, "block") + " about the stream"
+		}
+		head = append(head, what+" · "+plural(findings, "finding"))
 	} else {
 		head = append(head, sessionTitle(traces[0]))
 		head = append(head, sessionLines(traces[0])...)
@@ -115,6 +120,9 @@ func sessionTitle(t *Trace) string {
 	}
 	if t.Protocol == protocol.StreamProtocol {
 		return "stream findings · " + clean(id, maxTitleRunes) + in
+	}
+	if t.Done && t.Summary.Handshake {
+		return t.Protocol + " subscription handshake " + clean(id, maxTitleRunes) + in
 	}
 	return t.Protocol + " session " + clean(id, maxTitleRunes) + in
 }

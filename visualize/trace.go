@@ -306,6 +306,25 @@ func (t *Trace) addPendingFinding(f protocol.Finding) {
 }
 
 // SetSummary records the session's summary (the session is done).
+// IsSession reports whether t is a session's trace, not a block about the
+// stream (protocol.SessionSummary.StreamLevel: a source's subscription
+// handshake, the messages no protocol could take). Both are drawn; only
+// sessions are counted as sessions.
+func (t *Trace) IsSession() bool {
+	return t.Protocol != protocol.StreamProtocol && t.Session != "" && !(t.Done && t.Summary.StreamLevel())
+}
+
+// SessionCount is the number of traces that are sessions (IsSession).
+func SessionCount(traces []*Trace) int64 {
+	var n int64
+	for _, t := range traces {
+		if t.IsSession() {
+			n++
+		}
+	}
+	return n
+}
+
 func (t *Trace) SetSummary(s protocol.SessionSummary) {
 	t.flush()
 	t.Summary, t.Done = s, true

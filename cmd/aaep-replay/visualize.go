@@ -240,8 +240,13 @@ func visualizeRun(o *VisualizeOptions) error {
 	if output == "-" {
 		where = "standard output"
 	}
+	// A subscription handshake's trace is drawn, but is no session.
+	drawn := visPlural(visualize.SessionCount(traces), "session")
+	if other := int64(len(traces)) - visualize.SessionCount(traces); other > 0 {
+		drawn += " and " + visPlural(other, "block") + " about the stream"
+	}
 	fmt.Fprintf(a.Err, "aaep-replay: drew %s (%s, %s) to %s\n",
-		visPlural(int64(len(traces)), "session"), visPlural(messages, "message"), visPlural(findings, "finding"), where)
+		drawn, visPlural(messages, "message"), visPlural(findings, "finding"), where)
 	return nil
 }
 

@@ -148,7 +148,7 @@ func (r *reader) finding(f protocol.Finding) {
 }
 
 func (r *reader) sessionDone(sum protocol.SessionSummary) {
-	if sum.ConnectionOnly() {
+	if sum.ConnectionOnly() || sum.Handshake { // a connection, a subscription handshake: no session
 		return
 	}
 	s := r.open[skey{sum.Stream, sum.Session}]

@@ -87,6 +87,11 @@ type sessionBuild struct {
 	cells   []cell   // its lane of the timeline, by bucket
 	lane    int
 	dirty   bool
+	// stream marks a block of findings about the stream, not a session
+	// (protocol.SessionSummary.StreamLevel: a source's subscription
+	// handshake, its connection without one): not listed among the
+	// sessions, nor counted; its findings are the capture's.
+	stream bool
 }
 
 // snapshot is what the check has learned so far, published whole and
@@ -380,6 +385,7 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 		SessionDone: func(sum protocol.SessionSummary) {
 			s := b.session(sum.Stream, sum.Session)
 			s.facts.Protocol, s.facts.State, s.facts.Complete = sum.Protocol, sum.State, sum.Complete
+			s.stream = s.stream || sum.StreamLevel() && s.facts.Messages == 0
 			s.dirty = true
 		},
 	}
@@ -533,9 +539,15 @@ func (b *builder) publish(done bool, err error) {
 		}
 		b.views[i] = v
 	}
+	sessions := make([]*sessionView, 0, len(b.views))
+	for i, v := range b.views {
+		if !b.order[i].stream {
+			sessions = append(sessions, v)
+		}
+	}
 	snap := &snapshot{
 		done: done, read: b.read, readTo: b.readTo, lastIndex: b.lastIndex, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
-		stats: b.stats, sessions: slices.Clone(b.views), byKey: make(map[string]*sessionView, len(b.views)),
+		stats: b.stats, sessions: sessions, byKey: make(map[string]*sessionView, len(b.views)),
 		byID:     make(map[string][]*sessionView, len(b.views)),
 		overview: slices.Clone(b.overview), recordings: slices.Clone(b.byRec), first: b.first, width: b.width,
 	}

@@ -17,7 +17,7 @@ package aaep
 //
 // Handshake messages are reported under a pseudo-session named after their
 // source ("subscription-N"), which also gets handshake Steps and a
-// SessionSummary.
+// SessionSummary marked Handshake: a block about the stream, not a session.
 
 import (
 	"fmt"
@@ -708,7 +708,7 @@ func (n *negChecker) finish() {
 			continue
 		}
 		n.s.r.SessionDone(protocol.SessionSummary{Session: sub.key, Messages: sub.msgs, First: sub.first, Last: sub.last,
-			State: sub.state.String(), Complete: sub.state == subClosed || sub.state == subRejected})
+			State: sub.state.String(), Complete: sub.state == subClosed || sub.state == subRejected, Handshake: true})
 	}
 	// Sources that never became a subscription (an unknown message type
 	// of theirs) but got findings under their pseudo-session.

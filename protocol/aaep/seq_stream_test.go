@@ -159,7 +159,8 @@ func TestTimeoutStep(t *testing.T) {
 }
 
 // TestSummaries: a cut-off session ends incomplete in its last state, and
-// the subscription gets its own summary.
+// the subscription gets its own summary, marked a handshake (about the
+// stream, not a session).
 func TestSummaries(t *testing.T) {
 	res := run(t, "", stream(handshake(0, "sub_1", caps{}, caps{}), S(), SC("idle", "thinking"), S().sess("sess_b"), C().sess("sess_b"))...)
 	got := map[string]protocol.SessionSummary{}
@@ -169,7 +170,7 @@ func TestSummaries(t *testing.T) {
 	want := map[string]protocol.SessionSummary{
 		"sess_a":         {Protocol: "aaep", Session: "sess_a", Messages: 2, First: 200 * time.Millisecond, Last: 300 * time.Millisecond, State: stateThinking, Complete: false},
 		"sess_b":         {Protocol: "aaep", Session: "sess_b", Messages: 2, First: 400 * time.Millisecond, Last: 500 * time.Millisecond, State: StateCompleted, Complete: true},
-		"subscription-0": {Protocol: "aaep", Session: "subscription-0", Messages: 2, First: 0, Last: 100 * time.Millisecond, State: "active", Complete: false},
+		"subscription-0": {Protocol: "aaep", Session: "subscription-0", Messages: 2, First: 0, Last: 100 * time.Millisecond, State: "active", Complete: false, Handshake: true},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("summaries %+v", res.summaries)

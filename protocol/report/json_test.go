@@ -85,6 +85,9 @@ func TestSessionJSONIsMarshalIndent(t *testing.T) {
 	for range 2000 {
 		var s Session
 		fillRandom(t, rng, reflect.ValueOf(&s).Elem())
+		// A handshake's block is about the stream: its findings are
+		// written under "streams", never as a session.
+		s.Handshake = false
 		tests = append(tests, s)
 	}
 	for i, s := range tests {

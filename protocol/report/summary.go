@@ -233,6 +233,11 @@ func (rw *reportWriter) writeSummary() {
 			return
 		}
 	}
+	// A finding of a block about the stream is named as the block is.
+	blocks := make(map[sessionKey]*Session, len(rw.streamBlocks))
+	for _, s := range rw.streamBlocks {
+		blocks[sessionKey{s.Stream, s.Protocol, s.Session}] = s
+	}
 	rw.printf("\nfirst occurrence of each rule:\n")
 	tw = tabwriter.NewWriter(rw.w, 0, 0, 2, ' ', 0)
 	for _, id := range rules {
@@ -242,8 +247,11 @@ func (rw *reportWriter) writeSummary() {
 			where = fmt.Sprintf("#%d +%s", f.Index, protocol.FormatOffset(f.Offset))
 		}
 		name := f.Protocol + " " + sessionName(f.Session)
-		if f.Protocol == protocol.StreamProtocol {
+		switch b := blocks[sessionKey{f.Stream, f.Protocol, f.Session}]; {
+		case f.Protocol == protocol.StreamProtocol:
 			name = "stream (messages no protocol could take)"
+		case b != nil && b.Handshake:
+			name = f.Protocol + " " + f.Session + " (subscription handshake)"
 		}
 		fmt.Fprintf(tw, "  %s\t%s%s\t%s\t%s\n", id, streamTag(f.Stream), name, where, f.Message)
 	}

@@ -103,7 +103,10 @@ func plural(n int64, one, many string) string {
 func (rw *reportWriter) session(s *Session) {
 	rw.begin()
 	if s.StreamLevel() {
-		rw.streamBlocks = append(rw.streamBlocks, s)
+		// A clean handshake block has nothing to say about the stream.
+		if len(s.Findings) > 0 {
+			rw.streamBlocks = append(rw.streamBlocks, s)
+		}
 		return
 	}
 	if !lateBlock(s) {
@@ -203,6 +206,8 @@ func blockName(s *Session) string {
 		return streamTag(s.Stream) + "stream (messages no protocol could take)"
 	case s.Session == "":
 		return streamTag(s.Stream) + s.Protocol + " (messages outside any session)"
+	case s.Handshake:
+		return fmt.Sprintf("%s%s %s (the source's subscription handshake, ended in %s)", streamTag(s.Stream), s.Protocol, s.Session, s.State)
 	}
 	return fmt.Sprintf("%s%s %s (the source's connection, no handshake recorded)", streamTag(s.Stream), s.Protocol, s.Session)
 }
@@ -216,6 +221,10 @@ func (rw *reportWriter) sessionText(s *Session) {
 		rw.printf("%sstream (messages no protocol could take)\n", in)
 	case s.Session == "" && s.State == "":
 		rw.printf("%s%s (messages outside any session)\n", in, s.Protocol)
+	case s.Handshake:
+		// A source's subscription handshake: about the stream, no session.
+		rw.printf("%s%s %s: the source's subscription handshake, %s, %s to %s, ended in %s\n", in, s.Protocol, s.Session,
+			plural(int64(s.Messages), "message", "messages"), protocol.FormatOffset(max(s.First, 0)), protocol.FormatOffset(s.Last), s.State)
 	case s.ConnectionOnly():
 		// Findings about a source's connection (redelivery after a
 		// reconnect) where no handshake was recorded: not a session.

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
+	"github.com/aaep-tools/aaepkit/transport/transporttest"
+)
+
+// badAccepted is a subscription.accepted without its subscription_id
+// (§5.4): a finding about the handshake.
+const badAccepted = `{"type":"subscription.accepted","aaep_version":"1.0.0","producer":{"agent_id":"demo"},"honored_capabilities":{"preferred_verbosity":"normal"}}`
+
+// handshakeCapture records, with the real aaep-capture over WebSocket, the
+// demo's 8 sessions after a handshake whose accepted answer lacks its
+// subscription_id. It returns the capture's path.
+func handshakeCapture(t *testing.T) string {
+	t.Helper()
+	_, recs := capfiletest.ReadAll(t, filepath.Join("..", "..", "testdata", "demo.aaep"))
+	frames := [][]byte{[]byte(badAccepted)}
+	for _, r := range recs {
+		if r.Kind == capfile.KindReceived {
+			frames = append(frames, r.Payload)
+		}
+	}
+	p := &transporttest.WSProducer{Frames: transporttest.Frames(frames), NoHandshake: true, Hold: true}
+	out := filepath.Join(t.TempDir(), "handshake.aaep")
+	runCapture(t, p.Start(t), "-o", out, "--max-events", fmt.Sprint(len(frames)-1), "-q")
+	return out
+}
+
+// TestHandshakeIsNoSession: a recorded subscription handshake (its block
+// "subscription-0") is about the stream, not a session: a WebSocket capture
+// of a handshake and 8 sessions says 8 sessions in check's text, JSON and
+// summary and in the viewer's /api/sessions and /api/capture, and the
+// handshake's findings are the stream's, naming the subscription (before:
+// 9 sessions, one of them the handshake).
+func TestHandshakeIsNoSession(t *testing.T) {
+	capture := handshakeCapture(t)
+
+	_, out, stderr := replay(t, "check", "--json", "--fail-on", "never", capture)
+	var doc struct {
+		Recordings []struct {
+			Sessions []struct{ Session string }
+			Streams  []struct {
+				Stream   string
+				Findings []struct{ Rule, Session, Message string }
+			}
+			SessionCount int `json:"session_count"`
+		}
+		Total struct {
+			Sessions int `json:"session_count"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Recordings) != 1 {
+		t.Fatalf("check --json: %v\n%s%s", err, out, stderr)
+	}
+	rec := doc.Recordings[0]
+	for _, s := range rec.Sessions {
+		if !strings.HasPrefix(s.Session, "sess_") {
+			t.Errorf("sessions[] holds %q, which is no session", s.Session)
+		}
+	}
+	if len(rec.Sessions) != 8 || rec.SessionCount != 8 || doc.Total.Sessions != 8 {
+		t.Errorf("%d sessions listed, session_count %d, total %d; want 8", len(rec.Sessions), rec.SessionCount, doc.Total.Sessions)
+	}
+	handshake := 0
+	for _, st := range rec.Streams {
+		for _, f := range st.Findings {
+			if f.Session == "subscription-0" && strings.Contains(f.Message, "subscription_id") {
+				handshake++
+			}
+		}
+	}
+	if handshake == 0 {
+		t.Errorf("streams[] holds no finding of subscription-0 about the missing subscription_id:\n%s", out)
+	}
+
+	_, text, _ := replay(t, "check", "--all", "--fail-on", "never", capture)
+	h := strings.Index(text, "findings about the stream, not of any session:")
+	if h < 0 || strings.Contains(text[:h], "subscription-0") || !strings.Contains(text[h:], "subscription-0: the source's subscription handshake") {
+		t.Errorf("the handshake is listed among the sessions, or not under the stream's heading:\n%s", text)
+	}
+	if !strings.Contains(text, " 8 sessions;") {
+		t.Errorf("the totals line does not say 8 sessions:\n%s", text)
+	}
+	_, sum, _ := replay(t, "check", "--summary", "--fail-on", "never", capture)
+	if m := summaryCounts.FindStringSubmatch(sum); m == nil || m[4] != "8" || m[5] == "" || m[5] == "0" {
+		t.Errorf("summary %q, want 'of 8 sessions' and findings about the stream:\n%s", m, sum)
+	}
+	if !strings.Contains(sum, "subscription-0 (the source's subscription handshake") {
+		t.Errorf("the summary does not name the handshake among the stream's findings:\n%s", sum)
+	}
+
+	// visualize draws the handshake's trace as it did, counted apart.
+	_, dot, verr := replay(t, "visualize", "--format", "dot", "-o", "-", capture)
+	if !strings.Contains(dot, "aaep subscription handshake subscription-0") || !strings.Contains(dot, "8 sessions · 1 block about the stream") ||
+		!strings.Contains(verr, "drew 8 sessions and 1 block about the stream") {
+		t.Errorf("visualize does not draw the handshake apart from 8 sessions:\n%s\n%.2000s", verr, dot)
+	}
+
+	// The viewer: /api/sessions and /api/capture count the 8 sessions.
+	get := checkedView(t, capture)
+	var page struct {
+		Total    int `json:"total"`
+		Sessions []struct {
+			ID string `json:"id"`
+		} `json:"sessions"`
+	}
+	get("/api/sessions?limit=500", &page)
+	if page.Total != 8 || len(page.Sessions) != 8 {
+		t.Errorf("/api/sessions: total %d, %d listed %+v; want 8", page.Total, len(page.Sessions), page.Sessions)
+	}
+	var c struct {
+		Sessions []struct {
+			ID string `json:"id"`
+		} `json:"sessions"`
+		Check struct {
+			Sessions int `json:"sessions"`
+		} `json:"check"`
+	}
+	get("/api/capture", &c)
+	if len(c.Sessions) != 8 || c.Check.Sessions != 8 {
+		t.Errorf("/api/capture: %d sessions, the check %d; want 8", len(c.Sessions), c.Check.Sessions)
+	}
+}
