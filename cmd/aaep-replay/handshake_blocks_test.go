@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,6 +96,49 @@ func TestHandshakeIsNoSession(t *testing.T) {
 	}
 	if !strings.Contains(sum, "subscription-0 (the source's subscription handshake") {
 		t.Errorf("the summary does not name the handshake among the stream's findings:\n%s", sum)
+	}
+
+	// check --state, going on part by part, lists no handshake among the
+	// sessions of any run either.
+	dir := t.TempDir()
+	if code, _, e := replay(t, "split", "--records", "40", "-o", filepath.Join(dir, "r.aaep"), capture); code != 0 {
+		t.Fatalf("split: exit %d: %s", code, e)
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, "r-*.aaep"))
+	live := filepath.Join(t.TempDir(), "live")
+	if err := os.Mkdir(live, 0o755); err != nil || len(parts) < 2 {
+		t.Fatalf("%v; %d parts", err, len(parts))
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	for i, p := range parts {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(live, filepath.Base(p)), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, js, _ := replay(t, "check", "--state", state, "--json", "--fail-on", "never", filepath.Join(live, "r-*.aaep"))
+		var run struct {
+			Recordings []struct {
+				Sessions []struct{ Session string }
+				Streams  []struct {
+					Findings []struct{ Session string }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(js), &run); err != nil || len(run.Recordings) != 1 {
+			t.Fatalf("check --state, part %d: %v\n%s", i+1, err, js)
+		}
+		for _, s := range run.Recordings[0].Sessions {
+			if !strings.HasPrefix(s.Session, "sess_") {
+				t.Errorf("check --state, part %d: sessions[] holds %q", i+1, s.Session)
+			}
+		}
+		if i == 0 && (len(run.Recordings[0].Streams) == 0 || len(run.Recordings[0].Streams[0].Findings) == 0 ||
+			run.Recordings[0].Streams[0].Findings[0].Session != "subscription-0") {
+			t.Errorf("check --state, part 1: the handshake's findings are not the stream's:\n%s", js)
+		}
 	}
 
 	// visualize draws the handshake's trace as it did, counted apart.
