@@ -40,9 +40,11 @@ func TestSummaryNamesTheStream(t *testing.T) {
 
 // TestStreamBlocksAreNoSession: blocks of findings about a stream (lines no
 // protocol could take, a protocol's messages outside any session, a
-// source's connection without a recorded handshake) are listed after the
-// sessions under their own heading and in the JSON's "streams", and never
-// counted as sessions (issue 34: "150 findings in 55 of 54 sessions").
+// source's connection without a recorded handshake, a source's recorded
+// subscription handshake) are listed after the sessions under their own
+// heading and in the JSON's "streams", and never counted as sessions
+// (issue 34: "150 findings in 55 of 54 sessions"; a WebSocket capture's
+// handshake made 8 sessions 9); a clean handshake is not listed.
 func TestStreamBlocksAreNoSession(t *testing.T) {
 	fill := func(r *Report) {
 		r.AddFinding(protocol.Finding{Protocol: "aaep", Session: "sess_a", RuleID: "SEQ-STATE-CHAIN", Level: protocol.Must, Index: 3})
@@ -52,6 +54,9 @@ func TestStreamBlocksAreNoSession(t *testing.T) {
 		r.AddFinding(protocol.Finding{Protocol: "aaep", RuleID: "ENV-JSON-OBJECT", Level: protocol.Must, Index: 2})
 		r.AddFinding(protocol.Finding{Protocol: "aaep", Session: "subscription-0", RuleID: "SEQ-EVENT-ID-REDELIVERED", Level: protocol.Info, Index: 9})
 		r.AddSession(protocol.SessionSummary{Protocol: "aaep", Session: "subscription-0", State: protocol.StateNoHandshake, Complete: true})
+		r.AddFinding(protocol.Finding{Protocol: "aaep", Session: "subscription-1", RuleID: "MSG-ACC-SCHEMA", Level: protocol.Must, Index: 11})
+		r.AddSession(protocol.SessionSummary{Protocol: "aaep", Session: "subscription-1", Messages: 3, State: "active", Handshake: true})
+		r.AddSession(protocol.SessionSummary{Protocol: "aaep", Session: "subscription-2", Messages: 2, State: "closed", Complete: true, Handshake: true})
 	}
 	for _, tt := range []struct {
 		name string
@@ -60,13 +65,15 @@ func TestStreamBlocksAreNoSession(t *testing.T) {
 		want []string
 	}{
 		{"listing", ViewAll, false, []string{"\nfindings about the stream, not of any session:\n", "stream (messages no protocol could take)",
-			"aaep (messages outside any session)", "aaep subscription-0: findings about the source's connection", "2 sessions; 2 MUST, 1 SHOULD, 1 INFO"}},
-		{"summary", ViewSummary, false, []string{"summary: 4 findings: 1 in 1 of 2 sessions, 3 about the stream",
-			"stream (messages no protocol could take)", "0 MUST, 1 SHOULD, 0 INFO\n", "2 sessions; 2 MUST"}},
+			"aaep (messages outside any session)", "aaep subscription-0: findings about the source's connection", "aaep subscription-1: the source's subscription handshake, 3 messages",
+			"2 sessions; 3 MUST, 1 SHOULD, 1 INFO"}},
+		{"summary", ViewSummary, false, []string{"summary: 5 findings: 1 in 1 of 2 sessions, 4 about the stream",
+			"stream (messages no protocol could take)", "0 MUST, 1 SHOULD, 0 INFO\n", "2 sessions; 3 MUST",
+			"aaep subscription-1 (the source's subscription handshake, ended in active)  1 MUST", "aaep subscription-1 (subscription handshake)"}},
 		{"json", ViewAll, true, []string{`"session_count": 2`, `"streams": [
         {
           "stream": "",
-          "findings": [`, `"rule": "SEQ-EVENT-ID-REDELIVERED"`}},
+          "findings": [`, `"rule": "SEQ-EVENT-ID-REDELIVERED"`, `"session": "subscription-1"`}},
 	} {
 		for _, streamed := range []bool{false, true} {
 			t.Run(fmt.Sprint(tt.name, " streamed=", streamed), func(t *testing.T) {
@@ -95,12 +102,15 @@ func TestStreamBlocksAreNoSession(t *testing.T) {
 						t.Errorf("report lacks %q:\n%s", w, out)
 					}
 				}
+				if strings.Contains(out, "subscription-2") {
+					t.Errorf("the clean handshake is listed:\n%s", out)
+				}
 				if h := strings.Index(out, "findings about the stream"); !tt.json && tt.view == ViewAll && (h < 0 || strings.Index(out, "sess_b") > h) {
 					t.Errorf("the stream's findings are not after the sessions:\n%s", out)
 				}
 				if tt.json {
 					sessions := out[strings.Index(out, `"sessions"`):strings.Index(out, `"streams"`)]
-					if strings.Contains(sessions, "subscription-0") || strings.Contains(sessions, "STREAM-UNKNOWN-PROTOCOL") || strings.Contains(sessions, "ENV-JSON-OBJECT") {
+					if strings.Contains(sessions, "subscription-") || strings.Contains(sessions, "STREAM-UNKNOWN-PROTOCOL") || strings.Contains(sessions, "ENV-JSON-OBJECT") {
 						t.Errorf("sessions hold the stream's findings:\n%s", sessions)
 					}
 				}
