@@ -148,10 +148,10 @@ type batcher struct {
 	spans int
 }
 
-// add adds the spans of t, under resource attrs, and sends a request when
+// add adds the spans of t, under resource r, and sends a request when
 // it holds enough spans.
-func (b *batcher) add(attrs []*commonpb.KeyValue, t *trace) {
-	key := resourceKey(attrs)
+func (b *batcher) add(r resource, t *trace) {
+	attrs, key := r.attrs, r.key
 	i := slices.Index(b.keys, key)
 	if i < 0 {
 		i = len(b.keys)

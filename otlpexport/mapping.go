@@ -128,10 +128,22 @@ type builder struct {
 	findings []protocol.Finding
 	done     []protocol.SessionSummary
 
-	doc   payload.Doc
-	kvs   map[string]map[string]*commonpb.KeyValue // shared attributes by name and value (kv)
-	bools map[string][2]*commonpb.KeyValue         // shared boolean attributes (kvBool)
-	stats *Stats
+	doc    payload.Doc
+	kvs    map[string]map[string]*commonpb.KeyValue        // shared attributes by name and value (kv)
+	bools  map[string][2]*commonpb.KeyValue                // shared boolean attributes (kvBool)
+	ints   map[string]*[maxSmallInt + 1]*commonpb.KeyValue // shared small integers (num)
+	states map[[2]*commonpb.KeyValue][]*commonpb.KeyValue  // shared state changes' attributes (stateAttrs)
+	// resources are the resource attributes by producer (resource).
+	resources map[[2]string]resource
+	eventSlab []tracepb.Span_Event // events not yet used (addEvent)
+	stats     *Stats
+}
+
+// resource is a resource's attributes and the key the batcher groups
+// them by.
+type resource struct {
+	attrs []*commonpb.KeyValue
+	key   string
 }
 
 // streamTrace is what the builder knows of a stream besides its sessions.
@@ -144,7 +156,9 @@ type streamTrace struct {
 func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func(*trace)) *builder {
 	h := rec.Header()
 	b := &builder{opts: opts, rec: rec, recKey: recordingKey(rec), start: h.Start, emit: emit, stats: stats,
-		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}, kvs: map[string]map[string]*commonpb.KeyValue{}, bools: map[string][2]*commonpb.KeyValue{}}
+		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}, kvs: map[string]map[string]*commonpb.KeyValue{}, bools: map[string][2]*commonpb.KeyValue{},
+		ints: map[string]*[maxSmallInt + 1]*commonpb.KeyValue{}, states: map[[2]*commonpb.KeyValue][]*commonpb.KeyValue{},
+		resources: map[[2]string]resource{}}
 	b.res = append(b.res, kvStr("aaep.recording.name", filepath.Base(rec.Name)))
 	if h.Tool != "" {
 		b.res = append(b.res, kvStr("aaep.recording.tool", h.Tool))
@@ -357,9 +371,59 @@ func (b *builder) addEvent(s *tracepb.Span, name string, ns uint64, as []*common
 		s.DroppedEventsCount++
 		return
 	}
-	s.Events = append(s.Events, &tracepb.Span_Event{TimeUnixNano: ns, Name: name, Attributes: as})
+	if len(b.eventSlab) == 0 {
+		b.eventSlab = make([]tracepb.Span_Event, eventSlab)
+	}
+	e := &b.eventSlab[0]
+	b.eventSlab = b.eventSlab[1:]
+	e.TimeUnixNano, e.Name, e.Attributes = ns, name, as
+	s.Events = append(s.Events, e)
 	b.stats.Events++
 }
+
+// eventSlab is how many events are allocated at once: a recording has
+// about one for every two messages, and one allocation for many of them
+// is less for the allocator and the collector to do than one each.
+const eventSlab = 256
+
+// stateAttrs returns the attributes of a state change from one state to
+// another: one list shared by every change between the same two states
+// (the states come from a short list; an event's attributes are never
+// changed once it is added).
+func (b *builder) stateAttrs(from, to *commonpb.KeyValue) []*commonpb.KeyValue {
+	k := [2]*commonpb.KeyValue{from, to}
+	if a, ok := b.states[k]; ok {
+		return a
+	}
+	if len(b.states) >= maxShared {
+		clear(b.states)
+	}
+	a := []*commonpb.KeyValue{from, to}
+	b.states[k] = a
+	return a
+}
+
+// num is attrs.num with the small integers (0 to maxSmallInt: percents,
+// steps) shared, one value for each attribute and number.
+func (b *builder) num(a *attrs, k string, v payload.Value) {
+	n, ok := v.Int()
+	if !ok || n < 0 || n > maxSmallInt {
+		a.num(k, v)
+		return
+	}
+	vals := b.ints[k]
+	if vals == nil {
+		vals = new([maxSmallInt + 1]*commonpb.KeyValue)
+		b.ints[k] = vals
+	}
+	if vals[n] == nil {
+		vals[n] = kvInt(k, n)
+	}
+	*a = append(*a, vals[n])
+}
+
+// maxSmallInt is the largest integer num shares.
+const maxSmallInt = 255
 
 // apply maps the message of a step onto t.
 func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc *payload.Doc, ns uint64) {
@@ -442,21 +506,25 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		var a attrs
 		from, _ := doc.Get("from_state").Text()
 		to, _ := doc.Get("to_state").Text()
+		var fromKV, toKV *commonpb.KeyValue
 		if len(from) == 0 && len(to) == 0 {
-			a = append(a, b.kv("aaep.state.from", step.From), b.kv("aaep.state.to", step.To))
+			fromKV, toKV = b.kv("aaep.state.from", step.From), b.kv("aaep.state.to", step.To)
 		} else {
-			a = append(a, b.kvText("aaep.state.from", from), b.kvText("aaep.state.to", to))
+			fromKV, toKV = b.kvText("aaep.state.from", from), b.kvText("aaep.state.to", to)
 		}
 		if text {
+			a = append(a, fromKV, toKV)
 			a.docStr("aaep.summary", doc, "summary_normal")
+		} else {
+			a = b.stateAttrs(fromKV, toKV)
 		}
 		b.addEvent(t.root, "aaep.state.changed", ns, a)
 	case protocol.StepProgress:
 		var a attrs
 		p := doc.Get("progress")
-		a.num("aaep.progress.percent", p.Get("percent"))
-		a.num("aaep.progress.step", p.Get("step"))
-		a.num("aaep.progress.total_steps", p.Get("total_steps"))
+		b.num(&a, "aaep.progress.percent", p.Get("percent"))
+		b.num(&a, "aaep.progress.step", p.Get("step"))
+		b.num(&a, "aaep.progress.total_steps", p.Get("total_steps"))
 		if text {
 			a.str("aaep.progress.description", p, "description")
 		}

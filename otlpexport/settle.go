@@ -226,9 +226,14 @@ func (b *builder) close() {
 	}
 }
 
-// resource returns the resource attributes of t: its producer and the
-// recording.
-func (b *builder) resource(t *trace) []*commonpb.KeyValue {
+// resource returns the resource attributes of t, its producer and the
+// recording, and their key: one list for each producer (shared by its
+// traces and never changed).
+func (b *builder) resource(t *trace) resource {
+	k := [2]string{t.prod.id, t.prod.version}
+	if r, ok := b.resources[k]; ok {
+		return r
+	}
 	svc := t.prod.id
 	if svc == "" {
 		svc = "aaep"
@@ -237,5 +242,11 @@ func (b *builder) resource(t *trace) []*commonpb.KeyValue {
 	if t.prod.version != "" {
 		a = append(a, kvStr(attrServiceVersion, t.prod.version))
 	}
-	return append(a, b.res...)
+	a = append(a, b.res...)
+	if len(b.resources) >= maxShared {
+		clear(b.resources)
+	}
+	r := resource{attrs: a, key: resourceKey(a)}
+	b.resources[k] = r
+	return r
 }
