@@ -24,6 +24,7 @@ func init() { version = cli.Version(version) }
 
 // Main runs aaep-capture with args and returns the process exit code.
 func Main(args []string) int {
+	takeHandedOver()
 	// The first signal stops the capture cleanly; a second one, while it
 	// winds down, stops waiting for anything (uploads included) and exits
 	// with the summary.

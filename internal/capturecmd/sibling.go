@@ -25,8 +25,17 @@ import (
 const SiblingName = "aaep-capture-grpc"
 
 // siblingEnv marks a process started by handing over, so that a sibling
-// that cannot record gRPC either does not hand over again.
+// that cannot record gRPC either does not hand over again. Main reads it
+// into handedOver and clears it, so that the processes a recorder starts
+// (--exec) do not inherit it.
 const siblingEnv = "AAEP_CAPTURE_HANDED_OVER"
+
+var handedOver bool
+
+func takeHandedOver() {
+	handedOver = os.Getenv(siblingEnv) != ""
+	_ = os.Unsetenv(siblingEnv)
+}
 
 // sibSchemes are the URL schemes the sibling records.
 var sibSchemes = []string{"grpc", "grpcs"}
@@ -61,7 +70,7 @@ func needsSibling(endpoints []string) string {
 // returns only on failure (or, on Windows, with the child's status).
 func handOver(o *options, endpoint string) error {
 	path, err := findSibling()
-	if err == nil && os.Getenv(siblingEnv) != "" {
+	if err == nil && handedOver {
 		err = fmt.Errorf("%s does not record it either", path)
 	}
 	if err != nil {

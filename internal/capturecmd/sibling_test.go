@@ -110,3 +110,28 @@ func TestBinaryGRPCHandsOver(t *testing.T) {
 		t.Errorf("summary %q", stderr.String())
 	}
 }
+
+// A sibling that cannot record gRPC either (here aaep-capture itself under
+// the sibling's name) does not hand over again: exit 1, saying so.
+func TestBinaryGRPCSiblingWithoutGRPC(t *testing.T) {
+	alone := binarytest.New(capturePkg, "aaep-capture")
+	defer alone.Remove()
+	dir := t.TempDir()
+	exe, err := os.ReadFile(alone.Path(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SiblingName), exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(alone.Path(t), "grpc://127.0.0.1:1", "-o", "out.aaep")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), filepath.Join(dir, SiblingName)+" does not record it either") {
+		t.Errorf("%v, stderr %q; want exit 1 and the sibling named", err, stderr.String())
+	}
+}
