@@ -102,8 +102,11 @@ type Result struct {
 	// sessions only B has in the order B started them (those that are the
 	// same only with Options.KeepSame).
 	Sessions []*SessionDiff
-	// counts counts every session by status, kept or not.
-	counts map[Status]int
+	// counts counts every session by status, kept or not; streamCounts
+	// the stream's messages of no session (a subscription handshake, a
+	// reply to an ended session), compared as one entry per stream but no
+	// session.
+	counts, streamCounts map[Status]int
 	// Incomplete says why part of a side could not be read (its side's
 	// name first); a comparison of what was not read is no verdict.
 	Incomplete []string
@@ -111,14 +114,33 @@ type Result struct {
 	Options Options
 }
 
-// Same reports whether no session differs and none is on one side only.
+// Same reports whether no session differs and none is on one side only,
+// nor do the streams' messages of no session.
 func (r *Result) Same() bool {
-	return r.counts[Different]+r.counts[OnlyA]+r.counts[OnlyB] == 0
+	return r.counts[Different]+r.counts[OnlyA]+r.counts[OnlyB]+
+		r.streamCounts[Different]+r.streamCounts[OnlyA]+r.streamCounts[OnlyB] == 0
 }
 
-// Counts counts the sessions by status.
+// Counts counts the sessions by status (not the streams' messages of no
+// session: StreamCounts).
 func (r *Result) Counts() map[Status]int {
 	return maps.Clone(r.counts)
+}
+
+// StreamCounts counts the entries of the streams' messages of no session
+// (shown as "(no session)") by status: no session, so not in Counts.
+func (r *Result) StreamCounts() map[Status]int {
+	return maps.Clone(r.streamCounts)
+}
+
+// aboutStream reports whether d compares a stream's messages of no
+// session, not a session.
+func (d *SessionDiff) aboutStream() bool {
+	ref := d.A
+	if ref == nil {
+		ref = d.B
+	}
+	return d.MatchedBy == "stream" || ref != nil && ref.Session == ""
 }
 
 // Total is the number of sessions compared.
@@ -132,7 +154,14 @@ func (r *Result) Total() int {
 
 // add counts d and keeps it unless it is the same and opts says not to.
 func (r *Result) add(d *SessionDiff) {
-	r.counts[d.Status]++
+	if d.aboutStream() {
+		if r.streamCounts == nil {
+			r.streamCounts = map[Status]int{}
+		}
+		r.streamCounts[d.Status]++
+	} else {
+		r.counts[d.Status]++
+	}
 	if d.Status != Same || r.Options.KeepSame {
 		r.Sessions = append(r.Sessions, d)
 	}

@@ -91,8 +91,10 @@ func TestSameBehaviourOtherIDs(t *testing.T) {
 	if !res.Same() {
 		t.Fatalf("not the same: %+v", different(res))
 	}
-	if c := res.Counts(); c[Same] != 9 {
-		t.Errorf("counts %v, want 9 same (8 sessions and the handshake)", c)
+	// The handshake is the stream's messages of no session, counted
+	// apart: no session.
+	if c, sc := res.Counts(), res.StreamCounts(); c[Same] != 8 || res.Total() != 8 || sc[Same] != 1 || len(res.Sessions) != 9 {
+		t.Errorf("counts %v, stream counts %v, %d compared; want 8 sessions the same and the handshake (9)", c, sc, len(res.Sessions))
 	}
 	for _, s := range res.Sessions {
 		if s.A.Session != "" && s.A.Session == s.B.Session {
@@ -151,7 +153,7 @@ func TestChangedRequest(t *testing.T) {
 	opts := defaults()
 	opts.KeepSame = false
 	res = diff(t, v1, v2, opts)
-	if c := res.Counts(); len(res.Sessions) != 1 || res.Sessions[0].A.Session != s.A.Session || c[Same] != 8 || c[Different] != 1 || res.Total() != 9 {
+	if c := res.Counts(); len(res.Sessions) != 1 || res.Sessions[0].A.Session != s.A.Session || c[Same] != 7 || c[Different] != 1 || res.Total() != 8 || res.StreamCounts()[Same] != 1 {
 		t.Errorf("without KeepSame: %d sessions kept, counts %v", len(res.Sessions), c)
 	}
 	// Left out, the request no longer differs; the tool call still does.
@@ -432,15 +434,17 @@ func TestJSONNoSessionKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Same     bool
-		Counts   map[string]int
-		Sessions []json.RawMessage
+		Same         bool
+		Counts       map[string]int
+		StreamCounts map[string]int `json:"stream_counts"`
+		Sessions     []json.RawMessage
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
-	if !doc.Same || doc.Sessions == nil || len(doc.Sessions) != 0 || doc.Counts["same"] != 9 {
-		t.Errorf("same %v, sessions %v, counts %v", doc.Same, doc.Sessions, doc.Counts)
+	// The handshake is counted apart: no session.
+	if !doc.Same || doc.Sessions == nil || len(doc.Sessions) != 0 || doc.Counts["same"] != 8 || doc.StreamCounts["same"] != 1 {
+		t.Errorf("same %v, sessions %v, counts %v, stream counts %v", doc.Same, doc.Sessions, doc.Counts, doc.StreamCounts)
 	}
 }
 
@@ -520,5 +524,20 @@ func TestNothingMatchesNoDeadlock(t *testing.T) {
 		case <-time.After(2 * time.Minute):
 			t.Fatalf("--match %q: no result after 2 minutes: the sides wait for each other", match)
 		}
+	}
+}
+
+// The streams' messages of no session (a handshake) are no session: not in
+// the sessions' counts, said apart in the totals, and a difference there
+// still makes the comparison different.
+func TestStreamEntriesAreNoSession(t *testing.T) {
+	r := &Result{counts: map[Status]int{Same: 8}}
+	r.add(&SessionDiff{Status: Different, MatchedBy: "stream", A: &SessionRef{}, B: &SessionRef{}})
+	r.add(&SessionDiff{Status: Same, MatchedBy: MatchID, A: &SessionRef{Session: "sess_a"}, B: &SessionRef{Session: "sess_a"}})
+	if r.Same() || r.Total() != 9 || r.StreamCounts()[Different] != 1 || r.Counts()[Different] != 0 {
+		t.Errorf("same %v, total %d, counts %v, stream counts %v", r.Same(), r.Total(), r.Counts(), r.StreamCounts())
+	}
+	if got, want := r.totals(), "different: 9 sessions: 9 same, 0 different, 0 only in a, 0 only in b; messages of no session: 0 same, 1 different, 0 only in a, 0 only in b"; got != want {
+		t.Errorf("totals %q, want %q", got, want)
 	}
 }

@@ -264,7 +264,18 @@ func (r *Result) totals() string {
 	if len(r.Incomplete) > 0 {
 		verdict = "INCOMPLETE"
 	}
-	return fmt.Sprintf("%s: %d sessions: %d same, %d different, %d only in a, %d only in b", verdict, n, c[Same], c[Different], c[OnlyA], c[OnlyB])
+	line := fmt.Sprintf("%s: %d sessions: %d same, %d different, %d only in a, %d only in b", verdict, n, c[Same], c[Different], c[OnlyA], c[OnlyB])
+	// The streams' messages of no session (a subscription handshake) are
+	// no session: said apart.
+	if sc := r.streamCounts; len(sc) > 0 {
+		switch {
+		case sc[Different]+sc[OnlyA]+sc[OnlyB] == 0:
+			line += "; messages of no session: same"
+		default:
+			line += fmt.Sprintf("; messages of no session: %d same, %d different, %d only in a, %d only in b", sc[Same], sc[Different], sc[OnlyA], sc[OnlyB])
+		}
+	}
+	return line
 }
 
 // WriteJSON writes the comparison as one JSON document of schema
@@ -285,8 +296,9 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		Incomplete    []string        `json:"incomplete,omitempty"`
 		Options       jsonOptions     `json:"options"`
 		Counts        map[Status]int  `json:"counts"`
+		StreamCounts  map[Status]int  `json:"stream_counts,omitempty"`
 		Sessions      json.RawMessage `json:"sessions"`
-	}{SchemaVersion, r.A, r.B, r.Same(), len(r.Incomplete) == 0, r.Incomplete, r.jsonOptions(), r.Counts(), json.RawMessage(marker)}
+	}{SchemaVersion, r.A, r.B, r.Same(), len(r.Incomplete) == 0, r.Incomplete, r.jsonOptions(), r.Counts(), r.StreamCounts(), json.RawMessage(marker)}
 	var head bytes.Buffer
 	enc := json.NewEncoder(&head)
 	enc.SetIndent("", "  ")
