@@ -58,11 +58,15 @@ func (o *Options) maxEvents() int {
 type Stats struct {
 	Recordings int
 	Messages   int64
-	Traces     int64
-	Spans      int64
-	Events     int64
-	Findings   int64
-	Requests   int64
+	// Traces counts every trace, Sessions those of sessions (the others
+	// hold a stream's findings that concern no session, a subscription
+	// handshake's among them).
+	Traces   int64
+	Sessions int64
+	Spans    int64
+	Events   int64
+	Findings int64
+	Requests int64
 	// Incomplete says, one sentence each with the recording's name, why
 	// part of a recording was not read.
 	Incomplete []string
@@ -120,6 +124,9 @@ func Export(ctx context.Context, recs []*recording.Recording, opts Options, emit
 		var b *builder
 		b = newBuilder(&opts, rec, stats, func(t *trace) {
 			stats.Traces++
+			if !t.pseudo {
+				stats.Sessions++
+			}
 			stats.Spans += int64(1 + len(t.spans))
 			bat.add(b.resource(t), t)
 		})

@@ -131,8 +131,14 @@ func exportOTLP(o *ExportOptions) error {
 		fmt.Fprintf(a.Err, "aaep-replay: warning: INCOMPLETE: %s\n", why)
 	}
 	if !a.quiet {
-		fmt.Fprintf(a.Err, "aaep-replay: exported %d sessions as %d traces (%d spans, %d events, %d findings) from %d messages to %s\n",
-			st.Traces, st.Traces, st.Spans, st.Events, st.Findings, st.Messages, where)
+		// A stream's trace of findings that concern no session (a
+		// subscription handshake's) is no session.
+		stream := ""
+		if n := st.Traces - st.Sessions; n > 0 {
+			stream = fmt.Sprintf("%d of findings about the stream; ", n)
+		}
+		fmt.Fprintf(a.Err, "aaep-replay: exported %d sessions as %d traces (%s%d spans, %d events, %d findings) from %d messages to %s\n",
+			st.Sessions, st.Traces, stream, st.Spans, st.Events, st.Findings, st.Messages, where)
 	}
 	if len(st.Incomplete) > 0 && !o.Reading.AllowIncomplete {
 		return cli.Silent(cli.KindIncomplete)

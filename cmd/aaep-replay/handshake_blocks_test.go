@@ -148,6 +148,13 @@ func TestHandshakeIsNoSession(t *testing.T) {
 		t.Errorf("visualize does not draw the handshake apart from 8 sessions:\n%s\n%.2000s", verr, dot)
 	}
 
+	// export: the handshake is no session's trace; its findings are on the
+	// stream's.
+	otlp := filepath.Join(t.TempDir(), "hs.otlp.jsonl")
+	if code, _, e := replay(t, "export", "--format", "otlp-json", "-o", otlp, capture); code != 0 || !strings.Contains(e, "exported 8 sessions as 9 traces (1 of findings about the stream;") {
+		t.Errorf("export: exit %d, %s", code, e)
+	}
+
 	// The viewer: /api/sessions and /api/capture count the 8 sessions.
 	get := checkedView(t, capture)
 	var page struct {
