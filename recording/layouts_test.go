@@ -114,3 +114,70 @@ func TestIndexKeptWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// A local file's stored index is decoded once while the file stays the
+// same (readers share it); a file changed since (rewritten, of the same
+// size or not) is read afresh, its new index and records.
+func TestLocalIndexReadOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "local.aaep")
+	write := func(n int, payload string) {
+		t.Helper()
+		w, err := capfile.Create(path+".tmp", capfile.Header{Start: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC), Tool: "layouts-test/1"}, &capfile.WriterOptions{FlushInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			r := capfile.Record{Kind: capfile.KindReceived, Time: int64(i), Session: "s", Payload: []byte(payload)}
+			if err := w.Append(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(10, `{"a":1}`)
+	ctx := context.Background()
+	recs, err := Open(ctx, []string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// open returns the index a new reader holds and its first payload.
+	open := func() (*capfile.Index, string) {
+		t.Helper()
+		rd, err := recs[0].Records(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Close()
+		x, err := rd.FileIndex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x, string(rec.Payload)
+	}
+	x1, p1 := open()
+	x2, p2 := open()
+	if x1 != x2 || p1 != `{"a":1}` || p2 != p1 {
+		t.Errorf("the same file opened twice: indexes %p and %p (want one), payloads %q %q", x1, x2, p1, p2)
+	}
+	// Rewritten, the same size: its own index and records.
+	write(10, `{"a":2}`)
+	x3, p3 := open()
+	if x3 == x1 || p3 != `{"a":2}` || x3.Records != 10 {
+		t.Errorf("the file rewritten: index %p (%d records; before %p), payload %q", x3, x3.Records, x1, p3)
+	}
+	// Grown: likewise.
+	write(12, `{"a":3}`)
+	x4, p4 := open()
+	if x4 == x3 || p4 != `{"a":3}` || x4.Records != 12 {
+		t.Errorf("the file grown: index %p (%d records), payload %q", x4, x4.Records, p4)
+	}
+}

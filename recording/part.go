@@ -87,6 +87,11 @@ type Part struct {
 	followOf  *Part
 	liveIndex atomic.Pointer[capfile.Index]
 
+	// localFile is the local file as it was when an open learnt its
+	// layout and stored index (layout, indexed): a file changed since, or
+	// grown, is read afresh.
+	localFile os.FileInfo
+
 	// keptAt is the part's place among those keeping an index (on
 	// keptIndexes.mu), nil when it keeps none; keptBytes its index's size.
 	keptAt    *list.Element
@@ -172,14 +177,39 @@ func (p *Part) closeRemote(r *objstore.Remote) error {
 // opens learnt (the header, where the records start, the stored index), so
 // that a run fetches the object's head and its index once however often it
 // opens it: to plan and then to read, once per seek, per viewer request.
-// Local files are read afresh each time (they are cheap to read, and one
-// being written grows).
+// A local file's header and stored index are read again unless the file
+// is the one an earlier open read, unchanged (same file, size and
+// modification time): a viewer opens a reader per request, and decoding
+// the index of a million records each time took most of a first page's
+// time (and each reader held its own copy). One being written has no
+// stored index, and grows.
 func (p *Part) readerAt(ra random) (*capfile.Reader, error) {
 	if p.store == nil {
+		fh, _ := ra.(*fileHandle)
+		if fh != nil {
+			p.mu.Lock()
+			l, indexed, was := p.layout, p.indexed, p.localFile
+			p.mu.Unlock()
+			if indexed && was != nil && sameFile(was, fh.info) {
+				r, err := capfile.NewReaderAtLayout(ra, ra.Size(), l)
+				if err == nil {
+					keepIndex(p, 0)
+				}
+				return r, err
+			}
+		}
 		r, err := capfile.NewReaderAt(ra, ra.Size())
 		if err == nil && !r.Clean() {
 			// Followed: seek with the follower's index.
 			r.UseIndex(p.liveIndex.Load())
+		}
+		if err == nil && fh != nil {
+			if l, ok := r.Layout(); ok {
+				p.mu.Lock()
+				p.layout, p.hasLayout, p.indexed, p.localFile = l, true, true, fh.info
+				p.mu.Unlock()
+				keepIndex(p, indexMem(l.Index()))
+			}
 		}
 		return r, err
 	}
@@ -289,12 +319,18 @@ func (p *Part) openHandle(ctx context.Context) (handle, error) {
 		// A FIFO or device reads as a stream.
 		return fh, nil
 	}
-	return &fileHandle{File: fh, size: st.Size()}, nil
+	return &fileHandle{File: fh, size: st.Size(), info: st}, nil
 }
 
 type fileHandle struct {
 	*os.File
 	size int64
+	info os.FileInfo // as opened
+}
+
+// sameFile reports whether a and b describe the same file, unchanged.
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 func (f *fileHandle) Size() int64 { return f.size }
