@@ -135,7 +135,8 @@ type builder struct {
 	states map[[2]*commonpb.KeyValue][]*commonpb.KeyValue  // shared state changes' attributes (stateAttrs)
 	// resources are the resource attributes by producer (resource).
 	resources map[[2]string]resource
-	eventSlab []tracepb.Span_Event // events not yet used (addEvent)
+	toolNames map[*commonpb.KeyValue]string // span names by the tool's shared name attribute (toolSpanName)
+	eventSlab []tracepb.Span_Event          // events not yet used (addEvent)
 	stats     *Stats
 }
 
@@ -158,7 +159,7 @@ func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func
 	b := &builder{opts: opts, rec: rec, recKey: recordingKey(rec), start: h.Start, emit: emit, stats: stats,
 		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}, kvs: map[string]map[string]*commonpb.KeyValue{}, bools: map[string][2]*commonpb.KeyValue{},
 		ints: map[string]*[maxSmallInt + 1]*commonpb.KeyValue{}, states: map[[2]*commonpb.KeyValue][]*commonpb.KeyValue{},
-		resources: map[[2]string]resource{}}
+		resources: map[[2]string]resource{}, toolNames: map[*commonpb.KeyValue]string{}}
 	b.res = append(b.res, kvStr("aaep.recording.name", filepath.Base(rec.Name)))
 	if h.Tool != "" {
 		b.res = append(b.res, kvStr("aaep.recording.tool", h.Tool))
@@ -344,7 +345,8 @@ func (b *builder) session(stream, id string, starts bool) *trace {
 
 func (b *builder) newTrace(k skey, occ int, pseudo bool) *trace {
 	tid := traceID(b.recKey, k.stream, k.id, occ)
-	root := &tracepb.Span{TraceId: tid, SpanId: spanID(tid, kindRoot, 0), Kind: tracepb.Span_SPAN_KIND_INTERNAL}
+	root := &tracepb.Span{TraceId: tid, SpanId: spanID(tid, kindRoot, 0), Kind: tracepb.Span_SPAN_KIND_INTERNAL,
+		Attributes: make([]*commonpb.KeyValue, 0, rootAttrs)}
 	if pseudo {
 		root.Attributes = append(root.Attributes, kvStr("aaep.scope", "stream"))
 	} else {
@@ -355,6 +357,15 @@ func (b *builder) newTrace(k skey, occ int, pseudo bool) *trace {
 	}
 	return &trace{key: k, pseudo: pseudo, traceID: tid, root: root}
 }
+
+// rootAttrs and spanAttrs are room for the attributes a root span and a
+// tool or wait span get in the mapping (at most 16 and 12, fewer without
+// --include-text), made at once: later ones are appended in place, not
+// to a list that grows by copying.
+const (
+	rootAttrs = 16
+	spanAttrs = 12
+)
 
 // child opens a child span of t's root at ns.
 func (b *builder) child(t *trace, kind byte, index int64, name string, ns uint64) *tracepb.Span {
@@ -431,7 +442,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 	switch step.Kind {
 	case protocol.StepLifecycle:
 		if strings.HasSuffix(step.Label, "started") {
-			var a attrs
+			a := attrs(t.root.Attributes)
 			a.num("aaep.session.expected_duration_ms", doc.Get("expected_duration_ms"))
 			if v := doc.Get("tools_available"); v.Kind() == payload.Array {
 				var names []string
@@ -446,7 +457,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			if text {
 				a.docStr("aaep.session.summary", doc, "summary_normal")
 			}
-			t.root.Attributes = append(t.root.Attributes, a...)
+			t.root.Attributes = a
 			return
 		}
 		b.terminal(t, step, doc, ns)
@@ -459,7 +470,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			name = "await_confirmation"
 		}
 		s := b.child(t, kindWait, m.Index, name, ns)
-		var a attrs
+		a := make(attrs, 0, spanAttrs)
 		a = append(a, b.kv("aaep.wait.kind", strings.TrimPrefix(name, "await_")))
 		b.enum(&a, "aaep.confirmation.default_decision", doc, "default_decision")
 		a.num("aaep.wait.timeout_seconds", doc.Get("timeout_seconds"))
@@ -492,7 +503,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			return
 		}
 		delete(t.waits, token)
-		var a attrs
+		a := attrs(w.span.Attributes)
 		a = append(a, b.kv("aaep.wait.outcome", "replied"))
 		if w.confirm {
 			b.enum(&a, "aaep.confirmation.decision", doc, "decision")
@@ -500,7 +511,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		} else if text {
 			a.docStr("aaep.clarification.response", doc, "response")
 		}
-		w.span.Attributes = append(w.span.Attributes, a...)
+		w.span.Attributes = a
 		w.span.EndTimeUnixNano = ns
 	case protocol.StepState:
 		var a attrs
@@ -513,14 +524,14 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			fromKV, toKV = b.kvText("aaep.state.from", from), b.kvText("aaep.state.to", to)
 		}
 		if text {
-			a = append(a, fromKV, toKV)
+			a = append(make(attrs, 0, 3), fromKV, toKV)
 			a.docStr("aaep.summary", doc, "summary_normal")
 		} else {
 			a = b.stateAttrs(fromKV, toKV)
 		}
 		b.addEvent(t.root, "aaep.state.changed", ns, a)
 	case protocol.StepProgress:
-		var a attrs
+		a := make(attrs, 0, 4)
 		p := doc.Get("progress")
 		b.num(&a, "aaep.progress.percent", p.Get("percent"))
 		b.num(&a, "aaep.progress.step", p.Get("step"))
@@ -568,23 +579,32 @@ func (b *builder) terminal(t *trace, step *protocol.Step, doc *payload.Doc, ns u
 	}
 }
 
-// tool opens or closes a tool call's span.
+// tool opens or closes a tool call's span. The tool's name, call id and
+// status are read without copying (Text) where a lookup is all they are
+// for.
 func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *payload.Doc, ns uint64) {
-	name := docString(doc, "tool")
-	if name == "" {
-		name = step.Detail
+	invoked := strings.HasSuffix(step.Label, "invoked")
+	if !invoked && !strings.HasSuffix(step.Label, "completed") {
+		b.addEvent(t.root, "aaep."+step.Label, ns, nil)
+		return
 	}
-	callID := docString(doc, "tool_call_id")
-	key := callID
-	if key == "" {
-		key = "\x00" + name
+	name, _ := doc.Get("tool").Text()
+	if len(name) == 0 {
+		name = []byte(step.Detail)
 	}
-	if strings.HasSuffix(step.Label, "invoked") {
-		s := b.child(t, kindTool, m.Index, opExecuteTool+" "+name, ns)
-		var a attrs
-		a = append(a, b.kv(attrOperation, opExecuteTool), b.kv(attrToolName, name))
-		if callID != "" {
-			a = append(a, kvStr(attrToolCallID, callID))
+	callID, _ := doc.Get("tool_call_id").Text()
+	if invoked {
+		nameKV := b.kvText(attrToolName, name)
+		s := b.child(t, kindTool, m.Index, b.toolSpanName(nameKV), ns)
+		a := make(attrs, 0, spanAttrs)
+		a = append(a, b.kv(attrOperation, opExecuteTool), nameKV)
+		key := ""
+		if len(callID) > 0 {
+			kv := kvStr(attrToolCallID, string(callID))
+			key = kv.Value.GetStringValue()
+			a = append(a, kv)
+		} else {
+			key = "\x00" + nameKV.Value.GetStringValue()
 		}
 		b.enum(&a, "aaep.tool.risk_level", doc, "risk_level")
 		b.enum(&a, "aaep.tool.reversibility", doc, "reversibility")
@@ -599,38 +619,62 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 		t.tools[key] = s
 		return
 	}
-	if !strings.HasSuffix(step.Label, "completed") {
-		b.addEvent(t.root, "aaep."+step.Label, ns, nil)
-		return
+	var s *tracepb.Span
+	if len(callID) > 0 {
+		s = t.tools[string(callID)]
+		if s != nil {
+			delete(t.tools, string(callID))
+		}
+	} else {
+		key := "\x00" + string(name)
+		if s = t.tools[key]; s != nil {
+			delete(t.tools, key)
+		}
 	}
-	s := t.tools[key]
 	if s == nil {
 		return // a completion of no recorded invocation: the finding says so
 	}
-	delete(t.tools, key)
 	t.spanAt.put(m.Index, s)
 	s.EndTimeUnixNano = ns
-	var a attrs
-	status := docString(doc, "status")
-	if status != "" {
-		a = append(a, b.kv("aaep.tool.status", status))
+	a := attrs(s.Attributes)
+	status, _ := doc.Get("status").Text()
+	var statusKV *commonpb.KeyValue
+	if len(status) > 0 {
+		statusKV = b.kvText("aaep.tool.status", status)
+		a = append(a, statusKV)
 	}
 	a.num("aaep.tool.duration_ms", doc.Get("duration_ms"))
 	if b.opts.IncludeText {
 		a.docStr("aaep.tool.result_summary", doc, "summary_normal")
 	}
-	switch status {
+	switch string(status) {
 	case "", "success":
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
 	default:
-		a = append(a, b.kv(attrErrorType, status))
-		msg := status
+		st := statusKV.Value.GetStringValue()
+		a = append(a, b.kv(attrErrorType, st))
+		msg := st
 		if b.opts.IncludeText {
-			msg = cmp.Or(docString(doc, "error_message"), status)
+			msg = cmp.Or(docString(doc, "error_message"), st)
 		}
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
 	}
-	s.Attributes = append(s.Attributes, a...)
+	s.Attributes = a
+}
+
+// toolSpanName returns "execute_tool {tool}" for the tool named by the
+// shared attribute nameKV: one string for each name (shared values are
+// few; the names are held while their attribute is).
+func (b *builder) toolSpanName(nameKV *commonpb.KeyValue) string {
+	if n, ok := b.toolNames[nameKV]; ok {
+		return n
+	}
+	if len(b.toolNames) >= maxShared {
+		clear(b.toolNames)
+	}
+	n := opExecuteTool + " " + nameKV.Value.GetStringValue()
+	b.toolNames[nameKV] = n
+	return n
 }
 
 // output counts a streaming output's chunk; a complete output becomes
@@ -666,8 +710,9 @@ func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
 }
 
 func (b *builder) outputEvent(t *trace, o *output) {
-	a := attrs{kvInt("aaep.output.chunks", o.chunks), kvInt("aaep.output.bytes", o.bytes),
-		kvBool("aaep.output.complete", o.complete), kvInt("aaep.output.duration_ns", int64(o.last-o.first))}
+	a := make(attrs, 0, 8)
+	a = append(a, kvInt("aaep.output.chunks", o.chunks), kvInt("aaep.output.bytes", o.bytes),
+		kvBool("aaep.output.complete", o.complete), kvInt("aaep.output.duration_ns", int64(o.last-o.first)))
 	if o.id != "" {
 		a = append(a, kvStr("aaep.output.id", o.id))
 	}

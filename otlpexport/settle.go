@@ -150,7 +150,7 @@ func (b *builder) finish(t *trace) {
 	} else {
 		agent := cmp.Or(t.prod.name, t.prod.id)
 		t.root.Name = strings.TrimSpace(opInvokeAgent + " " + agent)
-		var a attrs
+		a := attrs(t.root.Attributes)
 		if t.prod.id != "" {
 			a = append(a, b.kv(attrAgentID, t.prod.id))
 		}
@@ -162,7 +162,7 @@ func (b *builder) finish(t *trace) {
 		}
 		a = append(a, b.kv("aaep.session.state", t.state), b.kvBool("aaep.session.complete", t.complete),
 			kvInt("aaep.session.messages", t.messages))
-		t.root.Attributes = append(t.root.Attributes, a...)
+		t.root.Attributes = a
 	}
 	t.root.StartTimeUnixNano = t.first
 	if !t.ended {
