@@ -105,8 +105,8 @@ func OpenLive(ctx context.Context, path string, opts *LiveOptions) (*Reader, err
 	if o.ReportEvery <= 0 {
 		o.ReportEvery = 10 * o.Poll
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -118,7 +118,7 @@ func OpenLive(ctx context.Context, path string, opts *LiveOptions) (*Reader, err
 	if err := r.readHeader(); err != nil {
 		f.Close()
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, context.Cause(ctx)
 		}
 		return nil, fmt.Errorf("%w (file %s)", err, path)
 	}
@@ -193,7 +193,7 @@ func (t *tailSource) Read(p []byte) (int, error) {
 		}
 		select {
 		case <-t.ctx.Done():
-			return 0, t.ctx.Err()
+			return 0, context.Cause(t.ctx)
 		case <-timer.C:
 		}
 	}

@@ -2,6 +2,7 @@ package capfile
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -257,7 +258,7 @@ func (r *Reader) Next() (*Record, error) {
 		rec, err := r.next()
 		if err != nil {
 			if r.tail != nil && r.tail.ctx.Err() != nil {
-				err = r.tail.ctx.Err()
+				err = context.Cause(r.tail.ctx)
 			}
 			r.err = err
 			if r.ib != nil && r.ib.cur != nil {
@@ -274,6 +275,11 @@ func (r *Reader) Next() (*Record, error) {
 }
 
 func (r *Reader) corrupt(off int64, index int64, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// Reading was stopped (Ctrl-C, a deadline), not the capture
+		// damaged: no record is judged lost, no repair advised.
+		return err
+	}
 	ce := &CorruptionError{Offset: off, Index: index, Err: err}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		// A torn tail: the input ran out, so it ends where reading stopped.

@@ -142,7 +142,7 @@ func Export(ctx context.Context, recs []*recording.Recording, opts Options, emit
 		}
 	}
 	bat.flush()
-	return finish(ctx.Err())
+	return finish(context.Cause(ctx))
 }
 
 // batcher gathers traces into requests, one ResourceSpans per resource.

@@ -265,7 +265,7 @@ func readAhead(ctx context.Context, sum *Summary, h Handler, prep *protocol.Prep
 		case b = <-p.full:
 		case <-ctx.Done():
 			halt()
-			return ctx.Err()
+			return context.Cause(ctx)
 		}
 		for i := range b.items {
 			it := &b.items[i]

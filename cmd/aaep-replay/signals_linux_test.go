@@ -135,6 +135,7 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 		{name: "import of a FIFO", bin: replayBin, args: []string{"import", "in", "-o", "out.aaep"}, fifo: jsonl, code: interrupted, check: nothingWritten},
 		{name: "import -", bin: replayBin, args: []string{"import", "-", "-o", "out.aaep"}, stdin: jsonl, code: interrupted, check: nothingWritten},
 		{name: "repair of a FIFO", bin: replayBin, args: []string{"repair", "in", "-o", "out.aaep"}, fifo: part, code: interrupted, check: nothingWritten},
+		{name: "visualize of a FIFO", bin: replayBin, args: []string{"visualize", "in", "-o", "out.svg"}, fifo: part, code: interrupted},
 		{name: "diff of a FIFO", bin: replayBin, args: []string{"diff", "in", "demo.aaep"}, fifo: part, code: interrupted},
 		{name: "aaep-capture of a FIFO", bin: captureBin, args: []string{"in", "-o", "out.aaep"}, fifo: three,
 			ready: readableRecords(3), code: stoppedAsAsked, check: recorded(3)},
@@ -165,6 +166,14 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 				}
 				if got, want := r.cmd.ProcessState.ExitCode(), c.code(sig); got != want {
 					t.Errorf("exit status %d after %s, want %d; stderr:\n%s", got, unix.SignalName(sig), want, r.stderr.String())
+				}
+				// The signal is named as what ended the command: never
+				// the context's bare "context canceled", never damage of
+				// the capture being read (with repair advised).
+				for _, bad := range []string{"context canceled", "corrupt capture", "aaep-replay repair"} {
+					if strings.Contains(r.stderr.String(), bad) {
+						t.Errorf("stderr after %s says %q:\n%s", unix.SignalName(sig), bad, r.stderr.String())
+					}
 				}
 				if c.check != nil {
 					c.check(t, r)

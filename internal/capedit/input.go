@@ -180,7 +180,7 @@ func (c *ctxCheck) err() error {
 	if c.n&1023 != 0 {
 		return nil
 	}
-	return c.ctx.Err()
+	return context.Cause(c.ctx)
 }
 
 // newCaptureWriter returns a capture writer tuned for batch output: no timed

@@ -107,7 +107,7 @@ func (r *reader) read(ctx context.Context, recs []*recording.Recording) ([]strin
 			r.finish(s)
 		}
 	}
-	return incomplete, ctx.Err()
+	return incomplete, context.Cause(ctx)
 }
 
 // openInOrder lists the open sessions in the order they started.

@@ -219,7 +219,7 @@ func (s *Server) narrowShared(ctx context.Context, k listKey, base *rowList, exp
 			}
 		}
 		js.mu.Unlock()
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 }
 
@@ -248,7 +248,7 @@ func (s *Server) narrow(ctx context.Context, base *rowList, expr filterExpr, q [
 		return true
 	})
 	if err == nil {
-		err = ctx.Err()
+		err = context.Cause(ctx)
 	}
 	read.Store(base.n)
 	out.n = int64(len(out.ids))

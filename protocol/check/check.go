@@ -172,7 +172,7 @@ func Run(ctx context.Context, rec *recording.Recording, cfg Config, sink protoco
 		return nil, rerr
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 	var snap *Snapshot
 	if p.keep != nil && rerr == nil && sum.Torn == nil {
