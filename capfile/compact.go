@@ -62,6 +62,10 @@ func Compact(path string) (before, after int64, err error) {
 	if err != nil {
 		return before, 0, fmt.Errorf("capfile: compact %s: %w", path, err)
 	}
+	// Its decoder goes back to the pool for the next part's compaction;
+	// dropped, a recorder rotating every few seconds makes a new one (about
+	// 1 MiB) for each part, garbage the heap grows to hold.
+	defer r.Close()
 	tmp := filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".compact.tmp")
 	dst, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, st.Mode().Perm())
 	if err != nil {
