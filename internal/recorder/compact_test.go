@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -73,5 +74,43 @@ func TestSlowFileCompactedAtClose(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompactedPartCollected: when a rotation closes a part that was
+// written again compactly, the recorder has the collector run (and return
+// the pages it freed) once the next part is open, instead of letting a
+// slow recorder's heap grow to twice what is live.
+func TestCompactedPartCollected(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.aaep")
+	r, _ := newTest(t, Config{Path: path, RotateEvery: time.Second, Writer: capfile.WriterOptions{FlushInterval: time.Millisecond}})
+	emit := r.Emit(0)
+	for i := 0; i < 10; i++ { // the first part: a timed flush per record
+		if err := emit(msg(capfile.KindReceived, int64(i)*int64(100*time.Millisecond), string(transporttest.Event(i)))); err != nil {
+			t.Fatal(err)
+		}
+		waitWritten(t, r, int64(i+1))
+		time.Sleep(4 * time.Millisecond)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	forced := ms.NumForcedGC
+	// A record of the next second closes the first part, which is compacted.
+	if err := emit(msg(capfile.KindReceived, int64(time.Second), string(transporttest.Event(10)))); err != nil {
+		t.Fatal(err)
+	}
+	waitWritten(t, r, 11)
+	if n := len(r.Stats().Files); n != 2 {
+		t.Fatalf("%d files, want 2", n)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for runtime.ReadMemStats(&ms); ms.NumForcedGC == forced; runtime.ReadMemStats(&ms) {
+		if time.Now().After(deadline) {
+			t.Fatal("no collection after the compacted part closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

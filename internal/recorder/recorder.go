@@ -163,6 +163,7 @@ type Recorder struct {
 	part      int
 	fileBase  int64 // clock time of the current file's start
 	closedB   int64 // file bytes of closed files
+	compacted bool  // the file closed last was written again (capfile.Compact)
 	files     []string
 	produced  bool   // a message of the producer was written (a file that replaces another needs one)
 	curPath   string // the file being written (or last written)
