@@ -54,7 +54,7 @@ log() { printf 'bench: %s\n' "$*" >&2; }
 # The tools under test (make bench builds them first; build them when this
 # script runs alone), the trace helper next to aaep-replay, and our own tools.
 if [ ! -x bin/aaep-capture ] || [ ! -x bin/aaep-capture-grpc ] || [ ! -x bin/aaep-replay ] || [ ! -x bin/aaep-render ]; then
-	$GO build -o bin/ ./cmd/...
+	CGO_ENABLED=0 $GO build -o bin/ ./cmd/...
 fi
 $GO build -o "$work/" ./internal/tools/benchtable ./internal/tools/benche2e
 
