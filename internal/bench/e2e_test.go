@@ -120,7 +120,7 @@ func TestMeasurements(t *testing.T) {
 			[]string{"ViewShape/50x50", "ViewShape/short-sessions/events=2500", "ViewShape/1x2500"}, []string{"checked-ms", "session-filter-ms", "search-ms", "view-peak-MiB"}},
 		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second, 3*time.Second) },
 			[]string{"Recorder/rate=50", "Recorder/rate=50/s3", "Recorder/rate=50/grpc-linked"}, []string{"peak-MiB", "cpu-µs/event", "events", "file-B/event"}},
-		{"livebytes", func() error { return LiveBytes(ctx, env, 50, 2*time.Second) },
+		{"livebytes", func() error { return LiveBytes(ctx, env, 50, 2*time.Second, "") },
 			[]string{"LiveBytes/rate=50"}, []string{"events", "file-B/event"}},
 	} {
 		t.Run(m.name, func(t *testing.T) {

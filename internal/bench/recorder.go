@@ -135,11 +135,12 @@ func RecorderCost(ctx context.Context, e *Env, rates []float64, span, s3Span tim
 // records an SSE producer at rate events per second for span to a file,
 // with the default 100 ms flush, and the row LiveBytes/rate=R reports the
 // file's size per event (header and index included) beside the recorder's
-// cost. `benche2e -only livebytes` runs it alone.
-func LiveBytes(ctx context.Context, e *Env, rate float64, span time.Duration) error {
+// cost; suffix, when not empty, is appended to the row's name (another
+// span). `benche2e -only livebytes` runs it alone.
+func LiveBytes(ctx context.Context, e *Env, rate float64, span time.Duration, suffix string) error {
 	pool := sample.Events(4096, 17)
 	for run := 0; run < e.Runs; run++ {
-		if err := e.recorderOnce(ctx, pool, rate, span, run, "", e.CaptureBin, fmt.Sprintf("LiveBytes/rate=%g", rate)); err != nil {
+		if err := e.recorderOnce(ctx, pool, rate, span, run, "", e.CaptureBin, fmt.Sprintf("LiveBytes/rate=%g%s", rate, suffix)); err != nil {
 			return err
 		}
 	}

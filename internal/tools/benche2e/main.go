@@ -74,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		checkFile   = fs.String("check-capture", "", "keep the capture that check reads at this path (reused when it exists), to check it with other builds alternately")
 		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
 		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
+		liveSpan    = fs.Duration("live-span", 0, "livebytes: how long aaep-capture records (default 20s, 5s with -quick); the row is named LiveBytes/rate=10/span=D when set")
 		fleetN      = fs.Int("fleet-recorders", 20, "fleet: simulated recorders")
 		fleetRounds = fs.Int("fleet-rounds", 0, "fleet: checks (default 6, 3 with -quick)")
 		fleetRotate = fs.Duration("fleet-rotate", 20*time.Second, "fleet: the recorders' rotation")
@@ -211,9 +212,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if *quick {
 				span = 5 * time.Second
 			}
+			label := ""
+			if *liveSpan > 0 {
+				span, label = *liveSpan, "/span="+liveSpan.String()
+			}
 			le := *env
 			le.Runs = max(1, min(*runs, 3))
-			err = bench.LiveBytes(ctx, &le, 10, span)
+			err = bench.LiveBytes(ctx, &le, 10, span, label)
 		case "fleet":
 			rounds := *fleetRounds
 			if rounds == 0 {
