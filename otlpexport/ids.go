@@ -30,13 +30,18 @@ func recordingKey(rec *recording.Recording) string {
 // traceID derives the trace id of a session: the recording, the stream
 // (a subscription of a replay's recording), the session id and how many
 // sessions of that id ended before it in the stream.
-func traceID(recKey, stream, session string, occ int) []byte {
-	h := sha256.New()
-	for _, s := range []string{idVersion, recKey, stream, session, strconv.Itoa(occ)} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+func (b *builder) traceID(stream, session string, occ int) []byte {
+	in := b.idBuf[:0]
+	for _, s := range [...]string{idVersion, b.recKey, stream, session} {
+		in = append(in, s...)
+		in = append(in, 0)
 	}
-	id := h.Sum(nil)[:16]
+	in = strconv.AppendInt(in, int64(occ), 10)
+	in = append(in, 0)
+	b.idBuf = in
+	sum := sha256.Sum256(in)
+	id := b.ids(16)
+	copy(id, sum[:])
 	if allZero(id) {
 		id[15] = 1 // an all-zero id is invalid
 	}
@@ -46,18 +51,33 @@ func traceID(recKey, stream, session string, occ int) []byte {
 // spanID derives a span id within a trace: the root is span 0, every
 // other span is named by its kind and the index of the message that
 // opened it.
-func spanID(trace []byte, kind byte, index int64) []byte {
-	var b [16 + 1 + 8]byte
-	copy(b[:], trace)
-	b[16] = kind
-	binary.BigEndian.PutUint64(b[17:], uint64(index))
-	sum := sha256.Sum256(b[:])
-	id := append([]byte(nil), sum[:8]...)
+func (b *builder) spanID(trace []byte, kind byte, index int64) []byte {
+	var in [16 + 1 + 8]byte
+	copy(in[:], trace)
+	in[16] = kind
+	binary.BigEndian.PutUint64(in[17:], uint64(index))
+	sum := sha256.Sum256(in[:])
+	id := b.ids(8)
+	copy(id, sum[:])
 	if allZero(id) {
 		id[7] = 1
 	}
 	return id
 }
+
+// ids returns room for an id of n bytes, cut from memory allocated for
+// many (a full slice, as attrList's).
+func (b *builder) ids(n int) []byte {
+	if len(b.idSlab) < n {
+		b.idSlab = make([]byte, idSlab)
+	}
+	id := b.idSlab[:n:n]
+	b.idSlab = b.idSlab[n:]
+	return id
+}
+
+// idSlab is how many bytes of ids are allocated at once.
+const idSlab = 4096
 
 // Span kinds of spanID.
 const (

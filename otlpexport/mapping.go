@@ -136,7 +136,21 @@ type builder struct {
 	// resources are the resource attributes by producer (resource).
 	resources map[[2]string]resource
 	toolNames map[*commonpb.KeyValue]string // span names by the tool's shared name attribute (toolSpanName)
+	toolLists map[string]*commonpb.KeyValue // tools_available attributes by the array's text (toolsAvailable)
+	rootNames map[string]string             // root span names by agent (finish)
 	eventSlab []tracepb.Span_Event          // events not yet used (addEvent)
+	spanSlab  []tracepb.Span                // spans not yet used (child)
+	listSlab  []*commonpb.KeyValue          // room for attribute lists not yet used (attrList)
+	eventList []*tracepb.Span_Event         // room for spans' event lists not yet used (addEvent)
+	idSlab    []byte                        // room for span ids not yet used (spanID)
+	strSlab   []strKV                       // string and integer attributes not yet used (str, kvInt)
+	intSlab   []intKV
+	indexSlab []indexedSpan       // room for spanAt lists not yet used (child)
+	spanList  []*tracepb.Span     // room for child span lists not yet used (child)
+	producers map[string]producer // producers by the envelope's text (message)
+	idBuf     []byte              // traceID's input
+	lastName  string              // the stream of the last message, and its streamTrace
+	lastSt    *streamTrace
 	stats     *Stats
 }
 
@@ -159,7 +173,8 @@ func newBuilder(opts *Options, rec *recording.Recording, stats *Stats, emit func
 	b := &builder{opts: opts, rec: rec, recKey: recordingKey(rec), start: h.Start, emit: emit, stats: stats,
 		open: map[skey]*trace{}, ended: map[skey]int{}, streams: map[string]*streamTrace{}, kvs: map[string]map[string]*commonpb.KeyValue{}, bools: map[string][2]*commonpb.KeyValue{},
 		ints: map[string]*[maxSmallInt + 1]*commonpb.KeyValue{}, states: map[[2]*commonpb.KeyValue][]*commonpb.KeyValue{},
-		resources: map[[2]string]resource{}, toolNames: map[*commonpb.KeyValue]string{}}
+		resources: map[[2]string]resource{}, toolNames: map[*commonpb.KeyValue]string{},
+		toolLists: map[string]*commonpb.KeyValue{}, rootNames: map[string]string{}, producers: map[string]producer{}}
 	b.res = append(b.res, kvStr("aaep.recording.name", filepath.Base(rec.Name)))
 	if h.Tool != "" {
 		b.res = append(b.res, kvStr("aaep.recording.tool", h.Tool))
@@ -258,11 +273,15 @@ func (b *builder) sessionDone(s protocol.SessionSummary) {
 }
 
 func (b *builder) stream(name string) *streamTrace {
+	if b.lastSt != nil && name == b.lastName {
+		return b.lastSt // the stream of the last message, most often
+	}
 	st := b.streams[name]
 	if st == nil {
 		st = &streamTrace{}
 		b.streams[name] = st
 	}
+	b.lastName, b.lastSt = name, st
 	return st
 }
 
@@ -305,7 +324,7 @@ func (b *builder) message(stream string, m *protocol.Message) {
 		t.last = max(t.last, ns)
 		if t.prod.id == "" {
 			if pv := doc.Get("producer"); pv.Kind() == payload.Object {
-				t.prod = producerOf(pv)
+				t.prod = b.producer(pv)
 				st.prod = t.prod
 			}
 		}
@@ -314,6 +333,20 @@ func (b *builder) message(stream string, m *protocol.Message) {
 		}
 	}
 	b.settle()
+}
+
+// producer returns producerOf(v), one for each text of the object (a
+// producer writes the same in every message).
+func (b *builder) producer(v payload.Value) producer {
+	if p, ok := b.producers[string(v)]; ok {
+		return p
+	}
+	p := producerOf(v)
+	if len(b.producers) >= maxShared {
+		clear(b.producers)
+	}
+	b.producers[string(v)] = p
+	return p
 }
 
 // producerOf reads an envelope's producer object.
@@ -344,16 +377,16 @@ func (b *builder) session(stream, id string, starts bool) *trace {
 }
 
 func (b *builder) newTrace(k skey, occ int, pseudo bool) *trace {
-	tid := traceID(b.recKey, k.stream, k.id, occ)
-	root := &tracepb.Span{TraceId: tid, SpanId: spanID(tid, kindRoot, 0), Kind: tracepb.Span_SPAN_KIND_INTERNAL,
-		Attributes: make([]*commonpb.KeyValue, 0, rootAttrs)}
+	tid := b.traceID(k.stream, k.id, occ)
+	root := b.span()
+	root.TraceId, root.SpanId, root.Kind, root.Attributes = tid, b.spanID(tid, kindRoot, 0), tracepb.Span_SPAN_KIND_INTERNAL, b.attrList(rootAttrs)
 	if pseudo {
-		root.Attributes = append(root.Attributes, kvStr("aaep.scope", "stream"))
+		root.Attributes = append(root.Attributes, b.str("aaep.scope", "stream"))
 	} else {
-		root.Attributes = append(root.Attributes, b.kv(attrOperation, opInvokeAgent), kvStr(attrConversation, k.id))
+		root.Attributes = append(root.Attributes, b.kv(attrOperation, opInvokeAgent), b.str(attrConversation, k.id))
 	}
 	if k.stream != "" {
-		root.Attributes = append(root.Attributes, kvStr("aaep.stream", k.stream))
+		root.Attributes = append(root.Attributes, b.str("aaep.stream", k.stream))
 	}
 	return &trace{key: k, pseudo: pseudo, traceID: tid, root: root}
 }
@@ -369,12 +402,83 @@ const (
 
 // child opens a child span of t's root at ns.
 func (b *builder) child(t *trace, kind byte, index int64, name string, ns uint64) *tracepb.Span {
-	s := &tracepb.Span{TraceId: t.traceID, SpanId: spanID(t.traceID, kind, index), ParentSpanId: t.root.SpanId,
-		Name: name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: ns}
+	s := b.span()
+	s.TraceId, s.SpanId, s.ParentSpanId = t.traceID, b.spanID(t.traceID, kind, index), t.root.SpanId
+	s.Name, s.Kind, s.StartTimeUnixNano = name, tracepb.Span_SPAN_KIND_INTERNAL, ns
+	if t.spans == nil {
+		// Room for the first few, cut from lists for many (as attrList).
+		if len(b.spanList) < childList {
+			b.spanList = make([]*tracepb.Span, listSlab)
+		}
+		if len(b.indexSlab) < childList {
+			b.indexSlab = make([]indexedSpan, listSlab/2)
+		}
+		t.spans, t.spanAt = b.spanList[:0:childList], b.indexSlab[:0:childList]
+		b.spanList, b.indexSlab = b.spanList[childList:], b.indexSlab[childList:]
+	}
 	t.spans = append(t.spans, s)
 	t.spanAt.put(index, s)
 	return s
 }
+
+// str is kvStr for an attribute that is not shared, allocated kvSlab at
+// a time as events are.
+func (b *builder) str(k, v string) *commonpb.KeyValue {
+	if len(b.strSlab) == 0 {
+		b.strSlab = make([]strKV, kvSlab)
+	}
+	p := &b.strSlab[0]
+	b.strSlab = b.strSlab[1:]
+	p.v.StringValue = v
+	p.av.Value = &p.v
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
+}
+
+// newInt is str for an integer.
+func (b *builder) newInt(k string, n int64) *commonpb.KeyValue {
+	if len(b.intSlab) == 0 {
+		b.intSlab = make([]intKV, kvSlab)
+	}
+	p := &b.intSlab[0]
+	b.intSlab = b.intSlab[1:]
+	p.v.IntValue = n
+	p.av.Value = &p.v
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
+}
+
+// span returns a new span, allocated spanSlab at a time as events are.
+func (b *builder) span() *tracepb.Span {
+	if len(b.spanSlab) == 0 {
+		b.spanSlab = make([]tracepb.Span, spanSlab)
+	}
+	s := &b.spanSlab[0]
+	b.spanSlab = b.spanSlab[1:]
+	return s
+}
+
+// attrList returns an empty attribute list with room for n, cut from a
+// list allocated for many (a full slice: an append past n moves it to
+// memory of its own, never into the next list's room).
+func (b *builder) attrList(n int) attrs {
+	if len(b.listSlab) < n {
+		b.listSlab = make([]*commonpb.KeyValue, listSlab)
+	}
+	a := b.listSlab[:0:n]
+	b.listSlab = b.listSlab[n:]
+	return a
+}
+
+// Slab sizes: spans, and the attribute pointers and event pointers lists
+// are cut from.
+const (
+	spanSlab  = 64
+	listSlab  = 2048
+	eventList = 8
+	childList = 4
+	kvSlab    = 128
+)
 
 // addEvent adds an event to s, or counts it as dropped past the limit.
 func (b *builder) addEvent(s *tracepb.Span, name string, ns uint64, as []*commonpb.KeyValue) {
@@ -388,6 +492,14 @@ func (b *builder) addEvent(s *tracepb.Span, name string, ns uint64, as []*common
 	e := &b.eventSlab[0]
 	b.eventSlab = b.eventSlab[1:]
 	e.TimeUnixNano, e.Name, e.Attributes = ns, name, as
+	if s.Events == nil {
+		// Room for the first few, cut from a list for many (as attrList).
+		if len(b.eventList) < eventList {
+			b.eventList = make([]*tracepb.Span_Event, eventSlab*eventList/2)
+		}
+		s.Events = b.eventList[:0:eventList]
+		b.eventList = b.eventList[eventList:]
+	}
 	s.Events = append(s.Events, e)
 	b.stats.Events++
 }
@@ -418,9 +530,18 @@ func (b *builder) stateAttrs(from, to *commonpb.KeyValue) []*commonpb.KeyValue {
 // steps) shared, one value for each attribute and number.
 func (b *builder) num(a *attrs, k string, v payload.Value) {
 	n, ok := v.Int()
-	if !ok || n < 0 || n > maxSmallInt {
+	if !ok {
 		a.num(k, v)
 		return
+	}
+	*a = append(*a, b.kvInt(k, n))
+}
+
+// kvInt is kvInt with the small integers shared (as num), the others
+// allocated as str's.
+func (b *builder) kvInt(k string, n int64) *commonpb.KeyValue {
+	if n < 0 || n > maxSmallInt {
+		return b.newInt(k, n)
 	}
 	vals := b.ints[k]
 	if vals == nil {
@@ -430,7 +551,7 @@ func (b *builder) num(a *attrs, k string, v payload.Value) {
 	if vals[n] == nil {
 		vals[n] = kvInt(k, n)
 	}
-	*a = append(*a, vals[n])
+	return vals[n]
 }
 
 // maxSmallInt is the largest integer num shares.
@@ -443,16 +564,9 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 	case protocol.StepLifecycle:
 		if strings.HasSuffix(step.Label, "started") {
 			a := attrs(t.root.Attributes)
-			a.num("aaep.session.expected_duration_ms", doc.Get("expected_duration_ms"))
+			b.num(&a, "aaep.session.expected_duration_ms", doc.Get("expected_duration_ms"))
 			if v := doc.Get("tools_available"); v.Kind() == payload.Array {
-				var names []string
-				v.Elements(func(_ int, e payload.Value) bool {
-					if s, ok := e.Str(); ok {
-						names = append(names, s)
-					}
-					return true
-				})
-				a = append(a, kvStrs("aaep.session.tools_available", names))
+				a = append(a, b.toolsAvailable(v))
 			}
 			if text {
 				a.docStr("aaep.session.summary", doc, "summary_normal")
@@ -470,10 +584,10 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			name = "await_confirmation"
 		}
 		s := b.child(t, kindWait, m.Index, name, ns)
-		a := make(attrs, 0, spanAttrs)
+		a := b.attrList(spanAttrs)
 		a = append(a, b.kv("aaep.wait.kind", strings.TrimPrefix(name, "await_")))
 		b.enum(&a, "aaep.confirmation.default_decision", doc, "default_decision")
-		a.num("aaep.wait.timeout_seconds", doc.Get("timeout_seconds"))
+		b.num(&a, "aaep.wait.timeout_seconds", doc.Get("timeout_seconds"))
 		b.enum(&a, "aaep.risk_level", doc, "risk_level")
 		b.enum(&a, "aaep.reversibility", doc, "reversibility")
 		a.boolean("aaep.irreversible", doc.Get("irreversible"))
@@ -492,8 +606,8 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			t.tokens = append(t.tokens, token)
 		}
 	case protocol.StepReply:
-		token := docString(doc, "reply_token")
-		w := t.waits[token]
+		token, _ := doc.Get("reply_token").Text()
+		w := t.waits[string(token)]
 		if w == nil {
 			return
 		}
@@ -502,12 +616,12 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			b.addEvent(w.span, "aaep.reply.ignored", ns, nil)
 			return
 		}
-		delete(t.waits, token)
+		delete(t.waits, string(token))
 		a := attrs(w.span.Attributes)
 		a = append(a, b.kv("aaep.wait.outcome", "replied"))
 		if w.confirm {
 			b.enum(&a, "aaep.confirmation.decision", doc, "decision")
-			a = append(a, kvBool("aaep.confirmation.default_applied", false))
+			a = append(a, b.kvBool("aaep.confirmation.default_applied", false))
 		} else if text {
 			a.docStr("aaep.clarification.response", doc, "response")
 		}
@@ -524,14 +638,14 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 			fromKV, toKV = b.kvText("aaep.state.from", from), b.kvText("aaep.state.to", to)
 		}
 		if text {
-			a = append(make(attrs, 0, 3), fromKV, toKV)
+			a = append(b.attrList(3), fromKV, toKV)
 			a.docStr("aaep.summary", doc, "summary_normal")
 		} else {
 			a = b.stateAttrs(fromKV, toKV)
 		}
 		b.addEvent(t.root, "aaep.state.changed", ns, a)
 	case protocol.StepProgress:
-		a := make(attrs, 0, 4)
+		a := b.attrList(4)
 		p := doc.Get("progress")
 		b.num(&a, "aaep.progress.percent", p.Get("percent"))
 		b.num(&a, "aaep.progress.step", p.Get("step"))
@@ -567,7 +681,7 @@ func (b *builder) terminal(t *trace, step *protocol.Step, doc *payload.Doc, ns u
 		b.enum(&a, "aaep.error.code", doc, "error_code")
 		a.boolean("aaep.error.recoverable", doc.Get("recoverable"))
 		etype := cmp.Or(code, cat, "errored")
-		a = append(a, kvStr(attrErrorType, etype))
+		a = append(a, b.str(attrErrorType, etype))
 		msg := etype
 		if b.opts.IncludeText {
 			if s := docString(doc, "summary_normal"); s != "" {
@@ -596,11 +710,11 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 	if invoked {
 		nameKV := b.kvText(attrToolName, name)
 		s := b.child(t, kindTool, m.Index, b.toolSpanName(nameKV), ns)
-		a := make(attrs, 0, spanAttrs)
+		a := b.attrList(spanAttrs)
 		a = append(a, b.kv(attrOperation, opExecuteTool), nameKV)
 		key := ""
 		if len(callID) > 0 {
-			kv := kvStr(attrToolCallID, string(callID))
+			kv := b.str(attrToolCallID, string(callID))
 			key = kv.Value.GetStringValue()
 			a = append(a, kv)
 		} else {
@@ -643,7 +757,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 		statusKV = b.kvText("aaep.tool.status", status)
 		a = append(a, statusKV)
 	}
-	a.num("aaep.tool.duration_ms", doc.Get("duration_ms"))
+	b.num(&a, "aaep.tool.duration_ms", doc.Get("duration_ms"))
 	if b.opts.IncludeText {
 		a.docStr("aaep.tool.result_summary", doc, "summary_normal")
 	}
@@ -660,6 +774,28 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
 	}
 	s.Attributes = a
+}
+
+// toolsAvailable returns the attribute of a session's tools_available,
+// the array v: one shared value for each text of the array (a producer
+// sends the same list in every session).
+func (b *builder) toolsAvailable(v payload.Value) *commonpb.KeyValue {
+	if kv, ok := b.toolLists[string(v)]; ok {
+		return kv
+	}
+	var names []string
+	v.Elements(func(_ int, e payload.Value) bool {
+		if s, ok := e.Str(); ok {
+			names = append(names, s)
+		}
+		return true
+	})
+	kv := kvStrs("aaep.session.tools_available", names)
+	if len(b.toolLists) >= maxShared {
+		clear(b.toolLists)
+	}
+	b.toolLists[string(v)] = kv
+	return kv
 }
 
 // toolSpanName returns "execute_tool {tool}" for the tool named by the
@@ -680,12 +816,13 @@ func (b *builder) toolSpanName(nameKV *commonpb.KeyValue) string {
 // output counts a streaming output's chunk; a complete output becomes
 // its event.
 func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
-	id := docString(doc, "output_id")
-	o := t.outputs[id]
+	idText, _ := doc.Get("output_id").Text()
+	o := t.outputs[string(idText)] // copies nothing
 	if o == nil {
 		if t.outputs == nil {
 			t.outputs = map[string]*output{}
 		}
+		id := string(idText)
 		o = &output{id: id, first: ns, contentType: docString(doc, "content_type")}
 		t.outputs[id] = o
 		t.order = append(t.order, id)
@@ -705,19 +842,19 @@ func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
 	if done, _ := doc.Get("complete").Bool(); done {
 		o.complete = true
 		b.outputEvent(t, o)
-		delete(t.outputs, id)
+		delete(t.outputs, o.id)
 	}
 }
 
 func (b *builder) outputEvent(t *trace, o *output) {
-	a := make(attrs, 0, 8)
-	a = append(a, kvInt("aaep.output.chunks", o.chunks), kvInt("aaep.output.bytes", o.bytes),
-		kvBool("aaep.output.complete", o.complete), kvInt("aaep.output.duration_ns", int64(o.last-o.first)))
+	a := b.attrList(8)
+	a = append(a, b.kvInt("aaep.output.chunks", o.chunks), b.kvInt("aaep.output.bytes", o.bytes),
+		b.kvBool("aaep.output.complete", o.complete), b.newInt("aaep.output.duration_ns", int64(o.last-o.first)))
 	if o.id != "" {
-		a = append(a, kvStr("aaep.output.id", o.id))
+		a = append(a, b.str("aaep.output.id", o.id))
 	}
 	if o.contentType != "" {
-		a = append(a, kvStr("aaep.output.content_type", o.contentType))
+		a = append(a, b.kv("aaep.output.content_type", o.contentType))
 	}
 	if b.opts.IncludeText {
 		a = append(a, kvStr("aaep.output.text", o.text.String()))

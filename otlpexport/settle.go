@@ -6,7 +6,6 @@ package otlpexport
 
 import (
 	"cmp"
-	"fmt"
 	"strings"
 
 	"github.com/aaep-tools/aaepkit/protocol"
@@ -94,17 +93,17 @@ func (b *builder) placeFinding(f *protocol.Finding) {
 	for _, tok := range t.tokens {
 		msg = strings.ReplaceAll(msg, tok, "(reply token)")
 	}
-	a := []*commonpb.KeyValue{
+	a := append(b.attrList(7),
 		b.kv("aaep.finding.rule", f.RuleID), b.kv("aaep.finding.level", f.Level.String()),
-		b.kv("aaep.finding.party", f.Party.String()), kvStr("aaep.finding.message", msg),
-		b.kv("aaep.finding.protocol", f.Protocol), kvInt("aaep.finding.index", f.Index),
-	}
+		b.kv("aaep.finding.party", f.Party.String()), b.str("aaep.finding.message", msg),
+		b.kv("aaep.finding.protocol", f.Protocol), b.kvInt("aaep.finding.index", f.Index),
+	)
 	if t.pseudo && f.Session != "" {
-		a = append(a, kvStr(attrConversation, f.Session))
+		a = append(a, b.str(attrConversation, f.Session))
 	}
 	b.addEvent(span, eventFinding, b.at(f.Offset), a)
 	if f.Party == protocol.Producer && f.Level == protocol.Must {
-		desc := fmt.Sprintf("producer MUST %s: %s", f.RuleID, f.Short)
+		desc := "producer MUST " + f.RuleID + ": " + f.Short
 		if span.Status == nil || span.Status.Code != tracepb.Status_STATUS_CODE_ERROR {
 			span.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: desc}
 		}
@@ -149,7 +148,7 @@ func (b *builder) finish(t *trace) {
 		t.root.Name = name
 	} else {
 		agent := cmp.Or(t.prod.name, t.prod.id)
-		t.root.Name = strings.TrimSpace(opInvokeAgent + " " + agent)
+		t.root.Name = b.rootName(agent)
 		a := attrs(t.root.Attributes)
 		if t.prod.id != "" {
 			a = append(a, b.kv(attrAgentID, t.prod.id))
@@ -161,7 +160,7 @@ func (b *builder) finish(t *trace) {
 			a = append(a, b.kv(attrModel, t.prod.model))
 		}
 		a = append(a, b.kv("aaep.session.state", t.state), b.kvBool("aaep.session.complete", t.complete),
-			kvInt("aaep.session.messages", t.messages))
+			b.kvInt("aaep.session.messages", t.messages))
 		t.root.Attributes = a
 	}
 	t.root.StartTimeUnixNano = t.first
@@ -170,7 +169,7 @@ func (b *builder) finish(t *trace) {
 	}
 	for _, s := range t.tools {
 		s.EndTimeUnixNano = end
-		s.Attributes = append(s.Attributes, kvBool("aaep.tool.completed", false))
+		s.Attributes = append(s.Attributes, b.kvBool("aaep.tool.completed", false))
 	}
 	for _, w := range t.waits {
 		w.span.EndTimeUnixNano = end
@@ -193,6 +192,20 @@ func (b *builder) finish(t *trace) {
 		t.root.EndTimeUnixNano = t.root.StartTimeUnixNano
 	}
 	b.emit(t)
+}
+
+// rootName returns the name of a session's root span, "invoke_agent
+// {agent}": one string for each agent.
+func (b *builder) rootName(agent string) string {
+	if n, ok := b.rootNames[agent]; ok {
+		return n
+	}
+	if len(b.rootNames) >= maxShared {
+		clear(b.rootNames)
+	}
+	n := strings.TrimSpace(opInvokeAgent + " " + agent)
+	b.rootNames[agent] = n
+	return n
 }
 
 // close ends the recording: what the driver reported last is applied,
