@@ -88,7 +88,7 @@ func TestMeasurements(t *testing.T) {
 		{"fanout", func() error { return Fanout(ctx, env, 300, []int{1, 3}) },
 			[]string{"Fanout/subs=1", "Fanout/subs=3", "Fanout/subs=3+stalled"}, []string{"msgs/s"}},
 		{"check", func() error { return Check(ctx, env, 3000, "") },
-			[]string{"Check", "Diff", "ExportOTLP", "ExportOTLPJSON"}, []string{"events/s", "events/cpu-s", "peak-MiB", "x-check", "x-check-one", "x-check-cpu"}},
+			[]string{"Check", "ExportOTLP", "ExportOTLPJSON", "Diff"}, []string{"events/s", "events/cpu-s", "peak-MiB", "x-check", "x-check-one", "x-check-cpu"}},
 		{"check, capture kept and reused", func() error {
 			kept := filepath.Join(t.TempDir(), "kept.aaep")
 			if err := Check(ctx, env, 3000, kept); err != nil {
@@ -107,7 +107,7 @@ func TestMeasurements(t *testing.T) {
 				return fmt.Errorf("the kept capture was written again (%v)", err)
 			}
 			return nil
-		}, []string{"Check", "Diff", "ExportOTLP", "ExportOTLPJSON"}, []string{"events/s", "events/cpu-s", "peak-MiB"}},
+		}, []string{"Check", "ExportOTLP", "ExportOTLPJSON", "Diff"}, []string{"events/s", "events/cpu-s", "peak-MiB"}},
 		{"trace", func() error { return Trace(ctx, env, []int{10, 100}) },
 			[]string{"Trace/events=10", "Trace/events=100"}, []string{"ms", "svg-KiB"}},
 		{"seek", func() error { return Seek(ctx, env, 256<<10) },
