@@ -116,7 +116,7 @@ func TestMeasurements(t *testing.T) {
 			[]string{"ViewSession/events=2000"}, []string{"whole-ms", "window-ms", "window-events", "steps-ms"}},
 		{"fleet", func() error { return Fleet(ctx, env, 3, 2) },
 			[]string{"Fleet/incremental", "Fleet/shards", "Fleet/full"}, []string{"read-ratio", "parts-ratio", "GETs/part", "new-KiB", "state-KiB", "merge-equal"}},
-		{"viewshapes", func() error { return ViewShapes(ctx, env, 2500) },
+		{"viewshapes", func() error { return ViewShapes(ctx, env, 2500, "") },
 			[]string{"ViewShape/50x50", "ViewShape/short-sessions/events=2500", "ViewShape/1x2500"}, []string{"checked-ms", "session-filter-ms", "search-ms", "view-peak-MiB"}},
 		{"recorder", func() error { return RecorderCost(ctx, env, []float64{50}, 3*time.Second, 3*time.Second) },
 			[]string{"Recorder/rate=50", "Recorder/rate=50/s3", "Recorder/rate=50/grpc-linked"}, []string{"peak-MiB", "cpu-µs/event", "events", "file-B/event"}},

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/internal/sample"
@@ -38,18 +39,42 @@ func viewShapes(n int) []viewShape {
 	}
 }
 
+// ViewShapeNames are the shapes ViewShapes can be limited to: "square"
+// (√n sessions of √n), "short-sessions", "one-session".
+var ViewShapeNames = []string{"square", "short-sessions", "one-session"}
+
 // ViewShapes measures `aaep-replay view` on captures of n messages in the
 // three shapes (viewShapes), once its background check is done: the
 // check's time, filters the indexes answer (a session: the one with the
 // most messages; index > N, N the middle record; a range of 1,000), a text search
 // of the whole capture that finds nothing, each asked once (not cached),
-// and the view process's peak resident memory.
-func ViewShapes(ctx context.Context, e *Env, n int) error {
-	for _, sh := range viewShapes(n) {
-		path := filepath.Join(e.Dir, "view-shape-"+filepath.Base(sh.name)+".aaep")
+// and the view process's peak resident memory. The captures are written in
+// keep when it is set (and reused when already there: to measure other
+// builds on them alternately), else in e.Dir. only, when not empty, names
+// the shapes to measure (ViewShapeNames).
+func ViewShapes(ctx context.Context, e *Env, n int, keep string, only ...string) error {
+	dir := e.Dir
+	if keep != "" {
+		if err := os.MkdirAll(keep, 0o755); err != nil {
+			return err
+		}
+		dir = keep
+	}
+	for i, sh := range viewShapes(n) {
+		if len(only) > 0 && !slices.Contains(only, ViewShapeNames[i]) {
+			continue
+		}
+		path := filepath.Join(dir, "view-shape-"+filepath.Base(sh.name)+".aaep")
 		if _, err := os.Stat(path); err != nil {
 			e.logf("writing %s", sh.name)
-			if err := sh.write(path); err != nil {
+			// Written beside and renamed: an interrupted write is not
+			// taken for a capture the next time.
+			tmp := filepath.Join(dir, ".writing-"+filepath.Base(path))
+			if err := sh.write(tmp); err != nil {
+				os.Remove(tmp)
+				return fmt.Errorf("%s: %w", sh.name, err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
 				return fmt.Errorf("%s: %w", sh.name, err)
 			}
 		}

@@ -73,6 +73,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		checkEvents = fs.Int("check-events", 1_000_000, "messages in the capture that check reads")
 		checkFile   = fs.String("check-capture", "", "keep the capture that check reads at this path (reused when it exists), to check it with other builds alternately")
 		seekSize    = fs.String("seek-size", "", "size of the capture for the seek measurement (default 1GiB, 128MiB with -quick)")
+		shapeEvents = fs.String("shape-events", "", "viewshapes: comma-separated sizes of the captures in messages (default 1000000, 40000 with -quick)")
+		shapeOnly   = fs.String("shapes", "", "viewshapes: comma-separated shapes to measure (default all): "+strings.Join(bench.ViewShapeNames, ","))
+		shapeDir    = fs.String("shape-dir", "", "viewshapes: keep the captures in this directory (reused when there), to measure other builds on them alternately")
 		tmp         = fs.String("tmp", "", "parent of the scratch directory (default the system's)")
 		liveSpan    = fs.Duration("live-span", 0, "livebytes: how long aaep-capture records (default 20s, 5s with -quick); the row is named LiveBytes/rate=10/span=D when set")
 		fleetN      = fs.Int("fleet-recorders", 20, "fleet: simulated recorders")
@@ -114,6 +117,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		*seekSize = "1GiB"
 		if *quick {
 			*seekSize = "128MiB"
+		}
+	}
+	var shapeSizes []int
+	if *shapeEvents != "" {
+		for _, f := range strings.Split(*shapeEvents, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 4 {
+				fmt.Fprintf(stderr, "benche2e: -shape-events: %q: want a number of messages of at least 4\n", f)
+				return 2
+			}
+			shapeSizes = append(shapeSizes, n)
+		}
+	}
+	var shapes []string
+	if *shapeOnly != "" {
+		for _, f := range strings.Split(*shapeOnly, ",") {
+			f = strings.TrimSpace(f)
+			if !slices.Contains(bench.ViewShapeNames, f) {
+				fmt.Fprintf(stderr, "benche2e: -shapes: unknown shape %q (want %s)\n", f, strings.Join(bench.ViewShapeNames, ", "))
+				return 2
+			}
+			shapes = append(shapes, f)
 		}
 	}
 	seekBytes, err := parseSize(*seekSize)
@@ -198,7 +223,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "viewshapes":
 			ve := *env
 			ve.Runs = max(1, min(*runs, 3))
-			err = bench.ViewShapes(ctx, &ve, pick(1_000_000, 40_000))
+			sizes := shapeSizes
+			if len(sizes) == 0 {
+				sizes = []int{pick(1_000_000, 40_000)}
+			}
+			for _, n := range sizes {
+				if err = bench.ViewShapes(ctx, &ve, n, *shapeDir, shapes...); err != nil {
+					break
+				}
+			}
 		case "recorder":
 			span, s3Span := 20*time.Second, 120*time.Second
 			if *quick {
