@@ -2,8 +2,11 @@ package viewer
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,17 +52,17 @@ func (v *Verdict) add(l protocol.Level) {
 
 // sessionFacts is what the check learned about one session.
 type sessionFacts struct {
-	Protocol  string           `json:"protocol,omitempty"`
-	Messages  int64            `json:"messages"`
-	First     time.Duration    `json:"first_ns"`
-	Last      time.Duration    `json:"last_ns"`
-	State     string           `json:"state,omitempty"`
-	Complete  bool             `json:"complete"`
-	Verdict   Verdict          `json:"verdict"`
-	Types     []string         `json:"types"`
-	Urgencies []string         `json:"urgencies"`
-	Sources   []int            `json:"sources"`
-	Rules     map[string]int64 `json:"rules"`
+	Protocol  string        `json:"protocol,omitempty"`
+	Messages  int64         `json:"messages"`
+	First     time.Duration `json:"first_ns"`
+	Last      time.Duration `json:"last_ns"`
+	State     string        `json:"state,omitempty"`
+	Complete  bool          `json:"complete"`
+	Verdict   Verdict       `json:"verdict"`
+	Types     []string      `json:"types"`
+	Urgencies []string      `json:"urgencies"`
+	Sources   []int         `json:"sources"`
+	Rules     ruleCounts    `json:"rules"`
 	// Recording names the recording the session belongs to when several
 	// are viewed (each judged on its own, as check judges it).
 	Recording string `json:"recording,omitempty"`
@@ -70,6 +73,47 @@ func addValue[T comparable](list []T, v T) []T {
 		return list
 	}
 	return append(list, v)
+}
+
+// ruleCounts counts a session's findings by rule, in the order the rules
+// were first broken; its JSON is an object of rule id to count, like a map's
+// (keys sorted), {} when empty. A slice of a few pairs instead of a map: a
+// session without findings (most of them) costs nothing, and publishing a
+// session copies a few words.
+type ruleCounts []ruleCount
+
+type ruleCount struct {
+	rule string
+	n    int64
+}
+
+func (rc ruleCounts) add(rule string) ruleCounts {
+	for i := range rc {
+		if rc[i].rule == rule {
+			rc[i].n++
+			return rc
+		}
+	}
+	return append(rc, ruleCount{rule, 1})
+}
+
+// MarshalJSON writes the counts as an object, its keys sorted.
+func (rc ruleCounts) MarshalJSON() ([]byte, error) {
+	sorted := slices.SortedFunc(slices.Values(rc), func(a, b ruleCount) int { return strings.Compare(a.rule, b.rule) })
+	b := []byte{'{'}
+	for i, c := range sorted {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(c.rule)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, k...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, c.n, 10)
+	}
+	return append(b, '}'), nil
 }
 
 // cell is one lane's count of messages in one time bucket and the worst
@@ -108,12 +152,13 @@ type snapshot struct {
 	truncated bool
 	counts    Verdict
 	stats     protocol.Stats
-	// sessions in order of first message; byKey finds them by key
-	// (sessionKey), byID by session id (several when recordings or
-	// streams share an id).
+	// sessions in order of first message; views every lane, blocks about
+	// the stream included, by lane; lanes finds a lane by key (sessionKey)
+	// or id (see byKey, byID), shared by the snapshots: each sees the
+	// lanes it has in views.
 	sessions []*sessionView
-	byKey    map[string]*sessionView
-	byID     map[string][]*sessionView
+	views    []*sessionView
+	lanes    *laneIndex
 	// overview is the whole capture's density: all lanes, by bucket.
 	overview []cell
 	// recordings are the findings of each recording viewed, when several
@@ -125,6 +170,83 @@ type snapshot struct {
 	first, width int64
 	// sorted caches session orders by sort key (filled on demand).
 	sorted sync.Map
+}
+
+// laneIndex finds the check's sessions: the lane of a session's key, and
+// the lanes of an id's sessions of named streams (whose key is not the
+// id). The check adds a session once, when it first meets it (under mu);
+// the snapshots share it instead of each making maps of every session
+// (at 100,000 sessions those maps were tens of MiB made again at every
+// publish, every 200 ms, and two generations of them alive at once).
+type laneIndex struct {
+	mu    sync.RWMutex
+	byKey map[string]int32
+	byID  map[string][]int32
+}
+
+func newLaneIndex() *laneIndex {
+	return &laneIndex{byKey: map[string]int32{}, byID: map[string][]int32{}}
+}
+
+// add files lane as the session key of id (the check's goroutine only).
+func (x *laneIndex) add(key, id string, lane int) {
+	x.mu.Lock()
+	x.byKey[key] = int32(lane)
+	if key != id {
+		x.byID[id] = append(x.byID[id], int32(lane))
+	}
+	x.mu.Unlock()
+}
+
+// view is the session published in lane, nil when there is none (yet) or
+// it is a block about the stream.
+func (sn *snapshot) view(lane int32, ok bool) *sessionView {
+	if !ok || int(lane) >= len(sn.views) {
+		return nil
+	}
+	if v := sn.views[lane]; !v.stream {
+		return v
+	}
+	return nil
+}
+
+// byKey returns the session of key (sessionKey), nil when there is none
+// (yet).
+func (sn *snapshot) byKey(key string) *sessionView {
+	if sn.lanes == nil {
+		return nil
+	}
+	sn.lanes.mu.RLock()
+	lane, ok := sn.lanes.byKey[key]
+	sn.lanes.mu.RUnlock()
+	return sn.view(lane, ok)
+}
+
+// byID returns the sessions of id in order of first message: several when
+// recordings or streams share an id.
+func (sn *snapshot) byID(id string) []*sessionView {
+	if sn.lanes == nil {
+		return nil
+	}
+	sn.lanes.mu.RLock()
+	lane, ok := sn.lanes.byKey[id]
+	// The lanes already filed are never changed: a copy of the slice
+	// header is enough.
+	others := sn.lanes.byID[id]
+	sn.lanes.mu.RUnlock()
+	var out []*sessionView
+	if v := sn.view(lane, ok); v != nil && v.ID == id {
+		out = append(out, v)
+	}
+	for _, l := range others {
+		if v := sn.view(l, true); v != nil {
+			out = append(out, v)
+		}
+	}
+	if len(out) > 1 && ok {
+		slices.SortFunc(out, func(a, b *sessionView) int { return a.Lane - b.Lane })
+	}
+	return out
 }
 
 // messages is how many messages the check has read: all of them once done
@@ -149,6 +271,9 @@ type sessionView struct {
 	Facts   sessionFacts
 	Records []uint32
 	Cells   []cell
+	// stream marks a block about the stream (sessionBuild.stream): in
+	// views, not in sessions.
+	stream bool
 }
 
 // recordingCounts are one recording's findings, sessions and messages,
@@ -168,7 +293,8 @@ type recordingCounts struct {
 // session, progress. run fills it; the API reads snap (no lock) and the
 // findings (under fmu, taken once per batch by run, never across a write).
 type analysis struct {
-	snap atomic.Pointer[snapshot]
+	snap  atomic.Pointer[snapshot]
+	lanes *laneIndex
 
 	fmu      sync.RWMutex
 	findings []protocol.Finding
@@ -180,8 +306,8 @@ type analysis struct {
 }
 
 func newAnalysis(first, last int64) *analysis {
-	a := &analysis{byIndex: map[int64][]int32{}, first: first, width: max((last-first)/baseBuckets+1, 1)}
-	a.snap.Store(&snapshot{byKey: map[string]*sessionView{}, byID: map[string][]*sessionView{}, first: a.first, width: a.width, lastIndex: -1})
+	a := &analysis{byIndex: map[int64][]int32{}, first: first, width: max((last-first)/baseBuckets+1, 1), lanes: newLaneIndex()}
+	a.snap.Store(&snapshot{lanes: a.lanes, first: a.first, width: a.width, lastIndex: -1})
 	return a
 }
 
@@ -253,7 +379,6 @@ func markCell(cells []cell, b uint32, l uint8) {
 type builder struct {
 	a         *analysis
 	order     []*sessionBuild
-	byKey     map[string]*sessionBuild
 	views     []*sessionView
 	overview  []cell // dense, baseBuckets long
 	spare     sessionBuild
@@ -316,19 +441,20 @@ const keySep = "|"
 
 func (b *builder) session(stream, id string) *sessionBuild {
 	key := sessionKey(stream, id)
-	s := b.byKey[key]
-	if s == nil {
-		if len(b.byKey) >= maxSessions {
-			// Counted in the totals, not described.
-			b.truncated = true
-			b.spare = sessionBuild{facts: sessionFacts{Rules: map[string]int64{}}}
-			return &b.spare
-		}
-		s = &sessionBuild{facts: sessionFacts{Rules: map[string]int64{}}, lane: len(b.order), dirty: true}
-		b.byKey[key] = s
-		b.order = append(b.order, s)
-		b.views = append(b.views, &sessionView{ID: id, Stream: stream, Key: key, Lane: s.lane})
+	// Read without the lock: this goroutine is the only one that writes.
+	if lane, ok := b.a.lanes.byKey[key]; ok {
+		return b.order[lane]
 	}
+	if len(b.order) >= maxSessions {
+		// Counted in the totals, not described.
+		b.truncated = true
+		b.spare = sessionBuild{}
+		return &b.spare
+	}
+	s := &sessionBuild{lane: len(b.order), dirty: true}
+	b.order = append(b.order, s)
+	b.views = append(b.views, &sessionView{ID: id, Stream: stream, Key: key, Lane: s.lane})
+	b.a.lanes.add(key, id, s.lane)
 	return s
 }
 
@@ -346,7 +472,7 @@ type liveCheck struct {
 // With live set, it reads the capture as it is written (recording.Following)
 // and checks each message once, as it arrives, until the recorder is done.
 func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.Config, pause *pauser, live *liveCheck) {
-	b := &builder{a: a, byKey: map[string]*sessionBuild{}, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec,
+	b := &builder{a: a, overview: make([]cell, baseBuckets), tokens: map[string]*sessionBuild{}, rec: rec,
 		first: a.first, width: a.width, live: live != nil, lastIndex: -1}
 	for _, r := range rec.Joined() {
 		b.byRec = append(b.byRec, recordingCounts{Name: r.Name})
@@ -365,7 +491,7 @@ func (a *analysis) run(ctx context.Context, rec *recording.Recording, cfg check.
 			if f.Session != "" {
 				s := b.session(f.Stream, f.Session)
 				s.facts.Verdict.add(f.Level)
-				s.facts.Rules[f.RuleID]++
+				s.facts.Rules = s.facts.Rules.add(f.RuleID)
 				s.dirty = true
 				if f.Index >= 0 {
 					markCell(s.cells, b.bucket(int64(f.Offset)), uint8(f.Level))
@@ -516,20 +642,24 @@ func (b *builder) publish(done bool, err error) {
 		}
 		s.dirty = false
 		f := s.facts
-		f.Rules = make(map[string]int64, len(s.facts.Rules))
-		for k, v := range s.facts.Rules {
-			f.Rules[k] = v
-		}
-		f.Types = slices.Clone(s.facts.Types)
-		f.Urgencies = slices.Clone(s.facts.Urgencies)
-		f.Sources = slices.Clone(s.facts.Sources)
+		// The counts change in place: a copy. The lists of values only
+		// grow (addValue appends): their filled part is shared, until
+		// the end, when they are sorted.
+		f.Rules = slices.Clone(s.facts.Rules)
 		if done {
+			f.Types = slices.Clone(s.facts.Types)
+			f.Urgencies = slices.Clone(s.facts.Urgencies)
+			f.Sources = slices.Clone(s.facts.Sources)
 			sort.Strings(f.Types)
 			sort.Strings(f.Urgencies)
 			sort.Ints(f.Sources)
+		} else {
+			f.Types = s.facts.Types[:len(s.facts.Types):len(s.facts.Types)]
+			f.Urgencies = s.facts.Urgencies[:len(s.facts.Urgencies):len(s.facts.Urgencies)]
+			f.Sources = s.facts.Sources[:len(s.facts.Sources):len(s.facts.Sources)]
 		}
 		old := b.views[i]
-		v := &sessionView{ID: old.ID, Stream: old.Stream, Key: old.Key, Lane: old.Lane, Facts: f, Records: s.records[:len(s.records):len(s.records)], Cells: old.Cells}
+		v := &sessionView{ID: old.ID, Stream: old.Stream, Key: old.Key, Lane: old.Lane, Facts: f, Records: s.records[:len(s.records):len(s.records)], Cells: old.Cells, stream: s.stream}
 		switch {
 		case done:
 			v.Cells = mergeCells(s.cells)
@@ -539,25 +669,24 @@ func (b *builder) publish(done bool, err error) {
 		}
 		b.views[i] = v
 	}
-	sessions := make([]*sessionView, 0, len(b.views))
-	for i, v := range b.views {
-		if !b.order[i].stream {
-			sessions = append(sessions, v)
+	views := slices.Clone(b.views)
+	sessions := views
+	if slices.ContainsFunc(b.order, func(s *sessionBuild) bool { return s.stream }) {
+		sessions = make([]*sessionView, 0, len(views))
+		for i, v := range views {
+			if !b.order[i].stream {
+				sessions = append(sessions, v)
+			}
 		}
 	}
 	snap := &snapshot{
 		done: done, read: b.read, readTo: b.readTo, lastIndex: b.lastIndex, dropped: b.dropped, truncated: b.truncated, counts: b.counts,
-		stats: b.stats, sessions: sessions, byKey: make(map[string]*sessionView, len(b.views)),
-		byID:     make(map[string][]*sessionView, len(b.views)),
+		stats: b.stats, sessions: sessions, views: views, lanes: b.a.lanes,
 		overview: slices.Clone(b.overview), recordings: slices.Clone(b.byRec), first: b.first, width: b.width,
 	}
 	b.regridded = false
 	if err != nil {
 		snap.err = err.Error()
-	}
-	for _, v := range snap.sessions {
-		snap.byKey[v.Key] = v
-		snap.byID[v.ID] = append(snap.byID[v.ID], v)
 	}
 	b.a.snap.Store(snap)
 }

@@ -59,7 +59,7 @@ func (s *Server) parseFilter(r *http.Request) (rowFilter, error) {
 	for _, v := range splitList(q["session"]) {
 		// A session's key stands for its id, in its stream only; an id
 		// alone keeps every message of that id.
-		if x := sn.byKey[v]; x != nil && x.Stream != "" {
+		if x := sn.byKey(v); x != nil && x.Stream != "" {
 			if f.only == nil {
 				f.only = map[string]map[string]bool{}
 			}

@@ -25,10 +25,10 @@ func (e ambiguousError) Error() string { return string(e) }
 // one of that id. It returns nil when there is none (yet), and an
 // ambiguousError when the id is several sessions'.
 func (sn *snapshot) lookup(name string) (*sessionView, error) {
-	if v := sn.byKey[name]; v != nil {
+	if v := sn.byKey(name); v != nil {
 		return v, nil
 	}
-	switch vs := sn.byID[name]; len(vs) {
+	switch vs := sn.byID(name); len(vs) {
 	case 0:
 		return nil, nil
 	case 1:

@@ -90,16 +90,18 @@ func within(ids []uint32, lo, hi int64) []uint32 {
 }
 
 // recordsOfSession returns the records of the messages whose session is id,
-// from the check's record lists, when the check is done and has described
-// every session; exact reports that they are those records and no other
-// (no reply without a session of its own filed with them: the capture's
-// index counts as many records of id).
+// from the check's record lists, when the check is done and has filed at
+// least as many records of id as the capture's index counts (a check that
+// described maxSessions sessions describes no later one, and files none of
+// its records: those are read); exact reports that they are those records
+// and no other (no reply without a session of its own filed with them: the
+// capture's index counts as many records of id).
 func (s *Server) recordsOfSession(id string) (ids []uint32, exact, ok bool) {
 	sn := s.analysis().snap.Load()
-	if !sn.done || sn.truncated || sn.err != "" {
+	if !sn.done || sn.err != "" {
 		return nil, false, false
 	}
-	views := sn.byID[id]
+	views := sn.byID(id)
 	var n int64
 	for _, v := range views {
 		n += int64(len(v.Records))

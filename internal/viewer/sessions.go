@@ -122,7 +122,8 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	with, text := q.Get("findings"), q.Get("q")
 	recName, byRec := q.Get("recording"), q.Has("recording")
 	key, byKey := q.Get("key"), q.Has("key")
-	if byKey && sn.byKey[key] == nil && len(sn.byID[key]) == 0 && sn.done {
+	keyed := byKey && sn.byKey(key) != nil
+	if byKey && !keyed && len(sn.byID(key)) == 0 && sn.done {
 		apiError(w, http.StatusNotFound, "%v", errNoSession(key, s.title()))
 		return
 	}
@@ -130,7 +131,7 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 		if byRec && v.Facts.Recording != recName {
 			return false
 		}
-		if byKey && v.Key != key && (sn.byKey[key] != nil || v.ID != key) {
+		if byKey && v.Key != key && (keyed || v.ID != key) {
 			return false
 		}
 		switch with {
@@ -171,7 +172,7 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 			if k == "" {
 				k = x.ID
 			}
-			checked := sn.byKey[k] != nil || x.Key == "" && len(sn.byID[x.ID]) > 0
+			checked := sn.byKey(k) != nil || x.Key == "" && len(sn.byID(x.ID)) > 0
 			if checked || text != "" && !strings.Contains(strings.ToLower(x.ID), strings.ToLower(text)) || byKey && k != key && x.ID != key {
 				continue
 			}
