@@ -69,16 +69,17 @@ func (s *Server) beingWritten() bool {
 	return capfile.BeingWritten(s.rec.Parts[0].Path())
 }
 
-// indexSessions are the sessions of the index, each recording's apart.
-func (s *Server) indexSessions() []indexSession { return s.cur.Load().sessions }
-
 func (s *Server) serveCapture(w http.ResponseWriter, r *http.Request) {
+	ci := s.cur.Load()
 	info := captureInfo{
 		File: s.title(), Header: s.hdr, Records: s.index().Records, Rebuilt: s.index().Rebuilt,
 		First: time.Duration(s.index().FirstTime()), Last: time.Duration(s.index().LastTime()),
-		Sessions: s.indexSessions(), IndexCount: len(s.indexSessions()), Follow: s.opts.Follow,
+		Sessions: make([]indexSession, min(ci.sessionCount(), maxIndexSessions+1)), IndexCount: ci.sessionCount(), Follow: s.opts.Follow,
 		// A stored index was written by Close: the capture is complete.
 		Writing: s.index().Rebuilt && s.beingWritten(),
+	}
+	for i := range info.Sessions {
+		info.Sessions[i] = ci.session(i)
 	}
 	sn := s.analysis().snap.Load()
 	if s.replayRecording() && len(sn.sessions) > 0 {

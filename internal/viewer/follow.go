@@ -15,11 +15,31 @@ import (
 
 // captureIndex is the capture's index as read once, its sessions by id
 // (those of several recordings sharing an id as one), and its sessions as
-// the page lists them: of several recordings, each recording's apart.
+// the page lists them (sessionCount, session): of one recording the
+// index's, of several each recording's apart (joined).
 type captureIndex struct {
-	idx      *capfile.Index
-	byID     map[string]*capfile.SessionInfo
-	sessions []indexSession
+	idx    *capfile.Index
+	byID   map[string]*capfile.SessionInfo
+	joined []indexSession
+}
+
+// sessionCount is how many sessions the index lists.
+func (c *captureIndex) sessionCount() int {
+	if c.joined != nil {
+		return len(c.joined)
+	}
+	return len(c.idx.Sessions)
+}
+
+// session is the i-th session the index lists. Of one recording it is made
+// from the index when asked for, not kept beside it (14 MB at 174,000
+// sessions).
+func (c *captureIndex) session(i int) indexSession {
+	if c.joined != nil {
+		return c.joined[i]
+	}
+	x := &c.idx.Sessions[i]
+	return indexSession{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime)}
 }
 
 // newCaptureIndex makes the captureIndex of idx, the index of rec;
@@ -30,9 +50,9 @@ func newCaptureIndex(idx *capfile.Index, rec *recording.Recording, joined [][]ca
 	for i := range idx.Sessions {
 		x := &idx.Sessions[i]
 		c.byID[x.ID] = x
-		if joined == nil {
-			c.sessions = append(c.sessions, indexSession{ID: x.ID, Records: x.Records, First: time.Duration(x.FirstTime), Last: time.Duration(x.LastTime)})
-		}
+	}
+	if joined != nil {
+		c.joined = []indexSession{}
 	}
 	for k, list := range joined {
 		j := rec.Joined()[k]
@@ -43,12 +63,10 @@ func newCaptureIndex(idx *capfile.Index, rec *recording.Recording, joined [][]ca
 				// the index does not tell the subscriptions apart).
 				is.Key = sessionKey(j.Name, x.ID)
 			}
-			c.sessions = append(c.sessions, is)
+			c.joined = append(c.joined, is)
 		}
 	}
-	if joined != nil {
-		slices.SortStableFunc(c.sessions, func(a, b indexSession) int { return cmp.Compare(a.First, b.First) })
-	}
+	slices.SortStableFunc(c.joined, func(a, b indexSession) int { return cmp.Compare(a.First, b.First) })
 	return c
 }
 

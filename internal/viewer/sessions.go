@@ -167,7 +167,9 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	// the others, while it runs.
 	pending := 0
 	if !sn.done && with == "" && !byRec {
-		for _, x := range s.indexSessions() {
+		ci := s.cur.Load()
+		for i := range ci.sessionCount() {
+			x := ci.session(i)
 			k := x.Key
 			if k == "" {
 				k = x.ID
