@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh: the Go benchmarks and the end-to-end measurements, as one table.
 #
-#   make bench                  full run (about 15-17 minutes on 2 cores)
+#   make bench                  full run (about 20-25 minutes on 2 cores: view at
+#                               2M messages in three shapes takes about 5)
 #   BENCH_QUICK=1 make bench    smaller inputs, fewer runs (about 3 minutes)
 #   BENCH_RUNS=N                runs per figure (default 5, quick 3)
 #   BENCH_PACE_SPAN=60s         length of the capture replayed at 1x and 10x
@@ -79,15 +80,23 @@ log "go benchmarks (capfile, visualize/render)"
 # End-to-end measurements against bin/aaep-capture and bin/aaep-replay.
 "$work/benche2e" -bin bin -runs "$runs" -tmp "$work" "${e2e_flags[@]}" > "$out/e2e.txt" ||
 	{ status=1; log "an end-to-end measurement failed; its rows say missing"; }
+# view on the three shapes again at twice the size, once each (minutes at
+# 2M): how its memory grows beyond the 1M rows.
+if [ -n "$quick" ]; then shape_n2=80000; else shape_n2=2000000; fi
+log "view at $shape_n2 messages in three shapes (one run each)"
+"$work/benche2e" -bin bin -runs 1 -tmp "$work" -only viewshapes -shape-events "$shape_n2" | grep -v '^pkg:' >> "$out/e2e.txt" ||
+	{ status=1; log "view at $shape_n2 messages failed; its rows say missing"; }
 
 seek_key="Seek/${seek_mib}MiB"
 view_key="View/${seek_mib}MiB"
 if [ -n "$quick" ]; then
 	view_many=100000 view_many_label=100,000 view_sessions=100 view_long=20000 view_long_label=20,000
 	shape_n=40000 shape_label=40,000 shape_square=200x200
+	shape_label2=80,000 shape_square2=282x282
 else
 	view_many=1000000 view_many_label=1,000,000 view_sessions=1,000 view_long=100000 view_long_label=100,000
 	shape_n=1000000 shape_label=1,000,000 shape_square=1000x1000
+	shape_label2=2,000,000 shape_square2=1414x1414
 fi
 check_label=$(echo "$check_events" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta')
 
@@ -254,6 +263,16 @@ one session: filter index > n/2 | e2e/ViewShape/1x$shape_n | index-filter-ms | m
 one session: filter index range of 1,000 | e2e/ViewShape/1x$shape_n | range-filter-ms | ms | | ≤ 100 ms
 one session: text search of the whole capture | e2e/ViewShape/1x$shape_n | search-ms | ms | |
 one session: view's peak resident memory | e2e/ViewShape/1x$shape_n | view-peak-MiB | MiB | | ≤ 300 MiB
+## aaep-replay view at $shape_label2 messages in the same three shapes (one run each): its memory grows less than linearly
+√n sessions of √n ($shape_square2): check done | e2e/ViewShape/$shape_square2 | checked-ms | ms | |
+√n sessions of √n ($shape_square2): filter session == X (the longest session) | e2e/ViewShape/$shape_square2 | session-filter-ms | ms | | ≤ 100 ms
+√n sessions of √n ($shape_square2): view's peak resident memory | e2e/ViewShape/$shape_square2 | view-peak-MiB | MiB | | < 2 × its 1M row
+short sessions (~11.5 messages each): check done | e2e/ViewShape/short-sessions/events=$shape_n2 | checked-ms | ms | |
+short sessions (~11.5 messages each): filter session == X (the longest session) | e2e/ViewShape/short-sessions/events=$shape_n2 | session-filter-ms | ms | | ≤ 100 ms
+short sessions (~11.5 messages each): view's peak resident memory | e2e/ViewShape/short-sessions/events=$shape_n2 | view-peak-MiB | MiB | | < 2 × its 1M row
+one session: check done | e2e/ViewShape/1x$shape_n2 | checked-ms | ms | |
+one session: filter session == X | e2e/ViewShape/1x$shape_n2 | session-filter-ms | ms | | ≤ 100 ms
+one session: view's peak resident memory | e2e/ViewShape/1x$shape_n2 | view-peak-MiB | MiB | | < 2 × its 1M row
 ## Recorder cost (aaep-capture, one SSE producer at a steady rate, default 100 ms flush; the reference Python tool was not available to measure beside it)
 10 events/s: peak resident memory | e2e/Recorder/rate=10 | peak-MiB | MiB | | ≤ 16 MiB
 10 events/s: bytes per event in the capture written live (100 ms flush) | e2e/Recorder/rate=10 | file-B/event | B/event | | ≤ 45 B/event
