@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -48,12 +49,26 @@ type StreamEnd struct {
 // subscription.request: over gRPC it must be (B.5.2).
 var ErrNotRequest = errors.New("the first message must be a subscription.request (Appendix B.5.2)")
 
+// ErrNoRequest ends a stream that must open with a subscription.request
+// and sent none: it ended its sending side first, or sent nothing within
+// RequestWait.
+var ErrNoRequest = fmt.Errorf("no subscription.request within %s: the first message must be one (Appendix B.5.2)", RequestWait)
+
+// RequestWait is how long a stream that must open with a
+// subscription.request (ServeStream's requireRequest) may take to send
+// it. No event goes out before it, however loaded the machine: the
+// WebSocket grace period, after which a stream starts unnegotiated, does
+// not apply to such a stream.
+const RequestWait = 30 * time.Second
+
 // ServeStream runs one subscription on ms until it ends, and says how. The
 // subscriber's first message is the handshake: a subscription.request is
 // answered as over WebSocket (accepted, or rejected and closed); when
 // requireRequest is set, any other first message ends the stream with
-// ErrNotRequest (nothing is sent). A subscriber that sends nothing within
-// the grace period gets the replay unnegotiated, as over WebSocket. Later
+// ErrNotRequest (nothing is sent), and so does sending none (ErrNoRequest:
+// the subscriber ended its side, or RequestWait passed); without it, a
+// subscriber that sends nothing within the grace period gets the replay
+// unnegotiated, as over WebSocket. Later
 // messages (replies, renegotiation, subscription.close) are handled as
 // over WebSocket. The events, their pacing, the control API and Options.Record
 // treat the subscriber like any other.
@@ -71,6 +86,7 @@ func (s *Server) ServeStream(ctx context.Context, ms MessageStream, transport, r
 	// subscriber's doing, not as a failed connection.
 	sw.onCancel = func() { sub.stop(CloseSubscriber, "cancelled by subscriber", CauseSubscriber) }
 	g := newGreeting()
+	g.require = requireRequest
 	badFirst := make(chan []byte, 1)
 	readerDone := make(chan struct{})
 	s.wg.Add(1)
@@ -81,6 +97,10 @@ func (s *Server) ServeStream(ctx context.Context, ms MessageStream, transport, r
 			msg, err := ms.Recv()
 			if err != nil {
 				switch {
+				case errors.Is(err, io.EOF) && first && requireRequest:
+					// Half-closed before the request it owed.
+					s.notify(Notice{Kind: NoticeMessage, Subscription: sub.id, Transport: transport, Remote: remote, Reason: ErrNoRequest.Error()})
+					sub.stop(CloseRejected, ErrNoRequest.Error(), CauseRejected)
 				case errors.Is(err, io.EOF):
 					// Half-closed: nothing more will come, events still go.
 				case errors.Is(err, context.Canceled):
@@ -111,6 +131,9 @@ func (s *Server) ServeStream(ctx context.Context, ms MessageStream, transport, r
 	case <-badFirst:
 		return end, ErrNotRequest
 	default:
+	}
+	if requireRequest && ci.Reason == ErrNoRequest.Error() {
+		return end, ErrNoRequest
 	}
 	return end, nil
 }

@@ -327,6 +327,11 @@ func (s *Server) runSubscription(sub *subscriber, g *greeting) {
 type greeting struct {
 	first chan []byte   // unbuffered: only a waiting handshake takes a message
 	over  chan struct{} // closed when the handshake has stopped waiting
+	// require is set for a stream that must open with a
+	// subscription.request (gRPC, B.5.2): the handshake waits for it up
+	// to RequestWait instead of the grace period, and never starts the
+	// stream without it.
+	require bool
 }
 
 func newGreeting() *greeting {
@@ -372,7 +377,11 @@ func (s *Server) readWebSocket(sub *subscriber, conn *websocket.Conn, ww *wsWire
 // handled as usual and the stream starts unnegotiated, as it does when
 // nothing comes. It reports whether the stream should start.
 func (s *Server) handshake(sub *subscriber, g *greeting) bool {
-	t := time.NewTimer(s.opts.Grace)
+	wait := s.opts.Grace
+	if g.require {
+		wait = max(wait, RequestWait)
+	}
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case msg := <-g.first:
@@ -390,6 +399,11 @@ func (s *Server) handshake(sub *subscriber, g *greeting) bool {
 		s.notify(notice)
 		return n.Rejected == nil
 	case <-t.C:
+		if g.require {
+			s.notify(Notice{Kind: NoticeMessage, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote, Reason: ErrNoRequest.Error()})
+			sub.stop(CloseRejected, ErrNoRequest.Error(), CauseRejected)
+			return false
+		}
 		return true
 	case <-sub.ctx.Done():
 		return false

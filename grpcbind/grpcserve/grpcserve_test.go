@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -213,9 +214,13 @@ func attr(as []capfile.Attr, k string) string {
 }
 
 // The first message must be a subscription.request; a rejected one is
-// answered, then the stream ends PERMISSION_DENIED.
+// answered, then the stream ends PERMISSION_DENIED. One sent after the
+// WebSocket grace period is answered before any event (the stream never
+// starts without it: on a loaded machine, 50 gRPC subscribers of serve
+// got an event before their accepted); a stream that ends its sending side
+// without one ends INVALID_ARGUMENT, nothing sent.
 func TestHandshake(t *testing.T) {
-	_, addr := start(t, serve.Options{Open: serve.OpenFile(writeCapture(t)), CloseAtEnd: true})
+	_, addr := start(t, serve.Options{Open: serve.OpenFile(writeCapture(t)), CloseAtEnd: true, Grace: 20 * time.Millisecond})
 	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -228,30 +233,42 @@ func TestHandshake(t *testing.T) {
 		name, first string
 		code        codes.Code
 		answer      string
+		after       time.Duration // the first message is sent after this
+		events      int           // events that follow the answer
 	}{
-		{"not a request", `{"type":"confirmation.reply","reply_token":"x","decision":"accept"}`, codes.InvalidArgument, ""},
-		{"rejected", `{"type":"subscription.request","aaep_version":"9.0.0","capabilities":{}}`, codes.PermissionDenied, "subscription.rejected"},
+		{name: "not a request", first: `{"type":"confirmation.reply","reply_token":"x","decision":"accept"}`, code: codes.InvalidArgument},
+		{name: "rejected", first: `{"type":"subscription.request","aaep_version":"9.0.0","capabilities":{}}`, code: codes.PermissionDenied, answer: "subscription.rejected"},
+		{name: "after the grace period", after: 300 * time.Millisecond,
+			first: `{"type":"subscription.request","aaep_version":"1.0.0","capabilities":{"supports_confirmation_reply":true,"supports_clarification_reply":true}}`,
+			code:  codes.OK, answer: "subscription.accepted", events: len(events)},
+		{name: "none: the sending side ended", code: codes.InvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := client.Subscribe(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := st.Send(&aaepv1.AaepMessage{Json: []byte(tc.first)}); err != nil {
+			time.Sleep(tc.after)
+			if tc.first == "" {
+				err = st.CloseSend()
+			} else {
+				err = st.Send(&aaepv1.AaepMessage{Json: []byte(tc.first)})
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			var msgs []string
 			for {
 				m, err := st.Recv()
 				if err != nil {
-					if status.Code(err) != tc.code {
+					if code := status.Code(err); errors.Is(err, io.EOF) && tc.code != codes.OK || !errors.Is(err, io.EOF) && code != tc.code {
 						t.Errorf("ended %v, want %v", err, tc.code)
 					}
 					break
 				}
 				msgs = append(msgs, string(m.GetJson()))
 			}
-			if tc.answer == "" && len(msgs) != 0 || tc.answer != "" && (len(msgs) != 1 || !strings.Contains(msgs[0], tc.answer)) {
+			if tc.answer == "" && len(msgs) != 0 || tc.answer != "" && (len(msgs) != 1+tc.events || !strings.Contains(msgs[0], tc.answer)) {
 				t.Errorf("got %q", msgs)
 			}
 		})

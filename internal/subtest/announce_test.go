@@ -139,8 +139,8 @@ func TestAnnouncementsFromExec(t *testing.T) {
 	t.Run("problems", func(t *testing.T) {
 		t.Parallel()
 		res, _ := run(t, builtinT(t, "announce-lifecycle"), Options{Exec: announcer(t, "garbage"), Announcements: true})
-		if res.Verdict() != VerdictPass {
-			t.Errorf("verdict %s: %+v", res.Verdict(), res.Outcomes)
+		if res.Verdict() != VerdictPass || res.Heard == nil {
+			t.Fatalf("verdict %s (not run: %q): %+v, heard %+v", res.Verdict(), res.NotRun, res.Outcomes, res.Heard)
 		}
 		if got := strings.Join(res.Heard.Problems, "\n"); !strings.Contains(got, "line 1: not a JSON object") || !strings.Contains(got, `line 2: urgency "loud": want assertive or polite`) {
 			t.Errorf("problems %q", got)

@@ -17,6 +17,10 @@ import (
 // runTimeout bounds every run of a test (attach, play, linger, analysis).
 const runTimeout = 60 * time.Second
 
+// attachBound is how long a run of a test waits for its subscriber to
+// attach, unless the test sets Options.AttachTimeout.
+const attachBound = 40 * time.Second
+
 // subPy is the scripted SSE subscriber (testdata/sub.py).
 func subPy(t *testing.T, mode string) string {
 	t.Helper()
@@ -40,6 +44,12 @@ func run(t *testing.T, sc *Scenario, o Options) (*Result, *exchange) {
 	var out strings.Builder
 	if o.Output == nil {
 		o.Output = &lockedWriter{b: &out}
+	}
+	if o.AttachTimeout == 0 {
+		// A bound on a subscriber that never comes, not a figure: a
+		// Python subscriber started beside the race-checked suite on a
+		// loaded machine took longer than the default 10 s to attach.
+		o.AttachTimeout = attachBound
 	}
 	res, err := Run(ctx, sc, o)
 	if err != nil {
