@@ -250,7 +250,9 @@ func TestKeepaliveWebSocket(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := writeCapture(t, spaced(2, 2*MinKeepalive+500*time.Millisecond))
+			// A pause of four keepalive periods: two pings at least,
+			// however late a loaded machine runs the writer's timer.
+			path := writeCapture(t, spaced(2, 4*MinKeepalive+500*time.Millisecond))
 			_, ts := startServer(t, Options{CloseAtEnd: true, Open: OpenFile(path), Keepalive: MinKeepalive, Grace: time.Millisecond})
 			c := dialWS(t, ts)
 			var pings atomic.Int32

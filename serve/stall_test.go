@@ -64,7 +64,11 @@ func TestStalledBesideHealthy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, ts := startServer(t, Options{
 				Open: OpenFile(path), Timing: timing.Config{NoDelay: true}, Shared: tt.shared, CloseAtEnd: true,
-				Grace: time.Millisecond, QueueSize: 8, WriteTimeout: 300 * time.Millisecond,
+				// The bounds leave a healthy reader starved of CPU by a
+				// loaded machine time to catch up (at 8 events and 300 ms
+				// it was closed at load 12); the stalled one still fills
+				// them many times over (13 MB).
+				Grace: time.Millisecond, QueueSize: 32, WriteTimeout: 2 * time.Second,
 			})
 			// The healthy subscriber comes first, so that on the shared
 			// timeline it sees every event; it reads while the stalled one joins.
