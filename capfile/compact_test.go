@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
 // writeLive writes a capture as a live recorder at 10 events/s does (a
@@ -84,7 +86,7 @@ func TestCompactFollowsLink(t *testing.T) {
 	want := writeLive(t, real, 100)
 	link := filepath.Join(dir, "link.aaep")
 	if err := os.Symlink("real.aaep", link); err != nil {
-		t.Skip(err)
+		testdeps.Missing(t, "symbolic links (os.Symlink; on Windows, Developer Mode or the create-symlink privilege)", err)
 	}
 	if _, _, err := Compact(link); err != nil {
 		t.Fatal(err)
