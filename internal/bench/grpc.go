@@ -140,7 +140,6 @@ func (s *GRPCSubscriber) Read(o ReadOptions) (ReadStats, error) {
 		t := time.AfterFunc(time.Until(o.Deadline), s.cancel)
 		defer t.Stop()
 	}
-	answered := false
 	var m aaepv1.AaepMessage
 	for {
 		m.Reset()
@@ -150,21 +149,7 @@ func (s *GRPCSubscriber) Read(o ReadOptions) (ReadStats, error) {
 			}
 			return st, fmt.Errorf("after %d events: %w", st.Events, err)
 		}
-		now := time.Now()
-		if !answered {
-			answered = true
-			st.Subscribed = now
-			continue
-		}
-		if st.Events == 0 {
-			st.First = now
-		}
-		st.Last = now
-		if o.OnEvent != nil {
-			o.OnEvent(st.Events, now)
-		}
-		st.Events++
-		if o.Max > 0 && st.Events >= o.Max {
+		if st.heard(time.Now(), o) {
 			return st, nil
 		}
 	}

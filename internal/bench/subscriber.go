@@ -65,7 +65,6 @@ func (s *Subscriber) Read(o ReadOptions) (ReadStats, error) {
 	if !o.Deadline.IsZero() {
 		_ = s.conn.SetReadDeadline(o.Deadline)
 	}
-	answered := false
 	for {
 		_, r, err := s.conn.NextReader()
 		if err != nil {
@@ -79,22 +78,27 @@ func (s *Subscriber) Read(o ReadOptions) (ReadStats, error) {
 		if _, err := io.Copy(io.Discard, r); err != nil {
 			return st, fmt.Errorf("after %d events: %w", st.Events, err)
 		}
-		now := time.Now()
-		if !answered {
-			answered = true
-			st.Subscribed = now
-			continue
-		}
-		if st.Events == 0 {
-			st.First = now
-		}
-		st.Last = now
-		if o.OnEvent != nil {
-			o.OnEvent(st.Events, now)
-		}
-		st.Events++
-		if o.Max > 0 && st.Events >= o.Max {
+		if st.heard(time.Now(), o) {
 			return st, nil
 		}
 	}
+}
+
+// heard counts a message received at now: the first is the answer to the
+// subscription request, every later one an event. It reports whether Max
+// events have come.
+func (st *ReadStats) heard(now time.Time, o ReadOptions) (enough bool) {
+	if st.Subscribed.IsZero() {
+		st.Subscribed = now
+		return false
+	}
+	if st.Events == 0 {
+		st.First = now
+	}
+	st.Last = now
+	if o.OnEvent != nil {
+		o.OnEvent(st.Events, now)
+	}
+	st.Events++
+	return o.Max > 0 && st.Events >= o.Max
 }
