@@ -19,6 +19,7 @@ import (
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/internal/testdeps"
+	"github.com/aaep-tools/aaepkit/objstore/s3test"
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
@@ -142,6 +143,29 @@ func TestBinarySIGTERMStopsExecChild(t *testing.T) {
 
 // pacedProducer is a WebSocket producer that sends sourcetest events every
 // gap until the connection breaks, and notes when each write returned (the
+
+// proxiedS3 starts an S3 server with a bucket "caps" behind a proxy that
+// injects faults, and points the recorder's S3 environment at the proxy.
+func proxiedS3(t *testing.T) (*s3test.Server, *s3test.Proxy) {
+	t.Helper()
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	for _, kv := range p.Env(srv) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return srv, p
+}
+
+// pacedURL serves a pacedProducer with gap between events for the rest
+// of the test and returns its WebSocket endpoint.
+func pacedURL(t *testing.T, gap time.Duration) string {
+	t.Helper()
+	prod := httptest.NewServer(&pacedProducer{gap: gap})
+	t.Cleanup(prod.Close)
+	return "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+}
+
 // event was handed to the connection: acknowledged to the producer).
 type pacedProducer struct {
 	gap    time.Duration

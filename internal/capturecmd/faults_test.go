@@ -2,7 +2,6 @@ package capturecmd
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path"
@@ -38,12 +37,7 @@ const faultBound = 1*time.Second + 1500*time.Millisecond + 2*time.Second + 10*ti
 
 func runUnderFault(t *testing.T, f s3test.Fault, recoverAfter time.Duration, extra ...string) faultRun {
 	t.Helper()
-	srv := s3test.Start(t, "caps")
-	p := s3test.StartProxy(t, srv)
-	for _, kv := range p.Env(srv) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	srv, p := proxiedS3(t)
 	p.SetFault(f)
 	if recoverAfter > 0 {
 		back := time.AfterFunc(recoverAfter, func() { p.SetFault(s3test.Pass) })
@@ -179,9 +173,7 @@ func TestBinarySecondSignalExitsWithSummary(t *testing.T) {
 	p.SetFault(s3test.BlackHole)
 	// Events all along, so that parts close every second (recording
 	// starts at once, before the start-up check has an answer).
-	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	url := pacedURL(t, 50*time.Millisecond)
 	root := t.TempDir()
 	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "g/run.aaep"})
 	cmd := exec.Command(binary(t), url, "-o", "s3://caps/g/run.aaep", "--spool", root, "--rotate-every", "1s",

@@ -3,7 +3,6 @@ package capturecmd
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,15 +20,8 @@ import (
 // are named by the next recorder (another prefix, same spool root), then
 // --drain-spool uploads them where their directory says and empties it.
 func TestS3LeftoversNamedThenDrained(t *testing.T) {
-	srv := s3test.Start(t, "caps")
-	p := s3test.StartProxy(t, srv)
-	for _, kv := range p.Env(srv) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	srv, p := proxiedS3(t)
+	url := pacedURL(t, 50*time.Millisecond)
 	root := t.TempDir()
 	oldDir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "old/agent.aaep"})
 
@@ -87,9 +79,7 @@ func TestS3LeftoversNamedThenDrained(t *testing.T) {
 func TestS3TwoRecordersOnePrefix(t *testing.T) {
 	srv := s3test.Start(t, "caps")
 	srv.SetEnv(t)
-	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	url := pacedURL(t, 50*time.Millisecond)
 	root := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -178,16 +168,9 @@ func TestS3TwoRecordersOnePrefix(t *testing.T) {
 // uploads, nor its maintenance (the limits and the stalled-upload warning,
 // which may drop parts), even when --upload-wait 0 abandons the uploads.
 func TestRunLeavesNoUploaderRunning(t *testing.T) {
-	srv := s3test.Start(t, "caps")
-	p := s3test.StartProxy(t, srv)
-	for _, kv := range p.Env(srv) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	_, p := proxiedS3(t)
 	p.SetFault(s3test.ForbidWrites) // the part stays in the spool, retried
-	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	url := pacedURL(t, 50*time.Millisecond)
 	res := capture(t, false, url, "-o", "s3://caps/run/agent.aaep", "--spool", t.TempDir(), "--rotate-every", "1s",
 		"--duration", "1200ms", "--upload-wait", "0", "--upload-warn-after", "1s", "--spool-max-size", "1GiB")
 	if res.code != 1 {
@@ -203,15 +186,8 @@ func TestRunLeavesNoUploaderRunning(t *testing.T) {
 // --drain-spool --json prints its summary; the drain's last line names the
 // parts it left (uploads refused), or says nothing is left.
 func TestDrainSummaryNamesPartsLeft(t *testing.T) {
-	srv := s3test.Start(t, "caps")
-	p := s3test.StartProxy(t, srv)
-	for _, kv := range p.Env(srv) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	prod := httptest.NewServer(&pacedProducer{gap: 50 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	srv, p := proxiedS3(t)
+	url := pacedURL(t, 50*time.Millisecond)
 	root := t.TempDir()
 	dir := spool.Dir(root, objstore.URL{Scheme: "s3", Bucket: "caps", Key: "d/agent.aaep"})
 	p.SetFault(s3test.ForbidWrites)

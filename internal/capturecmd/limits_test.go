@@ -22,16 +22,9 @@ import (
 // writes, and starts a producer sending an event every 20 ms.
 func spoolEnv(t *testing.T) (*s3test.Server, string) {
 	t.Helper()
-	srv := s3test.Start(t, "caps")
-	p := s3test.StartProxy(t, srv)
-	for _, kv := range p.Env(srv) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	srv, p := proxiedS3(t)
 	p.SetFault(s3test.ForbidWrites)
-	prod := httptest.NewServer(&pacedProducer{gap: 20 * time.Millisecond})
-	t.Cleanup(prod.Close)
-	return srv, "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	return srv, pacedURL(t, 20*time.Millisecond)
 }
 
 func spoolSize(t *testing.T, dir string) (n int64, names []string) {
@@ -252,16 +245,9 @@ func TestFirstSignalSaysWhatItWaitsFor(t *testing.T) {
 // than the test), the start-up check runs beside the recording, which
 // records all the same; what it recorded stays in the spool.
 func TestRecordsWhileS3Hangs(t *testing.T) {
-	srv := s3test.Start(t, "caps")
-	p := s3test.StartProxy(t, srv)
-	for _, kv := range p.Env(srv) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	_, p := proxiedS3(t)
 	p.SetFault(s3test.BlackHole)
-	prod := httptest.NewServer(&pacedProducer{gap: 20 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	url := pacedURL(t, 20*time.Millisecond)
 	res := capture(t, false, url, "-o", "s3://caps/h/run.aaep", "--spool", t.TempDir(), "--rotate-every", "1s",
 		"--duration", "2s", "--upload-wait", "0", "--s3-timeout", "1h", "--json")
 	var sum summary
@@ -279,9 +265,7 @@ func TestRecordsWhileS3Hangs(t *testing.T) {
 func TestFailedCheckKeepsTheRecording(t *testing.T) {
 	srv := s3test.Start(t, "caps")
 	srv.SetEnv(t)
-	prod := httptest.NewServer(&pacedProducer{gap: 20 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	url := pacedURL(t, 20*time.Millisecond)
 	root := t.TempDir()
 	res := capture(t, false, url, "-o", "s3://nope/x/run.aaep", "--spool", root, "--rotate-every", "1s", "--duration", "5s", "--json")
 	if res.code != 1 || !strings.Contains(res.stderr, "nope") || !strings.Contains(res.stderr, "stays in the spool") {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"strings"
@@ -75,17 +74,10 @@ func scrapeText(t *testing.T, url string) string {
 // parts waiting, their age, the errors and the stderr warning, then the
 // uploads and their time.
 func TestMetricsScraped(t *testing.T) {
-	srv := s3test.Start(t, "caps")
-	p := s3test.StartProxy(t, srv)
-	for _, kv := range p.Env(srv) {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	_, p := proxiedS3(t)
 	p.SetFault(s3test.ForbidWrites)
 	// An event every 100 ms: a part closes every second.
-	prod := httptest.NewServer(&pacedProducer{gap: 100 * time.Millisecond})
-	defer prod.Close()
-	url := "ws" + strings.TrimPrefix(prod.URL, "http") + "/aaep/v1/ws"
+	url := pacedURL(t, 100*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stderr syncBuffer
