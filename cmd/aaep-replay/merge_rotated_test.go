@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,44 +22,21 @@ import (
 // per level.
 func checkSummary(t *testing.T, names ...string) (sessions, findings []string, counts map[string]int) {
 	t.Helper()
-	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
-	var doc struct {
-		Recordings []struct {
-			Sessions []struct {
-				Stream, Session string
-				Messages        int
-				Findings        []struct {
-					Rule, Level, Session string
-					Index                int64
-				}
-			}
-			Streams []struct {
-				Stream   string
-				Findings []struct {
-					Rule, Level, Session string
-					Index                int64
-				}
-			}
-		}
-		Total struct{ Counts map[string]int }
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Recordings) != 1 {
-		t.Fatalf("check %v: %v, %d recordings\n%s%s", names, err, len(doc.Recordings), out, stderr)
-	}
-	for _, s := range doc.Recordings[0].Sessions {
+	doc := checkOneRecording(t, names...)
+	for _, s := range doc.Sessions {
 		sessions = append(sessions, fmt.Sprintf("%s/%s %d", s.Stream, s.Session, s.Messages))
 		for _, f := range s.Findings {
 			findings = append(findings, fmt.Sprintf("%s %s %s @%d", s.Session, f.Level, f.Rule, f.Index))
 		}
 	}
-	for _, st := range doc.Recordings[0].Streams {
+	for _, st := range doc.Streams {
 		for _, f := range st.Findings {
 			findings = append(findings, fmt.Sprintf("stream %q: %s %s %s @%d", st.Stream, f.Session, f.Level, f.Rule, f.Index))
 		}
 	}
 	sort.Strings(sessions)
 	sort.Strings(findings)
-	return sessions, findings, doc.Total.Counts
+	return sessions, findings, doc.Counts
 }
 
 // TestMergeRotatedParts: merge of one recording's rotated parts, named by a

@@ -293,6 +293,44 @@ func (f findingSet) String() string {
 	return strings.Join(keys, ", ")
 }
 
+// checkedRecording is what check --json says of one recording: its
+// sessions and streams with their findings, and the counts per level.
+type checkedRecording struct {
+	Sessions []struct {
+		Stream, Session string
+		Messages        int
+		Findings        []checkedFinding
+	}
+	Streams []struct {
+		Stream   string
+		Findings []checkedFinding
+	}
+	Counts map[string]int
+}
+
+// checkedFinding is a finding of check --json.
+type checkedFinding struct {
+	Rule, Level, Session string
+	Index                int64
+}
+
+// checkOneRecording runs check --json on names, which must make one
+// recording, and returns what it says of it.
+func checkOneRecording(t *testing.T, names ...string) checkedRecording {
+	t.Helper()
+	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
+	var doc struct {
+		Recordings []checkedRecording
+		Total      struct{ Counts map[string]int }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Recordings) != 1 {
+		t.Fatalf("check %v: %v, %d recordings\n%s%s", names, err, len(doc.Recordings), out, stderr)
+	}
+	r := doc.Recordings[0]
+	r.Counts = doc.Total.Counts
+	return r
+}
+
 // checkByStream runs check --json on names and returns each stream's
 // findings about sessions (the sess_ ones: the handshake pseudo-sessions
 // depend on how each copy was subscribed), the counts of every finding per
@@ -300,34 +338,12 @@ func (f findingSet) String() string {
 // names each rule once).
 func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[string]int, map[string]int) {
 	t.Helper()
-	_, out, stderr := replay(t, append([]string{"check", "--json", "--fail-on", "never"}, names...)...)
-	var doc struct {
-		Recordings []struct {
-			Sessions []struct {
-				Stream, Session string
-				Findings        []struct {
-					Rule, Level, Session string
-					Index                int64
-				}
-			}
-			Streams []struct {
-				Stream   string
-				Findings []struct {
-					Rule, Level, Session string
-					Index                int64
-				}
-			}
-		}
-		Total struct{ Counts map[string]int }
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Recordings) != 1 {
-		t.Fatalf("check %v: %v, %d recordings\n%s%s", names, err, len(doc.Recordings), out, stderr)
-	}
+	doc := checkOneRecording(t, names...)
 	streams := map[string]findingSet{}
 	rules := map[string]int{}
 	marked := map[string]bool{}
 	// Findings about a stream are no session's, but show marks them too.
-	for _, st := range doc.Recordings[0].Streams {
+	for _, st := range doc.Streams {
 		for _, f := range st.Findings {
 			if k := fmt.Sprint(f.Index, " ", f.Rule); f.Index < 0 || !marked[k] {
 				marked[k] = true
@@ -335,7 +351,7 @@ func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[st
 			}
 		}
 	}
-	for _, s := range doc.Recordings[0].Sessions {
+	for _, s := range doc.Sessions {
 		for _, f := range s.Findings {
 			if k := fmt.Sprint(f.Index, " ", f.Rule); f.Index < 0 || !marked[k] {
 				marked[k] = true
@@ -350,7 +366,7 @@ func checkByStream(t *testing.T, names ...string) (map[string]findingSet, map[st
 			streams[s.Stream][s.Session+" "+f.Rule]++
 		}
 	}
-	return streams, doc.Total.Counts, rules
+	return streams, doc.Counts, rules
 }
 
 var showMark = regexp.MustCompile(`!! (MUST|SHOULD|INFO) (\S+)`)
