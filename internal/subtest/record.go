@@ -1,6 +1,10 @@
 package subtest
 
 import (
+	"fmt"
+	"path/filepath"
+	"time"
+
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/serve"
 )
@@ -28,3 +32,19 @@ func createRecording(path string, h capfile.Header) (*fileRecording, error) {
 }
 
 func (f *fileRecording) Path() string { return f.path }
+
+func (r *runner) openRecord(capture string, hdr capfile.Header, dir string) (Recorder, error) {
+	meta := map[string]string{
+		capfile.MetaReplayOf: filepath.Base(capture),
+		"replay_of_start":    hdr.Start.Format(time.RFC3339Nano),
+		"replay_speed":       fmt.Sprint(r.speed()),
+		"test_scenario":      r.sc.Name,
+		"view":               "subscriber: received = sent by aaep-replay test, sent = sent by the subscriber; source N = Nth subscription, attribute subscription = its id",
+	}
+	h := capfile.Header{Start: time.Now(), Tool: "aaep-replay-test", Meta: meta,
+		Origins: []capfile.Origin{{ID: 0, Transport: "replay", Subprotocol: serve.Subprotocol}}}
+	if r.o.Record != nil {
+		return r.o.Record(r.sc, capture, h)
+	}
+	return createRecording(filepath.Join(dir, "run.aaep"), h)
+}
