@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -52,7 +51,7 @@ var ErrNotRequest = errors.New("the first message must be a subscription.request
 // ErrNoRequest ends a stream that must open with a subscription.request
 // and sent none: it ended its sending side first, or sent nothing within
 // RequestWait.
-var ErrNoRequest = fmt.Errorf("no subscription.request within %s: the first message must be one (Appendix B.5.2)", RequestWait)
+var ErrNoRequest = errors.New("no subscription.request came: the first message must be one (Appendix B.5.2)")
 
 // RequestWait is how long a stream that must open with a
 // subscription.request (ServeStream's requireRequest) may take to send
@@ -99,8 +98,7 @@ func (s *Server) ServeStream(ctx context.Context, ms MessageStream, transport, r
 				switch {
 				case errors.Is(err, io.EOF) && first && requireRequest:
 					// Half-closed before the request it owed.
-					s.notify(Notice{Kind: NoticeMessage, Subscription: sub.id, Transport: transport, Remote: remote, Reason: ErrNoRequest.Error()})
-					sub.stop(CloseRejected, ErrNoRequest.Error(), CauseRejected)
+					g.refuse(s, sub, "the subscriber ended its side before sending one")
 				case errors.Is(err, io.EOF):
 					// Half-closed: nothing more will come, events still go.
 				case errors.Is(err, context.Canceled):
@@ -132,7 +130,7 @@ func (s *Server) ServeStream(ctx context.Context, ms MessageStream, transport, r
 		return end, ErrNotRequest
 	default:
 	}
-	if requireRequest && ci.Reason == ErrNoRequest.Error() {
+	if g.noRequest.Load() {
 		return end, ErrNoRequest
 	}
 	return end, nil

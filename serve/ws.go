@@ -332,6 +332,17 @@ type greeting struct {
 	// to RequestWait instead of the grace period, and never starts the
 	// stream without it.
 	require bool
+	// noRequest is set when such a stream was refused for sending none.
+	noRequest atomic.Bool
+}
+
+// refuse ends a stream that had to open with a subscription.request and
+// sent none (ErrNoRequest), saying why.
+func (g *greeting) refuse(s *Server, sub *subscriber, why string) {
+	g.noRequest.Store(true)
+	reason := ErrNoRequest.Error() + ": " + why
+	s.notify(Notice{Kind: NoticeMessage, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote, Reason: reason})
+	sub.stop(CloseRejected, reason, CauseRejected)
 }
 
 func newGreeting() *greeting {
@@ -400,8 +411,7 @@ func (s *Server) handshake(sub *subscriber, g *greeting) bool {
 		return n.Rejected == nil
 	case <-t.C:
 		if g.require {
-			s.notify(Notice{Kind: NoticeMessage, Subscription: sub.id, Transport: sub.transport, Remote: sub.remote, Reason: ErrNoRequest.Error()})
-			sub.stop(CloseRejected, ErrNoRequest.Error(), CauseRejected)
+			g.refuse(s, sub, "none within "+wait.String())
 			return false
 		}
 		return true
