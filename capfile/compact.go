@@ -14,12 +14,16 @@ import (
 // bytes per event against 44.6 for the same events in one block). Once
 // such a capture is closed, Compact writes it again in large blocks.
 
-// Compaction settings: the low-rate encoder's, so that the encoder the
-// closed Writer left as a spare is taken again (no new memory), and frames
-// of 256 KiB of records.
+// Compaction settings: the low-rate encoder's level and window, so that the
+// encoder the closed Writer left as a spare is taken again (no new memory),
+// and frames of a megabyte of records, as a live writer's, whose history
+// runs on across the window (each new frame starts without any: frames of
+// 256 KiB made the recorder's 120 s capture 5% larger, 62.9 B/event
+// against 59.5).
 const (
 	compactLevel     = lowRateLevel
-	compactFrameSize = lowRateWindow
+	compactFrameSize = DefaultFrameSize
+	compactWindow    = lowRateWindow
 	// compactWorth: a capture is written again only when that saves at
 	// least 1/compactWorth of its size.
 	compactWorth = 20
@@ -30,8 +34,8 @@ const (
 var ErrNotWorth = errors.New("capfile: compacting would not save enough")
 
 // Compact writes the complete capture at path again, record for record
-// (header, records and their times unchanged; frames of 256 KiB of records,
-// the index rebuilt), to a temporary file beside it (".NAME.compact.tmp"),
+// (header, records and their times unchanged; frames of 1 MiB of records
+// in a 256 KiB window, the index rebuilt), to a temporary file beside it (".NAME.compact.tmp"),
 // fsyncs it and renames it over path, when that saves at least 5% of its
 // size; otherwise it returns ErrNotWorth. It returns the sizes before and
 // after. A symbolic link is followed (its target is replaced). A capture
@@ -112,7 +116,7 @@ func Compact(path string) (before, after int64, err error) {
 // compactTo copies every record r reads to a new capture written to dst,
 // and returns its size; r must end cleanly.
 func compactTo(r *Reader, dst io.Writer) (int64, error) {
-	w, err := NewWriter(dst, r.Header(), &WriterOptions{FlushInterval: -1, FrameSize: compactFrameSize, Level: compactLevel})
+	w, err := NewWriter(dst, r.Header(), &WriterOptions{FlushInterval: -1, FrameSize: compactFrameSize, Level: compactLevel, window: compactWindow})
 	if err != nil {
 		return 0, err
 	}

@@ -57,6 +57,10 @@ type WriterOptions struct {
 	// its offset 0; nil means the destination itself when it is an
 	// io.WriterAt (a fresh *os.File is).
 	HeaderAt io.WriterAt
+
+	// window, when set, is the zstd window instead of the one FrameSize
+	// implies (Compact's: frames of a megabyte, a low-rate encoder's window).
+	window int
 }
 
 func (o *WriterOptions) withDefaults() WriterOptions {
@@ -174,6 +178,9 @@ func NewWriter(w io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	window := 1 << 16
 	for window < o.FrameSize && window < 8<<20 {
 		window <<= 1
+	}
+	if o.window > 0 {
+		window = o.window
 	}
 	cw := &Writer{opts: o, cw: countingWriter{w: w}, window: window}
 	// A writer with timed flushes starts in low-rate mode: most recorders
