@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/aaep-tools/aaepkit/internal/testdeps"
 )
 
@@ -77,6 +79,59 @@ func TestCompactKeepsEveryRecord(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Errorf("directory holds %d entries, want the capture alone", len(ents))
+	}
+}
+
+// TestCompactFramesOfAMegabyte: records past the 256 KiB window stay in
+// one frame (history runs on; a new frame would start without any), and
+// the frame's window is still the spare low-rate encoder's 256 KiB, so
+// compacting takes no encoder of its own.
+func TestCompactFramesOfAMegabyte(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.aaep")
+	want := writeLive(t, path, 1500)
+	if _, _, err := Compact(path); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := readAll(r)
+	if err != nil {
+		t.Fatalf("compacted capture: %v", err)
+	}
+	equalRecords(t, got, want)
+	lay, indexed := r.Layout()
+	if !indexed {
+		t.Fatal("the compacted capture has no stored index")
+	}
+	frames := lay.Index().Frames
+	var raw int64
+	for _, f := range frames {
+		raw += f.RawSize
+	}
+	if raw <= lowRateWindow || raw >= DefaultFrameSize {
+		t.Fatalf("the records take %d bytes; the test needs more than the window, less than a frame", raw)
+	}
+	if len(frames) != 1 {
+		t.Errorf("%d frames for %d bytes of records, want 1", len(frames), raw)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, zstd.HeaderMaxSize)
+	if _, err := f.ReadAt(head, frames[0].Offset); err != nil {
+		t.Fatal(err)
+	}
+	var zh zstd.Header
+	if err := zh.Decode(head); err != nil {
+		t.Fatal(err)
+	}
+	if zh.WindowSize > lowRateWindow {
+		t.Errorf("the frame's window is %d bytes, want at most %d (the spare encoder's)", zh.WindowSize, lowRateWindow)
 	}
 }
 
