@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -307,7 +308,18 @@ func TestS3KillMidPartThenRestart(t *testing.T) {
 // once, beside the check: it stops, and what it recorded stays in the
 // spool, named. --s3-no-sign says that requests go unsigned.
 func TestS3EndpointNotS3(t *testing.T) {
+	// The web server answers once the recording is in the spool, so that
+	// the check fails after recording started, however the two goroutines
+	// are scheduled on a loaded machine (answered at once, the check could
+	// stop the recorder before its source had connected).
+	var spoolRoot atomic.Value // string: the current run's --spool
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		root, _ := spoolRoot.Load().(string)
+		for end := time.Now().Add(20 * time.Second); root != "" && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			if left, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "*.aaep")); len(left) > 0 {
+				break
+			}
+		}
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, "<html><head><title>Page not found</title></head><body>Sorry.</body></html>")
@@ -319,6 +331,7 @@ func TestS3EndpointNotS3(t *testing.T) {
 	url := p.Start(t)
 	for _, args := range [][]string{nil, {"--s3-no-sign"}} {
 		root := t.TempDir()
+		spoolRoot.Store(root)
 		res := capture(t, false, append([]string{url, "-o", "s3://caps/x/run.aaep", "--spool", root, "--rotate-every", "1s",
 			"--duration", "5s", "--s3-endpoint", web.URL}, args...)...)
 		if res.code != 1 {
