@@ -16,28 +16,20 @@ import (
 // The OTLP JSON encoding is protobuf's JSON mapping (protojson) with two
 // differences the OTLP specification makes: enums are written as their
 // numbers, and trace and span ids as hexadecimal strings where protojson
-// writes bytes as base64. MarshalJSON and UnmarshalJSON convert the ids.
+// writes bytes as base64. AppendJSON (jsonenc.go) writes it directly;
+// UnmarshalJSON converts the ids and hands the rest to protojson.
 
 // idKeys are the members whose values are ids.
 var idKeys = [][]byte{[]byte(`"traceId":"`), []byte(`"spanId":"`), []byte(`"parentSpanId":"`)}
 
-// MarshalJSON writes req in the OTLP JSON encoding, compact, on one line.
+// MarshalJSON writes req in the OTLP JSON encoding, compact, on one line
+// (AppendJSON to a new slice).
 func MarshalJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
-	raw, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
+	b, err := AppendJSON(nil, req)
 	if err != nil {
 		return nil, err
 	}
-	// protojson varies its spacing from build to build on purpose; the
-	// compact form is the same whichever build wrote it.
-	var buf bytes.Buffer
-	buf.Grow(len(raw))
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, err
-	}
-	return recodeIDs(buf.Bytes(), func(s []byte) ([]byte, error) {
-		id, err := base64.StdEncoding.AppendDecode(nil, s)
-		return hex.AppendEncode(nil, id), err
-	})
+	return b, nil
 }
 
 // UnmarshalJSON reads one request of the OTLP JSON encoding (hexadecimal
@@ -91,7 +83,8 @@ func recodeIDs(b []byte, conv func([]byte) ([]byte, error)) ([]byte, error) {
 // JSONWriter writes requests in the OTLP JSON encoding, one per line, as
 // the OpenTelemetry Collector's file exporter writes them.
 type JSONWriter struct {
-	w *bufio.Writer
+	w   *bufio.Writer
+	buf []byte // the line being encoded, reused
 }
 
 // NewJSONWriter writes to w; Flush writes out what is buffered.
@@ -99,12 +92,13 @@ func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: bufio.NewWri
 
 // Write writes req as one line.
 func (j *JSONWriter) Write(req *coltracepb.ExportTraceServiceRequest) error {
-	b, err := MarshalJSON(req)
+	b, err := AppendJSON(j.buf[:0], req)
 	if err != nil {
 		return fmt.Errorf("encoding OTLP JSON: %w", err)
 	}
-	j.w.Write(b)
-	return j.w.WriteByte('\n')
+	j.buf = append(b, '\n')
+	_, err = j.w.Write(j.buf)
+	return err
 }
 
 // Flush writes out what is buffered.
