@@ -3,7 +3,6 @@ package otlpexport
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -12,7 +11,6 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // AppendJSON appends req in the OTLP JSON encoding, compact, on one line,
@@ -28,26 +26,19 @@ import (
 // where protojson works through reflection and the ids were recoded in a
 // second pass.
 //
-// protojson refuses a string that is not valid UTF-8; so does AppendJSON,
-// with protojson's own error, and b as it was.
+// A string that is not valid UTF-8 (protojson refused one) is written
+// with each run of invalid bytes replaced by U+FFFD, as MarshalProto writes
+// it (see validUTF8). The error is always nil; it is kept so that an
+// encoding that can fail needs no change of signature.
 func AppendJSON(b []byte, req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
 	e := jsonEncoder{b: b}
 	e.request(req)
-	if e.invalid {
-		// Rare: protojson says which field, in its words.
-		if _, err := (protojson.MarshalOptions{UseEnumNumbers: true}).Marshal(req); err != nil {
-			return b, err
-		}
-		return b, errors.New("a string is not valid UTF-8")
-	}
 	return e.b, nil
 }
 
-// jsonEncoder appends JSON to b; invalid is set when a string is not
-// valid UTF-8.
+// jsonEncoder appends JSON to b.
 type jsonEncoder struct {
-	b       []byte
-	invalid bool
+	b []byte
 }
 
 // name writes the member name lit (quoted, with its colon), after a comma
@@ -123,7 +114,8 @@ func (e *jsonEncoder) strings(lit string, v []string) {
 
 // string writes s quoted, escaped as protojson escapes it: the quote, the
 // backslash and the control characters, \b \f \n \r \t by name and the
-// others as \u00xx; everything else, DEL and U+2028 included, as it is.
+// others as \u00xx; everything else, DEL and U+2028 included, as it is;
+// a run of bytes that are not UTF-8 as U+FFFD.
 func (e *jsonEncoder) string(s string) {
 	e.b = append(e.b, '"')
 	start := 0
@@ -132,7 +124,10 @@ func (e *jsonEncoder) string(s string) {
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && n == 1 {
-				e.invalid = true
+				// Not UTF-8: the rest is written again, made valid.
+				e.b = append(e.b, s[start:i]...)
+				s, i, start = validUTF8(s[i:]), 0, 0
+				continue
 			}
 			i += n
 			continue

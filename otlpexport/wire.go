@@ -19,7 +19,9 @@ import (
 // is written after one byte kept for its length, and moved along when the
 // length takes more (a span, a scope's spans), so every message is
 // visited once. A request with a field the exporter never sets (entity
-// references, string-table indexes) is handed to proto.Marshal.
+// references, string-table indexes) is handed to proto.Marshal. Strings
+// that are not UTF-8 are written with each run of invalid bytes as U+FFFD
+// (proto.Marshal refuses them; a receiver refuses the request holding one).
 func MarshalProto(b []byte, req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
 	e := wireEncoder{b: b}
 	for _, rs := range req.ResourceSpans {
@@ -64,10 +66,11 @@ func (e *wireEncoder) close(at int) {
 	protowire.AppendVarint(e.b[:at-1], uint64(n))
 }
 
+// str writes a string field, made valid UTF-8 (see validUTF8).
 func (e *wireEncoder) str(num protowire.Number, s string) {
 	if s != "" {
 		e.b = protowire.AppendTag(e.b, num, protowire.BytesType)
-		e.b = protowire.AppendString(e.b, s)
+		e.b = protowire.AppendString(e.b, validUTF8(s))
 	}
 }
 
@@ -204,7 +207,7 @@ func (e *wireEncoder) anyValue(v *commonpb.AnyValue) {
 	case nil:
 	case *commonpb.AnyValue_StringValue:
 		e.b = protowire.AppendTag(e.b, 1, protowire.BytesType)
-		e.b = protowire.AppendString(e.b, v.StringValue)
+		e.b = protowire.AppendString(e.b, validUTF8(v.StringValue))
 	case *commonpb.AnyValue_BoolValue:
 		e.b = protowire.AppendTag(e.b, 2, protowire.VarintType)
 		e.b = protowire.AppendVarint(e.b, protowire.EncodeBool(v.BoolValue))

@@ -120,3 +120,78 @@ func TestMarshalProtoFields(t *testing.T) {
 	all[1].Value = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValueStrindex{StringValueStrindex: 2}}
 	sameAsProto(t, "a value's string-table index", req)
 }
+
+// TestMarshalProtoInvalidUTF8: a string that is not UTF-8, in each string
+// field the encoder writes, is written with each run of invalid bytes as
+// U+FFFD: the bytes are proto.Marshal's of the request made valid, and
+// they decode with the official types (which refuse invalid UTF-8).
+func TestMarshalProtoInvalidUTF8(t *testing.T) {
+	const bad = "ok\xff\xfeok"
+	mk := func() (*coltracepb.ExportTraceServiceRequest, *tracepb.Span, *commonpb.KeyValue) {
+		kv := &commonpb.KeyValue{Key: "k", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "v"}}}
+		span := &tracepb.Span{Name: "s", TraceState: "t", Attributes: []*commonpb.KeyValue{kv},
+			Events: []*tracepb.Span_Event{{Name: "e"}}, Links: []*tracepb.Span_Link{{TraceState: "l"}}, Status: &tracepb.Status{Message: "m"}}
+		req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
+			Resource:   &resourcepb.Resource{},
+			ScopeSpans: []*tracepb.ScopeSpans{{Scope: &commonpb.InstrumentationScope{Name: "n", Version: "v"}, Spans: []*tracepb.Span{span}, SchemaUrl: "u"}},
+			SchemaUrl:  "r",
+		}}}
+		return req, span, kv
+	}
+	for _, c := range []struct {
+		field string
+		set   func(*coltracepb.ExportTraceServiceRequest, *tracepb.Span, *commonpb.KeyValue)
+	}{
+		{"resource schema_url", func(r *coltracepb.ExportTraceServiceRequest, _ *tracepb.Span, _ *commonpb.KeyValue) {
+			r.ResourceSpans[0].SchemaUrl = bad
+		}},
+		{"scope schema_url", func(r *coltracepb.ExportTraceServiceRequest, _ *tracepb.Span, _ *commonpb.KeyValue) {
+			r.ResourceSpans[0].ScopeSpans[0].SchemaUrl = bad
+		}},
+		{"scope name", func(r *coltracepb.ExportTraceServiceRequest, _ *tracepb.Span, _ *commonpb.KeyValue) {
+			r.ResourceSpans[0].ScopeSpans[0].Scope.Name = bad
+		}},
+		{"span name", func(_ *coltracepb.ExportTraceServiceRequest, s *tracepb.Span, _ *commonpb.KeyValue) { s.Name = bad }},
+		{"trace state", func(_ *coltracepb.ExportTraceServiceRequest, s *tracepb.Span, _ *commonpb.KeyValue) {
+			s.TraceState = bad
+		}},
+		{"event name", func(_ *coltracepb.ExportTraceServiceRequest, s *tracepb.Span, _ *commonpb.KeyValue) {
+			s.Events[0].Name = bad
+		}},
+		{"link trace state", func(_ *coltracepb.ExportTraceServiceRequest, s *tracepb.Span, _ *commonpb.KeyValue) {
+			s.Links[0].TraceState = bad
+		}},
+		{"status message", func(_ *coltracepb.ExportTraceServiceRequest, s *tracepb.Span, _ *commonpb.KeyValue) {
+			s.Status.Message = bad
+		}},
+		{"attribute key", func(_ *coltracepb.ExportTraceServiceRequest, _ *tracepb.Span, kv *commonpb.KeyValue) { kv.Key = bad }},
+		{"string value", func(_ *coltracepb.ExportTraceServiceRequest, _ *tracepb.Span, kv *commonpb.KeyValue) {
+			kv.Value = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "\xc3"}}
+		}},
+		{"string in an array", func(_ *coltracepb.ExportTraceServiceRequest, _ *tracepb.Span, kv *commonpb.KeyValue) {
+			kv.Value = &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: []*commonpb.AnyValue{
+				{Value: &commonpb.AnyValue_StringValue{StringValue: bad}}}}}}
+		}},
+	} {
+		req, span, kv := mk()
+		c.set(req, span, kv)
+		if _, err := proto.Marshal(req); err == nil {
+			t.Fatalf("%s: proto.Marshal takes the request: no invalid UTF-8 in it", c.field)
+		}
+		want, err := proto.Marshal(validCopy(req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := MarshalProto(nil, req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.field, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: written otherwise than the request made valid", c.field)
+		}
+		var back coltracepb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(got, &back); err != nil || !proto.Equal(&back, validCopy(req)) {
+			t.Errorf("%s: does not read back as the request made valid (%v)", c.field, err)
+		}
+	}
+}

@@ -154,3 +154,97 @@ func TestExportOTLPBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestExportOTLPInvalidUTF8: a recording whose payloads hold bytes that
+// are not UTF-8 (a session id, an agent id) exports all the same, in both
+// encodings, those bytes written as U+FFFD: protojson refused the whole
+// request, and a receiver refuses a protobuf message holding such a
+// string (proto.Unmarshal here does).
+func TestExportOTLPInvalidUTF8(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bad-utf8.jsonl")
+	line := "{\"@context\":\"https://aaep-protocol.org/context/v1\",\"type\":\"aaep:agent.session.started\",\"event_id\":\"evt_1\"," +
+		"\"session_id\":\"sess_\xff\xfe\",\"timestamp\":\"2026-11-02T09:00:00.000Z\",\"producer\":{\"agent_id\":\"ag\xffent\",\"agent_version\":\"1\"}," +
+		"\"aaep_version\":\"1.0.0\",\"sequence_number\":1,\"summary_normal\":\"Started.\"}\n"
+	if err := os.WriteFile(in, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.otlp.jsonl")
+	code, _, stderr := replay(t, "export", "-q", "--format", "otlp-json", "-o", out, in)
+	if code != 0 {
+		t.Fatalf("otlp-json: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var fromJSON []string
+	if err := otlpexport.ReadJSON(f, func(r *coltracepb.ExportTraceServiceRequest) error {
+		fromJSON = append(fromJSON, agentAndSession(r)...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ag\uFFFDent", "sess_\uFFFD"}
+	if strings.Join(fromJSON, "|") != strings.Join(want, "|") {
+		t.Errorf("otlp-json: agent and session %q, want %q", fromJSON, want)
+	}
+
+	var mu sync.Mutex
+	var fromProto, errs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		raw, _ := io.ReadAll(zr)
+		var req coltracepb.ExportTraceServiceRequest
+		mu.Lock()
+		defer mu.Unlock()
+		if err := proto.Unmarshal(raw, &req); err != nil {
+			errs = append(errs, err.Error())
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		fromProto = append(fromProto, agentAndSession(&req)...)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	code, _, stderr = replay(t, "export", "-q", "--format", "otlp", "--otlp-endpoint", srv.URL, in)
+	mu.Lock()
+	defer mu.Unlock()
+	if code != 0 || len(errs) > 0 {
+		t.Fatalf("otlp: exit %d, receiver errors %q: %s", code, errs, stderr)
+	}
+	if strings.Join(fromProto, "|") != strings.Join(want, "|") {
+		t.Errorf("otlp: agent and session %q, want %q", fromProto, want)
+	}
+}
+
+// agentAndSession returns gen_ai.agent.id and gen_ai.conversation.id of
+// the root spans of r, in order.
+func agentAndSession(r *coltracepb.ExportTraceServiceRequest) []string {
+	var out []string
+	for _, rs := range r.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				if len(s.ParentSpanId) != 0 {
+					continue
+				}
+				var agent, conv string
+				for _, kv := range s.Attributes {
+					switch kv.Key {
+					case "gen_ai.agent.id":
+						agent = kv.Value.GetStringValue()
+					case "gen_ai.conversation.id":
+						conv = kv.Value.GetStringValue()
+					}
+				}
+				out = append(out, agent, conv)
+			}
+		}
+	}
+	return out
+}
