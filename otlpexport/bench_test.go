@@ -55,3 +55,32 @@ func BenchmarkExport(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMarshalProto encodes the first request (2,048 spans) of an
+// export of make bench's check input into a buffer kept from one encoding
+// to the next, as Client.Send does.
+//
+//	go test -run XXX -bench MarshalProto ./otlpexport
+func BenchmarkMarshalProto(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bulk.aaep")
+	if err := bench.WriteBulkCapture(path, 20_000, 1); err != nil {
+		b.Fatal(err)
+	}
+	var req *coltracepb.ExportTraceServiceRequest
+	_, err := Export(context.Background(), open(b, path), Options{Check: check.Config{Models: models.All}}, func(r *coltracepb.ExportTraceServiceRequest) error {
+		if req == nil {
+			req = r
+		}
+		return nil
+	})
+	if err != nil || req == nil {
+		b.Fatal(err, req)
+	}
+	var buf []byte
+	for b.Loop() {
+		if buf, err = MarshalProto(buf[:0], req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(buf)))
+}

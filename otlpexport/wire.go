@@ -15,19 +15,22 @@ import (
 // does, byte for byte (fields in number order, proto3 zero values left
 // out), appending to b. It walks the OTLP types the exporter fills
 // directly, where proto.Marshal works out each message's size through
-// reflection first and then encodes it, twice the work: a nested message
-// is written after one byte kept for its length, and moved along when the
-// length takes more (a span, a scope's spans), so every message is
-// visited once. A request with a field the exporter never sets (entity
-// references, string-table indexes) is handed to proto.Marshal. Strings
-// that are not UTF-8 are written with each run of invalid bytes as U+FFFD
-// (proto.Marshal refuses them; a receiver refuses the request holding one).
+// reflection first and then encodes it, twice the work: an attribute's
+// size is worked out from its key and value, which are written after it;
+// any other nested message is written after the room its length most
+// often takes (one byte, two for a span, three for a request's resource
+// and scope spans), and moved when the length takes other room, so every
+// message is visited once. A request with a field the exporter never sets
+// (entity references, string-table indexes) is handed to proto.Marshal.
+// Strings that are not UTF-8 are written with each run of invalid bytes as
+// U+FFFD (proto.Marshal refuses them; a receiver refuses the request
+// holding one).
 func MarshalProto(b []byte, req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
 	e := wireEncoder{b: b}
 	for _, rs := range req.ResourceSpans {
-		at := e.open(1)
+		at := e.openN(1, bigLen)
 		e.resourceSpans(rs)
-		e.close(at)
+		e.closeN(at, bigLen)
 	}
 	if e.other {
 		return proto.MarshalOptions{}.MarshalAppend(b, req)
@@ -42,55 +45,107 @@ type wireEncoder struct {
 	other bool
 }
 
+// Room kept for a message's length: a span most often takes two bytes
+// (128 bytes to 16 KiB), a request's resource and scope spans three (16 KiB
+// to 2 MiB). A length that needs other room moves the message along.
+const (
+	spanLen = 2
+	bigLen  = 3
+)
+
+// tag appends the tag of field num, a number below 16 (one byte), as all
+// the exporter's are but a span's flags (fixed32 writes those).
+func (e *wireEncoder) tag(num protowire.Number, typ protowire.Type) {
+	e.b = append(e.b, byte(num)<<3|byte(typ))
+}
+
+// uvarint appends v, a byte at once for the small values most are.
+func (e *wireEncoder) uvarint(v uint64) {
+	if v < 0x80 {
+		e.b = append(e.b, byte(v))
+		return
+	}
+	e.b = protowire.AppendVarint(e.b, v)
+}
+
 // open writes the tag of message field num and a byte for its length, and
 // returns where the message starts.
-func (e *wireEncoder) open(num protowire.Number) int {
-	e.b = protowire.AppendTag(e.b, num, protowire.BytesType)
-	e.b = append(e.b, 0)
+func (e *wireEncoder) open(num protowire.Number) int { return e.openN(num, 1) }
+
+// openN is open keeping room for a length of k bytes.
+func (e *wireEncoder) openN(num protowire.Number, k int) int {
+	e.tag(num, protowire.BytesType)
+	for range k {
+		e.b = append(e.b, 0)
+	}
 	return len(e.b)
 }
 
 // close writes the length of the message that starts at at, moving it
 // along when the length needs more than the byte open kept.
-func (e *wireEncoder) close(at int) {
+func (e *wireEncoder) close(at int) { e.closeN(at, 1) }
+
+// closeN is close for a message opened by openN with room for k bytes:
+// the message moves along (or back) when its length needs other room.
+func (e *wireEncoder) closeN(at, k int) {
 	n := len(e.b) - at
-	if n < 0x80 {
+	if k == 1 && n < 0x80 {
 		e.b[at-1] = byte(n)
 		return
 	}
-	k := protowire.SizeVarint(uint64(n))
-	for range k - 1 {
-		e.b = append(e.b, 0)
+	need := protowire.SizeVarint(uint64(n))
+	start := at - k
+	if need > k {
+		for range need - k {
+			e.b = append(e.b, 0)
+		}
 	}
-	copy(e.b[at+k-1:], e.b[at:at+n])
-	protowire.AppendVarint(e.b[:at-1], uint64(n))
+	if need != k {
+		copy(e.b[start+need:], e.b[at:at+n])
+		e.b = e.b[:start+need+n]
+	}
+	protowire.AppendVarint(e.b[:start], uint64(n))
 }
 
 // str writes a string field, made valid UTF-8 (see validUTF8).
 func (e *wireEncoder) str(num protowire.Number, s string) {
+	e.validStr(num, validUTF8(s))
+}
+
+// validStr is str for a string already valid UTF-8.
+func (e *wireEncoder) validStr(num protowire.Number, s string) {
 	if s != "" {
-		e.b = protowire.AppendTag(e.b, num, protowire.BytesType)
-		e.b = protowire.AppendString(e.b, validUTF8(s))
+		e.tag(num, protowire.BytesType)
+		e.uvarint(uint64(len(s)))
+		e.b = append(e.b, s...)
 	}
 }
 
 func (e *wireEncoder) bytes(num protowire.Number, v []byte) {
 	if len(v) > 0 {
-		e.b = protowire.AppendTag(e.b, num, protowire.BytesType)
-		e.b = protowire.AppendBytes(e.b, v)
+		e.tag(num, protowire.BytesType)
+		e.uvarint(uint64(len(v)))
+		e.b = append(e.b, v...)
 	}
+}
+
+// bytesAlways is bytes for a oneof member, written when empty too.
+func (e *wireEncoder) bytesAlways(num protowire.Number, v []byte) {
+	e.tag(num, protowire.BytesType)
+	e.uvarint(uint64(len(v)))
+	e.b = append(e.b, v...)
 }
 
 func (e *wireEncoder) varint(num protowire.Number, v uint64) {
 	if v != 0 {
-		e.b = protowire.AppendTag(e.b, num, protowire.VarintType)
-		e.b = protowire.AppendVarint(e.b, v)
+		e.tag(num, protowire.VarintType)
+		e.uvarint(v)
 	}
 }
 
 func (e *wireEncoder) fixed64(num protowire.Number, v uint64) {
 	if v != 0 {
-		e.b = protowire.AppendTag(e.b, num, protowire.Fixed64Type)
+		e.tag(num, protowire.Fixed64Type)
 		e.b = protowire.AppendFixed64(e.b, v)
 	}
 }
@@ -109,9 +164,9 @@ func (e *wireEncoder) resourceSpans(rs *tracepb.ResourceSpans) {
 		e.close(at)
 	}
 	for _, ss := range rs.ScopeSpans {
-		at := e.open(2)
+		at := e.openN(2, bigLen)
 		e.scopeSpans(ss)
-		e.close(at)
+		e.closeN(at, bigLen)
 	}
 	e.str(3, rs.SchemaUrl)
 }
@@ -134,9 +189,9 @@ func (e *wireEncoder) scopeSpans(ss *tracepb.ScopeSpans) {
 		e.close(at)
 	}
 	for _, sp := range ss.Spans {
-		at := e.open(2)
+		at := e.openN(2, spanLen)
 		e.span(sp)
-		e.close(at)
+		e.closeN(at, spanLen)
 	}
 	e.str(3, ss.SchemaUrl)
 }
@@ -183,22 +238,64 @@ func (e *wireEncoder) span(s *tracepb.Span) {
 
 func (e *wireEncoder) attributes(num protowire.Number, kvs []*commonpb.KeyValue) {
 	for _, kv := range kvs {
-		at := e.open(num)
-		e.keyValue(kv)
-		e.close(at)
+		e.keyValue(num, kv)
 	}
 }
 
-func (e *wireEncoder) keyValue(kv *commonpb.KeyValue) {
-	e.str(1, kv.Key)
-	if kv.Value != nil {
-		at := e.open(2)
-		e.anyValue(kv.Value)
-		e.close(at)
-	}
+// keyValue writes kv as field num. A scalar value's length is worked out
+// first and written before it, as most attributes are: a string, an
+// integer, a boolean or a double; the others are written as messages
+// whose length is known once they are.
+func (e *wireEncoder) keyValue(num protowire.Number, kv *commonpb.KeyValue) {
 	if kv.KeyStrindex != 0 {
 		e.other = true
 	}
+	key := validUTF8(kv.Key)
+	n := 0
+	if key != "" {
+		n = 1 + protowire.SizeBytes(len(key))
+	}
+	inner := 0
+	if kv.Value != nil {
+		var ok bool
+		if inner, ok = scalarSize(kv.Value); !ok {
+			at := e.open(num)
+			e.validStr(1, key)
+			vat := e.open(2)
+			e.anyValue(kv.Value)
+			e.close(vat)
+			e.close(at)
+			return
+		}
+		n += 1 + protowire.SizeBytes(inner)
+	}
+	e.tag(num, protowire.BytesType)
+	e.uvarint(uint64(n))
+	e.validStr(1, key)
+	if kv.Value != nil {
+		e.tag(2, protowire.BytesType)
+		e.uvarint(uint64(inner))
+		e.anyValue(kv.Value)
+	}
+}
+
+// scalarSize returns the encoded size of v when it holds no message (a
+// string, an integer, a boolean, a double or nothing), its string made
+// valid UTF-8 as anyValue writes it.
+func scalarSize(v *commonpb.AnyValue) (int, bool) {
+	switch v := v.Value.(type) {
+	case nil:
+		return 0, true
+	case *commonpb.AnyValue_StringValue:
+		return 1 + protowire.SizeBytes(len(validUTF8(v.StringValue))), true
+	case *commonpb.AnyValue_BoolValue:
+		return 2, true
+	case *commonpb.AnyValue_IntValue:
+		return 1 + protowire.SizeVarint(uint64(v.IntValue)), true
+	case *commonpb.AnyValue_DoubleValue:
+		return 9, true
+	}
+	return 0, false
 }
 
 // anyValue writes the one member of the oneof that is set, zero or not.
@@ -206,16 +303,18 @@ func (e *wireEncoder) anyValue(v *commonpb.AnyValue) {
 	switch v := v.Value.(type) {
 	case nil:
 	case *commonpb.AnyValue_StringValue:
-		e.b = protowire.AppendTag(e.b, 1, protowire.BytesType)
-		e.b = protowire.AppendString(e.b, validUTF8(v.StringValue))
+		s := validUTF8(v.StringValue)
+		e.tag(1, protowire.BytesType)
+		e.uvarint(uint64(len(s)))
+		e.b = append(e.b, s...)
 	case *commonpb.AnyValue_BoolValue:
-		e.b = protowire.AppendTag(e.b, 2, protowire.VarintType)
-		e.b = protowire.AppendVarint(e.b, protowire.EncodeBool(v.BoolValue))
+		e.tag(2, protowire.VarintType)
+		e.b = append(e.b, byte(protowire.EncodeBool(v.BoolValue)))
 	case *commonpb.AnyValue_IntValue:
-		e.b = protowire.AppendTag(e.b, 3, protowire.VarintType)
-		e.b = protowire.AppendVarint(e.b, uint64(v.IntValue))
+		e.tag(3, protowire.VarintType)
+		e.uvarint(uint64(v.IntValue))
 	case *commonpb.AnyValue_DoubleValue:
-		e.b = protowire.AppendTag(e.b, 4, protowire.Fixed64Type)
+		e.tag(4, protowire.Fixed64Type)
 		e.b = protowire.AppendFixed64(e.b, math.Float64bits(v.DoubleValue))
 	case *commonpb.AnyValue_ArrayValue:
 		at := e.open(5)
@@ -234,8 +333,7 @@ func (e *wireEncoder) anyValue(v *commonpb.AnyValue) {
 		}
 		e.close(at)
 	case *commonpb.AnyValue_BytesValue:
-		e.b = protowire.AppendTag(e.b, 7, protowire.BytesType)
-		e.b = protowire.AppendBytes(e.b, v.BytesValue)
+		e.bytesAlways(7, v.BytesValue)
 	default:
 		e.other = true
 	}
