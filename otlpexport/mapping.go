@@ -31,10 +31,10 @@ type trace struct {
 	prod    producer
 	// tools and waits are the open tool calls (by tool_call_id, else tool
 	// name) and waits for the user (by reply_token).
-	tools map[string]*tracepb.Span
-	waits map[string]*wait
+	tools keyed[*tracepb.Span]
+	waits keyed[wait]
 	// outputs are the streaming outputs not yet complete, by output_id.
-	outputs map[string]*output
+	outputs keyed[*output]
 	order   []string // output ids in order of their first chunk
 	// spanAt files the tool and wait spans under the messages that
 	// opened or closed them, for the findings about those messages.

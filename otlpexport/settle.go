@@ -53,11 +53,11 @@ func (b *builder) timeout(s protocol.Step) {
 		return
 	}
 	token, rest, _ := strings.Cut(s.Detail, " ")
-	w := t.waits[token]
-	if w == nil {
+	i := t.waits.findString(token)
+	if i < 0 {
 		return
 	}
-	delete(t.waits, token)
+	w := t.waits.take(i)
 	outcome := "timeout"
 	if s.Label != "timeout" {
 		outcome = "subscription_closed"
@@ -167,17 +167,19 @@ func (b *builder) finish(t *trace) {
 	if !t.ended {
 		t.root.EndTimeUnixNano = end
 	}
-	for _, s := range t.tools {
+	for _, e := range t.tools.list {
+		s := e.val
 		s.EndTimeUnixNano = end
 		s.Attributes = append(s.Attributes, b.kvBool("aaep.tool.completed", false))
 	}
-	for _, w := range t.waits {
+	for _, e := range t.waits.list {
+		w := e.val
 		w.span.EndTimeUnixNano = end
 		w.span.Attributes = append(w.span.Attributes, b.kv("aaep.wait.outcome", "unanswered"))
 	}
 	for _, id := range t.order {
-		if o := t.outputs[id]; o != nil {
-			b.outputEvent(t, o)
+		if i := t.outputs.findString(id); i >= 0 {
+			b.outputEvent(t, t.outputs.list[i].val)
 		}
 	}
 	if t.mustErr != "" && (t.root.Status == nil || t.root.Status.Code != tracepb.Status_STATUS_CODE_ERROR) {

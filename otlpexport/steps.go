@@ -56,24 +56,22 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		s.Attributes = a
 		token := docString(doc, "reply_token")
 		if token != "" {
-			if t.waits == nil {
-				t.waits = map[string]*wait{}
-			}
-			t.waits[token] = &wait{span: s, confirm: confirm}
+			t.waits.set(token, wait{span: s, confirm: confirm})
 			t.tokens = append(t.tokens, token)
 		}
 	case protocol.StepReply:
 		token, _ := doc.Get("reply_token").Text()
-		w := t.waits[string(token)]
-		if w == nil {
+		i := t.waits.find(token)
+		if i < 0 {
 			return
 		}
+		w := t.waits.list[i].val
 		t.spanAt.put(m.Index, w.span)
 		if strings.HasSuffix(step.Detail, "(ignored)") {
 			b.addEvent(w.span, "aaep.reply.ignored", ns, nil)
 			return
 		}
-		delete(t.waits, string(token))
+		t.waits.take(i)
 		a := attrs(w.span.Attributes)
 		a = append(a, b.kv("aaep.wait.outcome", "replied"))
 		if w.confirm {
@@ -184,27 +182,19 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 			a.docStr("aaep.tool.args_summary", doc, "args_summary")
 		}
 		s.Attributes = a
-		if t.tools == nil {
-			t.tools = map[string]*tracepb.Span{}
-		}
-		t.tools[key] = s
+		t.tools.set(key, s)
 		return
 	}
-	var s *tracepb.Span
+	var i int
 	if len(callID) > 0 {
-		s = t.tools[string(callID)]
-		if s != nil {
-			delete(t.tools, string(callID))
-		}
+		i = t.tools.find(callID)
 	} else {
-		key := "\x00" + string(name)
-		if s = t.tools[key]; s != nil {
-			delete(t.tools, key)
-		}
+		i = t.tools.findString("\x00" + string(name))
 	}
-	if s == nil {
+	if i < 0 {
 		return // a completion of no recorded invocation: the finding says so
 	}
+	s := t.tools.take(i)
 	t.spanAt.put(m.Index, s)
 	s.EndTimeUnixNano = ns
 	a := attrs(s.Attributes)
@@ -274,14 +264,11 @@ func (b *builder) toolSpanName(nameKV *commonpb.KeyValue) string {
 // its event.
 func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
 	idText, _ := doc.Get("output_id").Text()
-	o := t.outputs[string(idText)] // copies nothing
+	o, _ := t.outputs.get(idText) // copies nothing
 	if o == nil {
-		if t.outputs == nil {
-			t.outputs = map[string]*output{}
-		}
 		id := string(idText)
 		o = &output{id: id, first: ns, contentType: docString(doc, "content_type")}
-		t.outputs[id] = o
+		t.outputs.set(id, o)
 		t.order = append(t.order, id)
 	}
 	o.chunks++
@@ -299,7 +286,7 @@ func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
 	if done, _ := doc.Get("complete").Bool(); done {
 		o.complete = true
 		b.outputEvent(t, o)
-		delete(t.outputs, o.id)
+		t.outputs.take(t.outputs.findString(o.id))
 	}
 }
 
