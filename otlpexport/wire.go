@@ -255,6 +255,20 @@ func (e *wireEncoder) keyValue(num protowire.Number, kv *commonpb.KeyValue) {
 	if key != "" {
 		n = 1 + protowire.SizeBytes(len(key))
 	}
+	if sv, ok := kv.Value.GetValue().(*commonpb.AnyValue_StringValue); ok {
+		// Most attributes: their string made valid once.
+		s := validUTF8(sv.StringValue)
+		inner := 1 + protowire.SizeBytes(len(s))
+		e.tag(num, protowire.BytesType)
+		e.uvarint(uint64(n + 1 + protowire.SizeBytes(inner)))
+		e.validStr(1, key)
+		e.tag(2, protowire.BytesType)
+		e.uvarint(uint64(inner))
+		e.tag(1, protowire.BytesType)
+		e.uvarint(uint64(len(s)))
+		e.b = append(e.b, s...)
+		return
+	}
 	inner := 0
 	if kv.Value != nil {
 		var ok bool
@@ -279,15 +293,12 @@ func (e *wireEncoder) keyValue(num protowire.Number, kv *commonpb.KeyValue) {
 	}
 }
 
-// scalarSize returns the encoded size of v when it holds no message (a
-// string, an integer, a boolean, a double or nothing), its string made
-// valid UTF-8 as anyValue writes it.
+// scalarSize returns the encoded size of v when it holds an integer, a
+// boolean, a double or nothing (keyValue writes strings itself).
 func scalarSize(v *commonpb.AnyValue) (int, bool) {
 	switch v := v.Value.(type) {
 	case nil:
 		return 0, true
-	case *commonpb.AnyValue_StringValue:
-		return 1 + protowire.SizeBytes(len(validUTF8(v.StringValue))), true
 	case *commonpb.AnyValue_BoolValue:
 		return 2, true
 	case *commonpb.AnyValue_IntValue:
