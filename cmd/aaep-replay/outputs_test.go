@@ -213,5 +213,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	replayBin.Remove()
 	captureBin.Remove()
+	renderBin.Remove()
 	os.Exit(code)
 }

@@ -14,20 +14,8 @@ import (
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/capfile/capfiletest"
-	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
-
-// captureBinary builds the real aaep-capture into the test's directory.
-func captureBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "aaep-capture")
-	gotool := binarytest.GoTool()
-	if out, err := exec.Command(gotool, "build", "-o", bin, "../aaep-capture").CombinedOutput(); err != nil {
-		t.Fatalf("go build aaep-capture: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // tsProducer behaves on the wire like the TypeScript reference producer of
 // ecosystem.md: SSE at /events with data: lines only (no event: and no id:
@@ -224,7 +212,7 @@ func TestCheckRecordingOfReconnectingProducer(t *testing.T) {
 // runCapture runs the real aaep-capture with args until it stops by itself.
 func runCapture(t *testing.T, args ...string) {
 	t.Helper()
-	cmd := exec.Command(captureBinary(t), args...)
+	cmd := exec.Command(captureBin.Path(t), args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

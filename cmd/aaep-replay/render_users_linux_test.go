@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/aaep-tools/aaepkit/internal/binarytest"
 	"github.com/aaep-tools/aaepkit/internal/testdeps"
 	"github.com/aaep-tools/aaepkit/visualize"
 )
@@ -128,9 +127,7 @@ func TestRenderAsTwoUsers(t *testing.T) {
 	replayPath := filepath.Join(bin, "aaep-replay")
 	copyFile(t, replayBin.Path(t), replayPath, 0o755)
 	renderPath := filepath.Join(bin, visualize.HelperName)
-	if out, err := exec.Command(binarytest.GoTool(), "build", "-o", renderPath, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
-		t.Fatalf("build aaep-render: %v\n%s", err, out)
-	}
+	copyFile(t, renderBin.Path(t), renderPath, 0o755)
 	copyFile(t, demoCapture, filepath.Join(work, "demo.aaep"), 0o644)
 
 	draw := func(asNobody bool, cacheHome, out string) (int, string) {

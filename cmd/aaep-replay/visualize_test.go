@@ -317,15 +317,13 @@ func TestVisualizeTornCapture(t *testing.T) {
 	}
 }
 
-// visHelper builds aaep-render and points AAEP_RENDER at it.
+// renderBin is the aaep-render helper, built once per test run.
+var renderBin = binarytest.New("github.com/aaep-tools/aaepkit/cmd/aaep-render", visualize.HelperName)
+
+// visHelper points AAEP_RENDER at the aaep-render helper.
 func visHelper(t *testing.T) {
 	t.Helper()
-	goTool := binarytest.GoTool()
-	path := filepath.Join(t.TempDir(), visualize.HelperName)
-	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
-		t.Fatalf("build aaep-render: %v\n%s", err, out)
-	}
-	t.Setenv(visualize.HelperEnv, path)
+	t.Setenv(visualize.HelperEnv, renderBin.Path(t))
 }
 
 // visCheckSVG parses an SVG file as XML and returns its text.

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,15 +34,19 @@ import (
 
 const demo = "../../testdata/demo.aaep"
 
-// renderHelper builds aaep-render for the trace drawings.
+// renderBin is the aaep-render helper, built once per test run.
+var renderBin = binarytest.New("github.com/aaep-tools/aaepkit/cmd/aaep-render", visualize.HelperName)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	renderBin.Remove()
+	os.Exit(code)
+}
+
+// renderHelper is aaep-render for the trace drawings.
 func renderHelper(t *testing.T) *visualize.Renderer {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), visualize.HelperName)
-	goTool := binarytest.GoTool()
-	if out, err := exec.Command(goTool, "build", "-o", path, "github.com/aaep-tools/aaepkit/cmd/aaep-render").CombinedOutput(); err != nil {
-		t.Fatalf("build aaep-render: %v\n%s", err, out)
-	}
-	return &visualize.Renderer{Path: path}
+	return &visualize.Renderer{Path: renderBin.Path(t)}
 }
 
 // startView serves path as aaep-replay view does: the viewer in front of a
