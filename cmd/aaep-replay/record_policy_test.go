@@ -100,7 +100,9 @@ func TestRecordForceAndNothingRecorded(t *testing.T) {
 		t.Errorf("a run that recorded nothing left a file: %v", err)
 	}
 
-	srv = startServe(t, "serve", demoCapture, "--listen", "127.0.0.1:0", "--no-delay", "--record", earlier, "--force")
+	// --close-at-end: the subscriber reads to the replay's end, not to its
+	// read deadline.
+	srv = startServe(t, "serve", demoCapture, "--listen", "127.0.0.1:0", "--no-delay", "--close-at-end", "--record", earlier, "--force")
 	d := websocket.Dialer{Subprotocols: []string{"aaep.v1"}, HandshakeTimeout: 10 * time.Second}
 	c, _, err := d.Dial("ws://"+srv.addr+"/aaep/v1/ws", nil)
 	if err != nil {
@@ -109,7 +111,11 @@ func TestRecordForceAndNothingRecorded(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(20 * time.Second))
 	n := 0
 	for {
-		if _, _, err := c.ReadMessage(); err != nil {
+		_, _, err := c.ReadMessage()
+		if err != nil {
+			if !websocket.IsCloseError(err, 4000) {
+				t.Errorf("read: %v; want the replay's end (4000 replay finished)", err)
+			}
 			break
 		}
 		n++
