@@ -68,6 +68,7 @@ func parseCheckJSON(t *testing.T, out string) checkDoc {
 // false in JSON, and exit status 2; --allow-incomplete exits by the findings
 // of what was read and still says INCOMPLETE.
 func TestCheckIncompleteInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clean := writeCleanCapture(t, dir, 20)
 	code, out, stderr := replay(t, "check", clean)

@@ -17,6 +17,7 @@ import (
 // aaep-capture, a producer that re-sends everything it sent before on each
 // new connection; dedupe gives the recording without the re-sent events.
 func TestDedupeRecordingOfReconnectingProducer(t *testing.T) {
+	t.Parallel()
 	at := time.Now().Add(-time.Minute)
 	p := &tsProducer{batches: [][]string{
 		tsSession("a", at),
@@ -75,6 +76,7 @@ func TestDedupeRecordingOfReconnectingProducer(t *testing.T) {
 }
 
 func TestSplitAndTimeShiftVerbs(t *testing.T) {
+	t.Parallel()
 	whole := brokenCapture(t)
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "part.aaep")

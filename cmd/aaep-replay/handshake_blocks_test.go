@@ -42,6 +42,7 @@ func handshakeCapture(t *testing.T) string {
 // handshake's findings are the stream's, naming the subscription (before:
 // 9 sessions, one of them the handshake).
 func TestHandshakeIsNoSession(t *testing.T) {
+	t.Parallel()
 	capture := handshakeCapture(t)
 
 	_, out, stderr := replay(t, "check", "--json", "--fail-on", "never", capture)

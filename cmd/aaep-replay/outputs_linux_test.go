@@ -49,6 +49,7 @@ func TestOutputThroughSymlinkAndModes(t *testing.T) {
 	syscall.Umask(mask)
 	for _, v := range writerVerbs() {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			dir := outputsDir(t)
 			// A new file: 0644 less the umask.
 			if code, _, stderr := runBinary(t, dir, v.args(dir, "new.out")...); code != 0 {
@@ -99,6 +100,7 @@ func TestOutputThroughSymlinkAndModes(t *testing.T) {
 func TestOutputToDevice(t *testing.T) {
 	for _, v := range writerVerbs() {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			dir := outputsDir(t)
 			null, full := filepath.Join(dir, "null"), filepath.Join(dir, "full")
 			for _, d := range []struct {

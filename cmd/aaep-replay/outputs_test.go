@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,6 +72,7 @@ func outputsDir(t *testing.T) string {
 func TestOutputIsInputRefused(t *testing.T) {
 	for _, v := range writerVerbs() {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			dir := outputsDir(t)
 			in := filepath.Join(dir, v.input)
 			if err := os.Symlink(v.input, filepath.Join(dir, "sym")); err != nil {
@@ -125,6 +127,7 @@ func recordPayloads(t *testing.T, data []byte) []byte {
 func TestOutputToStdout(t *testing.T) {
 	for _, v := range writerVerbs() {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			dir := outputsDir(t)
 			for _, name := range []string{"-", "/dev/stdout"} {
 				code, stdout, stderr := runBinary(t, dir, v.args(dir, name)...)
@@ -209,7 +212,16 @@ func TestRepairKeepsNothing(t *testing.T) {
 // captureBin is the real aaep-capture, built once per test run.
 var captureBin = binarytest.New("../aaep-capture", "aaep-capture")
 
+// TestMain lets 4 parallel tests run side by side, unless -parallel says
+// otherwise: they mostly wait (a scenario's pace, the stalled subscriber's
+// cut-off, processes of their own), not compute.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", "4")
+	}
 	code := m.Run()
 	replayBin.Remove()
 	captureBin.Remove()

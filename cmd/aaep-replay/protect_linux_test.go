@@ -33,6 +33,7 @@ func TestNothingUnaskedChanges(t *testing.T) {
 	verbs = append(verbs, writerVerb{"aaep-capture", true, func(d, o string) []string { return []string{"src.jsonl", "-o", o} }, "src.jsonl"})
 	for _, v := range verbs {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			dir := protectDir(t)
 			replaced := map[string]bool{"derived.aaep": true, "notes.jsonl": true}
 			if v.name == "aaep-capture" {

@@ -79,6 +79,7 @@ func TestRecordRefusals(t *testing.T) {
 // replaced once the replay records a message; a run that records nothing
 // leaves no file (and so keeps the earlier one).
 func TestRecordForceAndNothingRecorded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	earlier := filepath.Join(dir, "wire.aaep")
 	os.WriteFile(earlier, []byte("an earlier recording"), 0o600)

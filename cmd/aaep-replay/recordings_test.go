@@ -133,6 +133,7 @@ func tsConfirmSession(id string, at time.Time) []string {
 // SEQ-REPLY-TOKEN-UNIQUE for the re-sent confirmation, no finding twice),
 // and summary_normal on output.streaming is allowed (§3.3.1).
 func TestCheckRecordingOfReconnectingProducer(t *testing.T) {
+	t.Parallel()
 	at := time.Now().Add(-time.Minute)
 	p := &tsProducer{batches: [][]string{
 		tsSession("a", at),
@@ -237,6 +238,7 @@ func runCapture(t *testing.T, args ...string) {
 // may close at any time (§5.8): the session is unfinished, not a
 // SEQ-TERMINAL-PRESENT violation, in both profiles.
 func TestCheckRecordingCutOffByTheSubscriber(t *testing.T) {
+	t.Parallel()
 	events := tsSession("d", time.Now().Add(-time.Minute))[:6]
 	var msgs [][]byte
 	for _, e := range events {
@@ -265,6 +267,7 @@ func TestCheckRecordingCutOffByTheSubscriber(t *testing.T) {
 // confirmation: by agreement, not by fault. The check says once what the
 // subscription withholds and reports no MUST or SHOULD about the absence.
 func TestCheckRecordingOfAFilteredSubscription(t *testing.T) {
+	t.Parallel()
 	at := time.Now().Add(-time.Minute)
 	var frames [][]byte
 	frames = append(frames, []byte(`{"type":"subscription.accepted","subscription_id":"sub_filtered","aaep_version":"1.0.0","producer":{"agent_id":"ts-minimal"},"honored_capabilities":{"preferred_verbosity":"normal","supports_confirmation_reply":false,"event_filters":{"exclude":["aaep:agent.state.changed"]}}}`))

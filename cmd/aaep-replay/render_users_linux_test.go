@@ -95,6 +95,7 @@ func (u *asUser) runIn(t *testing.T, asNobody bool, dir string, env []string, st
 // directory planted there by another user, or one others may write to, is
 // refused with a clear error (exit 2, no panic), never used.
 func TestRenderAsTwoUsers(t *testing.T) {
+	t.Parallel()
 	u := newAsUser(t)
 	root, err := os.MkdirTemp("", "aaep-render-users-")
 	if err != nil {
