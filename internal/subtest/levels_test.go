@@ -18,7 +18,10 @@ func TestLevelsAskWhatTheSpecAsks(t *testing.T) {
 	if names := levelNames(1); slices.Contains(names, "redelivery") {
 		t.Errorf("level 1 scenarios %v: redelivery needs a reply and deduplication (§9.5.2(6))", names)
 	}
+	// The three groups play side by side (within -parallel, 6 by default:
+	// main_test.go), not one group after the other.
 	t.Run("passive level 1", func(t *testing.T) {
+		t.Parallel()
 		testdeps.Command(t, "curl", "curl")
 		for _, sc := range BuiltinsAt(1) {
 			t.Run(sc.Name, func(t *testing.T) {
@@ -33,6 +36,7 @@ func TestLevelsAskWhatTheSpecAsks(t *testing.T) {
 	na := map[string]string{TransportSSE: "handshake-websocket", TransportWebSocket: "handshake-sse"}
 	for _, tr := range []string{TransportSSE, TransportWebSocket} {
 		t.Run(tr+"-only level 3", func(t *testing.T) {
+			t.Parallel()
 			for _, sc := range BuiltinsAt(3) {
 				t.Run(sc.Name, func(t *testing.T) {
 					t.Parallel()

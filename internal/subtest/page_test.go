@@ -16,7 +16,8 @@ import (
 // log gets a SHOULD; one that never shows it fails a MUST; an alert
 // element added as it happens is heard assertively; one that writes
 // to a plain list is heard saying nothing, and its accessibility tree
-// shows the live regions it left empty. One browser serves every case, one tab at a time.
+// shows the live regions it left empty. One browser serves every case, a
+// tab each, the cases side by side (within -parallel: main_test.go).
 func TestPageAnnouncements(t *testing.T) {
 	pages := httptest.NewServer(http.FileServer(http.Dir("testdata")))
 	t.Cleanup(pages.Close)
@@ -42,6 +43,7 @@ func TestPageAnnouncements(t *testing.T) {
 			word: "was never announced (0 announcements heard in the page's live regions); the page's accessibility tree has live regions (log (polite), alert (assertive)), and nothing was added to them"},
 	} {
 		t.Run(tc.scenario+"/"+tc.mode, func(t *testing.T) {
+			t.Parallel()
 			page := "http://localhost:" + port + "/announce-page.html?base={url}&mode=" + tc.mode
 			res, _ := run(t, builtinT(t, tc.scenario), Options{Page: page, Browser: b})
 			outs := heardOutcomes(t, res, tc.verdict, "page")
@@ -77,6 +79,7 @@ func TestPageAnnouncements(t *testing.T) {
 	// A page that plays the scripted user takes the decisions from its
 	// URL: {decisions} (and {url}) are replaced.
 	t.Run("decisions", func(t *testing.T) {
+		t.Parallel()
 		web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = w.Write([]byte(webSubscriber))
