@@ -23,13 +23,10 @@ import (
 var idKeys = [][]byte{[]byte(`"traceId":"`), []byte(`"spanId":"`), []byte(`"parentSpanId":"`)}
 
 // MarshalJSON writes req in the OTLP JSON encoding, compact, on one line
-// (AppendJSON to a new slice).
+// (AppendJSON to a new slice). Its error is always nil: it is kept for
+// the callers of the time when protojson wrote it.
 func MarshalJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
-	b, err := AppendJSON(nil, req)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return AppendJSON(nil, req), nil
 }
 
 // UnmarshalJSON reads one request of the OTLP JSON encoding (hexadecimal
@@ -92,12 +89,8 @@ func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: bufio.NewWri
 
 // Write writes req as one line.
 func (j *JSONWriter) Write(req *coltracepb.ExportTraceServiceRequest) error {
-	b, err := AppendJSON(j.buf[:0], req)
-	if err != nil {
-		return fmt.Errorf("encoding OTLP JSON: %w", err)
-	}
-	j.buf = append(b, '\n')
-	_, err = j.w.Write(j.buf)
+	j.buf = append(AppendJSON(j.buf[:0], req), '\n')
+	_, err := j.w.Write(j.buf)
 	return err
 }
 

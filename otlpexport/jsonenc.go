@@ -28,12 +28,11 @@ import (
 //
 // A string that is not valid UTF-8 (protojson refused one) is written
 // with each run of invalid bytes replaced by U+FFFD, as MarshalProto writes
-// it (see validUTF8). The error is always nil; it is kept so that an
-// encoding that can fail needs no change of signature.
-func AppendJSON(b []byte, req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
+// it (see validUTF8), so AppendJSON cannot fail.
+func AppendJSON(b []byte, req *coltracepb.ExportTraceServiceRequest) []byte {
 	e := jsonEncoder{b: b}
 	e.request(req)
-	return e.b, nil
+	return e.b
 }
 
 // jsonEncoder appends JSON to b.
