@@ -81,45 +81,23 @@ func TestExportOTLPJSON(t *testing.T) {
 // the headers asked; a server that is no OTLP receiver is an error naming
 // it (exit 1).
 func TestExportOTLPSend(t *testing.T) {
-	var mu sync.Mutex
-	var spans int
-	var auth string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != otlpexport.TracesPath {
-			http.NotFound(w, r)
-			return
-		}
-		zr, err := gzip.NewReader(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		raw, _ := io.ReadAll(zr)
-		var req coltracepb.ExportTraceServiceRequest
-		if err := proto.Unmarshal(raw, &req); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		mu.Lock()
-		auth = r.Header.Get("Authorization")
-		for _, rs := range req.ResourceSpans {
-			spans += len(rs.ScopeSpans[0].Spans)
-		}
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	defer srv.Close()
-	code, _, stderr := replay(t, "export", "--format", "otlp", "--otlp-endpoint", srv.URL, "--otlp-header", "Authorization=Bearer t0k", demoCapture)
+	rv, url := startOTLPReceiver(t)
+	code, _, stderr := replay(t, "export", "--format", "otlp", "--otlp-endpoint", url, "--otlp-header", "Authorization=Bearer t0k", demoCapture)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	mu.Lock()
-	if spans != 24 || auth != "Bearer t0k" {
-		t.Errorf("received %d spans with Authorization %q; want 24 and the header", spans, auth)
+	reqs, auth, errs := rv.received()
+	spans := 0
+	for _, req := range reqs {
+		for _, rs := range req.ResourceSpans {
+			spans += len(rs.ScopeSpans[0].Spans)
+		}
 	}
-	mu.Unlock()
-	code, _, stderr = replay(t, "export", "--format", "otlp", "--otlp-endpoint", srv.URL+"/elsewhere", demoCapture)
-	if code != cli.ExitFailure || !strings.Contains(stderr, srv.URL+"/elsewhere/v1/traces") || !strings.Contains(stderr, "404") {
+	if spans != 24 || len(errs) > 0 || len(auth) == 0 || auth[len(auth)-1] != "Bearer t0k" {
+		t.Errorf("received %d spans with Authorization %q (errors %q); want 24 and the header", spans, auth, errs)
+	}
+	code, _, stderr = replay(t, "export", "--format", "otlp", "--otlp-endpoint", url+"/elsewhere", demoCapture)
+	if code != cli.ExitFailure || !strings.Contains(stderr, url+"/elsewhere/v1/traces") || !strings.Contains(stderr, "404") {
 		t.Errorf("wrong endpoint: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -191,36 +169,67 @@ func TestExportOTLPInvalidUTF8(t *testing.T) {
 		t.Errorf("otlp-json: agent and session %q, want %q", fromJSON, want)
 	}
 
-	var mu sync.Mutex
-	var fromProto, errs []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		zr, err := gzip.NewReader(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		raw, _ := io.ReadAll(zr)
-		var req coltracepb.ExportTraceServiceRequest
-		mu.Lock()
-		defer mu.Unlock()
-		if err := proto.Unmarshal(raw, &req); err != nil {
-			errs = append(errs, err.Error())
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		fromProto = append(fromProto, agentAndSession(&req)...)
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	defer srv.Close()
-	code, _, stderr = replay(t, "export", "-q", "--format", "otlp", "--otlp-endpoint", srv.URL, in)
-	mu.Lock()
-	defer mu.Unlock()
+	rv, url := startOTLPReceiver(t)
+	code, _, stderr = replay(t, "export", "-q", "--format", "otlp", "--otlp-endpoint", url, in)
+	reqs, _, errs := rv.received()
 	if code != 0 || len(errs) > 0 {
 		t.Fatalf("otlp: exit %d, receiver errors %q: %s", code, errs, stderr)
+	}
+	var fromProto []string
+	for _, req := range reqs {
+		fromProto = append(fromProto, agentAndSession(req)...)
 	}
 	if strings.Join(fromProto, "|") != strings.Join(want, "|") {
 		t.Errorf("otlp: agent and session %q, want %q", fromProto, want)
 	}
+}
+
+// otlpReceiver is an OTLP/HTTP receiver on 127.0.0.1 that decodes each
+// request with the official types (which refuse a string that is not
+// UTF-8), answering 400 with the decoder's error, and 404 off the traces
+// path.
+type otlpReceiver struct {
+	mu   sync.Mutex
+	reqs []*coltracepb.ExportTraceServiceRequest
+	auth []string // each request's Authorization header
+	errs []string
+}
+
+func startOTLPReceiver(t *testing.T) (*otlpReceiver, string) {
+	rv := &otlpReceiver{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != otlpexport.TracesPath {
+			http.NotFound(w, r)
+			return
+		}
+		rv.mu.Lock()
+		defer rv.mu.Unlock()
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			rv.errs = append(rv.errs, err.Error())
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		raw, _ := io.ReadAll(zr)
+		req := &coltracepb.ExportTraceServiceRequest{}
+		if err := proto.Unmarshal(raw, req); err != nil {
+			rv.errs = append(rv.errs, err.Error())
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		rv.reqs = append(rv.reqs, req)
+		rv.auth = append(rv.auth, r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	t.Cleanup(srv.Close)
+	return rv, srv.URL
+}
+
+// received returns what the receiver took and the errors it answered.
+func (rv *otlpReceiver) received() (reqs []*coltracepb.ExportTraceServiceRequest, auth, errs []string) {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	return rv.reqs, rv.auth, rv.errs
 }
 
 // agentAndSession returns gen_ai.agent.id and gen_ai.conversation.id of
