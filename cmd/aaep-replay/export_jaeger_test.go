@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -422,4 +423,40 @@ func getTraces(t *testing.T, url string) []jTrace {
 		t.Fatalf("GET %s: %v", url, err)
 	}
 	return body.Data
+}
+
+// TestExportOTLPJaegerInvalidUTF8: a session whose ids hold bytes that are
+// not UTF-8, exported to a real Jaeger, reads back as U+FFFD where the
+// bytes were: the root span invoke_agent ag\uFFFDent, its conversation id
+// sess_\uFFFD. (Sent as they were, Jaeger named the span
+// invalid-span-name and stored the two strings as base64.)
+func TestExportOTLPJaegerInvalidUTF8(t *testing.T) {
+	bin := jaegerBinary(t)
+	otlp, query := startJaeger(t, bin)
+	in := invalidUTF8Recording(t, t.TempDir())
+	code, _, stderr := replay(t, "export", "-q", "--format", "otlp", "--otlp-endpoint", otlp, in)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	// The session started 2026-11-02 09:00 UTC; a day either side.
+	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	url := fmt.Sprintf("%s/api/traces?service=%s&limit=10&start=%d&end=%d", query, neturl.QueryEscape("ag\uFFFDent"),
+		at.Add(-24*time.Hour).UnixMicro(), at.Add(24*time.Hour).UnixMicro())
+	var traces []jTrace
+	for end := time.Now().Add(30 * time.Second); len(traces) == 0 && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		traces = getTraces(t, url)
+	}
+	if len(traces) != 1 {
+		t.Fatalf("%d traces of service ag\uFFFDent, want 1", len(traces))
+	}
+	var roots []string
+	for _, s := range traces[0].Spans {
+		if len(s.References) == 0 {
+			conv, _ := jValue(s.Tags, "gen_ai.conversation.id")
+			roots = append(roots, s.OperationName+" / "+conv)
+		}
+	}
+	if want := "invoke_agent ag\uFFFDent / sess_\uFFFD"; len(roots) != 1 || roots[0] != want {
+		t.Errorf("root spans %q, want [%q]", roots, want)
+	}
 }

@@ -140,13 +140,7 @@ func TestExportOTLPBadInput(t *testing.T) {
 // string (proto.Unmarshal here does).
 func TestExportOTLPInvalidUTF8(t *testing.T) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "bad-utf8.jsonl")
-	line := "{\"@context\":\"https://aaep-protocol.org/context/v1\",\"type\":\"aaep:agent.session.started\",\"event_id\":\"evt_1\"," +
-		"\"session_id\":\"sess_\xff\xfe\",\"timestamp\":\"2026-11-02T09:00:00.000Z\",\"producer\":{\"agent_id\":\"ag\xffent\",\"agent_version\":\"1\"}," +
-		"\"aaep_version\":\"1.0.0\",\"sequence_number\":1,\"summary_normal\":\"Started.\"}\n"
-	if err := os.WriteFile(in, []byte(line), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	in := invalidUTF8Recording(t, dir)
 	out := filepath.Join(dir, "out.otlp.jsonl")
 	code, _, stderr := replay(t, "export", "-q", "--format", "otlp-json", "-o", out, in)
 	if code != 0 {
@@ -230,6 +224,21 @@ func (rv *otlpReceiver) received() (reqs []*coltracepb.ExportTraceServiceRequest
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
 	return rv.reqs, rv.auth, rv.errs
+}
+
+// invalidUTF8Recording writes a JSON Lines recording to dir of one
+// session start whose session_id (sess_\xff\xfe) and agent_id (ag\xffent)
+// hold bytes that are not UTF-8, and returns its path.
+func invalidUTF8Recording(t *testing.T, dir string) string {
+	t.Helper()
+	in := filepath.Join(dir, "bad-utf8.jsonl")
+	line := "{\"@context\":\"https://aaep-protocol.org/context/v1\",\"type\":\"aaep:agent.session.started\",\"event_id\":\"evt_1\"," +
+		"\"session_id\":\"sess_\xff\xfe\",\"timestamp\":\"2026-11-02T09:00:00.000Z\",\"producer\":{\"agent_id\":\"ag\xffent\",\"agent_version\":\"1\"}," +
+		"\"aaep_version\":\"1.0.0\",\"sequence_number\":1,\"summary_normal\":\"Started.\"}\n"
+	if err := os.WriteFile(in, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
 
 // agentAndSession returns gen_ai.agent.id and gen_ai.conversation.id of
