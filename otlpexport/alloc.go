@@ -8,6 +8,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol/aaep"
 )
 
 // kv returns the string attribute k=v, one shared value for each pair
@@ -53,10 +54,10 @@ func (b *builder) values(k string) map[string]*commonpb.KeyValue {
 // maxShared bounds the shared values of one attribute.
 const maxShared = 1024
 
-// enum adds the string member name of doc as attribute k, a shared value
-// (kv): for the members whose values come from a short list.
-func (b *builder) enum(a *attrs, k string, doc *payload.Doc, name string) {
-	if v, ok := doc.Get(name).Text(); ok && len(v) > 0 {
+// enum adds the string member f as attribute k, a shared value (kv):
+// for the members whose values come from a short list.
+func (b *builder) enum(a *attrs, k string, fl *fields, f aaep.Field) {
+	if v, ok := fl.get(f).Text(); ok && len(v) > 0 {
 		*a = append(*a, b.kvText(k, v))
 	}
 }

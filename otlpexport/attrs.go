@@ -7,6 +7,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/aaep-tools/aaepkit/payload"
+	"github.com/aaep-tools/aaepkit/protocol/aaep"
 )
 
 // The attribute names the mapping writes: the OpenTelemetry semantic
@@ -108,9 +109,9 @@ func (a *attrs) str(k string, v payload.Value, name string) {
 	}
 }
 
-// docStr is str for a top-level member of doc.
-func (a *attrs) docStr(k string, doc *payload.Doc, name string) {
-	if s, ok := doc.Get(name).Str(); ok && s != "" {
+// docStr is str for top-level member f.
+func (a *attrs) docStr(k string, fl *fields, f aaep.Field) {
+	if s, ok := fl.get(f).Str(); ok && s != "" {
 		*a = append(*a, kvStr(k, s))
 	}
 }
@@ -151,10 +152,4 @@ func unixNano(t time.Time) uint64 {
 		return 0
 	}
 	return uint64(n)
-}
-
-// docString returns the string member name of doc, "" when absent.
-func docString(doc *payload.Doc, name string) string {
-	s, _ := doc.Get(name).Str()
-	return s
 }

@@ -245,6 +245,7 @@ func (b *builder) message(stream string, m *protocol.Message) {
 			step = s
 		}
 	}
+	fl := fieldsOf(m, doc)
 	id := doc.Routing.SessionKey()
 	if step != nil && step.Session != "" {
 		id = step.Session
@@ -258,13 +259,13 @@ func (b *builder) message(stream string, m *protocol.Message) {
 		}
 		t.last = max(t.last, ns)
 		if t.prod.id == "" {
-			if pv := doc.Get("producer"); pv.Kind() == payload.Object {
+			if pv := fl.get(fProducer); pv.Kind() == payload.Object {
 				t.prod = b.producer(pv)
 				st.prod = t.prod
 			}
 		}
 		if step != nil {
-			b.apply(t, step, m, doc, ns)
+			b.apply(t, step, m, &fl, ns)
 		}
 	}
 	b.settle()

@@ -15,25 +15,25 @@ import (
 )
 
 // apply maps the message of a step onto t.
-func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc *payload.Doc, ns uint64) {
+func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, fl *fields, ns uint64) {
 	text := b.opts.IncludeText
 	switch step.Kind {
 	case protocol.StepLifecycle:
 		if strings.HasSuffix(step.Label, "started") {
 			a := attrs(t.root.Attributes)
-			b.num(&a, "aaep.session.expected_duration_ms", doc.Get("expected_duration_ms"))
-			if v := doc.Get("tools_available"); v.Kind() == payload.Array {
+			b.num(&a, "aaep.session.expected_duration_ms", fl.get(fExpectedDurationMs))
+			if v := fl.get(fToolsAvailable); v.Kind() == payload.Array {
 				a = append(a, b.toolsAvailable(v))
 			}
 			if text {
-				a.docStr("aaep.session.summary", doc, "summary_normal")
+				a.docStr("aaep.session.summary", fl, fSummaryNormal)
 			}
 			t.root.Attributes = a
 			return
 		}
-		b.terminal(t, step, doc, ns)
+		b.terminal(t, step, fl, ns)
 	case protocol.StepTool:
-		b.tool(t, step, m, doc, ns)
+		b.tool(t, step, m, fl, ns)
 	case protocol.StepConfirmation, protocol.StepClarification:
 		confirm := step.Kind == protocol.StepConfirmation
 		name := "await_clarification"
@@ -43,24 +43,24 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		s := b.child(t, kindWait, m.Index, name, ns)
 		a := b.attrList(spanAttrs)
 		a = append(a, b.kv("aaep.wait.kind", strings.TrimPrefix(name, "await_")))
-		b.enum(&a, "aaep.confirmation.default_decision", doc, "default_decision")
-		b.num(&a, "aaep.wait.timeout_seconds", doc.Get("timeout_seconds"))
-		b.enum(&a, "aaep.risk_level", doc, "risk_level")
-		b.enum(&a, "aaep.reversibility", doc, "reversibility")
-		a.boolean("aaep.irreversible", doc.Get("irreversible"))
+		b.enum(&a, "aaep.confirmation.default_decision", fl, fDefaultDecision)
+		b.num(&a, "aaep.wait.timeout_seconds", fl.get(fTimeoutSeconds))
+		b.enum(&a, "aaep.risk_level", fl, fRiskLevel)
+		b.enum(&a, "aaep.reversibility", fl, fReversibility)
+		a.boolean("aaep.irreversible", fl.get(fIrreversible))
 		if text {
-			a.docStr("aaep.confirmation.action", doc, "action")
-			a.docStr("aaep.confirmation.consequence", doc, "consequence")
-			a.docStr("aaep.clarification.question", doc, "question")
+			a.docStr("aaep.confirmation.action", fl, fAction)
+			a.docStr("aaep.confirmation.consequence", fl, fConsequence)
+			a.docStr("aaep.clarification.question", fl, fQuestion)
 		}
 		s.Attributes = a
-		token := docString(doc, "reply_token")
+		token := fieldString(fl, fReplyToken)
 		if token != "" {
 			t.waits.set(token, wait{span: s, confirm: confirm})
 			t.tokens = append(t.tokens, token)
 		}
 	case protocol.StepReply:
-		token, _ := doc.Get("reply_token").Text()
+		token, _ := fl.get(fReplyToken).Text()
 		i := t.waits.find(token)
 		if i < 0 {
 			return
@@ -75,17 +75,17 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		a := attrs(w.span.Attributes)
 		a = append(a, b.kv("aaep.wait.outcome", "replied"))
 		if w.confirm {
-			b.enum(&a, "aaep.confirmation.decision", doc, "decision")
+			b.enum(&a, "aaep.confirmation.decision", fl, fDecision)
 			a = append(a, b.kvBool("aaep.confirmation.default_applied", false))
 		} else if text {
-			a.docStr("aaep.clarification.response", doc, "response")
+			a.docStr("aaep.clarification.response", fl, fResponse)
 		}
 		w.span.Attributes = a
 		w.span.EndTimeUnixNano = ns
 	case protocol.StepState:
 		var a attrs
-		from, _ := doc.Get("from_state").Text()
-		to, _ := doc.Get("to_state").Text()
+		from, _ := fl.get(fFromState).Text()
+		to, _ := fl.get(fToState).Text()
 		var fromKV, toKV *commonpb.KeyValue
 		if len(from) == 0 && len(to) == 0 {
 			fromKV, toKV = b.kv("aaep.state.from", step.From), b.kv("aaep.state.to", step.To)
@@ -94,14 +94,14 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		}
 		if text {
 			a = append(b.attrList(3), fromKV, toKV)
-			a.docStr("aaep.summary", doc, "summary_normal")
+			a.docStr("aaep.summary", fl, fSummaryNormal)
 		} else {
 			a = b.stateAttrs(fromKV, toKV)
 		}
 		b.addEvent(t.root, "aaep.state.changed", ns, a)
 	case protocol.StepProgress:
 		a := b.attrList(4)
-		p := doc.Get("progress")
+		p := fl.get(fProgress)
 		b.num(&a, "aaep.progress.percent", p.Get("percent"))
 		b.num(&a, "aaep.progress.step", p.Get("step"))
 		b.num(&a, "aaep.progress.total_steps", p.Get("total_steps"))
@@ -110,16 +110,16 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, doc 
 		}
 		b.addEvent(t.root, "aaep.progress.updated", ns, a)
 	case protocol.StepOutput:
-		b.output(t, doc, ns)
+		b.output(t, fl, ns)
 	case protocol.StepHandoff:
 		var a attrs
-		b.enum(&a, "aaep.handoff.target_kind", doc, "target_kind")
+		b.enum(&a, "aaep.handoff.target_kind", fl, fTargetKind)
 		b.addEvent(t.root, "aaep.handoff.requested", ns, a)
 	}
 }
 
 // terminal ends t's root at its terminal event.
-func (b *builder) terminal(t *trace, step *protocol.Step, doc *payload.Doc, ns uint64) {
+func (b *builder) terminal(t *trace, step *protocol.Step, fl *fields, ns uint64) {
 	if t.ended {
 		return
 	}
@@ -131,15 +131,15 @@ func (b *builder) terminal(t *trace, step *protocol.Step, doc *payload.Doc, ns u
 		t.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
 	case strings.HasSuffix(step.Label, "errored"):
 		var a attrs
-		code, cat := docString(doc, "error_code"), docString(doc, "error_category")
-		b.enum(&a, "aaep.error.category", doc, "error_category")
-		b.enum(&a, "aaep.error.code", doc, "error_code")
-		a.boolean("aaep.error.recoverable", doc.Get("recoverable"))
+		code, cat := fieldString(fl, fErrorCode), fieldString(fl, fErrorCategory)
+		b.enum(&a, "aaep.error.category", fl, fErrorCategory)
+		b.enum(&a, "aaep.error.code", fl, fErrorCode)
+		a.boolean("aaep.error.recoverable", fl.get(fRecoverable))
 		etype := cmp.Or(code, cat, "errored")
 		a = append(a, b.str(attrErrorType, etype))
 		msg := etype
 		if b.opts.IncludeText {
-			if s := docString(doc, "summary_normal"); s != "" {
+			if s := fieldString(fl, fSummaryNormal); s != "" {
 				msg = s
 			}
 		}
@@ -151,17 +151,17 @@ func (b *builder) terminal(t *trace, step *protocol.Step, doc *payload.Doc, ns u
 // tool opens or closes a tool call's span. The tool's name, call id and
 // status are read without copying (Text) where a lookup is all they are
 // for.
-func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *payload.Doc, ns uint64) {
+func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, fl *fields, ns uint64) {
 	invoked := strings.HasSuffix(step.Label, "invoked")
 	if !invoked && !strings.HasSuffix(step.Label, "completed") {
 		b.addEvent(t.root, "aaep."+step.Label, ns, nil)
 		return
 	}
-	name, _ := doc.Get("tool").Text()
+	name, _ := fl.get(fTool).Text()
 	if len(name) == 0 {
 		name = []byte(step.Detail)
 	}
-	callID, _ := doc.Get("tool_call_id").Text()
+	callID, _ := fl.get(fToolCallId).Text()
 	if invoked {
 		nameKV := b.kvText(attrToolName, name)
 		s := b.child(t, kindTool, m.Index, b.toolSpanName(nameKV), ns)
@@ -175,11 +175,11 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 		} else {
 			key = "\x00" + nameKV.Value.GetStringValue()
 		}
-		b.enum(&a, "aaep.tool.risk_level", doc, "risk_level")
-		b.enum(&a, "aaep.tool.reversibility", doc, "reversibility")
-		a.boolean("aaep.tool.irreversible", doc.Get("irreversible"))
+		b.enum(&a, "aaep.tool.risk_level", fl, fRiskLevel)
+		b.enum(&a, "aaep.tool.reversibility", fl, fReversibility)
+		a.boolean("aaep.tool.irreversible", fl.get(fIrreversible))
 		if b.opts.IncludeText {
-			a.docStr("aaep.tool.args_summary", doc, "args_summary")
+			a.docStr("aaep.tool.args_summary", fl, fArgsSummary)
 		}
 		s.Attributes = a
 		t.tools.set(key, s)
@@ -198,15 +198,15 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 	t.spanAt.put(m.Index, s)
 	s.EndTimeUnixNano = ns
 	a := attrs(s.Attributes)
-	status, _ := doc.Get("status").Text()
+	status, _ := fl.get(fStatus).Text()
 	var statusKV *commonpb.KeyValue
 	if len(status) > 0 {
 		statusKV = b.kvText("aaep.tool.status", status)
 		a = append(a, statusKV)
 	}
-	b.num(&a, "aaep.tool.duration_ms", doc.Get("duration_ms"))
+	b.num(&a, "aaep.tool.duration_ms", fl.get(fDurationMs))
 	if b.opts.IncludeText {
-		a.docStr("aaep.tool.result_summary", doc, "summary_normal")
+		a.docStr("aaep.tool.result_summary", fl, fSummaryNormal)
 	}
 	switch string(status) {
 	case "", "success":
@@ -216,7 +216,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, doc *
 		a = append(a, b.kv(attrErrorType, st))
 		msg := st
 		if b.opts.IncludeText {
-			msg = cmp.Or(docString(doc, "error_message"), st)
+			msg = cmp.Or(fieldString(fl, fErrorMessage), st)
 		}
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
 	}
@@ -262,18 +262,18 @@ func (b *builder) toolSpanName(nameKV *commonpb.KeyValue) string {
 
 // output counts a streaming output's chunk; a complete output becomes
 // its event.
-func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
-	idText, _ := doc.Get("output_id").Text()
+func (b *builder) output(t *trace, fl *fields, ns uint64) {
+	idText, _ := fl.get(fOutputId).Text()
 	o, _ := t.outputs.get(idText) // copies nothing
 	if o == nil {
 		id := string(idText)
-		o = &output{id: id, first: ns, contentType: docString(doc, "content_type")}
+		o = &output{id: id, first: ns, contentType: fieldString(fl, fContentType)}
 		t.outputs.set(id, o)
 		t.order = append(t.order, id)
 	}
 	o.chunks++
 	o.last = ns
-	if c, ok := doc.Get("chunk").Text(); ok {
+	if c, ok := fl.get(fChunk).Text(); ok {
 		o.bytes += int64(len(c))
 		if b.opts.IncludeText && !o.clipped {
 			if o.text.Len()+len(c) > maxOutputText {
@@ -283,7 +283,7 @@ func (b *builder) output(t *trace, doc *payload.Doc, ns uint64) {
 			}
 		}
 	}
-	if done, _ := doc.Get("complete").Bool(); done {
+	if done, _ := fl.get(fComplete).Bool(); done {
 		o.complete = true
 		b.outputEvent(t, o)
 		t.outputs.take(t.outputs.findString(o.id))
