@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -25,9 +27,44 @@ import (
 func TestMain(m *testing.M) {
 	transporttest.RunChild()
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // children are test binaries
+	flag.Parse()
+	if selected("TestCaptureWaitsForResponseHeaders") {
+		startHeaderWait() // 32 s of a producer's silence, sat out beside the other tests
+	}
 	code := m.Run()
+	stopHeaderWait()
 	captureBin.Remove()
+	removeAloneBinary()
 	os.Exit(code)
+}
+
+// selected reports whether the top-level test name may run, as far as
+// -test.run, -test.skip and -test.list tell; when in doubt, it may.
+func selected(name string) bool {
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		return false
+	}
+	match := func(flagName string) (matched, set bool) {
+		f := flag.Lookup(flagName)
+		if f == nil || f.Value.String() == "" {
+			return false, false
+		}
+		top, _, _ := strings.Cut(f.Value.String(), "/")
+		re, err := regexp.Compile(top)
+		if err != nil {
+			return true, true
+		}
+		return re.MatchString(name), true
+	}
+	if m, set := match("test.run"); set && !m {
+		return false
+	}
+	if f := flag.Lookup("test.skip"); f != nil && f.Value.String() != "" && !strings.Contains(f.Value.String(), "/") {
+		if re, err := regexp.Compile(f.Value.String()); err == nil && re.MatchString(name) {
+			return false
+		}
+	}
+	return true
 }
 
 // syncBuffer is a buffer the progress goroutine and the test share.

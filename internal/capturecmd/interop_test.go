@@ -1,17 +1,21 @@
 package capturecmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/cli"
 	"github.com/aaep-tools/aaepkit/transport/transporttest"
 )
 
@@ -27,42 +31,111 @@ func freePort(t *testing.T) string {
 	return addr
 }
 
+// headerWaitQuiet is how long the producer of
+// TestCaptureWaitsForResponseHeaders keeps its response headers back.
+const headerWaitQuiet = 32 * time.Second
+
+// headerWait is the recording TestCaptureWaitsForResponseHeaders checks. It
+// is made once per test binary, started by TestMain before the tests run:
+// most of its time is the producer's silence, which it sits out beside the
+// other tests instead of after them (a parallel test only starts once the
+// serial ones are done).
+var headerWait struct {
+	once    sync.Once
+	started bool
+	done    chan struct{}
+	cancel  context.CancelFunc
+	dir     string // holds the recording
+	events  [][]byte
+	res     result
+	setup   error // the producer could not be started
+	timeout bool  // the bound ended the recording, not the recorder itself
+}
+
+// startHeaderWait starts headerWait's recording in the background: a
+// producer that, like Node's HTTP server, sends no response headers until
+// its first event, headerWaitQuiet after the request, recorded as
+// captureWithin would with a bound of headerWaitQuiet+30 s.
+func startHeaderWait() {
+	headerWait.once.Do(func() {
+		hw := &headerWait
+		hw.started = true
+		hw.done = make(chan struct{})
+		hw.events = transporttest.Events(3)
+		ctx, cancel := context.WithTimeout(context.Background(), headerWaitQuiet+30*time.Second)
+		hw.cancel = cancel
+		fail := func(err error) { hw.setup = err; cancel(); close(hw.done) }
+		dir, err := os.MkdirTemp("", "aaep-capture-headerwait")
+		if err != nil {
+			fail(err)
+			return
+		}
+		hw.dir = dir
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(headerWaitQuiet):
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, e := range hw.events {
+				fmt.Fprintf(w, "data: %s\n\n", e)
+			}
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		})}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fail(err)
+			return
+		}
+		go srv.Serve(ln)
+		args := []string{"http://" + ln.Addr().String() + "/events", "-o", filepath.Join(dir, "idle.aaep"), "--max-events", "3"}
+		go func() {
+			defer close(hw.done)
+			defer srv.Close()
+			var out, errb syncBuffer
+			code := run(ctx, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, ErrIsTTY: true}, args)
+			hw.timeout = ctx.Err() == context.DeadlineExceeded
+			hw.res = result{code, out.String(), errb.String()}
+		}()
+	})
+}
+
+// stopHeaderWait ends headerWait's recording if it still runs (its test
+// was not run) and removes it; TestMain calls it after the tests.
+func stopHeaderWait() {
+	if !headerWait.started {
+		return
+	}
+	headerWait.cancel()
+	<-headerWait.done
+	if headerWait.dir != "" {
+		os.RemoveAll(headerWait.dir)
+	}
+}
+
 // TestCaptureWaitsForResponseHeaders records a producer that, like Node's
 // HTTP server, sends no response headers until its first event, 32 s after
 // the request (beyond the 30 s after which the recorder used to give up):
 // the recording waits, shows the wait on its progress line, and gets every
-// event.
+// event. The recording is headerWait's, started by TestMain.
 func TestCaptureWaitsForResponseHeaders(t *testing.T) {
 	t.Parallel()
-	const quiet = 32 * time.Second
-	events := transporttest.Events(3)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(quiet):
-		case <-r.Context().Done():
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, e := range events {
-			fmt.Fprintf(w, "data: %s\n\n", e)
-		}
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	startHeaderWait() // already started, unless the test binary has another TestMain
+	<-headerWait.done // bounded by the recording's own timeout
+	if headerWait.setup != nil {
+		t.Fatal(headerWait.setup)
 	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-
-	out := filepath.Join(t.TempDir(), "idle.aaep")
-	res := captureWithin(t, quiet+30*time.Second, true, "http://"+ln.Addr().String()+"/events", "-o", out, "--max-events", "3")
+	res := headerWait.res
+	if headerWait.timeout {
+		t.Fatalf("aaep-capture did not stop by itself; stderr:\n%s", res.stderr)
+	}
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	_, recs := readCapture(t, out)
-	checkEvents(t, recs, events)
+	_, recs := readCapture(t, filepath.Join(headerWait.dir, "idle.aaep"))
+	checkEvents(t, recs, headerWait.events)
 	if !strings.Contains(res.stderr, "waiting for response headers 31s") {
 		t.Errorf("the progress line never showed the wait; stderr %q", res.stderr)
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aaep-tools/aaepkit/capfile"
@@ -29,6 +30,45 @@ func deps(t *testing.T, pkg string) map[string]bool {
 	return m
 }
 
+// aloneBin is aaep-capture with no aaep-capture-grpc beside it: a copy
+// of captureBin's aaep-capture (the same package, built the same way),
+// made once per test binary.
+var aloneBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// aloneBinary returns the path of aloneBin; no test may change its
+// directory.
+func aloneBinary(t *testing.T) string {
+	t.Helper()
+	src := binary(t)
+	aloneBin.once.Do(func() {
+		exe, err := os.ReadFile(src)
+		if err != nil {
+			aloneBin.err = err
+			return
+		}
+		if aloneBin.dir, aloneBin.err = os.MkdirTemp("", "aaep-capture-alone"); aloneBin.err != nil {
+			return
+		}
+		aloneBin.path = filepath.Join(aloneBin.dir, "aaep-capture")
+		aloneBin.err = os.WriteFile(aloneBin.path, exe, 0o755)
+	})
+	if aloneBin.err != nil {
+		t.Fatalf("aaep-capture without its sibling: %v", aloneBin.err)
+	}
+	return aloneBin.path
+}
+
+// removeAloneBinary deletes aloneBin (TestMain calls it after the tests).
+func removeAloneBinary() {
+	if aloneBin.dir != "" {
+		os.RemoveAll(aloneBin.dir)
+	}
+}
+
 // aaep-capture does not link gRPC (what costs every recorder ~5 MiB
 // resident); aaep-capture-grpc does.
 func TestCaptureLinksNoGRPC(t *testing.T) {
@@ -47,11 +87,10 @@ func TestCaptureLinksNoGRPC(t *testing.T) {
 // An aaep-capture with no aaep-capture-grpc beside it or on PATH says what
 // to install, exits 1 (unavailable) and writes nothing.
 func TestBinaryGRPCWithoutSibling(t *testing.T) {
-	alone := binarytest.New(capturePkg, "aaep-capture")
-	defer alone.Remove()
+	alone := aloneBinary(t)
 	dir := t.TempDir()
 	for _, ep := range []string{"grpc://127.0.0.1:1", "GRPCS://127.0.0.1:1"} {
-		cmd := exec.Command(alone.Path(t), ep, "-o", "out.aaep")
+		cmd := exec.Command(alone, ep, "-o", "out.aaep")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PATH="+dir)
 		var stderr bytes.Buffer
@@ -114,17 +153,16 @@ func TestBinaryGRPCHandsOver(t *testing.T) {
 // A sibling that cannot record gRPC either (here aaep-capture itself under
 // the sibling's name) does not hand over again: exit 1, saying so.
 func TestBinaryGRPCSiblingWithoutGRPC(t *testing.T) {
-	alone := binarytest.New(capturePkg, "aaep-capture")
-	defer alone.Remove()
+	alone := aloneBinary(t)
 	dir := t.TempDir()
-	exe, err := os.ReadFile(alone.Path(t))
+	exe, err := os.ReadFile(alone)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, SiblingName), exe, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(alone.Path(t), "grpc://127.0.0.1:1", "-o", "out.aaep")
+	cmd := exec.Command(alone, "grpc://127.0.0.1:1", "-o", "out.aaep")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+dir)
 	var stderr bytes.Buffer
