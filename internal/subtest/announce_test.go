@@ -56,6 +56,7 @@ func heardOutcomes(t *testing.T, res *Result, verdict, from string) map[string]O
 // the checks passed by absence; each misbehaviour fails the duty it
 // breaks, at its level, and only that.
 func TestAnnouncementsFromExec(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		verdict string
 		// failed are the announce outcomes that fail (by name), with a
@@ -167,6 +168,7 @@ func TestAnnouncementsFromExec(t *testing.T) {
 // in the text, the JSON and the JUnit (a skipped testcase); the run
 // passes, and fails under --require-evidence.
 func TestAnnouncementsNotObservable(t *testing.T) {
+	t.Parallel()
 	testdeps.Command(t, "curl", "curl")
 	const curl = "curl -sN {url}/events -o /dev/null"
 	t.Run("reported", func(t *testing.T) {

@@ -97,11 +97,15 @@ func TestBrowserSubscriber(t *testing.T) {
 			t.Parallel()
 			sc := builtinT(t, tc.scenario)
 			p := b.NewPage(t)
-			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-			defer cancel()
 			loaded := make(chan error, 1)
 			o := Options{Listen: "127.0.0.1:0"}
+			// The page's time bound starts with the run (Announce), not
+			// before it waits for its turn (main_test.go).
+			cancel := context.CancelFunc(func() {})
+			defer func() { cancel() }()
 			o.Announce = func(_ *Scenario, base string) {
+				var ctx context.Context
+				ctx, cancel = context.WithTimeout(context.Background(), runTimeout)
 				u := fmt.Sprintf("http://localhost:%s/?base=%s&decisions=%s%s", port, url.QueryEscape(base), url.QueryEscape(decisionsJSON(sc.Decisions)), tc.flags)
 				go func() { loaded <- p.Goto(ctx, u) }()
 			}

@@ -15,6 +15,7 @@ import (
 // in the text, the JSON and the JUnit, and the run still passes; with
 // RequireEvidence (--require-evidence) they fail.
 func TestPassedByAbsenceIsUnverified(t *testing.T) {
+	t.Parallel()
 	testdeps.Command(t, "curl", "curl")
 	const curl = "curl -sN {url}/events -o /dev/null"
 	const says = "passed, unverified: nothing shows the subscriber took in the events"

@@ -82,6 +82,7 @@ func serveFrames(t *testing.T, sc *Scenario, sseEvent string) []string {
 // hears nothing of the first, and the verdict says so plainly, citing
 // B.1.3, where it failed; under --sse-event none it passes.
 func TestSSEFramingAsServe(t *testing.T) {
+	t.Parallel()
 	testdeps.Command(t, "curl", "curl")
 	for _, sseEvent := range []string{"", serve.SSEEventNone} {
 		t.Run("frames/"+cmp.Or(sseEvent, "recorded"), func(t *testing.T) {

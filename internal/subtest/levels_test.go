@@ -15,11 +15,13 @@ import (
 // WebSocket-only subscriber pass Level 3, the other transport's handshake
 // being not applicable (never failed).
 func TestLevelsAskWhatTheSpecAsks(t *testing.T) {
+	t.Parallel()
 	if names := levelNames(1); slices.Contains(names, "redelivery") {
 		t.Errorf("level 1 scenarios %v: redelivery needs a reply and deduplication (§9.5.2(6))", names)
 	}
-	// The three groups play side by side (within -parallel, 6 by default:
-	// main_test.go), not one group after the other.
+	// The three groups play side by side, and beside the package's other
+	// tests (their runs take turns: main_test.go), not one group after
+	// the other.
 	t.Run("passive level 1", func(t *testing.T) {
 		t.Parallel()
 		testdeps.Command(t, "curl", "curl")
@@ -62,8 +64,10 @@ func TestLevelsAskWhatTheSpecAsks(t *testing.T) {
 		})
 	}
 	// --transport says it before anything is played: no subscriber is
-	// needed for a scenario that does not apply.
+	// needed for a scenario that does not apply. (Parallel, it does not
+	// hold the groups back while its run waits for a turn.)
 	t.Run("transport chosen", func(t *testing.T) {
+		t.Parallel()
 		res, _ := run(t, builtinT(t, "handshake-sse"), Options{Listen: "127.0.0.1:0", Transport: TransportWebSocket, AttachTimeout: 100 * time.Millisecond})
 		if want := "the subscriber uses websocket; this scenario tests sse only"; res.NotApplicable != want || !res.Passed() {
 			t.Errorf("not applicable %q, want %q; passed %v", res.NotApplicable, want, res.Passed())

@@ -17,8 +17,9 @@ import (
 // element added as it happens is heard assertively; one that writes
 // to a plain list is heard saying nothing, and its accessibility tree
 // shows the live regions it left empty. One browser serves every case, a
-// tab each, the cases side by side (within -parallel: main_test.go).
+// tab each, the cases side by side (their runs take turns: main_test.go).
 func TestPageAnnouncements(t *testing.T) {
+	t.Parallel()
 	pages := httptest.NewServer(http.FileServer(http.Dir("testdata")))
 	t.Cleanup(pages.Close)
 	_, port, _ := net.SplitHostPort(pages.Listener.Addr().String())

@@ -16,6 +16,7 @@ import (
 // should, as check's); each JUnit testcase has the time it took; the
 // summary lists what was not applicable beside what passed and failed.
 func TestFailOnAndJUnitTimes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "c.jsonl"), builtinT(t, "confirmation-withdrawn").jsonl, 0o644); err != nil {
 		t.Fatal(err)

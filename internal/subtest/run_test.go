@@ -35,6 +35,8 @@ func subPy(t *testing.T, mode string) string {
 // run plays sc with o, keeping the recording in the test's directory.
 func run(t *testing.T, sc *Scenario, o Options) (*Result, *exchange) {
 	t.Helper()
+	// Its turn first (main_test.go): the time bound below is the run's.
+	defer turns.take(expectedLength(sc))()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	dir := t.TempDir()
@@ -98,6 +100,7 @@ func ruleIDs(r *Result) string {
 // subscriber: behaving, it passes every one; each misbehaviour breaks the
 // expectation (or the rule) it should, with a message that says how.
 func TestScriptedSSESubscriber(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		scenario, mode string
 		profile        string
@@ -283,6 +286,7 @@ func sixEvents() *script {
 // resumes (made required here), one that forgets it fails, naming the id
 // it should have sent.
 func TestCutAndResume(t *testing.T) {
+	t.Parallel()
 	const yaml = `level: 1
 user: Nothing to decide.
 no_delay: true
@@ -390,6 +394,7 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 // a subscriber without a handshake (no subscription_id to name) still
 // had its reply filed under the replay itself.
 func TestReplyWhileCutIsTheSubscriptions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ mode, rules string }{
 		{"good", ""},
 		{"nohandshake", "SHOULD NEG-REPLY-SUBID-UNISSUED"},

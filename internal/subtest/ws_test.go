@@ -192,6 +192,7 @@ func (w *wsSubscriber) attach(t *testing.T, base string) {
 // replay (--listen) passes the WebSocket handshake scenario, and answers
 // a confirmation on its connection.
 func TestWebSocketSubscriber(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"handshake-websocket", "confirmation-default-reject"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
