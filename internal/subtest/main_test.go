@@ -13,7 +13,7 @@ import (
 // unless -parallel says otherwise: more than there are cores, as a run
 // spends its time waiting on the replay's pace and the subscriber's
 // delays, not computing.
-const defaultRuns = 8
+const defaultRuns = 6
 
 // TestMain bounds the runs that play at once to -parallel, or to
 // defaultRuns when it is not given. Then every test may start at once
