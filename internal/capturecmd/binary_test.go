@@ -84,6 +84,7 @@ func waitReadable(t *testing.T, path string, n int) {
 }
 
 func TestBinarySIGINT(t *testing.T) {
+	t.Parallel()
 	events := transporttest.Events(200)
 	p := &transporttest.WSProducer{Frames: transporttest.Frames(events), Hold: true}
 	url := p.Start(t)
@@ -122,6 +123,7 @@ func TestBinarySIGINT(t *testing.T) {
 }
 
 func TestBinarySIGTERMStopsExecChild(t *testing.T) {
+	t.Parallel()
 	child := transporttest.StdioChild{Events: 10, Wait: true}
 	out := filepath.Join(t.TempDir(), "term.aaep")
 	cmd, stderr := startBinary(t, append([]string{"-o", out, "--exec", "--"}, child.Args()...)...)

@@ -28,6 +28,13 @@ func TestMain(m *testing.M) {
 	transporttest.RunChild()
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // children are test binaries
 	flag.Parse()
+	// The parallel tests mostly wait (signals, processes of their own, a
+	// producer's pace): 4 side by side, unless -parallel says otherwise.
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", "4")
+	}
 	if selected("TestCaptureWaitsForResponseHeaders") {
 		startHeaderWait() // 32 s of a producer's silence, sat out beside the other tests
 	}

@@ -38,6 +38,36 @@ const faultBound = 1*time.Second + 1500*time.Millisecond + 2*time.Second + 10*ti
 func runUnderFault(t *testing.T, f s3test.Fault, recoverAfter time.Duration, extra ...string) faultRun {
 	t.Helper()
 	srv, p := proxiedS3(t)
+	return runFault(t, srv, p, f, recoverAfter, extra...)
+}
+
+// runUnderOwnFault is runUnderFault for a test that runs beside others:
+// its server and proxy are its own, named with --s3-endpoint instead of
+// $AWS_ENDPOINT_URL_S3 (which the recorder reads the same way); the
+// credentials come from the environment its parent set (setS3Credentials).
+func runUnderOwnFault(t *testing.T, f s3test.Fault) faultRun {
+	t.Helper()
+	srv := s3test.Start(t, "caps")
+	p := s3test.StartProxy(t, srv)
+	return runFault(t, srv, p, f, 0, "--s3-endpoint", p.Endpoint)
+}
+
+// setS3Credentials sets the environment s3test's servers want, all but the
+// endpoint, for subtests that run side by side, each with a server of its
+// own named with --s3-endpoint.
+func setS3Credentials(t *testing.T) {
+	t.Helper()
+	for _, kv := range (&s3test.Server{}).Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "AWS_ENDPOINT_URL_S3" {
+			v = ""
+		}
+		t.Setenv(k, v)
+	}
+}
+
+func runFault(t *testing.T, srv *s3test.Server, p *s3test.Proxy, f s3test.Fault, recoverAfter time.Duration, extra ...string) faultRun {
+	t.Helper()
 	p.SetFault(f)
 	if recoverAfter > 0 {
 		back := time.AfterFunc(recoverAfter, func() { p.SetFault(s3test.Pass) })
@@ -103,11 +133,15 @@ func (fr faultRun) spooled(t *testing.T) []string {
 
 // Every fault that stops uploads: the run ends within its bound (the
 // helper fails otherwise), exit 1, nothing is stored, every part recorded
-// stays in the spool and the summary names each one.
+// stays in the spool and the summary names each one. What happens does
+// not depend on how fast it happens (no upload ever succeeds): the faults
+// run side by side, each with its own server.
 func TestS3FaultsKeepPartsInSpool(t *testing.T) {
+	setS3Credentials(t)
 	for _, f := range []s3test.Fault{s3test.BlackHole, s3test.Reset, s3test.Error500, s3test.ForbidWrites} {
 		t.Run(f.String(), func(t *testing.T) {
-			fr := runUnderFault(t, f, 0)
+			t.Parallel()
+			fr := runUnderOwnFault(t, f)
 			if fr.res.code != 1 {
 				t.Errorf("exit %d, want 1; stderr: %s", fr.res.code, fr.res.stderr)
 			}
@@ -168,6 +202,7 @@ func TestS3FaultsThenAllUploaded(t *testing.T) {
 // the wait at once: the process exits with its summary naming the parts
 // left in the spool, and -q keeps that summary.
 func TestBinarySecondSignalExitsWithSummary(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t, "caps")
 	p := s3test.StartProxy(t, srv)
 	p.SetFault(s3test.BlackHole)

@@ -54,6 +54,7 @@ func startPython(t *testing.T, events [][]byte) (addr, requests string) {
 // grpcio: its manifest, the request sent, and every message byte for
 // byte, a 5 MiB one included; the stream's OK end ends the capture (exit 0).
 func TestCaptureGRPCPythonProducer(t *testing.T) {
+	t.Parallel()
 	big := bytes.Repeat([]byte("z"), 5<<20)
 	copy(big, `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.output.streaming","session_id":"s","chunk":"`)
 	copy(big[len(big)-2:], `"}`)
@@ -155,6 +156,7 @@ func TestCaptureGRPCMutualTLS(t *testing.T) {
 // The manifest, like the handshake, is no event: --max-events counts the
 // events after it.
 func TestCaptureGRPCMaxEvents(t *testing.T) {
+	t.Parallel()
 	p := &grpctest.Producer{Manifest: grpctest.Manifest, Handle: func(s grpctest.Stream, _ int, _ *aaepv1.AaepMessage) error {
 		if err := s.Send(&aaepv1.AaepMessage{Json: grpctest.Accepted("sub_max")}); err != nil {
 			return err

@@ -72,6 +72,7 @@ func removeAloneBinary() {
 // aaep-capture does not link gRPC (what costs every recorder ~5 MiB
 // resident); aaep-capture-grpc does.
 func TestCaptureLinksNoGRPC(t *testing.T) {
+	t.Parallel()
 	const grpcPkg, source = "google.golang.org/grpc", "github.com/aaep-tools/aaepkit/transport/grpcsource"
 	for _, tc := range []struct {
 		pkg  string
@@ -114,6 +115,7 @@ func TestBinaryGRPCWithoutSibling(t *testing.T) {
 // aaep-capture hands a gRPC endpoint over to aaep-capture-grpc in its place
 // (same process): it records, and SIGINT stops it cleanly with the summary.
 func TestBinaryGRPCHandsOver(t *testing.T) {
+	t.Parallel()
 	p := &grpctest.Producer{Manifest: grpctest.Manifest, Handle: func(s grpctest.Stream, _ int, _ *aaepv1.AaepMessage) error {
 		if err := s.Send(&aaepv1.AaepMessage{Json: grpctest.Accepted("sub_bin")}); err != nil {
 			return err
