@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,15 +20,30 @@ import (
 
 // incompressibleCapture writes a clean capture of 6,000 records with
 // payloads that do not compress (a few MB on disk: its head, its tail with
-// the index and its middle are different ranges of an object) and returns
-// its bytes.
+// the index and its middle are different ranges of an object) to path and
+// returns its bytes. The capture is made once per test binary (the first
+// caller writes it) and copied for the others: the same bytes each time,
+// as its records are.
 func incompressibleCapture(t *testing.T, path string) []byte {
 	t.Helper()
-	data := incompressibleRecords(t, path, 6000)
+	written := false
+	incompressible.once.Do(func() { incompressible.data, written = incompressibleRecords(t, path, 6000), true })
+	data := bytes.Clone(incompressible.data)
 	if len(data) < 2<<20 {
 		t.Fatalf("the capture is %d bytes, want a few MB", len(data))
 	}
+	if !written {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return data
+}
+
+// incompressible is incompressibleCapture's capture, once written.
+var incompressible struct {
+	once sync.Once
+	data []byte
 }
 
 // incompressibleRecords writes a clean capture of n records of about 1 KB

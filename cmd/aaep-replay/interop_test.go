@@ -106,10 +106,25 @@ func readWithTimeout(addr string, timeout time.Duration, want int) (data []strin
 // same way (3 s): keepalives carry it across, on one connection; without
 // them it times out. Afterwards the stream stays open and /stats says the
 // subscriber has the whole replay.
+//
+// The two replays, with keepalives and without, play at the same time:
+// each mostly waits out its pause.
 func TestServeKeepsATimeoutClientAcrossAPause(t *testing.T) {
 	path := pauseCapture(t)
 	addr, _, _ := startReplayBinary(t, "serve", path, "--listen", "127.0.0.1:0", "--speed", "10", "--keepalive", "1.5s")
+	addr0, _, _ := startReplayBinary(t, "serve", path, "--listen", "127.0.0.1:0", "--speed", "10", "--keepalive", "0")
+	type read struct {
+		data     []string
+		comments int
+		err      error
+	}
+	without := make(chan read, 1)
+	go func() {
+		data, comments, err := readWithTimeout(addr0, 3*time.Second, 4)
+		without <- read{data, comments, err}
+	}()
 	data, comments, err := readWithTimeout(addr, 3*time.Second, 4)
+	w := <-without
 	if err != nil || len(data) != 4 || comments == 0 {
 		t.Fatalf("with keepalives: %d events, %d comments, err %v; want 4 events over one connection", len(data), comments, err)
 	}
@@ -128,8 +143,7 @@ func TestServeKeepsATimeoutClientAcrossAPause(t *testing.T) {
 		t.Fatalf("/stats: %+v %v: want one subscription (no reconnect)", st, err)
 	}
 
-	addr0, _, _ := startReplayBinary(t, "serve", path, "--listen", "127.0.0.1:0", "--speed", "10", "--keepalive", "0")
-	data, _, err = readWithTimeout(addr0, 3*time.Second, 4)
+	data, err = w.data, w.err
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() || len(data) != 2 {
 		t.Fatalf("without keepalives: %d events, err %v; want a read timeout after 2", len(data), err)

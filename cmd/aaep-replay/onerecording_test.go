@@ -490,6 +490,7 @@ func agreeWithCheck(t *testing.T, names []string, counts, rules map[string]int) 
 // testdata gets from show (its marks), view's API (its counts) and
 // visualize the findings check reports.
 func TestShowViewAndCheckAgreeOnTestdata(t *testing.T) {
+	t.Parallel() // reads the testdata, writes nothing
 	var files []string
 	err := filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -626,6 +627,7 @@ func viewAgrees(t *testing.T, name string, want []recRules) {
 // agrees with check on each recording of a replay's three subscribers, each
 // subscription's sessions its own.
 func TestOneRecordingSameIDsViewAgrees(t *testing.T) {
+	t.Parallel() // its recordings in a directory of its own, served on loopback
 	dir := t.TempDir()
 	pair := filepath.Join(dir, "pair")
 	if err := os.Mkdir(pair, 0o755); err != nil {

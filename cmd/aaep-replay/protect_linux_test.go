@@ -161,6 +161,7 @@ func protectDir(t *testing.T) string {
 // whose parts are new files beside their prefix) change no existing file,
 // run as nobody in the directory of TestNothingUnaskedChanges.
 func TestNothingUnaskedChangesReaders(t *testing.T) {
+	t.Parallel() // processes of its own, in a directory of its own
 	if os.Geteuid() != 0 {
 		t.Logf("NOT TESTED as another user: running as uid %d, not root", os.Geteuid())
 	}

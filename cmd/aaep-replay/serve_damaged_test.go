@@ -105,6 +105,7 @@ func readableEvents(t *testing.T, path string) []string {
 // start what is damaged and where, and announce each gap as the replay
 // passes it.
 func TestServeDamagedCapture(t *testing.T) {
+	t.Parallel() // its replays and pushes, on loopback, mostly wait
 	for name, path := range damagedCaptures(t) {
 		want := readableEvents(t, path)
 		if len(want) == 0 || len(want) >= 400 {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,6 +53,10 @@ type signalCase struct {
 	code func(sig syscall.Signal) int
 	// check asserts what the command left behind.
 	check func(t *testing.T, r *signalRun)
+	// serial keeps the case from running beside the others: CLOSED is a
+	// port picked before anything binds it, which another case's
+	// listener could take meanwhile.
+	serial bool
 }
 
 // signalRun is one run of a signalCase.
@@ -60,6 +65,10 @@ type signalRun struct {
 	cmd            *exec.Cmd
 	stdout, stderr *syncBuffer
 	pipe           *os.File // the writing end of a FIFO or of standard input
+	// sleep is what SLEEP stands for in the case's arguments and process
+	// markers: a number of this run's own, so that the runs side by side
+	// (SIGINT's and SIGTERM's) each find and miss only their own process.
+	sleep string
 }
 
 // interrupted is the status of a command a signal stopped before its work
@@ -119,8 +128,8 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 			ready: stdoutLines(showLines), code: stoppedAsAsked, check: lines(showLines)},
 		{name: "test waiting for a subscriber", bin: replayBin, args: []string{"test", "--level", "1", "--listen", "127.0.0.1:0"},
 			ready: stderrSays("waiting for a subscriber"), code: interrupted},
-		{name: "test --exec a subscriber that never attaches", bin: replayBin, args: []string{"test", "--level", "1", "--exec", "sh -c 'exec sleep 7031' {url}"},
-			ready: processRuns("sleep 7031"), code: interrupted, check: noProcess("sleep 7031")},
+		{name: "test --exec a subscriber that never attaches", bin: replayBin, args: []string{"test", "--level", "1", "--exec", "sh -c 'exec sleep SLEEP' {url}"},
+			ready: processRuns("sleep SLEEP"), code: interrupted, check: noProcess("sleep SLEEP")},
 		{name: "push to a subscriber that never answers", bin: replayBin, args: []string{"push", "demo.aaep", "--to", "ws://SILENT/aaep/v1/ws"},
 			code: interrupted},
 		{name: "show of a FIFO", bin: replayBin, args: []string{"show", "in"}, fifo: part, code: interrupted, check: lines(showLines)},
@@ -146,12 +155,18 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 		{name: "aaep-capture of a live SSE producer", bin: captureBin, args: []string{"SSEPRODUCER", "-o", "out.aaep"},
 			ready: readableRecords(20), code: stoppedAsAsked, check: recorded(20)},
 		{name: "aaep-capture waiting for a producer", bin: captureBin, args: []string{"ws://CLOSED/aaep/v1/ws", "--wait", "-o", "out.aaep"},
-			ready: stderrSays("retrying"), code: func(syscall.Signal) int { return 1 }}, // stopped before recording anything
+			ready: stderrSays("retrying"), code: func(syscall.Signal) int { return 1 }, serial: true}, // stopped before recording anything
 	}
+	// The cases run side by side (at most -parallel at once): each waits
+	// for its command in a directory, with listeners and producers, of its
+	// own, and signals its own command only.
 	for _, c := range cases {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			t.Run(c.name+"/"+unix.SignalName(sig), func(t *testing.T) {
-				r := startSignalCase(t, c, demo, part, jsonl)
+				if !c.serial {
+					t.Parallel()
+				}
+				r := startSignalCase(t, c, sig, demo, part, jsonl)
 				if err := r.cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)
 				}
@@ -184,7 +199,7 @@ func TestEveryCommandEndsOnSignal(t *testing.T) {
 }
 
 // startSignalCase starts c's command and returns once it is ready.
-func startSignalCase(t *testing.T, c signalCase, demo, part, jsonl []byte) *signalRun {
+func startSignalCase(t *testing.T, c signalCase, sig syscall.Signal, demo, part, jsonl []byte) *signalRun {
 	t.Helper()
 	dir := t.TempDir()
 	for name, b := range map[string][]byte{"demo.aaep": demo, "part.aaep": part, "demo.jsonl": jsonl} {
@@ -195,6 +210,7 @@ func startSignalCase(t *testing.T, c signalCase, demo, part, jsonl []byte) *sign
 	if c.setup != nil {
 		c.setup(t, dir)
 	}
+	sleep := strconv.Itoa(7031 + int(sig))
 	args := append([]string(nil), c.args...)
 	var accepted <-chan struct{}
 	for i, a := range args {
@@ -209,9 +225,11 @@ func startSignalCase(t *testing.T, c signalCase, demo, part, jsonl []byte) *sign
 			args[i] = (&transporttest.SSEProducer{Frames: transporttest.Frames(transporttest.Events(20)), Hold: true}).Start(t)
 		case strings.Contains(a, "CLOSED"):
 			args[i] = strings.Replace(a, "CLOSED", fmt.Sprintf("127.0.0.1:%d", freePorts(t, 1)[0]), 1)
+		case strings.Contains(a, "SLEEP"):
+			args[i] = strings.ReplaceAll(a, "SLEEP", sleep)
 		}
 	}
-	r := &signalRun{dir: dir, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	r := &signalRun{dir: dir, stdout: &syncBuffer{}, stderr: &syncBuffer{}, sleep: sleep}
 	r.cmd = exec.Command(c.bin.Path(t), args...)
 	r.cmd.Dir, r.cmd.Stdout, r.cmd.Stderr = dir, r.stdout, r.stderr
 	if c.stdin != nil {
@@ -378,19 +396,22 @@ func processesRunning(marker string) []string {
 }
 
 // processRuns waits until a process runs a command line starting with marker
-// (a subscriber the command starts).
+// (a subscriber the command starts; SLEEP in it is the run's number).
 func processRuns(marker string) func(*testing.T, *signalRun) {
 	return func(t *testing.T, r *signalRun) {
 		t.Helper()
+		marker := strings.ReplaceAll(marker, "SLEEP", r.sleep)
 		waitFor(t, r, "a process running "+marker, func() bool { return len(processesRunning(marker)) > 0 })
 	}
 }
 
 // noProcess asserts that no process runs a command line starting with marker (a
-// subscriber the command started and had to end).
+// subscriber the command started and had to end; SLEEP in it is the run's
+// number).
 func noProcess(marker string) func(*testing.T, *signalRun) {
 	return func(t *testing.T, r *signalRun) {
 		t.Helper()
+		marker := strings.ReplaceAll(marker, "SLEEP", r.sleep)
 		deadline := time.Now().Add(signalBound)
 		for {
 			left := processesRunning(marker)

@@ -12,6 +12,7 @@ import (
 // /api/sessions count them (issue 34: its index-based list gave each id
 // once, 4 sessions where three subscribers hold 12).
 func TestViewCaptureSessionsOfAReplay(t *testing.T) {
+	t.Parallel() // its recordings in a directory of its own, served on loopback
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "capture.aaep")
 	producerCapture(t, whole, sample.Options{Sessions: 4, Seed: 17, Violations: true}, false)

@@ -247,6 +247,7 @@ func TestVisualizeDOT(t *testing.T) {
 }
 
 func TestVisualizeErrors(t *testing.T) {
+	t.Parallel() // in a directory of its own; nothing it runs draws (no helper)
 	dir := t.TempDir()
 	capture := visCapture(t, dir, "session.aaep")
 	garbage := filepath.Join(dir, "garbage.bin")
@@ -494,6 +495,7 @@ func BenchmarkVisualize(b *testing.B) {
 // TestVisualizeLongSession draws a 10,000-event session: repeated
 // transitions merge, so the drawing stays about as small as a short one's.
 func TestVisualizeLongSession(t *testing.T) {
+	t.Parallel() // in a directory of its own; DOT only (no helper)
 	dir := t.TempDir()
 	small, long := filepath.Join(dir, "small.jsonl"), filepath.Join(dir, "long.jsonl")
 	visLongSession(t, small, 100)
