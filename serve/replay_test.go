@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -261,6 +262,51 @@ func TestPush(t *testing.T) {
 		var ce *ConnectError
 		if !errors.As(err, &ce) || ce.Status != "404 Not Found" {
 			t.Fatalf("Push to a plain HTTP server: %v, want a ConnectError with status 404", err)
+		}
+	})
+	t.Run("no handshake answer, cancelled", func(t *testing.T) {
+		// A subscriber that takes the connection and never answers the
+		// handshake: ending the context (a signal) ends the push at once,
+		// not at the end of its dial timeout, which is an hour here.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		accepted := make(chan net.Conn, 1)
+		go func() {
+			if c, err := l.Accept(); err == nil {
+				accepted <- c
+			}
+		}()
+		pctx, pcancel := context.WithCancel(ctx)
+		defer pcancel()
+		done := make(chan error, 1)
+		go func() {
+			_, err := Push(pctx, "ws://"+l.Addr().String()+"/", Options{CloseAtEnd: true, Open: OpenFile(path)}, PushOptions{DialTimeout: time.Hour})
+			done <- err
+		}()
+		var c net.Conn
+		select {
+		case c = <-accepted:
+			defer c.Close()
+		case <-time.After(testTimeout):
+			t.Fatal("push never connected")
+		}
+		// The request has been sent once the listener reads it.
+		buf := make([]byte, 1)
+		if _, err := c.Read(buf); err != nil {
+			t.Fatalf("reading the handshake request: %v", err)
+		}
+		pcancel()
+		select {
+		case err := <-done:
+			var ce *ConnectError
+			if !errors.As(err, &ce) || !errors.Is(err, context.Canceled) {
+				t.Fatalf("Push cancelled in the handshake: %v, want a ConnectError for context.Canceled", err)
+			}
+		case <-time.After(testTimeout):
+			t.Fatalf("Push still in the handshake %v after its context ended", testTimeout)
 		}
 	})
 	_ = capfile.KindReceived
