@@ -2,12 +2,12 @@ package serve
 
 import (
 	"context"
-	"fmt"
 	"net"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/aaep-tools/aaepkit/internal/wsdial"
 )
 
 // Cut ends a subscription's connection at once, as a network failure
@@ -79,7 +79,6 @@ func dialSubscriber(ctx context.Context, url string, popts PushOptions) (*websoc
 		popts.DialTimeout = 10 * time.Second
 	}
 	var bc *batchConn
-	var dialed atomic.Pointer[batchConn]
 	dialer := websocket.Dialer{
 		Subprotocols:     []string{Subprotocol},
 		HandshakeTimeout: popts.DialTimeout,
@@ -90,34 +89,13 @@ func dialSubscriber(ctx context.Context, url string, popts PushOptions) (*websoc
 			}
 			limitUnsent(c)
 			bc = &batchConn{Conn: c}
-			dialed.Store(bc)
-			if ctx.Err() != nil {
-				c.SetDeadline(time.Unix(1, 0)) // ended while connecting
-			}
 			return bc, nil
 		},
 	}
 	dctx, cancel := context.WithTimeout(ctx, popts.DialTimeout)
 	defer cancel()
-	// gorilla/websocket ends the handshake at the dial's deadline but not
-	// when its context ends before (a signal): a subscriber that accepts
-	// the connection and never answers held push for the whole
-	// DialTimeout. Ending the context now ends the handshake at once.
-	stop := context.AfterFunc(dctx, func() {
-		if c := dialed.Load(); c != nil {
-			c.SetDeadline(time.Unix(1, 0))
-		}
-	})
-	conn, resp, err := dialer.DialContext(dctx, url, popts.Header)
-	if !stop() && err == nil {
-		// Answered just as the context ended: the connection's deadline
-		// is past.
-		conn.Close()
-		err = context.Cause(dctx)
-	}
-	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
-	}
+	// A signal ends the handshake at once, not at DialTimeout (wsdial).
+	conn, resp, err := wsdial.Dial(dctx, &dialer, url, popts.Header)
 	if err != nil {
 		ce := &ConnectError{URL: url, Err: err}
 		if resp != nil {

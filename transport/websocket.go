@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-tools/aaepkit/capfile"
+	"github.com/aaep-tools/aaepkit/internal/wsdial"
 	"github.com/aaep-tools/aaepkit/payload"
 )
 
@@ -54,7 +55,8 @@ func (s *wsSource) Run(ctx context.Context, emit Emit) error {
 }
 
 func (s *wsSource) attempt(ctx context.Context, e *emitter, n int) outcome {
-	conn, resp, err := s.dialer.DialContext(ctx, s.u.String(), s.opts.Header)
+	// A stop ends the handshake at once, not at HandshakeTimeout (wsdial).
+	conn, resp, err := wsdial.Dial(ctx, s.dialer, s.u.String(), s.opts.Header)
 	if err != nil {
 		o := outcome{err: err}
 		if resp != nil {

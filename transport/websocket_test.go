@@ -1,11 +1,15 @@
 package transport_test
 
 import (
+	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-tools/aaepkit/capfile"
 	"github.com/aaep-tools/aaepkit/transport"
@@ -178,5 +182,48 @@ func TestWebSocketStopSaysGoodbye(t *testing.T) {
 	last := c.all()[len(c.all())-1]
 	if last.Conn == nil || last.Conn.Event != capfile.ConnClosed || last.Conn.Reason != "capture stopped" {
 		t.Fatalf("last %+v", last.Conn)
+	}
+}
+
+// TestWebSocketStopDuringHandshake: a producer that accepts the connection
+// and never answers the upgrade; stopping the capture ends the dial at
+// once, not at the 15 s handshake timeout.
+func TestWebSocketStopDuringHandshake(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	reading := make(chan struct{}, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 1)
+		if _, err := c.Read(buf); err == nil {
+			reading <- struct{}{}
+		}
+		io.Copy(io.Discard, c) // never answers
+	}()
+	src, err := transport.New("ws://"+l.Addr().String()+"/aaep/v1/ws", testOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- src.Run(ctx, (&collector{}).emit) }()
+	select {
+	case <-reading:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the source never sent its upgrade request")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the source still waits for the upgrade's answer 10 s after it was stopped")
 	}
 }
