@@ -9,14 +9,19 @@ import (
 // fields reads the top-level members of the message being placed. The
 // reading goroutine has most often decoded it for the AAEP checker
 // already (aaep.Prepared), whose table gives each member in one step and
-// from memory the checker has just read; else the payload's decoding is
-// searched. Both give the last of repeated members.
+// from memory the checker has just read; else doc, the payload's
+// decoding, is searched. Both give the last of repeated members.
 type fields struct {
 	ev  *aaep.Event
 	doc *payload.Doc
 }
 
+// fieldsOf reads m's members through doc: the prepared Event only when
+// doc is m's own decoding, which the Event was made from.
 func fieldsOf(m *protocol.Message, doc *payload.Doc) fields {
+	if doc != m.Doc {
+		return fields{doc: doc}
+	}
 	return fields{ev: aaep.Prepared(m), doc: doc}
 }
 
@@ -44,14 +49,14 @@ var (
 	fContentType        = aaep.FieldOf("content_type")
 	fDecision           = aaep.FieldOf("decision")
 	fDefaultDecision    = aaep.FieldOf("default_decision")
-	fDurationMs         = aaep.FieldOf("duration_ms")
+	fDurationMS         = aaep.FieldOf("duration_ms")
 	fErrorCategory      = aaep.FieldOf("error_category")
 	fErrorCode          = aaep.FieldOf("error_code")
 	fErrorMessage       = aaep.FieldOf("error_message")
-	fExpectedDurationMs = aaep.FieldOf("expected_duration_ms")
+	fExpectedDurationMS = aaep.FieldOf("expected_duration_ms")
 	fFromState          = aaep.FieldOf("from_state")
 	fIrreversible       = aaep.FieldOf("irreversible")
-	fOutputId           = aaep.FieldOf("output_id")
+	fOutputID           = aaep.FieldOf("output_id")
 	fProducer           = aaep.FieldOf("producer")
 	fProgress           = aaep.FieldOf("progress")
 	fQuestion           = aaep.FieldOf("question")
@@ -66,6 +71,6 @@ var (
 	fTimeoutSeconds     = aaep.FieldOf("timeout_seconds")
 	fToState            = aaep.FieldOf("to_state")
 	fTool               = aaep.FieldOf("tool")
-	fToolCallId         = aaep.FieldOf("tool_call_id")
+	fToolCallID         = aaep.FieldOf("tool_call_id")
 	fToolsAvailable     = aaep.FieldOf("tools_available")
 )

@@ -21,7 +21,7 @@ func (b *builder) apply(t *trace, step *protocol.Step, m *protocol.Message, fl *
 	case protocol.StepLifecycle:
 		if strings.HasSuffix(step.Label, "started") {
 			a := attrs(t.root.Attributes)
-			b.num(&a, "aaep.session.expected_duration_ms", fl.get(fExpectedDurationMs))
+			b.num(&a, "aaep.session.expected_duration_ms", fl.get(fExpectedDurationMS))
 			if v := fl.get(fToolsAvailable); v.Kind() == payload.Array {
 				a = append(a, b.toolsAvailable(v))
 			}
@@ -161,7 +161,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, fl *f
 	if len(name) == 0 {
 		name = []byte(step.Detail)
 	}
-	callID, _ := fl.get(fToolCallId).Text()
+	callID, _ := fl.get(fToolCallID).Text()
 	if invoked {
 		nameKV := b.kvText(attrToolName, name)
 		s := b.child(t, kindTool, m.Index, b.toolSpanName(nameKV), ns)
@@ -204,7 +204,7 @@ func (b *builder) tool(t *trace, step *protocol.Step, m *protocol.Message, fl *f
 		statusKV = b.kvText("aaep.tool.status", status)
 		a = append(a, statusKV)
 	}
-	b.num(&a, "aaep.tool.duration_ms", fl.get(fDurationMs))
+	b.num(&a, "aaep.tool.duration_ms", fl.get(fDurationMS))
 	if b.opts.IncludeText {
 		a.docStr("aaep.tool.result_summary", fl, fSummaryNormal)
 	}
@@ -263,7 +263,7 @@ func (b *builder) toolSpanName(nameKV *commonpb.KeyValue) string {
 // output counts a streaming output's chunk; a complete output becomes
 // its event.
 func (b *builder) output(t *trace, fl *fields, ns uint64) {
-	idText, _ := fl.get(fOutputId).Text()
+	idText, _ := fl.get(fOutputID).Text()
 	o, _ := t.outputs.get(idText) // copies nothing
 	if o == nil {
 		id := string(idText)

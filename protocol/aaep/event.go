@@ -85,15 +85,7 @@ func (e *Event) Object(key string) (map[string]payload.Value, bool) {
 }
 
 // raw returns the raw value of top-level field key, or nil.
-func (e *Event) raw(key string) payload.Value {
-	if k := lookupKey(key); k != kUnknown {
-		return e.vals[k]
-	}
-	if i := e.unknownIndex(key); i >= 0 {
-		return e.unknownVals[i]
-	}
-	return nil
-}
+func (e *Event) raw(key string) payload.Value { return e.Field(FieldOf(key)) }
 
 // unknownIndexMin is the number of unknown keys from which they are
 // indexed by a map rather than searched.
