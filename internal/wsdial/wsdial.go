@@ -12,7 +12,6 @@ package wsdial
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -28,7 +27,7 @@ var past = time.Unix(1, 0)
 // is cancelled. d is not changed; its NetDialContext (else its NetDial,
 // else a net.Dialer) makes the connection, and d must not set
 // NetDialTLSContext, which would bypass it. The error of a dial that ctx
-// cancelled wraps context.Cause(ctx).
+// cancelled is context.Cause(ctx).
 func Dial(ctx context.Context, d *websocket.Dialer, url string, header http.Header) (*websocket.Conn, *http.Response, error) {
 	var (
 		mu    sync.Mutex
@@ -72,7 +71,9 @@ func Dial(ctx context.Context, d *websocket.Dialer, url string, header http.Head
 		return nil, resp, context.Cause(ctx)
 	}
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-		err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+		// The dial's own error is then the deadline Dial set (an i/o
+		// timeout), which would only mislead.
+		err = context.Cause(ctx)
 	}
 	return ws, resp, err
 }
