@@ -38,10 +38,18 @@ type Client struct {
 	// next one up to MaxBackoff; 0 is 500 ms (MaxBackoff 0 is 8 s). A
 	// Retry-After answer waits as it says, up to MaxBackoff.
 	Backoff, MaxBackoff time.Duration
+	// MaxRequestBytes bounds a request's protobuf encoding: a larger one
+	// is sent as two, of about half its spans each (0 is
+	// DefaultMaxRequestBytes). A receiver's 413 (Content Too Large) lowers
+	// the bound to half the refused request's for the rest of the export
+	// and sends that request as two.
+	MaxRequestBytes int
 	// Rejected counts the spans the receiver said it rejected (a partial
 	// success), and Warning holds its last message.
 	Rejected int64
 	Warning  string
+	// Split counts the requests sent as two (MaxRequestBytes).
+	Split int
 
 	// raw, body and zw are kept from one Send to the next (requests are
 	// sent one at a time): the encoding, its gzip, the compressor.
@@ -49,6 +57,12 @@ type Client struct {
 	body bytes.Buffer
 	zw   *gzip.Writer
 }
+
+// DefaultMaxRequestBytes is Client.MaxRequestBytes' default: well below
+// the 20 MiB an OpenTelemetry Collector's OTLP/HTTP receiver (Jaeger's,
+// Tempo's) takes by default, and above the 5.5 MB of a request of
+// DefaultPostSpans spans of make bench's recording.
+const DefaultMaxRequestBytes = 8 << 20
 
 // TracesURL returns the URL traces are posted to for endpoint: its base
 // URL (http://HOST:4318) with TracesPath, or the URL as given when its
@@ -97,6 +111,13 @@ func (c *Client) Send(ctx context.Context, req *coltracepb.ExportTraceServiceReq
 		return fmt.Errorf("encoding OTLP request: %w", err)
 	}
 	c.raw = raw
+	limit := c.MaxRequestBytes
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	if len(raw) > limit && spanCount(req) > 1 {
+		return c.sendHalves(ctx, req)
+	}
 	body := &c.body
 	body.Reset()
 	if c.zw == nil {
@@ -126,6 +147,13 @@ func (c *Client) Send(ctx context.Context, req *coltracepb.ExportTraceServiceReq
 			return nil
 		}
 		var perm *permanentError
+		if errors.As(err, &perm) && perm.code == http.StatusRequestEntityTooLarge {
+			if spanCount(req) < 2 {
+				return fmt.Errorf("%w: a request of one span, %d bytes encoded, is more than it takes", err, len(raw))
+			}
+			c.MaxRequestBytes = len(raw) / 2
+			return c.sendHalves(ctx, req)
+		}
 		if errors.As(err, &perm) || try >= attempts || ctx.Err() != nil {
 			if !errors.As(err, &perm) && try > 1 {
 				return fmt.Errorf("%w (gave up after %d attempts)", err, try)
@@ -147,8 +175,22 @@ func (c *Client) Send(ctx context.Context, req *coltracepb.ExportTraceServiceReq
 	}
 }
 
-// permanentError is an answer that trying again does not change.
-type permanentError struct{ error }
+// sendHalves sends req as two requests of about half its spans each.
+func (c *Client) sendHalves(ctx context.Context, req *coltracepb.ExportTraceServiceRequest) error {
+	c.Split++
+	a, b := halves(req)
+	if err := c.Send(ctx, a); err != nil {
+		return err
+	}
+	return c.Send(ctx, b)
+}
+
+// permanentError is an answer that trying again does not change; code is
+// the answer's HTTP status (0: none came).
+type permanentError struct {
+	error
+	code int
+}
 
 func (e *permanentError) Unwrap() error { return e.error }
 
@@ -157,7 +199,7 @@ func (e *permanentError) Unwrap() error { return e.error }
 func (c *Client) post(ctx context.Context, body []byte) (time.Duration, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, &permanentError{fmt.Errorf("OTLP endpoint %s: %w", c.URL, err)}
+		return 0, &permanentError{error: fmt.Errorf("OTLP endpoint %s: %w", c.URL, err)}
 	}
 	for k, vs := range c.Header {
 		for _, v := range vs {
@@ -186,11 +228,11 @@ func (c *Client) post(ctx context.Context, body []byte) (time.Duration, error) {
 			return 0, nil
 		}
 		if !isProto {
-			return 0, &permanentError{fmt.Errorf("OTLP endpoint %s answered %s with %s, not an OTLP response: is it an OTLP/HTTP receiver (http://HOST:4318)?", c.URL, resp.Status, describeType(ctype))}
+			return 0, &permanentError{error: fmt.Errorf("OTLP endpoint %s answered %s with %s, not an OTLP response: is it an OTLP/HTTP receiver (http://HOST:4318)?", c.URL, resp.Status, describeType(ctype)), code: resp.StatusCode}
 		}
 		var ans coltracepb.ExportTraceServiceResponse
 		if err := proto.Unmarshal(data, &ans); err != nil {
-			return 0, &permanentError{fmt.Errorf("OTLP endpoint %s answered %s with an undecodable response: %w", c.URL, resp.Status, err)}
+			return 0, &permanentError{error: fmt.Errorf("OTLP endpoint %s answered %s with an undecodable response: %w", c.URL, resp.Status, err), code: resp.StatusCode}
 		}
 		if ps := ans.GetPartialSuccess(); ps != nil {
 			c.Rejected += ps.GetRejectedSpans()
@@ -222,7 +264,7 @@ func (c *Client) post(ctx context.Context, body []byte) (time.Duration, error) {
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusUnsupportedMediaType {
 		err = fmt.Errorf("%w: is it an OTLP/HTTP receiver (http://HOST:4318, traces at %s)?", err, TracesPath)
 	}
-	return 0, &permanentError{err}
+	return 0, &permanentError{err, resp.StatusCode}
 }
 
 func describeType(ctype string) string {

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -30,7 +33,11 @@ type receiver struct {
 	// answer returns the status to answer call n (from 1) with: 0 takes
 	// the request, -1 says answer wrote the answer itself.
 	answer func(n int, w http.ResponseWriter) int
-	errs   []string
+	// maxSpans, when above 0, refuses a request of more spans with 413
+	// (Content Too Large), as a receiver with a small body limit does.
+	maxSpans int
+	refused  int
+	errs     []string
 }
 
 func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -71,6 +78,11 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := proto.Unmarshal(raw, req); err != nil {
 		rv.errs = append(rv.errs, err.Error())
 		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if rv.maxSpans > 0 && spanCount(req) > rv.maxSpans {
+		rv.refused++
+		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
 	rv.reqs = append(rv.reqs, req)
@@ -239,6 +251,144 @@ func TestTracesURL(t *testing.T) {
 	for _, in := range []string{"novalue", "=v", "a b=c", "k=v\r\nX: y"} {
 		if err := ParseHeader(http.Header{}, in); err == nil {
 			t.Errorf("ParseHeader(%q) accepted", in)
+		}
+	}
+}
+
+// TestHalves: a request split in two holds every span once, in order,
+// each under its own resource and scope, the first half the smaller, and
+// leaves the request as it was.
+func TestHalves(t *testing.T) {
+	reqs, _ := export(t, Options{BatchSpans: 1 << 20}, demo)
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	whole := reqs[0]
+	// A second resource, so that a cut can fall in either.
+	var more []*tracepb.Span
+	for _, s := range spans(reqs)[:5] {
+		more = append(more, proto.Clone(s).(*tracepb.Span))
+	}
+	two := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{whole.ResourceSpans[0], {
+		Resource:   &resourcepb.Resource{Attributes: []*commonpb.KeyValue{kvStr("service.name", "other")}},
+		ScopeSpans: []*tracepb.ScopeSpans{{Scope: whole.ResourceSpans[0].ScopeSpans[0].Scope, Spans: more}},
+	}}}
+	for name, req := range map[string]*coltracepb.ExportTraceServiceRequest{"one resource": whole, "two resources": two} {
+		before := proto.Clone(req)
+		all := spans([]*coltracepb.ExportTraceServiceRequest{req})
+		owner := resourceOf(req)
+		var parts []*coltracepb.ExportTraceServiceRequest
+		queue := []*coltracepb.ExportTraceServiceRequest{req}
+		for len(queue) > 0 { // halve down to requests of one span
+			r := queue[0]
+			queue = queue[1:]
+			if spanCount(r) < 2 {
+				parts = append(parts, r)
+				continue
+			}
+			a, b := halves(r)
+			if na, nb := spanCount(a), spanCount(b); na != spanCount(r)/2 || na+nb != spanCount(r) {
+				t.Fatalf("%s: %d spans halved into %d and %d", name, spanCount(r), na, nb)
+			}
+			queue = append([]*coltracepb.ExportTraceServiceRequest{a, b}, queue...)
+		}
+		got := spans(parts)
+		if len(got) != len(all) {
+			t.Fatalf("%s: %d spans after halving, want %d", name, len(got), len(all))
+		}
+		for i := range got {
+			if got[i] != all[i] {
+				t.Fatalf("%s: span %d out of place", name, i)
+			}
+		}
+		for _, p := range parts {
+			for s, res := range resourceOf(p) {
+				if owner[s] != res {
+					t.Fatalf("%s: span %x moved to another resource", name, s.SpanId)
+				}
+			}
+		}
+		// Growing a half does not write over the other's spans.
+		a, b := halves(req)
+		first := spans([]*coltracepb.ExportTraceServiceRequest{b})[0]
+		a.ResourceSpans[0].ScopeSpans[0].Spans = append(a.ResourceSpans[0].ScopeSpans[0].Spans, &tracepb.Span{Name: "extra"})
+		if spans([]*coltracepb.ExportTraceServiceRequest{b})[0] != first || !proto.Equal(req, before) {
+			t.Fatalf("%s: a half grown wrote over the request", name)
+		}
+	}
+}
+
+func resourceOf(req *coltracepb.ExportTraceServiceRequest) map[*tracepb.Span]*resourcepb.Resource {
+	m := map[*tracepb.Span]*resourcepb.Resource{}
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				m[s] = rs.Resource
+			}
+		}
+	}
+	return m
+}
+
+// TestSendSplits: a request whose encoding is over MaxRequestBytes, or
+// that the receiver refuses with 413, is sent in parts that deliver every
+// span once; a 413 lowers the bound for what follows; a span the
+// receiver refuses on its own is an error saying so.
+func TestSendSplits(t *testing.T) {
+	want := spans(mustExport(t, Options{BatchSpans: 1 << 20}))
+
+	rv := &receiver{}
+	url, _ := TracesURL(serve(t, rv))
+	c := &Client{URL: url, MaxRequestBytes: 4 << 10}
+	if _, err := sendDemo(t, c, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if len(rv.errs) > 0 || c.Split == 0 || len(rv.reqs) < 2 {
+		t.Fatalf("over MaxRequestBytes: %d requests, %d split, errors %v", len(rv.reqs), c.Split, rv.errs)
+	}
+	for i, r := range rv.reqs {
+		if n, _ := MarshalProto(nil, r); len(n) > c.MaxRequestBytes && spanCount(r) > 1 {
+			t.Errorf("request %d: %d bytes of %d spans, over the bound", i, len(n), spanCount(r))
+		}
+	}
+	sameSpans(t, "over MaxRequestBytes", spans(rv.reqs), want)
+
+	rv = &receiver{maxSpans: 5}
+	url, _ = TracesURL(serve(t, rv))
+	c = &Client{URL: url, Attempts: 2, Backoff: time.Millisecond}
+	if _, err := sendDemo(t, c, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if rv.refused == 0 || c.MaxRequestBytes == 0 || c.MaxRequestBytes >= DefaultMaxRequestBytes {
+		t.Fatalf("413: %d refused, bound %d", rv.refused, c.MaxRequestBytes)
+	}
+	sameSpans(t, "413", spans(rv.reqs), want)
+
+	// A receiver that refuses every request, one of a single span too.
+	rv = &receiver{answer: func(int, http.ResponseWriter) int { return http.StatusRequestEntityTooLarge }}
+	url, _ = TracesURL(serve(t, rv))
+	c = &Client{URL: url, Attempts: 2, Backoff: time.Millisecond}
+	_, err := sendDemo(t, c, 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "413") || !strings.Contains(err.Error(), "a request of one span") || !strings.Contains(err.Error(), url) {
+		t.Errorf("a span too large: %v", err)
+	}
+}
+
+func mustExport(t *testing.T, opts Options) []*coltracepb.ExportTraceServiceRequest {
+	t.Helper()
+	reqs, _ := export(t, opts, demo)
+	return reqs
+}
+
+// sameSpans fails t unless got holds the spans of want, in order.
+func sameSpans(t *testing.T, name string, got, want []*tracepb.Span) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d spans received, %d exported", name, len(got), len(want))
+	}
+	for i := range got {
+		if !proto.Equal(got[i], want[i]) {
+			t.Fatalf("%s: span %d received differs from the one exported", name, i)
 		}
 	}
 }

@@ -120,6 +120,9 @@ func Test_NewCmdExport(t *testing.T) {
 			o.Format, o.Output, o.OTLP.IncludeText = "otlp-json", "t.json", true
 			o.OTLP.Check = checkFlags{Protocol: "aaep", Profile: "strict", Disable: []string{"SEQ-STATE-CHAIN"}}
 		}},
+		{name: "otlp batch spans", argv: "export --format otlp --otlp-endpoint http://127.0.0.1:4318 --otlp-batch-spans 512 in.aaep", want: func(o *ExportOptions) {
+			o.Format, o.OTLP.Endpoint, o.OTLP.BatchSpans = "otlp", "http://127.0.0.1:4318", 512
+		}},
 		{name: "otlp without endpoint", argv: "export --format otlp in.aaep", err: "--format otlp needs --otlp-endpoint http://HOST:4318"},
 
 		{name: "no file", argv: "export --with-meta", err: "export needs a capture FILE (several, a glob, a directory, or - for standard input) (see aaep-replay export --help)"},

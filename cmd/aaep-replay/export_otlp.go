@@ -26,6 +26,7 @@ type otlpFlags struct {
 	Endpoint    string
 	Headers     []string
 	IncludeText bool
+	BatchSpans  int
 	Check       checkFlags
 }
 
@@ -33,6 +34,7 @@ func (o *otlpFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&o.Endpoint, "otlp-endpoint", "", "--format otlp: the OTLP/HTTP receiver's base URL, e.g. http://localhost:4318 (traces are posted to /v1/traces)")
 	f.StringArrayVar(&o.Headers, "otlp-header", nil, "--format otlp: add this KEY=VALUE header to every request (repeatable; for authorization)")
 	f.BoolVar(&o.IncludeText, "include-text", false, "--format otlp, otlp-json: add the recorded text (summaries, questions, answers, output, tool arguments) to the spans")
+	f.IntVar(&o.BatchSpans, "otlp-batch-spans", 0, fmt.Sprintf("--format otlp, otlp-json: about how many spans one request holds (whole traces); default %d for otlp (the Collector's batch size; a request over %d MiB encoded is sent as smaller ones), %d for otlp-json (a line each)", otlpexport.DefaultPostSpans, otlpexport.DefaultMaxRequestBytes>>20, otlpexport.DefaultBatchSpans))
 	o.Check.add(f)
 }
 
@@ -40,8 +42,8 @@ func (o *otlpFlags) add(f *pflag.FlagSet) {
 func validateExport(o *ExportOptions) error {
 	switch o.Format {
 	case formatJSONL:
-		if o.OTLP.Endpoint != "" || len(o.OTLP.Headers) > 0 || o.OTLP.IncludeText {
-			return cli.Usagef("--otlp-endpoint, --otlp-header and --include-text go with --format otlp or otlp-json")
+		if o.OTLP.Endpoint != "" || len(o.OTLP.Headers) > 0 || o.OTLP.IncludeText || o.OTLP.BatchSpans != 0 {
+			return cli.Usagef("--otlp-endpoint, --otlp-header, --otlp-batch-spans and --include-text go with --format otlp or otlp-json")
 		}
 		return nil
 	case formatOTLP, formatOTLPJSON:
@@ -50,6 +52,9 @@ func validateExport(o *ExportOptions) error {
 	}
 	if o.Export.WithMeta || o.Export.Sent {
 		return cli.Usagef("--with-meta and --sent go with --format jsonl")
+	}
+	if o.OTLP.BatchSpans < 0 {
+		return cli.Usagef("--otlp-batch-spans %d: want a number of spans above 0", o.OTLP.BatchSpans)
 	}
 	if err := o.OTLP.Check.validate(); err != nil {
 		return err
@@ -86,7 +91,7 @@ func exportOTLP(o *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := otlpexport.Options{Check: o.OTLP.Check.config(), IncludeText: o.OTLP.IncludeText, Version: version}
+	opts := otlpexport.Options{Check: o.OTLP.Check.config(), IncludeText: o.OTLP.IncludeText, BatchSpans: o.OTLP.BatchSpans, Version: version}
 	run := func(emit func(*coltracepb.ExportTraceServiceRequest) error) (*otlpexport.Stats, error) {
 		opts.Progress = a.meter("export")
 		st, err := otlpexport.Export(a.ctx, recs, opts, emit)
@@ -97,6 +102,9 @@ func exportOTLP(o *ExportOptions) error {
 	var where string
 	if o.Format == formatOTLP {
 		url, _ := otlpexport.TracesURL(o.OTLP.Endpoint)
+		if opts.BatchSpans == 0 {
+			opts.BatchSpans = otlpexport.DefaultPostSpans
+		}
 		c := &otlpexport.Client{URL: url, Header: http.Header{}}
 		for _, kv := range o.OTLP.Headers {
 			otlpexport.ParseHeader(c.Header, kv)

@@ -31,6 +31,8 @@ func TestExportOTLPUsage(t *testing.T) {
 		{[]string{"--format", "otlp-json", "--otlp-endpoint", "http://127.0.0.1:4318"}, "go with --format otlp"},
 		{[]string{"--format", "otlp-json", "--with-meta"}, "--with-meta and --sent go with --format jsonl"},
 		{[]string{"--otlp-endpoint", "http://127.0.0.1:4318"}, "go with --format otlp or otlp-json"},
+		{[]string{"--otlp-batch-spans", "100"}, "go with --format otlp or otlp-json"},
+		{[]string{"--format", "otlp-json", "--otlp-batch-spans", "-1"}, "--otlp-batch-spans -1: want a number of spans above 0"},
 		{[]string{"--format", "otlp-json", "--disable", "NO-SUCH-RULE"}, "NO-SUCH-RULE"},
 	} {
 		code, _, stderr := replay(t, append(append([]string{"export"}, tc.args...), demoCapture)...)
@@ -95,6 +97,18 @@ func TestExportOTLPSend(t *testing.T) {
 	}
 	if spans != 24 || len(errs) > 0 || len(auth) == 0 || auth[len(auth)-1] != "Bearer t0k" {
 		t.Errorf("received %d spans with Authorization %q (errors %q); want 24 and the header", spans, auth, errs)
+	}
+	// The demo's 24 spans go as one request by default, in requests of
+	// about 5 (whole traces) with --otlp-batch-spans 5.
+	if len(reqs) != 1 {
+		t.Errorf("%d requests by default, want 1", len(reqs))
+	}
+	if code, _, stderr := replay(t, "export", "--format", "otlp", "--otlp-endpoint", url, "--otlp-batch-spans", "5", demoCapture); code != 0 {
+		t.Fatalf("--otlp-batch-spans 5: exit %d: %s", code, stderr)
+	}
+	all, _, _ := rv.received()
+	if n := len(all) - len(reqs); n < 4 || n > 8 {
+		t.Errorf("--otlp-batch-spans 5: %d requests, want 4 to 8 for 24 spans in 8 traces", n)
 	}
 	code, _, stderr = replay(t, "export", "--format", "otlp", "--otlp-endpoint", url+"/elsewhere", demoCapture)
 	if code != cli.ExitFailure || !strings.Contains(stderr, url+"/elsewhere/v1/traces") || !strings.Contains(stderr, "404") {
