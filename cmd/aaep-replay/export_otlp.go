@@ -9,6 +9,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/aaep-tools/aaepkit/internal/cli"
+	"github.com/aaep-tools/aaepkit/internal/numflag"
 	"github.com/aaep-tools/aaepkit/internal/outfile"
 	"github.com/aaep-tools/aaepkit/otlpexport"
 	"github.com/aaep-tools/aaepkit/recording"
@@ -34,7 +35,7 @@ func (o *otlpFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&o.Endpoint, "otlp-endpoint", "", "--format otlp: the OTLP/HTTP receiver's base URL, e.g. http://localhost:4318 (traces are posted to /v1/traces)")
 	f.StringArrayVar(&o.Headers, "otlp-header", nil, "--format otlp: add this KEY=VALUE header to every request (repeatable; for authorization)")
 	f.BoolVar(&o.IncludeText, "include-text", false, "--format otlp, otlp-json: add the recorded text (summaries, questions, answers, output, tool arguments) to the spans")
-	f.IntVar(&o.BatchSpans, "otlp-batch-spans", 0, fmt.Sprintf("--format otlp, otlp-json: about how many spans one request holds (whole traces); default %d for otlp (the Collector's batch size; a request over %d MiB encoded is sent as smaller ones), %d for otlp-json (a line each)", otlpexport.DefaultPostSpans, otlpexport.DefaultMaxRequestBytes>>20, otlpexport.DefaultBatchSpans))
+	numflag.Int(f, &o.BatchSpans, "otlp-batch-spans", 0, numflag.NonNegative("the format's default"), fmt.Sprintf("--format otlp, otlp-json: about how many spans one request holds (whole traces); default %d for otlp (the Collector's batch size; a request over %d MiB encoded is sent as smaller ones), %d for otlp-json (a line each)", otlpexport.DefaultPostSpans, otlpexport.DefaultMaxRequestBytes>>20, otlpexport.DefaultBatchSpans))
 	o.Check.add(f)
 }
 
@@ -52,9 +53,6 @@ func validateExport(o *ExportOptions) error {
 	}
 	if o.Export.WithMeta || o.Export.Sent {
 		return cli.Usagef("--with-meta and --sent go with --format jsonl")
-	}
-	if o.OTLP.BatchSpans < 0 {
-		return cli.Usagef("--otlp-batch-spans %d: want a number of spans above 0", o.OTLP.BatchSpans)
 	}
 	if err := o.OTLP.Check.validate(); err != nil {
 		return err

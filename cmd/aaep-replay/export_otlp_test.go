@@ -32,7 +32,7 @@ func TestExportOTLPUsage(t *testing.T) {
 		{[]string{"--format", "otlp-json", "--with-meta"}, "--with-meta and --sent go with --format jsonl"},
 		{[]string{"--otlp-endpoint", "http://127.0.0.1:4318"}, "go with --format otlp or otlp-json"},
 		{[]string{"--otlp-batch-spans", "100"}, "go with --format otlp or otlp-json"},
-		{[]string{"--format", "otlp-json", "--otlp-batch-spans", "-1"}, "--otlp-batch-spans -1: want a number of spans above 0"},
+		{[]string{"--format", "otlp-json", "--otlp-batch-spans", "-1"}, `"-1" for "--otlp-batch-spans" flag: want 0 (the format's default) or a positive whole number`},
 		{[]string{"--format", "otlp-json", "--disable", "NO-SUCH-RULE"}, "NO-SUCH-RULE"},
 	} {
 		code, _, stderr := replay(t, append(append([]string{"export"}, tc.args...), demoCapture)...)
