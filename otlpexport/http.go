@@ -40,16 +40,20 @@ type Client struct {
 	Backoff, MaxBackoff time.Duration
 	// MaxRequestBytes bounds a request's protobuf encoding: a larger one
 	// is sent as two, of about half its spans each (0 is
-	// DefaultMaxRequestBytes). A receiver's 413 (Content Too Large) lowers
-	// the bound to half the refused request's for the rest of the export
-	// and sends that request as two.
+	// DefaultMaxRequestBytes). A receiver that refuses a request for its
+	// size (413, or a Collector's 400 "request body too large") lowers the
+	// bound to half the refused request's for the rest of the export and
+	// gets that request as two.
 	MaxRequestBytes int
 	// Rejected counts the spans the receiver said it rejected (a partial
 	// success), and Warning holds its last message.
 	Rejected int64
 	Warning  string
-	// Split counts the requests sent as two (MaxRequestBytes).
-	Split int
+	// Split counts the requests sent as two (MaxRequestBytes), TooLarge
+	// the receiver's refusals for size among them, and Bytes the gzip
+	// bytes of the requests the receiver took.
+	Split, TooLarge int
+	Bytes           int64
 
 	// raw, body and zw are kept from one Send to the next (requests are
 	// sent one at a time): the encoding, its gzip, the compressor.
@@ -144,10 +148,12 @@ func (c *Client) Send(ctx context.Context, req *coltracepb.ExportTraceServiceReq
 	for try := 1; ; try++ {
 		after, err := c.post(ctx, body.Bytes())
 		if err == nil {
+			c.Bytes += int64(body.Len())
 			return nil
 		}
 		var perm *permanentError
-		if errors.As(err, &perm) && perm.code == http.StatusRequestEntityTooLarge {
+		if errors.As(err, &perm) && perm.tooLarge {
+			c.TooLarge++
 			if spanCount(req) < 2 {
 				return fmt.Errorf("%w: a request of one span, %d bytes encoded, is more than it takes", err, len(raw))
 			}
@@ -185,11 +191,11 @@ func (c *Client) sendHalves(ctx context.Context, req *coltracepb.ExportTraceServ
 	return c.Send(ctx, b)
 }
 
-// permanentError is an answer that trying again does not change; code is
-// the answer's HTTP status (0: none came).
+// permanentError is an answer that trying again does not change;
+// tooLarge says the receiver refused the request for its size.
 type permanentError struct {
 	error
-	code int
+	tooLarge bool
 }
 
 func (e *permanentError) Unwrap() error { return e.error }
@@ -228,11 +234,11 @@ func (c *Client) post(ctx context.Context, body []byte) (time.Duration, error) {
 			return 0, nil
 		}
 		if !isProto {
-			return 0, &permanentError{error: fmt.Errorf("OTLP endpoint %s answered %s with %s, not an OTLP response: is it an OTLP/HTTP receiver (http://HOST:4318)?", c.URL, resp.Status, describeType(ctype)), code: resp.StatusCode}
+			return 0, &permanentError{error: fmt.Errorf("OTLP endpoint %s answered %s with %s, not an OTLP response: is it an OTLP/HTTP receiver (http://HOST:4318)?", c.URL, resp.Status, describeType(ctype))}
 		}
 		var ans coltracepb.ExportTraceServiceResponse
 		if err := proto.Unmarshal(data, &ans); err != nil {
-			return 0, &permanentError{error: fmt.Errorf("OTLP endpoint %s answered %s with an undecodable response: %w", c.URL, resp.Status, err), code: resp.StatusCode}
+			return 0, &permanentError{error: fmt.Errorf("OTLP endpoint %s answered %s with an undecodable response: %w", c.URL, resp.Status, err)}
 		}
 		if ps := ans.GetPartialSuccess(); ps != nil {
 			c.Rejected += ps.GetRejectedSpans()
@@ -264,7 +270,16 @@ func (c *Client) post(ctx context.Context, body []byte) (time.Duration, error) {
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusUnsupportedMediaType {
 		err = fmt.Errorf("%w: is it an OTLP/HTTP receiver (http://HOST:4318, traces at %s)?", err, TracesPath)
 	}
-	return 0, &permanentError{err, resp.StatusCode}
+	return 0, &permanentError{err, tooLarge(resp.StatusCode, msg)}
+}
+
+// tooLarge reports whether an answer refuses a request for its size: 413
+// (Content Too Large), or the 400 an OpenTelemetry Collector's OTLP/HTTP
+// receiver (Jaeger's, Tempo's) answers past its max_request_body_size,
+// whose message is Go's http.MaxBytesReader error.
+func tooLarge(code int, msg string) bool {
+	return code == http.StatusRequestEntityTooLarge ||
+		code == http.StatusBadRequest && strings.Contains(msg, "request body too large")
 }
 
 func describeType(ctype string) string {

@@ -1,6 +1,7 @@
 package otlpexport
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"io"
@@ -36,7 +37,9 @@ type receiver struct {
 	// maxSpans, when above 0, refuses a request of more spans with 413
 	// (Content Too Large), as a receiver with a small body limit does.
 	maxSpans int
+	as400    bool // refuse with the Collector's 400, not 413
 	refused  int
+	bytes    int64 // of the requests taken, as sent
 	errs     []string
 }
 
@@ -63,7 +66,12 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Content-Encoding") != "gzip" {
 		rv.errs = append(rv.errs, "not gzip")
 	}
-	zr, err := gzip.NewReader(r.Body)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		rv.errs = append(rv.errs, err.Error())
+		return
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
 	if err != nil {
 		rv.errs = append(rv.errs, err.Error())
 		w.WriteHeader(http.StatusBadRequest)
@@ -82,11 +90,20 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rv.maxSpans > 0 && spanCount(req) > rv.maxSpans {
 		rv.refused++
+		if rv.as400 {
+			// As an OpenTelemetry Collector answers past its limit.
+			b, _ := proto.Marshal(&status.Status{Code: 3, Message: "http: request body too large"})
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(b)
+			return
+		}
 		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 		return
 	}
 	rv.reqs = append(rv.reqs, req)
 	rv.headers = append(rv.headers, r.Header.Clone())
+	rv.bytes += int64(len(body))
 	ans, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.Write(ans)
@@ -343,8 +360,8 @@ func TestSendSplits(t *testing.T) {
 	if _, err := sendDemo(t, c, 1<<20); err != nil {
 		t.Fatal(err)
 	}
-	if len(rv.errs) > 0 || c.Split == 0 || len(rv.reqs) < 2 {
-		t.Fatalf("over MaxRequestBytes: %d requests, %d split, errors %v", len(rv.reqs), c.Split, rv.errs)
+	if len(rv.errs) > 0 || c.Split == 0 || len(rv.reqs) != 1+c.Split || c.TooLarge != 0 || c.Bytes != rv.bytes {
+		t.Fatalf("over MaxRequestBytes: %d requests, %d split, %d refused as too large, %d bytes counted of %d taken, errors %v", len(rv.reqs), c.Split, c.TooLarge, c.Bytes, rv.bytes, rv.errs)
 	}
 	for i, r := range rv.reqs {
 		if n, _ := MarshalProto(nil, r); len(n) > c.MaxRequestBytes && spanCount(r) > 1 {
@@ -353,16 +370,22 @@ func TestSendSplits(t *testing.T) {
 	}
 	sameSpans(t, "over MaxRequestBytes", spans(rv.reqs), want)
 
-	rv = &receiver{maxSpans: 5}
-	url, _ = TracesURL(serve(t, rv))
-	c = &Client{URL: url, Attempts: 2, Backoff: time.Millisecond}
-	if _, err := sendDemo(t, c, 1<<20); err != nil {
-		t.Fatal(err)
+	for _, as400 := range []bool{false, true} {
+		name := "413"
+		if as400 {
+			name = "400 request body too large"
+		}
+		rv = &receiver{maxSpans: 5, as400: as400}
+		url, _ = TracesURL(serve(t, rv))
+		c = &Client{URL: url, Attempts: 2, Backoff: time.Millisecond}
+		if _, err := sendDemo(t, c, 1<<20); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if rv.refused == 0 || c.TooLarge != rv.refused || c.MaxRequestBytes == 0 || c.MaxRequestBytes >= DefaultMaxRequestBytes || c.Bytes != rv.bytes {
+			t.Fatalf("%s: %d refused, %d counted, bound %d, %d bytes counted of %d taken", name, rv.refused, c.TooLarge, c.MaxRequestBytes, c.Bytes, rv.bytes)
+		}
+		sameSpans(t, name, spans(rv.reqs), want)
 	}
-	if rv.refused == 0 || c.MaxRequestBytes == 0 || c.MaxRequestBytes >= DefaultMaxRequestBytes {
-		t.Fatalf("413: %d refused, bound %d", rv.refused, c.MaxRequestBytes)
-	}
-	sameSpans(t, "413", spans(rv.reqs), want)
 
 	// A receiver that refuses every request, one of a single span too.
 	rv = &receiver{answer: func(int, http.ResponseWriter) int { return http.StatusRequestEntityTooLarge }}

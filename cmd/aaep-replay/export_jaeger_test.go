@@ -103,10 +103,22 @@ func freePorts(t *testing.T, n int) []int {
 // endpoint and query API base URL once both answer.
 func startJaeger(t *testing.T, bin string) (otlp, query string) {
 	t.Helper()
+	return startJaegerLimited(t, bin, 0)
+}
+
+// startJaegerLimited is startJaeger with the OTLP/HTTP receiver's
+// max_request_body_size set to maxBody bytes (0: its default, 20 MiB).
+func startJaegerLimited(t *testing.T, bin string, maxBody int) (otlp, query string) {
+	t.Helper()
 	ports := freePorts(t, 3)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "jaeger.yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, ports[0], ports[1], ports[2]), 0o644); err != nil {
+	text := fmt.Sprintf(jaegerConfig, ports[0], ports[1], ports[2])
+	if maxBody > 0 {
+		at := fmt.Sprintf("        endpoint: 127.0.0.1:%d\n", ports[2])
+		text = strings.Replace(text, at, at+fmt.Sprintf("        max_request_body_size: %d\n", maxBody), 1)
+	}
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -458,5 +470,74 @@ func TestExportOTLPJaegerInvalidUTF8(t *testing.T) {
 	}
 	if want := "invoke_agent ag\uFFFDent / sess_\uFFFD"; len(roots) != 1 || roots[0] != want {
 		t.Errorf("root spans %q, want [%q]", roots, want)
+	}
+}
+
+// TestExportOTLPJaegerBodyLimit: a real Jaeger whose receiver takes less
+// than a request (max_request_body_size a third of the demo's one
+// request) refuses it for its size (a 400, "request body too large"),
+// and gets it in parts: every span of the demo reads back through the
+// query API, and a warning says requests were refused.
+func TestExportOTLPJaegerBodyLimit(t *testing.T) {
+	bin := jaegerBinary(t)
+	recs, err := recording.Open(context.Background(), []string{demoCapture}, recording.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []*coltracepb.ExportTraceServiceRequest
+	if _, err := otlpexport.Export(context.Background(), recs, otlpexport.Options{Check: check.Config{Models: models.All}}, func(r *coltracepb.ExportTraceServiceRequest) error {
+		reqs = append(reqs, r)
+		return nil
+	}); err != nil || len(reqs) != 1 {
+		t.Fatalf("the demo exported as %d requests (%v), want 1", len(reqs), err)
+	}
+	whole, err := otlpexport.MarshalProto(nil, reqs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := len(whole) / 3
+	want := map[string]bool{}
+	var first, last uint64
+	for _, s := range reqs[0].ResourceSpans[0].ScopeSpans[0].Spans {
+		one, _ := otlpexport.MarshalProto(nil, &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
+			Resource: reqs[0].ResourceSpans[0].Resource, ScopeSpans: []*tracepb.ScopeSpans{{Scope: reqs[0].ResourceSpans[0].ScopeSpans[0].Scope, Spans: []*tracepb.Span{s}}},
+		}}})
+		if len(one) >= limit {
+			t.Fatalf("a span alone takes %d bytes, more than the limit of %d", len(one), limit)
+		}
+		want[jaegerID(s.TraceId)+"/"+jaegerID(s.SpanId)] = true
+		if first == 0 || s.StartTimeUnixNano < first {
+			first = s.StartTimeUnixNano
+		}
+		last = max(last, s.EndTimeUnixNano)
+	}
+	if len(reqs[0].ResourceSpans) != 1 || len(want) != 24 {
+		t.Fatalf("the demo's request: %d resources, %d spans; want 1 and 24", len(reqs[0].ResourceSpans), len(want))
+	}
+
+	otlp, query := startJaegerLimited(t, bin, limit)
+	code, _, stderr := replay(t, "export", "--format", "otlp", "--otlp-endpoint", otlp, demoCapture)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "requests as too large and took them in halves") || !strings.Contains(stderr, "sent in halves)") {
+		t.Errorf("no word of the refusals: %q", stderr)
+	}
+	got := map[string]bool{}
+	for end := time.Now().Add(30 * time.Second); len(got) < len(want) && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		clear(got)
+		for _, tr := range getTraces(t, fmt.Sprintf("%s/api/traces?service=travel-assistant&limit=1000&start=%d&end=%d", query, first/1000-1e6, last/1000+1e6)) {
+			for _, s := range tr.Spans {
+				got[s.TraceID+"/"+s.SpanID] = true
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Jaeger holds %d spans of the demo, want %d", len(got), len(want))
+	}
+	for k := range want {
+		if !got[k] {
+			t.Errorf("span %s missing in Jaeger", k)
+		}
 	}
 }

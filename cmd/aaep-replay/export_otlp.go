@@ -117,7 +117,18 @@ func exportOTLP(o *ExportOptions) error {
 		if c.Rejected > 0 {
 			fmt.Fprintf(a.Err, "aaep-replay: warning: %s rejected %d spans: %s\n", url, c.Rejected, c.Warning)
 		}
-		where = url
+		if c.TooLarge > 0 {
+			fmt.Fprintf(a.Err, "aaep-replay: warning: %s refused %d requests as too large and took them in halves; a smaller --otlp-batch-spans (this export's: %d) sends smaller ones at once\n",
+				url, c.TooLarge, opts.BatchSpans)
+		}
+		n, plural := st.Requests+int64(c.Split), "s" // a split request is two
+		if n == 1 {
+			plural = ""
+		}
+		where = fmt.Sprintf("%s in %d request%s, %.1f MB gzipped", url, n, plural, float64(c.Bytes)/1e6)
+		if c.Split > 0 {
+			where += fmt.Sprintf(" (%d sent in halves)", c.Split)
+		}
 	} else {
 		err = outfile.WriteFile(o.Output, outfile.Options{Inputs: recording.Paths(recs), Stdout: a.Out, Force: o.Force}, func(w io.Writer) error {
 			jw := otlpexport.NewJSONWriter(w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -99,16 +100,19 @@ func TestExportOTLPSend(t *testing.T) {
 		t.Errorf("received %d spans with Authorization %q (errors %q); want 24 and the header", spans, auth, errs)
 	}
 	// The demo's 24 spans go as one request by default, in requests of
-	// about 5 (whole traces) with --otlp-batch-spans 5.
-	if len(reqs) != 1 {
-		t.Errorf("%d requests by default, want 1", len(reqs))
+	// about 5 (whole traces) with --otlp-batch-spans 5; the summary says
+	// how many.
+	if len(reqs) != 1 || !strings.Contains(stderr, url+"/v1/traces in 1 request, ") {
+		t.Errorf("%d requests by default, want 1; summary %q", len(reqs), stderr)
 	}
-	if code, _, stderr := replay(t, "export", "--format", "otlp", "--otlp-endpoint", url, "--otlp-batch-spans", "5", demoCapture); code != 0 {
+	code, _, stderr = replay(t, "export", "--format", "otlp", "--otlp-endpoint", url, "--otlp-batch-spans", "5", demoCapture)
+	if code != 0 {
 		t.Fatalf("--otlp-batch-spans 5: exit %d: %s", code, stderr)
 	}
 	all, _, _ := rv.received()
-	if n := len(all) - len(reqs); n < 4 || n > 8 {
-		t.Errorf("--otlp-batch-spans 5: %d requests, want 4 to 8 for 24 spans in 8 traces", n)
+	n := len(all) - len(reqs)
+	if n < 4 || n > 8 || !strings.Contains(stderr, fmt.Sprintf(" in %d requests, ", n)) {
+		t.Errorf("--otlp-batch-spans 5: %d requests, want 4 to 8 for 24 spans in 8 traces, and the summary to say so: %q", n, stderr)
 	}
 	code, _, stderr = replay(t, "export", "--format", "otlp", "--otlp-endpoint", url+"/elsewhere", demoCapture)
 	if code != cli.ExitFailure || !strings.Contains(stderr, url+"/elsewhere/v1/traces") || !strings.Contains(stderr, "404") {
@@ -197,10 +201,12 @@ func TestExportOTLPInvalidUTF8(t *testing.T) {
 // UTF-8), answering 400 with the decoder's error, and 404 off the traces
 // path.
 type otlpReceiver struct {
-	mu   sync.Mutex
-	reqs []*coltracepb.ExportTraceServiceRequest
-	auth []string // each request's Authorization header
-	errs []string
+	mu sync.Mutex
+	// maxSpans, when above 0, refuses a request of more spans with 413.
+	maxSpans int
+	reqs     []*coltracepb.ExportTraceServiceRequest
+	auth     []string // each request's Authorization header
+	errs     []string
 }
 
 func startOTLPReceiver(t *testing.T) (*otlpReceiver, string) {
@@ -223,6 +229,10 @@ func startOTLPReceiver(t *testing.T) (*otlpReceiver, string) {
 		if err := proto.Unmarshal(raw, req); err != nil {
 			rv.errs = append(rv.errs, err.Error())
 			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if n := spanTotal(req); rv.maxSpans > 0 && n > rv.maxSpans {
+			http.Error(w, fmt.Sprintf("%d spans: too large", n), http.StatusRequestEntityTooLarge)
 			return
 		}
 		rv.reqs = append(rv.reqs, req)
@@ -279,4 +289,44 @@ func agentAndSession(r *coltracepb.ExportTraceServiceRequest) []string {
 		}
 	}
 	return out
+}
+
+func spanTotal(req *coltracepb.ExportTraceServiceRequest) int {
+	n := 0
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			n += len(ss.Spans)
+		}
+	}
+	return n
+}
+
+// TestExportOTLPTooLarge: a receiver that refuses large requests with 413
+// gets them in halves, every span once; a warning names it and the flag
+// that avoids it, and the summary counts the requests split.
+func TestExportOTLPTooLarge(t *testing.T) {
+	rv, url := startOTLPReceiver(t)
+	rv.mu.Lock()
+	rv.maxSpans = 7
+	rv.mu.Unlock()
+	code, _, stderr := replay(t, "export", "--format", "otlp", "--otlp-endpoint", url, demoCapture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	reqs, _, errs := rv.received()
+	total := 0
+	for _, r := range reqs {
+		if spanTotal(r) > 7 {
+			t.Errorf("a request of %d spans was taken", spanTotal(r))
+		}
+		total += spanTotal(r)
+	}
+	if total != 24 || len(errs) > 0 {
+		t.Errorf("received %d spans (errors %q), want the demo's 24", total, errs)
+	}
+	for _, want := range []string{"warning: " + url + "/v1/traces refused", "requests as too large and took them in halves", "--otlp-batch-spans (this export's: 8192)", fmt.Sprintf(" in %d requests, ", len(reqs)), "sent in halves)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
+		}
+	}
 }
